@@ -1,0 +1,31 @@
+# Set-up is idempotent: every target below installs what is missing first.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: setup demo test bench clean
+
+setup: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	@command -v swipl >/dev/null 2>&1 || { \
+	  echo "SWI-Prolog not found: installing swi-prolog-nox"; \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq swi-prolog-nox; }
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[test]'
+	@touch $@
+
+demo: setup
+	$(BIN)/grounded demo
+
+test: setup
+	$(BIN)/python -m pytest -q
+
+bench: setup
+	$(BIN)/python -m bench.latency
+
+clean:
+	rm -rf $(VENV) *.egg-info .pytest_cache .hypothesis

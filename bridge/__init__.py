@@ -1,0 +1,34 @@
+"""grounded: check, turn by turn, whether a continuation still rests on what a
+conversation has established.
+
+    from grounded import Engine
+    engine = Engine.load("conversation.jsonl")
+    engine.verify("h2")            # .grounded, .chain, .reason
+    engine.affected("o5")          # .arguments, .claims, .lose_support
+"""
+
+from .affected import Affected
+from .engine import Engine, Update
+from .errors import GroundedError, InputError, LogError, PreconditionError, PrologError, Violation
+from .model import Agent, Argument, Header, Proposition
+from .operations import (
+    ExpandAwareness,
+    Hypothesize,
+    Observe,
+    Operation,
+    Question,
+    Resolve,
+    Revise,
+    Support,
+    Undermine,
+    Utterance,
+)
+from .verify import Verification
+
+__all__ = [
+    "Affected", "Agent", "Argument", "Engine", "ExpandAwareness", "GroundedError", "Header",
+    "Hypothesize", "InputError", "LogError", "Observe", "Operation", "PreconditionError",
+    "PrologError", "Proposition", "Question", "Resolve", "Revise", "Support", "Undermine",
+    "Update", "Utterance", "Verification", "Violation",
+]
+__version__ = "0.1.0"

@@ -1,0 +1,5 @@
+"""``python -m grounded``: the same as the ``grounded`` command."""
+
+from .cli import main
+
+main()

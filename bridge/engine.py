@@ -1,0 +1,256 @@
+"""The Engine: one conversation's dependency map, updated per utterance.
+
+``apply`` sends the utterance to the Prolog rules, which check every
+precondition and report the transitions; the engine writes the utterance to
+its event log (if it has one) and then mirrors the transitions in its
+Python state.  Queries (Verify, Affected*, commitments, open problems, ...)
+are answered from that state, for the current turn or any earlier one.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from pydantic import ValidationError
+
+from . import affected as _affected
+from . import verify as _verify
+from .errors import InputError, LogError, PreconditionError, Violation
+from .eventlog import EventLogWriter, describe_validation_error, read_log
+from .literals import is_literal
+from .model import GOOD_STANDING, Argument, Header
+from .operations import OperationRegistry, UtteranceBase
+from .rules import PrologRules
+from .state import DependencyMap
+from .transitions import Transition, parse_result
+
+
+class Update:
+    """What one accepted utterance changed."""
+
+    __slots__ = ("turn", "speaker", "utterance", "transitions")
+
+    def __init__(self, turn: int, speaker: str, utterance: UtteranceBase, transitions: list[Transition]):
+        self.turn = turn
+        self.speaker = speaker
+        self.utterance = utterance
+        self.transitions = transitions
+
+    def of(self, name: str) -> list[tuple[str, ...]]:
+        return [t.fields for t in self.transitions if t.name == name]
+
+    def __repr__(self) -> str:
+        return f"Update(T{self.turn} {self.speaker}: {len(self.transitions)} transitions)"
+
+
+class Engine:
+    """The dependency map D_t of one conversation.
+
+    >>> engine = Engine({"agents": {"alice": {"authority": True}}})
+    >>> _ = engine.apply({"speaker": "alice", "ops": [{"op": "observe", "claim": "o1"}]})
+    >>> engine.verify("o1").grounded
+    True
+    """
+
+    def __init__(self, header: Header | dict | None = None, *, log: str | Path | None = None,
+                 extensions: Iterable[str | Path] = (), acyclic: bool | None = None):
+        if header is None:
+            header = Header()
+        elif not isinstance(header, Header):
+            try:
+                header = Header.model_validate(header)
+            except ValidationError as exc:
+                raise InputError("header: " + describe_validation_error(exc)) from exc
+        if acyclic is not None:
+            header = header.model_copy(update={"acyclic": acyclic})
+        self.header = header
+        self.extensions = tuple(_extension_path(p) for p in extensions)
+        self._rules = PrologRules.get()
+        self._rules.use_extensions(self.extensions)
+        self.registry = OperationRegistry(self._rules.operation_specs)
+        self.state = DependencyMap(header)
+        self._rules.adopt(self, self.state.prolog_facts, self.extensions)
+        self._log = EventLogWriter(log, header) if log is not None else None
+        self.load_error: LogError | None = None
+
+    # -- loading ------------------------------------------------------------------
+
+    @classmethod
+    def load(cls, path: str | Path, *, extensions: Iterable[str | Path] = (), strict: bool = True,
+             append: bool = False, on_update: Callable[["Engine", Update], None] | None = None) -> "Engine":
+        """Replay an event log through the rules.
+
+        A corrupt line raises LogError naming ``file:line``; its ``engine``
+        holds the state of the lines before it.  With ``strict=False`` that
+        engine is returned instead, with ``load_error`` set.  ``append=True``
+        keeps writing to the same log (refused if it has a corrupt line).
+        ``on_update`` sees each utterance as it is replayed.
+        """
+        header, lines = read_log(path)
+        engine = cls(header, extensions=extensions)
+        skip = frozenset(engine.registry.models)
+        lineno = 1
+        try:
+            for lineno, data in lines:
+                try:
+                    update = engine.apply(data)
+                except InputError as exc:
+                    raise LogError(exc.detail, path=str(path), line=lineno, engine=engine) from exc
+                except ValidationError as exc:  # pragma: no cover - apply wraps these
+                    raise LogError(describe_validation_error(exc, skip), path=str(path),
+                                   line=lineno, engine=engine) from exc
+                except PreconditionError as exc:
+                    raise LogError(f"rejected by the rules: {exc}", path=str(path), line=lineno,
+                                   engine=engine) from exc
+                if on_update is not None:
+                    on_update(engine, update)
+        except LogError as exc:
+            if strict or append:
+                raise
+            engine.load_error = exc
+        except InputError as exc:  # raised by the line reader: bad JSON or encoding
+            error = LogError(exc.detail, path=str(path), line=exc.line or lineno, engine=engine)
+            if strict or append:
+                raise error from exc
+            engine.load_error = error
+        if append:
+            engine._log = EventLogWriter(path)
+        return engine
+
+    # -- updating -------------------------------------------------------------------
+
+    def apply(self, utterance: UtteranceBase | dict[str, Any]) -> Update:
+        """Apply one utterance atomically, or raise PreconditionError and change nothing."""
+        try:
+            u = self.registry.utterance(utterance)
+        except ValidationError as exc:
+            raise InputError(describe_validation_error(exc, frozenset(self.registry.models))) from exc
+        turn = u.turn if u.turn is not None else self.state.next_turn()
+        self._rules.adopt(self, self.state.prolog_facts, self.extensions)
+        accepted, items = parse_result(self._rules.apply(self.registry.encode(turn, u)))
+        if not accepted:
+            raise PreconditionError(turn, u.speaker, items)  # type: ignore[arg-type]
+        try:
+            if self._log is not None:
+                self._log.append(turn, u)
+            self.state.apply(items, turn, u.speaker, u.text, u.ops)  # type: ignore[arg-type,attr-defined]
+        except BaseException:
+            # The rules committed but this engine did not: make them reload
+            # this engine's state before its next utterance.
+            self._rules.disown(self)
+            raise
+        return Update(turn, u.speaker, u, items)  # type: ignore[arg-type]
+
+    # -- queries -------------------------------------------------------------------------
+
+    def verify(self, literal: str, at: int | None = None) -> _verify.Verification:
+        """Verify(c): is ``literal`` carried by a grounded argument in S_t (as of turn ``at``)?"""
+        _check_literal(literal)
+        return _verify.verify(self.state, literal, _check_turn(at))
+
+    def affected(self, literal: str, closure: bool = True, at: int | None = None) -> _affected.Affected:
+        """Affected*(literal), or one-step Affected with ``closure=False`` (Definition 2.3)."""
+        _check_literal(literal)
+        return _affected.affected(self.state, literal, closure, _check_turn(at))
+
+    def reinstatable(self, at: int | None = None) -> list[int]:
+        """Arguments out of standing whose every attacker has left S_t (reported, never reinstated)."""
+        t = _check_turn(at)
+        dm = self.state
+        result = []
+        for r in dm.args:
+            standing = r.standing_at(t)
+            if standing is None or standing in GOOD_STANDING:
+                continue
+            attackers = dm.attackers_at(r.id, t)
+            if attackers and not any(dm.in_standing(a, t) for a in attackers):
+                result.append(r.id)
+        return result
+
+    def open_problems(self, at: int | None = None) -> list[str]:
+        return self.state.open_problems_at(_check_turn(at))
+
+    def commitments(self, at: int | None = None) -> dict[str, list[str]]:
+        """Cm: each agent's public commitments, as the claims of the committed arguments."""
+        args = self.state.args
+        return {agent: list(dict.fromkeys(args[i - 1].claim for i in ids))
+                for agent, ids in self.state.commitments_at(_check_turn(at)).items()}
+
+    def dissent(self, at: int | None = None) -> dict[str, list[str]]:
+        """Decision claim -> agents recorded as dissenting from it."""
+        t = _check_turn(at)
+        return {self.state.arg(i).claim: list(agents) for i, agents in self.state.dissent.items()
+                if self.state.visible(i, t)}
+
+    def argument(self, arg_id: int, at: int | None = None) -> Argument:
+        t = _check_turn(at)
+        if not 1 <= arg_id <= len(self.state.args) or not self.state.visible(arg_id, t):
+            raise InputError(f"no argument {arg_id}" + ("" if t is None else f" at turn {t}"))
+        return self.state.argument(arg_id, t)
+
+    def arguments(self, claim: str | None = None, at: int | None = None) -> list[Argument]:
+        t = _check_turn(at)
+        ids = (self.state.claimants_at(claim, t) if claim is not None
+               else [r.id for r in self.state.args if r.turn <= (t if t is not None else r.turn)])
+        return [self.state.argument(i, t) for i in ids]
+
+    def standing(self, claim: str, at: int | None = None) -> str | None:
+        """Standing of the newest argument for ``claim`` (None if nothing claims it)."""
+        t = _check_turn(at)
+        ids = self.state.claimants_at(claim, t)
+        return self.state.arg(ids[-1]).standing_at(t) if ids else None
+
+    def dep(self, claim: str, at: int | None = None) -> list[str]:
+        """Dep of the newest argument for ``claim``."""
+        t = _check_turn(at)
+        ids = self.state.claimants_at(claim, t)
+        return list(self.state.arg(ids[-1]).deps_at(t)) if ids else []
+
+    @property
+    def turn(self) -> int | None:
+        """The last turn applied (None before the first utterance)."""
+        return self.state.last_turn
+
+    def snapshot(self) -> dict:
+        return self.state.snapshot()
+
+    def prolog_state(self) -> str:
+        """The rules' copy of this engine's state, as sorted Prolog facts (for cross-checks)."""
+        self._rules.adopt(self, self.state.prolog_facts, self.extensions)
+        return self._rules.dump_state()
+
+    # -- lifetime ---------------------------------------------------------------------
+
+    def close(self) -> None:
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+        self._rules.disown(self)
+
+    def __enter__(self) -> "Engine":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _check_literal(literal: str) -> None:
+    if not is_literal(literal):
+        raise InputError(f"{literal!r} is not a literal (expected an id such as o5 or -a3)")
+
+
+def _check_turn(at: int | None) -> int | None:
+    if at is not None and (not isinstance(at, int) or at < 0):
+        raise InputError(f"at={at!r}: a turn is a non-negative integer")
+    return at
+
+
+def _extension_path(path: str | Path) -> str:
+    p = Path(path).expanduser().resolve()
+    if not p.is_file():
+        raise InputError(f"extension rule file not found: {path}")
+    return str(p)
+
+
+__all__ = ["Engine", "Update", "PreconditionError", "Violation"]

@@ -1,0 +1,78 @@
+"""The errors the engine raises; each names what is wrong and where."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .engine import Engine
+
+
+class GroundedError(Exception):
+    """Base of every error grounded reports to users (the CLI prints these as one line)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """One failing precondition or invariant, as reported by the Prolog rules.
+
+    ``index`` is the position of the operation in its utterance (-1 for the
+    utterance itself, e.g. a turn out of order); ``code`` is stable and
+    ``message`` names the failing condition in words the Interpreter can be
+    re-prompted with.
+    """
+
+    index: int
+    op: str
+    code: str
+    message: str
+
+    def __str__(self) -> str:
+        where = "utterance" if self.index < 0 else f"op {self.index} ({self.op})"
+        return f"{where}: [{self.code}] {self.message}"
+
+
+class PreconditionError(GroundedError):
+    """The rules rejected an utterance; nothing of it was applied."""
+
+    def __init__(self, turn: int, speaker: str, violations: list[Violation]):
+        self.turn = turn
+        self.speaker = speaker
+        self.violations = violations
+        super().__init__(
+            f"T{turn} {speaker}: rejected: " + "; ".join(str(v) for v in violations)
+        )
+
+    @property
+    def codes(self) -> list[str]:
+        return [v.code for v in self.violations]
+
+
+class InputError(GroundedError):
+    """Malformed input: a file, line and field are named when known."""
+
+    def __init__(self, message: str, *, path: str | None = None, line: int | None = None):
+        self.path = path
+        self.line = line
+        self.detail = message
+        where = ""
+        if path is not None:
+            where = f"{path}:{line}: " if line is not None else f"{path}: "
+        super().__init__(where + message)
+
+
+class LogError(InputError):
+    """A corrupt or truncated event-log line.
+
+    ``engine`` holds the state built from the lines before it, which stay
+    usable.
+    """
+
+    def __init__(self, message: str, *, path: str, line: int, engine: "Engine | None" = None):
+        super().__init__(message, path=path, line=line)
+        self.engine = engine
+
+
+class PrologError(GroundedError):
+    """SWI-Prolog itself failed (missing installation, a broken rule file)."""

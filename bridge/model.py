@@ -1,0 +1,93 @@
+"""The typed vocabulary of the dependency map: agents, propositions, arguments.
+
+These pydantic models are what the engine accepts (the event-log header) and
+what it hands out (``Engine.argument``); the engine's own incremental state
+lives in plain records in ``state.py`` for speed.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .literals import Atom, Lit
+
+Standing = Literal["active", "weakened", "abandoned", "resolved"]
+"""The paper's four standing labels; S_t holds the active and resolved arguments."""
+
+GOOD_STANDING = frozenset({"active", "resolved"})
+
+PropKind = Literal[
+    "observation", "hypothesis", "assumption", "decision", "position", "constraint", "question"
+]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Agent(Strict):
+    """A participant; ``authority`` lets them resolve a disputed claim by decision."""
+
+    role: str = ""
+    authority: bool = False
+
+
+class Proposition(Strict):
+    """A proposition of Prop_t, with its natural-language text and kind.
+
+    ``aware: false`` declares a proposition no agent is aware of yet (Phase 2's
+    ``mis_monitor``): observing it is rejected until Expand-Awareness adds it.
+    """
+
+    id: Atom
+    text: str = ""
+    kind: PropKind = "observation"
+    aware: bool = True
+
+
+class Header(Strict):
+    """Line 1 of an event log, and the head of a scenario file.
+
+    With no agents declared, any speaker may talk and joins on first word
+    (without decision authority).  ``acyclic: false`` opts out of the paper's
+    restriction A2 (attack cycles are then accepted).
+    """
+
+    grounded: Literal[1] = 1
+    agents: dict[Atom, Agent] = Field(default_factory=dict)
+    props: list[Proposition] = Field(default_factory=list)
+    acyclic: bool = True
+
+
+class Provenance(Strict):
+    """Where an argument came from: the operation and the utterance that carried it."""
+
+    op: str
+    index: int
+    turn: int
+    speaker: str
+    utterance: str
+
+
+class StandingChange(Strict):
+    turn: int
+    standing: Standing
+    cause: str | None = None
+
+
+class Argument(Strict):
+    """An argument of AF_t as of some turn: its claim, standing and Dep."""
+
+    id: int
+    claim: Lit
+    speaker: str
+    turn: int
+    kind: str
+    text: str
+    standing: Standing
+    deps: list[str]
+    explains: list[str]
+    history: list[StandingChange]
+    created_by: Provenance

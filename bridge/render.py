@@ -1,0 +1,123 @@
+"""Rendering the dependency map for people: what changed, what stands, what a check found.
+
+Used by the CLI (``demo``, ``run``, ``state``); it reads the engine and never
+changes it.
+"""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from .affected import Affected
+from .engine import Engine, Update
+from .model import GOOD_STANDING
+from .operations import Operation
+from .verify import Verification
+
+STANDING_STYLE = {"active": "green", "resolved": "bold green", "weakened": "yellow", "abandoned": "red"}
+
+
+def describe_op(op: Operation) -> str:
+    """An operation in one short phrase: 'undermine h2 by o9'."""
+    data = op.model_dump(exclude_defaults=True, exclude={"op", "text"})
+    head = data.pop("claim", None) or data.pop("target", None) or ""
+    rest = " ".join(f"{k} {', '.join(v) if isinstance(v, list) else v}" for k, v in data.items())
+    return " ".join(x for x in (op.op, head, rest) if x)
+
+
+def describe_changes(engine: Engine, update: Update) -> list[str]:
+    """The Context Renderer's summary of one update, one phrase per change."""
+    args = engine.state.args
+    new_args = {int(f[0]) for f in update.of("new_arg")}
+    lines = []
+    for t in update.transitions:
+        f = t.fields
+        if t.name == "new_arg":
+            r = args[int(f[0]) - 1]
+            extra = f"; rests on {', '.join(r.deps)}" if r.deps else ""
+            extra += f"; explains {', '.join(r.explains)}" if r.explains else ""
+            lines.append(f"+ {r.claim} ({r.kind}, {r.speaker}){extra}")
+        elif t.name == "set_standing" and int(f[0]) not in new_args:
+            r = args[int(f[0]) - 1]
+            lines.append(f"{r.claim} {f[1]}" + (f" by {f[2]}" if f[2] else ""))
+        elif t.name == "add_dep" and int(f[0]) not in new_args:
+            lines.append(f"Dep({args[int(f[0]) - 1].claim}) + {f[1]}")
+        elif t.name == "add_attack":
+            lines.append(f"{args[int(f[0]) - 1].claim} attacks {args[int(f[1]) - 1].claim}")
+        elif t.name == "retract_commitment":
+            lines.append(f"{f[0]} withdraws from {args[int(f[1]) - 1].claim}")
+        elif t.name == "dissent":
+            lines.append(f"{f[1]} dissents from {args[int(f[0]) - 1].claim}")
+        elif t.name == "aware" and update.utterance.ops[t.index].op == "expand_awareness":  # type: ignore[attr-defined]
+            lines.append(f"awareness + {f[0]}")
+    opened = [f[0] for f in update.of("problem") if f[1] == "open"]
+    settled = [f[0] for f in update.of("problem") if f[1] == "closed"]
+    if opened:
+        lines.append(f"open problems + {', '.join(opened)}")
+    if settled:
+        lines.append(f"settled: {', '.join(settled)}")
+    return lines
+
+
+def render_update(console: Console, engine: Engine, update: Update) -> None:
+    u = update.utterance
+    console.print(Text(f"T{update.turn} {update.speaker}", style="bold cyan"), Text(u.text, style="dim"))
+    ops = "; ".join(describe_op(op) for op in u.ops)  # type: ignore[attr-defined]
+    console.print(Text("  ops: ", style="bold") + Text(ops or "(none)"))
+    for line in describe_changes(engine, update):
+        console.print("  " + line, markup=False)
+
+
+def state_table(engine: Engine, at: int | None = None, title: str | None = None) -> Table:
+    """Every argument with its standing, whether it is grounded, and its Dep."""
+    table = Table(title=title, show_edge=False, pad_edge=False, header_style="bold")
+    for name in ("#", "claim", "kind", "by", "T", "standing", "grounded", "Dep"):
+        table.add_column(name, no_wrap=name != "Dep")
+    grounded_cache: dict[str, bool] = {}
+    for r in engine.state.args:
+        standing = r.standing_at(at)
+        if standing is None:
+            continue
+        if r.claim not in grounded_cache:
+            grounded_cache[r.claim] = engine.verify(r.claim, at).grounded
+        ok = standing in GOOD_STANDING and grounded_cache[r.claim]
+        table.add_row(str(r.id), r.claim, r.kind, r.speaker, str(r.turn),
+                      Text(standing, style=STANDING_STYLE.get(standing, "")),
+                      Text("yes" if ok else "no", style="green" if ok else "red"),
+                      ", ".join(r.deps_at(at)))
+    return table
+
+
+def render_state(console: Console, engine: Engine, at: int | None = None) -> None:
+    console.print(state_table(engine, at))
+    problems = engine.open_problems(at)
+    console.print(Text("  open problems: ", style="bold") + Text(", ".join(problems) or "none"))
+
+
+def verification_line(v: Verification) -> Text:
+    if v.grounded:
+        return Text(f"{v.claim}: ", style="bold") + Text("GROUNDED", style="bold green") + \
+            Text(f"  Dep*: {', '.join(v.chain)}")
+    label = "NO ANCHOR (abstain)" if v.status == "no_anchor" else "UNGROUNDED"
+    return Text(f"{v.claim}: ", style="bold") + Text(label, style="bold red") + Text(f"  {v.reason}")
+
+
+def flag_continuation(engine: Engine, v: Verification) -> str:
+    """The user-facing flag of the paper: what is stale, why, and what it depended on."""
+    if v.grounded or v.status == "no_anchor":
+        return ""
+    deps = engine.dep(v.claim)
+    text = f"{v.claim} no longer grounded: {v.reason}"
+    return text + (f"; depends on {', '.join(deps)}" if deps else "")
+
+
+def affected_line(a: Affected) -> Text:
+    name = f"Affected{'*' if a.closure else ''}({a.literal})"
+    hops = a.claim_hops
+    body = ", ".join(f"{c} (hop {hops[c]})" for c in a.claims) or "nothing"
+    out = Text(f"{name}: ", style="bold") + Text(body)
+    if a.lose_support:
+        out += Text(f"   lose support: {', '.join(a.lose_support)}", style="yellow")
+    return out

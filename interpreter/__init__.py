@@ -1,0 +1,1 @@
+"""Interpreters turn utterances into operations (grounded.interpreter)."""

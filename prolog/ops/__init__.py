@@ -1,0 +1,1 @@
+"""One rule file per operation (see ``prolog/__init__.py`` for why this file exists)."""

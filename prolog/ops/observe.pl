@@ -1,0 +1,44 @@
+/*  Observe(psi): a hard public announcement [!psi].  A new argument for the
+    claim with empty Dep, committed to by the speaker.  `supersedes` is the
+    shorthand for Revise(old) + Observe(new) in one step (fact supersession).
+*/
+
+operation(observe,
+          "A speaker reports a fact; it becomes an argument with empty Dep.",
+          [ field(claim, literal, required),
+            field(text, text, optional),
+            field(supersedes, literals, optional)
+          ]).
+
+violation(observe, _, Op, observe_unaware, M) :-
+    field(Op, claim, L), atom_of(L, P), latent(P),
+    fmt(M, "~w is outside every agent's awareness: use Expand-Awareness, not Observe", [P]).
+violation(observe, _, Op, observe_not_a_fact, M) :-
+    field(Op, claim, L), kind_of(L, K), memberchk(K, [hypothesis, decision, question]),
+    fmt(M, "~w is a ~w, not an observable fact: use Support or Resolve to confirm it, Revise to retract it", [L, K]).
+violation(observe, U, Op, observe_redundant, M) :-
+    field(Op, claim, L), speaker(U, S),
+    once(( argument(A, L, _, S, T), in_standing(A) )),
+    fmt(M, "~w already stands on ~w's own observation at T~w: nothing new to observe", [L, S, T]).
+violation(observe, _, Op, observe_contradicts, M) :-
+    field(Op, claim, L), negation(L, N), stands(N),
+    field(Op, supersedes, Olds, []), \+ memberchk(N, Olds),
+    fmt(M, "~w contradicts ~w, which stands: Revise ~w first or list it in supersedes", [L, N, N]).
+violation(observe, _, Op, observe_supersedes_unknown, M) :-
+    field(Op, supersedes, Olds), member(O, Olds), \+ claimed(O),
+    fmt(M, "supersedes ~w, but no argument claims ~w", [O, O]).
+violation(observe, _, Op, observe_supersedes_self, M) :-
+    field(Op, claim, L), field(Op, supersedes, Olds), memberchk(L, Olds),
+    fmt(M, "~w cannot supersede itself", [L]).
+
+effect(observe, _, Op, new_prop(P, observation)) :-
+    field(Op, claim, L), atom_of(L, P).
+effect(observe, _, Op, aware(P)) :-
+    field(Op, claim, L), atom_of(L, P).
+effect(observe, _, Op, new_arg(L, K)) :-
+    field(Op, claim, L), claim_kind(L, observation, K).
+effect(observe, U, _, commit(S, new)) :-
+    speaker(U, S).
+effect(observe, U, Op, E) :-
+    field(Op, claim, L), field(Op, supersedes, Olds), member(O, Olds),
+    retraction_effect(U, O, new, by(L), E).

@@ -1,0 +1,46 @@
+/*  Revise(gamma): the speaker explicitly retracts or contradicts gamma
+    ([!~gamma], or an attack edge).  Every argument for gamma is abandoned;
+    arguments resting on gamma keep their standing but stop being grounded,
+    and Affected*(gamma) names them.
+*/
+
+operation(revise,
+          "A speaker explicitly retracts or contradicts a claim; its arguments are abandoned.",
+          [ field(target, literal, required),
+            field(by, literal, optional),
+            field(text, text, optional)
+          ]).
+
+violation(revise, _, Op, revise_target_unknown, M) :-
+    field(Op, target, T), \+ claimed(T),
+    fmt(M, "no argument claims ~w, so there is nothing to revise", [T]).
+violation(revise, _, Op, revise_by_unknown, M) :-
+    field(Op, by, E), \+ claimed(E),
+    fmt(M, "revised by ~w, but no argument claims ~w", [E, E]).
+violation(revise, _, Op, revise_self, M) :-
+    field(Op, target, T), field(Op, by, T),
+    fmt(M, "~w cannot revise itself", [T]).
+violation(revise, _, Op, revise_already_abandoned, M) :-
+    field(Op, target, T), all_abandoned(T),
+    \+ ( field(Op, by, E), claimed(E), speaks_for(B, E),
+         claims(A, T), \+ att(B, A) ),
+    standing_note(T, Note),
+    fmt(M, "~w is already ~w: nothing left to revise", [T, Note]).
+
+effect(revise, U, Op, E) :-
+    field(Op, target, T),
+    (   field(Op, by, By) -> speaks_for(B, By), Cause = by(By)
+    ;   B = none, Cause = none
+    ),
+    retraction_effect(U, T, B, Cause, E).
+
+%  retraction_effect(+U, +Target, +AttackerArg, +Cause, -Effect): abandon
+%  every argument for Target, record the attack from AttackerArg (or `none`)
+%  and release the speaker's own commitment.  Shared with Observe's
+%  `supersedes`.
+retraction_effect(_, T, _, Cause, set_standing(A, abandoned, Cause)) :-
+    claims(A, T), \+ standing(A, abandoned, _, _).
+retraction_effect(_, T, B, _, add_attack(B, A)) :-
+    B \== none, claims(A, T).
+retraction_effect(U, T, _, _, retract_commitment(S, A)) :-
+    speaker(U, S), claims(A, T), committed(S, A).

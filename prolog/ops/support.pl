@@ -1,0 +1,41 @@
+/*  Support(gamma, e): a conservative or lexicographic upgrade of gamma.  e
+    joins Dep of gamma's current arguments and the speaker commits to them.
+    Support records evidence; it never returns a weakened argument to S_t.
+*/
+
+operation(support,
+          "A speaker brings evidence `by` for `target`; `by` joins the target's Dep.",
+          [ field(target, literal, required),
+            field(by, literal, required),
+            field(text, text, optional)
+          ]).
+
+violation(support, _, Op, support_target_unknown, M) :-
+    field(Op, target, T), \+ claimed(T),
+    fmt(M, "no argument claims ~w, so there is nothing to support", [T]).
+violation(support, _, Op, support_target_abandoned, M) :-
+    field(Op, target, T), all_abandoned(T), standing_note(T, Note),
+    fmt(M, "~w is ~w: re-establish it with Hypothesize instead of supporting it", [T, Note]).
+violation(support, _, Op, support_by_unknown, M) :-
+    field(Op, by, E), \+ claimed(E),
+    fmt(M, "evidence ~w is not claimed by any argument: Observe it first", [E]).
+violation(support, _, Op, support_self, M) :-
+    field(Op, target, T), field(Op, by, T),
+    fmt(M, "~w cannot support itself", [T]).
+violation(support, _, Op, support_contradicts, M) :-
+    field(Op, target, T), field(Op, by, E),
+    (   negation(T, E)
+    ->  fmt(M, "~w is the negation of ~w and cannot support it", [E, T])
+    ;   claims(B, E), claims(A, T), att(B, A)
+    ->  fmt(M, "~w attacks ~w, so it cannot also support it", [E, T])
+    ).
+violation(support, U, Op, support_redundant, M) :-
+    field(Op, target, T), field(Op, by, E), speaker(U, S),
+    claimed(T), \+ all_abandoned(T),
+    forall(current_arg(T, A), (dep(A, E), committed(S, A))),
+    fmt(M, "~w already rests on ~w and ~w is already committed to it", [T, E, S]).
+
+effect(support, _, Op, add_dep(A, E)) :-
+    field(Op, target, T), field(Op, by, E), current_arg(T, A).
+effect(support, U, Op, commit(S, A)) :-
+    field(Op, target, T), speaker(U, S), current_arg(T, A).

@@ -1,0 +1,120 @@
+"""The command line, run as users run it: a real process, real files."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PHASE2 = ROOT / "scenarios" / "phase2.yaml"
+PHASE3 = ROOT / "scenarios" / "phase3.yaml"
+
+
+def grounded(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "grounded", *map(str, args)],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_demo_runs_offline_end_to_end():
+    result = grounded("demo")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "T13 alice" in out and "h2 abandoned by o9" in out
+    assert "16/16 decisions correct" in out and "12/16 decisions correct" in out
+    assert "h2: UNGROUNDED  h2 abandoned at T9 by o9" in out and "reject (stale)" in out
+    assert "h4: GROUNDED" in out and "abstain" in out
+
+
+@pytest.mark.parametrize("scenario", [PHASE2, PHASE3])
+def test_run_passes_the_paper_scenarios(scenario):
+    result = grounded("run", scenario, "--quiet")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert " 0 failed" in result.stdout
+
+
+def test_run_exits_1_on_a_failed_expectation(tmp_path):
+    path = tmp_path / "wrong.yaml"
+    path.write_text(PHASE2.read_text().replace("grounded: [h4]\n", "grounded: [h2]\n", 1))
+    result = grounded("run", path)
+    assert result.returncode == 1
+    assert "FAIL grounded h2 (not: {'h2': 'h2 abandoned at T9 by o9'})" in result.stdout
+    assert "1 failed" in result.stdout
+
+
+def test_verify_json_and_at():
+    result = grounded("verify", PHASE2, "h2", "--json")
+    assert json.loads(result.stdout) == {"claim": "h2", "grounded": False, "chain": [],
+                                         "reason": "h2 abandoned at T9 by o9", "status": "ungrounded"}
+    earlier = json.loads(grounded("verify", PHASE2, "h2", "--at", "6", "--json").stdout)
+    assert earlier["grounded"] and earlier["chain"] == ["h2", "o8"]
+    grounded_h1 = json.loads(grounded("verify", PHASE2, "h1", "--json").stdout)
+    assert grounded_h1["chain"] == ["h1", "o8", "h4", "h3", "o5", "o6", "o9"]
+    assert "NO ANCHOR" in grounded("verify", PHASE2, "nothing_here").stdout
+
+
+def test_affected_json_one_step_and_closure():
+    star = json.loads(grounded("affected", PHASE2, "o5", "--json").stdout)
+    assert star == {"claim": "o5", "claims": ["h3", "h4", "h1"], "lose_support": ["h3", "h4", "h1"],
+                    "hops": {"h3": 1, "h4": 2, "h1": 3}}
+    one = json.loads(grounded("affected", PHASE2, "o5", "--one-step", "--json").stdout)
+    assert one["claims"] == ["h3"] and one["hops"] == {"h3": 1}
+    cf = json.loads(grounded("affected", PHASE3, "a3", "--at", "19", "--json").stdout)
+    assert set(cf["claims"]) == {"alpha16", "alpha18"} and cf["lose_support"] == ["alpha18"]
+
+
+def test_commands_read_event_logs_too(tmp_path):
+    from grounded import Engine
+    from grounded.scenario import Scenario
+
+    scenario = Scenario.load(PHASE2)
+    log = tmp_path / "phase2.jsonl"
+    with Engine(scenario.header, log=log) as engine:
+        for turn in scenario.turns:
+            engine.apply(turn.utterance())
+    assert json.loads(grounded("verify", log, "h4", "--json").stdout)["grounded"]
+    run = grounded("run", log)
+    assert run.returncode == 0 and "13 turns, 15 arguments" in run.stdout
+    assert "h2" in grounded("state", log, "--at", "7").stdout
+
+
+def test_schema_is_json_schema_of_both_line_kinds():
+    schema = json.loads(grounded("schema").stdout)
+    assert schema["oneOf"] == [{"$ref": "#/$defs/Header"}, {"$ref": "#/$defs/Utterance"}]
+    ops = {"Observe", "Hypothesize", "Support", "Undermine", "Revise", "ExpandAwareness", "Resolve", "Question"}
+    assert ops <= set(schema["$defs"])
+    assert schema["$defs"]["Hypothesize"]["required"] == ["claim", "deps"]
+
+
+@pytest.mark.parametrize("args,message", [
+    (["verify", "missing.jsonl", "h1"], "error: missing.jsonl: cannot read the event log"),
+    (["verify", PHASE2, "not a literal"], "error: 'not a literal' is not a literal"),
+    (["verify", PHASE2, "h1", "--at", "-3"], "error: at=-3: a turn is a non-negative integer"),
+    (["affected", PHASE2], "error: Missing argument"),
+    (["run", PHASE2, "--bogus"], "error: No such option: --bogus"),
+    (["run", ROOT / "README.md"], "README.md:1: invalid JSON"),
+])
+def test_errors_are_one_line_on_stderr_with_exit_2(args, message):
+    result = grounded(*args)
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in result.stderr
+
+
+def test_a_truncated_log_is_reported_and_its_prefix_answers(tmp_path):
+    log = tmp_path / "cut.jsonl"
+    from grounded import Engine
+
+    with Engine({"agents": {"a": {}}}, log=log) as engine:
+        engine.apply({"speaker": "a", "ops": [{"op": "observe", "claim": "o1"}]})
+        engine.apply({"speaker": "a", "ops": [{"op": "observe", "claim": "o2"}]})
+    log.write_bytes(log.read_bytes()[:-10])
+    result = grounded("verify", log, "o1", "--json")
+    assert result.returncode == 0 and json.loads(result.stdout)["grounded"]
+    assert "warning: " in result.stderr and "cut.jsonl:3: invalid JSON" in result.stderr
+    strict = grounded("run", log)
+    assert strict.returncode == 2 and "cut.jsonl:3:" in strict.stderr

@@ -1,0 +1,145 @@
+"""A new operation is added by a rule file alone (docs/extending.md), and the
+driver holds extension rules to the same invariants as the built-in ones."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from grounded import Engine, InputError, PreconditionError
+from grounded.operations import BUILTIN_OPERATIONS, Utterance
+
+ROOT = Path(__file__).resolve().parent.parent
+DOC = ROOT / "docs" / "extending.md"
+
+
+@pytest.fixture(scope="module")
+def concede(tmp_path_factory) -> Path:
+    """The concede.pl block of docs/extending.md, exactly as documented."""
+    blocks = re.findall(r"```prolog\n(.*?)```", DOC.read_text(), re.S)
+    (block,) = [b for b in blocks if b.startswith("% concede.pl")]
+    path = tmp_path_factory.mktemp("ext") / "concede.pl"
+    path.write_text(block)
+    return path
+
+
+def test_the_documented_example_runs_as_documented(concede):
+    engine = Engine({"agents": {"alice": {}, "bob": {}}}, extensions=[concede])
+    engine.apply({"speaker": "alice", "ops": [{"op": "observe", "claim": "o1"}]})
+    engine.apply({"speaker": "bob", "ops": [{"op": "concede", "target": "o1"}]})
+    assert engine.commitments() == {"alice": ["o1"], "bob": ["o1"]}
+    python = re.search(r"```python\n(.*?)```", DOC.read_text(), re.S).group(1)
+    assert "engine.commitments()   # {'alice': ['o1'], 'bob': ['o1']}" in python
+
+
+def test_the_new_operation_has_preconditions_model_and_schema(concede):
+    engine = Engine({"agents": {"alice": {}, "bob": {}}}, extensions=[concede])
+    assert "concede" in engine.registry.extension_names
+    model = engine.registry.models["concede"]
+    assert model.__doc__.startswith("A speaker accepts a claim")
+    assert set(model.model_fields) == {"op", "target", "text"}
+    with pytest.raises(PreconditionError) as info:
+        engine.apply({"speaker": "bob", "ops": [{"op": "concede", "target": "o1"}]})
+    assert info.value.codes == ["concede_not_standing"]
+    engine.apply({"speaker": "alice", "ops": [{"op": "observe", "claim": "o1"}]})
+    with pytest.raises(PreconditionError, match="alice is already committed to o1"):
+        engine.apply({"speaker": "alice", "ops": [{"op": "concede", "target": "o1"}]})
+    with pytest.raises(InputError, match="target"):
+        engine.apply({"speaker": "bob", "ops": [{"op": "concede"}]})
+
+
+def test_the_python_core_is_unchanged_by_an_extension(concede):
+    """No module of the package names the new operation; the built-ins stay eight."""
+    package = ROOT / "bridge"
+    assert not any("concede" in p.read_text() for p in package.glob("*.py"))
+    assert len(BUILTIN_OPERATIONS) == 8
+    Engine(extensions=[concede])
+    assert "concede" not in Utterance.model_json_schema()["$defs"]
+
+
+def test_engines_without_the_extension_do_not_see_it(concede):
+    with_ext = Engine({"agents": {"alice": {}, "bob": {}}}, extensions=[concede])
+    plain = Engine({"agents": {"alice": {}, "bob": {}}})
+    plain.apply({"speaker": "alice", "ops": [{"op": "observe", "claim": "o1"}]})
+    with pytest.raises(InputError, match="concede"):
+        plain.apply({"speaker": "bob", "ops": [{"op": "concede", "target": "o1"}]})
+    with_ext.apply({"speaker": "alice", "ops": [{"op": "observe", "claim": "o1"}]})
+    with_ext.apply({"speaker": "bob", "ops": [{"op": "concede", "target": "o1"}]})
+    assert with_ext.commitments()["bob"] == ["o1"]
+
+
+def test_a_log_with_the_new_operation_reloads_with_its_rules(concede, tmp_path):
+    log = tmp_path / "dialogue.jsonl"
+    with Engine({"agents": {"alice": {}, "bob": {}}}, extensions=[concede], log=log) as engine:
+        engine.apply({"speaker": "alice", "ops": [{"op": "observe", "claim": "o1"}]})
+        engine.apply({"speaker": "bob", "ops": [{"op": "concede", "target": "o1"}]})
+        live = engine.snapshot()
+    assert Engine.load(log, extensions=[concede]).snapshot() == live
+    with pytest.raises(InputError, match="dialogue.jsonl:3"):
+        Engine.load(log)
+
+
+def test_the_cli_takes_the_extension(concede, tmp_path):
+    scenario = tmp_path / "concede.yaml"
+    scenario.write_text("""
+grounded: 1
+agents: {alice: {}, bob: {}}
+turns:
+  - {turn: 1, speaker: alice, ops: [{op: observe, claim: o1}]}
+  - turn: 2
+    speaker: bob
+    ops: [{op: concede, target: o1}]
+    expect:
+      - commitments: {bob: {includes: [o1]}}
+""")
+    run = subprocess.run([sys.executable, "-m", "grounded", "run", str(scenario), "--extension", str(concede)],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert "PASS Cm(bob) includes o1" in run.stdout
+    schema = subprocess.run([sys.executable, "-m", "grounded", "schema", "-x", str(concede)],
+                            capture_output=True, text=True)
+    assert "Concede" in json.loads(schema.stdout)["$defs"]
+
+
+BROKEN = {
+    "standing_invariant": """
+operation(revive, "bring an argument back", [field(target, literal, required)]).
+effect(revive, _, Op, set_standing(A, active, none)) :- field(Op, target, T), claims(A, T).
+""",
+    "attack_on_standing": """
+operation(snipe, "attack without consequence", [field(target, literal, required), field(by, literal, required)]).
+effect(snipe, _, Op, add_attack(B, A)) :- field(Op, target, T), field(Op, by, E), speaks_for(B, E), standing_arg(T, A).
+""",
+    "unknown_effect": """
+operation(scribble, "emit nonsense", [field(target, literal, required)]).
+effect(scribble, _, _, delete_everything).
+""",
+    "two_new_arguments": """
+operation(twins, "two arguments at once", [field(claim, literal, required)]).
+effect(twins, _, Op, new_arg(L, observation)) :- field(Op, claim, L).
+effect(twins, _, _, new_arg(other, observation)).
+""",
+}
+
+
+@pytest.mark.parametrize("code", list(BROKEN))
+def test_extension_rules_are_held_to_the_invariants(code, tmp_path):
+    path = tmp_path / f"{code}.pl"
+    path.write_text(BROKEN[code])
+    engine = Engine({"agents": {"alice": {}}}, extensions=[path])
+    engine.apply({"speaker": "alice", "ops": [{"op": "observe", "claim": "o1"}, {"op": "observe", "claim": "o2"},
+                                              {"op": "undermine", "target": "o1", "by": "o2"}]})
+    before = engine.snapshot()
+    op = engine.registry.extension_names[0]
+    # o1 is weakened (attacked by o2); o2 stands
+    fields = {"target": "o2", "by": "o1"} if op == "snipe" else {"target": "o1", "claim": "o3"}
+    spec = engine.registry.specs[op]
+    with pytest.raises(PreconditionError) as info:
+        engine.apply({"speaker": "alice", "ops": [{"op": op, **{f.name: fields[f.name] for f in spec.fields}}]})
+    assert code in info.value.codes
+    assert engine.snapshot() == before

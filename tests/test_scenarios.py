@@ -1,0 +1,100 @@
+"""The paper's Phase 2 and Phase 3 scenarios, and the scenario format itself."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from grounded import Engine, InputError
+from grounded.scenario import Scenario, run
+
+SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
+
+
+def outcomes(path):
+    scenario = Scenario.load(path)
+    engine = Engine(scenario.header)
+    return engine, list(run(scenario, engine))
+
+
+@pytest.mark.parametrize("name,minimum", [("phase2.yaml", 30), ("phase3.yaml", 25)])
+def test_every_expectation_of_the_paper_scenarios_passes(name, minimum):
+    _, results = outcomes(SCENARIOS / name)
+    checks = [c for o in results for c in o.checks]
+    assert len(checks) >= minimum
+    assert [str(c) for c in checks if not c.passed] == []
+
+
+def test_phase2_hypothesis_lifecycles_turn_by_turn():
+    engine, _ = outcomes(SCENARIOS / "phase2.yaml")
+    life = {h: [engine.standing(h, at=t) for t in (5, 6, 7, 9, 11, 12, 13)] for h in ("h1", "h2", "h3", "h4")}
+    assert life == {
+        "h1": ["active", "active", "active", "active", "active", "active", "resolved"],
+        "h2": [None, "active", "weakened", "abandoned", "abandoned", "abandoned", "abandoned"],
+        "h3": [None, None, None, None, "active", "active", "resolved"],
+        "h4": [None, None, None, None, None, "active", "resolved"],
+    }
+
+
+def test_phase3_counterfactual_flags_exactly_the_decision():
+    engine, _ = outcomes(SCENARIOS / "phase3.yaml")
+    assert set(engine.affected("a3", closure=False, at=19).claims) == {"alpha16", "alpha18"}
+    assert engine.verify("alpha18", at=19).grounded
+    after = engine.verify("alpha18")
+    assert not after.grounded and after.failing == "a3"
+    assert engine.verify("alpha17").grounded and not engine.verify("alpha17", at=19).grounded
+    for untouched in ("alpha1", "alpha2"):
+        assert engine.verify(untouched).grounded and engine.dep(untouched) == ["timeline"]
+
+
+def test_a_wrong_expectation_fails(tmp_path):
+    text = (SCENARIOS / "phase2.yaml").read_text().replace("standing: {h2: weakened}\n", "standing: {h2: active}\n", 1)
+    path = tmp_path / "wrong.yaml"
+    path.write_text(text)
+    _, results = outcomes(path)
+    failed = [str(c) for o in results for c in o.checks if not c.passed]
+    assert failed == ["FAIL standing {h2: active} (got {h2: weakened})"]
+
+
+def test_a_turn_may_expect_its_own_rejection(tmp_path):
+    path = tmp_path / "reject.yaml"
+    path.write_text("""
+grounded: 1
+agents: {alice: {}}
+props: [{id: secret, aware: false}]
+turns:
+  - turn: 1
+    speaker: alice
+    ops: [{op: observe, claim: secret}]
+    expect:
+      - rejected: [observe_unaware]
+  - turn: 2
+    speaker: alice
+    ops: [{op: expand_awareness, claim: secret}]
+    expect:
+      - grounded: [secret]
+""")
+    _, results = outcomes(path)
+    assert [str(c) for o in results for c in o.checks] == ["PASS rejected with observe_unaware", "PASS grounded secret"]
+
+
+@pytest.mark.parametrize("content,message", [
+    ("grounded: 1\nturns: [{turn: 1, speaker: a, ops: []}]\nexpect:\n  - standng: {h: active}\n",
+     "s.yaml:4: a check names exactly one of"),
+    ("grounded: 1\nturns:\n  - {turn: 1, speaker: a, ops: [], extra: 1}\n", "s.yaml:3: turn: unknown keys ['extra']"),
+    ("grounded: 1\nturns:\n  - {turn: one, speaker: a}\n", "s.yaml:3: turn: `turn` must be an integer"),
+    ("grounded: 1\nagents: {a: {authority: maybe}}\nturns: []\n", "s.yaml:1: header: agents.a.authority"),
+    ("grounded: 1\nturns: [\n", "s.yaml:3: invalid YAML: expected the node content"),
+    ("grounded: 1\ntitel: x\nturns: []\n", "s.yaml:1: unknown top-level keys ['titel']"),
+    ("grounded: 1\nturns:\n  - turn: 1\n    speaker: a\n    ops: [{op: support, target: x, by: y}]\n",
+     "s.yaml:3: turn 1 was rejected: T1 a: rejected: op 0 (support): [support_target_unknown]"),
+    ("grounded: 1\nturns:\n  - turn: 1\n    speaker: a\n    ops: [{op: observe}]\n",
+     "s.yaml:3: turn 1: ops[0].claim: Field required"),
+])
+def test_scenario_errors_name_file_and_line(tmp_path, content, message):
+    path = tmp_path / "s.yaml"
+    path.write_text(content)
+    with pytest.raises(InputError) as info:
+        list(run(Scenario.load(path)))
+    assert message in str(info.value)
