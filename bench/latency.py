@@ -48,20 +48,20 @@ def measure(k: int, regime: str, seed: int, queries: int, repeat: int) -> dict:
     replay_repeat = max(1, repeat // 50) if k >= 10_000 else max(1, repeat // 10)
     for p in picks:
         size = len(engine.affected(p))
-        cost = per_call(lambda: engine.affected(p), repeat)
+        cost = per_call(lambda p=p: engine.affected(p), repeat)
         every.append(cost)
         sizes.append(size)
         if size <= 1:
             small.append(cost)
-        replay.append(per_call(lambda: replay_affected(conv.history, p), replay_repeat))
+        replay.append(per_call(lambda p=p: replay_affected(conv.history, p), replay_repeat))
         assert replay_affected(conv.history, p) >= set(engine.affected(p).claims) - {p}
         chain = len(engine.verify(p).chain)
         for lo, hi in CHAIN_BINS:
             if lo <= chain <= hi:
-                verify[(lo, hi)].append(per_call(lambda: engine.verify(p), repeat))
+                verify[(lo, hi)].append(per_call(lambda p=p: engine.verify(p), repeat))
     result = dict(k=k, regime=regime, args=len(engine.state.args), accepted=len(conv.history),
-                  ingest=k / conv.ingest_seconds, ops=conv.operations / conv.ingest_seconds, small=small, every=every, sizes=sizes,
-                  replay=replay, verify=verify)
+                  ingest=k / conv.ingest_seconds, ops=conv.operations / conv.ingest_seconds,
+                  small=small, every=every, sizes=sizes, replay=replay, verify=verify)
     engine.close()
     return result
 

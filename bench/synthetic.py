@@ -10,8 +10,9 @@ Two regimes, following App. E4 of the paper:
 
 Every utterance goes through ``Engine.apply`` (and so through the Prolog
 rules); the accepted ones are returned as the history a replay baseline reads.
-Support and undermine only point from older to newer claims, so dependencies
-and attacks stay acyclic without the generator having to ask.
+Evidence is an observation bearing on a newer hypothesis (support adds it to
+the hypothesis's Dep, undermine attacks it), so dependencies and attacks stay
+acyclic and Dep* stays local, as in the paper's scenarios.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import dataclass, field
+from itertools import islice
 
 from grounded import Engine, PreconditionError
 
@@ -61,22 +63,24 @@ def _new_argument(conv: Conversation, t: int, rng: random.Random) -> list[dict]:
         hypotheses = [c for c in window if c.startswith("h")]
         if hypotheses:
             deps.append(rng.choice(hypotheses))
-    problems = list(dm.open_problems)[-5:]
+    problems = list(islice(reversed(dm.open_problems), 5))  # the newest, without copying them all
     explains = [rng.choice(problems)] if problems else []
     return [{"op": "hypothesize", "claim": f"h{t}", "deps": sorted(set(deps)), "explains": explains}]
 
 
-def _older_newer(conv: Conversation, rng: random.Random) -> tuple[str, str] | None:
+def _evidence_for(conv: Conversation, rng: random.Random) -> tuple[str, str] | None:
+    """(older observation, newer hypothesis) among recent claims: evidence and what it bears on."""
     window = conv.claims[-30:]
-    if len(window) < 2:
-        return None
-    i, j = sorted(rng.sample(range(len(window)), 2))
-    return window[i], window[j]
+    for _ in range(3):
+        i, j = sorted(rng.sample(range(len(window)), 2)) if len(window) >= 2 else (0, 0)
+        if i != j and window[i].startswith("o") and window[j].startswith("h"):
+            return window[i], window[j]
+    return None
 
 
 def _other_turn(conv: Conversation, t: int, rng: random.Random, bounded: bool) -> list[dict]:
     r = rng.random()
-    pair = _older_newer(conv, rng)
+    pair = _evidence_for(conv, rng)
     if r < 0.15:
         return [{"op": "question", "claim": f"q{t}"}]
     if r < 0.25 and pair:

@@ -52,7 +52,7 @@ class Affected:
     @property
     def claim_hops(self) -> dict[str, int]:
         hops: dict[str, int] = {}
-        for a, h in zip(self.arguments, self.hops):
+        for a, h in zip(self.arguments, self.hops, strict=True):
             hops.setdefault(self._claim[a - 1].claim, h)
         return hops
 

@@ -12,7 +12,7 @@ import os
 import sys
 from importlib import resources
 from pathlib import Path
-from typing import Optional
+from typing import Annotated
 
 import typer
 from pydantic.json_schema import models_json_schema
@@ -28,9 +28,11 @@ app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, no_args_
                   help="Check whether a continuation still rests on what a conversation has established.")
 out = Console(highlight=False, soft_wrap=True)
 
-ExtensionOpt = typer.Option(None, "--extension", "-x", help="Rule file adding operations (repeatable).")
-AtOpt = typer.Option(None, "--at", help="Answer as of this earlier turn.")
-JsonOpt = typer.Option(False, "--json", help="Print JSON.")
+File = Annotated[Path, typer.Argument(help="Scenario (.yaml) or event log (.jsonl).")]
+Extensions = Annotated[list[Path] | None,
+                       typer.Option("--extension", "-x", help="Rule file adding operations (repeatable).")]
+At = Annotated[int | None, typer.Option("--at", help="Answer as of this earlier turn.")]
+AsJson = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 SCENARIO_SUFFIXES = (".yaml", ".yml")
 
@@ -40,7 +42,7 @@ def load_engine(path: Path, extensions: list[Path] | None) -> Engine:
     if path.suffix in SCENARIO_SUFFIXES:
         scenario = Scenario.load(path)
         engine = Engine(scenario.header, extensions=extensions or ())
-        for outcome in run(scenario, engine):
+        for _ in run(scenario, engine):
             pass
         return engine
     engine = Engine.load(path, extensions=extensions or (), strict=False)
@@ -94,10 +96,10 @@ def demo() -> None:
 
 @app.command("run")
 def run_command(
-    file: Path = typer.Argument(..., help="Scenario (.yaml) or event log (.jsonl)."),
-    extension: Optional[list[Path]] = ExtensionOpt,
-    state: bool = typer.Option(False, "--state", help="Print the state table after each turn."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="Only failures and the summary."),
+    file: File,
+    extension: Extensions = None,
+    state: Annotated[bool, typer.Option("--state", help="Print the state table after each turn.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only failures and the summary.")] = False,
 ) -> None:
     """Replay a scenario or log; PASS/FAIL for each expectation; exit 1 on any FAIL."""
     if file.suffix not in SCENARIO_SUFFIXES:
@@ -139,11 +141,11 @@ def run_command(
 
 @app.command()
 def verify(
-    file: Path = typer.Argument(..., help="Scenario (.yaml) or event log (.jsonl)."),
-    claim: str = typer.Argument(..., help="The literal the continuation asserts, e.g. h2 or -a3."),
-    at: Optional[int] = AtOpt,
-    as_json: bool = JsonOpt,
-    extension: Optional[list[Path]] = ExtensionOpt,
+    file: File,
+    claim: Annotated[str, typer.Argument(help="The literal the continuation asserts, e.g. h2 or -a3.")],
+    at: At = None,
+    as_json: AsJson = False,
+    extension: Extensions = None,
 ) -> None:
     """Verify(c): is the claim carried by an argument in good standing, grounded all the way down?"""
     engine = load_engine(file, extension)
@@ -157,12 +159,12 @@ def verify(
 
 @app.command()
 def affected(
-    file: Path = typer.Argument(..., help="Scenario (.yaml) or event log (.jsonl)."),
-    claim: str = typer.Argument(..., help="The literal to retract."),
-    one_step: bool = typer.Option(False, "--one-step", help="One-step Affected instead of Affected*."),
-    at: Optional[int] = AtOpt,
-    as_json: bool = JsonOpt,
-    extension: Optional[list[Path]] = ExtensionOpt,
+    file: File,
+    claim: Annotated[str, typer.Argument(help="The literal to retract.")],
+    one_step: Annotated[bool, typer.Option("--one-step", help="One-step Affected instead of Affected*.")] = False,
+    at: At = None,
+    as_json: AsJson = False,
+    extension: Extensions = None,
 ) -> None:
     """Affected*(p): every argument that rests, transitively, on p."""
     engine = load_engine(file, extension)
@@ -175,18 +177,14 @@ def affected(
 
 
 @app.command()
-def state(
-    file: Path = typer.Argument(..., help="Scenario (.yaml) or event log (.jsonl)."),
-    at: Optional[int] = AtOpt,
-    extension: Optional[list[Path]] = ExtensionOpt,
-) -> None:
+def state(file: File, at: At = None, extension: Extensions = None) -> None:
     """Print every argument with its standing, groundedness and Dep."""
     engine = load_engine(file, extension)
     render.render_state(out, engine, at)
 
 
 @app.command()
-def schema(extension: Optional[list[Path]] = ExtensionOpt) -> None:
+def schema(extension: Extensions = None) -> None:
     """Print the JSON Schema of the event-log format (header line, utterance lines)."""
     utterance = Engine(extensions=extension or ()).registry.utterance_model
     _, doc = models_json_schema([(Header, "validation"), (utterance, "validation")],

@@ -9,8 +9,9 @@ are answered from that state, for the current turn or any earlier one.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -78,7 +79,7 @@ class Engine:
 
     @classmethod
     def load(cls, path: str | Path, *, extensions: Iterable[str | Path] = (), strict: bool = True,
-             append: bool = False, on_update: Callable[["Engine", Update], None] | None = None) -> "Engine":
+             append: bool = False, on_update: Callable[[Engine, Update], None] | None = None) -> Engine:
         """Replay an event log through the rules.
 
         A corrupt line raises LogError naming ``file:line``; its ``engine``
@@ -228,7 +229,7 @@ class Engine:
             self._log = None
         self._rules.disown(self)
 
-    def __enter__(self) -> "Engine":
+    def __enter__(self) -> Engine:
         return self
 
     def __exit__(self, *exc: object) -> None:

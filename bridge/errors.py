@@ -69,7 +69,7 @@ class LogError(InputError):
     usable.
     """
 
-    def __init__(self, message: str, *, path: str, line: int, engine: "Engine | None" = None):
+    def __init__(self, message: str, *, path: str, line: int, engine: Engine | None = None):
         super().__init__(message, path=path, line=line)
         self.engine = engine
 

@@ -112,7 +112,7 @@ BUILTIN_OPERATIONS: dict[str, type[Operation]] = {
 }
 
 AnyBuiltinOperation = Annotated[
-    Union[Observe, Hypothesize, Support, Undermine, Revise, ExpandAwareness, Resolve, Question],
+    Observe | Hypothesize | Support | Undermine | Revise | ExpandAwareness | Resolve | Question,
     Field(discriminator="op"),
 ]
 
@@ -148,7 +148,7 @@ class OperationSpec:
     fields: tuple[FieldSpec, ...]
 
     @classmethod
-    def parse(cls, line: str) -> "OperationSpec":
+    def parse(cls, line: str) -> OperationSpec:
         name, doc, fields = line.split("\t")
         specs = []
         for item in filter(None, fields.split(",")):
@@ -201,19 +201,22 @@ class OperationRegistry:
         return [n for n in self.specs if n not in BUILTIN_OPERATIONS]
 
     @cached_property
+    def _op_union(self) -> Any:
+        """Any one of this registry's operations, told apart by ``op``."""
+        return Annotated[Union[tuple(self.models.values())], Field(discriminator="op")]  # noqa: UP007
+
+    @cached_property
     def utterance_model(self) -> type[UtteranceBase]:
         if not self.extension_names:
             return Utterance
-        union = Annotated[Union[tuple(self.models.values())], Field(discriminator="op")]  # type: ignore[valid-type]
         return create_model(
             "Utterance", __base__=UtteranceBase, __doc__=Utterance.__doc__,
-            ops=(list[union], Field(default_factory=list)),  # type: ignore[valid-type]
+            ops=(list[self._op_union], Field(default_factory=list)),  # type: ignore[name-defined]
         )
 
     @cached_property
     def _op_adapter(self) -> TypeAdapter:
-        union = Annotated[Union[tuple(self.models.values())], Field(discriminator="op")]  # type: ignore[valid-type]
-        return TypeAdapter(union)
+        return TypeAdapter(self._op_union)
 
     def operation(self, data: Operation | dict) -> Operation:
         if isinstance(data, Operation) and data.op in self.models:

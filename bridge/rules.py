@@ -18,9 +18,9 @@ from __future__ import annotations
 import ctypes
 import shutil
 import threading
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
-from typing import Callable
 
 from .errors import PrologError
 from .operations import OperationSpec
@@ -36,10 +36,10 @@ def rules_dir() -> Path:
 class PrologRules:
     """The process's rule base and the one engine whose state it holds."""
 
-    _instance: "PrologRules | None" = None
+    _instance: PrologRules | None = None
 
     @classmethod
-    def get(cls) -> "PrologRules":
+    def get(cls) -> PrologRules:
         if cls._instance is None:
             cls._instance = cls()
         return cls._instance
@@ -51,8 +51,7 @@ class PrologRules:
                 "`apt-get install swi-prolog-nox`, or run `make setup`"
             )
         try:
-            from pyswip import Prolog
-            from pyswip import core
+            from pyswip import Prolog, core
         except ImportError as exc:  # pragma: no cover - depends on the installation
             raise PrologError(f"cannot load pyswip: {exc}") from exc
         self._core = core
@@ -74,20 +73,25 @@ class PrologRules:
                 "thread that created the first Engine"
             )
         c = self._core
-        frame = c.PL_open_foreign_frame()
-        try:
-            refs = c.PL_new_term_refs(3)
-            c.PL_put_atom_chars(refs, request.encode())
-            c.PL_put_chars(refs + 1, c.PL_STRING | c.REP_UTF8, -1, text.encode("utf-8"))
-            if not c.PL_call_predicate(None, c.PL_Q_NODEBUG | c.PL_Q_CATCH_EXCEPTION,
-                                       self._predicate, refs):
-                raise PrologError(f"Prolog request {request} failed")
-            out = ctypes.c_char_p()
-            c.PL_get_chars(refs + 2, ctypes.byref(out),
-                           c.CVT_STRING | c.CVT_ATOM | c.REP_UTF8 | c.BUF_STACK)
-            result = (out.value or b"").decode("utf-8")
-        finally:
-            c.PL_discard_foreign_frame(frame)
+        # Text read back from Prolog lives on a string stack that is released only
+        # when a foreign predicate returns; we call in from outside, so we mark and
+        # release it ourselves.  Without this the process aborts after 2^20 calls
+        # ("Too many stacked strings").
+        with c.PL_STRINGS_MARK():
+            frame = c.PL_open_foreign_frame()
+            try:
+                refs = c.PL_new_term_refs(3)
+                c.PL_put_atom_chars(refs, request.encode())
+                c.PL_put_chars(refs + 1, c.PL_STRING | c.REP_UTF8, -1, text.encode("utf-8"))
+                if not c.PL_call_predicate(None, c.PL_Q_NODEBUG | c.PL_Q_CATCH_EXCEPTION,
+                                           self._predicate, refs):
+                    raise PrologError(f"Prolog request {request} failed")
+                out = ctypes.c_char_p()
+                c.PL_get_chars(refs + 2, ctypes.byref(out),
+                               c.CVT_STRING | c.CVT_ATOM | c.REP_UTF8 | c.BUF_STACK)
+                result = (out.value or b"").decode("utf-8")
+            finally:
+                c.PL_discard_foreign_frame(frame)
         if result.startswith("error\t"):
             raise PrologError(f"Prolog {request}: {result[6:]}")
         return result

@@ -9,9 +9,10 @@ the file and line.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import yaml
 from pydantic import ValidationError
@@ -72,7 +73,7 @@ class Scenario:
     expect: list[Check] = field(default_factory=list)
 
     @classmethod
-    def load(cls, path: str | Path) -> "Scenario":
+    def load(cls, path: str | Path) -> Scenario:
         path = str(path)
         try:
             with open(path, encoding="utf-8") as handle:

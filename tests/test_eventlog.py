@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from grounded import Engine, InputError, LogError
+from grounded import Engine, InputError, LogError, PreconditionError
 
 from .conftest import TEAM, hyp, obs
 
@@ -44,7 +44,7 @@ def test_each_utterance_is_on_disk_when_apply_returns(tmp_path):
     engine = Engine(TEAM, log=path)
     engine.apply(STORY[0])
     assert len(lines(path)) == 2  # read through another handle, before close
-    with pytest.raises(Exception):
+    with pytest.raises(PreconditionError):
         engine.apply({"speaker": "bob", "ops": [{"op": "support", "target": "zz", "by": "o1"}]})
     assert len(lines(path)) == 2  # rejected utterances are not logged
     engine.close()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from grounded import Engine
 
-from .conftest import TEAM, hyp, obs, say
+from .conftest import hyp, obs, say
 
 
 def claims_of(engine, ids):

@@ -21,14 +21,20 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from grounded import Engine, PreconditionError
+from grounded.affected import affected as fast_affected
 from grounded.model import GOOD_STANDING, Header
 from grounded.rules import PrologRules
 from grounded.state import DependencyMap
 from grounded.verify import verify as fast_verify
-from grounded.affected import affected as fast_affected
 
-from .oracles import (naive_affected, naive_grounded, naive_hops, naive_verify,
-                      reverse_index_from_scratch, standing_invariant)
+from .oracles import (
+    naive_affected,
+    naive_grounded,
+    naive_hops,
+    naive_verify,
+    reverse_index_from_scratch,
+    standing_invariant,
+)
 
 HEADER = {
     "agents": {"alice": {"authority": True}, "bob": {}, "carol": {}},
@@ -146,7 +152,7 @@ def check_state(engine: Engine) -> None:
             assert len(fast.arguments) == len(set(fast.arguments))
             assert set(fast.losing_arguments) == {a for a in fast.arguments if dm.in_standing(a)}
             if closure:
-                assert dict(zip(fast.arguments, fast.hops)) == naive_hops(dm, p)
+                assert dict(zip(fast.arguments, fast.hops, strict=True)) == naive_hops(dm, p)
         v = engine.verify(p)
         assert v.grounded == naive_verify(dm, p)
         assert (v.status == "no_anchor") == (p not in dm.claimants)
@@ -256,7 +262,7 @@ def test_verify_and_affected_equal_the_naive_fixpoints_with_cycles(case):
         for closure in (True, False):
             assert set(fast_affected(dm, p, closure).arguments) == naive_affected(dm, p, closure)
         fast = fast_affected(dm, p)
-        assert dict(zip(fast.arguments, fast.hops)) == naive_hops(dm, p)
+        assert dict(zip(fast.arguments, fast.hops, strict=True)) == naive_hops(dm, p)
 
 
 def test_circular_support_grounds_nothing():

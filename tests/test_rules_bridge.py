@@ -74,3 +74,21 @@ def test_the_readme_example_runs(tmp_path, monkeypatch):
     assert engine.verify("h1").chain == ("h1", "o8")
     assert engine.affected("o8").arguments == [2] and engine.affected("o8").lose_support == ["h1"]
     assert Engine.load(tmp_path / "talk.jsonl").snapshot() == engine.snapshot()
+
+
+def test_more_than_a_million_calls_do_not_exhaust_prologs_string_stack():
+    """SWI-Prolog aborts the process after 2^20 unreleased text buffers; run in a child."""
+    import subprocess
+    import sys
+
+    code = (
+        "from grounded import Engine\n"
+        "from grounded.rules import PrologRules\n"
+        "Engine()\n"
+        "rules = PrologRules.get()\n"
+        "for _ in range(1_100_000):\n"
+        "    assert rules.call('invariant') == 'true'\n"
+        "print('ok')\n"
+    )
+    child = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert child.returncode == 0 and child.stdout.strip() == "ok", child.stderr[-500:]
