@@ -35,7 +35,8 @@ class Conversation:
     claims: list[str] = field(default_factory=list)
     ingest_seconds: float = 0.0
     rejected: int = 0
-    operations: int = 0
+    op_utterances: int = 0  # accepted utterances that carry operations ...
+    op_seconds: float = 0.0  # ... and the time spent applying them
 
     def say(self, turn: int, rng: random.Random, ops: list[dict]) -> bool:
         utterance = {"turn": turn, "speaker": rng.choice(SPEAKERS), "text": "", "ops": ops}
@@ -46,9 +47,12 @@ class Conversation:
             self.rejected += 1
             self.ingest_seconds += time.perf_counter() - start
             return False
-        self.ingest_seconds += time.perf_counter() - start
+        elapsed = time.perf_counter() - start
+        self.ingest_seconds += elapsed
         self.history.append(utterance)
-        self.operations += len(ops)
+        if ops:
+            self.op_utterances += 1
+            self.op_seconds += elapsed
         return True
 
 

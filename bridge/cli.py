@@ -67,13 +67,12 @@ def demo() -> None:
         out.print()
 
     out.rule("[bold]Retraction: what loses support if an observation is withdrawn?")
-    hypotheses = ["h1", "h2", "h3", "h4"]
-    gold = {"o8": ["h1", "h2"], "o9": ["h4", "h1"], "o6": ["h4", "h1"], "o5": ["h3", "h4", "h1"]}
-    for literal in gold:
+    gold = next(c.spec for c in scenario.expect if c.kind == "retraction")  # the paper's four queries
+    for literal in gold["gold"]:
         out.print(render.affected_line(engine.affected(literal, closure=False)))
         out.print(render.affected_line(engine.affected(literal)))
     for closure, name in ((False, "one-step Affected"), (True, "Affected*")):
-        s = retraction_score(engine, hypotheses, gold, closure)
+        s = retraction_score(engine, gold["hypotheses"], gold["gold"], closure)
         out.print(f"{name:>17}: {s['correct']}/{s['decisions']} decisions correct, "
                   f"{s['exact']}/{s['queries']} queries exact, TP/FP/FN {s['tp']}/{s['fp']}/{s['fn']}")
 
@@ -178,9 +177,9 @@ def affected(
 
 @app.command()
 def state(file: File, at: At = None, extension: Extensions = None) -> None:
-    """Print every argument with its standing, groundedness and Dep."""
+    """Every argument with its standing, groundedness and Dep; open problems, commitments, dissent."""
     engine = load_engine(file, extension)
-    render.render_state(out, engine, at)
+    render.render_state(out, engine, at, full=True)
 
 
 @app.command()

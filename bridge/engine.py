@@ -90,7 +90,6 @@ class Engine:
         """
         header, lines = read_log(path)
         engine = cls(header, extensions=extensions)
-        skip = frozenset(engine.registry.models)
         lineno = 1
         try:
             for lineno, data in lines:
@@ -98,9 +97,6 @@ class Engine:
                     update = engine.apply(data)
                 except InputError as exc:
                     raise LogError(exc.detail, path=str(path), line=lineno, engine=engine) from exc
-                except ValidationError as exc:  # pragma: no cover - apply wraps these
-                    raise LogError(describe_validation_error(exc, skip), path=str(path),
-                                   line=lineno, engine=engine) from exc
                 except PreconditionError as exc:
                     raise LogError(f"rejected by the rules: {exc}", path=str(path), line=lineno,
                                    engine=engine) from exc
@@ -193,7 +189,7 @@ class Engine:
     def arguments(self, claim: str | None = None, at: int | None = None) -> list[Argument]:
         t = _check_turn(at)
         ids = (self.state.claimants_at(claim, t) if claim is not None
-               else [r.id for r in self.state.args if r.turn <= (t if t is not None else r.turn)])
+               else [r.id for r in self.state.args if self.state.visible(r.id, t)])
         return [self.state.argument(i, t) for i in ids]
 
     def standing(self, claim: str, at: int | None = None) -> str | None:

@@ -90,10 +90,19 @@ def state_table(engine: Engine, at: int | None = None, title: str | None = None)
     return table
 
 
-def render_state(console: Console, engine: Engine, at: int | None = None) -> None:
+def render_state(console: Console, engine: Engine, at: int | None = None, full: bool = False) -> None:
+    """The state table and open problems; with ``full``, commitments, dissent and reinstatable too."""
     console.print(state_table(engine, at))
-    problems = engine.open_problems(at)
-    console.print(Text("  open problems: ", style="bold") + Text(", ".join(problems) or "none"))
+    lines = [("open problems", ", ".join(engine.open_problems(at)) or "none")]
+    if full:
+        lines.append(("commitments", "; ".join(f"{agent}: {', '.join(claims)}"
+                                               for agent, claims in engine.commitments(at).items()) or "none"))
+        lines.append(("dissent", "; ".join(f"{d}: {', '.join(agents)}"
+                                           for d, agents in engine.dissent(at).items()) or "none"))
+        claims = dict.fromkeys(engine.state.arg(i).claim for i in engine.reinstatable(at))
+        lines.append(("reinstatable", ", ".join(claims) or "none"))
+    for label, value in lines:
+        console.print(Text(f"  {label}: ", style="bold") + Text(value))
 
 
 def verification_line(v: Verification) -> Text:

@@ -35,7 +35,9 @@ class ArgRecord:
     speaker: str
     turn: int
     text: str
-    origin: Provenance
+    op: str  # the operation that created it, ...
+    op_index: int  # ... its position in the utterance ...
+    utterance: str  # ... and the utterance's text (provenance)
     standing: str = ACTIVE
     history: list[tuple[int, str, str | None]] = field(default_factory=list)
     deps: list[str] = field(default_factory=list)
@@ -112,6 +114,7 @@ class DependencyMap:
         self.problem_events: list[tuple[int, str, bool]] = []
         self.agent_turns: dict[str, int] = {}
         self.last_turn: int | None = None
+        self._handlers = {name[3:]: getattr(self, name) for name in dir(self) if name.startswith("_t_")}
 
     # -- lookups ---------------------------------------------------------------
 
@@ -129,8 +132,9 @@ class DependencyMap:
     def apply(self, transitions: list[tuple[int, str, list[str]]], turn: int, speaker: str,
               utterance_text: str, ops: list) -> None:
         """Apply what the rules reported for one accepted utterance, in order."""
+        handlers = self._handlers
         for index, name, fields in transitions:
-            getattr(self, "_t_" + name)(turn, speaker, utterance_text, ops, index, *fields)
+            handlers[name](turn, speaker, utterance_text, ops, index, *fields)
 
     def _t_turn(self, turn, speaker, text, ops, index, t):
         self.last_turn = int(t)
@@ -147,12 +151,8 @@ class DependencyMap:
 
     def _t_new_arg(self, turn, speaker, text, ops, index, arg_id, claim, kind):
         op = ops[index]
-        record = ArgRecord(
-            id=int(arg_id), claim=claim, kind=kind, speaker=speaker, turn=turn,
-            text=getattr(op, "text", "") or "",
-            origin=Provenance(op=op.op, index=index, turn=turn, speaker=speaker, utterance=text),
-            history=[(turn, ACTIVE, None)],
-        )
+        record = ArgRecord(int(arg_id), claim, kind, speaker, turn, getattr(op, "text", "") or "",
+                           op.op, index, text, history=[(turn, ACTIVE, None)])
         if record.id != len(self.args) + 1:
             raise AssertionError(f"rules allocated argument {record.id}, bridge expected {len(self.args) + 1}")
         self.args.append(record)
@@ -253,7 +253,8 @@ class DependencyMap:
             id=r.id, claim=r.claim, speaker=r.speaker, turn=r.turn, kind=r.kind, text=r.text,
             standing=r.standing_at(t), deps=list(r.deps_at(t)), explains=list(r.explains_at(t)),
             history=[StandingChange(turn=h[0], standing=h[1], cause=h[2]) for h in history],
-            created_by=r.origin,
+            created_by=Provenance(op=r.op, index=r.op_index, turn=r.turn, speaker=r.speaker,
+                                  utterance=r.utterance),
         )
 
     # -- the same state as Prolog facts ----------------------------------------
@@ -295,7 +296,7 @@ class DependencyMap:
             "open_agents": self.open_agents,
             "props": {k: (p.text, p.kind, p.turn, p.aware_turn) for k, p in self.props.items()},
             "args": [
-                (r.id, r.claim, r.kind, r.speaker, r.turn, r.text, r.origin.model_dump(), r.standing,
+                (r.id, r.claim, r.kind, r.speaker, r.turn, r.text, r.op, r.op_index, r.utterance, r.standing,
                  list(r.history), list(r.deps), list(r.dep_turns), list(r.explains), list(r.explain_turns))
                 for r in self.args
             ],

@@ -28,9 +28,10 @@
 :- use_module(library(rbtrees)).
 :- use_module(library(aggregate)).
 
-/* The dependency map D_t = (M, AF, Cm, Dep) as facts.  M (the epistemic
-   model) lives in the Python DEL layer; everything the preconditions read is
-   here.  Arguments are never deleted: only their standing changes. */
+/* The dependency map D_t = (M, AF, Cm, Dep) as facts: AF (arguments, attacks,
+   standing), Cm, Dep, Prop_t with awareness, and the open problems.  The
+   plausibility model M is not among them: no precondition here reads it.
+   Arguments are never deleted: only their standing changes. */
 :- dynamic
     agent/2,            % agent(Name, HasDecisionAuthority)
     open_agents/0,      % no agents declared: a speaker joins on first word
@@ -123,6 +124,15 @@ claim_kind(Literal, Default, Kind) :-
     (   kind_of(Literal, K) -> Kind = K ; Kind = Default ).
 
 has_authority(Agent) :- agent(Agent, true).
+
+%  introduces(+U, +Op, +Kind, -Effect): the effects of an operation whose
+%  `claim` becomes a new argument: the proposition (of kind Kind unless
+%  declared otherwise), its place in every agent's awareness, the argument
+%  itself and the speaker's commitment to it.
+introduces(_, Op, Kind, new_prop(P, Kind)) :- field(Op, claim, L), atom_of(L, P).
+introduces(_, Op, _, aware(P))             :- field(Op, claim, L), atom_of(L, P).
+introduces(_, Op, Kind, new_arg(L, K))     :- field(Op, claim, L), claim_kind(L, Kind, K).
+introduces(U, _, _, commit(S, new))        :- speaker(U, S).
 
 %  Open abductive problems (DESIGN.md section 2): a question until an
 %  argument that explains it is resolved; an observation in good standing

@@ -81,6 +81,14 @@ def test_commands_read_event_logs_too(tmp_path):
     assert "h2" in grounded("state", log, "--at", "7").stdout
 
 
+def test_state_shows_commitments_dissent_and_reinstatable():
+    out = grounded("state", PHASE3, "--at", "19").stdout
+    assert "alpha18" in out and "resolved" in out
+    assert "dissent: alpha18: bob" in out
+    assert "reinstatable: alpha12, P5, alpha15" in out
+    assert "commitments: alice: " in out and "bob: " in out
+
+
 def test_schema_is_json_schema_of_both_line_kinds():
     schema = json.loads(grounded("schema").stdout)
     assert schema["oneOf"] == [{"$ref": "#/$defs/Header"}, {"$ref": "#/$defs/Utterance"}]

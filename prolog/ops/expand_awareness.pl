@@ -13,11 +13,5 @@ violation(expand_awareness, _, Op, expand_awareness_already_aware, M) :-
     field(Op, claim, L), atom_of(L, P), aware(P),
     fmt(M, "~w is already in every agent's awareness: use Observe", [P]).
 
-effect(expand_awareness, _, Op, new_prop(P, observation)) :-
-    field(Op, claim, L), atom_of(L, P).
-effect(expand_awareness, _, Op, aware(P)) :-
-    field(Op, claim, L), atom_of(L, P).
-effect(expand_awareness, _, Op, new_arg(L, K)) :-
-    field(Op, claim, L), claim_kind(L, observation, K).
-effect(expand_awareness, U, _, commit(S, new)) :-
-    speaker(U, S).
+effect(expand_awareness, U, Op, E) :-
+    introduces(U, Op, observation, E).

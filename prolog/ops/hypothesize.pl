@@ -45,15 +45,9 @@ violation(hypothesize, _, Op, hypothesize_nothing_to_explain, M) :-
         fmt(M, "none of ~w is an open problem (each is explained or settled): use Support", [Xs])
     ).
 
-effect(hypothesize, _, Op, new_prop(P, hypothesis)) :-
-    field(Op, claim, L), atom_of(L, P).
-effect(hypothesize, _, Op, aware(P)) :-
-    field(Op, claim, L), atom_of(L, P).
-effect(hypothesize, _, Op, new_arg(L, K)) :-
-    field(Op, claim, L), claim_kind(L, hypothesis, K).
+effect(hypothesize, U, Op, E) :-
+    introduces(U, Op, hypothesis, E).
 effect(hypothesize, _, Op, add_dep(new, D)) :-
     field(Op, deps, Ds), member(D, Ds).
 effect(hypothesize, _, Op, add_explains(new, X)) :-
     field(Op, explains, Xs), member(X, Xs).
-effect(hypothesize, U, _, commit(S, new)) :-
-    speaker(U, S).

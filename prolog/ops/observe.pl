@@ -31,14 +31,8 @@ violation(observe, _, Op, observe_supersedes_self, M) :-
     field(Op, claim, L), field(Op, supersedes, Olds), memberchk(L, Olds),
     fmt(M, "~w cannot supersede itself", [L]).
 
-effect(observe, _, Op, new_prop(P, observation)) :-
-    field(Op, claim, L), atom_of(L, P).
-effect(observe, _, Op, aware(P)) :-
-    field(Op, claim, L), atom_of(L, P).
-effect(observe, _, Op, new_arg(L, K)) :-
-    field(Op, claim, L), claim_kind(L, observation, K).
-effect(observe, U, _, commit(S, new)) :-
-    speaker(U, S).
+effect(observe, U, Op, E) :-
+    introduces(U, Op, observation, E).
 effect(observe, U, Op, E) :-
     field(Op, claim, L), field(Op, supersedes, Olds), member(O, Olds),
     retraction_effect(U, O, new, by(L), E).
