@@ -28,15 +28,22 @@ from .transitions import Transition, parse_result
 
 
 class Update:
-    """What one accepted utterance changed."""
+    """What one accepted utterance changed.
 
-    __slots__ = ("turn", "speaker", "utterance", "transitions")
+    ``flagged`` maps each claim this utterance took out of standing to the
+    claims in S_t that rest on it (Affected* in S_t): flagged for
+    re-evaluation, never changed silently.
+    """
 
-    def __init__(self, turn: int, speaker: str, utterance: UtteranceBase, transitions: list[Transition]):
+    __slots__ = ("turn", "speaker", "utterance", "transitions", "flagged")
+
+    def __init__(self, turn: int, speaker: str, utterance: UtteranceBase, transitions: list[Transition],
+                 flagged: dict[str, list[str]]):
         self.turn = turn
         self.speaker = speaker
         self.utterance = utterance
         self.transitions = transitions
+        self.flagged = flagged
 
     def of(self, name: str) -> list[tuple[str, ...]]:
         return [t.fields for t in self.transitions if t.name == name]
@@ -137,7 +144,18 @@ class Engine:
             # this engine's state before its next utterance.
             self._rules.disown(self)
             raise
-        return Update(turn, u.speaker, u, items)  # type: ignore[arg-type]
+        return Update(turn, u.speaker, u, items, self._flagged(items))  # type: ignore[arg-type]
+
+    def _flagged(self, transitions: list[Transition]) -> dict[str, list[str]]:
+        left = dict.fromkeys(self.state.arg(int(t.fields[0])).claim for t in transitions
+                             if t.name == "set_standing" and t.fields[1] not in GOOD_STANDING)
+        flagged = {}
+        for claim in left:
+            if not any(self.state.in_standing(a) for a in self.state.claimants[claim]):
+                losing = self.affected(claim).lose_support
+                if losing:
+                    flagged[claim] = losing
+        return flagged
 
     # -- queries -------------------------------------------------------------------------
 

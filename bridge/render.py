@@ -58,6 +58,8 @@ def describe_changes(engine: Engine, update: Update) -> list[str]:
         lines.append(f"open problems + {', '.join(opened)}")
     if settled:
         lines.append(f"settled: {', '.join(settled)}")
+    for claim, losing in update.flagged.items():
+        lines.append(f"flagged for re-evaluation: {', '.join(losing)} (rest on {claim})")
     return lines
 
 

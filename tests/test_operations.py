@@ -7,6 +7,12 @@ from grounded import Engine
 from .conftest import hyp, obs, say
 
 
+def h1_explains_o2(engine):
+    """Carol observes o1, o2, o3 (T1); Bob explains o2 by h1 resting on o1 (T2)."""
+    say(engine, "carol", obs("o1"), obs("o2"), obs("o3"))
+    say(engine, "bob", hyp("h1", ["o1"], ["o2"]))
+
+
 def claims_of(engine, ids):
     return [engine.state.arg(i).claim for i in ids]
 
@@ -66,8 +72,7 @@ def test_support_adds_evidence_to_dep_and_commits_the_speaker(team):
 
 
 def test_support_of_a_weakened_claim_records_evidence_without_reinstating_it(team):
-    say(team, "carol", obs("o1"), obs("o2"), obs("o3"))
-    say(team, "bob", hyp("h1", ["o1"], ["o2"]))
+    h1_explains_o2(team)
     say(team, "alice", {"op": "undermine", "target": "h1", "by": "o3"})
     say(team, "bob", {"op": "support", "target": "h1", "by": "o2"})
     assert team.standing("h1") == "weakened"
@@ -75,8 +80,7 @@ def test_support_of_a_weakened_claim_records_evidence_without_reinstating_it(tea
 
 
 def test_undermine_attacks_and_weakens_and_reopens_what_the_target_explained(team):
-    say(team, "carol", obs("o1"), obs("o2"), obs("o3"))
-    say(team, "bob", hyp("h1", ["o1"], ["o2"]))
+    h1_explains_o2(team)
     update = say(team, "alice", {"op": "undermine", "target": "h1", "by": "o3"})
     assert team.standing("h1") == "weakened"
     assert team.verify("h1").reason == "h1 weakened at T3 by o3"
@@ -87,8 +91,7 @@ def test_undermine_attacks_and_weakens_and_reopens_what_the_target_explained(tea
 
 
 def test_revise_abandons_releases_the_speakers_commitment_and_flags_dependents(team):
-    say(team, "carol", obs("o1"), obs("o2"), obs("o3"))
-    say(team, "bob", hyp("h1", ["o1"], ["o2"]))
+    h1_explains_o2(team)
     say(team, "carol", {"op": "revise", "target": "o1"})
     assert team.standing("o1") == "abandoned"
     assert "o1" not in team.commitments()["carol"]
@@ -100,8 +103,7 @@ def test_revise_abandons_releases_the_speakers_commitment_and_flags_dependents(t
 
 def test_revise_of_an_abandoned_claim_records_a_new_attacker(team):
     """Phase 2 T12: the causal reversal h4 attacks the already abandoned h2."""
-    say(team, "carol", obs("o1"), obs("o2"), obs("o3"))
-    say(team, "bob", hyp("h1", ["o1"], ["o2"]))
+    h1_explains_o2(team)
     say(team, "alice", {"op": "revise", "target": "h1", "by": "o3"})
     say(team, "bob", {"op": "revise", "target": "h1", "by": "o2"})
     h1 = team.arguments("h1")[0]

@@ -48,6 +48,14 @@ def test_phase3_counterfactual_flags_exactly_the_decision():
         assert engine.verify(untouched).grounded and engine.dep(untouched) == ["timeline"]
 
 
+def test_retraction_flags_what_rests_on_the_retracted_claim():
+    _, results = outcomes(SCENARIOS / "phase3.yaml")
+    flags = {o.turn.turn: o.update.flagged for o in results if o.turn is not None and o.update.flagged}
+    assert flags == {20: {"a3": ["alpha18"]}}  # alpha16 left S_t at T17 already
+    _, results = outcomes(SCENARIOS / "phase2.yaml")
+    assert all(not o.update.flagged for o in results if o.turn is not None)  # nothing rested on h2
+
+
 def test_a_wrong_expectation_fails(tmp_path):
     text = (SCENARIOS / "phase2.yaml").read_text().replace("standing: {h2: weakened}\n", "standing: {h2: active}\n", 1)
     path = tmp_path / "wrong.yaml"
