@@ -94,8 +94,12 @@ class Scenario:
         except ValidationError as exc:
             raise InputError("header: " + describe_validation_error(exc), path=path, line=data.line) from exc
         turns = [_turn(path, t) for t in _list(path, data, "turns")]
-        return cls(path, str(data.get("title", Path(path).stem)), header, turns,
-                   _checks(path, data.get("expect") or [], data.line))
+        final = _checks(path, data.get("expect") or [], data.line)
+        for check in final:
+            if check.kind == "rejected":
+                raise InputError("`rejected` checks a turn: put it in that turn's expect", path=path,
+                                 line=check.line)
+        return cls(path, str(data.get("title", Path(path).stem)), header, turns, final)
 
 
 def _list(path: str, data: _Mapping, key: str) -> list:
@@ -279,6 +283,10 @@ def _check_dissent(e: Engine, spec: dict, at: int | None) -> tuple[bool, str]:
     return ok, f"dissent {_fmt(spec)}" + ("" if ok else f" (got {_fmt(got)})")
 
 
+def _check_rejected_elsewhere(e: Engine, spec: Any, at: int | None) -> tuple[bool, str]:
+    raise AssertionError("`rejected` is checked by the runner, against the turn's own utterance")
+
+
 CHECKS: dict[str, Callable[[Engine, Any, int | None], tuple[bool, str]]] = {
     "standing": _check_standing,
     "grounded": _check_grounded,
@@ -293,7 +301,7 @@ CHECKS: dict[str, Callable[[Engine, Any, int | None], tuple[bool, str]]] = {
     "open_problems": _check_open_problems,
     "reinstatable": _check_reinstatable,
     "dissent": _check_dissent,
-    "rejected": lambda e, spec, at: (False, "`rejected` belongs to a turn"),  # handled by the runner
+    "rejected": _check_rejected_elsewhere,
 }
 
 

@@ -99,6 +99,7 @@ turns:
      "s.yaml:3: turn 1 was rejected: T1 a: rejected: op 0 (support): [support_target_unknown]"),
     ("grounded: 1\nturns:\n  - turn: 1\n    speaker: a\n    ops: [{op: observe}]\n",
      "s.yaml:3: turn 1: ops[0].claim: Field required"),
+    ("grounded: 1\nturns: []\nexpect:\n  - rejected: [x]\n", "s.yaml:4: `rejected` checks a turn"),
 ])
 def test_scenario_errors_name_file_and_line(tmp_path, content, message):
     path = tmp_path / "s.yaml"
