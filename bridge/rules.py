@@ -141,6 +141,23 @@ class PrologRules:
     def standing_invariant_holds(self) -> bool:
         return self.call("invariant") == "true"
 
+    def standings(self) -> dict[int, str]:
+        """Argument id -> standing, as the rules hold it now."""
+        text = self.call("standings")
+        return {int(a): s for a, s in (line.split("\t") for line in text.split("\n") if line)}
+
+    def queries(self) -> tuple[set[int], dict[str, dict[int, int]]]:
+        """The rules' own answers: grounded arguments, and Affected* (argument -> hop) per literal."""
+        grounded: set[int] = set()
+        affected: dict[str, dict[int, int]] = {}
+        for line in self.call("queries").split("\n"):
+            if line.startswith("grounded\t"):
+                grounded.add(int(line.split("\t")[1]))
+            elif line.startswith("affected\t"):
+                _, p, a, k = line.split("\t")
+                affected.setdefault(p, {})[int(a)] = int(k)
+        return grounded, affected
+
 
 def _quote(text: str) -> str:
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"

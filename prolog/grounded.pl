@@ -455,6 +455,8 @@ request(dump_state, _, Out)         :- dump_state_string(Out).
 request(schema, _, Out)             :- operation_schema_string(Out).
 request(load_extension, In, "ok")   :- atom_string(File, In), load_extension(File).
 request(unload_extension, In, "ok") :- atom_string(File, In), unload_extension(File).
+request(queries, _, Out)           :- queries_text(Out).
+request(standings, _, Out)         :- standings_text(Out).
 request(invariant, _, Out) :-
     (   standing_invariant_holds -> Out = "true" ; Out = "false" ).
 
@@ -497,6 +499,7 @@ operation_schema_string(Text) :-
                             nl ))).
 
 :- ensure_loaded(invariants).
+:- ensure_loaded(queries).
 :- ensure_loaded(ops/observe).
 :- ensure_loaded(ops/hypothesize).
 :- ensure_loaded(ops/support).

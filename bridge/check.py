@@ -1,0 +1,271 @@
+"""`grounded check`: Python, Prolog and ASP must agree on a whole history.
+
+The engine replays the file (its Prolog rules decide, its Python state
+mirrors); asp/history.lp recomputes the same history from the same candidate
+utterances.  Compared:
+
+* which utterances are accepted, and the violation codes of the others;
+* every event: arguments, standing changes, Dep, explanations, attacks,
+  commitments, dissent, open problems, propositions, awareness, agents;
+* after every accepted utterance, the standing of every argument: Python's
+  view at that turn, the rules' live facts, the ASP events up to it;
+* at the last turn (or ``at``): the grounded arguments, Verify for every
+  claim, Affected and Affected* (with hops) for every literal.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import asp_facts as F
+from .asp_history import AspHistory, HistoryAnswer
+from .engine import Engine
+from .errors import InputError, PreconditionError
+from .eventlog import read_log
+from .model import GOOD_STANDING, Header
+from .scenario import Scenario
+from .verify import least_fixpoint
+
+
+def candidates_of(path: str | Path) -> tuple[Header, list[dict]]:
+    """The header and every utterance of a log or scenario (a scenario's rejected turns included)."""
+    path = Path(path)
+    if path.suffix in (".yaml", ".yml"):
+        scenario = Scenario.load(path)
+        return scenario.header, [t.utterance() for t in scenario.turns]
+    header, lines = read_log(path)
+    return header, [data for _, data in lines]
+
+
+@dataclass
+class Outcome:
+    accepted: bool
+    violations: set[tuple[int, str]]
+
+
+@dataclass
+class CheckReport:
+    path: str
+    utterances: int = 0
+    accepted: int = 0
+    standings: int = 0
+    claims: int = 0
+    literals: int = 0
+    events: int = 0
+    asp: bool = True
+    mismatches: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.mismatches
+
+    def summary(self) -> str:
+        sides = "Python, Prolog and ASP" if self.asp else "Python and Prolog (ASP skipped: extension operations)"
+        if self.ok:
+            return (f"all agree ({sides}): {self.utterances} utterances ({self.accepted} accepted), "
+                    f"{self.events} events, {self.standings} standings over the turns, Verify of "
+                    f"{self.claims} claims, Affected and Affected* of {self.literals} literals")
+        return f"{len(self.mismatches)} disagreements ({sides})"
+
+
+def check(path: str | Path, at: int | None = None, extensions=()) -> CheckReport:
+    """Check a log or scenario file, up to turn ``at`` if given."""
+    header, candidates = candidates_of(path)
+    if at is not None:
+        candidates = [c for c in candidates if c.get("turn") is None or c["turn"] <= at]
+    return check_history(header, candidates, extensions, label=str(path))
+
+
+def check_history(header: Header, candidates: list[dict], extensions=(), label: str = "history") -> CheckReport:
+    """Replay candidate utterances (rejected ones included) three ways and compare."""
+    engine = Engine(header, extensions=extensions)
+    report = CheckReport(label, utterances=len(candidates))
+    asp = AspHistory(header, engine.registry) if not engine.registry.extension_names else None
+    report.asp = asp is not None
+    outcomes: list[Outcome] = []
+    prolog_standings: dict[int, dict[int, str]] = {}
+    for data in candidates:
+        try:
+            update = engine.apply(data)
+        except PreconditionError as exc:
+            outcomes.append(Outcome(False, {(v.index, v.code) for v in exc.violations}))
+        except InputError as exc:
+            raise InputError(f"utterance {len(outcomes) + 1}: {exc.detail}", path=label) from exc
+        else:
+            outcomes.append(Outcome(True, set()))
+            prolog_standings[update.turn] = engine._rules.standings()
+        if asp is not None:
+            asp.add(data)
+    report.accepted = sum(o.accepted for o in outcomes)
+    python = engine_events(engine)
+    report.events = sum(len(v) for v in python.values())
+    answer = None
+    if asp is not None and asp.candidates:
+        asp.view()
+        answer = asp.solve()
+        _compare_outcomes(report, outcomes, answer)
+        _compare(report, "events", python, asp_events(answer))
+    _compare_standings(report, engine, prolog_standings, answer)
+    _compare_queries(report, engine, answer)
+    engine.close()
+    return report
+
+
+def _compare(report: CheckReport, what: str, python: dict, asp: dict) -> None:
+    for key in sorted(set(python) | set(asp)):
+        p, a = python.get(key), asp.get(key)
+        if p != a:
+            report.mismatches.append(f"{what} {key}: Python {_short(p)} but ASP {_short(a)}")
+
+
+def _short(value: Any, limit: int = 300) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _compare_outcomes(report: CheckReport, outcomes: list[Outcome], answer: HistoryAnswer) -> None:
+    for c, o in zip(answer.candidates, outcomes, strict=True):
+        asp_ok = c.u in answer.accepted
+        asp_viol = answer.violations.get(c.u, set())
+        if o.accepted != asp_ok or o.violations != asp_viol:
+            report.mismatches.append(
+                f"utterance {c.u} (turn {c.turn}, {c.speaker}): engine "
+                f"{'accepted' if o.accepted else sorted(o.violations)} but ASP "
+                f"{'accepted' if asp_ok else sorted(asp_viol)}")
+
+
+# -- events, keyed the same way on both sides -------------------------------------
+
+def engine_events(engine: Engine) -> dict[str, Any]:
+    dm = engine.state
+    return {
+        "arguments": {r.id: (r.claim, r.kind, r.speaker, r.turn) for r in dm.args},
+        "standing": {r.id: [(t, s, c) for t, s, c in r.history] for r in dm.args},
+        "dep": sorted((r.id, d, t) for r in dm.args for d, t in zip(r.deps, r.dep_turns, strict=True)),
+        "explains": sorted((r.id, x, t) for r in dm.args for x, t in zip(r.explains, r.explain_turns, strict=True)),
+        "attacks": sorted(dm.attacks),
+        "commitments": sorted(dm.commit_events),
+        "dissent": sorted((a, g) for a, gs in dm.dissent.items() for g in gs),
+        "problems": sorted(dm.problem_events),
+        "props": {p.id: (p.kind, p.turn) for p in dm.props.values() if p.turn is not None},
+        "aware": {p.id: p.aware_turn for p in dm.props.values() if p.aware_turn not in (None, -1)},
+        "joined": dict(dm.agent_turns),
+    }
+
+
+def asp_events(answer: HistoryAnswer) -> dict[str, Any]:
+    facts, ids, turn = answer.facts, answer.arg_id, answer.step_turn
+    ok = set(turn) and {s for s in turn if _utterance_of(answer, s) in answer.accepted}
+
+    def q(kind):
+        return facts.query(kind).all()
+
+    standing: dict[int, list] = defaultdict(list)
+    for e in sorted(q(F.StEvent), key=lambda e: (e.s, e.order)):
+        if e.s in ok:
+            standing[ids[e.a]].append((turn[e.s], str(e.standing), e.cause or None))
+    return {
+        "arguments": {ids[a.a]: (a.claim, str(a.kind), a.speaker, a.turn) for a in q(F.FArg) if a.a in ok},
+        "standing": dict(standing),
+        "dep": sorted((ids[d.a], d.lit, turn[d.s]) for d in q(F.FDep) if d.s in ok),
+        "explains": sorted((ids[d.a], d.lit, turn[d.s]) for d in q(F.FExpl) if d.s in ok),
+        "attacks": sorted((ids[d.b], ids[d.a], turn[d.s]) for d in q(F.FAtt) if d.s in ok),
+        "commitments": sorted((turn[d.s], d.agent, ids[d.a], str(d.kind) == "add") for d in q(F.FCom) if d.s in ok),
+        "dissent": sorted((ids[d.a], d.agent) for d in q(F.FDis) if d.s in ok),
+        "problems": sorted((turn[d.s], d.lit, str(d.status) == "open") for d in q(F.Prob) if d.s in ok),
+        "props": {d.atom: (str(d.kind), turn[d.s]) for d in q(F.FProp) if d.s in ok},
+        "aware": {d.atom: turn[d.s] for d in q(F.FAware) if d.s in ok},
+        "joined": {d.agent: answer.candidates[d.u - 1].turn for d in q(F.Joined)},
+    }
+
+
+def _utterance_of(answer: HistoryAnswer, step: int) -> int:
+    for c in answer.candidates:
+        if c.first_step <= step < c.close_step:
+            return c.u
+    raise KeyError(step)
+
+
+# -- standing after every accepted utterance ---------------------------------------
+
+def _compare_standings(report: CheckReport, engine: Engine, prolog: dict[int, dict[int, str]],
+                       answer: HistoryAnswer | None) -> None:
+    dm = engine.state
+    asp_by_turn = _asp_standings_by_turn(answer) if answer is not None else {}
+    for t, live in prolog.items():
+        python = {r.id: r.standing_at(t) for r in dm.args if r.turn <= t}
+        report.standings += len(python)
+        if python != live:
+            report.mismatches.append(f"standing at turn {t}: Python {_diff(python, live)} Prolog")
+        if answer is not None and asp_by_turn.get(t) != python:
+            report.mismatches.append(f"standing at turn {t}: Python {_diff(python, asp_by_turn.get(t, {}))} ASP")
+
+
+def _asp_standings_by_turn(answer: HistoryAnswer) -> dict[int, dict[int, str]]:
+    events = defaultdict(list)
+    for e in answer.facts.query(F.StEvent).all():
+        events[_utterance_of(answer, e.s)].append(e)
+    current: dict[int, str] = {}
+    result = {}
+    for c in answer.candidates:
+        if c.u in answer.accepted:
+            for e in sorted(events[c.u], key=lambda e: (e.s, e.order)):
+                current[answer.arg_id[e.a]] = str(e.standing)
+            result[c.turn] = dict(current)
+    return result
+
+
+def _diff(a: dict, b: dict) -> str:
+    keys = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))[:5]
+    return ", ".join(f"#{k}: {a.get(k)} vs {b.get(k)}" for k in keys) + " differs from"
+
+
+# -- the queries at the last turn ----------------------------------------------------
+
+def _compare_queries(report: CheckReport, engine: Engine, answer: HistoryAnswer | None) -> None:
+    dm = engine.state
+    rules = engine._rules
+    rules.adopt(engine, dm.prolog_facts, engine.extensions)
+    prolog_grounded, prolog_affected = rules.queries()
+    anchors = [r.id for r in dm.args if r.standing in GOOD_STANDING]
+    _, python_grounded = least_fixpoint(dm, anchors, None)
+    asp_grounded = asp_affected = asp_one = None
+    if answer is not None:
+        ids = answer.arg_id
+        asp_grounded = {ids[a.a] for a in answer.facts.query(F.NowGrounded).all()}
+        asp_affected = defaultdict(dict)
+        for h in answer.facts.query(F.NowHop).all():
+            asp_affected[h.lit][ids[h.a]] = h.hop
+        asp_one = defaultdict(set)
+        for h in answer.facts.query(F.NowAffectedOne).all():
+            asp_one[h.lit].add(ids[h.a])
+    if python_grounded != prolog_grounded:
+        report.mismatches.append(f"grounded arguments: Python {sorted(python_grounded)} Prolog {sorted(prolog_grounded)}")
+    if asp_grounded is not None and python_grounded != asp_grounded:
+        report.mismatches.append(f"grounded arguments: Python {sorted(python_grounded)} ASP {sorted(asp_grounded)}")
+    claims = sorted(dm.claimants)
+    report.claims = len(claims)
+    for claim in claims:
+        verdict = engine.verify(claim).grounded
+        by_rules = any(a in prolog_grounded for a in dm.claimants[claim])
+        by_asp = verdict if asp_grounded is None else any(a in asp_grounded for a in dm.claimants[claim])
+        if not verdict == by_rules == by_asp:
+            report.mismatches.append(f"Verify({claim}): Python {verdict}, Prolog {by_rules}, ASP {by_asp}")
+    literals = sorted(set(dm.claimants) | set(dm.rev))
+    report.literals = len(literals)
+    for p in literals:
+        star = engine.affected(p)
+        python = dict(zip(star.arguments, star.hops, strict=True))
+        one = set(engine.affected(p, closure=False).arguments)
+        if python != prolog_affected.get(p, {}):
+            report.mismatches.append(f"Affected*({p}): Python {python} Prolog {prolog_affected.get(p, {})}")
+        if asp_affected is not None:
+            if python != asp_affected.get(p, {}):
+                report.mismatches.append(f"Affected*({p}): Python {python} ASP {asp_affected.get(p, {})}")
+            if one != asp_one.get(p, set()):
+                report.mismatches.append(f"Affected({p}): Python {sorted(one)} ASP {sorted(asp_one.get(p, set()))}")
+        if one != {a for a, k in python.items() if k == 1}:
+            report.mismatches.append(f"Affected({p}) is not hop 1 of Affected*({p})")

@@ -1,0 +1,85 @@
+"""Python = Prolog = ASP on random histories, invalid utterances included."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import strategies as st
+from hypothesis import given
+
+from grounded import Engine, PreconditionError
+from grounded.asp_history import AspHistory
+from grounded.check import check, check_history
+from grounded.model import Header
+
+from .test_properties import HEADER, SPEAKERS, budget, ops_for
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def draw_candidates(data, max_size: int = 30) -> list[dict]:
+    """A stream of candidate utterances drawn against a live engine; about one in
+    ten repeats or goes back in turn, and many fail their preconditions."""
+    engine = Engine(HEADER)
+    candidates, turn = [], 0
+    for _ in range(data.draw(st.integers(max_size // 3, max_size), label="length")):
+        turn += data.draw(st.sampled_from([1] * 9 + [0, -1]), label="turn step")
+        size = data.draw(st.sampled_from([0, 1, 1, 1, 2, 3]), label="ops per utterance")
+        ops = data.draw(st.lists(ops_for(engine.state), min_size=size, max_size=size), label="ops")
+        u = {"turn": max(turn, 0), "speaker": data.draw(st.sampled_from(SPEAKERS), label="speaker"), "ops": ops}
+        candidates.append(u)
+        try:
+            engine.apply(u)
+        except PreconditionError:
+            pass
+    engine.close()
+    return candidates
+
+
+@pytest.mark.parametrize("name", ["phase2.yaml", "phase3.yaml"])
+def test_the_scenarios_agree_three_ways(name):
+    report = check(ROOT / "scenarios" / name)
+    assert report.ok, report.mismatches
+    assert report.accepted == report.utterances and report.claims > 10
+
+
+@budget(60)
+@given(data=st.data(), acyclic=st.booleans())
+def test_python_prolog_and_asp_agree_on_random_histories(data, acyclic):
+    header = Header.model_validate({**HEADER, "acyclic": acyclic})
+    candidates = draw_candidates(data)
+    report = check_history(header, candidates)
+    assert report.ok, report.mismatches[:10]
+
+
+@budget(25)
+@given(data=st.data())
+def test_asp_views_equal_the_engine_at_every_turn(data):
+    header = Header.model_validate(HEADER)
+    candidates = draw_candidates(data, max_size=15)
+    engine = Engine(header)
+    asp = AspHistory(header, engine.registry)
+    from grounded import asp_facts as F
+
+    for index, u in enumerate(candidates, 1):
+        try:
+            engine.apply(u)
+        except PreconditionError:
+            pass
+        asp.add(u)
+        if engine.turn is None:
+            continue
+        asp.view(index)
+        answer = asp.solve()
+        ids = answer.arg_id
+        grounded_claims = {engine.state.arg(ids[a.a]).claim for a in answer.facts.query(F.NowGrounded).all()}
+        for claim in engine.state.claimants:
+            assert engine.verify(claim).grounded == (claim in grounded_claims)
+        hops: dict = {}
+        for h in answer.facts.query(F.NowHop).all():
+            hops.setdefault(h.lit, {})[ids[h.a]] = h.hop
+        for p in set(engine.state.rev) | set(hops):
+            star = engine.affected(p)
+            assert dict(zip(star.arguments, star.hops, strict=True)) == hops.get(p, {})
+    assert asp.all_decided()
