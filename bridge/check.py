@@ -242,10 +242,9 @@ def _compare_queries(report: CheckReport, engine: Engine, answer: HistoryAnswer 
         asp_one = defaultdict(set)
         for h in answer.facts.query(F.NowAffectedOne).all():
             asp_one[h.lit].add(ids[h.a])
-    if python_grounded != prolog_grounded:
-        report.mismatches.append(f"grounded arguments: Python {sorted(python_grounded)} Prolog {sorted(prolog_grounded)}")
-    if asp_grounded is not None and python_grounded != asp_grounded:
-        report.mismatches.append(f"grounded arguments: Python {sorted(python_grounded)} ASP {sorted(asp_grounded)}")
+    for side, other in (("Prolog", prolog_grounded), ("ASP", asp_grounded)):
+        if other is not None and python_grounded != other:
+            report.mismatches.append(f"grounded arguments: Python {sorted(python_grounded)} {side} {sorted(other)}")
     claims = sorted(dm.claimants)
     report.claims = len(claims)
     for claim in claims:
