@@ -17,6 +17,7 @@ from importlib import resources
 
 import clingo
 from clorm import FactBase, unify
+from clorm.clingo import control_add_facts
 
 from . import asp_facts as F
 from .literals import atom_of, negate
@@ -76,8 +77,8 @@ class AspHistory:
             if p.aware:
                 base.add(F.Aware0(p.id))
             self._literal_facts(p.id, base)
-        self.ctl.add("header", [], base.asp_str())
-        self.ctl.ground([("base", []), ("header", [])])
+        control_add_facts(self.ctl, base)
+        self.ctl.ground([("base", [])])
 
     # -- feeding the stream ----------------------------------------------------------
 
@@ -114,9 +115,9 @@ class AspHistory:
 
     def _ground(self, c: Candidate, facts: FactBase) -> None:
         n = clingo.Number
-        part = f"u{c.u}"
-        self.ctl.add(part, [], facts.asp_str())
-        self.ctl.ground([(part, [])])
+        # Facts go in through the backend: a program part per utterance would make
+        # every later ground call scan all of them.
+        control_add_facts(self.ctl, facts)
         for s in range(c.first_step, c.close_step):
             self.ctl.ground([("step", [n(s), n(c.u)]), ("point", [n(3 * s), n(c.u)])])
             self.ctl.ground([("freeze", [n(s), n(c.u)]), ("point", [n(3 * s + 1), n(c.u)]),
