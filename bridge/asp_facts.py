@@ -236,3 +236,12 @@ class NowHop(Predicate):
 
 ANSWER = [Accepted, Uviol, Pviol, Iviol, FArg, StEvent, FDep, FExpl, FAtt, FCom, FDis, FProp, FAware,
           Prob, Joined, NowGrounded, NowAffectedOne, NowHop]
+
+
+class TheView(Predicate):
+    """The point whose state one-shot grounding is asked about (asp/oneshot.lp)."""
+
+    x = IntegerField
+
+    class Meta:
+        name = "the_view"

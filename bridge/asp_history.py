@@ -1,12 +1,18 @@
-"""asp/history.lp over a stream of candidate utterances, grounded part by part.
+"""asp/history.lp over a stream of candidate utterances, two ways.
 
-Each utterance adds its typed facts and grounds, in order, ``step(s,u)`` with
-the point before it, ``freeze(s,u)`` with the points around it, then
-``close(u)``.  Because every part reads earlier steps only through frozen
-events, gringo decides the whole history while grounding: each utterance costs
-the same however long the history is (the incremental mode), and nothing is
-left to search.  ``from_scratch`` grounds a prefix in a fresh control, which is
-what recomputing a long log at every turn would cost.
+``IncrementalHistory`` is the live mode: each utterance adds its typed facts
+and grounds, in order, ``step(s,u)`` with the point before it, ``freeze(s,u)``
+with the points around it, then ``close(u)`` and ``last(u)``.  Every part reads
+earlier steps only through frozen events, so gringo decides the history while
+grounding and a new turn never re-grounds an old one.
+
+``OneShotHistory`` answers for a whole log at once: the same rules, their part
+parameters turned into variables (bridge/asp_oneshot.py), one ground call and
+one solve.  Turn by turn, each new part instance costs time proportional to the
+history before it (gringo indexes each new rule afresh); in one shot every rule
+is indexed once, which is what ``grounded check`` uses.
+
+Both read the answer into the same ``HistoryAnswer``.
 """
 
 from __future__ import annotations
@@ -20,6 +26,8 @@ from clorm import FactBase, unify
 from clorm.clingo import control_add_facts
 
 from . import asp_facts as F
+from .asp_oneshot import add_one_shot
+from .errors import InputError
 from .literals import atom_of, negate
 from .model import Header
 from .operations import OperationRegistry, UtteranceBase
@@ -27,6 +35,9 @@ from .operations import OperationRegistry, UtteranceBase
 
 def encoding(name: str) -> str:
     return str(resources.files("grounded.asp") / name)
+
+
+HISTORY = ("history.lp", "queries.lp")
 
 
 @dataclass
@@ -53,39 +64,30 @@ class HistoryAnswer:
     step_turn: dict[int, int] = field(default_factory=dict)
 
 
-class AspHistory:
+class HistoryFacts:
+    """The typed input facts of a header and a stream of candidate utterances."""
+
     def __init__(self, header: Header, registry: OperationRegistry):
         self.registry = registry
-        self.ctl = clingo.Control(["--warn=none"])
-        self.ctl.load(encoding("history.lp"))
-        self.ctl.load(encoding("queries.lp"))
         self.candidates: list[Candidate] = []
         self._next_step = 1
         self._literals: set[str] = set()
         self._decide: dict[str, int] = {}  # atom -> candidate decision ids given so far
         self._resolves: dict[str, int] = {}  # atom -> Resolve operations on it so far
-        self._last_turn: int | None = None
-        base = FactBase()
+        self.base = FactBase()
         for name, agent in header.agents.items():
-            base.add(F.Agent(name, "true" if agent.authority else "false"))
+            self.base.add(F.Agent(name, "true" if agent.authority else "false"))
         if not header.agents:
-            base.add(F.OpenAgents())
+            self.base.add(F.OpenAgents())
         if header.acyclic:
-            base.add(F.Acyclic())
+            self.base.add(F.Acyclic())
         for p in header.props:
-            base.add(F.Prop0(p.id, p.kind))
+            self.base.add(F.Prop0(p.id, p.kind))
             if p.aware:
-                base.add(F.Aware0(p.id))
-            self._literal_facts(p.id, base)
-        control_add_facts(self.ctl, base)
-        self.ctl.ground([("base", [])])
+                self.base.add(F.Aware0(p.id))
+            self._literal_facts(p.id, self.base)
 
-    # -- feeding the stream ----------------------------------------------------------
-
-    def add(self, utterance: UtteranceBase | dict) -> Candidate:
-        """Ground one candidate utterance (accepted or not, the encoding decides)."""
-        u = self.registry.utterance(utterance)
-        turn = u.turn if u.turn is not None else (0 if self._last_turn is None else self._last_turn) + 1
+    def add(self, u: UtteranceBase, turn: int) -> tuple[Candidate, FactBase]:
         index = len(self.candidates) + 1
         facts = FactBase([F.Utterance(index, turn, u.speaker)])
         first = self._next_step
@@ -103,27 +105,12 @@ class AspHistory:
                         self._literal_facts(v, facts)
             if op.op == "resolve":
                 self._decide_names(atom_of(op.target), facts)
-        close = first + len(u.ops)
+        close = first + len(u.ops)  # type: ignore[attr-defined]
         facts.add(F.Close(index, close))
         self._next_step = close + 1
         candidate = Candidate(index, turn, u.speaker, [op.op for op in u.ops], first, close)  # type: ignore[attr-defined]
         self.candidates.append(candidate)
-        self._ground(candidate, facts)
-        if self.is_fact(F.Accepted(index)):
-            self._last_turn = turn
-        return candidate
-
-    def _ground(self, c: Candidate, facts: FactBase) -> None:
-        n = clingo.Number
-        # Facts go in through the backend: a program part per utterance would make
-        # every later ground call scan all of them.
-        control_add_facts(self.ctl, facts)
-        for s in range(c.first_step, c.close_step):
-            self.ctl.ground([("step", [n(s), n(c.u)]), ("point", [n(3 * s), n(c.u)])])
-            self.ctl.ground([("freeze", [n(s), n(c.u)]), ("point", [n(3 * s + 1), n(c.u)]),
-                             ("point", [n(3 * s + 2), n(c.u)])])
-        self.ctl.ground([("close", [n(c.u)])])
-        self.ctl.ground([("last", [n(c.u)])])
+        return candidate, facts
 
     def _literal_facts(self, literal: str, facts: FactBase) -> None:
         for lit in (literal, negate(literal)):
@@ -149,7 +136,86 @@ class AspHistory:
             self._literal_facts(name, facts)
         self._decide[atom] = max(have, want)
 
-    # -- reading the answer -------------------------------------------------------------
+    def view_point(self, upto: int | None = None) -> int:
+        """The point after candidate ``upto`` (default: the last): where a view is read."""
+        return 3 * self.candidates[(upto or len(self.candidates)) - 1].close_step
+
+
+class _History:
+    """What both modes share: validating utterances and reading the answer."""
+
+    facts: HistoryFacts
+
+    @property
+    def candidates(self) -> list[Candidate]:
+        return self.facts.candidates
+
+    def _utterance(self, utterance: UtteranceBase | dict) -> UtteranceBase:
+        return self.facts.registry.utterance(utterance)
+
+    def _answer(self, ctl: clingo.Control) -> HistoryAnswer:
+        models: list[list[clingo.Symbol]] = []
+        ctl.configuration.solve.models = 0  # all of them: there must be exactly one
+        result = ctl.solve(on_model=lambda m: models.append(list(m.symbols(shown=True))))
+        if not result.satisfiable or len(models) != 1:  # pragma: no cover - the encoding is deterministic
+            raise RuntimeError(f"asp/history.lp has {len(models)} answer sets, expected exactly one")
+        return read_answer(self.candidates, models[0])
+
+
+def read_answer(candidates: list[Candidate], symbols: list[clingo.Symbol]) -> HistoryAnswer:
+    facts = unify(F.ANSWER, symbols)
+    step_of = {}
+    for c in candidates:
+        for i in range(len(c.ops)):
+            step_of[c.first_step + i] = (c.u, i)
+    accepted = {a.u for a in facts.query(F.Accepted).all()}
+    violations: dict[int, set[tuple[int, str]]] = {}
+    for v in facts.query(F.Uviol).all():
+        violations.setdefault(v.u, set()).add((-1, v.code))
+    for kind in (F.Pviol, F.Iviol):
+        for v in facts.query(kind).all():
+            u, i = step_of[v.s]
+            violations.setdefault(u, set()).add((i, v.code))
+    answer = HistoryAnswer(candidates, accepted, violations, facts)
+    created = sorted(a.a for a in facts.query(F.FArg).all() if step_of[a.a][0] in accepted)
+    answer.arg_id = {s: i + 1 for i, s in enumerate(created)}
+    answer.step_turn = {s: candidates[u - 1].turn for s, (u, _) in step_of.items()}
+    return answer
+
+
+class IncrementalHistory(_History):
+    """The live mode: one utterance at a time, each grounded once, never again."""
+
+    def __init__(self, header: Header, registry: OperationRegistry):
+        self.facts = HistoryFacts(header, registry)
+        self.ctl = clingo.Control(["--warn=none"])
+        for name in HISTORY:
+            self.ctl.load(encoding(name))
+        control_add_facts(self.ctl, self.facts.base)
+        self.ctl.ground([("base", [])])
+        self._last_turn: int | None = None
+
+    def add(self, utterance: UtteranceBase | dict) -> Candidate:
+        """Ground one candidate utterance (accepted or not, the encoding decides)."""
+        u = self._utterance(utterance)
+        turn = u.turn if u.turn is not None else (self._last_turn or 0) + 1
+        candidate, facts = self.facts.add(u, turn)
+        self._ground(candidate, facts)
+        if self.is_fact(F.Accepted(candidate.u)):
+            self._last_turn = turn
+        return candidate
+
+    def _ground(self, c: Candidate, facts: FactBase) -> None:
+        n = clingo.Number
+        # Facts go in through the backend: a program part per utterance would make
+        # every later ground call scan all of them.
+        control_add_facts(self.ctl, facts)
+        for s in range(c.first_step, c.close_step):
+            self.ctl.ground([("step", [n(s), n(c.u)]), ("point", [n(3 * s), n(c.u)])])
+            self.ctl.ground([("freeze", [n(s), n(c.u)]), ("point", [n(3 * s + 1), n(c.u)]),
+                             ("point", [n(3 * s + 2), n(c.u)])])
+        self.ctl.ground([("close", [n(c.u)])])
+        self.ctl.ground([("last", [n(c.u)])])
 
     def is_fact(self, predicate) -> bool:
         atom = self.ctl.symbolic_atoms[predicate.raw]
@@ -163,8 +229,7 @@ class AspHistory:
 
     def view(self, upto: int | None = None) -> None:
         """Ground the state after candidate ``upto`` (default: the last) as the current view."""
-        c = self.candidates[(upto or len(self.candidates)) - 1]
-        x = 3 * c.close_step
+        x = self.facts.view_point(upto)
         n = clingo.Number
         if self.ctl.symbolic_atoms[clingo.Function("now", [n(x)])] is None:
             self.ctl.ground([("point", [n(x), n(0)]), ("view", [n(x)]), ("query", [n(x)])])
@@ -172,32 +237,47 @@ class AspHistory:
             self.ctl.assign_external(atom.symbol, atom.symbol.arguments[0].number == x)
 
     def solve(self) -> HistoryAnswer:
-        symbols: list[clingo.Symbol] = []
-        result = self.ctl.solve(on_model=lambda m: symbols.extend(m.symbols(shown=True)))
-        if not result.satisfiable:  # pragma: no cover - the encoding always has its one answer set
-            raise RuntimeError("asp/history.lp has no answer set")
-        facts = unify(F.ANSWER, symbols)
-        step_of = {}
-        for c in self.candidates:
-            for i in range(len(c.ops)):
-                step_of[c.first_step + i] = (c.u, i)
-        accepted = {a.u for a in facts.query(F.Accepted).all()}
-        violations: dict[int, set[tuple[int, str]]] = {}
-        for v in facts.query(F.Uviol).all():
-            violations.setdefault(v.u, set()).add((-1, v.code))
-        for kind in (F.Pviol, F.Iviol):
-            for v in facts.query(kind).all():
-                u, i = step_of[v.s]
-                violations.setdefault(u, set()).add((i, v.code))
-        answer = HistoryAnswer(self.candidates, accepted, violations, facts)
-        created = sorted(a.a for a in facts.query(F.FArg).all() if step_of[a.a][0] in accepted)
-        answer.arg_id = {s: i + 1 for i, s in enumerate(created)}
-        answer.step_turn = {s: self.candidates[u - 1].turn for s, (u, _) in step_of.items()}
+        return self._answer(self.ctl)
+
+
+class OneShotHistory(_History):
+    """A whole log at once: collect the facts, then ground and solve once.
+
+    Every utterance must carry its turn (a log's lines always do): without
+    grounding there is no knowing which earlier utterance was accepted.
+    """
+
+    def __init__(self, header: Header, registry: OperationRegistry):
+        self.facts = HistoryFacts(header, registry)
+        self._added = FactBase(self.facts.base)
+        self.statistics: dict = {}
+
+    def add(self, utterance: UtteranceBase | dict) -> Candidate:
+        u = self._utterance(utterance)
+        if u.turn is None:
+            raise InputError(f"utterance {len(self.candidates) + 1} has no turn: a whole log "
+                             "is checked in one shot only when every utterance says its turn")
+        candidate, facts = self.facts.add(u, u.turn)
+        self._added.update(facts)
+        return candidate
+
+    def solve(self, upto: int | None = None) -> HistoryAnswer:
+        """Ground everything and read the answer, with the view after candidate ``upto``."""
+        ctl = clingo.Control(["--warn=none"])
+        add_one_shot(ctl, [encoding(name) for name in (*HISTORY, "oneshot.lp")])
+        control_add_facts(ctl, self._added)
+        x = self.facts.view_point(upto) if self.candidates else 0
+        control_add_facts(ctl, FactBase([F.TheView(x)]))
+        ctl.ground([("base", [])])
+        ctl.assign_external(clingo.Function("now", [clingo.Number(x)]), True)
+        answer = self._answer(ctl)
+        self.statistics = ctl.statistics
         return answer
 
 
-def history(header: Header, registry: OperationRegistry, utterances: Iterable) -> AspHistory:
-    h = AspHistory(header, registry)
+def history(header: Header, registry: OperationRegistry, utterances: Iterable,
+            one_shot: bool = True) -> IncrementalHistory | OneShotHistory:
+    h = (OneShotHistory if one_shot else IncrementalHistory)(header, registry)
     for u in utterances:
         h.add(u)
     return h

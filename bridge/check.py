@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from . import asp_facts as F
-from .asp_history import AspHistory, HistoryAnswer
+from .asp_history import HistoryAnswer, IncrementalHistory, OneShotHistory
 from .engine import Engine
 from .errors import InputError, PreconditionError
 from .eventlog import read_log
@@ -71,23 +71,31 @@ class CheckReport:
         return f"{len(self.mismatches)} disagreements ({sides})"
 
 
-def check(path: str | Path, at: int | None = None, extensions=()) -> CheckReport:
+def check(path: str | Path, at: int | None = None, extensions=(), incremental: bool = False) -> CheckReport:
     """Check a log or scenario file, up to turn ``at`` if given."""
     header, candidates = candidates_of(path)
     if at is not None:
         candidates = [c for c in candidates if c.get("turn") is None or c["turn"] <= at]
-    return check_history(header, candidates, extensions, label=str(path))
+    return check_history(header, candidates, extensions, label=str(path), incremental=incremental)
 
 
-def check_history(header: Header, candidates: list[dict], extensions=(), label: str = "history") -> CheckReport:
-    """Replay candidate utterances (rejected ones included) three ways and compare."""
+def check_history(header: Header, candidates: list[dict], extensions=(), label: str = "history",
+                  incremental: bool = False) -> CheckReport:
+    """Replay candidate utterances (rejected ones included) three ways and compare.
+
+    ASP grounds the history in one shot unless ``incremental`` (turn by turn, as
+    a live conversation would); both modes must give the same answer.
+    """
     engine = Engine(header, extensions=extensions)
     report = CheckReport(label, utterances=len(candidates))
-    asp = AspHistory(header, engine.registry) if not engine.registry.extension_names else None
+    mode = IncrementalHistory if incremental else OneShotHistory
+    asp = mode(header, engine.registry) if not engine.registry.extension_names else None
     report.asp = asp is not None
     outcomes: list[Outcome] = []
     prolog_standings: dict[int, dict[int, str]] = {}
     for data in candidates:
+        if isinstance(data, dict) and data.get("turn") is None:
+            data = {**data, "turn": engine.state.next_turn()}  # the turn the engine gives it
         try:
             update = engine.apply(data)
         except PreconditionError as exc:
@@ -104,7 +112,8 @@ def check_history(header: Header, candidates: list[dict], extensions=(), label: 
     report.events = sum(len(v) for v in python.values())
     answer = None
     if asp is not None and asp.candidates:
-        asp.view()
+        if incremental:
+            asp.view()
         answer = asp.solve()
         _compare_outcomes(report, outcomes, answer)
         _compare(report, "events", python, asp_events(answer))

@@ -1,0 +1,75 @@
+"""Ground a multi-shot encoding in one call: part parameters become variables.
+
+history.lp is written as ``#program`` parts with parameters so that a live
+conversation can be grounded turn by turn.  Checking a whole log that way is
+slow: every part instance is a new set of rules, and gringo builds fresh
+indices for each, so a turn costs time proportional to the history before it.
+
+Here the same rules are rewritten through clingo's AST: inside a part
+``p(x, u)`` the constants ``x`` and ``u`` become the variables ``P_X`` and
+``P_U``, and every statement gets the body literal ``dom_p(P_X, P_U)``, whose
+facts (asp/oneshot.lp) enumerate exactly the instances the incremental driver
+would ground.  One ground call, one solve; the answer set is the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import clingo
+from clingo import ast
+
+_REWRITTEN = (ast.ASTType.Rule, ast.ASTType.ShowTerm, ast.ASTType.External)
+_KEPT = (ast.ASTType.ShowSignature, ast.ASTType.Definition)
+
+
+def variable_name(param: str) -> str:
+    return "P_" + param.upper()
+
+
+class _Parameters(ast.Transformer):
+    """Replace the constants naming a part's parameters by variables."""
+
+    def __init__(self, params: set[str]):
+        self.params = params
+
+    def visit_SymbolicTerm(self, term: ast.AST) -> ast.AST:  # noqa: N802 - clingo's visitor naming
+        sym = term.symbol
+        if sym.type == clingo.SymbolType.Function and not sym.arguments and sym.name in self.params:
+            return ast.Variable(term.location, variable_name(sym.name))
+        return term
+
+
+def _domain_literal(location: ast.Location, part: str, params: list[str]) -> ast.AST:
+    args = [ast.Variable(location, variable_name(p)) for p in params]
+    atom = ast.SymbolicAtom(ast.Function(location, f"dom_{part}", args, 0))
+    return ast.Literal(location, ast.Sign.NoSign, atom)
+
+
+def add_one_shot(ctl: clingo.Control, files: Iterable[str]) -> None:
+    """Add every part of ``files`` to ``ctl``'s base part, parameters rewritten."""
+    with ast.ProgramBuilder(ctl) as builder:
+        part: tuple[str, list[str]] = ("base", [])
+
+        def add(stm: ast.AST) -> None:
+            nonlocal part
+            kind = stm.ast_type
+            if kind == ast.ASTType.Program:
+                part = (stm.name, [p.name for p in stm.parameters])
+                builder.add(ast.Program(stm.location, "base", []))
+                return
+            if kind == ast.ASTType.Comment:
+                return
+            name, params = part
+            if not params or kind in _KEPT:
+                builder.add(stm)
+                return
+            if kind not in _REWRITTEN:
+                raise ValueError(f"{stm.location.begin.filename}:{stm.location.begin.line}: "
+                                 f"cannot ground a {kind.name} of part {name} in one shot")
+            stm = _Parameters(set(params))(stm)
+            builder.add(stm.update(body=[*stm.body, _domain_literal(stm.location, name, params)]))
+
+        for path in files:
+            with open(path, encoding="utf-8") as handle:
+                ast.parse_string(handle.read(), add)
