@@ -245,3 +245,49 @@ class TheView(Predicate):
 
     class Meta:
         name = "the_view"
+
+
+# -- a view of the dependency map, as asp/queries.lp reads it ------------------------
+# history.lp's view(x) derives these; tests write them directly from an engine.
+
+class ViewArg(Predicate):
+    x = IntegerField
+    a = IntegerField
+
+    class Meta:
+        name = "arg"
+
+
+class ViewClaim(Predicate):
+    x = IntegerField
+    a = IntegerField
+    lit = StringField
+
+    class Meta:
+        name = "claim"
+
+
+class ViewDep(Predicate):
+    x = IntegerField
+    a = IntegerField
+    lit = StringField
+
+    class Meta:
+        name = "dep"
+
+
+class ViewStanding(Predicate):
+    x = IntegerField
+    a = IntegerField
+    standing = ConstantField
+
+    class Meta:
+        name = "standing"
+
+
+class ViewQuery(Predicate):
+    x = IntegerField
+    lit = StringField
+
+    class Meta:
+        name = "query"

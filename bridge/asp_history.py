@@ -19,23 +19,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from importlib import resources
 
 import clingo
 from clorm import FactBase, unify
 from clorm.clingo import control_add_facts
 
 from . import asp_facts as F
+from .asp_files import encoding, new_control
 from .asp_oneshot import add_one_shot
 from .errors import InputError
 from .literals import atom_of, negate
 from .model import Header
 from .operations import OperationRegistry, UtteranceBase
-
-
-def encoding(name: str) -> str:
-    return str(resources.files("grounded.asp") / name)
-
 
 HISTORY = ("history.lp", "queries.lp")
 
@@ -188,7 +183,7 @@ class IncrementalHistory(_History):
 
     def __init__(self, header: Header, registry: OperationRegistry):
         self.facts = HistoryFacts(header, registry)
-        self.ctl = clingo.Control(["--warn=none"])
+        self.ctl = new_control()
         for name in HISTORY:
             self.ctl.load(encoding(name))
         control_add_facts(self.ctl, self.facts.base)
@@ -263,7 +258,7 @@ class OneShotHistory(_History):
 
     def solve(self, upto: int | None = None) -> HistoryAnswer:
         """Ground everything and read the answer, with the view after candidate ``upto``."""
-        ctl = clingo.Control(["--warn=none"])
+        ctl = new_control()
         add_one_shot(ctl, [encoding(name) for name in (*HISTORY, "oneshot.lp")])
         control_add_facts(ctl, self._added)
         x = self.facts.view_point(upto) if self.candidates else 0

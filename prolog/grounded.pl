@@ -27,6 +27,7 @@
 :- use_module(library(apply)).
 :- use_module(library(rbtrees)).
 :- use_module(library(aggregate)).
+:- use_module(library(assoc)).
 
 /* The dependency map D_t = (M, AF, Cm, Dep) as facts: AF (arguments, attacks,
    standing), Cm, Dep, Prop_t with awareness, and the open problems.  The
@@ -457,6 +458,7 @@ request(load_extension, In, "ok")   :- atom_string(File, In), load_extension(Fil
 request(unload_extension, In, "ok") :- atom_string(File, In), unload_extension(File).
 request(queries, _, Out)           :- queries_text(Out).
 request(standings, _, Out)         :- standings_text(Out).
+request(acyclic_grounded, In, Out) :- acyclic_grounded_string(In, Out).
 request(invariant, _, Out) :-
     (   standing_invariant_holds -> Out = "true" ; Out = "false" ).
 
@@ -500,6 +502,7 @@ operation_schema_string(Text) :-
 
 :- ensure_loaded(invariants).
 :- ensure_loaded(queries).
+:- ensure_loaded(dung).
 :- ensure_loaded(ops/observe).
 :- ensure_loaded(ops/hypothesize).
 :- ensure_loaded(ops/support).

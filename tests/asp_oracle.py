@@ -2,30 +2,33 @@
 
 from __future__ import annotations
 
-import json
-
 import clingo
+from clorm import FactBase
+from clorm.clingo import control_add_facts
 
-from grounded.asp_history import encoding
+from grounded import asp_facts as F
+from grounded.asp_files import encoding, new_control
 from grounded.state import DependencyMap
 
 
-def facts(dm: DependencyMap, query: str) -> str:
-    q = json.dumps  # an ASP string constant is a JSON string for our ids
-    lines = [f"query(0,{q(query)})."]
+def view_facts(dm: DependencyMap, query: str, x: int = 0) -> FactBase:
+    facts = FactBase([F.ViewQuery(x, query)])
     for r in dm.args:
-        lines.append(f"arg(0,{r.id}). claim(0,{r.id},{q(r.claim)}). standing(0,{r.id},{r.standing}).")
-        lines.extend(f"dep(0,{r.id},{q(d)})." for d in r.deps)
-    return "\n".join(lines)
+        facts.add(F.ViewArg(x, r.id))
+        facts.add(F.ViewClaim(x, r.id, r.claim))
+        facts.add(F.ViewStanding(x, r.id, r.standing))
+        facts.update(F.ViewDep(x, r.id, d) for d in r.deps)
+    return facts
 
 
 def ask(dm: DependencyMap, query: str) -> dict:
     """The one answer set of view 0, copied out of the model callback."""
-    ctl = clingo.Control(["--warn=none"])
+    ctl = new_control()
     ctl.load(encoding("queries.lp"))
-    ctl.add("base", [], facts(dm, query))
+    control_add_facts(ctl, view_facts(dm, query))
     ctl.ground([("base", []), ("query", [clingo.Number(0)])])
     ctl.assign_external(clingo.Function("now", [clingo.Number(0)]), True)
+    ctl.configuration.solve.models = 0
     models: list[list[clingo.Symbol]] = []
     ctl.solve(on_model=lambda m: models.append(list(m.symbols(shown=True))))
     assert len(models) == 1, "a positive program has exactly one answer set"
