@@ -15,6 +15,7 @@ would ground.  One ground call, one solve; the answer set is the same.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import cache
 
 import clingo
 from clingo import ast
@@ -46,30 +47,42 @@ def _domain_literal(location: ast.Location, part: str, params: list[str]) -> ast
     return ast.Literal(location, ast.Sign.NoSign, atom)
 
 
+@cache
+def one_shot_statements(files: tuple[str, ...]) -> tuple[ast.AST, ...]:
+    """The statements of ``files``, every part folded into base, parameters rewritten.
+
+    Parsed once per process: a check grounds many histories with the same rules.
+    """
+    statements: list[ast.AST] = []
+    part: tuple[str, list[str]] = ("base", [])
+
+    def add(stm: ast.AST) -> None:
+        nonlocal part
+        kind = stm.ast_type
+        if kind == ast.ASTType.Program:
+            part = (stm.name, [p.name for p in stm.parameters])
+            statements.append(ast.Program(stm.location, "base", []))
+            return
+        if kind == ast.ASTType.Comment:
+            return
+        name, params = part
+        if not params or kind in _KEPT:
+            statements.append(stm)
+            return
+        if kind not in _REWRITTEN:
+            raise ValueError(f"{stm.location.begin.filename}:{stm.location.begin.line}: "
+                             f"cannot ground a {kind.name} of part {name} in one shot")
+        stm = _Parameters(set(params))(stm)
+        statements.append(stm.update(body=[*stm.body, _domain_literal(stm.location, name, params)]))
+
+    for path in files:
+        with open(path, encoding="utf-8") as handle:
+            ast.parse_string(handle.read(), add)
+    return tuple(statements)
+
+
 def add_one_shot(ctl: clingo.Control, files: Iterable[str]) -> None:
     """Add every part of ``files`` to ``ctl``'s base part, parameters rewritten."""
     with ast.ProgramBuilder(ctl) as builder:
-        part: tuple[str, list[str]] = ("base", [])
-
-        def add(stm: ast.AST) -> None:
-            nonlocal part
-            kind = stm.ast_type
-            if kind == ast.ASTType.Program:
-                part = (stm.name, [p.name for p in stm.parameters])
-                builder.add(ast.Program(stm.location, "base", []))
-                return
-            if kind == ast.ASTType.Comment:
-                return
-            name, params = part
-            if not params or kind in _KEPT:
-                builder.add(stm)
-                return
-            if kind not in _REWRITTEN:
-                raise ValueError(f"{stm.location.begin.filename}:{stm.location.begin.line}: "
-                                 f"cannot ground a {kind.name} of part {name} in one shot")
-            stm = _Parameters(set(params))(stm)
-            builder.add(stm.update(body=[*stm.body, _domain_literal(stm.location, name, params)]))
-
-        for path in files:
-            with open(path, encoding="utf-8") as handle:
-                ast.parse_string(handle.read(), add)
+        for stm in one_shot_statements(tuple(files)):
+            builder.add(stm)

@@ -26,6 +26,7 @@ from .engine import Engine
 from .errors import InputError, PreconditionError
 from .eventlog import read_log
 from .model import GOOD_STANDING, Header
+from .retraction import check_retraction
 from .scenario import Scenario
 from .verify import least_fixpoint
 
@@ -56,35 +57,54 @@ class CheckReport:
     literals: int = 0
     events: int = 0
     asp: bool = True
+    retractions: int = 0
+    """Retractions for which Proposition 2.5 / Corollary 2.6 were decided (``retraction=True``)."""
     mismatches: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    """Retractions for which a proposition failed."""
 
     @property
     def ok(self) -> bool:
-        return not self.mismatches
+        return not self.mismatches and not self.failures
 
     def summary(self) -> str:
         sides = "Python, Prolog and ASP" if self.asp else "Python and Prolog (ASP skipped: extension operations)"
+        props = (f"; Proposition 2.5 and Corollary 2.6 hold for {self.retractions} retractions"
+                 if self.retractions and not self.failures else "")
         if self.ok:
             return (f"all agree ({sides}): {self.utterances} utterances ({self.accepted} accepted), "
                     f"{self.events} events, {self.standings} standings over the turns, Verify of "
-                    f"{self.claims} claims, Affected and Affected* of {self.literals} literals")
-        return f"{len(self.mismatches)} disagreements ({sides})"
+                    f"{self.claims} claims, Affected and Affected* of {self.literals} literals{props}")
+        parts = [f"{len(self.mismatches)} disagreements ({sides})"] if self.mismatches else []
+        if self.failures:
+            parts.append(f"{len(self.failures)} failed retraction checks")
+        return ", ".join(parts)
+
+    def to_json(self) -> dict:
+        return {"path": self.path, "ok": self.ok, "utterances": self.utterances, "accepted": self.accepted,
+                "events": self.events, "standings": self.standings, "claims": self.claims,
+                "literals": self.literals, "asp": self.asp, "retractions": self.retractions,
+                "mismatches": self.mismatches, "failures": self.failures}
 
 
-def check(path: str | Path, at: int | None = None, extensions=(), incremental: bool = False) -> CheckReport:
+def check(path: str | Path, at: int | None = None, extensions=(), incremental: bool = False,
+          retraction: bool = False) -> CheckReport:
     """Check a log or scenario file, up to turn ``at`` if given."""
     header, candidates = candidates_of(path)
     if at is not None:
         candidates = [c for c in candidates if c.get("turn") is None or c["turn"] <= at]
-    return check_history(header, candidates, extensions, label=str(path), incremental=incremental)
+    return check_history(header, candidates, extensions, label=str(path), incremental=incremental,
+                         retraction=retraction)
 
 
 def check_history(header: Header, candidates: list[dict], extensions=(), label: str = "history",
-                  incremental: bool = False) -> CheckReport:
+                  incremental: bool = False, retraction: bool = False) -> CheckReport:
     """Replay candidate utterances (rejected ones included) three ways and compare.
 
     ASP grounds the history in one shot unless ``incremental`` (turn by turn, as
-    a live conversation would); both modes must give the same answer.
+    a live conversation would); both modes must give the same answer.  With
+    ``retraction``, Proposition 2.5 and Corollary 2.6 are decided by clingo for
+    every literal some Dep holds (bridge/retraction.py).
     """
     engine = Engine(header, extensions=extensions)
     report = CheckReport(label, utterances=len(candidates))
@@ -119,8 +139,23 @@ def check_history(header: Header, candidates: list[dict], extensions=(), label: 
         _compare(report, "events", python, asp_events(answer))
     _compare_standings(report, engine, prolog_standings, answer)
     _compare_queries(report, engine, answer)
+    if retraction:
+        _check_retractions(report, engine)
     engine.close()
     return report
+
+
+def _check_retractions(report: CheckReport, engine: Engine) -> None:
+    for p in sorted(engine.state.rev):
+        for closure in (False, True):
+            result = check_retraction(engine, p, closure)
+            report.retractions += 1
+            report.failures.extend(result.failures())
+            python = set(engine.affected(p, closure=closure).arguments)
+            if result.removed != python:
+                star = "*" if closure else ""
+                report.mismatches.append(f"Affected{star}({p}): Python {sorted(python)} but "
+                                         f"asp/retraction.lp {sorted(result.removed)}")
 
 
 def _compare(report: CheckReport, what: str, python: dict, asp: dict) -> None:

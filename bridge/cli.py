@@ -19,8 +19,11 @@ from pydantic.json_schema import models_json_schema
 from rich.console import Console
 
 from . import render
+from .check import check as check_history_file
+from .dung import SEMANTICS, Framework
+from .dung import extensions as dung_extensions
 from .engine import Engine
-from .errors import GroundedError
+from .errors import GroundedError, InputError
 from .model import Header
 from .scenario import Scenario, retraction_score, run
 
@@ -173,6 +176,58 @@ def affected(
                           "hops": a.claim_hops}))
     else:
         out.print(render.affected_line(a))
+
+
+@app.command("check")
+def check_command(
+    file: File,
+    at: At = None,
+    incremental: Annotated[bool, typer.Option(
+        "--incremental", help="Ground the ASP history turn by turn instead of in one shot.")] = False,
+    retraction: Annotated[bool, typer.Option(
+        "--retraction", help="Also decide Proposition 2.5 and Corollary 2.6 for every literal in a Dep.")] = False,
+    as_json: AsJson = False,
+    extension: Extensions = None,
+) -> None:
+    """Recompute the history with Python, Prolog and ASP; 'all agree' or the differences; exit 1 on any."""
+    report = check_history_file(file, at, extension or (), incremental=incremental, retraction=retraction)
+    if as_json:
+        print(json.dumps(report.to_json()))
+    else:
+        for line in report.mismatches + report.failures:
+            out.print(line, style="red", markup=False)
+        out.print(f"{file}: {report.summary()}", style="bold green" if report.ok else "bold red", markup=False)
+    if not report.ok:
+        raise typer.Exit(1)
+
+
+@app.command("extensions")
+def extensions_command(
+    file: File,
+    semantics: Annotated[str, typer.Option(
+        "--semantics", "-s", help="grounded, complete, preferred, stable or admissible.")] = "preferred",
+    at: At = None,
+    limit: Annotated[int, typer.Option("--limit", help="At most this many extensions (0: all).")] = 0,
+    as_json: AsJson = False,
+    extension: Extensions = None,
+) -> None:
+    """Dung extensions of the conversation's argumentation framework AF_t (every argument, every attack)."""
+    if semantics not in SEMANTICS:
+        raise InputError(f"--semantics {semantics}: expected one of {', '.join(SEMANTICS)}")
+    engine = load_engine(file, extension)
+    af = Framework.from_engine(engine, at)
+    found = dung_extensions(af, semantics, limit=limit)
+    dm = engine.state
+    if as_json:
+        print(json.dumps([[dm.arg(a).claim for a in sorted(ext)] for ext in found]))
+        return
+    path = "acyclic: one extension, by topological processing" if af.is_acyclic() else "attack graph has cycles"
+    out.print(f"{len(found)} {semantics} extension(s) of AF with {len(af)} arguments and "
+              f"{len(af.attacks)} attacks ({path})")
+    for i, ext in enumerate(found, 1):
+        members = [f"{dm.arg(a).claim}" + ("" if dm.in_standing(a, at) else f" ({dm.arg(a).standing_at(at)})")
+                   for a in sorted(ext)]
+        out.print(f"{i}. " + (", ".join(members) or "(empty)"), markup=False)
 
 
 @app.command()

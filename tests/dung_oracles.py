@@ -2,18 +2,13 @@
 
 ``brute_force`` reads the definitions (Dung 1995) off every subset of a small
 framework; ``py_arg`` asks the python-argumentation package (PyArg).  Neither
-shares code with grounded.dung.
+shares code with the ASP encodings (grounded.dung.pyarg only converts classes).
 """
 
 from __future__ import annotations
 
 from itertools import combinations
 
-from py_arg.abstract_argumentation_classes.abstract_argumentation_framework import (
-    AbstractArgumentationFramework,
-)
-from py_arg.abstract_argumentation_classes.argument import Argument
-from py_arg.abstract_argumentation_classes.defeat import Defeat
 from py_arg.algorithms.semantics.get_admissible_sets import get_admissible_sets
 from py_arg.algorithms.semantics.get_complete_extensions import get_complete_extensions
 from py_arg.algorithms.semantics.get_grounded_extension import get_grounded_extension
@@ -21,6 +16,7 @@ from py_arg.algorithms.semantics.get_preferred_extensions import get_preferred_e
 from py_arg.algorithms.semantics.get_stable_extensions import get_stable_extensions
 
 from grounded.dung import Framework
+from grounded.dung.pyarg import from_py_arg_extensions, to_py_arg
 
 
 def brute_force(af: Framework) -> dict[str, set[frozenset[int]]]:
@@ -49,12 +45,6 @@ def brute_force(af: Framework) -> dict[str, set[frozenset[int]]]:
             "stable": stable, "grounded": {grounded}}
 
 
-def to_py_arg(af: Framework) -> AbstractArgumentationFramework:
-    args = {a: Argument(str(a)) for a in sorted(af.arguments)}
-    return AbstractArgumentationFramework("af", list(args.values()),
-                                          [Defeat(args[a], args[b]) for a, b in sorted(af.attacks)])
-
-
 PY_ARG = {
     "admissible": get_admissible_sets,
     "complete": get_complete_extensions,
@@ -65,4 +55,4 @@ PY_ARG = {
 
 
 def py_arg(af: Framework, semantics: str) -> set[frozenset[int]]:
-    return {frozenset(int(a.name) for a in ext) for ext in PY_ARG[semantics](to_py_arg(af))}
+    return from_py_arg_extensions(PY_ARG[semantics](to_py_arg(af)))

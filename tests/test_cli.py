@@ -126,3 +126,35 @@ def test_a_truncated_log_is_reported_and_its_prefix_answers(tmp_path):
     assert "warning: " in result.stderr and "cut.jsonl:3: invalid JSON" in result.stderr
     strict = grounded("run", log)
     assert strict.returncode == 2 and "cut.jsonl:3:" in strict.stderr
+
+
+def test_check_says_all_agree_and_decides_the_propositions():
+    result = grounded("check", PHASE2, "--retraction")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "all agree (Python, Prolog and ASP): 13 utterances (13 accepted)" in result.stdout
+    assert "Proposition 2.5 and Corollary 2.6 hold for 12 retractions" in result.stdout
+    report = json.loads(grounded("check", PHASE3, "--json", "--at", "13").stdout)
+    assert report["ok"] and report["accepted"] == 13 and report["mismatches"] == []
+
+
+def test_check_exits_1_when_a_rule_diverges_from_the_reference(tmp_path):
+    # A user's rule edit that asp/history.lp does not share: questions commit the asker to argument 1.
+    rule = tmp_path / "divergent.pl"
+    rule.write_text("effect(question, U, _, commit(S, 1)) :- speaker(U, S), argument(1, _, _, _, _).\n")
+    result = grounded("check", PHASE2, "-x", rule)
+    assert result.returncode == 1
+    assert "events commitments: Python" in result.stdout and "disagreements" in result.stdout
+
+
+def test_extensions_of_the_conversation():
+    grounded_ext = json.loads(grounded("extensions", PHASE2, "--semantics", "grounded", "--json").stdout)
+    preferred = json.loads(grounded("extensions", PHASE2, "--json").stdout)
+    assert preferred == grounded_ext  # acyclic (A2): one extension under every semantics
+    (ext,) = preferred
+    assert "h4" in ext and "h2" not in ext  # o9 attacks h2
+    early = json.loads(grounded("extensions", PHASE2, "--at", "6", "-s", "stable", "--json").stdout)
+    assert early == [["o1", "o2", "o3", "o4", "o5", "o6", "o7", "o8", "mis_monitor", "o10", "h1", "h2"]]
+    text = grounded("extensions", PHASE3)
+    assert "1 preferred extension(s)" in text.stdout and "alpha12 (weakened)" in text.stdout
+    bad = grounded("extensions", PHASE2, "--semantics", "ideal")
+    assert bad.returncode == 2 and bad.stderr.startswith("error: --semantics ideal: expected one of")

@@ -9,11 +9,9 @@ attack graph) and in ASP (asp/af_acyclic.lp, decided by propagation alone).
 
 from __future__ import annotations
 
-from clorm.clingo import control_add_facts
-
 from ..asp_files import encoding, new_control
 from ..rules import PrologRules
-from .facts import framework_facts
+from .facts import add_facts, framework_symbols, members
 from .framework import Framework
 
 
@@ -30,16 +28,17 @@ def acyclic_grounded_prolog(af: Framework) -> frozenset[int]:
     return frozenset(int(x) for x in out.split("\t")[1:])
 
 
-def acyclic_grounded_asp(af: Framework, statistics: dict | None = None) -> frozenset[int]:
-    """The grounded extension of an acyclic ``af``; ``statistics`` receives clingo's."""
-    if not af.is_acyclic():
+def acyclic_grounded_asp(af: Framework, statistics: dict | None = None, checked: bool = False) -> frozenset[int]:
+    """The grounded extension of an acyclic ``af`` (``checked``: the caller knows it is acyclic);
+    ``statistics`` receives clingo's."""
+    if not checked and not af.is_acyclic():
         raise CyclicFramework("the attack graph has a cycle: the acyclic fast path does not apply")
     ctl = new_control()
     ctl.load(encoding("af_acyclic.lp"))
-    control_add_facts(ctl, framework_facts(af))
+    add_facts(ctl, framework_symbols(af))
     ctl.ground([("base", [])])
     found: list[frozenset[int]] = []
-    ctl.solve(on_model=lambda m: found.append(frozenset(s.arguments[0].number for s in m.symbols(shown=True))))
+    ctl.solve(on_model=lambda m: found.append(members(m)))
     if statistics is not None:
         statistics.update(ctl.statistics)
     return found[0]

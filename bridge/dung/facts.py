@@ -1,44 +1,34 @@
-"""The facts the af_*.lp encodings read and write, as typed clorm predicates."""
+"""A framework as the facts the af_*.lp encodings read: arg(X). att(X, Y).
+
+The facts are clingo symbols handed to the solver's backend: typed terms, no
+string building.  (clorm, used for the history facts, costs about a second per
+10,000 arguments here, more than solving.)
+"""
 
 from __future__ import annotations
 
-from clorm import FactBase, IntegerField, Predicate
+from collections.abc import Iterable
+
+import clingo
 
 from .framework import Framework
 
-
-class Arg(Predicate):
-    x = IntegerField
-
-    class Meta:
-        name = "arg"
+_N = clingo.Number
 
 
-class Att(Predicate):
-    attacker = IntegerField
-    target = IntegerField
-
-    class Meta:
-        name = "att"
-
-
-class In(Predicate):
-    x = IntegerField
-
-    class Meta:
-        name = "in"
+def framework_symbols(af: Framework, required: Iterable[int] = ()) -> list[clingo.Symbol]:
+    symbols = [clingo.Function("arg", [_N(a)]) for a in af.arguments]
+    symbols += [clingo.Function("att", [_N(a), _N(b)]) for a, b in af.attacks]
+    symbols += [clingo.Function("required", [_N(x)]) for x in required]
+    return symbols
 
 
-class Required(Predicate):
-    """An argument the extension sought must contain (credulous acceptance)."""
-
-    x = IntegerField
-
-    class Meta:
-        name = "required"
+def add_facts(ctl: clingo.Control, symbols: Iterable[clingo.Symbol]) -> None:
+    with ctl.backend() as backend:
+        for symbol in symbols:
+            backend.add_rule([backend.add_atom(symbol)])
 
 
-def framework_facts(af: Framework) -> FactBase:
-    facts = FactBase(Arg(a) for a in af.arguments)
-    facts.update(Att(a, b) for a, b in af.attacks)
-    return facts
+def members(model: clingo.Model) -> frozenset[int]:
+    """The arguments of the extension a model describes: its in/1 atoms."""
+    return frozenset(s.arguments[0].number for s in model.symbols(shown=True) if s.name == "in")

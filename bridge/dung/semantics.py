@@ -18,11 +18,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 import clingo
-from clorm.clingo import control_add_facts
 
 from ..asp_files import encoding, new_control
 from .acyclic import acyclic_grounded_asp
-from .facts import Required, framework_facts
+from .facts import add_facts, framework_symbols, members
 from .framework import Framework
 
 DOMREC = ("--heuristic=Domain", "--enum-mode=domRec")
@@ -39,10 +38,9 @@ class Semantics:
     def control(self, af: Framework, options: Iterable[str] = (), required: Iterable[int] = ()) -> clingo.Control:
         ctl = new_control([*self.options, *options])
         ctl.load(encoding(self.encoding))
-        facts = framework_facts(af)
-        facts.update(Required(x) for x in required)
-        control_add_facts(ctl, facts)
-        if facts.query(Required).count():
+        required = list(required)
+        add_facts(ctl, framework_symbols(af, required))
+        if required:
             ctl.add("base", [], ":- required(X), not in(X).")
         ctl.ground([("base", [])])
         return ctl
@@ -67,8 +65,7 @@ def semantics(name: str) -> Semantics:
 def _models(ctl: clingo.Control, limit: int = 0) -> list[frozenset[int]]:
     ctl.configuration.solve.models = limit
     found: list[frozenset[int]] = []
-    ctl.solve(on_model=lambda m: found.append(
-        frozenset(s.arguments[0].number for s in m.symbols(shown=True) if s.name == "in")))
+    ctl.solve(on_model=lambda m: found.append(members(m)))
     return found
 
 
@@ -76,7 +73,7 @@ def extensions(af: Framework, name: str, limit: int = 0, fast: bool = True) -> l
     """The extensions of ``af`` under the named semantics (at most ``limit``; 0: all), sorted."""
     sem = semantics(name)
     if fast and sem.coincide_when_acyclic and af.is_acyclic():
-        return [acyclic_grounded_asp(af)]
+        return [acyclic_grounded_asp(af, checked=True)]
     return sorted(_models(sem.control(af), limit), key=lambda e: (len(e), sorted(e)))
 
 
