@@ -12,7 +12,9 @@ one solve.  Turn by turn, each new part instance costs time proportional to the
 history before it (gringo indexes each new rule afresh); in one shot every rule
 is indexed once, which is what ``grounded check`` uses.
 
-Both read the answer into the same ``HistoryAnswer``.
+Both read the answer into the same ``HistoryAnswer``.  ``rules`` adds rule files
+written in history.lp's vocabulary: the ASP twin of an operation added in
+Prolog (docs/extending.md).
 """
 
 from __future__ import annotations
@@ -181,11 +183,11 @@ def read_answer(candidates: list[Candidate], symbols: list[clingo.Symbol]) -> Hi
 class IncrementalHistory(_History):
     """The live mode: one utterance at a time, each grounded once, never again."""
 
-    def __init__(self, header: Header, registry: OperationRegistry):
+    def __init__(self, header: Header, registry: OperationRegistry, rules: Iterable[str] = ()):
         self.facts = HistoryFacts(header, registry)
         self.ctl = new_control()
-        for name in HISTORY:
-            self.ctl.load(encoding(name))
+        for path in (*map(encoding, HISTORY), *map(str, rules)):
+            self.ctl.load(path)
         control_add_facts(self.ctl, self.facts.base)
         self.ctl.ground([("base", [])])
         self._last_turn: int | None = None
@@ -242,8 +244,9 @@ class OneShotHistory(_History):
     grounding there is no knowing which earlier utterance was accepted.
     """
 
-    def __init__(self, header: Header, registry: OperationRegistry):
+    def __init__(self, header: Header, registry: OperationRegistry, rules: Iterable[str] = ()):
         self.facts = HistoryFacts(header, registry)
+        self.rules = tuple(map(str, rules))
         self._added = FactBase(self.facts.base)
         self.statistics: dict = {}
 
@@ -259,7 +262,7 @@ class OneShotHistory(_History):
     def solve(self, upto: int | None = None) -> HistoryAnswer:
         """Ground everything and read the answer, with the view after candidate ``upto``."""
         ctl = new_control()
-        add_one_shot(ctl, [encoding(name) for name in (*HISTORY, "oneshot.lp")])
+        add_one_shot(ctl, [*(encoding(name) for name in (*HISTORY, "oneshot.lp")), *self.rules])
         control_add_facts(ctl, self._added)
         x = self.facts.view_point(upto) if self.candidates else 0
         control_add_facts(ctl, FactBase([F.TheView(x)]))

@@ -68,7 +68,8 @@ class CheckReport:
         return not self.mismatches and not self.failures
 
     def summary(self) -> str:
-        sides = "Python, Prolog and ASP" if self.asp else "Python and Prolog (ASP skipped: extension operations)"
+        sides = ("Python, Prolog and ASP" if self.asp else
+                 "Python and Prolog (ASP skipped: the extension operations have no .lp twin)")
         props = (f"; Proposition 2.5 and Corollary 2.6 hold for {self.retractions} retractions"
                  if self.retractions and not self.failures else "")
         if self.ok:
@@ -109,7 +110,8 @@ def check_history(header: Header, candidates: list[dict], extensions=(), label: 
     engine = Engine(header, extensions=extensions)
     report = CheckReport(label, utterances=len(candidates))
     mode = IncrementalHistory if incremental else OneShotHistory
-    asp = mode(header, engine.registry) if not engine.registry.extension_names else None
+    twins = asp_twins(extensions)
+    asp = mode(header, engine.registry, twins) if twins or not engine.registry.extension_names else None
     report.asp = asp is not None
     outcomes: list[Outcome] = []
     prolog_standings: dict[int, dict[int, str]] = {}
@@ -156,6 +158,11 @@ def _check_retractions(report: CheckReport, engine: Engine) -> None:
                 star = "*" if closure else ""
                 report.mismatches.append(f"Affected{star}({p}): Python {sorted(python)} but "
                                          f"asp/retraction.lp {sorted(result.removed)}")
+
+
+def asp_twins(extensions) -> list[str]:
+    """The ASP twin of each extension rule file: ``rules.lp`` beside ``rules.pl``."""
+    return [str(twin) for p in extensions if (twin := Path(p).with_suffix(".lp")).is_file()]
 
 
 def _compare(report: CheckReport, what: str, python: dict, asp: dict) -> None:

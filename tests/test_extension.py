@@ -10,8 +10,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from grounded import Engine, InputError, PreconditionError
+from grounded.check import check_history
+from grounded.model import Header
 from grounded.operations import BUILTIN_OPERATIONS, Utterance
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,6 +30,15 @@ def concede(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("ext") / "concede.pl"
     path.write_text(block)
     return path
+
+
+@pytest.fixture(scope="module")
+def concede_twin(concede) -> Path:
+    """The concede.lp block of docs/extending.md, saved beside concede.pl."""
+    blocks = re.findall(r"```asp\n(.*?)```", DOC.read_text(), re.S)
+    (block,) = [b for b in blocks if b.startswith("% concede.lp")]
+    concede.with_suffix(".lp").write_text(block)
+    return concede.with_suffix(".lp")
 
 
 def test_the_documented_example_runs_as_documented(concede):
@@ -143,3 +156,34 @@ def test_extension_rules_are_held_to_the_invariants(code, tmp_path):
         engine.apply({"speaker": "alice", "ops": [{"op": op, **{f.name: fields[f.name] for f in spec.fields}}]})
     assert code in info.value.codes
     assert engine.snapshot() == before
+
+
+TALK = {"agents": {"alice": {}, "bob": {}, "carol": {}}}
+CONCEDE_POOL = st.sampled_from(["o1", "o2", "o3"])
+CONCEDE_OPS = st.one_of(
+    st.builds(lambda c: {"op": "observe", "claim": c}, CONCEDE_POOL),
+    st.builds(lambda t: {"op": "concede", "target": t}, CONCEDE_POOL),
+    st.builds(lambda t, b: {"op": "undermine", "target": t, "by": b}, CONCEDE_POOL, CONCEDE_POOL),
+    st.builds(lambda t: {"op": "revise", "target": t}, CONCEDE_POOL),
+)
+
+
+@settings(max_examples=15, deadline=None)
+@given(stream=st.lists(st.tuples(st.sampled_from(["alice", "bob", "carol"]), st.lists(CONCEDE_OPS, min_size=1,
+                                                                                      max_size=2)),
+                       min_size=3, max_size=14))
+def test_the_asp_twin_agrees_three_ways(concede, concede_twin, stream):
+    candidates = [{"turn": t, "speaker": who, "ops": ops} for t, (who, ops) in enumerate(stream, 1)]
+    report = check_history(Header.model_validate(TALK), candidates, extensions=[concede])
+    assert report.asp, "concede.lp beside concede.pl is picked up"
+    assert report.ok, report.mismatches[:5]
+
+
+def test_without_a_twin_asp_is_skipped_and_said_so(concede, tmp_path):
+    alone = tmp_path / "concede.pl"
+    alone.write_text(concede.read_text())
+    candidates = [{"turn": 1, "speaker": "alice", "ops": [{"op": "observe", "claim": "o1"}]},
+                  {"turn": 2, "speaker": "bob", "ops": [{"op": "concede", "target": "o1"}]}]
+    report = check_history(Header.model_validate(TALK), candidates, extensions=[alone])
+    assert report.ok and not report.asp
+    assert "ASP skipped: the extension operations have no .lp twin" in report.summary()
