@@ -13,6 +13,7 @@ from grounded.asp_history import IncrementalHistory, OneShotHistory
 from grounded.check import check, check_history
 from grounded.model import Header
 
+from .conftest import hyp, obs
 from .test_properties import HEADER, SPEAKERS, budget, ops_for
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -106,18 +107,20 @@ def test_one_shot_grounding_equals_turn_by_turn(data, acyclic):
 # rejected, utterance 12 then rests on the claim it never made.  One-shot grounding
 # solved with clasp's default equivalence preprocessing called this unsatisfiable.
 REJECTED_THEN_REFERENCED = [
-    {"turn": 15, "speaker": "bob", "ops": [{"op": "question", "claim": "q15"}]},
-    {"turn": 19, "speaker": "bob", "ops": [{"op": "observe", "claim": "o19"}]},
-    {"turn": 27, "speaker": "alice", "ops": [{"op": "hypothesize", "claim": "h27", "deps": ["o19"], "explains": ["q15"]}]},
-    {"turn": 31, "speaker": "carol", "ops": [{"op": "observe", "claim": "o31"}]},
-    {"turn": 41, "speaker": "bob", "ops": [{"op": "hypothesize", "claim": "h41", "deps": ["o31"], "explains": ["q15"]}]},
-    {"turn": 45, "speaker": "bob", "ops": [{"op": "observe", "claim": "o45"}]},
-    {"turn": 50, "speaker": "alice", "ops": [{"op": "observe", "claim": "o50"}]},
-    {"turn": 63, "speaker": "bob", "ops": [{"op": "hypothesize", "claim": "h63", "deps": ["h27", "o45"], "explains": ["o50"]}]},
-    {"turn": 155, "speaker": "carol", "ops": [{"op": "resolve", "target": "h41"}]},
-    {"turn": 155, "speaker": "carol", "ops": [{"op": "observe", "claim": "o155"}]},
-    {"turn": 159, "speaker": "carol", "ops": [{"op": "observe", "claim": "o159"}]},
-    {"turn": 167, "speaker": "alice", "ops": [{"op": "hypothesize", "claim": "h167", "deps": ["o155"], "explains": ["o159"]}]},
+    {"turn": t, "speaker": who, "ops": [op]} for t, who, op in [
+        (15, "bob", {"op": "question", "claim": "q15"}),
+        (19, "bob", obs("o19")),
+        (27, "alice", hyp("h27", ["o19"], ["q15"])),
+        (31, "carol", obs("o31")),
+        (41, "bob", hyp("h41", ["o31"], ["q15"])),
+        (45, "bob", obs("o45")),
+        (50, "alice", obs("o50")),
+        (63, "bob", hyp("h63", ["h27", "o45"], ["o50"])),
+        (155, "carol", {"op": "resolve", "target": "h41"}),
+        (155, "carol", obs("o155")),
+        (159, "carol", obs("o159")),
+        (167, "alice", hyp("h167", ["o155"], ["o159"])),
+    ]
 ]
 
 
