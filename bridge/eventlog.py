@@ -42,8 +42,11 @@ def header_json(header: Header) -> dict[str, Any]:
 
 
 def utterance_json(turn: int, utterance: UtteranceBase) -> dict[str, Any]:
-    return {"turn": turn, "speaker": utterance.speaker, "text": utterance.text,
+    line = {"turn": turn, "speaker": utterance.speaker, "text": utterance.text,
             "ops": [op_to_json(op) for op in utterance.ops]}  # type: ignore[attr-defined]
+    if utterance.labels:
+        line["labels"] = list(utterance.labels)
+    return line
 
 
 class EventLogWriter:
