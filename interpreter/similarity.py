@@ -12,12 +12,14 @@ project could depend on offline.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
 
 import numpy as np
 import snowballstemmer
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, TfidfVectorizer
+from sklearn.preprocessing import normalize
 
 _WORD = re.compile(r"[a-z0-9]+")
 _STEMMER = snowballstemmer.stemmer("english")
@@ -34,23 +36,35 @@ def terms(text: str) -> list[str]:
 
 
 class TextIndex:
-    """A fixed set of texts, each under a key, queried by cosine similarity."""
+    """A fixed set of texts, each under a key, queried by cosine similarity.
+
+    A query's words that no indexed text has still count in its length (with
+    the weight of a word no document contains), so a query that shares one
+    word with a claim and says much else scores low, not 1.0.
+    """
 
     def __init__(self, keys: Sequence[str], texts: Sequence[str]):
         if len(keys) != len(texts):
             raise ValueError("one text per key")
         self.keys = list(keys)
-        self._vectorizer = TfidfVectorizer(analyzer=terms, sublinear_tf=True)
+        self._vectorizer = TfidfVectorizer(analyzer=terms, sublinear_tf=True, norm=None)
         self._matrix = None
         if any(terms(t) for t in texts):
-            self._matrix = self._vectorizer.fit_transform(texts)
+            self._matrix = normalize(self._vectorizer.fit_transform(texts))
+            self._unseen_idf = float(np.log(1 + len(texts)) + 1)  # smooth idf of document frequency 0
 
     def scores(self, query: str) -> np.ndarray:
         """Cosine similarity of ``query`` to every text, in key order (zeros if nothing is shared)."""
         if self._matrix is None:
             return np.zeros(len(self.keys))
         q = self._vectorizer.transform([query])
-        return (self._matrix @ q.T).toarray().ravel()
+        vocabulary = self._vectorizer.vocabulary_
+        counts = Counter(t for t in terms(query) if t not in vocabulary)
+        unseen = sum(((1 + np.log(c)) * self._unseen_idf) ** 2 for c in counts.values())
+        norm = np.sqrt(q.multiply(q).sum() + unseen)
+        if norm == 0:
+            return np.zeros(len(self.keys))
+        return (self._matrix @ q.T).toarray().ravel() / norm
 
     def ranked(self, query: str, among: set[str] | None = None) -> list[tuple[str, float]]:
         """(key, score) pairs, best first, restricted to ``among`` when given; ties keep key order."""
