@@ -70,7 +70,7 @@ def demo() -> None:
         render.render_state(out, engine)
         out.print()
 
-    out.rule("[bold]Context Renderer: the state the next Interpreter call sees (200-token budget)")
+    out.rule(f"[bold]Context Renderer: the state the next Interpreter call sees ({DEMO_BUDGET}-token budget)")
     out.print(context.render_state(engine, budget=DEMO_BUDGET, fmt="markdown"), markup=False)
 
     out.rule("[bold]Retraction: what loses support if an observation is withdrawn?")
@@ -100,7 +100,7 @@ def demo() -> None:
         out.print(f"  -> {'accept' if tv.grounded else 'reject (stale)'}")
 
 
-DEMO_BUDGET = 200
+DEMO_BUDGET = 350
 DEMO_CANDIDATES = (
     "Restart Redis: the Redis failure is what causes the auth failures.",
     "Roll back the token refresh change; its retry storm is exhausting the Redis connection pool.",
