@@ -52,7 +52,7 @@ def test_rules_link_to_the_state_by_similarity():
     said = [Said(1, "a", "I'm seeing disk alerts firing on every web server. Why?"),
             Said(2, "b", "Could be the log rotation job filling the disks."),
             Said(3, "a", "But the log rotation job did not run last night, the disks are not full."),
-            Said(4, "b", "Wait, the disk alert is really about the network share, not the local disk.")]
+            Said(4, "b", "So the disk alert is really about the network share, not the local disk.")]
     results = list(interpret(engine, rules, said))
     assert [r.labels for r in results] == [["observe", "question"], ["hypothesize"], ["undermine"],
                                            ["expand_awareness"]]
