@@ -56,7 +56,7 @@ def test_rules_link_to_the_state_by_similarity():
     results = list(interpret(engine, rules, said))
     assert [r.labels for r in results] == [["observe", "question"], ["hypothesize"], ["undermine"],
                                            ["expand_awareness"]]
-    assert engine.dep("h1") == ["o1"] and engine.state.arg(3).explains[0] in ("o1", "q1")
+    assert engine.dep("h1") == ["o1"] and engine.arguments("h1")[0].explains == ["o1"]
     assert engine.standing("h1") == "weakened"  # the undermine found its target by similarity
     assert engine.verify("share").grounded  # the latent proposition was brought into awareness
     engine.close()
