@@ -226,7 +226,8 @@ def interpret_command(
     header: Annotated[Path | None, typer.Option(help="Agents and initial propositions: a scenario, an event "
                                                      "log or a JSON header.")] = None,
     model: Annotated[str | None, typer.Option(help="Model name (default: $GROUNDED_MODEL).")] = None,
-    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL).")] = None,
+    base_url: Annotated[str | None, typer.Option(
+        help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL).")] = None,
     api_key: Annotated[str | None, typer.Option(help="API key (default: $OPENAI_API_KEY).")] = None,
     call_log: Annotated[Path | None, typer.Option(help="JSONL log of every LLM call "
                                                        "(default: OUTPUT with .calls.jsonl).")] = None,

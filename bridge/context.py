@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .engine import Engine, Update
-from .model import GOOD_STANDING
 from .tokens import estimate_tokens
 from .verify import standing_note
 

@@ -26,10 +26,10 @@ class Exchange(ABC):
     def propose(self, feedback: list[Violation] | None) -> Proposal | None:
         """The next proposal; ``feedback`` says why the engine rejected the previous one."""
 
-    def accepted(self, update: Update) -> None:
+    def accepted(self, update: Update) -> None:  # noqa: B027 - a hook: nothing to do by default
         """The engine applied the last proposal."""
 
-    def unclassified(self, reason: str) -> None:
+    def unclassified(self, reason: str) -> None:  # noqa: B027
         """The driver gave up on this utterance; it is recorded with no operations."""
 
 
@@ -42,5 +42,5 @@ class Interpreter(ABC):
     def begin(self, engine: Engine, said: Said) -> Exchange:
         """Start on one utterance, given the state before it."""
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - a hook: nothing to do by default
         """Release what the interpreter holds (files, connections)."""

@@ -19,9 +19,10 @@ at most the line being written.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
+
+from grounded.eventlog import write_json_line
 
 
 class CallLog:
@@ -30,9 +31,7 @@ class CallLog:
         self._file = open(self.path, "a", encoding="utf-8")
 
     def write(self, record: dict[str, Any]) -> None:
-        self._file.write(json.dumps(record, ensure_ascii=False) + "\n")
-        self._file.flush()
-        os.fsync(self._file.fileno())
+        write_json_line(self._file, record)
 
     def close(self) -> None:
         self._file.close()

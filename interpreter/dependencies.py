@@ -93,7 +93,7 @@ def align(extracted: Engine, gold: Engine, at_extracted: int | None = None, at_g
     same_kind = np.array([[ex[a][2] == go[b][2] for b in go_ids] for a in ex_ids], dtype=float)
     gain = sim + (SAME_TURN_BONUS * same_turn + SAME_KIND_BONUS * same_kind) * (sim > 0)
     rows, cols = linear_sum_assignment(-gain)
-    return {ex_ids[r]: (go_ids[c], float(sim[r, c])) for r, c in zip(rows, cols) if sim[r, c] >= threshold}
+    return {ex_ids[r]: (go_ids[c], float(sim[r, c])) for r, c in zip(rows, cols, strict=True) if sim[r, c] >= threshold}
 
 
 def score_dependencies(extracted: Engine, gold: Engine, at_extracted: int | None = None,

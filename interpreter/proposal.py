@@ -52,11 +52,11 @@ class Proposal:
         """The classification: the distinct operation names, auxiliary ones left out."""
         if self.classification is not None:
             return list(self.classification)
-        return list(dict.fromkeys(op["op"] for op, aux in zip(self.ops, self.aux) if not aux))
+        return list(dict.fromkeys(op["op"] for op, aux in zip(self.ops, self.aux, strict=True) if not aux))
 
     def without(self, indices: Iterable[int]) -> Proposal:
         drop = set(indices)
-        kept = [(op, aux) for i, (op, aux) in enumerate(zip(self.ops, self.aux)) if i not in drop]
+        kept = [(op, aux) for i, (op, aux) in enumerate(zip(self.ops, self.aux, strict=True)) if i not in drop]
         return Proposal([op for op, _ in kept], [aux for _, aux in kept])
 
 

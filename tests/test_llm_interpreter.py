@@ -81,9 +81,11 @@ def test_valid_operations_are_applied_with_ids_the_interpreter_assigns(server, s
     [record] = calls(tmp_path)
     assert record["outcome"] == "accepted" and record["turn"] == 1 and record["attempt"] == 1
     assert record["usage"]["prompt_tokens"] > 0 and record["latency_ms"] >= 0
-    assert record["messages"][0]["role"] == "system" and "Auth failures are up. Why?" in record["messages"][1]["content"]
+    assert record["messages"][0]["role"] == "system"
+    assert "Auth failures are up. Why?" in record["messages"][1]["content"]
     assert json.loads(record["response"]) == OBSERVE_AND_ASK and record["prompt_version"] == "definitions_v1"
-    assert server.requests[0]["model"] == "scripted" and server.requests[0]["response_format"] == {"type": "json_object"}
+    assert server.requests[0]["model"] == "scripted"
+    assert server.requests[0]["response_format"] == {"type": "json_object"}
 
 
 def test_malformed_json_is_re_asked_saying_what_is_wrong(server, setup, tmp_path):

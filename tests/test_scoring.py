@@ -62,7 +62,8 @@ def test_classification_score_by_hand(scenario, tmp_path):
     ])
     s = score_classification(log, scenario)
     assert [round(t.f1, 4) for t in s.turns] == [0.6667, 1.0, 0.0]
-    assert s.overall.n == 3 and s.overall.f1 == pytest.approx((2 / 3 + 1 + 0) / 3) and s.overall.exact == pytest.approx(1 / 3)
+    assert s.overall.n == 3 and s.overall.f1 == pytest.approx((2 / 3 + 1 + 0) / 3)
+    assert s.overall.exact == pytest.approx(1 / 3)
     assert (s.key_shifts.n, s.key_shifts.f1, s.key_shifts.exact) == (1, 1.0, 1.0)
     assert s.per_operation()["observe"] == (1, 0, 1) and s.per_operation()["question"] == (0, 0, 1)
     only = score_classification(log, scenario, turns=[1, 3], key_shifts=[3])
