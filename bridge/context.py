@@ -172,12 +172,12 @@ def flag(engine: Engine, claim: str, at: int | None = None) -> str | None:
 _SECTIONS = (  # (key, title, priority when the budget forces a choice: lower is kept first)
     ("flags", "Flagged: in standing but no longer grounded", 0),
     ("standing", "Standing claims (S_t)", 1),
-    ("open", "Open problems", 2),
+    ("out", "Out of standing", 2),
     ("dissent", "Decisions with dissent", 2),
-    ("out", "Out of standing", 3),
+    ("open", "Open problems", 3),
+    ("latent", "Not yet in anyone's awareness (use Expand-Awareness when one comes up)", 3),
     ("facts", "Observations and awareness", 4),
-    ("latent", "Not yet in anyone's awareness (use Expand-Awareness when one comes up)", 5),
-    ("commitments", "Commitments", 6),
+    ("commitments", "Commitments", 5),
 )
 _PRIORITY = {key: priority for key, _, priority in _SECTIONS}
 _FACT_KINDS = frozenset({"observation", "assumption", "constraint"})
@@ -196,7 +196,8 @@ def render_state(engine: Engine, *, at: int | None = None, budget: int | None = 
     """The dependency map as the LLM's context: every claim with standing, groundedness, Dep.
 
     With ``budget`` (estimated tokens, see ``grounded.tokens``) the rendering
-    keeps flags, standing claims and open problems first and the newest items
+    keeps flags, standing claims, then what left standing and why, then open
+    problems and propositions outside awareness, and the newest items
     within each section, says how many lines it left out, and never exceeds
     the budget (an empty string if not even the title fits).
     """
