@@ -18,7 +18,7 @@ import typer
 from pydantic.json_schema import models_json_schema
 from rich.console import Console
 
-from . import render
+from . import context, render
 from .check import check as check_history_file
 from .dung import SEMANTICS, Framework
 from .dung import extensions as dung_extensions
@@ -57,7 +57,9 @@ def load_engine(path: Path, extensions: list[Path] | None) -> Engine:
 
 @app.command()
 def demo() -> None:
-    """Phase 2 end to end, offline: per-turn state, retraction queries, a stale continuation."""
+    """Phase 2 end to end, offline: per-turn state, retraction queries, stale continuations checked from text."""
+    from .interpreter.anchor import verify_text
+
     path = Path(str(resources.files("grounded.scenarios") / "phase2.yaml"))
     scenario = Scenario.load(path)
     engine = Engine(scenario.header)
@@ -66,8 +68,13 @@ def demo() -> None:
         if outcome.turn is None:
             break
         render.render_update(out, engine, outcome.update)
+        out.print(context.summarize(engine, outcome.update, "text").replace("\n", "\n    "),
+                  style="italic", markup=False)
         render.render_state(out, engine)
         out.print()
+
+    out.rule(f"[bold]Context Renderer: the state the next Interpreter call sees ({DEMO_BUDGET}-token budget)")
+    out.print(context.render_state(engine, budget=DEMO_BUDGET, fmt="markdown"), markup=False)
 
     out.rule("[bold]Retraction: what loses support if an observation is withdrawn?")
     gold = next(c.spec for c in scenario.expect if c.kind == "retraction")  # the paper's four queries
@@ -79,21 +86,29 @@ def demo() -> None:
         out.print(f"{name:>17}: {s['correct']}/{s['decisions']} decisions correct, "
                   f"{s['exact']}/{s['queries']} queries exact, TP/FP/FN {s['tp']}/{s['fp']}/{s['fn']}")
 
-    out.rule("[bold]Verify: does the next output still rest on the conversation?")
-    candidates = [
-        ("Restart Redis: the outage is what breaks auth.", "h2"),
-        ("Roll back the token refresh change; its retry storm is exhausting Redis.", "h4"),
-        ("The primary database is failing.", "db_primary_failing"),
-    ]
-    for text, claim in candidates:
-        v = engine.verify(claim)
-        out.print(f'candidate: "{text}"  [asserts {claim}]', markup=False)
-        out.print("  ", render.verification_line(v))
-        flag = render.flag_continuation(engine, v)
+    out.rule("[bold]Verify from text: does the next output still rest on the conversation?")
+    for text in DEMO_CANDIDATES:
+        tv = verify_text(engine, text)
+        out.print(f'candidate: "{text}"', markup=False)
+        best = f"{tv.best.claim} at {tv.best.score:.2f}" if tv.best else "nothing"
+        if tv.verification is None:
+            out.print(f"  anchor: none (best {best}, below {tv.threshold})", markup=False)
+            out.print("  -> abstain")
+            continue
+        out.print(f"  anchor: {best}", markup=False)
+        out.print("  ", render.verification_line(tv.verification))
+        flag = render.flag_continuation(engine, tv.verification)
         if flag:
             out.print(f"  flag: {flag}", style="yellow", markup=False)
-        verdict = "accept" if v.grounded else ("abstain" if v.status == "no_anchor" else "reject (stale)")
-        out.print(f"  -> {verdict}")
+        out.print(f"  -> {'accept' if tv.grounded else 'reject (stale)'}")
+
+
+DEMO_BUDGET = 350
+DEMO_CANDIDATES = (
+    "Restart Redis: the Redis failure is what causes the auth failures.",
+    "Roll back the token refresh change; its retry storm is exhausting the Redis connection pool.",
+    "The primary database is failing.",
+)
 
 
 @app.command("run")
@@ -144,13 +159,31 @@ def run_command(
 @app.command()
 def verify(
     file: File,
-    claim: Annotated[str, typer.Argument(help="The literal the continuation asserts, e.g. h2 or -a3.")],
+    claim: Annotated[str | None, typer.Argument(help="The literal the continuation asserts, e.g. h2 or -a3.")] = None,
+    text: Annotated[str | None, typer.Option("--text", help="The continuation's text: its claim is found by "
+                                                            "similarity among all propositions.")] = None,
+    threshold: Annotated[float | None, typer.Option("--threshold", help="Least similarity for --text to anchor "
+                                                                         "(below it: abstain).")] = None,
     at: At = None,
     as_json: AsJson = False,
     extension: Extensions = None,
 ) -> None:
     """Verify(c): is the claim carried by an argument in good standing, grounded all the way down?"""
+    if (claim is None) == (text is None):
+        raise InputError("give either a CLAIM or --text, not both" if claim else "give a CLAIM or --text")
     engine = load_engine(file, extension)
+    if text is not None:
+        from .interpreter.anchor import THRESHOLD, verify_text
+
+        tv = verify_text(engine, text, at, THRESHOLD if threshold is None else threshold)
+        if as_json:
+            print(json.dumps(tv.to_json()))
+        elif tv.verification is None:
+            out.print(f"abstain: {tv.to_json()['reason']}", markup=False)
+        else:
+            out.print(f"anchor: {tv.anchor.claim} (similarity {tv.anchor.score:.2f})", markup=False)
+            out.print(render.verification_line(tv.verification))
+        return
     v = engine.verify(claim, at=at)
     if as_json:
         print(json.dumps({"claim": v.claim, "grounded": v.grounded, "chain": list(v.chain),
@@ -235,6 +268,94 @@ def state(file: File, at: At = None, extension: Extensions = None) -> None:
     """Every argument with its standing, groundedness and Dep; open problems, commitments, dissent."""
     engine = load_engine(file, extension)
     render.render_state(out, engine, at, full=True)
+
+
+@app.command("interpret")
+def interpret_command(
+    transcript: Annotated[Path, typer.Argument(help="Lines of `speaker: text`, or a scenario (.yaml).")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="The event log to write (.jsonl).")],
+    interpreter: Annotated[str | None, typer.Option(
+        "--interpreter", "-i", help="llm, rules or replay (default: llm when OPENAI_BASE_URL or OPENAI_API_KEY "
+                                    "is set, else rules).")] = None,
+    condition: Annotated[str, typer.Option(help="LLM prompt: minimal, definitions or state.")] = "definitions",
+    header: Annotated[Path | None, typer.Option(help="Agents and initial propositions: a scenario, an event "
+                                                     "log or a JSON header.")] = None,
+    model: Annotated[str | None, typer.Option(help="Model name (default: $GROUNDED_MODEL).")] = None,
+    base_url: Annotated[str | None, typer.Option(
+        help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL).")] = None,
+    api_key: Annotated[str | None, typer.Option(help="API key (default: $OPENAI_API_KEY).")] = None,
+    call_log: Annotated[Path | None, typer.Option(help="JSONL log of every LLM call "
+                                                       "(default: OUTPUT with .calls.jsonl).")] = None,
+    max_attempts: Annotated[int | None, typer.Option(help="Model answers per utterance.")] = None,
+    max_retries: Annotated[int | None, typer.Option(help="Retries per request on 429, 5xx, timeouts.")] = None,
+    timeout: Annotated[float | None, typer.Option(help="Seconds per request.")] = None,
+    temperature: Annotated[float | None, typer.Option()] = None,
+    json_mode: Annotated[bool | None, typer.Option("--json-mode/--no-json-mode",
+                                                   help="Ask the server for a JSON object.")] = None,
+    state_budget: Annotated[int | None, typer.Option(help="Token budget of the rendered state.")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite OUTPUT.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Print what each utterance changed.")] = False,
+) -> None:
+    """Turn a transcript into an event log, utterance by utterance, through an Interpreter and the rules."""
+    from .interpreter import runner
+    from .interpreter.transcript import read_header
+
+    name = interpreter or runner.default_interpreter()
+    if name == "llm" and call_log is None:
+        call_log = output.with_suffix(".calls.jsonl")
+    interp = runner.make_interpreter(
+        name, call_log=call_log, model=model, base_url=base_url, api_key=api_key, condition=condition,
+        max_attempts=max_attempts, max_retries=max_retries, timeout=timeout, temperature=temperature,
+        json_mode=json_mode, state_budget=state_budget)
+
+    def show(engine: Engine, result) -> None:
+        labels = ", ".join(result.labels) or ("UNCLASSIFIED" if result.unclassified else "(no operations)")
+        tries = f"  (re-prompted {len(result.rejections)}x)" if result.rejections else ""
+        out.print(f"T{result.said.turn} {result.said.speaker}: {labels}{tries}",
+                  style="yellow" if result.unclassified else None, markup=False)
+        if verbose:
+            out.print("    " + context.summarize(engine, result.update).replace("\n", "\n    "), markup=False)
+
+    summary = runner.interpret_file(transcript, interp, output, header=read_header(header) if header else None,
+                                    overwrite=force, on_turn=show)
+    out.print(f"{output}: {summary.turns} utterances with the {name} interpreter"
+              + (f" ({condition})" if name == "llm" else "")
+              + f", {summary.reprompted} re-prompted, {summary.unclassified} unclassified"
+              + (f"; calls in {call_log}" if name == "llm" else ""), markup=False)
+
+
+@app.command()
+def score(
+    log: Annotated[Path, typer.Argument(help="Event log written by `grounded interpret`.")],
+    gold: Annotated[Path, typer.Option("--gold", help="Scenario (.yaml) with the gold labels and operations.")],
+    turns: Annotated[str | None, typer.Option(help="Turns to score, e.g. 1-19 (default: every labelled turn).")] = None,
+    key_shifts: Annotated[str | None, typer.Option(help="Key-shift turns (default: the scenario's).")] = None,
+    as_json: AsJson = False,
+) -> None:
+    """Multi-label F1 and exact match per utterance, overall and on key shifts; Dep extraction P/R/F1."""
+    from .interpreter.dependencies import score_dependencies
+    from .interpreter.report import print_classification, print_dependencies
+    from .interpreter.scoring import parse_turns, score_classification
+
+    try:
+        chosen = parse_turns(turns) if turns else None
+        shifts = parse_turns(key_shifts) if key_shifts else None
+    except ValueError as exc:
+        raise InputError(f"--turns/--key-shifts: {exc}") from exc
+    scenario = Scenario.load(gold)
+    classification = score_classification(log, scenario, chosen, shifts)
+    last = max((t.turn for t in classification.turns), default=0)
+    reference = Engine(scenario.header)
+    for turn in scenario.turns:
+        if turn.turn <= last:
+            reference.apply(turn.utterance())
+    extracted = load_engine(log, None)
+    dependencies = score_dependencies(extracted, reference, at_extracted=last, at_gold=last)
+    if as_json:
+        print(json.dumps({"classification": classification.to_json(), "dependencies": dependencies.to_json()}))
+        return
+    print_classification(out, classification)
+    print_dependencies(out, dependencies)
 
 
 @app.command()

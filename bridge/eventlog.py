@@ -12,7 +12,7 @@ import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from pydantic import ValidationError
 
@@ -42,8 +42,18 @@ def header_json(header: Header) -> dict[str, Any]:
 
 
 def utterance_json(turn: int, utterance: UtteranceBase) -> dict[str, Any]:
-    return {"turn": turn, "speaker": utterance.speaker, "text": utterance.text,
+    line = {"turn": turn, "speaker": utterance.speaker, "text": utterance.text,
             "ops": [op_to_json(op) for op in utterance.ops]}  # type: ignore[attr-defined]
+    if utterance.labels:
+        line["labels"] = list(utterance.labels)
+    return line
+
+
+def write_json_line(handle: IO[str], obj: dict[str, Any]) -> None:
+    """Append one JSON line and make it durable (flush and fsync) before returning."""
+    handle.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    handle.flush()
+    os.fsync(handle.fileno())
 
 
 class EventLogWriter:
@@ -65,9 +75,7 @@ class EventLogWriter:
         self._write(utterance_json(turn, utterance))
 
     def _write(self, obj: dict[str, Any]) -> None:
-        self._file.write(json.dumps(obj, ensure_ascii=False) + "\n")
-        self._file.flush()
-        os.fsync(self._file.fileno())
+        write_json_line(self._file, obj)
 
     def close(self) -> None:
         self._file.close()

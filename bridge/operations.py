@@ -121,6 +121,10 @@ class UtteranceBase(Strict):
     turn: int | None = Field(default=None, ge=0, description="Strictly increasing; assigned when omitted.")
     speaker: Atom
     text: str = ""
+    labels: list[str] = Field(
+        default_factory=list,
+        description="The Interpreter's classification of the utterance (operation names), kept for scoring; "
+                    "the rules read only `ops`.")
 
 
 class Utterance(UtteranceBase):

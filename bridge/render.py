@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from . import context
 from .affected import Affected
 from .engine import Engine, Update
 from .model import GOOD_STANDING
@@ -28,39 +29,32 @@ def describe_op(op: Operation) -> str:
 
 
 def describe_changes(engine: Engine, update: Update) -> list[str]:
-    """The Context Renderer's summary of one update, one phrase per change."""
-    args = engine.state.args
-    new_args = {int(f[0]) for f in update.of("new_arg")}
-    lines = []
-    for t in update.transitions:
-        f = t.fields
-        if t.name == "new_arg":
-            r = args[int(f[0]) - 1]
-            extra = f"; rests on {', '.join(r.deps)}" if r.deps else ""
-            extra += f"; explains {', '.join(r.explains)}" if r.explains else ""
-            lines.append(f"+ {r.claim} ({r.kind}, {r.speaker}){extra}")
-        elif t.name == "set_standing" and int(f[0]) not in new_args:
-            r = args[int(f[0]) - 1]
-            lines.append(f"{r.claim} {f[1]}" + (f" by {f[2]}" if f[2] else ""))
-        elif t.name == "add_dep" and int(f[0]) not in new_args:
-            lines.append(f"Dep({args[int(f[0]) - 1].claim}) + {f[1]}")
-        elif t.name == "add_attack":
-            lines.append(f"{args[int(f[0]) - 1].claim} attacks {args[int(f[1]) - 1].claim}")
-        elif t.name == "retract_commitment":
-            lines.append(f"{f[0]} withdraws from {args[int(f[1]) - 1].claim}")
-        elif t.name == "dissent":
-            lines.append(f"{f[1]} dissents from {args[int(f[0]) - 1].claim}")
-        elif t.name == "aware" and update.utterance.ops[t.index].op == "expand_awareness":  # type: ignore[attr-defined]
-            lines.append(f"awareness + {f[0]}")
-    opened = [f[0] for f in update.of("problem") if f[1] == "open"]
-    settled = [f[0] for f in update.of("problem") if f[1] == "closed"]
-    if opened:
-        lines.append(f"open problems + {', '.join(opened)}")
-    if settled:
-        lines.append(f"settled: {', '.join(settled)}")
-    for claim, losing in update.flagged.items():
-        lines.append(f"flagged for re-evaluation: {', '.join(losing)} (rest on {claim})")
-    return lines
+    """One update as terse phrases, one per change ('h2 weakened by o9'); sentences are in context.py."""
+    return [_terse(c) for c in context.changes(engine, update)]
+
+
+def _terse(c: context.Change) -> str:
+    if c.kind == "added":
+        extra = f"; rests on {', '.join(c.items)}" if c.items else ""
+        extra += f"; explains {', '.join(c.explains)}" if c.explains else ""
+        return f"+ {c.claim} ({c.value}, {c.speaker}){extra}"
+    if c.kind == "standing":
+        return f"{c.claim} {c.value}" + (f" by {c.cause}" if c.cause else "")
+    if c.kind == "dep":
+        return f"Dep({c.claim}) + {c.value}"
+    if c.kind == "attack":
+        return f"{c.claim} attacks {c.value}"
+    if c.kind == "withdrawn":
+        return f"{c.value} withdraws from {c.claim}"
+    if c.kind == "dissent":
+        return f"{c.value} dissents from {c.claim}"
+    if c.kind == "aware":
+        return f"awareness + {c.claim}"
+    if c.kind == "opened":
+        return f"open problems + {', '.join(c.items)}"
+    if c.kind == "settled":
+        return f"settled: {', '.join(c.items)}"
+    return f"flagged for re-evaluation: {', '.join(c.items)} (rest on {c.claim})"
 
 
 def render_update(console: Console, engine: Engine, update: Update) -> None:
@@ -116,12 +110,8 @@ def verification_line(v: Verification) -> Text:
 
 
 def flag_continuation(engine: Engine, v: Verification) -> str:
-    """The user-facing flag of the paper: what is stale, why, and what it depended on."""
-    if v.grounded or v.status == "no_anchor":
-        return ""
-    deps = engine.dep(v.claim)
-    text = f"{v.claim} no longer grounded: {v.reason}"
-    return text + (f"; depends on {', '.join(deps)}" if deps else "")
+    """The user-facing flag of the paper for a stale continuation ('' when grounded or no anchor)."""
+    return context.flag(engine, v.claim, v.at) or ""
 
 
 def affected_line(a: Affected) -> Text:

@@ -61,7 +61,10 @@ class ScenarioTurn:
     line: int
 
     def utterance(self) -> dict:
-        return {"turn": self.turn, "speaker": self.speaker, "text": self.text, "ops": self.ops}
+        u = {"turn": self.turn, "speaker": self.speaker, "text": self.text, "ops": self.ops}
+        if self.labels:
+            u["labels"] = self.labels
+        return u
 
 
 @dataclass
@@ -71,6 +74,8 @@ class Scenario:
     header: Header
     turns: list[ScenarioTurn]
     expect: list[Check] = field(default_factory=list)
+    key_shifts: list[int] = field(default_factory=list)
+    """The turns at which standing or awareness changes (scored separately by ``grounded score``)."""
 
     @classmethod
     def load(cls, path: str | Path) -> Scenario:
@@ -86,7 +91,7 @@ class Scenario:
                              line=mark.line + 1 if mark else None) from exc
         if not isinstance(data, dict):
             raise InputError("a scenario is a mapping with a header and `turns`", path=path)
-        unknown = set(data) - set(HEADER_KEYS) - {"title", "description", "turns", "expect"}
+        unknown = set(data) - set(HEADER_KEYS) - {"title", "description", "turns", "expect", "key_shifts"}
         if unknown:
             raise InputError(f"unknown top-level keys {sorted(unknown)}", path=path, line=data.line)
         try:
@@ -99,7 +104,14 @@ class Scenario:
             if check.kind == "rejected":
                 raise InputError("`rejected` checks a turn: put it in that turn's expect", path=path,
                                  line=check.line)
-        return cls(path, str(data.get("title", Path(path).stem)), header, turns, final)
+        key_shifts = data.get("key_shifts") or []
+        if not isinstance(key_shifts, list) or not all(isinstance(t, int) for t in key_shifts):
+            raise InputError("`key_shifts` must be a list of turn numbers", path=path, line=data.line)
+        known = {t.turn for t in turns}
+        if missing := [t for t in key_shifts if t not in known]:
+            raise InputError(f"`key_shifts` names turns the scenario does not have: {missing}", path=path,
+                             line=data.line)
+        return cls(path, str(data.get("title", Path(path).stem)), header, turns, final, key_shifts)
 
 
 def _list(path: str, data: _Mapping, key: str) -> list:

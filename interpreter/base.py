@@ -1,0 +1,46 @@
+"""What every Interpreter provides: proposals for one utterance, revised on feedback.
+
+The driver (``session.py``) asks an Interpreter to ``begin`` an utterance,
+then for proposals until the engine accepts one: after a rejection it passes
+back the failing preconditions (``Violation``, each with a stable code and a
+message naming the condition), so an LLM can be re-prompted with them and the
+rule-based interpreter can drop what failed.  An exchange returns None when it
+gives up; the utterance is then recorded unclassified.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+from grounded.engine import Engine, Update
+from grounded.errors import Violation
+
+from .proposal import Proposal
+from .transcript import Said
+
+
+class Exchange(ABC):
+    """The attempts at one utterance."""
+
+    @abstractmethod
+    def propose(self, feedback: list[Violation] | None) -> Proposal | None:
+        """The next proposal; ``feedback`` says why the engine rejected the previous one."""
+
+    def accepted(self, update: Update) -> None:  # noqa: B027 - a hook: nothing to do by default
+        """The engine applied the last proposal."""
+
+    def unclassified(self, reason: str) -> None:  # noqa: B027
+        """The driver gave up on this utterance; it is recorded with no operations."""
+
+
+class Interpreter(ABC):
+    """Turns utterances into operations; ``name`` is what the CLI calls it."""
+
+    name: str = ""
+
+    @abstractmethod
+    def begin(self, engine: Engine, said: Said) -> Exchange:
+        """Start on one utterance, given the state before it."""
+
+    def close(self) -> None:  # noqa: B027 - a hook: nothing to do by default
+        """Release what the interpreter holds (files, connections)."""

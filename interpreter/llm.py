@@ -1,0 +1,224 @@
+"""The LLM Interpreter: one chat-completion call per utterance, on the official ``openai`` client.
+
+Any OpenAI-compatible server works (OpenAI, vLLM, llama.cpp, Ollama, ...):
+the endpoint, key and model come from ``OPENAI_BASE_URL``, ``OPENAI_API_KEY``
+and ``GROUNDED_MODEL`` or from the arguments.  For each utterance:
+
+1. the prompt of the chosen condition (``prompts.py``) and the utterance go
+   out; the answer is parsed against the response models (``schema.py``) and
+   new claims get their ids (``proposal.py``);
+2. an answer that is not valid JSON or not the schema is re-asked, saying
+   what is wrong; operations the engine rejects are re-prompted with every
+   failing condition; both count against ``max_attempts`` answers;
+3. 429s, 5xx and timeouts are retried with exponential backoff (honouring
+   ``Retry-After``) up to ``max_retries`` times per request; the client's own
+   retries are off so that every request is seen and logged here;
+4. when the attempts run out the utterance is recorded unclassified.
+
+Every request is a line in the call log (``calllog.py``).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import openai
+
+from grounded.engine import Engine, Update
+from grounded.errors import InputError, Violation
+
+from . import prompts
+from .base import Exchange, Interpreter
+from .calllog import CallLog
+from .proposal import Proposal, assign_ids
+from .schema import InterpreterError, parse_response
+from .transcript import Said
+
+ENV_BASE_URL, ENV_API_KEY, ENV_MODEL = "OPENAI_BASE_URL", "OPENAI_API_KEY", "GROUNDED_MODEL"
+
+
+@dataclass(frozen=True)
+class LLMConfig:
+    model: str
+    base_url: str | None = None
+    api_key: str | None = None
+    condition: str = "definitions"
+    temperature: float = 0.0
+    timeout: float = 60.0
+    """Seconds per request before it counts as a timeout."""
+    max_retries: int = 4
+    """Retries per request on 429, 5xx, timeouts and connection errors."""
+    backoff: float = 1.0
+    """Seconds before the first retry; doubled for each further one."""
+    max_backoff: float = 30.0
+    max_attempts: int = 3
+    """Model answers per utterance (malformed ones and rejected ones included)."""
+    json_mode: bool = True
+    """Ask for ``response_format={"type": "json_object"}`` (turn off for servers without it)."""
+    history: int = 4
+    """Previous utterances shown with each one."""
+    state_budget: int = 1500
+    """Token budget of the rendered state (State-augmented condition)."""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_env(cls, **overrides: Any) -> LLMConfig:
+        """Endpoint, key and model from the environment, overridden by non-None arguments."""
+        given = {k: v for k, v in overrides.items() if v is not None}
+        model = given.pop("model", None) or os.environ.get(ENV_MODEL)
+        if not model:
+            raise InputError(f"no model: set {ENV_MODEL} or pass --model")
+        base_url = given.pop("base_url", None) or os.environ.get(ENV_BASE_URL)
+        api_key = given.pop("api_key", None) or os.environ.get(ENV_API_KEY)
+        if base_url is None and api_key is None:
+            raise InputError(f"no endpoint: set {ENV_BASE_URL} (any OpenAI-compatible server) or {ENV_API_KEY}")
+        if given.get("condition", "definitions") not in prompts.CONDITIONS:
+            raise InputError(f"unknown condition {given['condition']!r} (one of {', '.join(prompts.CONDITIONS)})")
+        return cls(model=model, base_url=base_url, api_key=api_key, **given)
+
+
+def endpoint_configured() -> bool:
+    """Whether the environment names an endpoint (else the rule-based interpreter is the default)."""
+    return bool(os.environ.get(ENV_BASE_URL) or os.environ.get(ENV_API_KEY))
+
+
+_RETRYABLE = {openai.RateLimitError: "rate_limited", openai.InternalServerError: "server_error",
+              openai.APITimeoutError: "timeout", openai.APIConnectionError: "connection_error"}
+
+
+class LLMInterpreter(Interpreter):
+    name = "llm"
+
+    def __init__(self, config: LLMConfig, call_log: CallLog | None = None,
+                 sleep: Callable[[float], None] = time.sleep):
+        if config.condition not in prompts.PROMPTS:
+            raise InputError(f"unknown condition {config.condition!r} (one of {', '.join(prompts.CONDITIONS)})")
+        self.config = config
+        self.condition = prompts.PROMPTS[config.condition]
+        self.call_log = call_log
+        self.sleep = sleep
+        # Local servers often need no key, but the client insists on one.
+        self.client = openai.OpenAI(base_url=config.base_url, api_key=config.api_key or "unused",
+                                    timeout=config.timeout, max_retries=0)
+        self._history: list[Said] = []
+
+    def begin(self, engine: Engine, said: Said) -> Exchange:
+        history = self._history[-self.config.history:] if self.config.history else []
+        self._history.append(said)
+        system = self.condition.system(engine.registry)
+        user = prompts.user_message_v1(self.condition, engine, said, history, self.config.state_budget)
+        return _LLMExchange(self, engine, said, [{"role": "system", "content": system},
+                                                 {"role": "user", "content": user}])
+
+    def close(self) -> None:
+        self.client.close()
+        if self.call_log is not None:
+            self.call_log.close()
+
+    # -- one request, with retries -------------------------------------------------
+
+    def complete(self, messages: list[dict], base: dict[str, Any]) -> tuple[str | None, dict[str, Any] | None]:
+        """The content of one answer and its (not yet written) log record; (None, None) if every try failed."""
+        cfg = self.config
+        kwargs: dict[str, Any] = {"model": cfg.model, "messages": messages, "temperature": cfg.temperature,
+                                  **cfg.extra}
+        if cfg.json_mode:
+            kwargs["response_format"] = {"type": "json_object"}
+        for retry in range(cfg.max_retries + 1):
+            record = {**base, "request": retry + 1, "model": cfg.model, "condition": cfg.condition,
+                      "prompt_version": self.condition.version, "messages": list(messages)}
+            start = time.monotonic()
+            try:
+                response = self.client.chat.completions.create(**kwargs)
+            except openai.APIError as exc:
+                record["latency_ms"] = round((time.monotonic() - start) * 1000, 1)
+                outcome = next((name for cls, name in _RETRYABLE.items() if isinstance(exc, cls)), "http_error")
+                record.update(outcome=outcome, error=f"{type(exc).__name__}: {exc}",
+                              status=getattr(exc, "status_code", None))
+                retry_now = outcome != "http_error" and retry < cfg.max_retries
+                if retry_now:
+                    record["retry_in_s"] = self._delay(retry, exc)
+                self._log(record)
+                if not retry_now:
+                    return None, None
+                self.sleep(record["retry_in_s"])
+                continue
+            record["latency_ms"] = round((time.monotonic() - start) * 1000, 1)
+            usage = response.usage
+            record["usage"] = ({"prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens,
+                                "total_tokens": usage.total_tokens} if usage is not None else None)
+            content = response.choices[0].message.content if response.choices else None
+            record["response"] = content
+            return content, record
+        return None, None  # pragma: no cover - the loop always returns
+
+    def _delay(self, retry: int, exc: openai.APIError) -> float:
+        delay = min(self.config.backoff * 2 ** retry, self.config.max_backoff)
+        response = getattr(exc, "response", None)
+        header = response.headers.get("retry-after") if response is not None else None
+        if header:
+            try:
+                delay = min(max(delay, float(header)), self.config.max_backoff)
+            except ValueError:
+                pass
+        return delay
+
+    def _log(self, record: dict[str, Any]) -> None:
+        if self.call_log is not None:
+            self.call_log.write(record)
+
+
+class _LLMExchange(Exchange):
+    def __init__(self, interp: LLMInterpreter, engine: Engine, said: Said, messages: list[dict]):
+        self.interp = interp
+        self.engine = engine
+        self.said = said
+        self.messages = messages
+        self.answers = 0
+        self.pending: dict[str, Any] | None = None  # the record of the answer the engine is judging
+
+    def _base(self) -> dict[str, Any]:
+        return {"turn": self.said.turn, "speaker": self.said.speaker, "attempt": self.answers + 1}
+
+    def propose(self, feedback: list[Violation] | None) -> Proposal | None:
+        if feedback is not None:
+            self._settle("rejected", violations=[{"index": v.index, "op": v.op, "code": v.code,
+                                                   "message": v.message} for v in feedback])
+            self.messages.append({"role": "user", "content": prompts.rejection_message_v1(
+                [str(v) for v in feedback])})
+        while self.answers < self.interp.config.max_attempts:
+            content, record = self.interp.complete(self.messages, self._base())
+            if record is None:
+                return None
+            self.answers += 1
+            self.messages.append({"role": "assistant", "content": content or ""})
+            try:
+                proposal = assign_ids(self.engine, parse_response(self.engine.registry, content))
+            except InterpreterError as exc:
+                self.interp._log({**record, "outcome": "malformed", "error": str(exc)})
+                self.messages.append({"role": "user", "content": prompts.malformed_message_v1(str(exc))})
+                continue
+            record["proposal"] = proposal.ops
+            self.pending = record
+            return proposal
+        return None
+
+    def accepted(self, update: Update) -> None:
+        self._settle("accepted")
+
+    def unclassified(self, reason: str) -> None:
+        self._settle("rejected")
+        self.interp._log({"turn": self.said.turn, "speaker": self.said.speaker, "outcome": "unclassified",
+                          "attempts": self.answers, "reason": reason, "text": self.said.text})
+
+    def _settle(self, outcome: str, **extra: Any) -> None:
+        if self.pending is not None:
+            self.interp._log({**self.pending, "outcome": outcome, **extra})
+            self.pending = None
+
+
+__all__ = ["LLMConfig", "LLMInterpreter", "endpoint_configured"]

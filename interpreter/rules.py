@@ -1,0 +1,218 @@
+"""The offline rule-based interpreter: cue phrases classify, lexical similarity links.
+
+It needs no model and no network, so it is the default when no endpoint is
+configured, and a baseline for the LLM.  For each utterance:
+
+1. **classify** each sentence by cue phrases (``cues.py``); sentences with no
+   cue are observations if nothing else in the utterance has a cue, else
+   elaboration of what does;
+2. **link** each operation to the state by TF-IDF similarity
+   (``similarity.py``) of the utterance to the claims' texts: the target of
+   Support/Undermine/Revise/Resolve is the most similar claim under discussion
+   (hypotheses, positions, decisions), with a bonus for recent ones and, for
+   Revise, for weakened ones; Hypothesize rests on the most similar standing
+   claims and explains the most similar open problems; an Observe that
+   matches a declared but unclaimed proposition claims it, an
+   Expand-Awareness that matches a proposition outside everyone's awareness
+   brings that one in; a hypothesis that restates one already standing is a
+   Support of it instead;
+3. on **rejection**, drop the operations the rules refused and try again
+   (each round drops at least one, so it ends).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from grounded.engine import Engine
+from grounded.errors import Violation
+from grounded.literals import atom_of
+from grounded.model import GOOD_STANDING
+
+from .base import Exchange, Interpreter
+from .cues import cues, sentences
+from .proposal import PREFIX, IdAllocator, Proposal
+from .similarity import TextIndex
+from .transcript import Said
+
+LINK_THRESHOLD = 0.08
+"""Least similarity for a Dep or explains link, or a target."""
+DECLARED_THRESHOLD = 0.35
+"""Least similarity for an observation to claim a declared proposition."""
+LATENT_THRESHOLD = 0.12
+"""Least similarity for Expand-Awareness to bring in a proposition outside everyone's awareness."""
+RESTATE_THRESHOLD = 0.45
+"""Similarity above which a 'new' hypothesis restates a standing one (a Support of it)."""
+RECENCY_BONUS = 0.05
+WEAKENED_BONUS = 0.1
+MAX_DEPS = 2
+MAX_EXPLAINS = 2
+
+_ORDER = ("expand_awareness", "observe", "question", "hypothesize", "support", "undermine", "revise", "resolve")
+_UNDER_DISCUSSION = frozenset({"hypothesis", "position", "decision"})
+
+
+@dataclass
+class _Claim:
+    id: str
+    text: str
+    kind: str
+    standing: str | None  # best standing among its arguments (None: declared, no argument)
+    turn: int
+
+
+class RuleInterpreter(Interpreter):
+    name = "rules"
+
+    def begin(self, engine: Engine, said: Said) -> Exchange:
+        return _RuleExchange(_propose(engine, said))
+
+
+class _RuleExchange(Exchange):
+    def __init__(self, proposal: Proposal):
+        self.proposal = proposal
+        self.rounds = 0
+
+    def propose(self, feedback: list[Violation] | None) -> Proposal | None:
+        if feedback is not None:
+            failing = {v.index for v in feedback if v.index >= 0}
+            if not failing or not self.proposal.ops:
+                return None
+            self.proposal = self.proposal.without(failing)
+        self.rounds += 1
+        return self.proposal
+
+
+# -- reading the state --------------------------------------------------------------
+
+_RANK = {"resolved": 3, "active": 3, "weakened": 2, "abandoned": 1}
+
+
+def _claims(engine: Engine) -> dict[str, _Claim]:
+    dm = engine.state
+    out: dict[str, _Claim] = {}
+    for r in dm.args:
+        c = out.get(r.claim)
+        text = r.text or r.utterance
+        if c is None:
+            out[r.claim] = _Claim(r.claim, text, r.kind, r.standing, r.turn)
+        else:
+            if _RANK[r.standing] >= _RANK.get(c.standing or "", 0):
+                c.standing = r.standing
+            c.text = f"{c.text} {text}"
+            c.turn = max(c.turn, r.turn)
+    for p in dm.props.values():
+        if p.id not in out and p.aware_turn is not None and p.kind != "question":
+            out[p.id] = _Claim(p.id, p.text, p.kind, None, p.turn or 0)
+    return out
+
+
+# -- proposing ------------------------------------------------------------------------
+
+
+def _propose(engine: Engine, said: Said) -> Proposal:
+    parts = sentences(said.text)
+    tagged = [(s, cues(s)) for s in parts]
+    if any(labels for _, labels in tagged):
+        proposal = _build(engine, said, tagged)
+        if proposal.ops:
+            return proposal
+    # no cue, or nothing the cues named could be linked: report what was said
+    return _build(engine, said, [(s, {"question"} if s.endswith("?") else {"observe"}) for s in parts])
+
+
+def _build(engine: Engine, said: Said, tagged: list[tuple[str, set[str]]]) -> Proposal:
+    claims = _claims(engine)
+    index = TextIndex(list(claims), [c.text for c in claims.values()])
+    open_problems = engine.open_problems()
+    problem_texts = {p: _problem_text(engine, p, claims) for p in open_problems}
+    problems = TextIndex(list(problem_texts), list(problem_texts.values()))
+    latent = {p.id: p.text for p in engine.state.props.values() if p.aware_turn is None}
+    latent_index = TextIndex(list(latent), list(latent.values()))
+    last_turn = engine.turn or 0
+    alloc = IdAllocator(engine.state.props)
+
+    def target(text: str, *, allow: set[str], prefer_weakened: bool = False) -> str | None:
+        best, best_score = None, LINK_THRESHOLD
+        for key, score in index.ranked(text, allow):
+            c = claims[key]
+            score += RECENCY_BONUS if c.turn >= last_turn - 1 else 0.0
+            score += WEAKENED_BONUS if prefer_weakened and c.standing == "weakened" else 0.0
+            if score > best_score:
+                best, best_score = key, score
+        return best
+
+    discussed = {k for k, c in claims.items() if c.kind in _UNDER_DISCUSSION and c.standing is not None}
+    live = {k for k in discussed if claims[k].standing != "abandoned"}
+    standing = {k for k, c in claims.items() if c.standing in GOOD_STANDING}
+    declared = {k for k, c in claims.items() if c.standing is None}
+
+    ops: dict[str, list[dict]] = {name: [] for name in _ORDER}
+    aux: list[dict] = []
+    new_observations: list[str] = []
+    new_hypotheses: list[str] = []
+    whole = said.text
+    for sentence, labels in tagged:
+        if "expand_awareness" in labels:
+            hit = latent_index.best(sentence)
+            claim = hit[0] if hit and hit[1] >= LATENT_THRESHOLD else alloc.fresh(PREFIX["expand_awareness"])
+            if claim in latent:
+                latent.pop(claim)
+                latent_index = TextIndex(list(latent), list(latent.values()))
+            ops["expand_awareness"].append({"op": "expand_awareness", "claim": claim, "text": sentence})
+        if "observe" in labels:
+            hit = index.best(sentence, declared)
+            claim = hit[0] if hit and hit[1] >= DECLARED_THRESHOLD else alloc.fresh(PREFIX["observe"])
+            declared.discard(claim)
+            ops["observe"].append({"op": "observe", "claim": claim, "text": sentence})
+            new_observations.append(claim)
+        if "question" in labels:
+            ops["question"].append({"op": "question", "claim": alloc.fresh(PREFIX["question"]), "text": sentence})
+        if "hypothesize" in labels:
+            restated = index.best(sentence, standing & discussed)
+            if restated and restated[1] >= RESTATE_THRESHOLD:
+                labels = labels | {"support"}
+            else:
+                claim = alloc.fresh(PREFIX["hypothesize"])
+                deps = [k for k, s in index.ranked(sentence, standing)[:MAX_DEPS] if s >= LINK_THRESHOLD]
+                explains = [k for k, s in problems.ranked(sentence)[:MAX_EXPLAINS] if s >= LINK_THRESHOLD]
+                ops["hypothesize"].append({"op": "hypothesize", "claim": claim, "text": sentence,
+                                           "deps": deps, "explains": explains})
+                new_hypotheses.append(claim)
+        for op in ("support", "undermine", "revise", "resolve"):
+            if op not in labels:
+                continue
+            allow = (standing & discussed) if op in ("support", "resolve") else live
+            goal = target(f"{sentence} {whole}", allow=allow, prefer_weakened=op == "revise")
+            if goal is None or any(o["target"] == goal for o in ops[op]):
+                continue
+            entry: dict = {"op": op, "target": goal}
+            if op in ("support", "undermine"):
+                if new_observations:
+                    entry["by"] = new_observations[-1]
+                else:
+                    evidence = alloc.fresh(PREFIX["observe"])
+                    aux.append({"op": "observe", "claim": evidence, "text": sentence})
+                    entry["by"] = evidence
+            elif op == "revise":
+                by = (new_hypotheses or new_observations or [None])[-1]
+                if by is not None:
+                    entry["by"] = by
+            elif op == "resolve" and not (claims[goal].standing in GOOD_STANDING and not engine.state.attackers.get(
+                    engine.state.claimants[goal][-1])):
+                assumptions = [k for k, c in claims.items() if c.kind == "assumption" and k in standing]
+                entry.update(claim=alloc.fresh(PREFIX["resolve"]), text=sentence, assumptions=assumptions)
+            ops[op].append(entry)
+    result = [op for name in _ORDER[:3] for op in ops[name]]
+    flags = [False] * len(result)
+    result += aux
+    flags += [True] * len(aux)
+    rest = [op for name in _ORDER[3:] for op in ops[name]]
+    return Proposal(result + rest, flags + [False] * len(rest))
+
+
+def _problem_text(engine: Engine, literal: str, claims: dict[str, _Claim]) -> str:
+    if literal in claims:
+        return claims[literal].text
+    prop = engine.state.props.get(atom_of(literal))
+    return prop.text if prop is not None else literal

@@ -1,0 +1,73 @@
+"""Interpreting a transcript file into an event log: what ``grounded interpret`` does.
+
+Chooses the interpreter (the LLM when an endpoint is configured, else the
+offline rules; replay for scenarios with gold operations), opens the event
+log and the call log, and runs the loop of ``session.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from grounded.engine import Engine
+from grounded.errors import InputError
+from grounded.model import Header
+
+from .base import Interpreter
+from .calllog import CallLog
+from .llm import LLMConfig, LLMInterpreter, endpoint_configured
+from .replay import ReplayInterpreter
+from .rules import RuleInterpreter
+from .session import TurnResult, interpret
+from .transcript import read_transcript
+
+INTERPRETERS = ("llm", "rules", "replay")
+
+
+def default_interpreter() -> str:
+    return "llm" if endpoint_configured() else "rules"
+
+
+def make_interpreter(name: str, *, call_log: str | Path | None = None, **llm: object) -> Interpreter:
+    """An interpreter by name; ``llm`` holds LLMConfig fields (None: from the environment or default)."""
+    if name == "rules":
+        return RuleInterpreter()
+    if name == "replay":
+        return ReplayInterpreter()
+    if name == "llm":
+        config = LLMConfig.from_env(**llm)
+        return LLMInterpreter(config, CallLog(call_log) if call_log is not None else None)
+    raise InputError(f"unknown interpreter {name!r} (one of {', '.join(INTERPRETERS)})")
+
+
+@dataclass
+class RunSummary:
+    turns: int = 0
+    unclassified: int = 0
+    reprompted: int = 0
+
+
+def interpret_file(transcript: str | Path, interpreter: Interpreter, log: str | Path, *,
+                   header: Header | None = None, overwrite: bool = False,
+                   on_turn: Callable[[Engine, TurnResult], None] | None = None) -> RunSummary:
+    """Interpret ``transcript`` into a new event log at ``log``; returns counts."""
+    t = read_transcript(transcript, header)
+    log = Path(log)
+    if log.exists() and log.stat().st_size > 0:
+        if not overwrite:
+            raise InputError(f"{log} exists; pass --force to overwrite it")
+        log.unlink()
+    summary = RunSummary()
+    with Engine(t.header, log=log) as engine:
+        try:
+            for result in interpret(engine, interpreter, t.turns):
+                summary.turns += 1
+                summary.unclassified += result.unclassified
+                summary.reprompted += bool(result.rejections)
+                if on_turn is not None:
+                    on_turn(engine, result)
+        finally:
+            interpreter.close()
+    return summary

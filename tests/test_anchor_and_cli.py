@@ -1,0 +1,129 @@
+"""Verify from text (the anchor), and the interpret / score / verify --text commands."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from grounded import Engine
+from grounded.interpreter.anchor import THRESHOLD, AnchorIndex, anchor, verify_text
+from grounded.scenario import Scenario, run
+
+ROOT = Path(__file__).resolve().parent.parent
+PHASE2, PHASE3 = ROOT / "scenarios" / "phase2.yaml", ROOT / "scenarios" / "phase3.yaml"
+STALE = "Restart Redis: the Redis failure is what causes the auth failures."
+ACTUAL = "Roll back the token refresh change; its retry storm is exhausting the Redis connection pool."
+UNKNOWN = "The moon is made of cheese."
+
+
+def grounded(*args: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    return subprocess.run([sys.executable, "-m", "grounded", *map(str, args)], capture_output=True, text=True,
+                          timeout=120, env=env)
+
+
+@pytest.fixture(scope="module")
+def phase2():
+    scenario = Scenario.load(PHASE2)
+    engine = Engine(scenario.header)
+    for _ in run(scenario, engine):
+        pass
+    yield engine
+    engine.close()
+
+
+def test_anchor_finds_the_claim_standing_or_not(phase2):
+    assert anchor(phase2, STALE).claim == "h2"  # abandoned, still found: so it can be rejected
+    assert anchor(phase2, ACTUAL).claim == "h4"
+    assert anchor(phase2, UNKNOWN) is None
+    assert anchor(phase2, "Does Auth use Redis?", threshold=0.0).claim != "q6"  # questions are not anchors
+    hit = AnchorIndex(phase2).best("The primary database is failing.")
+    assert hit.claim == "o3" and hit.score < THRESHOLD  # the closest is not close enough: abstain
+
+
+def test_verify_text_grounded_ungrounded_abstain(phase2):
+    stale = verify_text(phase2, STALE)
+    assert (stale.status, stale.verification.reason) == ("ungrounded", "h2 abandoned at T9 by o9")
+    actual = verify_text(phase2, ACTUAL)
+    assert actual.grounded and actual.verification.chain == ("h4", "h3", "o5", "o6", "o9")
+    early = verify_text(phase2, STALE, at=6)
+    assert early.grounded and early.anchor.claim == "h2"  # before T7, h2 still stood
+    none = verify_text(phase2, UNKNOWN)
+    assert none.status == "no_anchor" and none.anchor is None and none.to_json()["claim"] is None
+
+
+def test_cli_verify_text_json():
+    stale = json.loads(grounded("verify", PHASE2, "--text", STALE, "--json").stdout)
+    assert stale["anchor"] == "h2" and stale["grounded"] is False and stale["reason"] == "h2 abandoned at T9 by o9"
+    assert THRESHOLD <= stale["score"] <= 1
+    cf = json.loads(grounded("verify", PHASE3, "--text", "We go with Yjs server-relayed for launch.", "--at", "19",
+                             "--json").stdout)
+    assert cf["anchor"] == "alpha18" and cf["grounded"] is True
+    after = json.loads(grounded("verify", PHASE3, "--text", "We go with Yjs server-relayed for launch.",
+                                "--json").stdout)
+    assert after["grounded"] is False and after["reason"] == "alpha18 -> a3: a3 abandoned at T20 by -a3"
+    abstain = json.loads(grounded("verify", PHASE2, "--text", UNKNOWN, "--json").stdout)
+    assert abstain["status"] == "no_anchor" and abstain["anchor"] is None and "abstain" in abstain["reason"]
+    loose = json.loads(grounded("verify", PHASE2, "--text", "The primary database is failing.", "--threshold", "0.1",
+                                "--json").stdout)
+    assert loose["anchor"] == "o3"
+    plain = grounded("verify", PHASE2, "--text", STALE).stdout
+    assert "anchor: h2 (similarity" in plain and "UNGROUNDED" in plain
+
+
+@pytest.mark.parametrize("args,message", [
+    (["verify", PHASE2], "give a CLAIM or --text"),
+    (["verify", PHASE2, "h2", "--text", "x"], "not both"),
+    (["score", "missing.jsonl", "--gold", PHASE2], "missing.jsonl: cannot read the event log"),
+    (["score", PHASE2, "--gold", PHASE2, "--turns", "a-b"], "--turns/--key-shifts"),
+    (["interpret", PHASE2, "-o", "x.jsonl", "-i", "telepathy"], "unknown interpreter 'telepathy'"),
+])
+def test_cli_errors_are_one_line(args, message, tmp_path):
+    result = subprocess.run([sys.executable, "-m", "grounded", *map(str, args)], capture_output=True, text=True,
+                            timeout=120, cwd=tmp_path)
+    assert result.returncode == 2 and message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_cli_interpret_offline_then_score(tmp_path):
+    log = tmp_path / "p2.jsonl"
+    result = grounded("interpret", PHASE2, "-o", log, "-v")
+    assert result.returncode == 0, result.stderr
+    assert "with the rules interpreter" in result.stdout  # the default with no endpoint configured
+    assert "T4 carol: expand_awareness, question" in result.stdout
+    assert "mis_monitor" in result.stdout  # the renderer's sentences under -v
+    again = grounded("interpret", PHASE2, "-o", log)
+    assert again.returncode == 2 and "exists; pass --force" in again.stderr
+    scored = grounded("score", log, "--gold", PHASE2)
+    assert scored.returncode == 0, scored.stderr
+    assert "overall: F1 " in scored.stdout and "key shifts: F1 " in scored.stdout
+    assert "dependency extraction: precision" in scored.stdout
+    data = json.loads(grounded("score", log, "--gold", PHASE2, "--json").stdout)
+    assert data["classification"]["overall"]["n"] == 13 and data["classification"]["key_shifts"]["n"] == 4
+    assert [t["turn"] for t in data["classification"]["turns"] if t["key_shift"]] == [4, 7, 9, 12]
+    assert 0 <= data["dependencies"]["f1"] <= 1 and data["dependencies"]["gold"] == 7
+
+
+def test_cli_replay_scores_perfectly_and_turns_select(tmp_path):
+    log = tmp_path / "p3.jsonl"
+    assert grounded("interpret", PHASE3, "-i", "replay", "-o", log).returncode == 0
+    data = json.loads(grounded("score", log, "--gold", PHASE3, "--turns", "1-19", "--json").stdout)
+    assert data["classification"]["overall"] == {"n": 19, "f1": 1.0, "exact": 1.0}
+    assert data["classification"]["key_shifts"] == {"n": 4, "f1": 1.0, "exact": 1.0}
+    assert data["dependencies"]["f1"] == 1.0
+
+
+def test_cli_interpret_a_plain_transcript_with_a_header(tmp_path):
+    transcript = tmp_path / "talk.txt"
+    transcript.write_text("Carol: P1 incident. Auth failure rate up since 2am.\n"
+                          "Carol: OK, so the database alert is about Redis, not the primary DB.\n")
+    log = tmp_path / "talk.jsonl"
+    result = grounded("interpret", transcript, "--header", PHASE2, "-o", log)
+    assert result.returncode == 0, result.stderr
+    assert "T2 carol: expand_awareness" in result.stdout
+    assert Engine.load(log).verify("mis_monitor").grounded
