@@ -31,14 +31,24 @@ from .scenario import Scenario
 from .verify import least_fixpoint
 
 
-def candidates_of(path: str | Path) -> tuple[Header, list[dict]]:
-    """The header and every utterance of a log or scenario (a scenario's rejected turns included)."""
+def candidates_of(path: str | Path) -> tuple[Header, list[dict], InputError | None]:
+    """The header and every utterance of a log or scenario (a scenario's rejected turns included).
+
+    A log cut short by a crash keeps the lines before its corrupt line; the error
+    that stopped the reading comes third.
+    """
     path = Path(path)
     if path.suffix in (".yaml", ".yml"):
         scenario = Scenario.load(path)
-        return scenario.header, [t.utterance() for t in scenario.turns]
+        return scenario.header, [t.utterance() for t in scenario.turns], None
     header, lines = read_log(path)
-    return header, [data for _, data in lines]
+    candidates: list[dict] = []
+    try:
+        for _, data in lines:
+            candidates.append(data)
+    except InputError as exc:
+        return header, candidates, exc
+    return header, candidates, None
 
 
 @dataclass
@@ -62,6 +72,8 @@ class CheckReport:
     mismatches: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
     """Retractions for which a proposition failed."""
+    load_error: InputError | None = None
+    """What stopped the reading of a corrupt log (the lines before it were checked)."""
 
     @property
     def ok(self) -> bool:
@@ -85,17 +97,20 @@ class CheckReport:
         return {"path": self.path, "ok": self.ok, "utterances": self.utterances, "accepted": self.accepted,
                 "events": self.events, "standings": self.standings, "claims": self.claims,
                 "literals": self.literals, "asp": self.asp, "retractions": self.retractions,
-                "mismatches": self.mismatches, "failures": self.failures}
+                "mismatches": self.mismatches, "failures": self.failures,
+                "load_error": None if self.load_error is None else str(self.load_error)}
 
 
 def check(path: str | Path, at: int | None = None, extensions=(), incremental: bool = False,
           retraction: bool = False) -> CheckReport:
-    """Check a log or scenario file, up to turn ``at`` if given."""
-    header, candidates = candidates_of(path)
+    """Check a log or scenario file, up to turn ``at`` if given (a corrupt log: up to its bad line)."""
+    header, candidates, error = candidates_of(path)
     if at is not None:
         candidates = [c for c in candidates if c.get("turn") is None or c["turn"] <= at]
-    return check_history(header, candidates, extensions, label=str(path), incremental=incremental,
-                         retraction=retraction)
+    report = check_history(header, candidates, extensions, label=str(path), incremental=incremental,
+                           retraction=retraction)
+    report.load_error = error
+    return report
 
 
 def check_history(header: Header, candidates: list[dict], extensions=(), label: str = "history",

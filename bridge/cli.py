@@ -224,6 +224,9 @@ def check_command(
 ) -> None:
     """Recompute the history with Python, Prolog and ASP; 'all agree' or the differences; exit 1 on any."""
     report = check_history_file(file, at, extension or (), incremental=incremental, retraction=retraction)
+    if report.load_error is not None:
+        print(f"warning: {report.load_error}; checked the {report.utterances} utterances before it",
+              file=sys.stderr)
     if as_json:
         print(json.dumps(report.to_json()))
     else:

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from grounded import Engine
+
 ROOT = Path(__file__).resolve().parent.parent
 PHASE2 = ROOT / "scenarios" / "phase2.yaml"
 PHASE3 = ROOT / "scenarios" / "phase3.yaml"
@@ -144,6 +146,19 @@ def test_check_exits_1_when_a_rule_diverges_from_the_reference(tmp_path):
     result = grounded("check", PHASE2, "-x", rule)
     assert result.returncode == 1
     assert "events commitments: Python" in result.stdout and "disagreements" in result.stdout
+
+
+def test_check_of_a_log_cut_short_checks_the_lines_before(tmp_path):
+    log = tmp_path / "talk.jsonl"
+    with Engine({"agents": {"alice": {}}}, log=log) as engine:
+        engine.apply({"speaker": "alice", "ops": [{"op": "observe", "claim": "o1"}]})
+        engine.apply({"speaker": "alice", "ops": [{"op": "observe", "claim": "o2"}]})
+    log.write_bytes(log.read_bytes()[:-20])  # the last write was interrupted
+    result = grounded("check", log, "--json")
+    assert result.returncode == 0
+    report = json.loads(result.stdout)
+    assert report["ok"] and report["utterances"] == 1 and "talk.jsonl:3" in report["load_error"]
+    assert "warning: " in result.stderr and "checked the 1 utterances before it" in result.stderr
 
 
 def test_extensions_of_the_conversation():
