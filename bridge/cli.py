@@ -19,6 +19,7 @@ from pydantic.json_schema import models_json_schema
 from rich.console import Console
 
 from . import render
+from .bench.cli import bench_app
 from .engine import Engine
 from .errors import GroundedError
 from .model import Header
@@ -26,6 +27,7 @@ from .scenario import Scenario, retraction_score, run
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True,
                   help="Check whether a continuation still rests on what a conversation has established.")
+app.add_typer(bench_app, name="bench")
 out = Console(highlight=False, soft_wrap=True)
 
 File = Annotated[Path, typer.Argument(help="Scenario (.yaml) or event log (.jsonl).")]
