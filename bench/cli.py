@@ -78,3 +78,19 @@ def memab(
     md = memab_run.markdown(result)
     paths = write(out, "memab", result, md) + memab_run.figures(result, out)
     _finish(md, paths)
+
+
+@bench_app.command()
+def reviseqa(data: Data = None, out: Out = DEFAULT_OUT, quick: Quick = False) -> None:
+    """ReviseQA: edits as Revise/Observe, Dep from clingo cores, accuracy@k of the clingo entailment reader."""
+    _require("matplotlib")
+    from .datasets import REVISEQA, resolve_data_dir
+    from .report import progress, write
+    from .reviseqa import run as rq
+
+    root = resolve_data_dir(data, REVISEQA)
+    with progress() as prog:
+        result = rq.run(root, quick=quick, prog=prog)
+    result["command"] = "reviseqa"
+    md = rq.markdown(result)
+    _finish(md, write(out, "reviseqa", result, md) + rq.figures(result, out))

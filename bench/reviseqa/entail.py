@@ -113,6 +113,19 @@ class Entailment:
             return FALSE
         return UNCERTAIN
 
+    def newest_consistent(self, by_priority: Sequence[str]) -> list[str]:
+        """The premises kept when newer ones win: greedily, newest first, each kept if consistent with those kept.
+
+        ``by_priority`` lists the premises newest first.  The result is the
+        lexicographically preferred maximal consistent subset (the premises
+        left out each contradict newer ones that were kept).
+        """
+        kept: list[str] = []
+        for p in by_priority:
+            if self.consistent(kept + [p]):
+                kept.append(p)
+        return kept
+
     def minimal_support(self, active: Sequence[str], negated: bool = False) -> list[str] | None:
         """A subset-minimal set of the active premises entailing the conclusion (or its negation).
 

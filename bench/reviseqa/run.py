@@ -13,7 +13,16 @@ Per scenario, one engine and one clingo program (entail.py):
   Dep is a minimal premise set entailing it (clingo's unsatisfiable core,
   minimised); Uncertain holds nothing;
 * each edit is one utterance: Revise for every premise it removes, Observe for
-  every premise it adds.  When the engine flags the conclusion (a removed
+  every premise it adds;
+* when the premises in S_t contradict each other (the release has edits that
+  add a premise without removing the one it contradicts: 118 of its 1,778
+  steps), newer premises win: the reader keeps them newest first, each if it
+  is consistent with those kept, and revises the rest in the engine, as
+  MemAB-FC's supersession does (``Entailment.newest_consistent``); a premise
+  so retracted is observed again at the next edit if the context still holds
+  it, so the reader's choice never outlives the contradiction.  The gold
+  answer of such a step is not fixed by its premises (Prover9 proves any goal
+  from them), so these steps are reported apart.  When the engine flags the conclusion (a removed
   premise was in its Dep), or the verdict changes, the old conclusion is
   revised and a new one hypothesized with a recomputed Dep; otherwise the Dep
   stands as it is (added premises never break an entailment).
@@ -58,6 +67,7 @@ class StepResult:
     gold: str
     verdict: str
     dep: list[str] | None
+    contradictory: bool = False  # the step's premises are inconsistent (newest-wins applied)
     removed_from_dep: bool = False  # this edit removed a premise of the conclusion's Dep
     dep_recomputed: bool = False
     verify_agrees: bool = True
@@ -83,20 +93,36 @@ def run_scenario(sc: Scenario) -> ScenarioResult:
                         ground(sc.conclusion, constants))
     fol = {pid: p.formula for pid, p in sc.premises.items()}  # the side table: claim -> FOL
     result = ScenarioResult(sc.name, sc.truncated, repairs=list(sc.repairs))
+    born: dict[str, tuple[int, int]] = {}  # premise -> (step, position) of its latest observation
+    set_aside: list[str] = []  # premises the reader retracted at the last step (newest-wins)
     with Engine() as engine:
         held: tuple[str, list[str]] | None = None
         for step in sc.steps:
-            turn = 2 * step.index + 1
+            turn = 3 * step.index + 1
             if step.index == 0:
                 ops = [_observe(sc, pid) for pid in step.premises]
                 ops.append({"op": "question", "claim": QUESTION, "text": f"Does it follow that: {sc.conclusion_text}"})
             else:
-                ops = [{"op": "revise", "target": pid} for pid in step.removed]
+                # a premise the reader already retracted (newest-wins) needs no second Revise
+                ops = [{"op": "revise", "target": pid} for pid in step.removed if engine.verify(pid).grounded]
+                ops += [_observe(sc, pid) for pid in set_aside if pid in step.premises and pid not in step.added]
                 ops += [_observe(sc, pid) for pid in step.added]
+                set_aside = []
                 result.delta_disagreements += step.delta_disagrees
+            for pid in (step.premises if step.index == 0 else step.added):
+                born[pid] = (step.index, step.premises.index(pid))
             update = engine.apply({"turn": turn, "speaker": "context", "ops": ops})
-            flagged = held is not None and any(held[0] in lost for lost in update.flagged.values())
+            edit_flagged = held is not None and any(held[0] in lost for lost in update.flagged.values())
+            flagged = edit_flagged
             active = [pid for pid in fol if engine.verify(pid).grounded]
+            contradictory = not entail.consistent(active)
+            if contradictory:
+                kept = entail.newest_consistent(sorted(active, key=born.__getitem__, reverse=True))
+                dropped = set_aside = [pid for pid in active if pid not in kept]
+                update = engine.apply({"turn": turn + 1, "speaker": "reader",
+                                       "ops": [{"op": "revise", "target": pid} for pid in dropped]})
+                flagged = flagged or (held is not None and any(held[0] in lost for lost in update.flagged.values()))
+                active = [pid for pid in active if pid in kept]
             verdict = entail.verdict(active)
             literal = {TRUE: CONCLUSION, FALSE: "-" + CONCLUSION}.get(verdict)
             recomputed = False
@@ -113,11 +139,11 @@ def run_scenario(sc: Scenario) -> ScenarioResult:
                     ops.append({"op": "hypothesize", "claim": literal, "deps": dep, "explains": [QUESTION],
                                 "text": sc.conclusion_text})
                 if ops:
-                    engine.apply({"turn": turn + 1, "speaker": "reader", "ops": ops})
+                    engine.apply({"turn": turn + 2, "speaker": "reader", "ops": ops})
             agrees = (engine.verify(CONCLUSION).grounded == (verdict == TRUE)
                       and engine.verify("-" + CONCLUSION).grounded == (verdict == FALSE))
             result.steps.append(StepResult(step.index, step.answer, verdict, held[1] if held else None,
-                                           removed_from_dep=flagged, dep_recomputed=recomputed,
+                                           contradictory=contradictory, removed_from_dep=edit_flagged, dep_recomputed=recomputed,
                                            verify_agrees=agrees))
     result.solves = entail.solves
     return result
@@ -205,7 +231,13 @@ def summarise(results: list[ScenarioResult], seconds: float, prover9: dict | Non
 
     def group(rs: list[ScenarioResult]) -> dict:
         steps = [s for r in rs for s in r.steps[1:]]
+        clean = [r for r in rs if not any(s.contradictory for s in r.steps)]
+        odd = [s for r in rs for s in r.steps if s.contradictory]
         return {
+            "consistent_scenarios": len(clean),
+            "accuracy_at_consistent": {k: accuracy_at(clean, k) for k in range(1, MAX_K + 1)},
+            "contradictory_steps": len(odd),
+            "contradictory_steps_correct": sum(s.verdict == s.gold for s in odd),
             "scenarios": len(rs),
             "edit_steps": len(steps),
             "accuracy_at": {k: accuracy_at(rs, k) for k in range(1, MAX_K + 1)},
@@ -229,7 +261,88 @@ def summarise(results: list[ScenarioResult], seconds: float, prover9: dict | Non
         "delta_disagreements": sum(r.delta_disagreements for r in results),
         "repairs": [f"{r.name}: {x}" for r in results for x in r.repairs],
         "prover9_agreement": prover9,
-        "wrong": [{"scenario": r.name, "step": s.index, "gold": s.gold, "verdict": s.verdict}
+        "wrong": [{"scenario": r.name, "step": s.index, "gold": s.gold, "verdict": s.verdict,
+                   "contradictory": s.contradictory}
                   for r in results for s in r.steps if s.verdict != s.gold],
     }
     return out
+
+
+def markdown(result: dict) -> str:
+    from ..report import markdown_table
+
+    full, trunc = result["full"], result["truncated"]
+    ks = range(1, MAX_K + 1)
+
+    def row(name: str, acc: dict, n) -> list:
+        return [name, n, *(acc.get(k) for k in ks)]
+
+    rows = [row("clingo entailment reader, full scenarios", full["accuracy_at"], full["scenarios"]),
+            row("... of them, premises consistent at every step", full["accuracy_at_consistent"],
+                full["consistent_scenarios"]),
+            row("clingo entailment reader, truncated scenarios", trunc["accuracy_at"], trunc["scenarios"])]
+    for arm, acc in result["paper_gpt4o"].items():
+        rows.append([f"paper, GPT-4o, {arm} (930 scenarios)", 930, *(acc.get(k) for k in ks)])
+    p9 = result["prover9_agreement"]
+    lines = [
+        "# ReviseQA", "",
+        "Premises ingested as observations carrying their FOL; each edit's removals and additions as Revise and "
+        "Observe; the conclusion held as a hypothesis whose Dep is a minimal entailing premise set (clingo "
+        "unsatisfiable core, minimised). The reader answers True / False / Uncertain by clingo entailment over "
+        "the premises in S_t.", "",
+        "## accuracy@k", "",
+        markdown_table(["reader", "n", *(f"@{k}" for k in ks)], rows), "",
+        f"Truncated scenarios: accuracy@k counts those with at least k edits ({', '.join(f'@{k}: {n}' for k, n in trunc['eligible_at'].items())}).",
+        "",
+        "## The dependency map", "",
+        markdown_table(["measure", "ours", "paper"], [
+            ["edits removing a premise inside the conclusion's Dep (full scenarios)",
+             f"{full['edits_removing_dep_premise']}/{full['edit_steps']} = {result['dep_share_full']:.1%}",
+             f"{result['paper_dep_share']:.1%} (6,510 steps)"],
+            ["Dep recomputations (after such an edit or a verdict change)", result["dep_recomputations"], "-"],
+            ["mean |Dep|", f"{result['dep_size_mean']:.2f}", "-"],
+            ["steps where Verify(c) / Verify(-c) agree with the verdict",
+             f"{result['verify_agrees']}/{result['steps']}", "-"],
+            ["clingo solves", f"{result['clingo_solves']:,}", "-"],
+            ["wall time (all scenarios, engine + clingo)", f"{result['seconds']:.1f} s", "-"],
+        ]), "",
+        "## The data", "",
+        markdown_table(["finding", "count"], [
+            ["edit steps whose premises contradict each other (full / truncated)",
+             f"{full['contradictory_steps']} / {trunc['contradictory_steps']}"],
+            ["... answered as gold by newest-wins", f"{full['contradictory_steps_correct']} / "
+                                                    f"{trunc['contradictory_steps_correct']}"],
+            ["full scenarios with no contradictory step", f"{full['consistent_scenarios']}/{full['scenarios']}"],
+            ["steps whose edits_made list disagrees with the context diff", result["delta_disagreements"]],
+            ["premises whose FOL disagrees with the file's own Prover9 translation",
+             f"{p9['checked'] - p9['agree']}/{p9['checked']}" if p9 else "not checked"],
+            ["formulas that do not parse, read from their Prover9 twin", len(result["repairs"])],
+        ]), "",
+        "A step with contradictory premises has no determined answer: Prover9, which labelled the data, "
+        "proves any goal from them. The reader keeps the newest premises that are consistent and retracts "
+        "the rest (as supersession does on MemAB-FC).",
+    ]
+    return "\n".join(lines)
+
+
+def figures(result: dict, out: Path) -> list[Path]:
+    from ..report import pyplot, save_figure
+
+    plt = pyplot()
+    ks = list(range(1, MAX_K + 1))
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    full = result["full"]
+    ax.plot(ks, [full["accuracy_at"][k] for k in ks], "o-", label=f"clingo reader, {full['scenarios']} full scenarios")
+    ax.plot(ks, [full["accuracy_at_consistent"][k] for k in ks], "o--",
+            label=f"... {full['consistent_scenarios']} with consistent premises")
+    styles = {"LLM-only": ("tab:red", "x:"), "transcript-RAG (k=22)": ("tab:gray", "s:"),
+              "verifier (native)": ("tab:green", "^:")}
+    for arm, acc in result["paper_gpt4o"].items():
+        colour, style = styles[arm]
+        ax.plot(sorted(acc), [acc[k] for k in sorted(acc)], style, color=colour, label=f"paper: GPT-4o, {arm}")
+    ax.set_xlabel("k (edit steps)")
+    ax.set_ylabel("accuracy@k")
+    ax.set_ylim(0, 1.05)
+    ax.set_title("ReviseQA")
+    ax.legend(fontsize=7, loc="lower left")
+    return [save_figure(fig, out / "reviseqa_accuracy.png")]
