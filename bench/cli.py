@@ -94,3 +94,67 @@ def reviseqa(data: Data = None, out: Out = DEFAULT_OUT, quick: Quick = False) ->
     result["command"] = "reviseqa"
     md = rq.markdown(result)
     _finish(md, write(out, "reviseqa", result, md) + rq.figures(result, out))
+
+
+Items = Annotated[Path | None, typer.Option("--items", help="Verifier items (default: the packaged Phase 2 set).")]
+
+
+@bench_app.command()
+def verify(out: Out = DEFAULT_OUT, items: Items = None, quick: Quick = False) -> None:
+    """Direct verifier test on Phase 2: per-category accuracy of Verify by claim (and by text when available)."""
+    from . import verifier
+    from .report import write
+
+    chosen = verifier.load_items(items)
+    if quick:
+        chosen = [i for k, i in enumerate(chosen) if k % 5 == 0]
+    result = verifier.run(chosen)
+    result["command"] = "verify"
+    md = verifier.markdown(result)
+    _finish(md, write(out, "verify", result, md))
+
+
+@bench_app.command()
+def noise(
+    out: Out = DEFAULT_OUT,
+    items: Items = None,
+    quick: Quick = False,
+    seeds: Annotated[int, typer.Option(help="Seeds per epsilon.")] = 10,
+) -> None:
+    """Noise diagnostic: Verify under dependency-edge drop, edge add and status corruption, eps in [0, 0.8]."""
+    _require("matplotlib")
+    from . import noise as noise_mod
+    from . import verifier
+    from .report import progress, write
+
+    chosen = verifier.load_items(items)
+    epsilons = noise_mod.EPSILONS
+    if quick:
+        seeds, epsilons = min(seeds, 2), (0.0, 0.4, 0.8)
+    with progress() as prog:
+        result = noise_mod.run(chosen, seeds=seeds, epsilons=epsilons, prog=prog)
+    result["command"] = "noise"
+    md = noise_mod.markdown(result)
+    _finish(md, write(out, "noise", result, md) + noise_mod.figures(result, out))
+
+
+@bench_app.command()
+def latency(
+    out: Out = DEFAULT_OUT,
+    quick: Quick = False,
+    seeds: Annotated[int, typer.Option(help="Seeds (synthetic conversations) per K.")] = 5,
+    queries: Annotated[int, typer.Option(help="Queries per seed.")] = 200,
+) -> None:
+    """Latency figure: per-query Affected* against history replay over K, medians over seeds."""
+    _require("matplotlib")
+    from . import latency_figure as lat
+    from .report import progress, write
+
+    ks, repeat = lat.KS, 200
+    if quick:
+        seeds, queries, repeat, ks = 1, 20, 20, (13, 100, 500)
+    with progress() as prog:
+        result = lat.run(seeds=seeds, queries=queries, repeat=repeat, ks=ks, prog=prog)
+    result["command"] = "latency"
+    md = lat.markdown(result)
+    _finish(md, write(out, "latency", result, md) + lat.figures(result, out))
