@@ -32,7 +32,7 @@ def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], align:
     """A GitHub-flavoured Markdown table; ``align`` is one of l/r per column (default: first l, rest r)."""
     align = align or "l" + "r" * (len(headers) - 1)
     rule = ["---" if a == "l" else "---:" for a in align]
-    lines = ["| " + " | ".join(headers) + " |", "| " + " | ".join(rule) + " |"]
+    lines = ["| " + " | ".join(_cell(h) for h in headers) + " |", "| " + " | ".join(rule) + " |"]
     lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
     return "\n".join(lines)
 

@@ -31,7 +31,7 @@ class FOLSyntaxError(ValueError):
     def __init__(self, message: str, text: str, pos: int, where: str = ""):
         self.where, self.text, self.pos = where, text, pos
         prefix = f"{where}: " if where else ""
-        super().__init__(f"{prefix}cannot parse formula {text!r} at character {pos}: {message}")
+        super().__init__(f"{prefix}cannot parse formula {text!r} at character {pos + 1}: {message}")
 
 
 @dataclass(frozen=True, slots=True)
