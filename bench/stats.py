@@ -30,8 +30,8 @@ def mcnemar(a: Sequence[bool], b: Sequence[bool]) -> McNemar:
     """Exact McNemar test of arm ``a`` against arm ``b`` over the same items."""
     if len(a) != len(b):
         raise ValueError(f"paired outcomes of different lengths: {len(a)} and {len(b)}")
-    wins = sum(1 for x, y in zip(a, b) if x and not y)
-    losses = sum(1 for x, y in zip(a, b) if y and not x)
+    wins = sum(1 for x, y in zip(a, b, strict=True) if x and not y)
+    losses = sum(1 for x, y in zip(a, b, strict=True) if y and not x)
     if wins + losses == 0:
         return McNemar(0, 0, 1.0)
     return McNemar(wins, losses, float(binomtest(wins, wins + losses, 0.5).pvalue))

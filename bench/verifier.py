@@ -109,7 +109,7 @@ def verdict_of(dm: DependencyMap, claim: str) -> str:
 
 def score(items: list[Item], verdicts: list[str]) -> dict:
     per = {c: [0, 0] for c in CATEGORIES}
-    for item, v in zip(items, verdicts):
+    for item, v in zip(items, verdicts, strict=True):
         per[item.category][0] += v == item.expected
         per[item.category][1] += 1
     return {c: {"correct": ok, "n": n} for c, (ok, n) in per.items()}
@@ -137,7 +137,7 @@ def run(items: list[Item]) -> dict:
         "paper_verifier": {c: {"correct": a, "n": b} for c, (a, b) in PAPER_VERIFIER.items()},
         "item_verdicts": [{"id": i.id, "category": i.category, "claim": i.claim, "expected": i.expected,
                            "by_claim": v, **({"by_text": by_text[k]} if by_text else {})}
-                          for k, (i, v) in enumerate(zip(items, by_claim))],
+                          for k, (i, v) in enumerate(zip(items, by_claim, strict=True))],
     }
 
 

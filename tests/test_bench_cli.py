@@ -78,7 +78,7 @@ def test_noise_models_touch_only_what_they_say():
     added = perturb(dm, "edge_add", 0.8, random.Random(1))
     assert sum(len(r.deps) for r in added.args) > edges
     flipped = perturb(dm, "status", 1.0, random.Random(1))
-    assert all(a.standing != b.standing for a, b in zip(flipped.args, dm.args))
+    assert all(a.standing != b.standing for a, b in zip(flipped.args, dm.args, strict=True))
     assert sum(len(r.deps) for r in dm.args) == edges and dm.args[0].standing == "active"  # the original untouched
     state.close()
 

@@ -61,7 +61,6 @@ TEMPLATES: tuple[tuple[str, str], ...] = (
     ("language_of_work", "{s} was written in the language of {o}."),
     ("position", "{s} plays the position of {o}."),
     ("field_of_work", "{s} works in the field of {o}."),
-    ("owner", "{s} is owned by {o}."),
 )
 
 FALLBACK = "is"

@@ -43,7 +43,7 @@ OBJECT_KIND: dict[str, str] = {
     "spouse": "person", "birthplace": "city", "place_of_death": "city", "founded_in": "city",
     "founder": "person", "developer": "organisation", "employer": "organisation", "performer": "person",
     "work_location": "city", "continent": "continent", "famous_for": "work", "language_of_work": "language",
-    "position": "position", "field_of_work": "occupation", "owner": "organisation", "is": "person",
+    "position": "position", "field_of_work": "occupation", "is": "person",
 }
 ASKS_FOR: tuple[tuple[str, str], ...] = (
     ("continent", r"\bcontinent\b"),

@@ -164,7 +164,7 @@ def _llm_answers(stream, store, retriever, active_index, results, settings, prog
                 for r, _, c in items]
     task = prog.add_task(f"MemAB-FC {length}: LLM reader", total=len(prompts_)) if prog else None
     answers = reader.answer_all(prompts_, (lambda: prog.advance(task)) if prog else None)
-    for (r, arm, _), text in zip(items, answers):
+    for (r, arm, _), text in zip(items, answers, strict=True):
         r.llm[arm] = text
         r.llm_correct[arm] = correct(text, r.question.gold)
     if prog:
@@ -203,7 +203,7 @@ def summarise(rs: list[QuestionResult]) -> dict:
 def _spread(values: list[int]) -> dict:
     q = np.percentile(values, [5, 25, 50, 75, 95])
     return {"mean": float(np.mean(values)), "p5": float(q[0]), "p25": float(q[1]), "median": float(q[2]),
-            "p75": float(q[3]), "p95": float(q[4]), "values": values}
+            "p75": float(q[3]), "p95": float(q[4])}
 
 
 def pooled(lengths: dict) -> dict:
@@ -312,8 +312,8 @@ def figures(result: dict, out: Path) -> list[Path]:
             ("full", "full context", "tab:red"))
     width = 0.25
     for j, (arm, label, colour) in enumerate(arms):
-        data = [[v for h in result["lengths"][L]["hops"].values() if h.get("questions")
-                 for v in h["tokens"][arm]["values"]] for L in lengths]
+        data = [[item["tokens"][arm] for h in result["lengths"][L]["hops"].values()
+                 for item in h.get("items", [])] for L in lengths]
         positions = [i + (j - 1) * width for i in range(len(lengths))]
         box = ax.boxplot(data, positions=positions, widths=width * 0.9, whis=(5, 95), showfliers=False,
                          patch_artist=True)
@@ -330,7 +330,7 @@ def figures(result: dict, out: Path) -> list[Path]:
     paths.append(save_figure(fig, out / "memab_tokens.png"))
     # accuracy and recall per length
     fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
-    for ax, hop in zip(axes, HOPS):
+    for ax, hop in zip(axes, HOPS, strict=True):
         hs = [result["lengths"][L]["hops"][hop] for L in lengths]
         x = range(len(lengths))
         ax.plot(x, [h.get("symbolic_accuracy", 0) for h in hs], "o-", label="symbolic reader (active store)")

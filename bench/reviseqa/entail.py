@@ -26,7 +26,7 @@ from collections.abc import Iterable, Sequence
 
 import clingo
 
-from .fol import Atom, Binary, Formula, Not, Quantified
+from .fol import Atom, Formula, Not, Quantified
 
 TRUE, FALSE, UNCERTAIN = "True", "False", "Uncertain"
 
@@ -44,7 +44,8 @@ class Entailment:
         program = [f"{{ t({i}) }}." for i in self._atoms.values()] + self._rules
         for k, pid in enumerate(self.premise_ids):
             program += [f"#external on({k}). [free]", f":- on({k}), not n({roots[pid]})."]
-        program += ["#external deny. [free]", f":- deny, n({goal}).", "#external affirm. [free]", f":- affirm, not n({goal})."]
+        program += ["#external deny. [free]", f":- deny, n({goal}).",
+                    "#external affirm. [free]", f":- affirm, not n({goal})."]
         self._ctl = clingo.Control(["--warn=none"])
         self._ctl.add("base", [], "\n".join(program))
         self._ctl.ground([("base", [])])

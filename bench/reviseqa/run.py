@@ -44,7 +44,7 @@ from pathlib import Path
 from grounded import Engine
 
 from ..datasets import reviseqa_files
-from .entail import FALSE, TRUE, UNCERTAIN, Entailment
+from .entail import FALSE, TRUE, Entailment
 from .fol import FOLSyntaxError, parse, show
 from .ground import atoms, evaluate, ground
 from .scenario import Scenario, load_scenario
@@ -143,8 +143,8 @@ def run_scenario(sc: Scenario) -> ScenarioResult:
             agrees = (engine.verify(CONCLUSION).grounded == (verdict == TRUE)
                       and engine.verify("-" + CONCLUSION).grounded == (verdict == FALSE))
             result.steps.append(StepResult(step.index, step.answer, verdict, held[1] if held else None,
-                                           contradictory=contradictory, removed_from_dep=edit_flagged, dep_recomputed=recomputed,
-                                           verify_agrees=agrees))
+                                           contradictory=contradictory, removed_from_dep=edit_flagged,
+                                           dep_recomputed=recomputed, verify_agrees=agrees))
     result.solves = entail.solves
     return result
 
@@ -169,7 +169,7 @@ def prover9_agreement(scenarios: Sequence[Scenario], max_atoms: int = 16) -> dic
         for step in sc.steps[1:]:
             if not step.prover9:
                 continue
-            for pid, twin in zip(step.raw_ids, step.prover9):
+            for pid, twin in zip(step.raw_ids, step.prover9, strict=True):
                 mine = ground(by_id[pid].formula, constants)
                 try:
                     theirs = ground(parse(twin, dialect="prover9"), constants)
@@ -292,7 +292,8 @@ def markdown(result: dict) -> str:
         "the premises in S_t.", "",
         "## accuracy@k", "",
         markdown_table(["reader", "n", *(f"@{k}" for k in ks)], rows), "",
-        f"Truncated scenarios: accuracy@k counts those with at least k edits ({', '.join(f'@{k}: {n}' for k, n in trunc['eligible_at'].items())}).",
+        "Truncated scenarios: accuracy@k counts those with at least k edits ("
+        + ", ".join(f"@{k}: {n}" for k, n in trunc["eligible_at"].items()) + ").",
         "",
         "## The dependency map", "",
         markdown_table(["measure", "ours", "paper"], [

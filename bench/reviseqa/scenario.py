@@ -25,7 +25,7 @@ from pathlib import Path
 
 from grounded.errors import InputError
 
-from .fol import Formula, FOLSyntaxError, free_constants, parse, show
+from .fol import FOLSyntaxError, Formula, free_constants, parse, show
 
 ANSWERS = ("True", "False", "Uncertain")
 
@@ -113,7 +113,8 @@ class _Builder:
             raise InputError(f"{field_}: expected a list of formulas", path=str(self.path))
         nls = nls if isinstance(nls, list) and len(nls) == len(fols) else [""] * len(fols)
         twins = twins if isinstance(twins, list) and len(twins) == len(fols) else [None] * len(fols)
-        return [self.premise(t, n, f"{field_}[{i}]", w) for i, (t, n, w) in enumerate(zip(fols, nls, twins))]
+        return [self.premise(t, n, f"{field_}[{i}]", w)
+                for i, (t, n, w) in enumerate(zip(fols, nls, twins, strict=True))]
 
     def forms(self, items: list, field_: str) -> set[str]:
         return {show(self.formula(x.get("fol") if isinstance(x, dict) else x, f"{field_}[{i}].fol"))
@@ -133,7 +134,8 @@ def load_scenario(path: Path) -> Scenario:
         steps = [Step(0, list(dict.fromkeys(original)), answer, raw_ids=original)]
         for k, edit in enumerate(data["edits"]):
             where = f"edits[{k}]"
-            if "conclusion_fol" in edit and show(b.formula(edit["conclusion_fol"], f"{where}.conclusion_fol")) != show(conclusion):
+            restated = edit.get("conclusion_fol")
+            if restated is not None and show(b.formula(restated, f"{where}.conclusion_fol")) != show(conclusion):
                 raise InputError(f"{where}.conclusion_fol: the conclusion changes within the scenario", path=str(path))
             prover9 = (edit.get("prover9_input") or {}).get("formulas(assumptions)") or []
             raw = b.context(edit["edited_context_fol"], edit.get("edited_natural_language_context"),
