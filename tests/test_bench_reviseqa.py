@@ -94,11 +94,11 @@ def test_minimal_support_is_subset_minimal_and_entails():
     assert e.minimal_support(["r1"]) is None
 
 
-def test_contradictory_premises_entail_both_and_newest_wins_keeps_a_consistent_set():
+def test_contradictory_premises_entail_both_and_the_preferred_consistent_subset_decides():
     e = _entail({"old": "¬p(A)", "rule": "p(A) → q(A)", "new": "p(A)"}, "q(A)")
     assert not e.consistent(["old", "rule", "new"])
     assert e.entails(["old", "new"]) and e.entails(["old", "new"], negated=True)
-    assert e.newest_consistent(["new", "rule", "old"]) == ["new", "rule"]
+    assert e.preferred_consistent(["new", "rule", "old"]) == ["new", "rule"]
     assert e.verdict(["new", "rule"]) == TRUE
 
 

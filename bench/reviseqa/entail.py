@@ -114,12 +114,12 @@ class Entailment:
             return FALSE
         return UNCERTAIN
 
-    def newest_consistent(self, by_priority: Sequence[str]) -> list[str]:
-        """The premises kept when newer ones win: greedily, newest first, each kept if consistent with those kept.
+    def preferred_consistent(self, by_priority: Sequence[str]) -> list[str]:
+        """The premises kept when the preferred ones win: greedily, each kept if consistent with those kept.
 
-        ``by_priority`` lists the premises newest first.  The result is the
-        lexicographically preferred maximal consistent subset (the premises
-        left out each contradict newer ones that were kept).
+        ``by_priority`` lists the premises most preferred first.  The result
+        is the lexicographically preferred maximal consistent subset (each
+        premise left out contradicts preferred ones that were kept).
         """
         kept: list[str] = []
         for p in by_priority:

@@ -16,11 +16,13 @@ Per scenario, one engine and one clingo program (entail.py):
   every premise it adds;
 * when the premises in S_t contradict each other (the release has edits that
   add a premise without removing the one it contradicts: 118 of its 1,778
-  steps), newer premises win: the reader keeps them newest first, each if it
-  is consistent with those kept, and revises the rest in the engine, as
-  MemAB-FC's supersession does (``Entailment.newest_consistent``); a premise
-  so retracted is observed again at the next edit if the context still holds
-  it, so the reader's choice never outlives the contradiction.  The gold
+  steps), the reader keeps a consistent subset by priority, stated facts (a
+  literal such as ``¬p_3(Ann)``) before rules, and within each the newer first
+  (specificity, then recency, as supersession on MemAB-FC): each premise is
+  kept if consistent with those kept before it (``Entailment.preferred_consistent``)
+  and the rest are revised in the engine.  A premise so retracted is observed
+  again at the next edit if the context still holds it, so the reader's choice
+  never outlives the contradiction.  The gold
   answer of such a step is not fixed by its premises (Prover9 proves any goal
   from them), so these steps are reported apart.  When the engine flags the conclusion (a removed
   premise was in its Dep), or the verdict changes, the old conclusion is
@@ -45,7 +47,7 @@ from grounded import Engine
 
 from ..datasets import reviseqa_files
 from .entail import FALSE, TRUE, Entailment
-from .fol import FOLSyntaxError, parse, show
+from .fol import Atom, FOLSyntaxError, Not, parse, show
 from .ground import atoms, evaluate, ground
 from .scenario import Scenario, load_scenario
 
@@ -117,7 +119,8 @@ def run_scenario(sc: Scenario) -> ScenarioResult:
             active = [pid for pid in fol if engine.verify(pid).grounded]
             contradictory = not entail.consistent(active)
             if contradictory:
-                kept = entail.newest_consistent(sorted(active, key=born.__getitem__, reverse=True))
+                priority = sorted(active, key=lambda pid: (_is_literal(fol[pid]), born[pid]), reverse=True)
+                kept = entail.preferred_consistent(priority)
                 dropped = set_aside = [pid for pid in active if pid not in kept]
                 update = engine.apply({"turn": turn + 1, "speaker": "reader",
                                        "ops": [{"op": "revise", "target": pid} for pid in dropped]})
@@ -147,6 +150,11 @@ def run_scenario(sc: Scenario) -> ScenarioResult:
                                            dep_recomputed=recomputed, verify_agrees=agrees))
     result.solves = entail.solves
     return result
+
+
+def _is_literal(f) -> bool:
+    """A stated fact: an atom or a negated atom (as opposed to a rule)."""
+    return isinstance(f, Atom) or (isinstance(f, Not) and isinstance(f.body, Atom))
 
 
 def _observe(sc: Scenario, pid: str) -> dict:
@@ -311,7 +319,7 @@ def markdown(result: dict) -> str:
         markdown_table(["finding", "count"], [
             ["edit steps whose premises contradict each other (full / truncated)",
              f"{full['contradictory_steps']} / {trunc['contradictory_steps']}"],
-            ["... answered as gold by newest-wins", f"{full['contradictory_steps_correct']} / "
+            ["... answered as gold (facts before rules, newer first)", f"{full['contradictory_steps_correct']} / "
                                                     f"{trunc['contradictory_steps_correct']}"],
             ["full scenarios with no contradictory step", f"{full['consistent_scenarios']}/{full['scenarios']}"],
             ["steps whose edits_made list disagrees with the context diff", result["delta_disagreements"]],
@@ -320,8 +328,8 @@ def markdown(result: dict) -> str:
             ["formulas that do not parse, read from their Prover9 twin", len(result["repairs"])],
         ]), "",
         "A step with contradictory premises has no determined answer: Prover9, which labelled the data, "
-        "proves any goal from them. The reader keeps the newest premises that are consistent and retracts "
-        "the rest (as supersession does on MemAB-FC).",
+        "proves any goal from them. The reader keeps a consistent subset, stated facts before rules and newer "
+        "before older, and retracts the rest (as supersession does on MemAB-FC).",
     ]
     return "\n".join(lines)
 
