@@ -25,7 +25,7 @@ test: setup
 	$(BIN)/python -m pytest -q
 
 bench: setup
-	$(BIN)/python -m bench.latency
+	$(BIN)/python -m grounded.bench.latency
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .hypothesis

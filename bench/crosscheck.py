@@ -16,7 +16,7 @@ Three tables:
 * a soak: synthetic conversations with invalid utterances mixed in, each
   checked three ways.
 
-Run:  python -m bench.crosscheck [--quick]
+Run:  grounded bench crosscheck [--quick] [--out DIR]   (or python -m grounded.bench.crosscheck)
 """
 
 from __future__ import annotations
@@ -28,9 +28,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-
-from rich.console import Console
-from rich.table import Table
 
 from grounded import Engine
 from grounded.asp_history import IncrementalHistory, OneShotHistory
@@ -194,6 +191,52 @@ def soak(runs: int, k: int) -> tuple[int, int, int, float]:
     return runs, utterances, rejected, time.perf_counter() - start
 
 
+def run(quick: bool = False, soak_runs: int = 8, py_arg_limit: float = 30.0, seed: int = 1,
+        log=print) -> dict:
+    """Every figure of the three tables, as plain data."""
+    ks = [k for k in CHECK_KS if not quick or k <= 1000]
+    sizes = [n for n in AF_SIZES if not quick or n <= 1000]
+    checks = []
+    for k in ks:
+        checks.append(measure_check(k, seed, incremental_total=True))
+        log(f"done: check K={k}")
+    frameworks = []
+    for cyclic in (False, True):
+        limit: float | None = py_arg_limit
+        for n in sizes:
+            r = measure_af(n, seed, cyclic, limit)
+            frameworks.append(r)
+            if r["py_arg"].startswith(">"):
+                limit = None  # larger frameworks would only time out too
+            log(f"done: frameworks n={n} cyclic={cyclic}")
+    runs, utterances, rejected, seconds = soak(2 if quick else soak_runs, 150 if quick else 400)
+    return {"command": "crosscheck", "quick": quick, "checks": checks, "frameworks": frameworks,
+            "soak": {"conversations": runs, "utterances": utterances, "rejected": rejected, "seconds": seconds}}
+
+
+def markdown(result: dict) -> str:
+    from .report import markdown_table
+
+    checks = markdown_table(
+        ["K", "utterances", "check (end to end), s", "ASP one shot, s", "ASP turn by turn, s",
+         "one more turn: incremental, ms", "one more turn: from scratch, s", "from scratch / incremental"],
+        [[f"{r['k']:,}", f"{r['utterances']:,}", f"{r['check']:.2f}", f"{r['whole']:.2f}",
+          f"{r['incremental']:.2f}", f"{r['per_turn'] * 1000:.1f}", f"{r['from_scratch']:.2f}",
+          f"{r['ratio']:.0f}x"] for r in result["checks"]])
+    afs = markdown_table(
+        ["arguments", "attacks", "attack graph", "preferred extensions", "fast path (acyclic), s",
+         "general (domRec), s", "PyArg (pure Python)"],
+        [[f"{r['n']:,}", f"{r['attacks']:,}", "acyclic" if r["acyclic"] else "cycles", r["count"],
+          "-" if r["fast"] is None else f"{r['fast']:.3f}", f"{r['general']:.3f}", r["py_arg"]]
+         for r in result["frameworks"]])
+    s = result["soak"]
+    soak_line = (f"Soak: {s['conversations']} noisy conversations, {s['utterances']:,} utterances "
+                 f"({s['rejected']:,} rejected), Python = Prolog = ASP on every one (Proposition 2.5 / "
+                 f"Corollary 2.6 decided on every fourth), {s['seconds']:.1f} s.")
+    return ("## grounded check, and the ASP history in one shot or turn by turn\n\n" + checks +
+            "\n\n## Preferred extensions of random frameworks\n\n" + afs + "\n\n" + soak_line + "\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=1)
@@ -201,43 +244,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--soak", type=int, default=8, help="conversations in the soak")
     parser.add_argument("--py-arg-limit", type=float, default=30.0, help="seconds PyArg may take")
     args = parser.parse_args(argv)
-    ks = [k for k in CHECK_KS if not args.quick or k <= 1000]
-    sizes = [n for n in AF_SIZES if not args.quick or n <= 1000]
-    console = Console(highlight=False, soft_wrap=True, width=200)
-
-    table = Table(title="grounded check, and the ASP history grounded in one shot or turn by turn (seconds)",
-                  header_style="bold")
-    for name in ("K", "utterances", "check (end to end)", "ASP one shot", "ASP turn by turn",
-                 "one more turn: incremental", "one more turn: from scratch", "from scratch / incremental"):
-        table.add_column(name, justify="right")
-    for k in ks:
-        r = measure_check(k, args.seed, incremental_total=True)
-        table.add_row(f"{k:,}", f"{r['utterances']:,}", f"{r['check']:.2f}", f"{r['whole']:.2f}",
-                      f"{r['incremental']:.2f}", f"{r['per_turn'] * 1000:.1f} ms", f"{r['from_scratch']:.2f}",
-                      f"{r['ratio']:.0f}x")
-        print(f"  done: check K={k}", file=sys.stderr)
-    console.print(table)
-
-    table = Table(title="Preferred extensions of random frameworks (seconds)", header_style="bold")
-    for name in ("arguments", "attacks", "attack graph", "extensions", "fast path (acyclic)",
-                 "general (domRec)", "PyArg (pure Python)"):
-        table.add_column(name, justify="right")
-    for cyclic in (False, True):
-        limit = args.py_arg_limit
-        for n in sizes:
-            r = measure_af(n, args.seed, cyclic, limit)
-            if r["py_arg"].startswith(">"):
-                limit = None  # larger frameworks would only time out too
-            table.add_row(f"{n:,}", f"{r['attacks']:,}", "acyclic" if r["acyclic"] else "cycles",
-                          f"{r['count']:,}", "-" if r["fast"] is None else f"{r['fast']:.3f}",
-                          f"{r['general']:.3f}", r["py_arg"])
-            print(f"  done: frameworks n={n} cyclic={cyclic}", file=sys.stderr)
-    console.print(table)
-
-    runs, utterances, rejected, seconds = soak(2 if args.quick else args.soak, 150 if args.quick else 400)
-    console.print(f"soak: {runs} noisy conversations, {utterances:,} utterances ({rejected:,} rejected), "
-                  f"Python = Prolog = ASP on every one (Proposition 2.5 / Corollary 2.6 decided on every "
-                  f"fourth), {seconds:.1f} s")
+    result = run(args.quick, args.soak, args.py_arg_limit, args.seed,
+                 log=lambda line: print(f"  {line}", file=sys.stderr))
+    print(markdown(result))
     return 0
 
 

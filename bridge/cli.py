@@ -19,6 +19,7 @@ from pydantic.json_schema import models_json_schema
 from rich.console import Console
 
 from . import context, render
+from .bench.cli import bench_app
 from .check import check as check_history_file
 from .dung import SEMANTICS, Framework
 from .dung import extensions as dung_extensions
@@ -29,6 +30,7 @@ from .scenario import Scenario, retraction_score, run
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True,
                   help="Check whether a continuation still rests on what a conversation has established.")
+app.add_typer(bench_app, name="bench")
 out = Console(highlight=False, soft_wrap=True)
 
 File = Annotated[Path, typer.Argument(help="Scenario (.yaml) or event log (.jsonl).")]

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .engine import Engine, Update
-from .tokens import estimate_tokens
+from .tokens import count_tokens
 from .verify import standing_note
 
 Format = Literal["text", "markdown"]
@@ -268,42 +268,40 @@ def _fit(title: str, items: list[_Item], budget: int | None, fmt: Format) -> str
     headers = {key: (f"### {name}" if fmt == "markdown" else f"{name}:") for key, name, _ in _SECTIONS}
     bullet = "- "
 
-    def cost(text: str) -> int:  # a line plus its newline
-        return estimate_tokens(text) + 1
+    def assemble(chosen: list[_Item], omitted: int) -> str:
+        lines = [title]
+        for key, _, _ in _SECTIONS:
+            section = sorted((i for i in chosen if i.section == key), key=lambda i: i.order)
+            if section:
+                lines.append(headers[key])
+                lines.extend(bullet + i.line for i in section)
+        if omitted:
+            lines.append(_omitted_note(omitted, budget))
+        return "\n".join(lines)
 
-    chosen: list[_Item]
-    omitted = 0
-    if budget is None:
-        chosen = items
-    else:
-        full = estimate_tokens(title) + sum(cost(headers[k]) for k in {i.section for i in items}) + \
-            sum(cost(bullet + i.line) for i in items)
-        if full <= budget:
-            chosen = items
-        else:
-            remaining = budget - estimate_tokens(title) - cost(_omitted_note(len(items), budget))
-            if remaining < 0:
-                return ""
-            chosen = []
-            opened: set[str] = set()
-            for item in sorted(items, key=lambda i: (_PRIORITY[i.section], -i.recency, i.order)):
-                need = cost(bullet + item.line) + (0 if item.section in opened else cost(headers[item.section]))
-                if need <= remaining:
-                    chosen.append(item)
-                    opened.add(item.section)
-                    remaining -= need
-            omitted = len(items) - len(chosen)
-    lines = [title]
-    for key, _, _ in _SECTIONS:
-        section = sorted((i for i in chosen if i.section == key), key=lambda i: i.order)
-        if section:
-            lines.append(headers[key])
-            lines.extend(bullet + i.line for i in section)
-    if omitted:
-        lines.append(_omitted_note(omitted, budget))
-    text = "\n".join(lines)
-    if budget is not None and estimate_tokens(text) > budget:  # the estimate is additive: cannot happen
-        raise AssertionError(f"rendered {estimate_tokens(text)} tokens over a budget of {budget}")
+    full = assemble(items, 0)
+    if budget is None or count_tokens(full) <= budget:
+        return full
+
+    def cost(text: str) -> int:  # a line plus its newline
+        return count_tokens(text) + 1
+
+    # Line by line, most important first: the estimate is subadditive over lines,
+    # so lines whose costs fit the budget fit it together.
+    remaining = budget - count_tokens(title) - cost(_omitted_note(len(items), budget))
+    if remaining < 0:
+        return ""
+    chosen: list[_Item] = []
+    opened: set[str] = set()
+    for item in sorted(items, key=lambda i: (_PRIORITY[i.section], -i.recency, i.order)):
+        need = cost(bullet + item.line) + (0 if item.section in opened else cost(headers[item.section]))
+        if need <= remaining:
+            chosen.append(item)
+            opened.add(item.section)
+            remaining -= need
+    text = assemble(chosen, len(items) - len(chosen))
+    if count_tokens(text) > budget:  # subadditive over lines: cannot happen
+        raise AssertionError(f"rendered {count_tokens(text)} tokens over a budget of {budget}")
     return text
 
 

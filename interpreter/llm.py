@@ -20,7 +20,6 @@ Every request is a line in the call log (``calllog.py``).
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -28,6 +27,7 @@ from typing import Any
 
 import openai
 
+from grounded.endpoint import ENV_API_KEY, ENV_BASE_URL, ENV_MODEL, Endpoint
 from grounded.engine import Engine, Update
 from grounded.errors import InputError, Violation
 
@@ -37,8 +37,6 @@ from .calllog import CallLog
 from .proposal import Proposal, assign_ids
 from .schema import InterpreterError, parse_response
 from .transcript import Said
-
-ENV_BASE_URL, ENV_API_KEY, ENV_MODEL = "OPENAI_BASE_URL", "OPENAI_API_KEY", "GROUNDED_MODEL"
 
 
 @dataclass(frozen=True)
@@ -69,21 +67,20 @@ class LLMConfig:
     def from_env(cls, **overrides: Any) -> LLMConfig:
         """Endpoint, key and model from the environment, overridden by non-None arguments."""
         given = {k: v for k, v in overrides.items() if v is not None}
-        model = given.pop("model", None) or os.environ.get(ENV_MODEL)
-        if not model:
+        endpoint = Endpoint.from_env(given.pop("model", None), given.pop("base_url", None),
+                                     given.pop("api_key", None))
+        if not endpoint.model:
             raise InputError(f"no model: set {ENV_MODEL} or pass --model")
-        base_url = given.pop("base_url", None) or os.environ.get(ENV_BASE_URL)
-        api_key = given.pop("api_key", None) or os.environ.get(ENV_API_KEY)
-        if base_url is None and api_key is None:
+        if not endpoint.reachable:
             raise InputError(f"no endpoint: set {ENV_BASE_URL} (any OpenAI-compatible server) or {ENV_API_KEY}")
         if given.get("condition", "definitions") not in prompts.CONDITIONS:
             raise InputError(f"unknown condition {given['condition']!r} (one of {', '.join(prompts.CONDITIONS)})")
-        return cls(model=model, base_url=base_url, api_key=api_key, **given)
+        return cls(model=endpoint.model, base_url=endpoint.base_url, api_key=endpoint.api_key, **given)
 
 
 def endpoint_configured() -> bool:
     """Whether the environment names an endpoint (else the rule-based interpreter is the default)."""
-    return bool(os.environ.get(ENV_BASE_URL) or os.environ.get(ENV_API_KEY))
+    return Endpoint.from_env().reachable
 
 
 _RETRYABLE = {openai.RateLimitError: "rate_limited", openai.InternalServerError: "server_error",
@@ -101,9 +98,8 @@ class LLMInterpreter(Interpreter):
         self.condition = prompts.PROMPTS[config.condition]
         self.call_log = call_log
         self.sleep = sleep
-        # Local servers often need no key, but the client insists on one.
-        self.client = openai.OpenAI(base_url=config.base_url, api_key=config.api_key or "unused",
-                                    timeout=config.timeout, max_retries=0)
+        self.client = Endpoint(config.model, config.base_url, config.api_key).client(
+            timeout=config.timeout, max_retries=0)
         self._history: list[Said] = []
 
     def begin(self, engine: Engine, said: Said) -> Exchange:

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from grounded import Engine, context
 from grounded.scenario import Scenario
-from grounded.tokens import estimate_tokens
+from grounded.tokens import count_tokens
 
 from .test_properties import budget
 
@@ -90,7 +90,7 @@ def test_a_budget_keeps_flags_and_standing_claims_first(phase3):
     engine, _ = phase3
     full = context.render_state(engine)
     short = context.render_state(engine, budget=120)
-    assert estimate_tokens(short) <= 120 < estimate_tokens(full)
+    assert count_tokens(short) <= 120 < count_tokens(full)
     assert "decision alpha18 no longer grounded" in short and "more lines left out to fit 120 tokens" in short
     assert "Commitments" not in short
     assert context.render_state(engine, budget=3) == ""
@@ -102,20 +102,21 @@ def test_the_budget_is_never_exceeded(phase3, limit, fmt):
     engine, _ = phase3
     text = context.render_state(engine, budget=limit, fmt=fmt)
     full = context.render_state(engine, fmt=fmt)
-    assert estimate_tokens(text) <= limit
-    if estimate_tokens(full) <= limit:
+    assert count_tokens(text) <= limit
+    if count_tokens(full) <= limit:
         assert text == full
     else:  # every line kept is a line of the full rendering, and the cut is said
         assert text == "" or ("left out to fit" in text and set(text.splitlines()[:-1]) <= set(full.splitlines()))
 
 
 @given(st.lists(st.text(max_size=30), max_size=6))
-def test_the_token_estimate_is_additive_over_lines(lines):
+def test_the_token_estimate_is_subadditive_over_lines(lines):
+    """What lets the renderer fit a budget line by line."""
     lines = [line.replace("\n", " ") for line in lines]
-    assert estimate_tokens("\n".join(lines)) == sum(map(estimate_tokens, lines)) + max(len(lines) - 1, 0)
+    assert count_tokens("\n".join(lines)) <= sum(map(count_tokens, lines)) + max(len(lines) - 1, 0)
 
 
 def test_token_estimate_rules():
-    assert estimate_tokens("") == 0
-    assert estimate_tokens("Redis connection timeouts.") == 1 + 2 + 2 + 1
-    assert estimate_tokens("2026") == 2 and estimate_tokens("a\nb") == 3
+    assert count_tokens("") == 0
+    assert count_tokens("Redis connection timeouts.") == 1 + 2 + 2 + 1  # words over 7 letters: a token per 7
+    assert count_tokens("2026") == 2 and count_tokens("a\nb") == 2  # 202|6; a, "\nb"

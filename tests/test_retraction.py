@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bench.synthetic import build
 from grounded import Engine
+from grounded.bench.synthetic import build
 from grounded.dung import Framework
 from grounded.model import GOOD_STANDING, Header
 from grounded.retraction import _DAtt, check_retraction, decide, state_facts

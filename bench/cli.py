@@ -1,0 +1,176 @@
+"""``grounded bench ...``: the paper's benchmarks, as a typer sub-app of the ``grounded`` CLI.
+
+Each command reads third-party data from ``--data`` (default: ../shared/data
+beside a repository checkout), writes ``<name>.json``, ``<name>.md`` and PNG
+figures into ``--out``, prints the Markdown tables, and shows rich progress
+bars on stderr.  ``--quick`` is a small smoke run (the tests use it).  The
+heavy modules (scikit-learn, scipy, matplotlib, clingo grounding of thousands
+of formulas) are imported inside the commands, so ``grounded --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from grounded.errors import InputError
+
+bench_app = typer.Typer(no_args_is_help=True, help="Run the paper's benchmarks; write JSON, Markdown and PNG results.")
+stdout = Console(highlight=False, soft_wrap=True)
+
+Data = Annotated[Path | None, typer.Option(
+    "--data", help="Directory holding memab-fc/ and reviseqa/ (default: ../shared/data beside the repository).")]
+Out = Annotated[Path, typer.Option("--out", help="Results directory (JSON, Markdown, PNG).")]
+Quick = Annotated[bool, typer.Option("--quick", help="A small smoke run (a few items, one seed).")]
+DEFAULT_OUT = Path("bench-results")
+
+
+def _require(*modules: str) -> None:
+    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    if missing:
+        raise InputError(f"grounded bench needs {', '.join(missing)}: install the bench extra "
+                         "(pip install 'grounded[bench]')")
+
+
+def _finish(markdown: str, paths: list[Path]) -> None:
+    stdout.print(markdown, markup=False)
+    stdout.print()
+    for path in paths:
+        stdout.print(f"wrote {path}", markup=False)
+
+
+@bench_app.command()
+def memab(
+    data: Data = None,
+    out: Out = DEFAULT_OUT,
+    quick: Quick = False,
+    lengths: Annotated[str, typer.Option(help="Comma-separated stream lengths.")] = "6k,32k,64k,262k",
+    questions: Annotated[int | None, typer.Option(help="Questions per hop and length (default: all 100).")] = None,
+    llm: Annotated[bool, typer.Option("--llm/--no-llm",
+                                      help="Run the LLM reader when an endpoint is configured.")] = True,
+    workers: Annotated[int, typer.Option(help="Concurrent LLM requests.")] = 4,
+) -> None:
+    """MemAB-FC: native ingestion, supersessions, recall@50 and stale rate per arm, tokens, readers."""
+    _require("sklearn", "scipy", "matplotlib", "numpy")
+    from . import llm as llm_mod
+    from .datasets import MEMAB, MEMAB_LENGTHS, resolve_data_dir
+    from .memab import run as memab_run
+    from .report import progress, stderr, write
+
+    root = resolve_data_dir(data, MEMAB)
+    chosen = tuple(s.strip().lower() for s in lengths.split(",") if s.strip())
+    unknown = [s for s in chosen if s not in MEMAB_LENGTHS]
+    if unknown:
+        raise InputError(f"--lengths: unknown length(s) {', '.join(unknown)} (known: {', '.join(MEMAB_LENGTHS)})")
+    if quick:
+        chosen, questions = chosen[:1], min(questions or 20, 20)
+    config = llm_mod.configured() if llm else None
+    if config is None:
+        stderr.print(llm_mod.NOT_CONFIGURED if llm else "LLM reader skipped (--no-llm)")
+    settings = memab_run.Settings(lengths=chosen, questions=questions, llm=config, workers=workers)
+    with progress() as prog:
+        result = memab_run.run(root, settings, prog)
+    result["command"] = "memab"
+    md = memab_run.markdown(result)
+    paths = write(out, "memab", result, md) + memab_run.figures(result, out)
+    _finish(md, paths)
+
+
+@bench_app.command()
+def reviseqa(data: Data = None, out: Out = DEFAULT_OUT, quick: Quick = False) -> None:
+    """ReviseQA: edits as Revise/Observe, Dep from clingo cores, accuracy@k of the clingo entailment reader."""
+    _require("matplotlib")
+    from .datasets import REVISEQA, resolve_data_dir
+    from .report import progress, write
+    from .reviseqa import run as rq
+
+    root = resolve_data_dir(data, REVISEQA)
+    with progress() as prog:
+        result = rq.run(root, quick=quick, prog=prog)
+    result["command"] = "reviseqa"
+    md = rq.markdown(result)
+    _finish(md, write(out, "reviseqa", result, md) + rq.figures(result, out))
+
+
+Items = Annotated[Path | None, typer.Option("--items", help="Verifier items (default: the packaged Phase 2 set).")]
+
+
+@bench_app.command()
+def verify(out: Out = DEFAULT_OUT, items: Items = None, quick: Quick = False) -> None:
+    """Direct verifier test on Phase 2: per-category accuracy of Verify by claim (and by text when available)."""
+    from . import verifier
+    from .report import write
+
+    chosen = verifier.load_items(items)
+    if quick:
+        chosen = [i for k, i in enumerate(chosen) if k % 5 == 0]
+    result = verifier.run(chosen)
+    result["command"] = "verify"
+    md = verifier.markdown(result)
+    _finish(md, write(out, "verify", result, md))
+
+
+@bench_app.command()
+def noise(
+    out: Out = DEFAULT_OUT,
+    items: Items = None,
+    quick: Quick = False,
+    seeds: Annotated[int, typer.Option(help="Seeds per epsilon.")] = 10,
+) -> None:
+    """Noise diagnostic: Verify under dependency-edge drop, edge add and status corruption, eps in [0, 0.8]."""
+    _require("matplotlib")
+    from . import noise as noise_mod
+    from . import verifier
+    from .report import progress, write
+
+    chosen = verifier.load_items(items)
+    epsilons = noise_mod.EPSILONS
+    if quick:
+        seeds, epsilons = min(seeds, 2), (0.0, 0.4, 0.8)
+    with progress() as prog:
+        result = noise_mod.run(chosen, seeds=seeds, epsilons=epsilons, prog=prog)
+    result["command"] = "noise"
+    md = noise_mod.markdown(result)
+    _finish(md, write(out, "noise", result, md) + noise_mod.figures(result, out))
+
+
+@bench_app.command()
+def crosscheck(
+    out: Out = DEFAULT_OUT,
+    quick: Quick = False,
+    soak: Annotated[int, typer.Option(help="Noisy conversations in the soak.")] = 8,
+    py_arg_limit: Annotated[float, typer.Option(help="Seconds PyArg may take per framework.")] = 30.0,
+) -> None:
+    """grounded check at 100-2,000 turns (one shot vs turn by turn); preferred extensions vs PyArg; a soak."""
+    from . import crosscheck as cc
+    from .report import stderr, write
+
+    result = cc.run(quick, soak, py_arg_limit, log=lambda line: stderr.print(line, markup=False))
+    md = cc.markdown(result)
+    _finish(md, write(out, "crosscheck", result, md))
+
+
+@bench_app.command()
+def latency(
+    out: Out = DEFAULT_OUT,
+    quick: Quick = False,
+    seeds: Annotated[int, typer.Option(help="Seeds (synthetic conversations) per K.")] = 5,
+    queries: Annotated[int, typer.Option(help="Queries per seed.")] = 200,
+) -> None:
+    """Latency figure: per-query Affected* against history replay over K, medians over seeds."""
+    _require("matplotlib")
+    from . import latency_figure as lat
+    from .report import progress, write
+
+    ks, repeat = lat.KS, 200
+    if quick:
+        seeds, queries, repeat, ks = 1, 20, 20, (13, 100, 500)
+    with progress() as prog:
+        result = lat.run(seeds=seeds, queries=queries, repeat=repeat, ks=ks, prog=prog)
+    result["command"] = "latency"
+    md = lat.markdown(result)
+    _finish(md, write(out, "latency", result, md) + lat.figures(result, out))

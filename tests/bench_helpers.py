@@ -1,0 +1,29 @@
+"""Shared by the benchmark tests: where the real data is, and running ``grounded bench``."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from grounded.bench.datasets import default_data_dir
+
+DATA = default_data_dir()
+needs_data = pytest.mark.skipif(
+    DATA is None, reason="third-party benchmark data not present (../shared/data beside the repository)")
+
+
+def grounded(*args: str, env: dict | None = None, timeout: int = 300) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "grounded", *map(str, args)], capture_output=True, text=True,
+                          timeout=timeout, env=env)
+
+
+def bench(name: str, out: Path, *args: str, env: dict | None = None) -> dict:
+    """Run ``grounded bench NAME --quick --out OUT ...``; return its JSON results."""
+    result = grounded("bench", name, "--quick", "--out", out, *args, env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (out / f"{name}.md").read_text().startswith("# ")
+    return json.loads((out / f"{name}.json").read_text())
