@@ -36,3 +36,6 @@ effect(observe, U, Op, E) :-
 effect(observe, U, Op, E) :-
     field(Op, claim, L), field(Op, supersedes, Olds), member(O, Olds),
     retraction_effect(U, O, new, by(L), E).
+%  M: [!psi], after the superseded literals were withdrawn and negated.
+effect(observe, _, Op, announce(L)) :-
+    world_model, field(Op, claim, L).
