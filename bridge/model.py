@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from .epistemic.declaration import WorldDeclaration
 from .literals import Atom, Lit
@@ -63,11 +63,12 @@ class Header(Strict):
     acyclic: bool = True
     world: WorldDeclaration | None = None
 
-    @model_validator(mode="after")
-    def _world_agents(self) -> Header:
-        if self.world is not None:
-            self.world.check_agents(list(self.agents))
-        return self
+    @field_validator("world")
+    @classmethod
+    def _world_agents(cls, world: WorldDeclaration | None, info: ValidationInfo) -> WorldDeclaration | None:
+        if world is not None:
+            world.check_agents(list(info.data.get("agents", {})))
+        return world
 
 
 class Provenance(Strict):

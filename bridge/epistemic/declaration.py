@@ -142,12 +142,12 @@ class WorldDeclaration(_Strict):
         every agent a formula names is modelled."""
         names = self.agent_names(header_agents)
         if not names:
-            raise ValueError("world: no agents to model: declare agents in the header or under world.agents")
+            raise ValueError("no agents to model: declare agents in the header or under world.agents")
         if header_agents and self.agents is not None:
             bad = [g for g in self.agents if g not in header_agents]
             if bad:
-                raise ValueError(f"world.agents: {bad} are not agents of the conversation ({header_agents})")
+                raise ValueError(f"agents: {bad} are not agents of the conversation ({header_agents})")
         for name, f in self._defs.items():
             bad = sorted(agents(f) - set(names))
             if bad:
-                raise ValueError(f"world.formulas.{name}: {bad} are not modelled agents ({names})")
+                raise ValueError(f"formulas.{name}: {bad} are not modelled agents ({names})")
