@@ -88,6 +88,9 @@ class Engine:
         self._rules.adopt(self, self.state.prolog_facts, self.extensions)
         self._log = EventLogWriter(log, header) if log is not None else None
         self.load_error: LogError | None = None
+        self.last_verdicts: dict[int, str] = {}
+        """The epistemic verdicts passed to the rules with the last utterance
+        (op index -> ``epistemic=[...]``), accepted or not: for cross-checks."""
 
     # -- loading ------------------------------------------------------------------
 
@@ -139,7 +142,7 @@ class Engine:
             raise InputError(describe_validation_error(exc, frozenset(self.registry.models))) from exc
         turn = u.turn if u.turn is not None else self.state.next_turn()
         self._rules.adopt(self, self.state.prolog_facts, self.extensions)
-        notes = self._epistemic_verdicts(turn, u) if self.world is not None else None
+        self.last_verdicts = notes = self._epistemic_verdicts(turn, u) if self.world is not None else {}
         accepted, items = parse_result(self._rules.apply(self.registry.encode(turn, u, notes)))
         if not accepted:
             raise PreconditionError(turn, u.speaker, items)  # type: ignore[arg-type]
@@ -261,10 +264,10 @@ class Engine:
     @property
     def model(self) -> PlausibilityModel | None:
         """The current plausibility model, or None when the header declares no world."""
-        return None if self.world is None else self.world.current.model
+        return None if self.world is None else self.world.model_at(None)
 
     def model_at(self, at: int | None = None) -> PlausibilityModel:
-        return self._world().frame_at(_check_world_turn(at)).model
+        return self._world().model_at(_check_world_turn(at))
 
     def worlds(self, at: int | None = None) -> list[frozenset[str]]:
         """W: each live world as the set of atoms true in it."""
@@ -287,7 +290,7 @@ class Engine:
         members = tuple(group) if group is not None else tuple(world.agents)
 
         def ask(w: ConversationModel, t: int | None) -> bool:
-            model = w.frame_at(t).model
+            model = w.model_at(t)
             return w.holds(CommonKnowledge(members, w.query(formula, model)), t)
 
         return self._ask(ask, at)

@@ -69,10 +69,10 @@ def world_line(engine: Engine, update: Update) -> str:
     """|W| before and after, and what the utterance did to the world model."""
     before, after = update.worlds  # type: ignore[misc]
     world = engine.world
-    previous = world.frame_at(update.turn - 1).model  # type: ignore[union-attr]
-    new = [a for a in world.frame_at(update.turn).model.atoms if a not in previous.atom_index]  # type: ignore[union-attr]
+    previous = world.model_at(update.turn - 1)  # type: ignore[union-attr]
+    new = [a for a in world.model_at(update.turn).atoms if a not in previous.atom_index]  # type: ignore[union-attr]
     did = [f"refine on {', '.join(new)}"] if new else []
-    announced = {label for label, _ in previous.facts}
+    announced = {label for label, _ in previous.announcements()}
     for t in update.transitions:
         if t.name in ("announce", "upgrade", "withdraw") and world.formula_of(t.fields[0]) is None:  # type: ignore[union-attr]
             continue

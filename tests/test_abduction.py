@@ -147,6 +147,7 @@ def test_each_failing_check_is_a_violation_naming_its_condition(code):
     matching = [v for v in info.value.violations if v.code == code]
     assert matching, info.value.codes
     assert matching[0].message == message
+    assert "epistemic=[" in " ".join(e.last_verdicts.values())  # what the rules were given
     assert e.model is model and len(e.world.history) == frames, "a rejected utterance changed M"
     assert e.snapshot() == snapshot and e.prolog_state() == facts
 

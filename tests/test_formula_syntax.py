@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 
-from grounded.epistemic.formula import BOT, TOP, A, And, Atom, B, C, Iff, Implies, K, Not, Or, Xor, atoms, agents
+from grounded.epistemic.formula import BOT, TOP, A, And, Atom, B, C, Iff, Implies, K, Not, Or, Xor, agents, atoms
 from grounded.epistemic.parse import FormulaSyntaxError, parse, show
 
 from .epistemic_strategies import formulas

@@ -14,7 +14,7 @@
 
 from .abduction import AbductionVerdict, Problem, abduce
 from .declaration import WorldAgent, WorldDeclaration
-from .formula import TOP, BOT, A, And, Atom, B, C, Formula, Iff, Implies, K, Not, Or, Xor
+from .formula import BOT, TOP, A, And, Atom, B, C, Formula, Iff, Implies, K, Not, Or, Xor
 from .model import ModelError, PlausibilityModel
 from .parse import FormulaSyntaxError, parse, show
 from .semantics import holds, truth

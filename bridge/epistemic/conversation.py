@@ -49,11 +49,13 @@ UPGRADES = {"lexicographic": lexicographic, "conservative": conservative}
 
 @dataclass(frozen=True, slots=True)
 class Frame:
-    """M at one point of the conversation, and for each announced literal the
-    model just before its first announcement."""
+    """M while an utterance is carried out, with the changes it makes to the
+    record of first announcements (literal -> the model just before it; None:
+    withdrawn).  Committed frames keep only the model: the record itself is
+    kept once, for the current turn (``ConversationModel.first_seen``)."""
 
     model: PlausibilityModel
-    before: Mapping[str, PlausibilityModel]
+    before: Mapping[str, PlausibilityModel | None]
 
 
 class ConversationModel:
@@ -71,8 +73,11 @@ class ConversationModel:
         observes = {g: [a for a in declaration.observes(g) if a in initial] for g in self.agents}
         model = PlausibilityModel.cube(declaration.atoms, observes,
                                        None if self.actual is None else self.actual & initial)
-        self.history: list[tuple[int, Frame]] = [(-1, Frame(self._constrain(model, frozenset()), {}))]
+        self.history: list[tuple[int, PlausibilityModel]] = [(-1, self._constrain(model, frozenset()))]
         self._turns = [-1]
+        self.first_seen: dict[str, PlausibilityModel] = {}
+        """Each announced literal: the model just before its first announcement
+        (where an observation is judged surprising)."""
 
     # -- literals and formulas --------------------------------------------------------
 
@@ -119,19 +124,30 @@ class ConversationModel:
 
     @property
     def current(self) -> Frame:
-        return self.history[-1][1]
+        """The frame the next utterance starts from."""
+        return Frame(self.history[-1][1], {})
 
-    def frame_at(self, turn: int | None) -> Frame:
+    def model_at(self, turn: int | None) -> PlausibilityModel:
         if turn is None:
-            return self.current
+            return self.history[-1][1]
         return self.history[max(0, bisect_right(self._turns, turn) - 1)][1]
 
+    def seen_before(self, frame: Frame, literal: str) -> PlausibilityModel | None:
+        """The model just before ``literal`` was first announced, as of this frame."""
+        if literal in frame.before:
+            return frame.before[literal]
+        return self.first_seen.get(literal)
+
     def commit(self, turn: int, frame: Frame) -> bool:
-        """Record the frame an accepted utterance produced; False if M did not change."""
-        last = self.current
-        if frame.model is last.model and frame.before is last.before:
+        """Record what an accepted utterance did; False if M did not change."""
+        for literal, model in frame.before.items():
+            if model is None:
+                self.first_seen.pop(literal, None)
+            else:
+                self.first_seen[literal] = model
+        if frame.model is self.history[-1][1]:
             return False
-        self.history.append((turn, frame))
+        self.history.append((turn, frame.model))
         self._turns.append(turn)
         return True
 
@@ -184,13 +200,13 @@ class ConversationModel:
             if t.name == "refine" or literal not in masks and t.name != "withdraw":
                 continue
             if t.name == "announce":
-                if literal not in before:
+                if self.seen_before(Frame(model, before), literal) is None:
                     before = {**before, literal: model}
                 model = announce(model, masks[literal], literal)
             elif t.name == "withdraw":
                 model = withdraw(model, literal)
-                if literal in before:
-                    before = {k: v for k, v in before.items() if k != literal}
+                if self.seen_before(Frame(model, before), literal) is not None:
+                    before = {**before, literal: None}
             elif t.name == "upgrade":
                 mode = t.fields[1]
                 if mode not in UPGRADES:
@@ -238,7 +254,7 @@ class ConversationModel:
         for x in op.explains:
             chi = self.formula_of(x)
             if chi is not None:
-                problems.append(Problem(x, chi, frame.before.get(x, frame.model), withdraw(frame.model, x)))
+                problems.append(Problem(x, chi, self.seen_before(frame, x) or frame.model, withdraw(frame.model, x)))
         v = abduce(frame.model, agent, gamma, problems, "actual", self.defs)
         terms = [f"agent({prolog_atom(agent)})", f"consistent({_b(v.consistent)})", f"novel({_b(v.novel)})",
                  f"contingent({_b(v.contingent)})"]
@@ -249,16 +265,16 @@ class ConversationModel:
     # -- queries ----------------------------------------------------------------------------
 
     def holds(self, formula: str | Formula, turn: int | None = None) -> bool:
-        model = self.frame_at(turn).model
+        model = self.model_at(turn)
         return holds(model, self.query(formula, model), "actual", self.defs)
 
     def knows(self, agent: str, formula: str | Formula, turn: int | None = None) -> bool:
-        model = self.frame_at(turn).model
+        model = self.model_at(turn)
         model.check_agent(agent)
         return holds(model, Knows(agent, self.query(formula, model)), "actual", self.defs)
 
     def believes(self, agent: str, formula: str | Formula, turn: int | None = None) -> bool:
-        model = self.frame_at(turn).model
+        model = self.model_at(turn)
         model.check_agent(agent)
         return holds(model, Believes(agent, self.query(formula, model)), "actual", self.defs)
 

@@ -70,37 +70,43 @@ class Or(Formula):
 
 
 @dataclass(frozen=True, slots=True)
-class Implies(Formula):
+class Binary(Formula):
+    """A connective of two operands (equality also compares the class)."""
+
     left: Formula
     right: Formula
 
 
-@dataclass(frozen=True, slots=True)
-class Iff(Formula):
-    left: Formula
-    right: Formula
+class Implies(Binary):
+    __slots__ = ()
+
+
+class Iff(Binary):
+    __slots__ = ()
+
+
+class Xor(Binary):
+    __slots__ = ()
 
 
 @dataclass(frozen=True, slots=True)
-class Xor(Formula):
-    left: Formula
-    right: Formula
+class Modal(Formula):
+    """A modality of one agent."""
+
+    agent: str
+    arg: Formula
 
 
-@dataclass(frozen=True, slots=True)
-class K(Formula):
+class K(Modal):
     """K_i phi: phi holds in every world agent i cannot tell apart from this one."""
 
-    agent: str
-    arg: Formula
+    __slots__ = ()
 
 
-@dataclass(frozen=True, slots=True)
-class B(Formula):
+class B(Modal):
     """B_i phi: phi holds in the most plausible worlds of i's information cell."""
 
-    agent: str
-    arg: Formula
+    __slots__ = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,18 +117,14 @@ class C(Formula):
     arg: Formula
 
 
-@dataclass(frozen=True, slots=True)
-class A(Formula):
+class A(Modal):
     """A_i phi: agent i is aware of phi (of every atom in it)."""
 
-    agent: str
-    arg: Formula
+    __slots__ = ()
 
 
 TOP = Top()
 BOT = Bot()
-
-MODAL = (K, B, C, A)
 
 
 def conj(*args: Formula) -> Formula:
@@ -145,9 +147,9 @@ def knows_whether(agent: str, phi: Formula) -> Formula:
 def children(f: Formula) -> tuple[Formula, ...]:
     if isinstance(f, (And, Or)):
         return f.args
-    if isinstance(f, (Implies, Iff, Xor)):
+    if isinstance(f, Binary):
         return (f.left, f.right)
-    if isinstance(f, (Not, K, B, C, A)):
+    if isinstance(f, (Not, Modal, C)):
         return (f.arg,)
     return ()
 
@@ -170,34 +172,15 @@ def agents(f: Formula) -> set[str]:
     """The agents f's modalities name."""
     found: set[str] = set()
     for g in walk(f):
-        if isinstance(g, (K, B, A)):
+        if isinstance(g, Modal):
             found.add(g.agent)
         elif isinstance(g, C):
             found.update(g.group)
     return found
 
 
-def substitute(f: Formula, table: dict[str, Formula]) -> Formula:
-    """f with every atom named in ``table`` replaced by its formula (one pass, no recursion into the table)."""
-    if isinstance(f, Atom):
-        return table.get(f.name, f)
-    if isinstance(f, (Top, Bot)):
-        return f
-    if isinstance(f, Not):
-        return Not(substitute(f.arg, table))
-    if isinstance(f, And):
-        return And(tuple(substitute(a, table) for a in f.args))
-    if isinstance(f, Or):
-        return Or(tuple(substitute(a, table) for a in f.args))
-    if isinstance(f, (Implies, Iff, Xor)):
-        return type(f)(substitute(f.left, table), substitute(f.right, table))
-    if isinstance(f, C):
-        return C(f.group, substitute(f.arg, table))
-    return type(f)(f.agent, substitute(f.arg, table))  # K, B, A
-
-
 def is_propositional(f: Formula) -> bool:
-    return not any(isinstance(g, (K, B, C, A)) for g in walk(f))
+    return not any(isinstance(g, (Modal, C)) for g in walk(f))
 
 
 def boolean_value(f: Formula, true: set[str] | frozenset[str]) -> bool:

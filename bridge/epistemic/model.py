@@ -22,7 +22,8 @@ keeping one model per turn cheap.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -50,6 +51,30 @@ def dense_ids(ids: np.ndarray) -> tuple[np.ndarray, int]:
     return inverse.astype(np.int32), int(uniq.size)
 
 
+@dataclass(frozen=True, slots=True)
+class Announced:
+    """The announcements that shaped W, newest first, as a persistent list: a
+    model one announcement later shares all the older ones (O(1) per turn)."""
+
+    label: str | None
+    mask: np.ndarray
+    rest: Announced | None = None
+
+    def __iter__(self) -> Iterator[tuple[str | None, np.ndarray]]:
+        node: Announced | None = self
+        while node is not None:
+            yield node.label, node.mask
+            node = node.rest
+
+    @staticmethod
+    def chain(items: Iterable[tuple[str | None, np.ndarray]]) -> Announced | None:
+        """A list from (label, mask) pairs given newest first."""
+        node = None
+        for label, mask in reversed(list(items)):
+            node = Announced(label, mask, node)
+        return node
+
+
 class PlausibilityModel:
     """M = (W, {<=_i}, V) over a universe; see the module docstring."""
 
@@ -59,7 +84,7 @@ class PlausibilityModel:
     def __init__(self, atoms: tuple[str, ...], val: np.ndarray, cells: Mapping[str, np.ndarray],
                  ncells: Mapping[str, int], ranks: Mapping[str, np.ndarray], *,
                  aware: Mapping[str, frozenset[str]] | None = None,
-                 facts: tuple[tuple[str | None, np.ndarray], ...] = (),
+                 facts: Announced | None = None,
                  alive: np.ndarray | None = None, actual: int | None = None):
         n = val.shape[1] if val.ndim == 2 else 0
         if n > MAX_UNIVERSE:
@@ -76,7 +101,7 @@ class PlausibilityModel:
         self.facts = facts
         if alive is None:
             alive = np.ones(n, bool)
-            for _, mask in facts:
+            for _, mask in facts or ():
                 alive &= mask
             frozen(alive)
         self.alive = alive
@@ -210,6 +235,10 @@ class PlausibilityModel:
 
     def valuation(self, w: int) -> frozenset[str]:
         return frozenset(a for i, a in enumerate(self.atoms) if self.val[i, w])
+
+    def announcements(self) -> Iterator[tuple[str | None, np.ndarray]]:
+        """(label, mask) of every announcement that shaped W, newest first."""
+        return iter(self.facts or ())
 
     def world_ids(self) -> np.ndarray:
         return np.flatnonzero(self.alive)

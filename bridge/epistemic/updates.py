@@ -29,7 +29,7 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 
 from .formula import Formula
-from .model import ModelError, PlausibilityModel, frozen
+from .model import Announced, ModelError, PlausibilityModel, frozen
 from .semantics import NO_DEFS, truth
 
 
@@ -45,15 +45,14 @@ def announce(model: PlausibilityModel, what: Formula | np.ndarray, label: str | 
              defs: Mapping[str, Formula] = NO_DEFS) -> PlausibilityModel:
     """[!psi]: keep the worlds where psi holds."""
     mask = frozen(mask_of(model, what, defs).copy())
-    return model.replace(facts=model.facts + ((label, mask),), alive=frozen(model.alive & mask))
+    return model.replace(facts=Announced(label, mask, model.facts), alive=frozen(model.alive & mask))
 
 
 def withdraw(model: PlausibilityModel, label: str) -> PlausibilityModel:
     """The model without the announcements recorded under ``label`` (unchanged if there are none)."""
-    kept = tuple(f for f in model.facts if f[0] != label)
-    if len(kept) == len(model.facts):
+    if all(name != label for name, _ in model.announcements()):
         return model
-    return model.replace(facts=kept)
+    return model.replace(facts=Announced.chain(f for f in model.announcements() if f[0] != label))
 
 
 def _relabel(keys: np.ndarray, bound: int) -> np.ndarray:
@@ -150,5 +149,5 @@ def refine(model: PlausibilityModel, atom: str, observers: Iterable[str] = (), a
     actual = None if model.actual is None else model.actual + (n if actual_value else 0)
     return PlausibilityModel(model.atoms + (atom,), val, cells, ncells,
                              {g: double(r) for g, r in model.ranks.items()}, aware=awareness,
-                             facts=tuple((label, double(mask)) for label, mask in model.facts),
+                             facts=Announced.chain((label, double(mask)) for label, mask in model.announcements()),
                              alive=double(model.alive), actual=actual)
