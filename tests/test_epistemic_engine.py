@@ -211,3 +211,21 @@ def test_epistemic_checks_in_a_scenario_report_bad_formulas_with_their_line(tmp_
     path.write_text("agents: {a: {}}\nworld: {atoms: [p]}\nturns: []\nexpect:\n  - worlds: lots\n")
     with pytest.raises(InputError, match=r"bad.yaml:5: worlds: expected a number"):
         Scenario.load(path)
+
+
+def test_an_extension_operation_says_what_it_does_to_the_model(tmp_path):
+    rules = tmp_path / "concede.pl"
+    rules.write_text('''
+operation(concede, "Accept a claim publicly.", [field(target, literal, required)]).
+violation(concede, _, Op, concede_not_standing, M) :-
+    field(Op, target, T), \\+ stands(T), fmt(M, "~w does not stand", [T]).
+effect(concede, U, Op, commit(S, A)) :- field(Op, target, T), speaker(U, S), standing_arg(T, A).
+effect(concede, _, Op, announce(T)) :- world_model, field(Op, target, T).
+''')
+    e = Engine(DEBUG, extensions=[rules])
+    say(e, "bob", {"op": "question", "claim": "q"})
+    say(e, "bob", {"op": "hypothesize", "claim": "h", "deps": [], "explains": ["q"]})
+    assert not e.knows("alice", "h")
+    update = say(e, "alice", {"op": "concede", "target": "h"})
+    assert update.of("announce") == [("h",)] and e.knows("alice", "h")
+    e.close()
