@@ -140,6 +140,6 @@ def test_models_refuse_what_they_cannot_be():
 def test_levels_and_restriction():
     m = PlausibilityModel.explicit(["p"], [[], ["p"], []], cells={"a": [0, 0, 1]}, ranks={"a": [0, 1, 0]},
                                    actual=1)
-    assert m.levels("a", 0) == 2 and m.levels("a", 2) == 1
+    assert m.levels("a", 0) == 2 and m.levels("a", 2) == 1 and m.most_levels("a") == 2
     small = U.announce(m, parse("p")).restricted()
     assert small.universe == 1 and small.actual == 0 and small.worlds() == [{"p"}]

@@ -113,8 +113,10 @@ def _check_common(e: Engine, spec: Any, at: int | None) -> Result:
 
 def _check_levels(e: Engine, spec: dict, at: int | None) -> Result:
     model = e.model_at(at)
-    points = [model.actual] if model.actual_alive() else [int(w) for w in model.world_ids()]
-    got = {agent: max((model.levels(agent, w) for w in points), default=0) for agent in spec}
+    if model.actual_alive():
+        got = {agent: model.levels(agent, model.actual) for agent in spec}
+    else:
+        got = {agent: model.most_levels(agent) for agent in spec}
     ok = got == dict(spec)
     return ok, ("plausibility levels " + ", ".join(f"{a}: {n}" for a, n in spec.items())
                 + ("" if ok else f" (got {', '.join(f'{a}: {n}' for a, n in got.items())})"))

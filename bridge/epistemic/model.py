@@ -261,6 +261,17 @@ class PlausibilityModel:
         mine = self.alive & (cell == cell[w])
         return int(np.unique(self.ranks[agent][mine]).size)
 
+    def most_levels(self, agent: str) -> int:
+        """The largest number of plausibility levels in any of agent's cells (0 if W is empty)."""
+        self.check_agent(agent)
+        live = self.alive
+        if not live.any():
+            return 0
+        cell = self.cells[agent][live].astype(np.int64)
+        rank = self.ranks[agent][live].astype(np.int64)
+        pairs = np.unique(cell * (int(rank.max()) + 1) + rank)
+        return int(np.bincount(pairs // (int(rank.max()) + 1)).max())
+
     def __repr__(self) -> str:
         return (f"PlausibilityModel(|W|={self.size} of {self.universe}, atoms={list(self.atoms)}, "
                 f"agents={list(self.agents)})")
