@@ -59,7 +59,7 @@ class Frame:
 
 
 class ConversationModel:
-    """The world model one engine keeps, with one frame per turn that changed it."""
+    """The world model one engine keeps: one model per turn that changed it."""
 
     def __init__(self, declaration: WorldDeclaration, header_agents: list[str]):
         declaration.check_agents(header_agents)
@@ -231,7 +231,7 @@ class ConversationModel:
             if op.op == "hypothesize":
                 literals += [op.claim, *op.explains]
         prepared = self.prepare(frame, literals)
-        masks = self.masks(prepared, [x for x in literals])
+        masks = self.masks(prepared, literals)
         out: dict[int, str] = {}
         current = prepared
         for k, op in enumerate(ops):
@@ -254,7 +254,8 @@ class ConversationModel:
         for x in op.explains:
             chi = self.formula_of(x)
             if chi is not None:
-                problems.append(Problem(x, chi, self.seen_before(frame, x) or frame.model, withdraw(frame.model, x)))
+                seen = self.seen_before(frame, x)
+                problems.append(Problem(x, chi, frame.model if seen is None else seen, withdraw(frame.model, x)))
         v = abduce(frame.model, agent, gamma, problems, "actual", self.defs)
         terms = [f"agent({prolog_atom(agent)})", f"consistent({_b(v.consistent)})", f"novel({_b(v.novel)})",
                  f"contingent({_b(v.contingent)})"]
