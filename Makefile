@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup demo test bench clean
+.PHONY: setup demo test bench bench-del clean
 
 setup: $(VENV)/.installed
 
@@ -26,6 +26,9 @@ test: setup
 
 bench: setup
 	$(BIN)/python -m grounded.bench.latency
+
+bench-del: setup
+	$(BIN)/python -m grounded.bench.del
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .hypothesis

@@ -17,6 +17,10 @@ from pydantic import ValidationError
 
 from . import affected as _affected
 from . import verify as _verify
+from .epistemic.conversation import MODEL_EFFECTS, ConversationModel
+from .epistemic.formula import C as CommonKnowledge
+from .epistemic.formula import Formula
+from .epistemic.model import ModelError, PlausibilityModel
 from .errors import InputError, LogError, PreconditionError, Violation
 from .eventlog import EventLogWriter, describe_validation_error, read_log
 from .literals import is_literal
@@ -32,18 +36,20 @@ class Update:
 
     ``flagged`` maps each claim this utterance took out of standing to the
     claims in S_t that rest on it (Affected* in S_t): flagged for
-    re-evaluation, never changed silently.
+    re-evaluation, never changed silently.  With a declared world model,
+    ``worlds`` is |W| before and after the utterance (else None).
     """
 
-    __slots__ = ("turn", "speaker", "utterance", "transitions", "flagged")
+    __slots__ = ("turn", "speaker", "utterance", "transitions", "flagged", "worlds")
 
     def __init__(self, turn: int, speaker: str, utterance: UtteranceBase, transitions: list[Transition],
-                 flagged: dict[str, list[str]]):
+                 flagged: dict[str, list[str]], worlds: tuple[int, int] | None = None):
         self.turn = turn
         self.speaker = speaker
         self.utterance = utterance
         self.transitions = transitions
         self.flagged = flagged
+        self.worlds = worlds
 
     def of(self, name: str) -> list[tuple[str, ...]]:
         return [t.fields for t in self.transitions if t.name == name]
@@ -78,9 +84,13 @@ class Engine:
         self._rules.use_extensions(self.extensions)
         self.registry = OperationRegistry(self._rules.operation_specs)
         self.state = DependencyMap(header)
+        self.world = ConversationModel(header.world, list(header.agents)) if header.world is not None else None
         self._rules.adopt(self, self.state.prolog_facts, self.extensions)
         self._log = EventLogWriter(log, header) if log is not None else None
         self.load_error: LogError | None = None
+        self.last_verdicts: dict[int, str] = {}
+        """The epistemic verdicts passed to the rules with the last utterance
+        (op index -> ``epistemic=[...]``), accepted or not: for cross-checks."""
 
     # -- loading ------------------------------------------------------------------
 
@@ -132,19 +142,46 @@ class Engine:
             raise InputError(describe_validation_error(exc, frozenset(self.registry.models))) from exc
         turn = u.turn if u.turn is not None else self.state.next_turn()
         self._rules.adopt(self, self.state.prolog_facts, self.extensions)
-        accepted, items = parse_result(self._rules.apply(self.registry.encode(turn, u)))
+        self.last_verdicts = notes = self._epistemic_verdicts(turn, u) if self.world is not None else {}
+        accepted, items = parse_result(self._rules.apply(self.registry.encode(turn, u, notes)))
         if not accepted:
             raise PreconditionError(turn, u.speaker, items)  # type: ignore[arg-type]
+        worlds = frame = None
         try:
+            if self.world is not None:
+                before = self.world.current
+                frame = self.world.step(before, [t for t in items if t.name in MODEL_EFFECTS])  # type: ignore[union-attr]
+                worlds = (before.model.size, frame.model.size)
             if self._log is not None:
                 self._log.append(turn, u)
-            self.state.apply(items, turn, u.speaker, u.text, u.ops)  # type: ignore[arg-type,attr-defined]
+            self.state.apply([t for t in items if t.name not in MODEL_EFFECTS],  # type: ignore[union-attr]
+                             turn, u.speaker, u.text, u.ops)  # type: ignore[arg-type,attr-defined]
+            if frame is not None:
+                self.world.commit(turn, frame)  # type: ignore[union-attr]
         except BaseException:
             # The rules committed but this engine did not: make them reload
             # this engine's state before its next utterance.
             self._rules.disown(self)
             raise
-        return Update(turn, u.speaker, u, items, self._flagged(items))  # type: ignore[arg-type]
+        return Update(turn, u.speaker, u, items, self._flagged(items), worlds)  # type: ignore[arg-type]
+
+    def _epistemic_verdicts(self, turn: int, u: UtteranceBase) -> dict[int, str]:
+        """Read each operation in the world model (after the ones before it) for the rules.
+
+        A dry run tells what the operations would do to the model; the verdicts
+        are passed in the real run, where the rules decide what they mean.
+        """
+        if not u.ops:  # type: ignore[attr-defined]
+            return {}
+        _, dry = parse_result(self._rules.simulate(self.registry.encode(turn, u)))
+        effects: dict[int, list[Transition]] = {}
+        for t in dry:
+            if t.name in MODEL_EFFECTS:  # type: ignore[union-attr]
+                effects.setdefault(t.index, []).append(t)  # type: ignore[union-attr,arg-type]
+        try:
+            return self.world.verdicts(self.world.current, u.ops, u.speaker, effects)  # type: ignore[union-attr,attr-defined]
+        except ModelError as exc:
+            raise InputError(f"world model: {exc.detail}") from exc
 
     def _flagged(self, transitions: list[Transition]) -> dict[str, list[str]]:
         left = dict.fromkeys(self.state.arg(int(t.fields[0])).claim for t in transitions
@@ -222,6 +259,54 @@ class Engine:
         ids = self.state.claimants_at(claim, t)
         return list(self.state.arg(ids[-1]).deps_at(t)) if ids else []
 
+    # -- the world model M (only with a ``world`` declared in the header) --------------
+
+    @property
+    def model(self) -> PlausibilityModel | None:
+        """The current plausibility model, or None when the header declares no world."""
+        return None if self.world is None else self.world.model_at(None)
+
+    def model_at(self, at: int | None = None) -> PlausibilityModel:
+        return self._world().model_at(_check_world_turn(at))
+
+    def worlds(self, at: int | None = None) -> list[frozenset[str]]:
+        """W: each live world as the set of atoms true in it."""
+        return self.model_at(at).worlds()
+
+    def holds(self, formula: str | Formula, at: int | None = None) -> bool:
+        """M, w* |= formula at the declared actual world, or in every world of W if none is declared."""
+        return self._ask(lambda w, t: w.holds(formula, t), at)
+
+    def knows(self, agent: str, formula: str | Formula, at: int | None = None) -> bool:
+        return self._ask(lambda w, t: w.knows(agent, formula, t), at)
+
+    def believes(self, agent: str, formula: str | Formula, at: int | None = None) -> bool:
+        return self._ask(lambda w, t: w.believes(agent, formula, t), at)
+
+    def common_knowledge(self, formula: str | Formula, group: Iterable[str] | None = None,
+                         at: int | None = None) -> bool:
+        """C_G formula; the group defaults to every modelled agent."""
+        world = self._world()
+        members = tuple(group) if group is not None else tuple(world.agents)
+
+        def ask(w: ConversationModel, t: int | None) -> bool:
+            model = w.model_at(t)
+            return w.holds(CommonKnowledge(members, w.query(formula, model)), t)
+
+        return self._ask(ask, at)
+
+    def _world(self) -> ConversationModel:
+        if self.world is None:
+            raise InputError("this conversation declares no world model (add `world` to the header)")
+        return self.world
+
+    def _ask(self, question: Callable[[ConversationModel, int | None], bool], at: int | None) -> bool:
+        world = self._world()
+        try:
+            return question(world, _check_world_turn(at))
+        except ModelError as exc:
+            raise InputError(exc.detail) from exc
+
     @property
     def turn(self) -> int | None:
         """The last turn applied (None before the first utterance)."""
@@ -258,6 +343,13 @@ def _check_literal(literal: str) -> None:
 def _check_turn(at: int | None) -> int | None:
     if at is not None and (not isinstance(at, int) or at < 0):
         raise InputError(f"at={at!r}: a turn is a non-negative integer")
+    return at
+
+
+def _check_world_turn(at: int | None) -> int | None:
+    """Like _check_turn, but -1 (before the first utterance: the initial model) is allowed."""
+    if at is not None and (not isinstance(at, int) or at < -1):
+        raise InputError(f"at={at!r}: a turn is an integer >= -1 (-1: the initial model)")
     return at
 
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
+from .epistemic.declaration import WorldDeclaration
 from .literals import Atom, Lit
 
 Standing = Literal["active", "weakened", "abandoned", "resolved"]
@@ -52,13 +53,22 @@ class Header(Strict):
 
     With no agents declared, any speaker may talk and joins on first word
     (without decision authority).  ``acyclic: false`` opts out of the paper's
-    restriction A2 (attack cycles are then accepted).
+    restriction A2 (attack cycles are then accepted).  ``world`` declares the
+    epistemic model M (docs/epistemic.md); without it the engine keeps none.
     """
 
     grounded: Literal[1] = 1
     agents: dict[Atom, Agent] = Field(default_factory=dict)
     props: list[Proposition] = Field(default_factory=list)
     acyclic: bool = True
+    world: WorldDeclaration | None = None
+
+    @field_validator("world")
+    @classmethod
+    def _world_agents(cls, world: WorldDeclaration | None, info: ValidationInfo) -> WorldDeclaration | None:
+        if world is not None:
+            world.check_agents(list(info.data.get("agents", {})))
+        return world
 
 
 class Provenance(Strict):

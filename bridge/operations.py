@@ -234,13 +234,19 @@ class OperationRegistry:
             data = data.model_dump()
         return self.utterance_model.model_validate(data)
 
-    def encode(self, turn: int, utterance: UtteranceBase) -> str:
-        """The utterance as the Prolog term ``utterance(Turn, Speaker, Ops)``."""
-        ops = ",".join(self._encode_op(op) for op in utterance.ops)  # type: ignore[attr-defined]
+    def encode(self, turn: int, utterance: UtteranceBase, annotations: dict[int, str] | None = None) -> str:
+        """The utterance as the Prolog term ``utterance(Turn, Speaker, Ops)``.
+
+        ``annotations`` adds ready-made ``Key=Term`` fields to some operations
+        (by index): the epistemic verdicts the world model found for them.
+        """
+        notes = annotations or {}
+        ops = ",".join(self._encode_op(op, notes.get(i))  # type: ignore[attr-defined]
+                       for i, op in enumerate(utterance.ops))  # type: ignore[attr-defined]
         return f"utterance({turn},{prolog_atom(utterance.speaker)},[{ops}])"
 
-    def _encode_op(self, op: Operation) -> str:
-        parts = []
+    def _encode_op(self, op: Operation, note: str | None = None) -> str:
+        parts = [] if note is None else [note]
         for name, ftype, required in self._plan[op.op]:
             value = getattr(op, name)
             if ftype == "literal":

@@ -30,7 +30,10 @@ def describe_op(op: Operation) -> str:
 
 def describe_changes(engine: Engine, update: Update) -> list[str]:
     """One update as terse phrases, one per change ('h2 weakened by o9'); sentences are in context.py."""
-    return [_terse(c) for c in context.changes(engine, update)]
+    lines = [_terse(c) for c in context.changes(engine, update)]
+    if update.worlds is not None:
+        lines.append(world_line(engine, update))
+    return lines
 
 
 def _terse(c: context.Change) -> str:
@@ -55,6 +58,29 @@ def _terse(c: context.Change) -> str:
     if c.kind == "settled":
         return f"settled: {', '.join(c.items)}"
     return f"flagged for re-evaluation: {', '.join(c.items)} (rest on {c.claim})"
+
+
+def world_line(engine: Engine, update: Update) -> str:
+    """|W| before and after, and what the utterance did to the world model."""
+    before, after = update.worlds  # type: ignore[misc]
+    world = engine.world
+    previous = world.model_at(update.turn - 1)  # type: ignore[union-attr]
+    new = [a for a in world.model_at(update.turn).atoms if a not in previous.atom_index]  # type: ignore[union-attr]
+    did = [f"refine on {', '.join(new)}"] if new else []
+    announced = {label for label, _ in previous.announcements()}
+    for t in update.transitions:
+        if t.name in ("announce", "upgrade", "withdraw") and world.formula_of(t.fields[0]) is None:  # type: ignore[union-attr]
+            continue
+        if t.name == "withdraw" and t.fields[0] not in announced:
+            continue
+        if t.name == "announce":
+            did.append(f"!{t.fields[0]}")
+        elif t.name == "upgrade":
+            did.append(f"{'^' if t.fields[1] == 'lexicographic' else 'up '}{t.fields[0]}")
+        elif t.name == "withdraw":
+            did.append(f"withdraw {t.fields[0]}")
+    size = f"|W| = {after}" if before == after else f"|W| {before} -> {after}"
+    return f"M: {size}" + (f"  ({'; '.join(did)})" if did else "")
 
 
 def render_update(console: Console, engine: Engine, update: Update) -> None:
@@ -90,6 +116,11 @@ def render_state(console: Console, engine: Engine, at: int | None = None, full: 
     """The state table and open problems; with ``full``, commitments, dissent and reinstatable too."""
     console.print(state_table(engine, at))
     lines = [("open problems", ", ".join(engine.open_problems(at)) or "none")]
+    if engine.world is not None:
+        model = engine.model_at(at)
+        lines.append(("world model", f"|W| = {model.size} over {len(model.atoms)} atoms"
+                      + (f"; actual world {{{', '.join(sorted(model.valuation(model.actual)))}}}"
+                         if model.actual_alive() else "")))
     if full:
         lines.append(("commitments", "; ".join(f"{agent}: {', '.join(claims)}"
                                                for agent, claims in engine.commitments(at).items()) or "none"))

@@ -135,6 +135,10 @@ class PrologRules:
     def apply(self, utterance_term: str) -> str:
         return self.call("apply", utterance_term)
 
+    def simulate(self, utterance_term: str) -> str:
+        """A dry run: the transitions of every operation that would pass; nothing changes."""
+        return self.call("simulate", utterance_term)
+
     def dump_state(self) -> str:
         return self.call("dump_state")
 

@@ -18,11 +18,13 @@ import yaml
 from pydantic import ValidationError
 
 from .engine import Engine, Update
+from .epistemic.checks import EPISTEMIC_CHECKS
+from .epistemic.checks import validate as validate_epistemic
 from .errors import InputError, PreconditionError
 from .eventlog import describe_validation_error
 from .model import Header
 
-HEADER_KEYS = ("grounded", "agents", "props", "acyclic")
+HEADER_KEYS = ("grounded", "agents", "props", "acyclic", "world")
 
 
 class _Mapping(dict):
@@ -157,6 +159,11 @@ def _checks(path: str, items: Any, line: int | None) -> list[Check]:
                              path=path, line=where)
         if at is not None and not isinstance(at, int):
             raise InputError(f"`at` must be a turn number, not {at!r}", path=path, line=where)
+        if keys[0] in EPISTEMIC_CHECKS:
+            try:
+                validate_epistemic(keys[0], item[keys[0]])
+            except ValueError as exc:
+                raise InputError(str(exc), path=path, line=where) from None
         checks.append(Check(keys[0], item[keys[0]], at, where or 0))
     return checks
 
@@ -314,6 +321,7 @@ CHECKS: dict[str, Callable[[Engine, Any, int | None], tuple[bool, str]]] = {
     "reinstatable": _check_reinstatable,
     "dissent": _check_dissent,
     "rejected": _check_rejected_elsewhere,
+    **EPISTEMIC_CHECKS,
 }
 
 
@@ -354,7 +362,7 @@ def evaluate(engine: Engine, checks: list[Check], path: str) -> list[CheckResult
             passed, description = CHECKS[check.kind](engine, check.spec, check.at)
         except InputError as exc:
             passed, description = False, f"{check.kind}: {exc}"
-        except (KeyError, TypeError, AttributeError) as exc:
+        except (KeyError, TypeError, AttributeError, ValueError) as exc:
             raise InputError(f"malformed `{check.kind}` check: {exc!r}", path=path, line=check.line) from exc
         results.append(CheckResult(passed, description, check.line, check.at))
     return results

@@ -267,6 +267,8 @@ class DependencyMap:
             facts.append("open_agents")
         if self.acyclic:
             facts.append("option(acyclic_attacks)")
+        if self.header.world is not None:
+            facts.append("option(world_model)")
         for p in self.props.values():
             facts.append(f"prop({q(p.id)},{q(p.kind)})")
             if p.aware_turn is not None:

@@ -31,8 +31,12 @@
 
 /* The dependency map D_t = (M, AF, Cm, Dep) as facts: AF (arguments, attacks,
    standing), Cm, Dep, Prop_t with awareness, and the open problems.  The
-   plausibility model M is not among them: no precondition here reads it.
-   Arguments are never deleted: only their standing changes. */
+   plausibility model M is not among them: it lives in the bridge, which reads
+   each operation in it and passes what it found in the operation's
+   `epistemic` field (only when the conversation declares a world model:
+   option(world_model)).  Rules decide what an operation does to M through
+   the model effects below.  Arguments are never deleted: only their standing
+   changes. */
 :- dynamic
     agent/2,            % agent(Name, HasDecisionAuthority)
     open_agents/0,      % no agents declared: a speaker joins on first word
@@ -126,6 +130,15 @@ claim_kind(Literal, Default, Kind) :-
 
 has_authority(Agent) :- agent(Agent, true).
 
+%  world_model: the conversation declares a world model, so operations
+%  report what they do to M (announce/upgrade/withdraw/refine effects) and
+%  may carry epistemic verdicts.
+world_model :- option(world_model).
+
+%  epistemic(+Op, -Verdict): one verdict the bridge read in the world model
+%  for this operation (see bridge/epistemic/conversation.py).
+epistemic(Op, Verdict) :- field(Op, epistemic, Vs), member(Verdict, Vs).
+
 %  introduces(+U, +Op, +Kind, -Effect): the effects of an operation whose
 %  `claim` becomes a new argument: the proposition (of kind Kind unless
 %  declared otherwise), its place in every agent's awareness, the argument
@@ -199,6 +212,12 @@ effect_signature(add_attack,         [arg, arg]).
 effect_signature(commit,             [agent, arg]).
 effect_signature(retract_commitment, [agent, arg]).
 effect_signature(dissent,            [arg, agent]).
+%  What an operation does to the world model M (reported only with a declared
+%  model; the bridge carries them out, in order):
+effect_signature(announce,           [literal]).          % [!L], hard public announcement
+effect_signature(upgrade,            [literal, mode]).    % [^L] (lexicographic) or [up L] (conservative)
+effect_signature(withdraw,           [literal]).          % lift earlier announcements of L
+effect_signature(refine,             [atom]).             % refine W on a new atom (awareness)
 
 %  Effects that would change nothing are dropped, so rules need not check.
 redundant(new_prop(P, _))              :- prop(P, _).
@@ -225,6 +244,10 @@ apply_effect(_, add_attack(F, T))        :- assertz(att(F, T)).
 apply_effect(_, commit(G, A))            :- assertz(committed(G, A)).
 apply_effect(_, retract_commitment(G, A)) :- retract(committed(G, A)).
 apply_effect(_, dissent(A, G))           :- assertz(dissent(A, G)).
+apply_effect(_, announce(_)).            % M lives in the bridge
+apply_effect(_, upgrade(_, _)).
+apply_effect(_, withdraw(_)).
+apply_effect(_, refine(_)).
 apply_effect(_, problem(L, open))        :- assertz(open_problem(L)).
 apply_effect(_, problem(L, closed))      :- retract(open_problem(L)).
 apply_effect(_, new_agent(G))            :- assertz(agent(G, false)).
@@ -258,6 +281,20 @@ run_utterance(Turn, Speaker, Ops, Transitions) :-
     maplist(apply_tagged(U), Admit),
     run_ops(Ops, 0, U, V0, Violations, Admit, Transitions),
     (   Violations == [] -> true ; throw(rejected(Violations)) ).
+
+%  simulate_utterance_string(+In, -Out): a dry run.  The utterance runs on a
+%  snapshot of the state, which is always discarded, and Out lists the
+%  transitions of every operation that passed its preconditions (the others
+%  are skipped, as in a real run).  The bridge uses it to learn what the
+%  operations of an utterance do to the world model before it reads each
+%  operation in the model left by the ones before it.
+simulate_utterance_string(In, Out) :-
+    term_string(utterance(Turn, Speaker, Ops), In),
+    snapshot(( U = u(Turn, Speaker),
+               findall(t(-1, E), admission(U, E), Admit),
+               maplist(apply_tagged(U), Admit),
+               run_ops(Ops, 0, U, [], _, Admit, Transitions) )),
+    result_text(accepted(Transitions), Out).
 
 utterance_violation(u(T, _), turn_order, M) :-
     last_turn(Last), T =< Last,
@@ -296,6 +333,15 @@ op_violation(Name, _, Op, missing_field, M) :-
     fmt(M, "~w needs the field ~w", [Name, F]).
 op_violation(Name, U, Op, Code, M) :-
     violation(Name, U, Op, Code, M).
+%  Any operation that announces L: the bridge found L impossible (no world of
+%  the model satisfies it after the operations before it) or false in the
+%  declared actual world.  A hard announcement must be truthful.
+op_violation(Name, U, Op, announce_impossible, M) :-
+    epistemic(Op, impossible(L)), effect(Name, U, Op, announce(L)),
+    fmt(M, "announcing ~w leaves no possible world: the world model already rules it out", [L]).
+op_violation(Name, U, Op, announce_false, M) :-
+    epistemic(Op, false(L)), effect(Name, U, Op, announce(L)),
+    fmt(M, "~w is false in the actual world the world model declares", [L]).
 
 %  run_effects(+I, +Name, +U, +Op, -Transitions, -Violations): ask the rules
 %  for the effects (all read the state before the operation), apply them,
@@ -451,6 +497,7 @@ error_line(E, Line) :-
     ).
 
 request(apply, In, Out)             :- apply_utterance_string(In, Out).
+request(simulate, In, Out)          :- simulate_utterance_string(In, Out).
 request(load_state, In, "ok")       :- load_state_string(In).
 request(dump_state, _, Out)         :- dump_state_string(Out).
 request(schema, _, Out)             :- operation_schema_string(Out).

@@ -15,3 +15,9 @@ violation(expand_awareness, _, Op, expand_awareness_already_aware, M) :-
 
 effect(expand_awareness, U, Op, E) :-
     introduces(U, Op, observation, E).
+%  M: refine W on the new atom (Definition A.3), then, since the speaker
+%  asserts it as Observe would, [!p] (Phase 2 T4: C(mis_monitor)).
+effect(expand_awareness, _, Op, refine(P)) :-
+    world_model, field(Op, claim, L), atom_of(L, P).
+effect(expand_awareness, _, Op, announce(L)) :-
+    world_model, field(Op, claim, L).

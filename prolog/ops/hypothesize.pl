@@ -45,9 +45,43 @@ violation(hypothesize, _, Op, hypothesize_nothing_to_explain, M) :-
         fmt(M, "none of ~w is an open problem (each is explained or settled): use Support", [Xs])
     ).
 
+%  Definition A.2, read in the world model when the conversation declares one.
+%  The bridge passes, for the speaker i: consistent(B), novel(B), contingent(B)
+%  and per modelled literal X in `explains` problem(X, Surprising,
+%  Explanatory, Distinct) (see bridge/epistemic/abduction.py).
+violation(hypothesize, _, Op, hypothesize_not_surprising, M) :-
+    epistemic(Op, agent(I)), field(Op, claim, L),
+    findall(X, epistemic(Op, problem(X, _, _, _)), Xs), Xs \== [],
+    \+ epistemic(Op, problem(_, true, _, _)),
+    (   Xs = [X]
+    ->  fmt(M, "~w is not surprising: ~w believed it before it was observed, so ~w explains nothing new (Definition A.2, surprise)",
+            [X, I, L])
+    ;   fmt(M, "none of ~w is surprising: ~w believed each before it was observed (Definition A.2, surprise)", [Xs, I])
+    ).
+violation(hypothesize, _, Op, hypothesize_not_explanatory, M) :-
+    epistemic(Op, agent(I)), field(Op, claim, L), epistemic(Op, problem(X, _, false, _)),
+    fmt(M, "~w does not explain ~w: after upgrading with ~w, ~w still does not believe ~w (Definition A.2, explanatory)",
+        [L, X, L, I, X]).
+violation(hypothesize, _, Op, hypothesize_disbelieved, M) :-
+    epistemic(Op, agent(I)), field(Op, claim, L), epistemic(Op, consistent(false)),
+    negation(L, N),
+    fmt(M, "~w believes ~w, so ~w is no candidate (Definition A.2, consistency)", [I, N, L]).
+violation(hypothesize, _, Op, hypothesize_already_believed, M) :-
+    epistemic(Op, agent(I)), field(Op, claim, L), epistemic(Op, novel(false)),
+    fmt(M, "~w already believes ~w: there is nothing to abduce (Definition A.2, non-triviality)", [I, L]).
+violation(hypothesize, _, Op, hypothesize_tautology, M) :-
+    field(Op, claim, L), epistemic(Op, contingent(false)),
+    fmt(M, "~w holds in every possible world, so it explains nothing (Definition A.2, non-triviality)", [L]).
+violation(hypothesize, _, Op, hypothesize_restates, M) :-
+    field(Op, claim, L), epistemic(Op, problem(X, _, _, false)),
+    fmt(M, "~w says no more than ~w, the observation it would explain (Definition A.2, non-triviality)", [L, X]).
+
 effect(hypothesize, U, Op, E) :-
     introduces(U, Op, hypothesis, E).
 effect(hypothesize, _, Op, add_dep(new, D)) :-
     field(Op, deps, Ds), member(D, Ds).
 effect(hypothesize, _, Op, add_explains(new, X)) :-
     field(Op, explains, Xs), member(X, Xs).
+%  M: [^gamma]; gamma enters as belief, not knowledge.
+effect(hypothesize, _, Op, upgrade(L, lexicographic)) :-
+    world_model, field(Op, claim, L).

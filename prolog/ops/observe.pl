@@ -36,3 +36,11 @@ effect(observe, U, Op, E) :-
 effect(observe, U, Op, E) :-
     field(Op, claim, L), field(Op, supersedes, Olds), member(O, Olds),
     retraction_effect(U, O, new, by(L), E).
+%  M: [!psi], after the superseded literals were withdrawn and negated.  If
+%  psi was retracted before (every argument for it abandoned, its negation
+%  announced by that Revise) and nothing stands for the negation, the
+%  negation is withdrawn first: observing psi again re-establishes it.
+effect(observe, _, Op, withdraw(N)) :-
+    world_model, field(Op, claim, L), all_abandoned(L), negation(L, N), \+ stands(N).
+effect(observe, _, Op, announce(L)) :-
+    world_model, field(Op, claim, L).

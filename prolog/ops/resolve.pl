@@ -94,3 +94,6 @@ effect(resolve, U, Op, dissent(new, G)) :-
 effect(resolve, _, Op, add_dep(A, T)) :-
     field(Op, target, T), field(Op, subsumes, Bs), member(B, Bs),
     claims(A, B), \+ standing(A, abandoned, _, _).
+%  M: consensual [!gamma]; an authoritative decision announces nothing.
+effect(resolve, _, Op, announce(T)) :-
+    world_model, field(Op, target, T), consensual(T).

@@ -44,3 +44,10 @@ retraction_effect(_, T, B, _, add_attack(B, A)) :-
     B \== none, claims(A, T).
 retraction_effect(U, T, _, _, retract_commitment(S, A)) :-
     speaker(U, S), claims(A, T), committed(S, A).
+%  M: [!~gamma].  A hard fact cannot be unlearned by announcing its negation
+%  (no world would be left), so earlier announcements of gamma are withdrawn
+%  first: the model becomes what it would be had gamma never been announced.
+retraction_effect(_, T, _, _, withdraw(T)) :-
+    world_model.
+retraction_effect(_, T, _, _, announce(N)) :-
+    world_model, negation(T, N).

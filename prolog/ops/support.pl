@@ -39,3 +39,8 @@ effect(support, _, Op, add_dep(A, E)) :-
     field(Op, target, T), field(Op, by, E), current_arg(T, A).
 effect(support, U, Op, commit(S, A)) :-
     field(Op, target, T), speaker(U, S), current_arg(T, A).
+%  M: [up gamma], or [^gamma] when the evidence is gamma-specific: something
+%  gamma was proposed to explain (an argument for gamma explains it).
+effect(support, _, Op, upgrade(T, Mode)) :-
+    world_model, field(Op, target, T), field(Op, by, E),
+    (   current_arg(T, A), explains(A, E) -> Mode = lexicographic ; Mode = conservative ).

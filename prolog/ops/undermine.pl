@@ -40,3 +40,6 @@ effect(undermine, _, Op, set_standing(A, weakened, by(E))) :-
     current_arg(T, A), in_standing(A).
 effect(undermine, U, Op, commit(S, B)) :-
     field(Op, by, E), speaker(U, S), speaks_for(B, E).
+%  M: [^~gamma], a downgrade of gamma: its worlds stay possible, no longer believed.
+effect(undermine, _, Op, upgrade(N, lexicographic)) :-
+    world_model, field(Op, target, T), negation(T, N).

@@ -1,0 +1,27 @@
+"""The epistemic layer: the M component of the dependency map (Definition A.1).
+
+    formula       the language: atoms, ~ & | ^ -> <->, K_i, B_i, C_G, A_i
+    parse         its plain-ASCII syntax: parse(text), show(formula)
+    model         plausibility models over a universe of worlds; W as a bitset
+    semantics     truth of formulas as bitsets; holds(model, formula, point)
+    updates       [!psi], lexicographic and conservative upgrades, refinement, withdrawal
+    abduction     Definition A.2: surprise, consistency, explanatory, non-triviality
+    kripke        an independent evaluator over sets of pairs, for cross-checking
+    muddy         the muddy children (SMCDEL's mudScnInit / father), n up to 20
+    declaration   the ``world`` section of an event-log header
+    conversation  the world model of one conversation, updated by the rules' transitions
+"""
+
+from .abduction import AbductionVerdict, Problem, abduce
+from .declaration import WorldAgent, WorldDeclaration
+from .formula import BOT, TOP, A, And, Atom, B, C, Formula, Iff, Implies, K, Not, Or, Xor
+from .model import ModelError, PlausibilityModel
+from .parse import FormulaSyntaxError, parse, show
+from .semantics import holds, truth
+from .updates import announce, conservative, lexicographic, refine, withdraw
+
+__all__ = [
+    "A", "AbductionVerdict", "And", "Atom", "B", "BOT", "C", "Formula", "FormulaSyntaxError", "Iff", "Implies",
+    "K", "ModelError", "Not", "Or", "PlausibilityModel", "Problem", "TOP", "WorldAgent", "WorldDeclaration", "Xor",
+    "abduce", "announce", "conservative", "holds", "lexicographic", "parse", "refine", "show", "truth", "withdraw",
+]

@@ -1,0 +1,153 @@
+"""The world model a conversation may declare in its header (key ``world``).
+
+    world:
+      atoms: [m_a, m_b, m_c]                 # W starts as every valuation of these
+      agents:                                # who is modelled and what each observes
+        alice: {observes: [m_b, m_c]}        #   (default: the header's agents, observing nothing)
+      actual: [m_a, m_b]                     # optional: the atoms true in the actual world
+      formulas:                              # what propositions stand for
+        dk_alice: "~K_alice m_a & ~K_alice ~m_a"
+      background:                            # propositional constraints, common knowledge
+        - "h1 & p_redis -> p_stripe429"
+
+A proposition id that is an atom stands for itself; one listed under
+``formulas`` stands for its formula (definitions may use each other, without
+cycles); any other claim has no epistemic content and leaves the model alone.
+Atoms mentioned in formulas or background but not listed in ``atoms`` are
+*latent*: nobody is aware of them and W does not distinguish them until an
+operation first mentions them, which refines W on them (Definition A.3).  A
+background constraint holds from the moment all its atoms are in the model.
+"""
+
+from __future__ import annotations
+
+from graphlib import CycleError, TopologicalSorter
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
+
+from ..literals import Atom
+from .formula import Formula, agents, atoms, boolean_value, is_propositional
+from .model import MAX_UNIVERSE
+from .parse import FormulaSyntaxError, parse
+
+MAX_ATOMS = MAX_UNIVERSE.bit_length() - 1
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class WorldAgent(_Strict):
+    """A modelled agent: two worlds are indistinguishable to it iff they agree on what it observes."""
+
+    observes: list[Atom] = Field(default_factory=list)
+
+
+class WorldDeclaration(_Strict):
+    """Atoms, agents and observations, the actual world, propositions' formulas, background."""
+
+    atoms: list[Atom]
+    agents: dict[Atom, WorldAgent] | None = None
+    actual: list[Atom] | None = None
+    formulas: dict[Atom, str] = Field(default_factory=dict)
+    background: list[str] = Field(default_factory=list)
+
+    _defs: dict[str, Formula] = PrivateAttr(default_factory=dict)
+    _background: list[Formula] = PrivateAttr(default_factory=list)
+
+    @field_validator("formulas")
+    @classmethod
+    def _formulas_parse(cls, value: dict[str, str]) -> dict[str, str]:
+        for name, text in value.items():
+            try:
+                parse(text)
+            except FormulaSyntaxError as exc:
+                raise ValueError(f"{name}: {exc}") from None
+        return value
+
+    @field_validator("background")
+    @classmethod
+    def _background_parses(cls, value: list[str]) -> list[str]:
+        for i, text in enumerate(value):
+            try:
+                f = parse(text)
+            except FormulaSyntaxError as exc:
+                raise ValueError(f"[{i}]: {exc}") from None
+            if not is_propositional(f):
+                raise ValueError(f"[{i}]: {text!r}: background constraints are propositional (no K, B, C, A)")
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> WorldDeclaration:
+        if len(set(self.atoms)) != len(self.atoms):
+            raise ValueError(f"atoms repeat: {self.atoms}")
+        defs = {name: parse(text) for name, text in self.formulas.items()}
+        clash = sorted(set(defs) & set(self.atoms))
+        if clash:
+            raise ValueError(f"formulas: {clash} are atoms and cannot also be defined by a formula")
+        order = TopologicalSorter({name: atoms(f) & set(defs) for name, f in defs.items()})
+        try:
+            tuple(order.static_order())
+        except CycleError as exc:
+            raise ValueError(f"formulas: the definitions of {exc.args[1]} are circular") from None
+        self._defs = defs
+        self._background = [parse(t) for t in self.background]
+        names = self.all_atoms()
+        if len(names) > MAX_ATOMS:
+            raise ValueError(f"{len(names)} atoms (latent ones included) could make 2^{len(names)} worlds; "
+                             f"the limit is {MAX_ATOMS}")
+        for agent, spec in (self.agents or {}).items():
+            bad = [a for a in spec.observes if a not in names]
+            if bad:
+                raise ValueError(f"agents.{agent}.observes: {bad} are not atoms of the world")
+        if self.actual is not None:
+            bad = [a for a in self.actual if a not in names]
+            if bad:
+                raise ValueError(f"actual: {bad} are not atoms of the world")
+            true = set(self.actual)
+            for text, f in zip(self.background, self._background, strict=True):
+                if not boolean_value(f, true):
+                    raise ValueError(f"actual: the actual world violates the background constraint {text!r}")
+        return self
+
+    # -- what the declaration means -------------------------------------------------
+
+    def definitions(self) -> dict[str, Formula]:
+        return dict(self._defs)
+
+    def background_formulas(self) -> list[Formula]:
+        return list(self._background)
+
+    def mentioned(self) -> set[str]:
+        found: set[str] = set()
+        for f in (*self._defs.values(), *self._background):
+            found |= atoms(f)
+        return found - set(self._defs)
+
+    def latent(self) -> set[str]:
+        """Atoms that enter W only when an operation first mentions them."""
+        return self.mentioned() - set(self.atoms)
+
+    def all_atoms(self) -> set[str]:
+        return set(self.atoms) | self.latent()
+
+    def agent_names(self, header_agents: list[str]) -> list[str]:
+        return list(self.agents) if self.agents is not None else list(header_agents)
+
+    def observes(self, agent: str) -> list[str]:
+        return list(self.agents[agent].observes) if self.agents and agent in self.agents else []
+
+    def check_agents(self, header_agents: list[str]) -> None:
+        """The modelled agents are header agents (when the header names any), and
+        every agent a formula names is modelled."""
+        names = self.agent_names(header_agents)
+        if not names:
+            raise ValueError("no agents to model: declare agents in the header or under world.agents")
+        if header_agents and self.agents is not None:
+            bad = [g for g in self.agents if g not in header_agents]
+            if bad:
+                raise ValueError(f"agents: {bad} are not agents of the conversation ({header_agents})")
+        for name, f in self._defs.items():
+            bad = sorted(agents(f) - set(names))
+            if bad:
+                raise ValueError(f"formulas.{name}: {bad} are not modelled agents ({names})")

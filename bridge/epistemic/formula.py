@@ -1,0 +1,206 @@
+"""Formulas of the epistemic language: the abstract syntax tree.
+
+Atoms, the Boolean connectives, and four modalities: K_i (knowledge), B_i
+(belief), C_G (common knowledge of a group) and A_i (awareness).  Nodes are
+frozen, hashable dataclasses, so formulas can key caches and compare by value;
+``str(f)`` prints the plain-ASCII syntax that ``parse`` reads back.
+
+And/Or hold two or more operands (``a & b & c`` is one node), which keeps
+printed formulas flat and evaluation shallow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+
+class Formula:
+    """Base of every node."""
+
+    __slots__ = ()
+
+    def __str__(self) -> str:
+        from .parse import show
+
+        return show(self)
+
+    def __and__(self, other: Formula) -> Formula:
+        return conj(self, other)
+
+    def __or__(self, other: Formula) -> Formula:
+        return disj(self, other)
+
+    def __invert__(self) -> Formula:
+        return Not(self)
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class Top(Formula):
+    def __repr__(self) -> str:
+        return "Top()"
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class Bot(Formula):
+    def __repr__(self) -> str:
+        return "Bot()"
+
+
+@dataclass(frozen=True, slots=True)
+class Atom(Formula):
+    """A proposition letter, or the name of a proposition defined by a formula."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Not(Formula):
+    arg: Formula
+
+
+@dataclass(frozen=True, slots=True)
+class And(Formula):
+    args: tuple[Formula, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Or(Formula):
+    args: tuple[Formula, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Binary(Formula):
+    """A connective of two operands (equality also compares the class)."""
+
+    left: Formula
+    right: Formula
+
+
+class Implies(Binary):
+    __slots__ = ()
+
+
+class Iff(Binary):
+    __slots__ = ()
+
+
+class Xor(Binary):
+    __slots__ = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Modal(Formula):
+    """A modality of one agent."""
+
+    agent: str
+    arg: Formula
+
+
+class K(Modal):
+    """K_i phi: phi holds in every world agent i cannot tell apart from this one."""
+
+    __slots__ = ()
+
+
+class B(Modal):
+    """B_i phi: phi holds in the most plausible worlds of i's information cell."""
+
+    __slots__ = ()
+
+
+@dataclass(frozen=True, slots=True)
+class C(Formula):
+    """C_G phi: phi holds in every world reachable by any chain of the group's indistinguishability."""
+
+    group: tuple[str, ...]
+    arg: Formula
+
+
+class A(Modal):
+    """A_i phi: agent i is aware of phi (of every atom in it)."""
+
+    __slots__ = ()
+
+
+TOP = Top()
+BOT = Bot()
+
+
+def conj(*args: Formula) -> Formula:
+    """The conjunction, flattened; ``conj()`` is Top."""
+    flat = tuple(x for a in args for x in (a.args if isinstance(a, And) else (a,)))
+    return TOP if not flat else flat[0] if len(flat) == 1 else And(flat)
+
+
+def disj(*args: Formula) -> Formula:
+    """The disjunction, flattened; ``disj()`` is Bot."""
+    flat = tuple(x for a in args for x in (a.args if isinstance(a, Or) else (a,)))
+    return BOT if not flat else flat[0] if len(flat) == 1 else Or(flat)
+
+
+def knows_whether(agent: str, phi: Formula) -> Formula:
+    """K_i phi | K_i ~phi."""
+    return Or((K(agent, phi), K(agent, Not(phi))))
+
+
+def children(f: Formula) -> tuple[Formula, ...]:
+    if isinstance(f, (And, Or)):
+        return f.args
+    if isinstance(f, Binary):
+        return (f.left, f.right)
+    if isinstance(f, (Not, Modal, C)):
+        return (f.arg,)
+    return ()
+
+
+def walk(f: Formula) -> Iterator[Formula]:
+    """Every subformula, f first."""
+    stack = [f]
+    while stack:
+        g = stack.pop()
+        yield g
+        stack.extend(reversed(children(g)))
+
+
+def atoms(f: Formula) -> set[str]:
+    """The names of the atoms f mentions."""
+    return {g.name for g in walk(f) if isinstance(g, Atom)}
+
+
+def agents(f: Formula) -> set[str]:
+    """The agents f's modalities name."""
+    found: set[str] = set()
+    for g in walk(f):
+        if isinstance(g, Modal):
+            found.add(g.agent)
+        elif isinstance(g, C):
+            found.update(g.group)
+    return found
+
+
+def is_propositional(f: Formula) -> bool:
+    return not any(isinstance(g, (Modal, C)) for g in walk(f))
+
+
+def boolean_value(f: Formula, true: set[str] | frozenset[str]) -> bool:
+    """The value of a propositional formula under the valuation that makes exactly ``true`` true."""
+    if isinstance(f, Atom):
+        return f.name in true
+    if isinstance(f, Top):
+        return True
+    if isinstance(f, Bot):
+        return False
+    if isinstance(f, Not):
+        return not boolean_value(f.arg, true)
+    if isinstance(f, And):
+        return all(boolean_value(a, true) for a in f.args)
+    if isinstance(f, Or):
+        return any(boolean_value(a, true) for a in f.args)
+    if isinstance(f, Implies):
+        return not boolean_value(f.left, true) or boolean_value(f.right, true)
+    if isinstance(f, Iff):
+        return boolean_value(f.left, true) == boolean_value(f.right, true)
+    if isinstance(f, Xor):
+        return boolean_value(f.left, true) != boolean_value(f.right, true)
+    raise ValueError(f"{f} is not propositional")

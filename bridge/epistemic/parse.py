@@ -1,0 +1,247 @@
+"""The plain-ASCII syntax of formulas: a parser with column-exact errors, and its printer.
+
+    m_a | m_b | m_c                  atoms, | (or), & (and), ~ or - (not)
+    K_alice m_a & ~K_bob m_b         K_i knowledge, B_i belief, A_i awareness
+    C_{alice,bob} (p -> q)           C_G common knowledge of a group
+    p ^ q,  p -> q,  p <-> q         xor, implication (right-associative), equivalence
+    true, false                      the constants
+
+Binding, tightest first: the prefixes (~ K B C A), &, |, ^, ->, <->.
+Identifiers are letters, digits and ``_ . : -`` (a ``-`` inside a name, as
+in the engine's ids, never before ``>``); names of the form ``K_x``, ``B_x``,
+``A_x`` and ``C_x`` are modalities, and ``true``/``false`` are constants.
+
+``show`` prints with the fewest parentheses that read back as the same tree,
+so ``parse(show(f)) == f``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..errors import InputError
+from .formula import BOT, TOP, A, And, Atom, B, Bot, C, Formula, Iff, Implies, K, Not, Or, Top, Xor
+
+_NAME_START = re.compile(r"[A-Za-z0-9_]")
+_NAME_CHAR = re.compile(r"[A-Za-z0-9_.:]")
+_MODAL = re.compile(r"([KBAC])_(.*)", re.S)
+_AGENT = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:\-]*")
+
+# binary operators: token -> (precedence, node type); higher binds tighter
+_BINARY = {"<->": (1, Iff), "->": (2, Implies), "^": (3, Xor), "|": (4, Or), "&": (5, And)}
+_UNARY_LEVEL = 6
+_ATOMIC_LEVEL = 7
+
+
+class FormulaSyntaxError(InputError):
+    """A formula that does not parse; ``column`` is 1-based."""
+
+    def __init__(self, message: str, column: int, text: str):
+        self.column = column
+        self.text = text
+        super().__init__(f"column {column}: {message}")
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    kind: str  # name, modal, op, lparen, rparen, end
+    text: str
+    column: int
+    value: object = None  # modal: (letter, agents)
+
+
+def tokenize(text: str) -> list[Token]:
+    tokens: list[Token] = []
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        col = i + 1
+        if ch.isspace():
+            i += 1
+        elif text.startswith("<->", i):
+            tokens.append(Token("op", "<->", col))
+            i += 3
+        elif text.startswith("->", i):
+            tokens.append(Token("op", "->", col))
+            i += 2
+        elif ch in "&|^":
+            tokens.append(Token("op", ch, col))
+            i += 1
+        elif ch in "~!-":
+            tokens.append(Token("not", ch, col))
+            i += 1
+        elif ch == "(":
+            tokens.append(Token("lparen", ch, col))
+            i += 1
+        elif ch == ")":
+            tokens.append(Token("rparen", ch, col))
+            i += 1
+        elif _NAME_START.match(ch):
+            j = i + 1
+            while j < n and (_NAME_CHAR.match(text[j]) or (text[j] == "-" and j + 1 < n and text[j + 1] != ">"
+                                                            and _NAME_CHAR.match(text[j + 1]))):
+                j += 1
+            name = text[i:j]
+            m = _MODAL.fullmatch(name)
+            if m is None:
+                tokens.append(Token("name", name, col))
+                i = j
+                continue
+            letter, rest = m.groups()
+            if rest:
+                if rest == "-" or _AGENT.fullmatch(rest) is None:
+                    raise FormulaSyntaxError(f"{name!r}: bad agent name after {letter}_", col, text)
+                tokens.append(Token("modal", name, col, (letter, (rest,))))
+                i = j
+                continue
+            if j < n and text[j] == "{":
+                close = text.find("}", j)
+                if close < 0:
+                    raise FormulaSyntaxError(f"{letter}_{{ is never closed with }}", j + 1, text)
+                group, start = [], j + 1
+                for part in text[j + 1:close].split(","):
+                    g = part.strip()
+                    if _AGENT.fullmatch(g) is None:
+                        where = start + len(part) - len(part.lstrip()) + 1
+                        raise FormulaSyntaxError(f"{g!r} is not an agent name in {letter}_{{...}}", where, text)
+                    group.append(g)
+                    start += len(part) + 1
+                if letter != "C" and len(group) != 1:
+                    raise FormulaSyntaxError(f"{letter}_ takes one agent, not {len(group)}", col, text)
+                tokens.append(Token("modal", text[i:close + 1], col, (letter, tuple(group))))
+                i = close + 1
+                continue
+            raise FormulaSyntaxError(f"{name!r} needs an agent: write {letter}_alice or {letter}_{{alice}}", col, text)
+        else:
+            raise FormulaSyntaxError(f"unexpected character {ch!r}", col, text)
+    tokens.append(Token("end", "", n + 1))
+    return tokens
+
+
+class _Parser:
+    def __init__(self, text: str):
+        self.text = text
+        self.tokens = tokenize(text)
+        self.pos = 0
+
+    def peek(self) -> Token:
+        return self.tokens[self.pos]
+
+    def take(self) -> Token:
+        tok = self.tokens[self.pos]
+        self.pos += 1
+        return tok
+
+    def error(self, message: str, tok: Token) -> FormulaSyntaxError:
+        return FormulaSyntaxError(message, tok.column, self.text)
+
+    def formula(self, level: int = 1) -> Formula:
+        """Precedence climbing from ``level`` up."""
+        left = self.unary()
+        while True:
+            tok = self.peek()
+            if tok.kind != "op" or _BINARY[tok.text][0] < level:
+                return left
+            prec, node = _BINARY[tok.text]
+            self.take()
+            if node in (And, Or):
+                args = [left, self.operand(prec + 1, tok)]
+                while self.peek().kind == "op" and self.peek().text == tok.text:
+                    op = self.take()
+                    args.append(self.operand(prec + 1, op))
+                left = node(tuple(args))
+            elif node is Implies:  # right-associative
+                left = Implies(left, self.operand(prec, tok))
+            else:  # <-> and ^ associate to the left
+                left = node(left, self.operand(prec + 1, tok))
+
+    def operand(self, level: int, after: Token) -> Formula:
+        if self.peek().kind in ("end", "rparen", "op"):
+            raise self.error(f"expected a formula after {after.text!r}", self.peek())
+        return self.formula(level)
+
+    def unary(self) -> Formula:
+        tok = self.take()
+        if tok.kind == "not":
+            return Not(self.prefixed(tok))
+        if tok.kind == "modal":
+            letter, group = tok.value  # type: ignore[misc]
+            arg = self.prefixed(tok)
+            if letter == "C":
+                return C(group, arg)
+            return {"K": K, "B": B, "A": A}[letter](group[0], arg)
+        if tok.kind == "lparen":
+            inner = self.operand(1, tok)
+            close = self.take()
+            if close.kind != "rparen":
+                raise self.error(f"expected ')' to close the '(' at column {tok.column}", close)
+            return inner
+        if tok.kind == "name":
+            if tok.text == "true":
+                return TOP
+            if tok.text == "false":
+                return BOT
+            return Atom(tok.text)
+        if tok.kind == "end":
+            raise self.error("expected a formula, found the end", tok)
+        raise self.error(f"expected a formula, found {tok.text!r}", tok)
+
+    def prefixed(self, prefix: Token) -> Formula:
+        if self.peek().kind in ("end", "rparen", "op"):
+            raise self.error(f"expected a formula after {prefix.text!r}", self.peek())
+        return self.unary()
+
+
+def parse(text: str) -> Formula:
+    """Read one formula; FormulaSyntaxError names the column of the first problem."""
+    if not isinstance(text, str):
+        raise FormulaSyntaxError(f"a formula is text, not {type(text).__name__}", 1, str(text))
+    p = _Parser(text)
+    f = p.operand(1, Token("start", "the start", 1)) if p.peek().kind != "end" else None
+    if f is None:
+        raise p.error("empty formula", p.peek())
+    tok = p.peek()
+    if tok.kind != "end":
+        if tok.kind == "rparen":
+            raise p.error("unbalanced ')'", tok)
+        raise p.error(f"expected an operator (& | ^ -> <->) before {tok.text!r}", tok)
+    return f
+
+
+# -- printing -------------------------------------------------------------------------
+
+_SYMBOL = {Iff: "<->", Implies: "->", Xor: "^", Or: "|", And: "&"}
+_LEVEL = {Iff: 1, Implies: 2, Xor: 3, Or: 4, And: 5}
+
+
+def _level(f: Formula) -> int:
+    return _LEVEL.get(type(f), _UNARY_LEVEL if isinstance(f, (Not, K, B, C, A)) else _ATOMIC_LEVEL)
+
+
+def show(f: Formula) -> str:
+    """The formula in the syntax ``parse`` reads, with minimal parentheses."""
+    if isinstance(f, Atom):
+        return f.name
+    if isinstance(f, Top):
+        return "true"
+    if isinstance(f, Bot):
+        return "false"
+    if isinstance(f, Not):
+        return "~" + _wrap(f.arg, _UNARY_LEVEL)
+    if isinstance(f, (K, B, A)):
+        return f"{type(f).__name__}_{f.agent} " + _wrap(f.arg, _UNARY_LEVEL)
+    if isinstance(f, C):
+        return f"C_{{{','.join(f.group)}}} " + _wrap(f.arg, _UNARY_LEVEL)
+    level = _LEVEL[type(f)]
+    sym = f" {_SYMBOL[type(f)]} "
+    if isinstance(f, (And, Or)):
+        return sym.join(_wrap(a, level + 1) for a in f.args)
+    if isinstance(f, Implies):
+        return _wrap(f.left, level + 1) + sym + _wrap(f.right, level)
+    return _wrap(f.left, level) + sym + _wrap(f.right, level + 1)  # Iff, Xor: left-associative
+
+
+def _wrap(f: Formula, minimum: int) -> str:
+    text = show(f)
+    return text if _level(f) >= minimum else f"({text})"
