@@ -25,6 +25,58 @@ class Acyclic(Predicate):
         name = "acyclic"
 
 
+class WorldModel(Predicate):
+    """The header declares a world model: operations announce and may carry verdicts."""
+
+    class Meta:
+        name = "world_model"
+
+
+class EpAgent(Predicate):
+    """The agent whose Definition A.2 checks the verdicts of step s report (bridge/epistemic/verdicts.py)."""
+
+    s = IntegerField
+    agent = StringField
+
+    class Meta:
+        name = "ep_agent"
+
+
+class EpFlag(Predicate):
+    """consistent / novel / contingent, true or false, for the hypothesis of step s."""
+
+    s = IntegerField
+    flag = ConstantField
+    value = ConstantField
+
+    class Meta:
+        name = "ep_flag"
+
+
+class EpProblem(Predicate):
+    """An observation the hypothesis of step s would explain: surprising, explanatory, distinct."""
+
+    s = IntegerField
+    lit = StringField
+    surprising = ConstantField
+    explanatory = ConstantField
+    distinct = ConstantField
+
+    class Meta:
+        name = "ep_problem"
+
+
+class EpLit(Predicate):
+    """An announcement of step s that leaves no world (impossible) or is false in the actual world."""
+
+    s = IntegerField
+    kind = ConstantField
+    lit = StringField
+
+    class Meta:
+        name = "ep_lit"
+
+
 class Prop0(Predicate):
     atom = StringField
     kind = ConstantField

@@ -19,7 +19,7 @@ Prolog (docs/extending.md).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 import clingo
@@ -29,6 +29,7 @@ from clorm.clingo import control_add_facts
 from . import asp_facts as F
 from .asp_files import encoding, new_control
 from .asp_oneshot import add_one_shot
+from .epistemic.verdicts import FLAGS, LITERAL_KINDS, Verdict
 from .errors import InputError
 from .literals import atom_of, negate
 from .model import Header
@@ -78,19 +79,27 @@ class HistoryFacts:
             self.base.add(F.OpenAgents())
         if header.acyclic:
             self.base.add(F.Acyclic())
+        if header.world is not None:
+            self.base.add(F.WorldModel())
         for p in header.props:
             self.base.add(F.Prop0(p.id, p.kind))
             if p.aware:
                 self.base.add(F.Aware0(p.id))
             self._literal_facts(p.id, self.base)
 
-    def add(self, u: UtteranceBase, turn: int) -> tuple[Candidate, FactBase]:
+    def add(self, u: UtteranceBase, turn: int,
+            verdicts: Mapping[int, list[Verdict]] | None = None) -> tuple[Candidate, FactBase]:
+        """The facts of one utterance; ``verdicts``: what the world model found per operation."""
         index = len(self.candidates) + 1
         facts = FactBase([F.Utterance(index, turn, u.speaker)])
         first = self._next_step
         for i, op in enumerate(u.ops):  # type: ignore[attr-defined]
             s = first + i
             facts.add(F.Step(s, index, i, op.op))
+            for v in (verdicts or {}).get(i, ()):
+                facts.add(self._verdict_fact(s, v))
+                if v[0] in ("problem", *LITERAL_KINDS):
+                    self._literal_facts(v[1], facts)
             for spec in self.registry.specs[op.op].fields:
                 value = getattr(op, spec.name)
                 if spec.type == "literal" and value is not None:
@@ -108,6 +117,17 @@ class HistoryFacts:
         candidate = Candidate(index, turn, u.speaker, [op.op for op in u.ops], first, close)  # type: ignore[attr-defined]
         self.candidates.append(candidate)
         return candidate, facts
+
+    @staticmethod
+    def _verdict_fact(s: int, v: Verdict):
+        kind = v[0]
+        if kind == "agent":
+            return F.EpAgent(s, v[1])
+        if kind in FLAGS:
+            return F.EpFlag(s, kind, _bool(v[1]))
+        if kind == "problem":
+            return F.EpProblem(s, v[1], _bool(v[2]), _bool(v[3]), _bool(v[4]))
+        return F.EpLit(s, kind, v[1])
 
     def _literal_facts(self, literal: str, facts: FactBase) -> None:
         for lit in (literal, negate(literal)):
@@ -159,6 +179,10 @@ class _History:
         return read_answer(self.candidates, models[0])
 
 
+def _bool(value: bool) -> str:
+    return "true" if value else "false"
+
+
 def read_answer(candidates: list[Candidate], symbols: list[clingo.Symbol]) -> HistoryAnswer:
     facts = unify(F.ANSWER, symbols)
     step_of = {}
@@ -192,11 +216,11 @@ class IncrementalHistory(_History):
         self.ctl.ground([("base", [])])
         self._last_turn: int | None = None
 
-    def add(self, utterance: UtteranceBase | dict) -> Candidate:
+    def add(self, utterance: UtteranceBase | dict, verdicts: Mapping[int, list[Verdict]] | None = None) -> Candidate:
         """Ground one candidate utterance (accepted or not, the encoding decides)."""
         u = self._utterance(utterance)
         turn = u.turn if u.turn is not None else (self._last_turn or 0) + 1
-        candidate, facts = self.facts.add(u, turn)
+        candidate, facts = self.facts.add(u, turn, verdicts)
         self._ground(candidate, facts)
         if self.is_fact(F.Accepted(candidate.u)):
             self._last_turn = turn
@@ -250,12 +274,12 @@ class OneShotHistory(_History):
         self._added = FactBase(self.facts.base)
         self.statistics: dict = {}
 
-    def add(self, utterance: UtteranceBase | dict) -> Candidate:
+    def add(self, utterance: UtteranceBase | dict, verdicts: Mapping[int, list[Verdict]] | None = None) -> Candidate:
         u = self._utterance(utterance)
         if u.turn is None:
             raise InputError(f"utterance {len(self.candidates) + 1} has no turn: a whole log "
                              "is checked in one shot only when every utterance says its turn")
-        candidate, facts = self.facts.add(u, u.turn)
+        candidate, facts = self.facts.add(u, u.turn, verdicts)
         self._added.update(facts)
         return candidate
 

@@ -143,7 +143,7 @@ def check_history(header: Header, candidates: list[dict], extensions=(), label: 
             outcomes.append(Outcome(True, set()))
             prolog_standings[update.turn] = engine._rules.standings()
         if asp is not None:
-            asp.add(data)
+            asp.add(data, engine.last_verdicts)
     report.accepted = sum(o.accepted for o in outcomes)
     python = engine_events(engine)
     report.events = sum(len(v) for v in python.values())

@@ -21,6 +21,7 @@ from .epistemic.conversation import MODEL_EFFECTS, ConversationModel
 from .epistemic.formula import C as CommonKnowledge
 from .epistemic.formula import Formula
 from .epistemic.model import ModelError, PlausibilityModel
+from .epistemic.verdicts import Verdict, prolog_field
 from .errors import InputError, LogError, PreconditionError, Violation
 from .eventlog import EventLogWriter, describe_validation_error, read_log
 from .literals import is_literal
@@ -88,9 +89,9 @@ class Engine:
         self._rules.adopt(self, self.state.prolog_facts, self.extensions)
         self._log = EventLogWriter(log, header) if log is not None else None
         self.load_error: LogError | None = None
-        self.last_verdicts: dict[int, str] = {}
-        """The epistemic verdicts passed to the rules with the last utterance
-        (op index -> ``epistemic=[...]``), accepted or not: for cross-checks."""
+        self.last_verdicts: dict[int, list[Verdict]] = {}
+        """What the world model found about each operation of the last utterance
+        (op index -> verdicts), accepted or not: the ASP reference reads the same."""
 
     # -- loading ------------------------------------------------------------------
 
@@ -142,7 +143,8 @@ class Engine:
             raise InputError(describe_validation_error(exc, frozenset(self.registry.models))) from exc
         turn = u.turn if u.turn is not None else self.state.next_turn()
         self._rules.adopt(self, self.state.prolog_facts, self.extensions)
-        self.last_verdicts = notes = self._epistemic_verdicts(turn, u) if self.world is not None else {}
+        self.last_verdicts = self._epistemic_verdicts(turn, u) if self.world is not None else {}
+        notes = {k: prolog_field(v) for k, v in self.last_verdicts.items()}
         accepted, items = parse_result(self._rules.apply(self.registry.encode(turn, u, notes)))
         if not accepted:
             raise PreconditionError(turn, u.speaker, items)  # type: ignore[arg-type]
@@ -165,7 +167,7 @@ class Engine:
             raise
         return Update(turn, u.speaker, u, items, self._flagged(items), worlds)  # type: ignore[arg-type]
 
-    def _epistemic_verdicts(self, turn: int, u: UtteranceBase) -> dict[int, str]:
+    def _epistemic_verdicts(self, turn: int, u: UtteranceBase) -> dict[int, list[Verdict]]:
         """Read each operation in the world model (after the ones before it) for the rules.
 
         A dry run tells what the operations would do to the model; the verdicts

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..literals import atom_of, prolog_atom, prolog_literal
+from ..literals import atom_of
 from ..transitions import Transition
 from .abduction import Problem, abduce
 from .declaration import WorldDeclaration
@@ -40,6 +40,7 @@ from .model import ModelError, PlausibilityModel
 from .parse import parse
 from .semantics import expand, holds, truth
 from .updates import announce, conservative, lexicographic, refine, withdraw
+from .verdicts import Verdict
 
 MODEL_EFFECTS = frozenset({"announce", "upgrade", "withdraw", "refine"})
 """Transitions that change M; the argumentation state ignores them."""
@@ -219,8 +220,8 @@ class ConversationModel:
     # -- epistemic verdicts for the rules ---------------------------------------------------
 
     def verdicts(self, frame: Frame, ops: list, speaker: str,
-                 effects: Mapping[int, list[Transition]]) -> dict[int, str]:
-        """Per operation index, the ``epistemic=[...]`` field the rules read.
+                 effects: Mapping[int, list[Transition]]) -> dict[int, list[Verdict]]:
+        """Per operation index, what the model found (``verdicts.py``) for the rules to judge.
 
         ``effects`` are the model transitions the rules would apply for each
         operation (from a dry run); operation k is judged in the model after
@@ -232,10 +233,10 @@ class ConversationModel:
                 literals += [op.claim, *op.explains]
         prepared = self.prepare(frame, literals)
         masks = self.masks(prepared, literals)
-        out: dict[int, str] = {}
+        out: dict[int, list[Verdict]] = {}
         current = prepared
         for k, op in enumerate(ops):
-            terms: list[str] = []
+            terms: list[Verdict] = []
             running = current
             for t in effects.get(k, []):
                 if t.name == "announce" and t.fields[0] in masks:
@@ -245,10 +246,10 @@ class ConversationModel:
                 terms.extend(self._abduction_terms(current, speaker, op))
             current = running
             if terms:
-                out[k] = "epistemic=[" + ",".join(terms) + "]"
+                out[k] = terms
         return out
 
-    def _abduction_terms(self, frame: Frame, agent: str, op) -> list[str]:
+    def _abduction_terms(self, frame: Frame, agent: str, op) -> list[Verdict]:
         gamma = self.formula_of(op.claim)
         problems = []
         for x in op.explains:
@@ -257,10 +258,9 @@ class ConversationModel:
                 seen = self.seen_before(frame, x)
                 problems.append(Problem(x, chi, frame.model if seen is None else seen, withdraw(frame.model, x)))
         v = abduce(frame.model, agent, gamma, problems, "actual", self.defs)
-        terms = [f"agent({prolog_atom(agent)})", f"consistent({_b(v.consistent)})", f"novel({_b(v.novel)})",
-                 f"contingent({_b(v.contingent)})"]
-        terms += [f"problem({prolog_literal(p.label)},{_b(p.surprising)},{_b(p.explanatory)},{_b(p.distinct)})"
-                  for p in v.problems]
+        terms: list[Verdict] = [("agent", agent), ("consistent", v.consistent), ("novel", v.novel),
+                                ("contingent", v.contingent)]
+        terms += [("problem", p.label, p.surprising, p.explanatory, p.distinct) for p in v.problems]
         return terms
 
     # -- queries ----------------------------------------------------------------------------
@@ -280,13 +280,9 @@ class ConversationModel:
         return holds(model, Believes(agent, self.query(formula, model)), "actual", self.defs)
 
 
-def _b(value: bool) -> str:
-    return "true" if value else "false"
-
-
-def _announcement_terms(model: PlausibilityModel, literal: str, mask: np.ndarray) -> list[str]:
+def _announcement_terms(model: PlausibilityModel, literal: str, mask: np.ndarray) -> list[Verdict]:
     if not np.any(model.alive & mask):
-        return [f"impossible({prolog_literal(literal)})"]
+        return [("impossible", literal)]
     if model.actual_alive() and not mask[model.actual]:
-        return [f"false({prolog_literal(literal)})"]
+        return [("false", literal)]
     return []
