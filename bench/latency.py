@@ -13,7 +13,9 @@ over several seeds, it measures:
 
 Each per-query figure is a loop of ``--repeat`` calls divided by the count
 (sub-microsecond calls cannot be timed one by one); the table reports medians
-over all queries of all seeds.  Run:  python -m bench.latency [--quick]
+over all queries of all seeds.  The conversations of every K for one seed are
+built first and their queries timed in turn, so the machine's drift falls on
+every K alike and the ratios between K stay meaningful.  Run:  python -m grounded.bench.latency [--quick]
 """
 
 from __future__ import annotations
@@ -23,49 +25,94 @@ import random
 import statistics
 import sys
 import time
+from dataclasses import dataclass, field
 
 from rich.console import Console
 from rich.table import Table
 
-from .synthetic import build, replay_affected
+from .synthetic import Conversation, build, replay_affected
 
 KS = (13, 100, 1000, 2000, 10_000, 100_000)
 CHAIN_BINS = ((1, 1), (2, 4), (5, 16), (17, 10**9))
 
 
 def per_call(fn, repeat: int) -> float:
-    """Seconds per call of fn(), timed over a loop."""
+    """Seconds per call of fn(), timed over a loop after one untimed call (caches warm)."""
+    fn()
     start = time.perf_counter()
     for _ in range(repeat):
         fn()
     return (time.perf_counter() - start) / repeat
 
 
-def measure(k: int, regime: str, seed: int, queries: int, repeat: int) -> dict:
+@dataclass
+class Case:
+    """One synthetic conversation and the queries drawn for it."""
+
+    conv: Conversation
+    k: int
+    regime: str
+    picks: list[str]
+    small: list[float] = field(default_factory=list)
+    none: list[float] = field(default_factory=list)
+    one: list[float] = field(default_factory=list)
+    every: list[float] = field(default_factory=list)
+    sizes: list[int] = field(default_factory=list)
+    replay: list[float] = field(default_factory=list)
+    verify: dict = field(default_factory=lambda: {b: [] for b in CHAIN_BINS})
+
+
+def build_case(k: int, regime: str, seed: int, queries: int) -> Case:
     conv = build(k, regime, seed)
-    engine = conv.engine
     rng = random.Random(seed + 1)
-    picks = [rng.choice(conv.claims) for _ in range(queries)]
-    small, every, sizes, replay, verify = [], [], [], [], {b: [] for b in CHAIN_BINS}
-    replay_repeat = max(1, repeat // 50) if k >= 10_000 else max(1, repeat // 10)
-    for p in picks:
-        size = len(engine.affected(p))
-        cost = per_call(lambda p=p: engine.affected(p), repeat)
-        every.append(cost)
-        sizes.append(size)
-        if size <= 1:
-            small.append(cost)
-        replay.append(per_call(lambda p=p: replay_affected(conv.history, p), replay_repeat))
-        assert replay_affected(conv.history, p) >= set(engine.affected(p).claims) - {p}
-        chain = len(engine.verify(p).chain)
-        for lo, hi in CHAIN_BINS:
-            if lo <= chain <= hi:
-                verify[(lo, hi)].append(per_call(lambda p=p: engine.verify(p), repeat))
-    result = dict(k=k, regime=regime, args=len(engine.state.args), accepted=len(conv.history),
-                  ingest=k / conv.ingest_seconds, ops=conv.op_utterances / conv.op_seconds,
-                  small=small, every=every, sizes=sizes, replay=replay, verify=verify)
-    engine.close()
-    return result
+    return Case(conv, k, regime, [rng.choice(conv.claims) for _ in range(queries)])
+
+
+def measure_cases(cases: list[Case], repeat: int) -> list[dict]:
+    """Time every case's queries, interleaved: query i of every case, then query i+1.
+
+    A shared machine's speed drifts; taking the cases in turn, in a shuffled
+    order each round, puts the same drift on every K, so the ratios between
+    them (what the targets are about) stay meaningful even when the absolute
+    figures move between runs.
+    """
+    rng = random.Random(len(cases))
+    for i in range(max(len(c.picks) for c in cases)):
+        for c in rng.sample(cases, len(cases)):
+            if i < len(c.picks):
+                _time_query(c, c.picks[i], repeat)
+    results = []
+    for c in cases:
+        engine = c.conv.engine
+        results.append(dict(k=c.k, regime=c.regime, args=len(engine.state.args), accepted=len(c.conv.history),
+                            ingest=c.k / c.conv.ingest_seconds, ops=c.conv.op_utterances / c.conv.op_seconds,
+                            small=c.small, none=c.none, one=c.one, every=c.every, sizes=c.sizes,
+                            replay=c.replay, verify=c.verify))
+        engine.close()
+    return results
+
+
+def _time_query(c: Case, p: str, repeat: int) -> None:
+    engine, history = c.conv.engine, c.conv.history
+    replay_repeat = max(1, repeat // 50) if c.k >= 10_000 else max(1, repeat // 10)
+    size = len(engine.affected(p))
+    cost = per_call(lambda: engine.affected(p), repeat)
+    c.every.append(cost)
+    c.sizes.append(size)
+    if size <= 1:
+        c.small.append(cost)
+        (c.none if size == 0 else c.one).append(cost)
+    c.replay.append(per_call(lambda: replay_affected(history, p), replay_repeat))
+    assert replay_affected(history, p) >= set(engine.affected(p).claims) - {p}
+    chain = len(engine.verify(p).chain)
+    for lo, hi in CHAIN_BINS:
+        if lo <= chain <= hi:
+            c.verify[(lo, hi)].append(per_call(lambda: engine.verify(p), repeat))
+
+
+def measure(k: int, regime: str, seed: int, queries: int, repeat: int) -> dict:
+    """One conversation of K turns, built and timed on its own."""
+    return measure_cases([build_case(k, regime, seed, queries)], repeat)[0]
 
 
 def median_us(values: list[float]) -> str:
@@ -87,33 +134,41 @@ def main(argv: list[str] | None = None) -> int:
     measure(200, "naive", 99, 10, 10)  # warm-up: first-call costs of pydantic and the rules
     rows = []
     for regime in ("naive", "bounded"):
+        runs: dict[int, list[dict]] = {k: [] for k in ks}
+        for seed in range(args.seeds):  # every K of one seed at once, timed in turn
+            for r in measure_cases([build_case(k, regime, seed, args.queries) for k in ks], args.repeat):
+                runs[r["k"]].append(r)
+            print(f"  done: {regime} seed {seed}", file=sys.stderr)
         for k in ks:
-            runs = [measure(k, regime, seed, args.queries, args.repeat) for seed in range(args.seeds)]
-            merged = {key: [x for r in runs for x in r[key]] for key in ("small", "every", "sizes", "replay")}
-            merged["verify"] = {b: [x for r in runs for x in r["verify"][b]] for b in CHAIN_BINS}
-            rows.append(dict(k=k, regime=regime, args=statistics.mean(r["args"] for r in runs),
-                             ingest=statistics.median(r["ingest"] for r in runs),
-                             ops=statistics.median(r["ops"] for r in runs), **merged))
-            print(f"  done: {regime} K={k}", file=sys.stderr)
+            merged = {key: [x for r in runs[k] for x in r[key]]
+                      for key in ("small", "none", "one", "every", "sizes", "replay")}
+            merged["verify"] = {b: [x for r in runs[k] for x in r["verify"][b]] for b in CHAIN_BINS}
+            rows.append(dict(k=k, regime=regime, args=statistics.mean(r["args"] for r in runs[k]),
+                             ingest=statistics.median(r["ingest"] for r in runs[k]),
+                             ops=statistics.median(r["ops"] for r in runs[k]), **merged))
 
     table = Table(title=f"Per-query medians in microseconds ({args.seeds} seeds x {args.queries} queries, "
                         f"{args.repeat} calls timed per query)", header_style="bold")
-    for name in ("regime", "K", "|Args|", "utt/s", "op-utt/s", "Affected* |A*|<=1", "Affected* all",
+    for name in ("regime", "K", "|Args|", "utt/s", "op-utt/s", "Affected* |A*|<=1", "|A*|=0", "|A*|=1",
+                 "Affected* all",
                  "mean |A*|", "replay", *(f"Verify |Dep*| {lo}-{hi}" if hi < 10**9 else f"Verify |Dep*| {lo}+"
                                            for lo, hi in CHAIN_BINS)):
         table.add_column(name, justify="right")
     for r in rows:
         table.add_row(r["regime"], f"{r['k']:,}", f"{r['args']:,.0f}", f"{r['ingest']:,.0f}", f"{r['ops']:,.0f}",
-                      median_us(r["small"]), median_us(r["every"]), f"{statistics.mean(r['sizes']):.2f}",
+                      median_us(r["small"]), median_us(r["none"]), median_us(r["one"]), median_us(r["every"]),
+                      f"{statistics.mean(r['sizes']):.2f}",
                       median_us(r["replay"]), *(median_us(r["verify"][b]) for b in CHAIN_BINS))
     console.print(table)
     for regime in ("naive", "bounded"):
-        mine = [r for r in rows if r["regime"] == regime and r["small"]]
+        mine = [r for r in rows if r["regime"] == regime]
         if len(mine) >= 2:
             lo, hi = mine[0], mine[-1]
-            ratio = statistics.median(hi["small"]) / statistics.median(lo["small"])
+            # the same answer size on both sides: the share of empty answers differs with K
+            ratios = [f"|A*|={n}: {statistics.median(hi[key]) / statistics.median(lo[key]):.2f}"
+                      for n, key in ((0, "none"), (1, "one")) if hi[key] and lo[key]]
             replay_ratio = statistics.median(hi["replay"]) / statistics.median(lo["replay"])
-            console.print(f"{regime}: Affected* (|A*|<=1) K={hi['k']:,} / K={lo['k']:,} = {ratio:.2f}; "
+            console.print(f"{regime}: Affected* K={hi['k']:,} / K={lo['k']:,}: {', '.join(ratios)}; "
                           f"history replay {replay_ratio:.0f}x")
     return 0
 
