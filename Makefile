@@ -28,7 +28,7 @@ bench: setup
 	$(BIN)/python -m grounded.bench.latency
 
 bench-del: setup
-	$(BIN)/python -m grounded.bench.del
+	$(BIN)/grounded bench del
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .hypothesis

@@ -154,6 +154,17 @@ def crosscheck(
     _finish(md, write(out, "crosscheck", result, md))
 
 
+@bench_app.command("del")
+def del_updates(
+    quick: Quick = False,
+    repeat: Annotated[int, typer.Option(help="Runs per figure (median).")] = 7,
+) -> None:
+    """DEL: announcement and upgrades on 2^10 to 2^20 worlds; muddy(n, m) end to end (prints its tables)."""
+    # the module is named after the issue's bench/del, a Python keyword: imported by name
+    main = importlib.import_module("grounded.bench.del").main
+    main(["--repeat", str(repeat), *(["--quick"] if quick else [])])
+
+
 @bench_app.command()
 def latency(
     out: Out = DEFAULT_OUT,
