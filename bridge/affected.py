@@ -79,15 +79,19 @@ def affected(dm: DependencyMap, literal: str, closure: bool = True, t: int | Non
     order = list(order)
     hops = [1] * len(order)
     if closure:
-        seen = set(order)
-        done = {literal}
+        # The visited sets are made only once some claim has dependents: most
+        # answers are leaves, and the walk should cost what the answer costs.
+        seen: set[int] | None = None
+        done: set[str] | None = None
         i = 0
         while i < len(order):
             claim = args[order[i] - 1].claim
-            if claim not in done:
-                done.add(claim)
-                nxt = rev.get(claim)
-                if nxt:
+            nxt = rev.get(claim)
+            if nxt and claim != literal:
+                if done is None:
+                    seen, done = set(order), {literal}
+                if claim not in done:
+                    done.add(claim)
                     if t is not None:
                         nxt = nxt[: bisect_right(dm.rev_turns[claim], t)]
                     hop = hops[i] + 1

@@ -200,13 +200,18 @@ class Engine:
 
     def verify(self, literal: str, at: int | None = None) -> _verify.Verification:
         """Verify(c): is ``literal`` carried by a grounded argument in S_t (as of turn ``at``)?"""
-        _check_literal(literal)
+        self._check_query(literal)
         return _verify.verify(self.state, literal, _check_turn(at))
 
     def affected(self, literal: str, closure: bool = True, at: int | None = None) -> _affected.Affected:
         """Affected*(literal), or one-step Affected with ``closure=False`` (Definition 2.3)."""
-        _check_literal(literal)
+        self._check_query(literal)
         return _affected.affected(self.state, literal, closure, _check_turn(at))
+
+    def _check_query(self, literal: str) -> None:
+        """A literal the state already holds was validated when it came in; others are checked."""
+        if literal not in self.state.claimants and literal not in self.state.rev:
+            _check_literal(literal)
 
     def reinstatable(self, at: int | None = None) -> list[int]:
         """Arguments out of standing whose every attacker has left S_t (reported, never reinstated)."""
