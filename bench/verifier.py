@@ -152,8 +152,14 @@ def markdown(result: dict) -> str:
         rows.append([c, result["by_claim"][c]["n"], cell(result["by_claim"][c]),
                      cell(result["by_text"][c]) if result["by_text"] else "not available",
                      cell(result["paper_verifier"][c])])
-    pooled = {k: sum(result["by_claim"][c][k] for c in ("stale", "counterfactual")) for k in ("correct", "n")}
-    rows.append(["stale + counterfactual (pooled)", pooled["n"], cell(pooled), "", "25/25"])
+    def pooled(scores: dict | None) -> dict | None:
+        if scores is None:
+            return None
+        return {k: sum(scores[c][k] for c in ("stale", "counterfactual")) for k in ("correct", "n")}
+
+    by_claim = pooled(result["by_claim"])
+    rows.append(["stale + counterfactual (pooled)", by_claim["n"], cell(by_claim),
+                 cell(pooled(result["by_text"])) if result["by_text"] else "not available", "25/25"])
     lines = ["# Direct verifier test (Phase 2)", "",
              f"{result['items']} items authored for this project (bench/data/verifier_phase2.yaml); the paper's "
              "column is its own 50 items.", "",
