@@ -21,6 +21,7 @@ every K alike and the ratios between K stay meaningful.  Run:  python -m grounde
 from __future__ import annotations
 
 import argparse
+import gc
 import random
 import statistics
 import sys
@@ -136,6 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     for regime in ("naive", "bounded"):
         runs: dict[int, list[dict]] = {k: [] for k in ks}
         for seed in range(args.seeds):  # every K of one seed at once, timed in turn
+            gc.collect()  # the last seed's conversations, so their collection is not timed as ingestion
             for r in measure_cases([build_case(k, regime, seed, args.queries) for k in ks], args.repeat):
                 runs[r["k"]].append(r)
             print(f"  done: {regime} seed {seed}", file=sys.stderr)
