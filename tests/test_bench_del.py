@@ -10,8 +10,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_the_del_benchmark_prints_its_tables():
-    result = subprocess.run([sys.executable, "-m", "grounded", "bench", "del", "--quick"], cwd=ROOT, capture_output=True,
-                            text=True, timeout=300)
+    result = subprocess.run([sys.executable, "-m", "grounded", "bench", "del", "--quick"], cwd=ROOT,
+                            capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert "Updates on 2^k worlds" in result.stdout
     assert "2^14 = 16,384" in result.stdout
