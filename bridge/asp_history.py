@@ -29,7 +29,7 @@ from clorm.clingo import control_add_facts
 from . import asp_facts as F
 from .asp_files import encoding, new_control
 from .asp_oneshot import add_one_shot
-from .epistemic.verdicts import FLAGS, LITERAL_KINDS, Verdict
+from .epistemic.verdicts import FLAGS, LITERAL_KINDS, Verdict, truth
 from .errors import InputError
 from .literals import atom_of, negate
 from .model import Header
@@ -124,9 +124,9 @@ class HistoryFacts:
         if kind == "agent":
             return F.EpAgent(s, v[1])
         if kind in FLAGS:
-            return F.EpFlag(s, kind, _bool(v[1]))
+            return F.EpFlag(s, kind, truth(v[1]))
         if kind == "problem":
-            return F.EpProblem(s, v[1], _bool(v[2]), _bool(v[3]), _bool(v[4]))
+            return F.EpProblem(s, v[1], truth(v[2]), truth(v[3]), truth(v[4]))
         return F.EpLit(s, kind, v[1])
 
     def _literal_facts(self, literal: str, facts: FactBase) -> None:
@@ -177,10 +177,6 @@ class _History:
         if not result.satisfiable or len(models) != 1:  # pragma: no cover - the encoding is deterministic
             raise RuntimeError(f"asp/history.lp has {len(models)} answer sets, expected exactly one")
         return read_answer(self.candidates, models[0])
-
-
-def _bool(value: bool) -> str:
-    return "true" if value else "false"
 
 
 def read_answer(candidates: list[Candidate], symbols: list[clingo.Symbol]) -> HistoryAnswer:
@@ -299,11 +295,3 @@ class OneShotHistory(_History):
         answer = self._answer(ctl)
         self.statistics = ctl.statistics
         return answer
-
-
-def history(header: Header, registry: OperationRegistry, utterances: Iterable,
-            one_shot: bool = True) -> IncrementalHistory | OneShotHistory:
-    h = (OneShotHistory if one_shot else IncrementalHistory)(header, registry)
-    for u in utterances:
-        h.add(u)
-    return h

@@ -24,7 +24,8 @@ FLAGS = ("consistent", "novel", "contingent")
 LITERAL_KINDS = ("impossible", "false")
 
 
-def _bool(value: bool) -> str:
+def truth(value: bool) -> str:
+    """A finding's truth value as both rule languages spell it."""
     return "true" if value else "false"
 
 
@@ -33,9 +34,9 @@ def prolog_term(v: Verdict) -> str:
     if kind == "agent":
         return f"agent({prolog_atom(v[1])})"
     if kind in FLAGS:
-        return f"{kind}({_bool(v[1])})"
+        return f"{kind}({truth(v[1])})"
     if kind == "problem":
-        return f"problem({prolog_literal(v[1])},{_bool(v[2])},{_bool(v[3])},{_bool(v[4])})"
+        return f"problem({prolog_literal(v[1])},{truth(v[2])},{truth(v[3])},{truth(v[4])})"
     if kind in LITERAL_KINDS:
         return f"{kind}({prolog_literal(v[1])})"
     raise ValueError(f"not an epistemic verdict: {v!r}")
