@@ -17,10 +17,9 @@ from pydantic import ValidationError
 
 from . import affected as _affected
 from . import verify as _verify
-from .epistemic.conversation import MODEL_EFFECTS, ConversationModel
-from .epistemic.formula import C as CommonKnowledge
+from .epistemic.conversation import FOR_THE_MODEL, ConversationModel, Frame
 from .epistemic.formula import Formula
-from .epistemic.model import ModelError, PlausibilityModel
+from .epistemic.model import PlausibilityModel
 from .epistemic.verdicts import Verdict, prolog_field
 from .errors import InputError, LogError, PreconditionError, Violation
 from .eventlog import EventLogWriter, describe_validation_error, read_log
@@ -38,19 +37,22 @@ class Update:
     ``flagged`` maps each claim this utterance took out of standing to the
     claims in S_t that rest on it (Affected* in S_t): flagged for
     re-evaluation, never changed silently.  With a declared world model,
-    ``worlds`` is |W| before and after the utterance (else None).
+    ``worlds`` is |W| before and after the utterance (else None) and
+    ``model_updates`` what the utterance did to M ('!o5', '^h1', 'withdraw a3').
     """
 
-    __slots__ = ("turn", "speaker", "utterance", "transitions", "flagged", "worlds")
+    __slots__ = ("turn", "speaker", "utterance", "transitions", "flagged", "worlds", "model_updates")
 
     def __init__(self, turn: int, speaker: str, utterance: UtteranceBase, transitions: list[Transition],
-                 flagged: dict[str, list[str]], worlds: tuple[int, int] | None = None):
+                 flagged: dict[str, list[str]], worlds: tuple[int, int] | None = None,
+                 model_updates: tuple[str, ...] = ()):
         self.turn = turn
         self.speaker = speaker
         self.utterance = utterance
         self.transitions = transitions
         self.flagged = flagged
         self.worlds = worlds
+        self.model_updates = model_updates
 
     def of(self, name: str) -> list[tuple[str, ...]]:
         return [t.fields for t in self.transitions if t.name == name]
@@ -85,7 +87,8 @@ class Engine:
         self._rules.use_extensions(self.extensions)
         self.registry = OperationRegistry(self._rules.operation_specs)
         self.state = DependencyMap(header)
-        self.world = ConversationModel(header.world, list(header.agents)) if header.world is not None else None
+        self.world = (None if header.world is None else
+                      ConversationModel(header.world, list(header.agents), [p.id for p in header.props if not p.aware]))
         self._rules.adopt(self, self.state.prolog_facts, self.extensions)
         self._log = EventLogWriter(log, header) if log is not None else None
         self.load_error: LogError | None = None
@@ -143,47 +146,49 @@ class Engine:
             raise InputError(describe_validation_error(exc, frozenset(self.registry.models))) from exc
         turn = u.turn if u.turn is not None else self.state.next_turn()
         self._rules.adopt(self, self.state.prolog_facts, self.extensions)
-        self.last_verdicts = self._epistemic_verdicts(turn, u) if self.world is not None else {}
-        notes = {k: prolog_field(v) for k, v in self.last_verdicts.items()}
+        if self.world is None:
+            self.last_verdicts, frame, notes = {}, None, None
+        else:
+            self.last_verdicts, frame = self._read_in_model(turn, u)
+            notes = {k: prolog_field(v) for k, v in self.last_verdicts.items()}
         accepted, items = parse_result(self._rules.apply(self.registry.encode(turn, u, notes)))
         if not accepted:
             raise PreconditionError(turn, u.speaker, items)  # type: ignore[arg-type]
-        worlds = frame = None
+        worlds = None
         try:
-            if self.world is not None:
-                before = self.world.current
-                frame = self.world.step(before, [t for t in items if t.name in MODEL_EFFECTS])  # type: ignore[union-attr]
-                worlds = (before.model.size, frame.model.size)
             if self._log is not None:
                 self._log.append(turn, u)
-            self.state.apply([t for t in items if t.name not in MODEL_EFFECTS],  # type: ignore[union-attr]
-                             turn, u.speaker, u.text, u.ops)  # type: ignore[arg-type,attr-defined]
-            if frame is not None:
+            if frame is None:
+                self.state.apply(items, turn, u.speaker, u.text, u.ops)  # type: ignore[arg-type,attr-defined]
+            else:
+                worlds = (self.world.current.model.size, frame.model.size)  # type: ignore[union-attr]
+                self.state.apply([t for t in items if t.name not in FOR_THE_MODEL],  # type: ignore[union-attr]
+                                 turn, u.speaker, u.text, u.ops)  # type: ignore[arg-type,attr-defined]
                 self.world.commit(turn, frame)  # type: ignore[union-attr]
         except BaseException:
             # The rules committed but this engine did not: make them reload
             # this engine's state before its next utterance.
             self._rules.disown(self)
             raise
-        return Update(turn, u.speaker, u, items, self._flagged(items), worlds)  # type: ignore[arg-type]
+        return Update(turn, u.speaker, u, items, self._flagged(items), worlds,  # type: ignore[arg-type]
+                      frame.applied if frame is not None else ())
 
-    def _epistemic_verdicts(self, turn: int, u: UtteranceBase) -> dict[int, list[Verdict]]:
+    def _read_in_model(self, turn: int, u: UtteranceBase) -> tuple[dict[int, list[Verdict]], Frame]:
         """Read each operation in the world model (after the ones before it) for the rules.
 
-        A dry run tells what the operations would do to the model; the verdicts
-        are passed in the real run, where the rules decide what they mean.
+        A dry run tells what the rules would do; the model reads it, and what it
+        finds goes into the real run, where the rules decide what it means.  If
+        they accept, the frame the reading ended in is what the utterance did to M
+        (the dry run and the real run make the same transitions: the findings add
+        violations, never effects).
         """
         if not u.ops:  # type: ignore[attr-defined]
-            return {}
+            return {}, self.world.current  # type: ignore[union-attr]
         _, dry = parse_result(self._rules.simulate(self.registry.encode(turn, u)))
-        effects: dict[int, list[Transition]] = {}
+        by_op: dict[int, list[Transition]] = {}
         for t in dry:
-            if t.name in MODEL_EFFECTS:  # type: ignore[union-attr]
-                effects.setdefault(t.index, []).append(t)  # type: ignore[union-attr,arg-type]
-        try:
-            return self.world.verdicts(self.world.current, u.ops, u.speaker, effects)  # type: ignore[union-attr,attr-defined]
-        except ModelError as exc:
-            raise InputError(f"world model: {exc.detail}") from exc
+            by_op.setdefault(t.index, []).append(t)  # type: ignore[union-attr,arg-type]
+        return self.world.read(self.world.current, u.speaker, by_op)  # type: ignore[union-attr]
 
     def _flagged(self, transitions: list[Transition]) -> dict[str, list[str]]:
         left = dict.fromkeys(self.state.arg(int(t.fields[0])).claim for t in transitions
@@ -274,7 +279,7 @@ class Engine:
         return None if self.world is None else self.world.model_at(None)
 
     def model_at(self, at: int | None = None) -> PlausibilityModel:
-        return self._world().model_at(_check_world_turn(at))
+        return self._world().model_at(_check_turn(at, lowest=-1))
 
     def worlds(self, at: int | None = None) -> list[frozenset[str]]:
         """W: each live world as the set of atoms true in it."""
@@ -282,37 +287,23 @@ class Engine:
 
     def holds(self, formula: str | Formula, at: int | None = None) -> bool:
         """M, w* |= formula at the declared actual world, or in every world of W if none is declared."""
-        return self._ask(lambda w, t: w.holds(formula, t), at)
+        return self._world().holds(formula, _check_turn(at, lowest=-1))
 
     def knows(self, agent: str, formula: str | Formula, at: int | None = None) -> bool:
-        return self._ask(lambda w, t: w.knows(agent, formula, t), at)
+        return self._world().knows(agent, formula, _check_turn(at, lowest=-1))
 
     def believes(self, agent: str, formula: str | Formula, at: int | None = None) -> bool:
-        return self._ask(lambda w, t: w.believes(agent, formula, t), at)
+        return self._world().believes(agent, formula, _check_turn(at, lowest=-1))
 
     def common_knowledge(self, formula: str | Formula, group: Iterable[str] | None = None,
                          at: int | None = None) -> bool:
         """C_G formula; the group defaults to every modelled agent."""
-        world = self._world()
-        members = tuple(group) if group is not None else tuple(world.agents)
-
-        def ask(w: ConversationModel, t: int | None) -> bool:
-            model = w.model_at(t)
-            return w.holds(CommonKnowledge(members, w.query(formula, model)), t)
-
-        return self._ask(ask, at)
+        return self._world().common_knowledge(formula, group, _check_turn(at, lowest=-1))
 
     def _world(self) -> ConversationModel:
         if self.world is None:
             raise InputError("this conversation declares no world model (add `world` to the header)")
         return self.world
-
-    def _ask(self, question: Callable[[ConversationModel, int | None], bool], at: int | None) -> bool:
-        world = self._world()
-        try:
-            return question(world, _check_world_turn(at))
-        except ModelError as exc:
-            raise InputError(exc.detail) from exc
 
     @property
     def turn(self) -> int | None:
@@ -347,16 +338,11 @@ def _check_literal(literal: str) -> None:
         raise InputError(f"{literal!r} is not a literal (expected an id such as o5 or -a3)")
 
 
-def _check_turn(at: int | None) -> int | None:
-    if at is not None and (not isinstance(at, int) or at < 0):
-        raise InputError(f"at={at!r}: a turn is a non-negative integer")
-    return at
-
-
-def _check_world_turn(at: int | None) -> int | None:
-    """Like _check_turn, but -1 (before the first utterance: the initial model) is allowed."""
-    if at is not None and (not isinstance(at, int) or at < -1):
-        raise InputError(f"at={at!r}: a turn is an integer >= -1 (-1: the initial model)")
+def _check_turn(at: int | None, lowest: int = 0) -> int | None:
+    """A turn to look back to; the world model also has -1, its initial model."""
+    if at is not None and (not isinstance(at, int) or at < lowest):
+        raise InputError(f"at={at!r}: a turn is " + ("a non-negative integer" if lowest == 0
+                                                    else f"an integer >= {lowest} (-1: the initial model)"))
     return at
 
 

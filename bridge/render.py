@@ -66,19 +66,7 @@ def world_line(engine: Engine, update: Update) -> str:
     world = engine.world
     previous = world.model_at(update.turn - 1)  # type: ignore[union-attr]
     new = [a for a in world.model_at(update.turn).atoms if a not in previous.atom_index]  # type: ignore[union-attr]
-    did = [f"refine on {', '.join(new)}"] if new else []
-    announced = {label for label, _ in previous.announcements()}
-    for t in update.transitions:
-        if t.name in ("announce", "upgrade", "withdraw") and world.formula_of(t.fields[0]) is None:  # type: ignore[union-attr]
-            continue
-        if t.name == "withdraw" and t.fields[0] not in announced:
-            continue
-        if t.name == "announce":
-            did.append(f"!{t.fields[0]}")
-        elif t.name == "upgrade":
-            did.append(f"{'^' if t.fields[1] == 'lexicographic' else 'up '}{t.fields[0]}")
-        elif t.name == "withdraw":
-            did.append(f"withdraw {t.fields[0]}")
+    did = ([f"refine on {', '.join(new)}"] if new else []) + list(update.model_updates)
     size = f"|W| = {after}" if before == after else f"|W| {before} -> {after}"
     return f"M: {size}" + (f"  ({'; '.join(did)})" if did else "")
 

@@ -218,6 +218,8 @@ effect_signature(announce,           [literal]).          % [!L], hard public an
 effect_signature(upgrade,            [literal, mode]).    % [^L] (lexicographic) or [up L] (conservative)
 effect_signature(withdraw,           [literal]).          % lift earlier announcements of L
 effect_signature(refine,             [atom]).             % refine W on a new atom (awareness)
+effect_signature(abduce,             [literal]).          % read Definition A.2 for L in M
+%                                      (against what the operation explains)
 
 %  Effects that would change nothing are dropped, so rules need not check.
 redundant(new_prop(P, _))              :- prop(P, _).
@@ -248,6 +250,7 @@ apply_effect(_, announce(_)).            % M lives in the bridge
 apply_effect(_, upgrade(_, _)).
 apply_effect(_, withdraw(_)).
 apply_effect(_, refine(_)).
+apply_effect(_, abduce(_)).
 apply_effect(_, problem(L, open))        :- assertz(open_problem(L)).
 apply_effect(_, problem(L, closed))      :- retract(open_problem(L)).
 apply_effect(_, new_agent(G))            :- assertz(agent(G, false)).
@@ -277,10 +280,15 @@ apply_utterance(utterance(Turn, Speaker, Ops), Result) :-
 run_utterance(Turn, Speaker, Ops, Transitions) :-
     U = u(Turn, Speaker),
     findall(v(-1, utterance, C, M), utterance_violation(U, C, M), V0),
+    run_body(U, Ops, V0, Violations, Transitions),
+    (   Violations == [] -> true ; throw(rejected(Violations)) ).
+
+%  run_body(+U, +Ops, +V0, -Violations, -Transitions): admit the speaker and
+%  the turn, then every operation in order.
+run_body(U, Ops, V0, Violations, Transitions) :-
     findall(t(-1, E), admission(U, E), Admit),
     maplist(apply_tagged(U), Admit),
-    run_ops(Ops, 0, U, V0, Violations, Admit, Transitions),
-    (   Violations == [] -> true ; throw(rejected(Violations)) ).
+    run_ops(Ops, 0, U, V0, Violations, Admit, Transitions).
 
 %  simulate_utterance_string(+In, -Out): a dry run.  The utterance runs on a
 %  snapshot of the state, which is always discarded, and Out lists the
@@ -290,10 +298,7 @@ run_utterance(Turn, Speaker, Ops, Transitions) :-
 %  operation in the model left by the ones before it.
 simulate_utterance_string(In, Out) :-
     term_string(utterance(Turn, Speaker, Ops), In),
-    snapshot(( U = u(Turn, Speaker),
-               findall(t(-1, E), admission(U, E), Admit),
-               maplist(apply_tagged(U), Admit),
-               run_ops(Ops, 0, U, [], _, Admit, Transitions) )),
+    snapshot(run_body(u(Turn, Speaker), Ops, [], _, Transitions)),
     result_text(accepted(Transitions), Out).
 
 utterance_violation(u(T, _), turn_order, M) :-

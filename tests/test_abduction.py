@@ -31,7 +31,7 @@ def verdict(before, after, gamma: str):
 def test_a_wet_lawn_is_surprising_and_rain_explains_it():
     before, after = observed(lawn())
     v = verdict(before, after, "rain")
-    assert v.solution and v.consistent and v.novel and v.contingent
+    assert v.consistent and v.novel and v.contingent
     assert [(p.surprising, p.explanatory, p.distinct) for p in v.problems] == [(True, True, True)]
 
 

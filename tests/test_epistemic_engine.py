@@ -246,3 +246,43 @@ def test_grounded_run_prints_w_per_turn_and_the_epistemic_checks():
     state = subprocess.run([sys.executable, "-m", "grounded", "state", str(SCENARIOS / "phase1.yaml"), "--at", "2"],
                            capture_output=True, text=True, timeout=120)
     assert "world model: |W| = 4 over 3 atoms; actual world {m_a, m_b}" in state.stdout
+
+
+def test_a_background_constraint_may_use_a_defined_name():
+    header = {"agents": {"ann": {}}, "world": {"atoms": ["p", "q", "r"], "formulas": {"d": "p & q"},
+                                               "background": ["d -> r"]}}
+    assert Engine(header).model.size == 7  # the world p & q & ~r is ruled out from the start
+    with pytest.raises(InputError, match="actual world violates the background constraint"):
+        Engine({**header, "world": {**header["world"], "actual": ["p", "q"]}})
+    modal = {**header, "world": {**header["world"], "formulas": {"d": "K_ann p"}}}
+    with pytest.raises(InputError, match="background constraints are propositional"):
+        Engine(modal)
+
+
+def test_a_declared_atom_nobody_is_aware_of_enters_awareness_with_expand_awareness():
+    header = {"agents": {"ann": {}, "bob": {}}, "props": [{"id": "p", "aware": False}],
+              "world": {"atoms": ["p", "q"]}}
+    e = Engine(header)
+    assert not e.holds("A_ann p") and e.holds("A_ann q")
+    update = say(e, "bob", {"op": "expand_awareness", "claim": "p"})
+    assert e.holds("A_ann p") and e.holds("A_bob p")
+    assert not e.holds("A_ann p", at=0), "the initial model is unchanged"
+    assert "!p" in update.model_updates
+
+
+def test_an_extension_operation_can_ask_for_definition_a2(tmp_path):
+    """The rules, not the bridge, decide which operation is read against Definition A.2."""
+    rules = tmp_path / "conjecture.pl"
+    rules.write_text(
+        'operation(conjecture, "Propose a claim, checked like a hypothesis.", [field(claim, literal, required)]).\n'
+        "violation(conjecture, _, Op, conjecture_already_believed, M) :-\n"
+        "    epistemic(Op, novel(false)), field(Op, claim, L), fmt(M, \"~w is already believed\", [L]).\n"
+        "effect(conjecture, U, Op, E) :- introduces(U, Op, hypothesis, E).\n"
+        "effect(conjecture, _, Op, abduce(L)) :- world_model, field(Op, claim, L).\n")
+    header = {"agents": {"ann": {}}, "world": {"atoms": ["p"], "formulas": {"c": "p"}}}
+    e = Engine(header, extensions=[rules])
+    say(e, "ann", obs("p"))
+    with pytest.raises(PreconditionError) as info:
+        say(e, "ann", {"op": "conjecture", "claim": "c"})
+    assert info.value.codes == ["conjecture_already_believed"]
+    assert ("novel", False) in e.last_verdicts[0]

@@ -58,17 +58,8 @@ class AbductionVerdict:
     novel: bool
     contingent: bool
     problems: tuple[ProblemVerdict, ...] = field(default=())
-
-    @property
-    def surprise(self) -> bool:
-        """Some problem is surprising (vacuously true when there is none)."""
-        return not self.problems or any(p.surprising for p in self.problems)
-
-    @property
-    def solution(self) -> bool:
-        """gamma is an abductive solution for every problem given (and some problem is surprising)."""
-        return (self.consistent and self.novel and self.contingent and self.surprise
-                and all(p.explanatory and p.distinct for p in self.problems))
+    """What each check found; whether gamma is an abductive solution is the rules'
+    decision (prolog/ops/hypothesize.pl), not this module's."""
 
 
 def surprising(before: PlausibilityModel, agent: str, chi: Formula, point: int | None | str = "actual",

@@ -33,17 +33,20 @@ from ..literals import atom_of
 from ..transitions import Transition
 from .abduction import Problem, abduce
 from .declaration import WorldDeclaration
-from .formula import A, Atom, C, Formula, Not, atoms, children
+from .formula import A, Atom, C, Formula, Not, children
 from .formula import B as Believes
 from .formula import K as Knows
 from .model import ModelError, PlausibilityModel
 from .parse import parse
 from .semantics import expand, holds, truth
-from .updates import announce, conservative, lexicographic, refine, withdraw
+from .updates import announce, become_aware, conservative, lexicographic, refine, withdraw
 from .verdicts import Verdict
 
 MODEL_EFFECTS = frozenset({"announce", "upgrade", "withdraw", "refine"})
-"""Transitions that change M; the argumentation state ignores them."""
+"""Transitions that change M."""
+
+FOR_THE_MODEL = MODEL_EFFECTS | {"abduce"}
+"""Transitions addressed to M (``abduce``: read Definition A.2 here); the argumentation state ignores them."""
 
 UPGRADES = {"lexicographic": lexicographic, "conservative": conservative}
 
@@ -57,25 +60,33 @@ class Frame:
 
     model: PlausibilityModel
     before: Mapping[str, PlausibilityModel | None]
+    applied: tuple[str, ...] = ()
+    """The model updates the utterance carried out so far ('!o5', '^h1', 'withdraw a3')."""
 
 
 class ConversationModel:
     """The world model one engine keeps: one model per turn that changed it."""
 
-    def __init__(self, declaration: WorldDeclaration, header_agents: list[str]):
-        declaration.check_agents(header_agents)
+    def __init__(self, declaration: WorldDeclaration, header_agents: list[str],
+                 unaware: Iterable[str] = ()):
+        """``unaware``: atoms of the model that nobody is aware of yet (header props with
+        ``aware: false``); Expand-Awareness brings them in.  The header has already
+        checked the declaration against its agents."""
         self.declaration = declaration
         self.defs = declaration.definitions()
         self.agents = declaration.agent_names(header_agents)
         self.latent = declaration.latent()
         self.actual = None if declaration.actual is None else frozenset(declaration.actual)
-        self._background = [(f, frozenset(atoms(f))) for f in declaration.background_formulas()]
+        # a constraint waits for the atoms it needs once defined names are expanded
+        self._background = [(f, frozenset(expand(f, self.defs))) for f in declaration.background_formulas()]
         initial = set(declaration.atoms)
         observes = {g: [a for a in declaration.observes(g) if a in initial] for g in self.agents}
         model = PlausibilityModel.cube(declaration.atoms, observes,
                                        None if self.actual is None else self.actual & initial)
+        hidden = frozenset(unaware) & initial
+        if hidden:
+            model = model.replace(aware={g: a - hidden for g, a in model.aware.items()})
         self.history: list[tuple[int, PlausibilityModel]] = [(-1, self._constrain(model, frozenset()))]
-        self._turns = [-1]
         self.first_seen: dict[str, PlausibilityModel] = {}
         """Each announced literal: the model just before its first announcement
         (where an observation is judged surprising)."""
@@ -131,7 +142,7 @@ class ConversationModel:
     def model_at(self, turn: int | None) -> PlausibilityModel:
         if turn is None:
             return self.history[-1][1]
-        return self.history[max(0, bisect_right(self._turns, turn) - 1)][1]
+        return self.history[max(0, bisect_right(self.history, turn, key=lambda h: h[0]) - 1)][1]
 
     def seen_before(self, frame: Frame, literal: str) -> PlausibilityModel | None:
         """The model just before ``literal`` was first announced, as of this frame."""
@@ -139,27 +150,17 @@ class ConversationModel:
             return frame.before[literal]
         return self.first_seen.get(literal)
 
-    def commit(self, turn: int, frame: Frame) -> bool:
-        """Record what an accepted utterance did; False if M did not change."""
+    def commit(self, turn: int, frame: Frame) -> None:
+        """Record what an accepted utterance did to M."""
         for literal, model in frame.before.items():
             if model is None:
                 self.first_seen.pop(literal, None)
             else:
                 self.first_seen[literal] = model
-        if frame.model is self.history[-1][1]:
-            return False
-        self.history.append((turn, frame.model))
-        self._turns.append(turn)
-        return True
+        if frame.model is not self.history[-1][1]:
+            self.history.append((turn, frame.model))
 
     # -- carrying out the rules' transitions -----------------------------------------------
-
-    def step(self, frame: Frame, effects: list[Transition]) -> Frame:
-        """The frame after one utterance's model transitions (the frame is not changed)."""
-        literals = [t.fields[0] for t in effects if t.name != "refine"]
-        refines = [t.fields[0] for t in effects if t.name == "refine"]
-        prepared = self.prepare(frame, literals + refines)
-        return self.run(prepared, effects, self.masks(prepared, literals))
 
     def prepare(self, frame: Frame, literals: Iterable[str]) -> Frame:
         """Bring into the model every latent atom these literals mention; activate
@@ -195,64 +196,78 @@ class ConversationModel:
         return out
 
     def run(self, frame: Frame, effects: Iterable[Transition], masks: Mapping[str, np.ndarray]) -> Frame:
-        model, before = frame.model, frame.before
+        """Carry out model transitions; ``applied`` lists what actually changed M, for the renderer."""
+        model, before, applied = frame.model, frame.before, list(frame.applied)
         for t in effects:
             literal = t.fields[0]
-            if t.name == "refine" or literal not in masks and t.name != "withdraw":
+            if t.name == "refine":
+                if literal in model.atom_index and not all(literal in a for a in model.aware.values()):
+                    model = become_aware(model, literal)
                 continue
+            if literal not in masks and t.name != "withdraw":
+                continue  # a claim with no epistemic content leaves M alone
             if t.name == "announce":
                 if self.seen_before(Frame(model, before), literal) is None:
                     before = {**before, literal: model}
                 model = announce(model, masks[literal], literal)
+                applied.append(f"!{literal}")
             elif t.name == "withdraw":
+                if self.seen_before(Frame(model, before), literal) is None:
+                    continue  # never announced: nothing to lift
                 model = withdraw(model, literal)
-                if self.seen_before(Frame(model, before), literal) is not None:
-                    before = {**before, literal: None}
+                before = {**before, literal: None}
+                applied.append(f"withdraw {literal}")
             elif t.name == "upgrade":
                 mode = t.fields[1]
                 if mode not in UPGRADES:
                     raise ModelError(f"unknown upgrade {mode!r} (lexicographic or conservative)")
                 model = UPGRADES[mode](model, masks[literal])
+                applied.append(f"{'^' if mode == 'lexicographic' else 'up '}{literal}")
             else:
                 raise ModelError(f"{t.name} is not a model transition")
-        return Frame(model, before)
+        return Frame(model, before, tuple(applied))
 
-    # -- epistemic verdicts for the rules ---------------------------------------------------
+    # -- reading an utterance in the model, for the rules ----------------------------------
 
-    def verdicts(self, frame: Frame, ops: list, speaker: str,
-                 effects: Mapping[int, list[Transition]]) -> dict[int, list[Verdict]]:
-        """Per operation index, what the model found (``verdicts.py``) for the rules to judge.
+    def read(self, frame: Frame, speaker: str,
+             transitions: Mapping[int, list[Transition]]) -> tuple[dict[int, list[Verdict]], Frame]:
+        """What the model finds about each operation, and the frame after all of them.
 
-        ``effects`` are the model transitions the rules would apply for each
-        operation (from a dry run); operation k is judged in the model after
-        operations 0..k-1.
+        ``transitions`` are what the rules would do, per operation index (a dry
+        run): the model effects, and ``abduce(L)`` where the rules ask for the
+        Definition A.2 checks of L against the observations the same operation
+        explains (``add_explains``).  Operation k is read in the model after
+        operations 0..k-1.  The findings (``verdicts.py``) go back to the rules;
+        if they accept the utterance, the returned frame is what it did to M.
         """
+        effects = {k: [t for t in ts if t.name in MODEL_EFFECTS] for k, ts in transitions.items()}
+        abduced = {k: (t.fields[0], [x.fields[1] for x in ts if x.name == "add_explains"])
+                   for k, ts in transitions.items() for t in ts if t.name == "abduce"}
         literals = [t.fields[0] for k in sorted(effects) for t in effects[k]]
-        for op in ops:
-            if op.op == "hypothesize":
-                literals += [op.claim, *op.explains]
+        for gamma, explains in abduced.values():
+            literals += [gamma, *explains]
         prepared = self.prepare(frame, literals)
         masks = self.masks(prepared, literals)
         out: dict[int, list[Verdict]] = {}
         current = prepared
-        for k, op in enumerate(ops):
+        for k in sorted(transitions):
             terms: list[Verdict] = []
             running = current
             for t in effects.get(k, []):
                 if t.name == "announce" and t.fields[0] in masks:
                     terms.extend(_announcement_terms(running.model, t.fields[0], masks[t.fields[0]]))
                 running = self.run(running, [t], masks)
-            if op.op == "hypothesize" and speaker in self.agents and self.formula_of(op.claim) is not None:
-                terms.extend(self._abduction_terms(current, speaker, op))
+            if k in abduced and speaker in self.agents and self.formula_of(abduced[k][0]) is not None:
+                terms.extend(self._abduction_terms(current, speaker, *abduced[k]))
             current = running
             if terms:
                 out[k] = terms
-        return out
+        return out, current
 
-    def _abduction_terms(self, frame: Frame, agent: str, op) -> list[Verdict]:
-        gamma = self.formula_of(op.claim)
+    def _abduction_terms(self, frame: Frame, agent: str, gamma_literal: str, explains: list[str]) -> list[Verdict]:
+        gamma = self.formula_of(gamma_literal)
         problems = []
-        for x in op.explains:
+        for x in explains:
             chi = self.formula_of(x)
             if chi is not None:
                 seen = self.seen_before(frame, x)
@@ -266,18 +281,25 @@ class ConversationModel:
     # -- queries ----------------------------------------------------------------------------
 
     def holds(self, formula: str | Formula, turn: int | None = None) -> bool:
+        """The formula at the actual world (every world of W if none is declared), as of ``turn``."""
         model = self.model_at(turn)
         return holds(model, self.query(formula, model), "actual", self.defs)
 
     def knows(self, agent: str, formula: str | Formula, turn: int | None = None) -> bool:
-        model = self.model_at(turn)
-        model.check_agent(agent)
-        return holds(model, Knows(agent, self.query(formula, model)), "actual", self.defs)
+        return self.holds(Knows(agent, self._formula(formula)), turn)
 
     def believes(self, agent: str, formula: str | Formula, turn: int | None = None) -> bool:
-        model = self.model_at(turn)
-        model.check_agent(agent)
-        return holds(model, Believes(agent, self.query(formula, model)), "actual", self.defs)
+        return self.holds(Believes(agent, self._formula(formula)), turn)
+
+    def common_knowledge(self, formula: str | Formula, group: Iterable[str] | None = None,
+                         turn: int | None = None) -> bool:
+        """C_G formula; the group defaults to every modelled agent."""
+        members = tuple(group) if group is not None else tuple(self.agents)
+        return self.holds(C(members, self._formula(formula)), turn)
+
+    @staticmethod
+    def _formula(formula: str | Formula) -> Formula:
+        return parse(formula) if isinstance(formula, str) else formula
 
 
 def _announcement_terms(model: PlausibilityModel, literal: str, mask: np.ndarray) -> list[Verdict]:

@@ -70,11 +70,9 @@ class WorldDeclaration(_Strict):
     def _background_parses(cls, value: list[str]) -> list[str]:
         for i, text in enumerate(value):
             try:
-                f = parse(text)
+                parse(text)
             except FormulaSyntaxError as exc:
                 raise ValueError(f"[{i}]: {exc}") from None
-            if not is_propositional(f):
-                raise ValueError(f"[{i}]: {text!r}: background constraints are propositional (no K, B, C, A)")
         return value
 
     @model_validator(mode="after")
@@ -92,6 +90,10 @@ class WorldDeclaration(_Strict):
             raise ValueError(f"formulas: the definitions of {exc.args[1]} are circular") from None
         self._defs = defs
         self._background = [parse(t) for t in self.background]
+        for i, (text, f) in enumerate(zip(self.background, self._background, strict=True)):
+            if not _propositional(f, defs):
+                raise ValueError(f"background[{i}]: {text!r}: background constraints are propositional "
+                                 "(no K, B, C, A, also not through the formulas of the names they use)")
         names = self.all_atoms()
         if len(names) > MAX_ATOMS:
             raise ValueError(f"{len(names)} atoms (latent ones included) could make 2^{len(names)} worlds; "
@@ -106,7 +108,7 @@ class WorldDeclaration(_Strict):
                 raise ValueError(f"actual: {bad} are not atoms of the world")
             true = set(self.actual)
             for text, f in zip(self.background, self._background, strict=True):
-                if not boolean_value(f, true):
+                if not boolean_value(f, true, defs):
                     raise ValueError(f"actual: the actual world violates the background constraint {text!r}")
         return self
 
@@ -151,3 +153,8 @@ class WorldDeclaration(_Strict):
             bad = sorted(agents(f) - set(names))
             if bad:
                 raise ValueError(f"formulas.{name}: {bad} are not modelled agents ({names})")
+
+
+def _propositional(f: Formula, defs: dict[str, Formula]) -> bool:
+    """Propositional, with every defined name it uses standing for a propositional formula."""
+    return is_propositional(f) and all(_propositional(defs[n], defs) for n in atoms(f) & set(defs))

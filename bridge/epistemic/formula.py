@@ -11,7 +11,7 @@ printed formulas flat and evaluation shallow.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 
@@ -183,24 +183,27 @@ def is_propositional(f: Formula) -> bool:
     return not any(isinstance(g, (Modal, C)) for g in walk(f))
 
 
-def boolean_value(f: Formula, true: set[str] | frozenset[str]) -> bool:
-    """The value of a propositional formula under the valuation that makes exactly ``true`` true."""
+def boolean_value(f: Formula, true: set[str] | frozenset[str], defs: Mapping[str, Formula] | None = None) -> bool:
+    """The value of a propositional formula under the valuation that makes exactly
+    ``true`` true; a name in ``defs`` stands for its (propositional) definition."""
     if isinstance(f, Atom):
+        if defs and f.name in defs:
+            return boolean_value(defs[f.name], true, defs)
         return f.name in true
     if isinstance(f, Top):
         return True
     if isinstance(f, Bot):
         return False
     if isinstance(f, Not):
-        return not boolean_value(f.arg, true)
+        return not boolean_value(f.arg, true, defs)
     if isinstance(f, And):
-        return all(boolean_value(a, true) for a in f.args)
+        return all(boolean_value(a, true, defs) for a in f.args)
     if isinstance(f, Or):
-        return any(boolean_value(a, true) for a in f.args)
+        return any(boolean_value(a, true, defs) for a in f.args)
     if isinstance(f, Implies):
-        return not boolean_value(f.left, true) or boolean_value(f.right, true)
+        return not boolean_value(f.left, true, defs) or boolean_value(f.right, true, defs)
     if isinstance(f, Iff):
-        return boolean_value(f.left, true) == boolean_value(f.right, true)
+        return boolean_value(f.left, true, defs) == boolean_value(f.right, true, defs)
     if isinstance(f, Xor):
-        return boolean_value(f.left, true) != boolean_value(f.right, true)
+        return boolean_value(f.left, true, defs) != boolean_value(f.right, true, defs)
     raise ValueError(f"{f} is not propositional")

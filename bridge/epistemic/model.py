@@ -227,12 +227,6 @@ class PlausibilityModel:
             self._cache["size"] = int(np.count_nonzero(self.alive))
         return self._cache["size"]
 
-    def __len__(self) -> int:
-        return self.size
-
-    def row(self, atom: str) -> np.ndarray:
-        return self.val[self.atom_index[atom]]
-
     def valuation(self, w: int) -> frozenset[str]:
         return frozenset(a for i, a in enumerate(self.atoms) if self.val[i, w])
 

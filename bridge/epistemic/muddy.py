@@ -62,9 +62,9 @@ class MuddyRun:
     clean_know_next: bool = False  # the clean children know in round m+1
 
 
-def muddy(n: int, m: int, compact: bool = True) -> MuddyRun:
+def muddy(n: int, m: int) -> MuddyRun:
     """Run the puzzle: announce the father's statement, then "nobody knows" until
-    the muddy children know.  ``compact`` drops eliminated worlds between rounds
+    the muddy children know.  Eliminated worlds are dropped between rounds
     (faster for large n; nothing is withdrawn here)."""
     if m < 1:
         raise ValueError("with no muddy child the father's announcement is false")
@@ -77,9 +77,7 @@ def muddy(n: int, m: int, compact: bool = True) -> MuddyRun:
     while not holds(model, muddy_know):
         if rounds > n:
             raise AssertionError(f"muddy({n}, {m}): still nobody knows after {n} rounds")
-        model = announce(model, nobody_knows(n))
-        if compact:
-            model = model.restricted()
+        model = announce(model, nobody_knows(n)).restricted()
         sizes.append(model.size)
         rounds += 1
     # Round m's answers, said at once: the muddy children know, the clean ones do not yet.

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .formula import A, And, Atom, B, Bot, C, Formula, Iff, Implies, K, Not, Or, Top, Xor, atoms, walk
+from .formula import A, And, Atom, B, Bot, C, Formula, Iff, Implies, K, Not, Or, Top, Xor, atoms
 from .model import ModelError, PlausibilityModel
 
 NO_DEFS: Mapping[str, Formula] = {}
@@ -183,15 +183,3 @@ def components_touching(m: PlausibilityModel, group: tuple[str, ...], marked: np
     hit = np.zeros(count + 1, bool)  # the extra slot (-1) is the eliminated worlds': never hit
     hit[label[marked]] = True
     return hit[label]
-
-
-def check_formula(model: PlausibilityModel, f: Formula, defs: Mapping[str, Formula] = NO_DEFS) -> None:
-    """Raise ModelError if f names an atom or agent the model does not have."""
-    for g in walk(f):
-        if isinstance(g, Atom) and g.name not in model.atom_index and g.name not in defs:
-            raise ModelError(f"{g.name} is not an atom of the model (atoms: {', '.join(model.atoms)})")
-        if isinstance(g, (K, B, A)):
-            model.check_agent(g.agent)
-        if isinstance(g, C):
-            for agent in g.group:
-                model.check_agent(agent)

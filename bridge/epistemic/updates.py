@@ -112,13 +112,19 @@ def conservative(model: PlausibilityModel, what: Formula | np.ndarray, defs: Map
     return model.replace(ranks=ranks)
 
 
-def refine(model: PlausibilityModel, atom: str, observers: Iterable[str] = (), actual_value: bool = False,
-           aware: Iterable[str] | None = None) -> PlausibilityModel:
+def become_aware(model: PlausibilityModel, atom: str) -> PlausibilityModel:
+    """Every agent becomes aware of an atom the model already has (Definition A.3's
+    awareness expansion without refinement: W already distinguishes the atom)."""
+    return model.replace(aware={g: a | {atom} for g, a in model.aware.items()})
+
+
+def refine(model: PlausibilityModel, atom: str, observers: Iterable[str] = (),
+           actual_value: bool = False) -> PlausibilityModel:
     """Split every world on a new atom: copy 0 makes it false, copy 1 true.
 
     Agents in ``observers`` tell the two copies apart; the others do not.  Both
     copies keep the world's plausibility, liveness and the announcements that
-    shaped it.  ``aware`` (default: every agent) become aware of the atom.
+    shaped it.  Every agent becomes aware of the atom.
     """
     if atom in model.atom_index:
         raise ModelError(f"{atom} is already an atom of the model")
@@ -144,8 +150,7 @@ def refine(model: PlausibilityModel, atom: str, observers: Iterable[str] = (), a
             ncells[g] = 2 * model.ncells[g]
         else:
             cells[g], ncells[g] = double(c), model.ncells[g]
-    told = set(model.agents if aware is None else aware)
-    awareness = {g: (a | {atom}) if g in told else a for g, a in model.aware.items()}
+    awareness = {g: a | {atom} for g, a in model.aware.items()}
     actual = None if model.actual is None else model.actual + (n if actual_value else 0)
     return PlausibilityModel(model.atoms + (atom,), val, cells, ncells,
                              {g: double(r) for g, r in model.ranks.items()}, aware=awareness,

@@ -82,6 +82,9 @@ effect(hypothesize, _, Op, add_dep(new, D)) :-
     field(Op, deps, Ds), member(D, Ds).
 effect(hypothesize, _, Op, add_explains(new, X)) :-
     field(Op, explains, Xs), member(X, Xs).
-%  M: [^gamma]; gamma enters as belief, not knowledge.
+%  M: Definition A.2 is read for gamma (the bridge answers with the verdicts
+%  above), then [^gamma]: gamma enters as belief, not knowledge.
+effect(hypothesize, _, Op, abduce(L)) :-
+    world_model, field(Op, claim, L).
 effect(hypothesize, _, Op, upgrade(L, lexicographic)) :-
     world_model, field(Op, claim, L).
