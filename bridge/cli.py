@@ -11,6 +11,7 @@ import json
 import os
 import sys
 from importlib import resources
+from itertools import islice
 from pathlib import Path
 from typing import Annotated
 
@@ -350,12 +351,11 @@ def score(
     scenario = Scenario.load(gold)
     classification = score_classification(log, scenario, chosen, shifts)
     last = max((t.turn for t in classification.turns), default=0)
-    reference = Engine(scenario.header)
-    for turn in scenario.turns:
-        if turn.turn <= last:
-            reference.apply(turn.utterance())
-    extracted = load_engine(log, None)
-    dependencies = score_dependencies(extracted, reference, at_extracted=last, at_gold=last)
+    with Engine(scenario.header) as reference, load_engine(log, None) as extracted:
+        # the gold state as `run` builds it (turns expecting their own rejection leave it as it was)
+        for _ in islice(run(scenario, reference), sum(t.turn <= last for t in scenario.turns)):
+            pass
+        dependencies = score_dependencies(extracted, reference, at_extracted=last, at_gold=last)
     if as_json:
         print(json.dumps({"classification": classification.to_json(), "dependencies": dependencies.to_json()}))
         return

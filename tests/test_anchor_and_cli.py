@@ -127,3 +127,42 @@ def test_cli_interpret_a_plain_transcript_with_a_header(tmp_path):
     assert result.returncode == 0, result.stderr
     assert "T2 carol: expand_awareness" in result.stdout
     assert Engine.load(log).verify("mis_monitor").grounded
+
+
+REJECTING = """\
+grounded: 1
+agents: {alice: {}}
+props: [{id: secret, text: "The launch date moved to May.", aware: false}]
+turns:
+  - turn: 1
+    speaker: alice
+    text: "The launch date moved to May."
+    labels: [observe]
+    ops: [{op: observe, claim: secret}]
+    expect:
+      - rejected: [observe_unaware]
+  - turn: 2
+    speaker: alice
+    text: "Wait: the launch date moved to May."
+    labels: [expand_awareness]
+    ops: [{op: expand_awareness, claim: secret}]
+  - turn: 3
+    speaker: alice
+    text: "So the beta slips with the launch date."
+    labels: [hypothesize]
+    ops: [{op: hypothesize, claim: h1, deps: [secret], text: "The beta slips with the launch date."}]
+"""
+
+
+def test_cli_score_against_a_scenario_with_a_turn_expecting_its_rejection(tmp_path):
+    gold = tmp_path / "reject.yaml"
+    gold.write_text(REJECTING)
+    log = tmp_path / "x.jsonl"
+    assert grounded("interpret", gold, "-i", "replay", "-o", log).returncode == 0
+    result = grounded("score", log, "--gold", gold, "--json")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert [t["turn"] for t in data["classification"]["turns"]] == [1, 2, 3]
+    assert (data["dependencies"]["gold"], data["dependencies"]["f1"]) == (1, 1.0)  # h1 -> secret
+    two = json.loads(grounded("score", log, "--gold", gold, "--turns", "1-2", "--json").stdout)
+    assert two["dependencies"]["gold"] == 0  # scored up to T2: h1 is not there yet
