@@ -309,8 +309,10 @@ def interpret_command(
     name = interpreter or runner.default_interpreter()
     if name == "llm" and call_log is None:
         call_log = output.with_suffix(".calls.jsonl")
+    given_header = read_header(header) if header else None
+    runner.check_output(output, force)  # before the call log is opened: a refused run leaves nothing behind
     interp = runner.make_interpreter(
-        name, call_log=call_log, model=model, base_url=base_url, api_key=api_key, condition=condition,
+        name, call_log=call_log, overwrite=force, model=model, base_url=base_url, api_key=api_key, condition=condition,
         max_attempts=max_attempts, max_retries=max_retries, timeout=timeout, temperature=temperature,
         json_mode=json_mode, state_budget=state_budget)
 
@@ -322,7 +324,7 @@ def interpret_command(
         if verbose:
             out.print("    " + context.summarize(engine, result.update).replace("\n", "\n    "), markup=False)
 
-    summary = runner.interpret_file(transcript, interp, output, header=read_header(header) if header else None,
+    summary = runner.interpret_file(transcript, interp, output, header=given_header,
                                     overwrite=force, on_turn=show)
     out.print(f"{output}: {summary.turns} utterances with the {name} interpreter"
               + (f" ({condition})" if name == "llm" else "")
