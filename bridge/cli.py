@@ -28,6 +28,7 @@ from .engine import Engine
 from .errors import GroundedError, InputError
 from .model import Header
 from .scenario import Scenario, retraction_score, run
+from .verify import GROUNDED, NO_ANCHOR, UNGROUNDED
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True,
                   help="Check whether a continuation still rests on what a conversation has established.")
@@ -61,7 +62,7 @@ def load_engine(path: Path, extensions: list[Path] | None) -> Engine:
 @app.command()
 def demo() -> None:
     """Phase 2 end to end, offline: per-turn state, retraction queries, stale continuations checked from text."""
-    from .interpreter.anchor import verify_text
+    from .interpreter.anchor import AnchorIndex
 
     path = Path(str(resources.files("grounded.scenarios") / "phase2.yaml"))
     scenario = Scenario.load(path)
@@ -90,23 +91,24 @@ def demo() -> None:
                   f"{s['exact']}/{s['queries']} queries exact, TP/FP/FN {s['tp']}/{s['fp']}/{s['fn']}")
 
     out.rule("[bold]Verify from text: does the next output still rest on the conversation?")
+    index = AnchorIndex(engine)  # one index of the final state for every candidate
     for text in DEMO_CANDIDATES:
-        tv = verify_text(engine, text)
+        tv = index.verify(text)
         out.print(f'candidate: "{text}"', markup=False)
         best = f"{tv.best.claim} at {tv.best.score:.2f}" if tv.best else "nothing"
         if tv.verification is None:
             out.print(f"  anchor: none (best {best}, below {tv.threshold})", markup=False)
-            out.print("  -> abstain")
-            continue
-        out.print(f"  anchor: {best}", markup=False)
-        out.print("  ", render.verification_line(tv.verification))
-        flag = render.flag_continuation(engine, tv.verification)
-        if flag:
-            out.print(f"  flag: {flag}", style="yellow", markup=False)
-        out.print(f"  -> {'accept' if tv.grounded else 'reject (stale)'}")
+        else:
+            out.print(f"  anchor: {best}", markup=False)
+            out.print("  ", render.verification_line(tv.verification))
+            flag = render.flag_continuation(engine, tv.verification)
+            if flag:
+                out.print(f"  flag: {flag}", style="yellow", markup=False)
+        out.print(f"  -> {DEMO_VERDICT[tv.status]}")
 
 
 DEMO_BUDGET = 350
+DEMO_VERDICT = {GROUNDED: "accept", UNGROUNDED: "reject (stale)", NO_ANCHOR: "abstain"}
 DEMO_CANDIDATES = (
     "Restart Redis: the Redis failure is what causes the auth failures.",
     "Roll back the token refresh change; its retry storm is exhausting the Redis connection pool.",

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from grounded import Engine
+from grounded.cli import DEMO_VERDICT
 from grounded.interpreter.anchor import THRESHOLD, AnchorIndex, anchor, verify_text
 from grounded.scenario import Scenario, run
 
@@ -55,6 +56,20 @@ def test_verify_text_grounded_ungrounded_abstain(phase2):
     assert early.grounded and early.anchor.claim == "h2"  # before T7, h2 still stood
     none = verify_text(phase2, UNKNOWN)
     assert none.status == "no_anchor" and none.anchor is None and none.to_json()["claim"] is None
+
+
+def test_one_index_verifies_many_texts_as_verify_text_does(phase2):
+    index = AnchorIndex(phase2, at=6)
+    for text in (STALE, ACTUAL, UNKNOWN):
+        assert index.verify(text) == verify_text(phase2, text, at=6)
+
+
+def test_a_declared_proposition_nobody_claims_anchors_but_is_not_rejected_as_stale():
+    engine = Engine({"agents": {"a": {}}, "props": [{"id": "may", "text": "The launch date moved to May."}]})
+    tv = verify_text(engine, "The launch date moved to May.")
+    assert tv.anchor.claim == "may" and tv.verification is not None and tv.status == "no_anchor"
+    assert DEMO_VERDICT[tv.status] == "abstain"  # what `grounded demo` says of it (not "reject (stale)")
+    assert set(DEMO_VERDICT) == {"grounded", "ungrounded", "no_anchor"}
 
 
 def test_cli_verify_text_json():
