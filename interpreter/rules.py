@@ -10,7 +10,9 @@ configured, and a baseline for the LLM.  For each utterance:
    (``similarity.py``) of the utterance to the claims' texts: the target of
    Support/Undermine/Revise/Resolve is the most similar claim under discussion
    (hypotheses, positions, decisions), with a bonus for recent ones and, for
-   Revise, for weakened ones; Hypothesize rests on the most similar standing
+   Revise, for weakened ones; a Resolve names no decision: whether it is
+   consensual or an authoritative decision, and the decision's id, are the
+   rules' to decide (``consensual/1``, ``decision_claim/2``); Hypothesize rests on the most similar standing
    claims and explains the most similar open problems; an Observe that
    matches a declared but unclaimed proposition claims it, an
    Expand-Awareness that matches a proposition outside everyone's awareness
@@ -182,7 +184,7 @@ def _build(engine: Engine, said: Said, tagged: list[tuple[str, set[str]]]) -> Pr
         for op in ("support", "undermine", "revise", "resolve"):
             if op not in labels:
                 continue
-            allow = (standing & discussed) if op in ("support", "resolve") else live
+            allow = (standing & discussed) if op == "support" else live
             goal = target(f"{sentence} {whole}", allow=allow, prefer_weakened=op == "revise")
             if goal is None or any(o["target"] == goal for o in ops[op]):
                 continue
@@ -198,10 +200,9 @@ def _build(engine: Engine, said: Said, tagged: list[tuple[str, set[str]]]) -> Pr
                 by = (new_hypotheses or new_observations or [None])[-1]
                 if by is not None:
                     entry["by"] = by
-            elif op == "resolve" and not (claims[goal].standing in GOOD_STANDING and not engine.state.attackers.get(
-                    engine.state.claimants[goal][-1])):
+            elif op == "resolve":  # consensual or a decision: the rules decide, and name the decision
                 assumptions = [k for k, c in claims.items() if c.kind == "assumption" and k in standing]
-                entry.update(claim=alloc.fresh(PREFIX["resolve"]), text=sentence, assumptions=assumptions)
+                entry.update(text=sentence, assumptions=assumptions)
             ops[op].append(entry)
     result = [op for name in _ORDER[:3] for op in ops[name]]
     flags = [False] * len(result)

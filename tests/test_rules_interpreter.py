@@ -78,6 +78,36 @@ def test_a_restated_hypothesis_is_support_and_rejected_operations_are_dropped():
     engine2.close()
 
 
+def checkout_team() -> Engine:
+    engine = Engine({"agents": {"ann": {}, "ben": {"authority": True}}})
+    engine.apply({"turn": 1, "speaker": "ann", "ops": [
+        {"op": "observe", "claim": "o1", "text": "Checkout page timeouts for every user."}]})
+    engine.apply({"turn": 2, "speaker": "ben", "ops": [
+        {"op": "hypothesize", "claim": "h1", "deps": ["o1"], "explains": ["o1"],
+         "text": "The payment gateway is timing out the checkout page."}]})
+    return engine
+
+
+def test_the_rules_decide_whether_a_resolve_is_consensual_and_name_the_decision():
+    rules = RuleInterpreter()
+    with checkout_team() as engine:  # h1 stands and nobody is against it: consensual, no decision argument
+        agreed = interpret_turn(engine, rules, Said(3, "ann", "Agreed, the payment gateway is timing out the "
+                                                              "checkout page."))
+        assert agreed.labels == ["resolve"] and "claim" not in agreed.proposal.ops[0]
+        assert engine.standing("h1") == "resolved" and [r.claim for r in engine.state.args] == ["o1", "h1"]
+    with checkout_team() as engine:  # h1 weakened by ann's evidence: only an authority decides, over her dissent
+        engine.apply({"turn": 3, "speaker": "ann", "ops": [
+            {"op": "observe", "claim": "o2", "text": "The gateway dashboard shows no timeouts."},
+            {"op": "undermine", "target": "h1", "by": "o2"}]})
+        decided = "Decided: we go with the payment gateway timing out the checkout page."
+        refused = interpret_turn(engine, rules, Said(4, "ann", decided))
+        assert refused.rejections[0][0].code == "resolve_no_authority" and refused.labels == []
+        result = interpret_turn(engine, rules, Said(5, "ben", decided))
+        assert result.labels == ["resolve"] and "claim" not in result.proposal.ops[0]
+        assert engine.arguments("decide_h1")[0].kind == "decision"  # named by decision_claim/2
+        assert engine.dissent() == {"decide_h1": ["ann"]} and engine.verify("decide_h1").grounded
+
+
 @pytest.mark.parametrize("scenario,floor", [(PHASE2, 0.7), (PHASE3, 0.45)])
 def test_rules_interpret_the_paper_scenarios_offline(tmp_path, scenario, floor):
     log = tmp_path / "rules.jsonl"
