@@ -22,6 +22,7 @@ from grounded.engine import Engine
 from grounded.verify import NO_ANCHOR, Verification
 
 from .similarity import TextIndex
+from .texts import claim_texts
 
 THRESHOLD = 0.25
 """Least similarity for an anchor (stemmed TF-IDF cosine); below it the verifier abstains."""
@@ -36,12 +37,8 @@ class AnchorIndex:
     """The propositions of one state (as of turn ``at``), indexed once for many continuations."""
 
     def __init__(self, engine: Engine, at: int | None = None):
-        dm = engine.state
-        texts: dict[str, list[str]] = {}
-        for r in dm.args:
-            if dm.visible(r.id, at):
-                texts.setdefault(r.claim, []).append(r.text or r.utterance)
-        for p in dm.props_at(at):
+        texts = claim_texts(engine, at)
+        for p in engine.state.props_at(at):
             if p.kind != "question" and p.text and p.id not in texts:
                 texts[p.id] = [p.text]
         self.engine = engine

@@ -23,6 +23,7 @@ from grounded.engine import Engine
 from grounded.literals import atom_of
 
 from .similarity import similarity_matrix
+from .texts import claim_texts
 
 ALIGN_THRESHOLD = 0.1
 SAME_TURN_BONUS = 0.1
@@ -66,14 +67,14 @@ class DependencyScore:
 
 
 def _claims(engine: Engine, at: int | None) -> dict[str, tuple[str, int, str]]:
-    """Atom -> (text of its arguments, first turn, kind) for every claimed atom."""
+    """Atom -> (text of its arguments, first turn, kind) for every claimed atom (p and -p are one atom)."""
+    dm = engine.state
     out: dict[str, tuple[str, int, str]] = {}
-    for r in engine.state.args:
-        if not engine.state.visible(r.id, at):
-            continue
-        atom = atom_of(r.claim)
-        text, turn, kind = out.get(atom, ("", r.turn, r.kind))
-        out[atom] = (f"{text} {r.text or r.utterance}".strip(), min(turn, r.turn), kind)
+    for claim, said in claim_texts(engine, at).items():
+        first = dm.arg(dm.claimants_at(claim, at)[0])
+        atom = atom_of(claim)
+        text, turn, kind = out.get(atom, ("", first.turn, first.kind))
+        out[atom] = (f"{text} {' '.join(said)}".strip(), min(turn, first.turn), kind)
     return out
 
 

@@ -27,6 +27,7 @@ from grounded.engine import Engine
 from grounded.operations import OperationRegistry
 
 from .schema import describe_schema
+from .texts import claim_texts
 from .transcript import Said
 
 CONDITIONS = ("minimal", "definitions", "state")
@@ -138,12 +139,8 @@ PROMPTS = {
 
 def claim_list(engine: Engine) -> str:
     """The ids the model may link to, with their text (no standing: that is the State condition's)."""
-    lines = []
-    seen: set[str] = set()
-    for r in engine.state.args:
-        if r.claim not in seen:
-            seen.add(r.claim)
-            lines.append(f"- {r.claim}: {r.text or r.utterance}")
+    seen = claim_texts(engine)
+    lines = [f"- {claim}: {texts[0]}" for claim, texts in seen.items()]  # the claim as first made
     for literal in engine.open_problems():
         if literal not in seen:
             prop = engine.state.props.get(literal.lstrip("-"))

@@ -35,6 +35,7 @@ from .base import Exchange, Interpreter
 from .cues import cues, sentences
 from .proposal import PREFIX, IdAllocator, Proposal
 from .similarity import TextIndex
+from .texts import claim_texts
 from .transcript import Said
 
 LINK_THRESHOLD = 0.08
@@ -92,16 +93,15 @@ _RANK = {"resolved": 3, "active": 3, "weakened": 2, "abandoned": 1}
 
 def _claims(engine: Engine) -> dict[str, _Claim]:
     dm = engine.state
+    texts = claim_texts(engine)
     out: dict[str, _Claim] = {}
     for r in dm.args:
         c = out.get(r.claim)
-        text = r.text or r.utterance
         if c is None:
-            out[r.claim] = _Claim(r.claim, text, r.kind, r.standing, r.turn)
+            out[r.claim] = _Claim(r.claim, " ".join(texts[r.claim]), r.kind, r.standing, r.turn)
         else:
             if _RANK[r.standing] >= _RANK.get(c.standing or "", 0):
                 c.standing = r.standing
-            c.text = f"{c.text} {text}"
             c.turn = max(c.turn, r.turn)
     for p in dm.props.values():
         if p.id not in out and p.aware_turn is not None and p.kind != "question":
