@@ -74,7 +74,6 @@ class RuleInterpreter(Interpreter):
 class _RuleExchange(Exchange):
     def __init__(self, proposal: Proposal):
         self.proposal = proposal
-        self.rounds = 0
 
     def propose(self, feedback: list[Violation] | None) -> Proposal | None:
         if feedback is not None:
@@ -82,7 +81,6 @@ class _RuleExchange(Exchange):
             if not failing or not self.proposal.ops:
                 return None
             self.proposal = self.proposal.without(failing)
-        self.rounds += 1
         return self.proposal
 
 
@@ -112,26 +110,44 @@ def _claims(engine: Engine) -> dict[str, _Claim]:
 # -- proposing ------------------------------------------------------------------------
 
 
+@dataclass
+class _View:
+    """The state an utterance is linked against, indexed once for every proposal made from it."""
+
+    claims: dict[str, _Claim]
+    index: TextIndex
+    """The claims' texts."""
+    problems: TextIndex
+    """The open problems' texts."""
+    latent: TextIndex
+    """The texts of propositions outside everyone's awareness."""
+    last_turn: int
+
+
+def _view(engine: Engine) -> _View:
+    claims = _claims(engine)
+    problem_texts = {p: _problem_text(engine, p, claims) for p in engine.open_problems()}
+    latent = {p.id: p.text for p in engine.state.props.values() if p.aware_turn is None}
+    return _View(claims, TextIndex(list(claims), [c.text for c in claims.values()]),
+                 TextIndex(list(problem_texts), list(problem_texts.values())),
+                 TextIndex(list(latent), list(latent.values())), engine.turn or 0)
+
+
 def _propose(engine: Engine, said: Said) -> Proposal:
     parts = sentences(said.text)
     tagged = [(s, cues(s)) for s in parts]
+    view = _view(engine)
     if any(labels for _, labels in tagged):
-        proposal = _build(engine, said, tagged)
+        proposal = _build(engine, view, said, tagged)
         if proposal.ops:
             return proposal
     # no cue, or nothing the cues named could be linked: report what was said
-    return _build(engine, said, [(s, {"question"} if s.endswith("?") else {"observe"}) for s in parts])
+    return _build(engine, view, said, [(s, {"question"} if s.endswith("?") else {"observe"}) for s in parts])
 
 
-def _build(engine: Engine, said: Said, tagged: list[tuple[str, set[str]]]) -> Proposal:
-    claims = _claims(engine)
-    index = TextIndex(list(claims), [c.text for c in claims.values()])
-    open_problems = engine.open_problems()
-    problem_texts = {p: _problem_text(engine, p, claims) for p in open_problems}
-    problems = TextIndex(list(problem_texts), list(problem_texts.values()))
-    latent = {p.id: p.text for p in engine.state.props.values() if p.aware_turn is None}
-    latent_index = TextIndex(list(latent), list(latent.values()))
-    last_turn = engine.turn or 0
+def _build(engine: Engine, view: _View, said: Said, tagged: list[tuple[str, set[str]]]) -> Proposal:
+    claims, index, problems, last_turn = view.claims, view.index, view.problems, view.last_turn
+    latent = set(view.latent.keys)  # brought into awareness at most once per utterance
     alloc = IdAllocator(engine.state.props)
 
     def target(text: str, *, allow: set[str], prefer_weakened: bool = False) -> str | None:
@@ -156,11 +172,9 @@ def _build(engine: Engine, said: Said, tagged: list[tuple[str, set[str]]]) -> Pr
     whole = said.text
     for sentence, labels in tagged:
         if "expand_awareness" in labels:
-            hit = latent_index.best(sentence)
+            hit = view.latent.best(sentence, latent)
             claim = hit[0] if hit and hit[1] >= LATENT_THRESHOLD else alloc.fresh(PREFIX["expand_awareness"])
-            if claim in latent:
-                latent.pop(claim)
-                latent_index = TextIndex(list(latent), list(latent.values()))
+            latent.discard(claim)
             ops["expand_awareness"].append({"op": "expand_awareness", "claim": claim, "text": sentence})
         if "observe" in labels:
             hit = index.best(sentence, declared)

@@ -62,6 +62,20 @@ def test_rules_link_to_the_state_by_similarity():
     engine.close()
 
 
+def test_each_latent_proposition_comes_into_awareness_once_per_utterance():
+    share = "So the disk alert is really about the network share, not the local disk."
+    dns = "And the timeouts are really about DNS resolution, not the database."
+    header = {"agents": {"a": {}}, "props": [
+        {"id": "share", "aware": False, "text": "The disk alert comes from the network share, not the local disk."},
+        {"id": "dns", "aware": False, "text": "The timeouts come from DNS resolution, not the database."}]}
+    with Engine(header) as engine:
+        both = interpret_turn(engine, RuleInterpreter(), Said(1, "a", f"{share} {dns}"))
+        assert [op["claim"] for op in both.proposal.ops] == ["share", "dns"]
+    with Engine(header) as engine:  # the second restatement cannot bring `share` in again: a new proposition
+        twice = interpret_turn(engine, RuleInterpreter(), Said(1, "a", f"{share} {share}"))
+        assert [op["claim"] for op in twice.proposal.ops] == ["share", "x1"] and not twice.rejections
+
+
 def test_a_restated_hypothesis_is_support_and_rejected_operations_are_dropped():
     engine = Engine({"agents": {"a": {}, "b": {}}})
     rules = RuleInterpreter()
