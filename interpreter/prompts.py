@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from grounded import context
 from grounded.engine import Engine
+from grounded.literals import atom_of
 from grounded.operations import OperationRegistry
 
 from .schema import describe_schema
@@ -143,7 +144,7 @@ def claim_list(engine: Engine) -> str:
     lines = [f"- {claim}: {texts[0]}" for claim, texts in seen.items()]  # the claim as first made
     for literal in engine.open_problems():
         if literal not in seen:
-            prop = engine.state.props.get(literal.lstrip("-"))
+            prop = engine.state.props.get(atom_of(literal))
             lines.append(f"- {literal} (question): {prop.text if prop else ''}")
     return "\n".join(lines) or "(none yet)"
 
