@@ -27,7 +27,7 @@ from .dung import extensions as dung_extensions
 from .engine import Engine
 from .errors import GroundedError, InputError
 from .model import Header
-from .scenario import Scenario, retraction_score, run
+from .scenario import SCENARIO_SUFFIXES, Scenario, retraction_score, run
 from .verify import GROUNDED, NO_ANCHOR, UNGROUNDED
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True,
@@ -40,8 +40,6 @@ Extensions = Annotated[list[Path] | None,
                        typer.Option("--extension", "-x", help="Rule file adding operations (repeatable).")]
 At = Annotated[int | None, typer.Option("--at", help="Answer as of this earlier turn.")]
 AsJson = Annotated[bool, typer.Option("--json", help="Print JSON.")]
-
-SCENARIO_SUFFIXES = (".yaml", ".yml")
 
 
 def load_engine(path: Path, extensions: list[Path] | None) -> Engine:

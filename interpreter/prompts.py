@@ -31,8 +31,6 @@ from .schema import describe_schema
 from .texts import claim_texts
 from .transcript import Said
 
-CONDITIONS = ("minimal", "definitions", "state")
-
 _ANSWER_FORMAT = """\
 Answer with JSON only: {{"operations": [ ... ]}}, one object per operation the utterance performs, in order.
 An utterance may perform several operations (three observations and a question), or none.
@@ -136,6 +134,7 @@ PROMPTS = {
     "definitions": PromptCondition("definitions", "definitions_v1", definitions_v1, False),
     "state": PromptCondition("state", "state_augmented_v1", state_augmented_v1, True),
 }
+CONDITIONS = tuple(PROMPTS)
 
 
 def claim_list(engine: Engine) -> str:

@@ -231,6 +231,10 @@ def test_config_from_the_environment(monkeypatch):
     monkeypatch.delenv("GROUNDED_MODEL")
     with pytest.raises(Exception, match="no model: set GROUNDED_MODEL"):
         LLMConfig.from_env()
+    for make in (lambda: LLMConfig(model="m", condition="verbose"),
+                 lambda: LLMConfig.from_env(model="m", condition="verbose")):
+        with pytest.raises(InputError, match="unknown condition 'verbose' \\(one of minimal, definitions, state\\)"):
+            make()
 
 
 def interpret_cli(server, tmp_path, *extra: str) -> subprocess.CompletedProcess:
