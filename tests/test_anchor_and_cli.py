@@ -22,10 +22,11 @@ ACTUAL = "Roll back the token refresh change; its retry storm is exhausting the 
 UNKNOWN = "The moon is made of cheese."
 
 
-def grounded(*args: str) -> subprocess.CompletedProcess:
+def grounded(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """The CLI as a user runs it, with no endpoint configured (so offline)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
     return subprocess.run([sys.executable, "-m", "grounded", *map(str, args)], capture_output=True, text=True,
-                          timeout=120, env=env)
+                          timeout=120, env=env, cwd=cwd)
 
 
 @pytest.fixture(scope="module")
@@ -99,8 +100,7 @@ def test_cli_verify_text_json():
     (["interpret", PHASE2, "-o", "x.jsonl", "-i", "telepathy"], "unknown interpreter 'telepathy'"),
 ])
 def test_cli_errors_are_one_line(args, message, tmp_path):
-    result = subprocess.run([sys.executable, "-m", "grounded", *map(str, args)], capture_output=True, text=True,
-                            timeout=120, cwd=tmp_path)
+    result = grounded(*args, cwd=tmp_path)
     assert result.returncode == 2 and message in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
 
