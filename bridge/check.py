@@ -27,7 +27,7 @@ from .errors import InputError, PreconditionError
 from .eventlog import read_log
 from .model import GOOD_STANDING, Header
 from .retraction import check_retraction
-from .scenario import Scenario
+from .scenario import SCENARIO_SUFFIXES, Scenario
 from .verify import least_fixpoint
 
 
@@ -38,7 +38,7 @@ def candidates_of(path: str | Path) -> tuple[Header, list[dict], InputError | No
     that stopped the reading comes third.
     """
     path = Path(path)
-    if path.suffix in (".yaml", ".yml"):
+    if path.suffix in SCENARIO_SUFFIXES:
         scenario = Scenario.load(path)
         return scenario.header, [t.utterance() for t in scenario.turns], None
     header, lines = read_log(path)

@@ -11,6 +11,7 @@ import json
 import os
 import sys
 from importlib import resources
+from itertools import islice
 from pathlib import Path
 from typing import Annotated
 
@@ -26,7 +27,8 @@ from .dung import extensions as dung_extensions
 from .engine import Engine
 from .errors import GroundedError, InputError
 from .model import Header
-from .scenario import Scenario, retraction_score, run
+from .scenario import SCENARIO_SUFFIXES, Scenario, retraction_score, run
+from .verify import GROUNDED, NO_ANCHOR, UNGROUNDED
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True,
                   help="Check whether a continuation still rests on what a conversation has established.")
@@ -38,8 +40,6 @@ Extensions = Annotated[list[Path] | None,
                        typer.Option("--extension", "-x", help="Rule file adding operations (repeatable).")]
 At = Annotated[int | None, typer.Option("--at", help="Answer as of this earlier turn.")]
 AsJson = Annotated[bool, typer.Option("--json", help="Print JSON.")]
-
-SCENARIO_SUFFIXES = (".yaml", ".yml")
 
 
 def load_engine(path: Path, extensions: list[Path] | None) -> Engine:
@@ -60,7 +60,7 @@ def load_engine(path: Path, extensions: list[Path] | None) -> Engine:
 @app.command()
 def demo() -> None:
     """Phase 2 end to end, offline: per-turn state, retraction queries, stale continuations checked from text."""
-    from .interpreter.anchor import verify_text
+    from .interpreter.anchor import AnchorIndex
 
     path = Path(str(resources.files("grounded.scenarios") / "phase2.yaml"))
     scenario = Scenario.load(path)
@@ -89,23 +89,24 @@ def demo() -> None:
                   f"{s['exact']}/{s['queries']} queries exact, TP/FP/FN {s['tp']}/{s['fp']}/{s['fn']}")
 
     out.rule("[bold]Verify from text: does the next output still rest on the conversation?")
+    index = AnchorIndex(engine)  # one index of the final state for every candidate
     for text in DEMO_CANDIDATES:
-        tv = verify_text(engine, text)
+        tv = index.verify(text)
         out.print(f'candidate: "{text}"', markup=False)
         best = f"{tv.best.claim} at {tv.best.score:.2f}" if tv.best else "nothing"
         if tv.verification is None:
             out.print(f"  anchor: none (best {best}, below {tv.threshold})", markup=False)
-            out.print("  -> abstain")
-            continue
-        out.print(f"  anchor: {best}", markup=False)
-        out.print("  ", render.verification_line(tv.verification))
-        flag = render.flag_continuation(engine, tv.verification)
-        if flag:
-            out.print(f"  flag: {flag}", style="yellow", markup=False)
-        out.print(f"  -> {'accept' if tv.grounded else 'reject (stale)'}")
+        else:
+            out.print(f"  anchor: {best}", markup=False)
+            out.print("  ", render.verification_line(tv.verification))
+            flag = render.flag_continuation(engine, tv.verification)
+            if flag:
+                out.print(f"  flag: {flag}", style="yellow", markup=False)
+        out.print(f"  -> {DEMO_VERDICT[tv.status]}")
 
 
 DEMO_BUDGET = 350
+DEMO_VERDICT = {GROUNDED: "accept", UNGROUNDED: "reject (stale)", NO_ANCHOR: "abstain"}
 DEMO_CANDIDATES = (
     "Restart Redis: the Redis failure is what causes the auth failures.",
     "Roll back the token refresh change; its retry storm is exhausting the Redis connection pool.",
@@ -308,8 +309,10 @@ def interpret_command(
     name = interpreter or runner.default_interpreter()
     if name == "llm" and call_log is None:
         call_log = output.with_suffix(".calls.jsonl")
+    given_header = read_header(header) if header else None
+    runner.check_output(output, force)  # before the call log is opened: a refused run leaves nothing behind
     interp = runner.make_interpreter(
-        name, call_log=call_log, model=model, base_url=base_url, api_key=api_key, condition=condition,
+        name, call_log=call_log, overwrite=force, model=model, base_url=base_url, api_key=api_key, condition=condition,
         max_attempts=max_attempts, max_retries=max_retries, timeout=timeout, temperature=temperature,
         json_mode=json_mode, state_budget=state_budget)
 
@@ -321,7 +324,7 @@ def interpret_command(
         if verbose:
             out.print("    " + context.summarize(engine, result.update).replace("\n", "\n    "), markup=False)
 
-    summary = runner.interpret_file(transcript, interp, output, header=read_header(header) if header else None,
+    summary = runner.interpret_file(transcript, interp, output, header=given_header,
                                     overwrite=force, on_turn=show)
     out.print(f"{output}: {summary.turns} utterances with the {name} interpreter"
               + (f" ({condition})" if name == "llm" else "")
@@ -350,12 +353,11 @@ def score(
     scenario = Scenario.load(gold)
     classification = score_classification(log, scenario, chosen, shifts)
     last = max((t.turn for t in classification.turns), default=0)
-    reference = Engine(scenario.header)
-    for turn in scenario.turns:
-        if turn.turn <= last:
-            reference.apply(turn.utterance())
-    extracted = load_engine(log, None)
-    dependencies = score_dependencies(extracted, reference, at_extracted=last, at_gold=last)
+    with Engine(scenario.header) as reference, load_engine(log, None) as extracted:
+        # the gold state as `run` builds it (turns expecting their own rejection leave it as it was)
+        for _ in islice(run(scenario, reference), sum(t.turn <= last for t in scenario.turns)):
+            pass
+        dependencies = score_dependencies(extracted, reference, at_extracted=last, at_gold=last)
     if as_json:
         print(json.dumps({"classification": classification.to_json(), "dependencies": dependencies.to_json()}))
         return

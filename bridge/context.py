@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .engine import Engine, Update
+from .literals import atom_of
 from .tokens import count_tokens
-from .verify import standing_note
+from .verify import NO_ANCHOR, Verification, standing_note
 
 Format = Literal["text", "markdown"]
-FORMATS: tuple[Format, ...] = ("text", "markdown")
 
 # -- what one update changed ----------------------------------------------------------
 
@@ -139,14 +139,16 @@ def summarize(engine: Engine, update: Update, fmt: Format = "text") -> str:
 # -- the user-facing flag ---------------------------------------------------------
 
 
-def flag(engine: Engine, claim: str, at: int | None = None) -> str | None:
+def flag(engine: Engine, claim: str, at: int | None = None, verification: Verification | None = None) -> str | None:
     """The paper's flag for a claim that is not grounded, or None if it is (or nothing claims it).
 
     "decision alpha18 no longer grounded; affected by retraction of a3
     (abandoned at T20 by -a3); depends on a1, a2, a3"
+
+    ``verification`` is ``engine.verify(claim, at)`` when the caller has it already.
     """
-    v = engine.verify(claim, at)
-    if v.grounded or v.status == "no_anchor":
+    v = verification if verification is not None else engine.verify(claim, at)
+    if v.grounded or v.status == NO_ANCHOR:
         return None
     dm = engine.state
     kind = dm.arg(dm.claimants_at(claim, at)[-1]).kind
@@ -224,10 +226,11 @@ def _state_items(engine: Engine, at: int | None, fmt: Format) -> list[_Item]:
         if standing_ids:
             rep = dm.arg(standing_ids[-1])
             deps, explains = rep.deps_at(at), rep.explains_at(at)
-            grounded = engine.verify(claim, at).grounded
+            verification = engine.verify(claim, at)
+            grounded = verification.grounded
             state = f"{rep.standing_at(at)}, {'grounded' if grounded else 'NOT grounded'}"
             if not grounded:
-                note = flag(engine, claim, at) or claim
+                note = flag(engine, claim, at, verification) or claim
                 items.append(_Item("flags", recency, order, _md_ids(note, engine) if md else note))
             fact = not deps and (rep.kind in _FACT_KINDS or rep.op == "expand_awareness")
             section = "facts" if fact and grounded else "standing"
@@ -237,8 +240,7 @@ def _state_items(engine: Engine, at: int | None, fmt: Format) -> list[_Item]:
             if section == "facts":
                 detail = [f"{rep.speaker}, T{rep.turn}" + (", awareness" if rep.op == "expand_awareness" else "")]
         else:
-            _, standing, cause = newest.change_at(at)
-            turn = newest.change_at(at)[0]
+            turn, standing, cause = newest.change_at(at)
             state = f"{standing} at T{turn}" + (f" by {cause}" if cause else "")
             deps = newest.deps_at(at)
             detail = [f"rested on {', '.join(map(code, deps))}"] if deps else []
@@ -248,7 +250,7 @@ def _state_items(engine: Engine, at: int | None, fmt: Format) -> list[_Item]:
         items.append(_Item(section, recency, order, body + "".join(f"; {d}" for d in detail)))
     base = len(claims)
     for k, literal in enumerate(engine.open_problems(at)):
-        prop = dm.props.get(literal.lstrip("-"))
+        prop = dm.props.get(atom_of(literal))
         text = prop.text if prop is not None and not literal.startswith("-") else ""
         turn = prop.turn if prop is not None and prop.turn is not None else 0
         items.append(_Item("open", turn, base + k, code(literal) + (f": {_clip(text)}" if text else "")))
@@ -329,7 +331,7 @@ def _md_ids(line: str, engine: Engine) -> str:
     out = []
     for w in words:
         core = w.rstrip(".,;:)").lstrip("(")
-        if core and core.lstrip("-") in known:
+        if core and atom_of(core) in known:
             w = w.replace(core, f"`{core}`", 1)
         out.append(w)
     return " ".join(out)

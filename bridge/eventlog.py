@@ -38,8 +38,8 @@ def describe_validation_error(exc: ValidationError, skip: frozenset[str] = froze
 
 
 def header_json(header: Header) -> dict[str, Any]:
-    exclude = {"grounded"} if header.world is not None else {"grounded", "world"}
-    return {"grounded": 1, **header.model_dump(mode="json", exclude=exclude, exclude_none=True)}
+    """The header line: the format version first, then every field that is set (no ``world`` if none)."""
+    return {"grounded": 1, **header.model_dump(mode="json", exclude={"grounded"}, exclude_none=True)}
 
 
 def utterance_json(turn: int, utterance: UtteranceBase) -> dict[str, Any]:

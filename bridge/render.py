@@ -130,7 +130,7 @@ def verification_line(v: Verification) -> Text:
 
 def flag_continuation(engine: Engine, v: Verification) -> str:
     """The user-facing flag of the paper for a stale continuation ('' when grounded or no anchor)."""
-    return context.flag(engine, v.claim, v.at) or ""
+    return context.flag(engine, v.claim, v.at, v) or ""
 
 
 def affected_line(a: Affected) -> Text:

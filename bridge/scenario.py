@@ -24,6 +24,8 @@ from .errors import InputError, PreconditionError
 from .eventlog import describe_validation_error
 from .model import Header
 
+SCENARIO_SUFFIXES = (".yaml", ".yml")
+"""What a scenario file is called; anything else is read as an event log."""
 HEADER_KEYS = ("grounded", "agents", "props", "acyclic", "world")
 
 

@@ -22,6 +22,7 @@ from grounded.engine import Engine
 from grounded.verify import NO_ANCHOR, Verification
 
 from .similarity import TextIndex
+from .texts import claim_texts
 
 THRESHOLD = 0.25
 """Least similarity for an anchor (stemmed TF-IDF cosine); below it the verifier abstains."""
@@ -36,14 +37,11 @@ class AnchorIndex:
     """The propositions of one state (as of turn ``at``), indexed once for many continuations."""
 
     def __init__(self, engine: Engine, at: int | None = None):
-        dm = engine.state
-        texts: dict[str, list[str]] = {}
-        for r in dm.args:
-            if dm.visible(r.id, at):
-                texts.setdefault(r.claim, []).append(r.text or r.utterance)
-        for p in dm.props_at(at):
+        texts = claim_texts(engine, at)
+        for p in engine.state.props_at(at):
             if p.kind != "question" and p.text and p.id not in texts:
                 texts[p.id] = [p.text]
+        self.engine = engine
         self.at = at
         self._index = TextIndex(list(texts), [" ".join(t) for t in texts.values()])
 
@@ -55,6 +53,13 @@ class AnchorIndex:
     def match(self, text: str, threshold: float = THRESHOLD) -> Anchor | None:
         hit = self.best(text)
         return hit if hit is not None and hit.score >= threshold else None
+
+    def verify(self, text: str, threshold: float = THRESHOLD) -> TextVerification:
+        """Anchor ``text``, abstain below ``threshold``, else Verify the anchor (as of the index's turn)."""
+        best = self.best(text)
+        hit = best if best is not None and best.score >= threshold else None
+        verification = self.engine.verify(hit.claim, self.at) if hit is not None else None
+        return TextVerification(text, hit, best, verification, threshold)
 
 
 def anchor(engine: Engine, text: str, at: int | None = None, threshold: float = THRESHOLD) -> Anchor | None:
@@ -93,12 +98,11 @@ class TextVerification:
 
 
 def verify_text(engine: Engine, text: str, at: int | None = None, threshold: float = THRESHOLD) -> TextVerification:
-    """Anchor ``text`` among all propositions, abstain below ``threshold``, else Verify the anchor."""
-    index = AnchorIndex(engine, at)
-    best = index.best(text)
-    hit = best if best is not None and best.score >= threshold else None
-    verification = engine.verify(hit.claim, at) if hit is not None else None
-    return TextVerification(text, hit, best, verification, threshold)
+    """Anchor ``text`` among all propositions, abstain below ``threshold``, else Verify the anchor.
+
+    This indexes the state for one text; for many, build an ``AnchorIndex`` once and call its ``verify``.
+    """
+    return AnchorIndex(engine, at).verify(text, threshold)
 
 
 __all__ = ["THRESHOLD", "Anchor", "AnchorIndex", "TextVerification", "anchor", "verify_text"]

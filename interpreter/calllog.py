@@ -26,9 +26,11 @@ from grounded.eventlog import write_json_line
 
 
 class CallLog:
-    def __init__(self, path: str | Path):
+    """The call log at ``path``: continued, or started afresh when ``overwrite`` (as its event log is)."""
+
+    def __init__(self, path: str | Path, overwrite: bool = False):
         self.path = Path(path)
-        self._file = open(self.path, "a", encoding="utf-8")
+        self._file = open(self.path, "w" if overwrite else "a", encoding="utf-8")
 
     def write(self, record: dict[str, Any]) -> None:
         write_json_line(self._file, record)

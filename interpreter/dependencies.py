@@ -23,6 +23,7 @@ from grounded.engine import Engine
 from grounded.literals import atom_of
 
 from .similarity import similarity_matrix
+from .texts import claim_texts
 
 ALIGN_THRESHOLD = 0.1
 SAME_TURN_BONUS = 0.1
@@ -66,14 +67,14 @@ class DependencyScore:
 
 
 def _claims(engine: Engine, at: int | None) -> dict[str, tuple[str, int, str]]:
-    """Atom -> (text of its arguments, first turn, kind) for every claimed atom."""
+    """Atom -> (text of its arguments, first turn, kind) for every claimed atom (p and -p are one atom)."""
+    dm = engine.state
     out: dict[str, tuple[str, int, str]] = {}
-    for r in engine.state.args:
-        if not engine.state.visible(r.id, at):
-            continue
-        atom = atom_of(r.claim)
-        text, turn, kind = out.get(atom, ("", r.turn, r.kind))
-        out[atom] = (f"{text} {r.text or r.utterance}".strip(), min(turn, r.turn), kind)
+    for claim, said in claim_texts(engine, at).items():
+        first = dm.arg(dm.claimants_at(claim, at)[0])
+        atom = atom_of(claim)
+        text, turn, kind = out.get(atom, ("", first.turn, first.kind))
+        out[atom] = (f"{text} {' '.join(said)}".strip(), min(turn, first.turn), kind)
     return out
 
 
@@ -84,7 +85,11 @@ def _edges(engine: Engine, at: int | None) -> set[tuple[str, str]]:
 def align(extracted: Engine, gold: Engine, at_extracted: int | None = None, at_gold: int | None = None,
           threshold: float = ALIGN_THRESHOLD) -> dict[str, tuple[str, float]]:
     """Extracted atom -> (gold atom, similarity), one-to-one, by content (see the module docstring)."""
-    ex, go = _claims(extracted, at_extracted), _claims(gold, at_gold)
+    return _align(_claims(extracted, at_extracted), _claims(gold, at_gold), threshold)
+
+
+def _align(ex: dict[str, tuple[str, int, str]], go: dict[str, tuple[str, int, str]],
+           threshold: float) -> dict[str, tuple[str, float]]:
     ex_ids, go_ids = list(ex), list(go)
     sim = similarity_matrix([ex[k][0] for k in ex_ids], [go[k][0] for k in go_ids])
     if sim.size == 0:
@@ -98,7 +103,8 @@ def align(extracted: Engine, gold: Engine, at_extracted: int | None = None, at_g
 
 def score_dependencies(extracted: Engine, gold: Engine, at_extracted: int | None = None,
                        at_gold: int | None = None, threshold: float = ALIGN_THRESHOLD) -> DependencyScore:
-    alignment = align(extracted, gold, at_extracted, at_gold, threshold)
+    ex, go = _claims(extracted, at_extracted), _claims(gold, at_gold)
+    alignment = _align(ex, go, threshold)
 
     def mapped(literal: str) -> str:
         atom = atom_of(literal)
@@ -107,8 +113,6 @@ def score_dependencies(extracted: Engine, gold: Engine, at_extracted: int | None
 
     gold_edges = _edges(gold, at_gold)
     extracted_edges = {(mapped(c), mapped(d)) for c, d in _edges(extracted, at_extracted)}
-    go = _claims(gold, at_gold)
-    ex = _claims(extracted, at_extracted)
     gold_hyps = {k for k, (_, _, kind) in go.items() if kind == "hypothesis"}
     matched = {g for g, _ in alignment.values()} & gold_hyps
     return DependencyScore(alignment, gold_edges, extracted_edges,

@@ -63,6 +63,10 @@ class LLMConfig:
     """Token budget of the rendered state (State-augmented condition)."""
     extra: dict[str, Any] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        if self.condition not in prompts.PROMPTS:
+            raise InputError(f"unknown condition {self.condition!r} (one of {', '.join(prompts.CONDITIONS)})")
+
     @classmethod
     def from_env(cls, **overrides: Any) -> LLMConfig:
         """Endpoint, key and model from the environment, overridden by non-None arguments."""
@@ -73,8 +77,6 @@ class LLMConfig:
             raise InputError(f"no model: set {ENV_MODEL} or pass --model")
         if not endpoint.reachable:
             raise InputError(f"no endpoint: set {ENV_BASE_URL} (any OpenAI-compatible server) or {ENV_API_KEY}")
-        if given.get("condition", "definitions") not in prompts.CONDITIONS:
-            raise InputError(f"unknown condition {given['condition']!r} (one of {', '.join(prompts.CONDITIONS)})")
         return cls(model=endpoint.model, base_url=endpoint.base_url, api_key=endpoint.api_key, **given)
 
 
@@ -92,8 +94,6 @@ class LLMInterpreter(Interpreter):
 
     def __init__(self, config: LLMConfig, call_log: CallLog | None = None,
                  sleep: Callable[[float], None] = time.sleep):
-        if config.condition not in prompts.PROMPTS:
-            raise InputError(f"unknown condition {config.condition!r} (one of {', '.join(prompts.CONDITIONS)})")
         self.config = config
         self.condition = prompts.PROMPTS[config.condition]
         self.call_log = call_log

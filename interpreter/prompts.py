@@ -24,12 +24,12 @@ from dataclasses import dataclass
 
 from grounded import context
 from grounded.engine import Engine
+from grounded.literals import atom_of
 from grounded.operations import OperationRegistry
 
 from .schema import describe_schema
+from .texts import claim_texts
 from .transcript import Said
-
-CONDITIONS = ("minimal", "definitions", "state")
 
 _ANSWER_FORMAT = """\
 Answer with JSON only: {{"operations": [ ... ]}}, one object per operation the utterance performs, in order.
@@ -134,19 +134,16 @@ PROMPTS = {
     "definitions": PromptCondition("definitions", "definitions_v1", definitions_v1, False),
     "state": PromptCondition("state", "state_augmented_v1", state_augmented_v1, True),
 }
+CONDITIONS = tuple(PROMPTS)
 
 
 def claim_list(engine: Engine) -> str:
     """The ids the model may link to, with their text (no standing: that is the State condition's)."""
-    lines = []
-    seen: set[str] = set()
-    for r in engine.state.args:
-        if r.claim not in seen:
-            seen.add(r.claim)
-            lines.append(f"- {r.claim}: {r.text or r.utterance}")
+    seen = claim_texts(engine)
+    lines = [f"- {claim}: {texts[0]}" for claim, texts in seen.items()]  # the claim as first made
     for literal in engine.open_problems():
         if literal not in seen:
-            prop = engine.state.props.get(literal.lstrip("-"))
+            prop = engine.state.props.get(atom_of(literal))
             lines.append(f"- {literal} (question): {prop.text if prop else ''}")
     return "\n".join(lines) or "(none yet)"
 

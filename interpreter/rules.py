@@ -10,7 +10,9 @@ configured, and a baseline for the LLM.  For each utterance:
    (``similarity.py``) of the utterance to the claims' texts: the target of
    Support/Undermine/Revise/Resolve is the most similar claim under discussion
    (hypotheses, positions, decisions), with a bonus for recent ones and, for
-   Revise, for weakened ones; Hypothesize rests on the most similar standing
+   Revise, for weakened ones; a Resolve names no decision: whether it is
+   consensual or an authoritative decision, and the decision's id, are the
+   rules' to decide (``consensual/1``, ``decision_claim/2``); Hypothesize rests on the most similar standing
    claims and explains the most similar open problems; an Observe that
    matches a declared but unclaimed proposition claims it, an
    Expand-Awareness that matches a proposition outside everyone's awareness
@@ -33,6 +35,7 @@ from .base import Exchange, Interpreter
 from .cues import cues, sentences
 from .proposal import PREFIX, IdAllocator, Proposal
 from .similarity import TextIndex
+from .texts import claim_texts
 from .transcript import Said
 
 LINK_THRESHOLD = 0.08
@@ -71,7 +74,6 @@ class RuleInterpreter(Interpreter):
 class _RuleExchange(Exchange):
     def __init__(self, proposal: Proposal):
         self.proposal = proposal
-        self.rounds = 0
 
     def propose(self, feedback: list[Violation] | None) -> Proposal | None:
         if feedback is not None:
@@ -79,7 +81,6 @@ class _RuleExchange(Exchange):
             if not failing or not self.proposal.ops:
                 return None
             self.proposal = self.proposal.without(failing)
-        self.rounds += 1
         return self.proposal
 
 
@@ -90,16 +91,15 @@ _RANK = {"resolved": 3, "active": 3, "weakened": 2, "abandoned": 1}
 
 def _claims(engine: Engine) -> dict[str, _Claim]:
     dm = engine.state
+    texts = claim_texts(engine)
     out: dict[str, _Claim] = {}
     for r in dm.args:
         c = out.get(r.claim)
-        text = r.text or r.utterance
         if c is None:
-            out[r.claim] = _Claim(r.claim, text, r.kind, r.standing, r.turn)
+            out[r.claim] = _Claim(r.claim, " ".join(texts[r.claim]), r.kind, r.standing, r.turn)
         else:
             if _RANK[r.standing] >= _RANK.get(c.standing or "", 0):
                 c.standing = r.standing
-            c.text = f"{c.text} {text}"
             c.turn = max(c.turn, r.turn)
     for p in dm.props.values():
         if p.id not in out and p.aware_turn is not None and p.kind != "question":
@@ -110,26 +110,44 @@ def _claims(engine: Engine) -> dict[str, _Claim]:
 # -- proposing ------------------------------------------------------------------------
 
 
+@dataclass
+class _View:
+    """The state an utterance is linked against, indexed once for every proposal made from it."""
+
+    claims: dict[str, _Claim]
+    index: TextIndex
+    """The claims' texts."""
+    problems: TextIndex
+    """The open problems' texts."""
+    latent: TextIndex
+    """The texts of propositions outside everyone's awareness."""
+    last_turn: int
+
+
+def _view(engine: Engine) -> _View:
+    claims = _claims(engine)
+    problem_texts = {p: _problem_text(engine, p, claims) for p in engine.open_problems()}
+    latent = {p.id: p.text for p in engine.state.props.values() if p.aware_turn is None}
+    return _View(claims, TextIndex(list(claims), [c.text for c in claims.values()]),
+                 TextIndex(list(problem_texts), list(problem_texts.values())),
+                 TextIndex(list(latent), list(latent.values())), engine.turn or 0)
+
+
 def _propose(engine: Engine, said: Said) -> Proposal:
     parts = sentences(said.text)
     tagged = [(s, cues(s)) for s in parts]
+    view = _view(engine)
     if any(labels for _, labels in tagged):
-        proposal = _build(engine, said, tagged)
+        proposal = _build(engine, view, said, tagged)
         if proposal.ops:
             return proposal
     # no cue, or nothing the cues named could be linked: report what was said
-    return _build(engine, said, [(s, {"question"} if s.endswith("?") else {"observe"}) for s in parts])
+    return _build(engine, view, said, [(s, {"question"} if s.endswith("?") else {"observe"}) for s in parts])
 
 
-def _build(engine: Engine, said: Said, tagged: list[tuple[str, set[str]]]) -> Proposal:
-    claims = _claims(engine)
-    index = TextIndex(list(claims), [c.text for c in claims.values()])
-    open_problems = engine.open_problems()
-    problem_texts = {p: _problem_text(engine, p, claims) for p in open_problems}
-    problems = TextIndex(list(problem_texts), list(problem_texts.values()))
-    latent = {p.id: p.text for p in engine.state.props.values() if p.aware_turn is None}
-    latent_index = TextIndex(list(latent), list(latent.values()))
-    last_turn = engine.turn or 0
+def _build(engine: Engine, view: _View, said: Said, tagged: list[tuple[str, set[str]]]) -> Proposal:
+    claims, index, problems, last_turn = view.claims, view.index, view.problems, view.last_turn
+    latent = set(view.latent.keys)  # brought into awareness at most once per utterance
     alloc = IdAllocator(engine.state.props)
 
     def target(text: str, *, allow: set[str], prefer_weakened: bool = False) -> str | None:
@@ -154,11 +172,9 @@ def _build(engine: Engine, said: Said, tagged: list[tuple[str, set[str]]]) -> Pr
     whole = said.text
     for sentence, labels in tagged:
         if "expand_awareness" in labels:
-            hit = latent_index.best(sentence)
+            hit = view.latent.best(sentence, latent)
             claim = hit[0] if hit and hit[1] >= LATENT_THRESHOLD else alloc.fresh(PREFIX["expand_awareness"])
-            if claim in latent:
-                latent.pop(claim)
-                latent_index = TextIndex(list(latent), list(latent.values()))
+            latent.discard(claim)
             ops["expand_awareness"].append({"op": "expand_awareness", "claim": claim, "text": sentence})
         if "observe" in labels:
             hit = index.best(sentence, declared)
@@ -182,7 +198,7 @@ def _build(engine: Engine, said: Said, tagged: list[tuple[str, set[str]]]) -> Pr
         for op in ("support", "undermine", "revise", "resolve"):
             if op not in labels:
                 continue
-            allow = (standing & discussed) if op in ("support", "resolve") else live
+            allow = (standing & discussed) if op == "support" else live
             goal = target(f"{sentence} {whole}", allow=allow, prefer_weakened=op == "revise")
             if goal is None or any(o["target"] == goal for o in ops[op]):
                 continue
@@ -198,10 +214,9 @@ def _build(engine: Engine, said: Said, tagged: list[tuple[str, set[str]]]) -> Pr
                 by = (new_hypotheses or new_observations or [None])[-1]
                 if by is not None:
                     entry["by"] = by
-            elif op == "resolve" and not (claims[goal].standing in GOOD_STANDING and not engine.state.attackers.get(
-                    engine.state.claimants[goal][-1])):
+            elif op == "resolve":  # consensual or a decision: the rules decide, and name the decision
                 assumptions = [k for k, c in claims.items() if c.kind == "assumption" and k in standing]
-                entry.update(claim=alloc.fresh(PREFIX["resolve"]), text=sentence, assumptions=assumptions)
+                entry.update(text=sentence, assumptions=assumptions)
             ops[op].append(entry)
     result = [op for name in _ORDER[:3] for op in ops[name]]
     flags = [False] * len(result)

@@ -30,16 +30,28 @@ def default_interpreter() -> str:
     return "llm" if endpoint_configured() else "rules"
 
 
-def make_interpreter(name: str, *, call_log: str | Path | None = None, **llm: object) -> Interpreter:
-    """An interpreter by name; ``llm`` holds LLMConfig fields (None: from the environment or default)."""
+def make_interpreter(name: str, *, call_log: str | Path | None = None, overwrite: bool = False,
+                     **llm: object) -> Interpreter:
+    """An interpreter by name; ``llm`` holds LLMConfig fields (None: from the environment or default).
+
+    ``overwrite`` starts the call log afresh instead of continuing it; call
+    ``check_output`` first, so that a refused run leaves no call log behind.
+    """
     if name == "rules":
         return RuleInterpreter()
     if name == "replay":
         return ReplayInterpreter()
     if name == "llm":
         config = LLMConfig.from_env(**llm)
-        return LLMInterpreter(config, CallLog(call_log) if call_log is not None else None)
+        return LLMInterpreter(config, CallLog(call_log, overwrite) if call_log is not None else None)
     raise InputError(f"unknown interpreter {name!r} (one of {', '.join(INTERPRETERS)})")
+
+
+def check_output(log: str | Path, overwrite: bool) -> None:
+    """Refuse to replace a non-empty event log unless ``overwrite``."""
+    log = Path(log)
+    if not overwrite and log.exists() and log.stat().st_size > 0:
+        raise InputError(f"{log} exists; pass --force to overwrite it")
 
 
 @dataclass
@@ -52,22 +64,22 @@ class RunSummary:
 def interpret_file(transcript: str | Path, interpreter: Interpreter, log: str | Path, *,
                    header: Header | None = None, overwrite: bool = False,
                    on_turn: Callable[[Engine, TurnResult], None] | None = None) -> RunSummary:
-    """Interpret ``transcript`` into a new event log at ``log``; returns counts."""
-    t = read_transcript(transcript, header)
-    log = Path(log)
-    if log.exists() and log.stat().st_size > 0:
-        if not overwrite:
-            raise InputError(f"{log} exists; pass --force to overwrite it")
-        log.unlink()
+    """Interpret ``transcript`` into a new event log at ``log``; returns counts.
+
+    The run owns ``interpreter``: it is closed when the run ends, however it ends.
+    """
     summary = RunSummary()
-    with Engine(t.header, log=log) as engine:
-        try:
+    try:
+        t = read_transcript(transcript, header)
+        check_output(log, overwrite)
+        Path(log).unlink(missing_ok=True)
+        with Engine(t.header, log=log) as engine:
             for result in interpret(engine, interpreter, t.turns):
                 summary.turns += 1
                 summary.unclassified += result.unclassified
                 summary.reprompted += bool(result.rejections)
                 if on_turn is not None:
                     on_turn(engine, result)
-        finally:
-            interpreter.close()
+    finally:
+        interpreter.close()
     return summary

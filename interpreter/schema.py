@@ -5,7 +5,7 @@ make (``OperationRegistry.specs``), so an operation added by a rule file is
 understood here too.  They differ from the event-log models in three ways:
 
 * ids may be *new-claim references* (``#1``, ``#2``): the Interpreter names a
-  claim it introduces, and ``ids.py`` gives it a fresh id;
+  claim it introduces, and ``proposal.py`` gives it a fresh id;
 * an operation with a ``by`` field may give ``evidence`` (text) instead: a
   new observation carrying that text is created for it;
 * fields an operation does not have are ignored (models add commentary).

@@ -10,7 +10,7 @@ its text and no operations, and the conversation goes on: nothing is lost.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from grounded.engine import Engine, Update
@@ -42,6 +42,7 @@ class TurnResult:
 
 
 def utterance(said: Said, proposal: Proposal) -> dict:
+    """The event-log line of ``said`` with ``proposal``'s operations (and its labels, if any)."""
     u = {"turn": said.turn, "speaker": said.speaker, "text": said.text, "ops": proposal.ops}
     if proposal.labels:
         u["labels"] = proposal.labels
@@ -70,18 +71,14 @@ def interpret_turn(engine: Engine, interpreter: Interpreter, said: Said) -> Turn
     reason = "; ".join(str(v) for v in feedback) if feedback else "the interpreter gave up"
     exchange.unclassified(reason)
     try:
-        update = engine.apply({"turn": said.turn, "speaker": said.speaker, "text": said.text, "ops": []})
+        update = engine.apply(utterance(said, Proposal([])))
     except PreconditionError as exc:
         raise InputError(f"turn {said.turn}: the utterance cannot be recorded even without operations: "
                          + "; ".join(v.message for v in exc.violations)) from exc
     return TurnResult(said, update, None, rejections)
 
 
-def interpret(engine: Engine, interpreter: Interpreter, turns: list[Said],
-              on_turn: Callable[[TurnResult], None] | None = None) -> Iterator[TurnResult]:
+def interpret(engine: Engine, interpreter: Interpreter, turns: list[Said]) -> Iterator[TurnResult]:
     """Interpret a transcript turn by turn into ``engine`` (whose log, if any, records each)."""
     for said in turns:
-        result = interpret_turn(engine, interpreter, said)
-        if on_turn is not None:
-            on_turn(result)
-        yield result
+        yield interpret_turn(engine, interpreter, said)

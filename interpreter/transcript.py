@@ -20,9 +20,8 @@ from pydantic import ValidationError
 from grounded.errors import InputError
 from grounded.eventlog import describe_validation_error, read_log
 from grounded.model import Header
-from grounded.scenario import Scenario, ScenarioTurn
+from grounded.scenario import SCENARIO_SUFFIXES, Scenario, ScenarioTurn
 
-SCENARIO_SUFFIXES = (".yaml", ".yml")
 _LINE = re.compile(r"^\s*([^:]{1,80}?)\s*:\s*(.+?)\s*$")
 
 

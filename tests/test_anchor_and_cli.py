@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from grounded import Engine
+from grounded.cli import DEMO_VERDICT
 from grounded.interpreter.anchor import THRESHOLD, AnchorIndex, anchor, verify_text
 from grounded.scenario import Scenario, run
 
@@ -21,10 +22,11 @@ ACTUAL = "Roll back the token refresh change; its retry storm is exhausting the 
 UNKNOWN = "The moon is made of cheese."
 
 
-def grounded(*args: str) -> subprocess.CompletedProcess:
+def grounded(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """The CLI as a user runs it, with no endpoint configured (so offline)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
     return subprocess.run([sys.executable, "-m", "grounded", *map(str, args)], capture_output=True, text=True,
-                          timeout=120, env=env)
+                          timeout=120, env=env, cwd=cwd)
 
 
 @pytest.fixture(scope="module")
@@ -57,6 +59,20 @@ def test_verify_text_grounded_ungrounded_abstain(phase2):
     assert none.status == "no_anchor" and none.anchor is None and none.to_json()["claim"] is None
 
 
+def test_one_index_verifies_many_texts_as_verify_text_does(phase2):
+    index = AnchorIndex(phase2, at=6)
+    for text in (STALE, ACTUAL, UNKNOWN):
+        assert index.verify(text) == verify_text(phase2, text, at=6)
+
+
+def test_a_declared_proposition_nobody_claims_anchors_but_is_not_rejected_as_stale():
+    engine = Engine({"agents": {"a": {}}, "props": [{"id": "may", "text": "The launch date moved to May."}]})
+    tv = verify_text(engine, "The launch date moved to May.")
+    assert tv.anchor.claim == "may" and tv.verification is not None and tv.status == "no_anchor"
+    assert DEMO_VERDICT[tv.status] == "abstain"  # what `grounded demo` says of it (not "reject (stale)")
+    assert set(DEMO_VERDICT) == {"grounded", "ungrounded", "no_anchor"}
+
+
 def test_cli_verify_text_json():
     stale = json.loads(grounded("verify", PHASE2, "--text", STALE, "--json").stdout)
     assert stale["anchor"] == "h2" and stale["grounded"] is False and stale["reason"] == "h2 abandoned at T9 by o9"
@@ -84,8 +100,7 @@ def test_cli_verify_text_json():
     (["interpret", PHASE2, "-o", "x.jsonl", "-i", "telepathy"], "unknown interpreter 'telepathy'"),
 ])
 def test_cli_errors_are_one_line(args, message, tmp_path):
-    result = subprocess.run([sys.executable, "-m", "grounded", *map(str, args)], capture_output=True, text=True,
-                            timeout=120, cwd=tmp_path)
+    result = grounded(*args, cwd=tmp_path)
     assert result.returncode == 2 and message in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
 
@@ -127,3 +142,42 @@ def test_cli_interpret_a_plain_transcript_with_a_header(tmp_path):
     assert result.returncode == 0, result.stderr
     assert "T2 carol: expand_awareness" in result.stdout
     assert Engine.load(log).verify("mis_monitor").grounded
+
+
+REJECTING = """\
+grounded: 1
+agents: {alice: {}}
+props: [{id: secret, text: "The launch date moved to May.", aware: false}]
+turns:
+  - turn: 1
+    speaker: alice
+    text: "The launch date moved to May."
+    labels: [observe]
+    ops: [{op: observe, claim: secret}]
+    expect:
+      - rejected: [observe_unaware]
+  - turn: 2
+    speaker: alice
+    text: "Wait: the launch date moved to May."
+    labels: [expand_awareness]
+    ops: [{op: expand_awareness, claim: secret}]
+  - turn: 3
+    speaker: alice
+    text: "So the beta slips with the launch date."
+    labels: [hypothesize]
+    ops: [{op: hypothesize, claim: h1, deps: [secret], text: "The beta slips with the launch date."}]
+"""
+
+
+def test_cli_score_against_a_scenario_with_a_turn_expecting_its_rejection(tmp_path):
+    gold = tmp_path / "reject.yaml"
+    gold.write_text(REJECTING)
+    log = tmp_path / "x.jsonl"
+    assert grounded("interpret", gold, "-i", "replay", "-o", log).returncode == 0
+    result = grounded("score", log, "--gold", gold, "--json")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert [t["turn"] for t in data["classification"]["turns"]] == [1, 2, 3]
+    assert (data["dependencies"]["gold"], data["dependencies"]["f1"]) == (1, 1.0)  # h1 -> secret
+    two = json.loads(grounded("score", log, "--gold", gold, "--turns", "1-2", "--json").stdout)
+    assert two["dependencies"]["gold"] == 0  # scored up to T2: h1 is not there yet

@@ -66,6 +66,9 @@ def test_the_flag_of_the_paper(phase3):
     assert context.flag(engine, "alpha16") == ("hypothesis alpha16 no longer grounded; weakened at T17 by alpha17; "
                                                "depends on a1, a2, a3")
     assert context.flag(engine, "nothing") is None
+    for claim, at in (("alpha18", None), ("alpha18", 19), ("alpha16", None), ("nothing", None)):
+        v = engine.verify(claim, at)  # a caller's own Verification gives the same flag
+        assert context.flag(engine, claim, at, v) == context.flag(engine, claim, at)
 
 
 def test_state_rendering_shows_standing_groundedness_and_awareness():

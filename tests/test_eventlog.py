@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from grounded import Engine, InputError, LogError, PreconditionError
+from grounded.eventlog import header_json
+from grounded.model import Header
+from grounded.scenario import Scenario
 
 from .conftest import TEAM, hyp, obs
 
@@ -133,3 +137,13 @@ def test_bad_headers_and_encodings(tmp_path, content, message):
 def test_a_missing_log(tmp_path):
     with pytest.raises(InputError, match="cannot read the event log"):
         Engine.load(tmp_path / "nope.jsonl")
+
+
+def test_the_header_line_names_a_world_only_when_there_is_one():
+    plain = header_json(Header.model_validate({"agents": {"a": {}}, "props": [{"id": "p", "text": "P."}]}))
+    assert list(plain)[0] == "grounded" and "world" not in plain
+    assert Header.model_validate(plain) == Header.model_validate({"agents": {"a": {}}, "props": [{"id": "p",
+                                                                                                  "text": "P."}]})
+    with_world = Scenario.load(Path(__file__).resolve().parent.parent / "scenarios" / "phase2.yaml").header
+    line = header_json(with_world)
+    assert "world" in line and Header.model_validate(line) == with_world

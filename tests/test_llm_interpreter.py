@@ -10,9 +10,11 @@ import sys
 import pytest
 
 from grounded import Engine
+from grounded.errors import InputError
 from grounded.interpreter.calllog import CallLog, read_call_log
 from grounded.interpreter.llm import LLMConfig, LLMInterpreter
 from grounded.interpreter.prompts import PROMPTS
+from grounded.interpreter.runner import interpret_file
 from grounded.interpreter.session import interpret, interpret_turn
 from grounded.interpreter.transcript import Said
 
@@ -229,20 +231,58 @@ def test_config_from_the_environment(monkeypatch):
     monkeypatch.delenv("GROUNDED_MODEL")
     with pytest.raises(Exception, match="no model: set GROUNDED_MODEL"):
         LLMConfig.from_env()
+    for make in (lambda: LLMConfig(model="m", condition="verbose"),
+                 lambda: LLMConfig.from_env(model="m", condition="verbose")):
+        with pytest.raises(InputError, match="unknown condition 'verbose' \\(one of minimal, definitions, state\\)"):
+            make()
+
+
+def interpret_cli(server, tmp_path, *extra: str) -> subprocess.CompletedProcess:
+    """``grounded interpret`` of a two-line transcript into talk.jsonl through the server."""
+    transcript = tmp_path / "talk.txt"
+    transcript.write_text("Carol: Auth failures are up. Why?\n\n# a comment\nBob: Maybe sessions expire.\n")
+    return subprocess.run([sys.executable, "-m", "grounded", "interpret", transcript, "-i", "llm", "--model", "m",
+                           "--base-url", server.url, "--condition", "state", "-o", tmp_path / "talk.jsonl", *extra],
+                          capture_output=True, text=True, timeout=120,
+                          env={k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")})
+
+
+TWO_ANSWERS = (reply(OBSERVE_AND_ASK), reply(ops({"op": "hypothesize", "claim": "#1", "deps": ["o1"],
+                                                  "explains": ["q1"]})))
 
 
 def test_the_cli_interprets_a_transcript_through_the_server(server, tmp_path):
-    transcript = tmp_path / "talk.txt"
-    transcript.write_text("Carol: Auth failures are up. Why?\n\n# a comment\nBob: Maybe sessions expire.\n")
-    server.push(reply(OBSERVE_AND_ASK),
-                reply(ops({"op": "hypothesize", "claim": "#1", "deps": ["o1"], "explains": ["q1"]})))
+    server.push(*TWO_ANSWERS)
     log = tmp_path / "talk.jsonl"
-    result = subprocess.run([sys.executable, "-m", "grounded", "interpret", transcript, "-i", "llm", "--model", "m",
-                             "--base-url", server.url, "--condition", "state", "-o", log],
-                            capture_output=True, text=True, timeout=120,
-                            env={k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")})
+    result = interpret_cli(server, tmp_path)
     assert result.returncode == 0, result.stderr
     assert "T1 carol: observe, question" in result.stdout and "T2 bob: hypothesize" in result.stdout
     assert "0 unclassified" in result.stdout
     assert [c["outcome"] for c in read_call_log(tmp_path / "talk.calls.jsonl")] == ["accepted", "accepted"]
     assert Engine.load(log).verify("h1").grounded
+
+
+def test_the_call_log_is_kept_refused_or_replaced_with_its_event_log(server, tmp_path):
+    calls_path = tmp_path / "talk.calls.jsonl"
+    server.push(*TWO_ANSWERS)
+    assert interpret_cli(server, tmp_path).returncode == 0
+    first = calls_path.read_text()
+    assert len(read_call_log(calls_path)) == 2
+    refused = interpret_cli(server, tmp_path)
+    assert refused.returncode == 2 and "exists; pass --force" in refused.stderr
+    assert calls_path.read_text() == first  # a refused run touches neither log
+    server.push(*TWO_ANSWERS)
+    assert interpret_cli(server, tmp_path, "--force").returncode == 0
+    assert [c["outcome"] for c in read_call_log(calls_path)] == ["accepted", "accepted"]  # the old calls are gone
+    assert len(server.requests) == 4
+    calls_path.unlink()
+    assert interpret_cli(server, tmp_path).returncode == 2
+    assert not calls_path.exists()  # refused before the call log was opened
+
+
+def test_a_run_that_cannot_read_its_transcript_still_closes_the_interpreter(server, tmp_path):
+    interp = LLMInterpreter(LLMConfig(model="scripted", base_url=server.url), CallLog(tmp_path / "calls.jsonl"))
+    with pytest.raises(InputError, match="cannot read the transcript"):
+        interpret_file(tmp_path / "missing.txt", interp, tmp_path / "out.jsonl")
+    assert interp.client.is_closed() and interp.call_log._file.closed
+    assert not (tmp_path / "out.jsonl").exists()

@@ -62,6 +62,20 @@ def test_rules_link_to_the_state_by_similarity():
     engine.close()
 
 
+def test_each_latent_proposition_comes_into_awareness_once_per_utterance():
+    share = "So the disk alert is really about the network share, not the local disk."
+    dns = "And the timeouts are really about DNS resolution, not the database."
+    header = {"agents": {"a": {}}, "props": [
+        {"id": "share", "aware": False, "text": "The disk alert comes from the network share, not the local disk."},
+        {"id": "dns", "aware": False, "text": "The timeouts come from DNS resolution, not the database."}]}
+    with Engine(header) as engine:
+        both = interpret_turn(engine, RuleInterpreter(), Said(1, "a", f"{share} {dns}"))
+        assert [op["claim"] for op in both.proposal.ops] == ["share", "dns"]
+    with Engine(header) as engine:  # the second restatement cannot bring `share` in again: a new proposition
+        twice = interpret_turn(engine, RuleInterpreter(), Said(1, "a", f"{share} {share}"))
+        assert [op["claim"] for op in twice.proposal.ops] == ["share", "x1"] and not twice.rejections
+
+
 def test_a_restated_hypothesis_is_support_and_rejected_operations_are_dropped():
     engine = Engine({"agents": {"a": {}, "b": {}}})
     rules = RuleInterpreter()
@@ -76,6 +90,36 @@ def test_a_restated_hypothesis_is_support_and_rejected_operations_are_dropped():
     assert result.proposal is not None and result.labels == []
     engine.close()
     engine2.close()
+
+
+def checkout_team() -> Engine:
+    engine = Engine({"agents": {"ann": {}, "ben": {"authority": True}}})
+    engine.apply({"turn": 1, "speaker": "ann", "ops": [
+        {"op": "observe", "claim": "o1", "text": "Checkout page timeouts for every user."}]})
+    engine.apply({"turn": 2, "speaker": "ben", "ops": [
+        {"op": "hypothesize", "claim": "h1", "deps": ["o1"], "explains": ["o1"],
+         "text": "The payment gateway is timing out the checkout page."}]})
+    return engine
+
+
+def test_the_rules_decide_whether_a_resolve_is_consensual_and_name_the_decision():
+    rules = RuleInterpreter()
+    with checkout_team() as engine:  # h1 stands and nobody is against it: consensual, no decision argument
+        agreed = interpret_turn(engine, rules, Said(3, "ann", "Agreed, the payment gateway is timing out the "
+                                                              "checkout page."))
+        assert agreed.labels == ["resolve"] and "claim" not in agreed.proposal.ops[0]
+        assert engine.standing("h1") == "resolved" and [r.claim for r in engine.state.args] == ["o1", "h1"]
+    with checkout_team() as engine:  # h1 weakened by ann's evidence: only an authority decides, over her dissent
+        engine.apply({"turn": 3, "speaker": "ann", "ops": [
+            {"op": "observe", "claim": "o2", "text": "The gateway dashboard shows no timeouts."},
+            {"op": "undermine", "target": "h1", "by": "o2"}]})
+        decided = "Decided: we go with the payment gateway timing out the checkout page."
+        refused = interpret_turn(engine, rules, Said(4, "ann", decided))
+        assert refused.rejections[0][0].code == "resolve_no_authority" and refused.labels == []
+        result = interpret_turn(engine, rules, Said(5, "ben", decided))
+        assert result.labels == ["resolve"] and "claim" not in result.proposal.ops[0]
+        assert engine.arguments("decide_h1")[0].kind == "decision"  # named by decision_claim/2
+        assert engine.dissent() == {"decide_h1": ["ann"]} and engine.verify("decide_h1").grounded
 
 
 @pytest.mark.parametrize("scenario,floor", [(PHASE2, 0.7), (PHASE3, 0.45)])
