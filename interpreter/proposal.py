@@ -80,10 +80,20 @@ class IdAllocator:
         return ident
 
 
+def id_allocator(engine: Engine) -> IdAllocator:
+    """Fresh ids for new claims: none the state knows, and none the world model gives
+    a meaning to (a defined formula or an atom), which the new claim would silently
+    stand for."""
+    taken = set(engine.state.props)
+    if engine.world is not None:
+        taken |= set(engine.world.defs) | engine.world.declaration.all_atoms()
+    return IdAllocator(taken)
+
+
 def assign_ids(engine: Engine, ops: list[ResponseOp]) -> Proposal:
     """Give introduced claims fresh ids and expand ``evidence``; see the module docstring."""
     known = set(engine.state.props)
-    alloc = IdAllocator(known)
+    alloc = id_allocator(engine)
     rename: dict[str, str] = {}
     for op in ops:
         claim = getattr(op, "claim", None)

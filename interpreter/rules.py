@@ -33,7 +33,7 @@ from grounded.model import GOOD_STANDING
 
 from .base import Exchange, Interpreter
 from .cues import cues, sentences
-from .proposal import PREFIX, IdAllocator, Proposal
+from .proposal import PREFIX, Proposal, id_allocator
 from .similarity import TextIndex
 from .texts import claim_texts
 from .transcript import Said
@@ -148,7 +148,7 @@ def _propose(engine: Engine, said: Said) -> Proposal:
 def _build(engine: Engine, view: _View, said: Said, tagged: list[tuple[str, set[str]]]) -> Proposal:
     claims, index, problems, last_turn = view.claims, view.index, view.problems, view.last_turn
     latent = set(view.latent.keys)  # brought into awareness at most once per utterance
-    alloc = IdAllocator(engine.state.props)
+    alloc = id_allocator(engine)
 
     def target(text: str, *, allow: set[str], prefer_weakened: bool = False) -> str | None:
         best, best_score = None, LINK_THRESHOLD

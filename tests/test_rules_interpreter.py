@@ -168,3 +168,14 @@ def test_transcripts(tmp_path):
     path.write_text("Ann: fine\nthis line has no speaker\n")
     with pytest.raises(InputError, match=r"t.txt:2: expected `speaker: text`"):
         read_transcript(path)
+
+
+def test_fresh_ids_avoid_the_names_a_world_model_gives_meaning_to():
+    """Phase 2 declares formulas for h1, h2, ...: a new hypothesis must not silently become one."""
+    from grounded import Engine
+    from grounded.interpreter.proposal import id_allocator
+
+    engine = Engine({"agents": {"ann": {}},
+                     "world": {"atoms": ["p"], "formulas": {"h1": "p", "o1": "p"}, "background": ["h2 -> p"]}})
+    alloc = id_allocator(engine)
+    assert [alloc.fresh("h"), alloc.fresh("o")] == ["h3", "o2"]
