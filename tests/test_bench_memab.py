@@ -12,7 +12,8 @@ import pytest
 from grounded.bench.memab.facts import FactParseError, parse_fact
 from grounded.bench.memab.questions import parse_single_hop, relation_cues
 from grounded.bench.memab.reader import ActiveStore
-from grounded.bench.memab.stream import Stream, ingest, larger_serial_wins
+from grounded.bench.memab.stream import Stream, ingest, larger_serial_wins, load_stream
+from grounded.errors import InputError
 
 from .bench_helpers import DATA, bench, needs_data
 
@@ -100,6 +101,26 @@ def test_ingestion_supersedes_through_the_engine_and_matches_larger_serial_wins(
                                   "United Kingdom")
     finally:
         ingested.engine.close()
+
+
+def _memab_file(root, hop: str, facts: list[str]) -> None:
+    record = {"sessions": [{"date": str(i), "turns": [t]} for i, t in enumerate(facts)],
+              "probing_queries": {f"{hop}1": {"q": "Who is the author of Emma?", "gold": "Jane Austen"}}}
+    (root / "memab-fc").mkdir(exist_ok=True)
+    (root / "memab-fc" / f"mab_fc_{hop}_6k.json").write_text(json.dumps([record]))
+
+
+def test_both_question_files_must_carry_the_same_stream(tmp_path):
+    facts = ["The author of Emma is Jane Austen.", "Jane Austen is a citizen of United Kingdom."]
+    _memab_file(tmp_path, "sh", facts)
+    _memab_file(tmp_path, "mh", facts)
+    stream = load_stream(tmp_path, "6k")
+    assert [f.object for f in stream.facts] == ["Jane Austen", "United Kingdom"]
+    assert [q.qid for q in stream.questions["mh"]] == ["mh1"]
+    _memab_file(tmp_path, "mh", [facts[0], "Jane Austen is a citizen of France."])
+    with pytest.raises(InputError, match=r"mab_fc_mh_6k\.json: its fact stream differs from the one in "
+                                         r"mab_fc_sh_6k\.json"):
+        load_stream(tmp_path, "6k")
 
 
 @needs_data
