@@ -131,7 +131,7 @@ def run_scenario(sc: Scenario) -> ScenarioResult:
             recomputed = False
             if held is None or held[0] != literal or flagged:
                 ops = []
-                if held is not None and engine.standing(held[0]) in ("active", "resolved"):
+                if held is not None:  # the rules decide whether it can be revised (apply raises if not)
                     ops.append({"op": "revise", "target": held[0]})
                 held = None
                 if literal is not None:
