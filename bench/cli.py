@@ -101,7 +101,7 @@ Items = Annotated[Path | None, typer.Option("--items", help="Verifier items (def
 
 @bench_app.command()
 def verify(out: Out = DEFAULT_OUT, items: Items = None, quick: Quick = False) -> None:
-    """Direct verifier test on Phase 2: per-category accuracy of Verify by claim (and by text when available)."""
+    """Direct verifier test on Phase 2: per-category accuracy of Verify by claim and by text (anchored)."""
     from . import verifier
     from .report import write
 
