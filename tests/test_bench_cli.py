@@ -96,4 +96,8 @@ def test_latency_quick_run(tmp_path):
     rows = {(r["regime"], r["k"]): r for r in result["rows"]}
     assert set(rows) == {(g, k) for g in ("naive", "bounded") for k in (13, 100, 500)}
     assert rows[("naive", 500)]["replay_us"] > rows[("naive", 13)]["replay_us"]
+    for r in rows.values():  # per answer size, as the interleaved benchmark reports them
+        assert r["none_queries"] + r["one_queries"] <= 20
+        assert (r["none_us"] is None) == (r["none_queries"] == 0) and (r["one_us"] is None) == (r["one_queries"] == 0)
+    assert {g["to_k"] for g in result["growth"].values()} == {500} and "none" in result["growth"]["naive"]
     assert (tmp_path / "latency.png").read_bytes()[:4] == b"\x89PNG"
