@@ -205,7 +205,7 @@ def run(quick: bool = False, soak_runs: int = 8, py_arg_limit: float = 30.0, see
                 limit = None  # larger frameworks would only time out too
             log(f"done: frameworks n={n} cyclic={cyclic}")
     runs, utterances, rejected, seconds = soak(2 if quick else soak_runs, 150 if quick else 400)
-    return {"command": "crosscheck", "quick": quick, "checks": checks, "frameworks": frameworks,
+    return {"quick": quick, "checks": checks, "frameworks": frameworks,
             "soak": {"conversations": runs, "utterances": utterances, "rejected": rejected, "seconds": seconds}}
 
 
