@@ -6,11 +6,14 @@ figures into ``--out``, prints the Markdown tables, and shows rich progress
 bars on stderr.  ``--quick`` is a small smoke run (the tests use it).  The
 heavy modules (scikit-learn, scipy, matplotlib, clingo grounding of thousands
 of formulas) are imported inside the commands, so ``grounded --help`` stays fast.
+Only matplotlib is optional (the ``bench`` extra); the commands that draw
+figures check for it first.
 """
 
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -29,15 +32,22 @@ Quick = Annotated[bool, typer.Option("--quick", help="A small smoke run (a few i
 DEFAULT_OUT = Path("bench-results")
 
 
-def _require(*modules: str) -> None:
-    missing = [m for m in modules if importlib.util.find_spec(m) is None]
-    if missing:
-        raise InputError(f"grounded bench needs {', '.join(missing)}: install the bench extra "
+def _require_matplotlib() -> None:
+    """matplotlib is the one optional dependency (the bench extra): say so before any work is done."""
+    if importlib.util.find_spec("matplotlib") is None:
+        raise InputError("grounded bench needs matplotlib for its figures: install the bench extra "
                          "(pip install 'grounded[bench]')")
 
 
-def _finish(markdown: str, paths: list[Path]) -> None:
-    stdout.print(markdown, markup=False)
+def _publish(out: Path, name: str, result: dict, markdown: Callable[[dict], str],
+             figures: Callable[[dict, Path], list[Path]] | None = None) -> None:
+    """Write ``name.json`` (with the command's name), ``name.md`` and the figures; print the tables and paths."""
+    from .report import write
+
+    result["command"] = name
+    md = markdown(result)
+    paths = write(out, name, result, md) + (figures(result, out) if figures else [])
+    stdout.print(md, markup=False)
     stdout.print()
     for path in paths:
         stdout.print(f"wrote {path}", markup=False)
@@ -55,11 +65,11 @@ def memab(
     workers: Annotated[int, typer.Option(help="Concurrent LLM requests.")] = 4,
 ) -> None:
     """MemAB-FC: native ingestion, supersessions, recall@50 and stale rate per arm, tokens, readers."""
-    _require("sklearn", "scipy", "matplotlib", "numpy")
+    _require_matplotlib()
     from . import llm as llm_mod
     from .datasets import MEMAB, MEMAB_LENGTHS, resolve_data_dir
     from .memab import run as memab_run
-    from .report import progress, stderr, write
+    from .report import progress, stderr
 
     root = resolve_data_dir(data, MEMAB)
     chosen = tuple(s.strip().lower() for s in lengths.split(",") if s.strip())
@@ -74,26 +84,21 @@ def memab(
     settings = memab_run.Settings(lengths=chosen, questions=questions, llm=config, workers=workers)
     with progress() as prog:
         result = memab_run.run(root, settings, prog)
-    result["command"] = "memab"
-    md = memab_run.markdown(result)
-    paths = write(out, "memab", result, md) + memab_run.figures(result, out)
-    _finish(md, paths)
+    _publish(out, "memab", result, memab_run.markdown, memab_run.figures)
 
 
 @bench_app.command()
 def reviseqa(data: Data = None, out: Out = DEFAULT_OUT, quick: Quick = False) -> None:
     """ReviseQA: edits as Revise/Observe, Dep from clingo cores, accuracy@k of the clingo entailment reader."""
-    _require("matplotlib")
+    _require_matplotlib()
     from .datasets import REVISEQA, resolve_data_dir
-    from .report import progress, write
+    from .report import progress
     from .reviseqa import run as rq
 
     root = resolve_data_dir(data, REVISEQA)
     with progress() as prog:
         result = rq.run(root, quick=quick, prog=prog)
-    result["command"] = "reviseqa"
-    md = rq.markdown(result)
-    _finish(md, write(out, "reviseqa", result, md) + rq.figures(result, out))
+    _publish(out, "reviseqa", result, rq.markdown, rq.figures)
 
 
 Items = Annotated[Path | None, typer.Option("--items", help="Verifier items (default: the packaged Phase 2 set).")]
@@ -101,17 +106,13 @@ Items = Annotated[Path | None, typer.Option("--items", help="Verifier items (def
 
 @bench_app.command()
 def verify(out: Out = DEFAULT_OUT, items: Items = None, quick: Quick = False) -> None:
-    """Direct verifier test on Phase 2: per-category accuracy of Verify by claim (and by text when available)."""
+    """Direct verifier test on Phase 2: per-category accuracy of Verify by claim and by text (anchored)."""
     from . import verifier
-    from .report import write
 
     chosen = verifier.load_items(items)
     if quick:
         chosen = [i for k, i in enumerate(chosen) if k % 5 == 0]
-    result = verifier.run(chosen)
-    result["command"] = "verify"
-    md = verifier.markdown(result)
-    _finish(md, write(out, "verify", result, md))
+    _publish(out, "verify", verifier.run(chosen), verifier.markdown)
 
 
 @bench_app.command()
@@ -122,10 +123,10 @@ def noise(
     seeds: Annotated[int, typer.Option(help="Seeds per epsilon.")] = 10,
 ) -> None:
     """Noise diagnostic: Verify under dependency-edge drop, edge add and status corruption, eps in [0, 0.8]."""
-    _require("matplotlib")
+    _require_matplotlib()
     from . import noise as noise_mod
     from . import verifier
-    from .report import progress, write
+    from .report import progress
 
     chosen = verifier.load_items(items)
     epsilons = noise_mod.EPSILONS
@@ -133,9 +134,7 @@ def noise(
         seeds, epsilons = min(seeds, 2), (0.0, 0.4, 0.8)
     with progress() as prog:
         result = noise_mod.run(chosen, seeds=seeds, epsilons=epsilons, prog=prog)
-    result["command"] = "noise"
-    md = noise_mod.markdown(result)
-    _finish(md, write(out, "noise", result, md) + noise_mod.figures(result, out))
+    _publish(out, "noise", result, noise_mod.markdown, noise_mod.figures)
 
 
 @bench_app.command()
@@ -147,11 +146,10 @@ def crosscheck(
 ) -> None:
     """grounded check at 100-2,000 turns (one shot vs turn by turn); preferred extensions vs PyArg; a soak."""
     from . import crosscheck as cc
-    from .report import stderr, write
+    from .report import stderr
 
     result = cc.run(quick, soak, py_arg_limit, log=lambda line: stderr.print(line, markup=False))
-    md = cc.markdown(result)
-    _finish(md, write(out, "crosscheck", result, md))
+    _publish(out, "crosscheck", result, cc.markdown)
 
 
 @bench_app.command("del")
@@ -173,15 +171,13 @@ def latency(
     queries: Annotated[int, typer.Option(help="Queries per seed.")] = 200,
 ) -> None:
     """Latency figure: per-query Affected* against history replay over K, medians over seeds."""
-    _require("matplotlib")
+    _require_matplotlib()
     from . import latency_figure as lat
-    from .report import progress, write
+    from .report import progress
 
     ks, repeat = lat.KS, 200
     if quick:
         seeds, queries, repeat, ks = 1, 20, 20, (13, 100, 500)
     with progress() as prog:
         result = lat.run(seeds=seeds, queries=queries, repeat=repeat, ks=ks, prog=prog)
-    result["command"] = "latency"
-    md = lat.markdown(result)
-    _finish(md, write(out, "latency", result, md) + lat.figures(result, out))
+    _publish(out, "latency", result, lat.markdown, lat.figures)

@@ -41,12 +41,6 @@ CHECK_KS = (100, 1000, 2000)
 AF_SIZES = (25, 50, 100, 1000, 10_000)
 
 
-def write_log(history: list[dict], path: Path) -> None:
-    with Engine(HEADER, log=path) as engine:
-        for u in history:
-            engine.apply(u)
-
-
 def timed(fn) -> tuple[float, object]:
     start = time.perf_counter()
     value = fn()
@@ -54,14 +48,14 @@ def timed(fn) -> tuple[float, object]:
 
 
 def measure_check(k: int, seed: int, incremental_total: bool, tail: int = 20) -> dict:
-    conv = build(k, "naive", seed)
-    history = conv.history
-    conv.engine.close()
     header = Header.model_validate(HEADER)
-    registry = Engine(header).registry
+    with Engine(header) as engine:
+        registry = engine.registry
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "log.jsonl"
-        write_log(history, path)
+        conv = build(k, "naive", seed, log=path)
+        history = conv.history
+        conv.engine.close()
         check_seconds, report = timed(lambda: check(path))
     assert report.ok, report.mismatches[:5]
 
@@ -211,7 +205,7 @@ def run(quick: bool = False, soak_runs: int = 8, py_arg_limit: float = 30.0, see
                 limit = None  # larger frameworks would only time out too
             log(f"done: frameworks n={n} cyclic={cyclic}")
     runs, utterances, rejected, seconds = soak(2 if quick else soak_runs, 150 if quick else 400)
-    return {"command": "crosscheck", "quick": quick, "checks": checks, "frameworks": frameworks,
+    return {"quick": quick, "checks": checks, "frameworks": frameworks,
             "soak": {"conversations": runs, "utterances": utterances, "rejected": rejected, "seconds": seconds}}
 
 

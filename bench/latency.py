@@ -14,18 +14,21 @@ over several seeds, it measures:
 Each per-query figure is a loop of ``--repeat`` calls divided by the count
 (sub-microsecond calls cannot be timed one by one); the table reports medians
 over all queries of all seeds.  The conversations of every K for one seed are
-built first and their queries timed in turn, so the machine's drift falls on
-every K alike and the ratios between K stay meaningful.  Run:  python -m grounded.bench.latency [--quick]
+built first and their queries timed in turn (``collect``, which ``grounded
+bench latency`` uses too), so the machine's drift falls on every K alike and
+the ratios between K stay meaningful.  Run:  python -m grounded.bench.latency [--quick]
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import random
 import statistics
 import sys
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from rich.console import Console
@@ -35,15 +38,16 @@ from .synthetic import Conversation, build, replay_affected
 
 KS = (13, 100, 1000, 2000, 10_000, 100_000)
 CHAIN_BINS = ((1, 1), (2, 4), (5, 16), (17, 10**9))
+POOLED = ("small", "none", "one", "every", "sizes", "replay")  # per-query lists, pooled over seeds
 
 
-def per_call(fn, repeat: int) -> float:
-    """Seconds per call of fn(), timed over a loop after one untimed call (caches warm)."""
-    fn()
+def per_call(fn, repeat: int) -> tuple[float, object]:
+    """Seconds per call of fn(), timed over a loop after one untimed call (caches warm); and that call's result."""
+    result = fn()
     start = time.perf_counter()
     for _ in range(repeat):
         fn()
-    return (time.perf_counter() - start) / repeat
+    return (time.perf_counter() - start) / repeat, result
 
 
 @dataclass
@@ -96,28 +100,77 @@ def measure_cases(cases: list[Case], repeat: int) -> list[dict]:
 def _time_query(c: Case, p: str, repeat: int) -> None:
     engine, history = c.conv.engine, c.conv.history
     replay_repeat = max(1, repeat // 50) if c.k >= 10_000 else max(1, repeat // 10)
-    size = len(engine.affected(p))
-    cost = per_call(lambda: engine.affected(p), repeat)
+    cost, found = per_call(lambda: engine.affected(p), repeat)
+    size = len(found)
     c.every.append(cost)
     c.sizes.append(size)
     if size <= 1:
         c.small.append(cost)
         (c.none if size == 0 else c.one).append(cost)
-    c.replay.append(per_call(lambda: replay_affected(history, p), replay_repeat))
-    assert replay_affected(history, p) >= set(engine.affected(p).claims) - {p}
+    cost, replayed = per_call(lambda: replay_affected(history, p), replay_repeat)
+    c.replay.append(cost)
+    assert replayed >= set(found.claims) - {p}
     chain = len(engine.verify(p).chain)
     for lo, hi in CHAIN_BINS:
         if lo <= chain <= hi:
-            c.verify[(lo, hi)].append(per_call(lambda: engine.verify(p), repeat))
+            c.verify[(lo, hi)].append(per_call(lambda: engine.verify(p), repeat)[0])
 
 
-def measure(k: int, regime: str, seed: int, queries: int, repeat: int) -> dict:
-    """One conversation of K turns, built and timed on its own."""
-    return measure_cases([build_case(k, regime, seed, queries)], repeat)[0]
+def warm_up() -> None:
+    """Pay the first-call costs of pydantic and the rules before anything is timed."""
+    measure_cases([build_case(200, "naive", 99, 10)], 10)
+
+
+def collect(ks: Sequence[int], regime: str, seeds: int, queries: int, repeat: int,
+            progress: Callable[[int], None] | None = None) -> dict[int, dict]:
+    """Per K, the results of every seed merged: query timings pooled, ingestion rates as medians.
+
+    For each seed the conversations of every K are built first and their
+    queries timed interleaved (``measure_cases``).  Before each seed the last
+    seed's conversations are collected, and a small conversation absorbs
+    SWI-Prolog's clean-up of the clauses they retracted, so neither is timed
+    as the next conversations' ingestion.  ``progress(seed)`` is called after
+    each seed.
+    """
+    runs: dict[int, list[dict]] = {k: [] for k in ks}
+    for seed in range(seeds):
+        gc.collect()
+        build(13, regime, -1).engine.close()
+        for r in measure_cases([build_case(k, regime, seed, queries) for k in ks], repeat):
+            runs[r["k"]].append(r)
+        if progress is not None:
+            progress(seed)
+    merged = {}
+    for k in ks:
+        pooled = {key: [x for r in runs[k] for x in r[key]] for key in POOLED}
+        pooled["verify"] = {b: [x for r in runs[k] for x in r["verify"][b]] for b in CHAIN_BINS}
+        merged[k] = dict(k=k, regime=regime, args=statistics.mean(r["args"] for r in runs[k]),
+                         ingest=statistics.median(r["ingest"] for r in runs[k]),
+                         ops=statistics.median(r["ops"] for r in runs[k]), **pooled)
+    return merged
+
+
+def growth(lo: dict, hi: dict) -> dict[str, float]:
+    """Median at the larger K over the median at the smaller: Affected* per answer size, and history replay.
+
+    Equal answer sizes are compared: the share of empty answers changes with
+    K, and an empty answer costs about half a one-element one.
+    """
+    return {key: statistics.median(hi[key]) / statistics.median(lo[key])
+            for key in ("none", "one", "replay") if hi[key] and lo[key]}
+
+
+def growth_line(regime: str, lo_k: int, hi_k: int, g: dict[str, float]) -> str:
+    sizes = ", ".join(f"|A*|={n}: {g[key]:.2f}" for n, key in ((0, "none"), (1, "one")) if key in g)
+    return f"{regime}: Affected* K={hi_k:,} / K={lo_k:,}: {sizes}; history replay {g['replay']:.0f}x"
 
 
 def median_us(values: list[float]) -> str:
     return f"{statistics.median(values) * 1e6:.2f}" if values else "-"
+
+
+def _report_seed(regime: str, seed: int) -> None:
+    print(f"  done: {regime} seed {seed}", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -132,26 +185,11 @@ def main(argv: list[str] | None = None) -> int:
         args.seeds, args.queries, args.repeat, args.max_k = 1, 50, 50, min(args.max_k, 2000)
     console = Console(highlight=False, soft_wrap=True, width=200)
     ks = [k for k in KS if k <= args.max_k]
-    measure(200, "naive", 99, 10, 10)  # warm-up: first-call costs of pydantic and the rules
+    warm_up()
     rows = []
     for regime in ("naive", "bounded"):
-        runs: dict[int, list[dict]] = {k: [] for k in ks}
-        for seed in range(args.seeds):  # every K of one seed at once, timed in turn
-            # The last seed's conversations are collected, and a small conversation
-            # absorbs SWI-Prolog's clean-up of the clauses they retracted, so neither
-            # is timed as the next conversations' ingestion.
-            gc.collect()
-            build(13, regime, -1).engine.close()
-            for r in measure_cases([build_case(k, regime, seed, args.queries) for k in ks], args.repeat):
-                runs[r["k"]].append(r)
-            print(f"  done: {regime} seed {seed}", file=sys.stderr)
-        for k in ks:
-            merged = {key: [x for r in runs[k] for x in r[key]]
-                      for key in ("small", "none", "one", "every", "sizes", "replay")}
-            merged["verify"] = {b: [x for r in runs[k] for x in r["verify"][b]] for b in CHAIN_BINS}
-            rows.append(dict(k=k, regime=regime, args=statistics.mean(r["args"] for r in runs[k]),
-                             ingest=statistics.median(r["ingest"] for r in runs[k]),
-                             ops=statistics.median(r["ops"] for r in runs[k]), **merged))
+        done = functools.partial(_report_seed, regime)
+        rows += collect(ks, regime, args.seeds, args.queries, args.repeat, done).values()
 
     table = Table(title=f"Per-query medians in microseconds ({args.seeds} seeds x {args.queries} queries, "
                         f"{args.repeat} calls timed per query)", header_style="bold")
@@ -170,12 +208,7 @@ def main(argv: list[str] | None = None) -> int:
         mine = [r for r in rows if r["regime"] == regime]
         if len(mine) >= 2:
             lo, hi = mine[0], mine[-1]
-            # the same answer size on both sides: the share of empty answers differs with K
-            ratios = [f"|A*|={n}: {statistics.median(hi[key]) / statistics.median(lo[key]):.2f}"
-                      for n, key in ((0, "none"), (1, "one")) if hi[key] and lo[key]]
-            replay_ratio = statistics.median(hi["replay"]) / statistics.median(lo["replay"])
-            console.print(f"{regime}: Affected* K={hi['k']:,} / K={lo['k']:,}: {', '.join(ratios)}; "
-                          f"history replay {replay_ratio:.0f}x")
+            console.print(growth_line(regime, lo["k"], hi["k"], growth(lo, hi)))
     return 0
 
 

@@ -34,7 +34,6 @@ class Reader:
         self.client = config.client(timeout=120, max_retries=3)
         self.workers = workers
         self.max_tokens = max_tokens
-        self.prompt_tokens = 0
 
     def answer(self, prompt: str) -> str:
         response = self.client.chat.completions.create(
@@ -43,8 +42,6 @@ class Reader:
             temperature=0,
             max_tokens=self.max_tokens,
         )
-        if response.usage is not None:
-            self.prompt_tokens += response.usage.prompt_tokens or 0
         return (response.choices[0].message.content or "").strip()
 
     def answer_all(self, prompts: Sequence[str], advance: Callable[[], None] | None = None) -> list[str]:

@@ -20,14 +20,31 @@ from __future__ import annotations
 import copy
 import random
 import statistics
+from typing import get_args
 
+from grounded import Engine
+from grounded.model import Standing
 from grounded.state import DependencyMap
+from grounded.verify import verify
 
-from .verifier import CATEGORIES, Item, states_at, verdict_of
+from .verifier import CATEGORIES, Item, phase2_engine
 
 MODELS = ("edge_drop", "edge_add", "status")
 EPSILONS = tuple(round(0.1 * i, 1) for i in range(9))  # 0.0 .. 0.8
-STANDINGS = ("active", "weakened", "abandoned", "resolved")
+STANDINGS: tuple[str, ...] = get_args(Standing)
+
+
+def states_at(turns: set[int]) -> dict[int, Engine]:
+    """One engine per turn t holding the gold Phase 2 state after turn t.
+
+    The noise perturbs a state's current Dep lists and standings, so each
+    item's turn needs a state of its own whose current turn is that one.
+    """
+    return {t: phase2_engine(t) for t in sorted(turns)}
+
+
+def verdict_of(dm: DependencyMap, claim: str) -> str:
+    return verify(dm, claim, None).status
 
 
 def perturb(dm: DependencyMap, model: str, eps: float, rng: random.Random) -> DependencyMap:

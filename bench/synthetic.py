@@ -21,6 +21,7 @@ import random
 import time
 from dataclasses import dataclass, field
 from itertools import islice
+from pathlib import Path
 
 from grounded import Engine, PreconditionError
 
@@ -98,10 +99,14 @@ def _other_turn(conv: Conversation, t: int, rng: random.Random, bounded: bool) -
     return []  # chatter: an utterance with no operation
 
 
-def build(k: int, regime: str, seed: int) -> Conversation:
-    """A conversation of k turns in the given regime ('naive' or 'bounded')."""
+def build(k: int, regime: str, seed: int, log: Path | None = None) -> Conversation:
+    """A conversation of k turns in the given regime ('naive' or 'bounded').
+
+    With ``log`` the engine writes its event log there as it goes (header and
+    accepted utterances: the log ``grounded check`` reads).
+    """
     rng = random.Random(seed)
-    conv = Conversation(Engine(HEADER))
+    conv = Conversation(Engine(HEADER, log=log))
     bounded = regime == "bounded"
     for t in range(1, k + 1):
         room = not bounded or len(conv.engine.state.args) < 50

@@ -6,17 +6,18 @@ and the expected verdict: ``grounded`` (accept), ``ungrounded`` (reject: it
 rests on something out of standing) or ``no_anchor`` (abstain: nothing in the
 conversation claims it).  Verify is scored two ways:
 
-* by claim: Verify(item.claim) on the gold Phase 2 state as of ``at``;
-* by text: the Interpreter's anchoring, ``grounded.interpreter.anchor.anchor(engine,
-  text) -> (claim, score) | None``, picks the claim from the continuation's
-  text, then Verify as above (None means abstain).  When that function is not
-  importable the report says so; nothing stands in for it.
+* by claim: Verify(item.claim) as of turn ``at``;
+* by text: ``grounded.interpreter.anchor.verify_text``, the Interpreter's
+  anchoring: the continuation's text is matched to the most similar
+  proposition (or abstains: no anchor), then Verify as above.
+
+Both read one engine holding the whole gold Phase 2 conversation: its
+histories answer every query as of the item's turn.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 from typing import Literal
@@ -26,9 +27,9 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from grounded import Engine
 from grounded.errors import InputError
+from grounded.interpreter.anchor import verify_text
 from grounded.literals import Lit
 from grounded.scenario import Scenario
-from grounded.state import DependencyMap
 
 Category = Literal["actual", "stale", "cross_conversation", "counterfactual"]
 CATEGORIES: tuple[str, ...] = ("actual", "stale", "cross_conversation", "counterfactual")
@@ -79,32 +80,14 @@ def phase2() -> Scenario:
     return Scenario.load(Path(str(resources.files("grounded.scenarios") / "phase2.yaml")))
 
 
-def states_at(turns: set[int]) -> dict[int, Engine]:
-    """One engine per turn t holding the gold Phase 2 state after turn t (turns after it not applied)."""
+def phase2_engine(until: int | None = None) -> Engine:
+    """An engine holding the gold Phase 2 conversation up to turn ``until`` (all of it when None)."""
     scenario = phase2()
-    engines = {}
-    for t in sorted(turns):
-        engine = Engine(scenario.header)
-        for turn in scenario.turns:
-            if turn.turn <= t:
-                engine.apply(turn.utterance())
-        engines[t] = engine
-    return engines
-
-
-def text_anchor() -> tuple[Callable | None, str]:
-    """The Interpreter's anchor function, or None with the reason it is unavailable."""
-    try:
-        from grounded.interpreter.anchor import anchor  # type: ignore[import-not-found]
-    except ImportError as exc:
-        return None, f"grounded.interpreter.anchor.anchor is not importable ({exc})"
-    return anchor, "grounded.interpreter.anchor.anchor"
-
-
-def verdict_of(dm: DependencyMap, claim: str) -> str:
-    from grounded.verify import verify
-
-    return verify(dm, claim, None).status
+    engine = Engine(scenario.header)
+    for turn in scenario.turns:
+        if until is None or turn.turn <= until:
+            engine.apply(turn.utterance())
+    return engine
 
 
 def score(items: list[Item], verdicts: list[str]) -> dict:
@@ -116,54 +99,38 @@ def score(items: list[Item], verdicts: list[str]) -> dict:
 
 
 def run(items: list[Item]) -> dict:
-    engines = states_at({i.at for i in items})
-    try:
-        by_claim = [verdict_of(engines[i.at].state, i.claim) for i in items]
-        anchor, source = text_anchor()
-        by_text = None
-        if anchor is not None:
-            by_text = []
-            for i in items:
-                found = anchor(engines[i.at], i.text)
-                by_text.append("no_anchor" if found is None else verdict_of(engines[i.at].state, found[0]))
-    finally:
-        for e in engines.values():
-            e.close()
+    with phase2_engine() as engine:
+        by_claim = [engine.verify(i.claim, at=i.at).status for i in items]
+        by_text = [verify_text(engine, i.text, at=i.at).status for i in items]
     return {
         "items": len(items),
         "by_claim": score(items, by_claim),
-        "by_text": score(items, by_text) if by_text is not None else None,
-        "by_text_source": source,
+        "by_text": score(items, by_text),
         "paper_verifier": {c: {"correct": a, "n": b} for c, (a, b) in PAPER_VERIFIER.items()},
         "item_verdicts": [{"id": i.id, "category": i.category, "claim": i.claim, "expected": i.expected,
-                           "by_claim": v, **({"by_text": by_text[k]} if by_text else {})}
-                          for k, (i, v) in enumerate(zip(items, by_claim, strict=True))],
+                           "by_claim": c, "by_text": t} for i, c, t in zip(items, by_claim, by_text, strict=True)],
     }
 
 
 def markdown(result: dict) -> str:
     from .report import markdown_table
 
-    def cell(s: dict | None) -> str:
-        return f"{s['correct']}/{s['n']}" if s else "-"
+    def cell(s: dict) -> str:
+        return f"{s['correct']}/{s['n']}"
 
     rows = []
     for c in CATEGORIES:
         rows.append([c, result["by_claim"][c]["n"], cell(result["by_claim"][c]),
-                     cell(result["by_text"][c]) if result["by_text"] else "not available",
-                     cell(result["paper_verifier"][c])])
-    def pooled(scores: dict | None) -> dict | None:
-        if scores is None:
-            return None
+                     cell(result["by_text"][c]), cell(result["paper_verifier"][c])])
+
+    def pooled(scores: dict) -> dict:
         return {k: sum(scores[c][k] for c in ("stale", "counterfactual")) for k in ("correct", "n")}
 
     by_claim = pooled(result["by_claim"])
     rows.append(["stale + counterfactual (pooled)", by_claim["n"], cell(by_claim),
-                 cell(pooled(result["by_text"])) if result["by_text"] else "not available", "25/25"])
+                 cell(pooled(result["by_text"])), "25/25"])
     lines = ["# Direct verifier test (Phase 2)", "",
              f"{result['items']} items authored for this project (bench/data/verifier_phase2.yaml); the paper's "
              "column is its own 50 items.", "",
              markdown_table(["category", "n", "Verify by claim", "Verify by text", "paper: Verify"], rows), ""]
-    if result["by_text"] is None:
-        lines.append(f"By text: not available: {result['by_text_source']}.")
     return "\n".join(lines)

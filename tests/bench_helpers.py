@@ -26,4 +26,6 @@ def bench(name: str, out: Path, *args: str, env: dict | None = None) -> dict:
     result = grounded("bench", name, "--quick", "--out", out, *args, env=env)
     assert result.returncode == 0, result.stdout + result.stderr
     assert (out / f"{name}.md").read_text().startswith("# ")
-    return json.loads((out / f"{name}.json").read_text())
+    data = json.loads((out / f"{name}.json").read_text())
+    assert data["command"] == name
+    return data

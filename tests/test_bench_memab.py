@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import json
 import os
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from grounded.bench.memab.facts import FactParseError, parse_fact
+from grounded.bench.memab.prompts import INSTRUCTION
 from grounded.bench.memab.questions import parse_single_hop, relation_cues
 from grounded.bench.memab.reader import ActiveStore
-from grounded.bench.memab.stream import Stream, ingest, larger_serial_wins
+from grounded.bench.memab.stream import Stream, ingest, larger_serial_wins, load_stream
+from grounded.errors import InputError
 
 from .bench_helpers import DATA, bench, needs_data
+from .openai_server import ScriptedServer, reply
 
 # Real lines of the 262K stream (MemoryAgentBench, MIT license), with the key each must give.
 LINES = [
@@ -102,6 +103,26 @@ def test_ingestion_supersedes_through_the_engine_and_matches_larger_serial_wins(
         ingested.engine.close()
 
 
+def _memab_file(root, hop: str, facts: list[str]) -> None:
+    record = {"sessions": [{"date": str(i), "turns": [t]} for i, t in enumerate(facts)],
+              "probing_queries": {f"{hop}1": {"q": "Who is the author of Emma?", "gold": "Jane Austen"}}}
+    (root / "memab-fc").mkdir(exist_ok=True)
+    (root / "memab-fc" / f"mab_fc_{hop}_6k.json").write_text(json.dumps([record]))
+
+
+def test_both_question_files_must_carry_the_same_stream(tmp_path):
+    facts = ["The author of Emma is Jane Austen.", "Jane Austen is a citizen of United Kingdom."]
+    _memab_file(tmp_path, "sh", facts)
+    _memab_file(tmp_path, "mh", facts)
+    stream = load_stream(tmp_path, "6k")
+    assert [f.object for f in stream.facts] == ["Jane Austen", "United Kingdom"]
+    assert [q.qid for q in stream.questions["mh"]] == ["mh1"]
+    _memab_file(tmp_path, "mh", [facts[0], "Jane Austen is a citizen of France."])
+    with pytest.raises(InputError, match=r"mab_fc_mh_6k\.json: its fact stream differs from the one in "
+                                         r"mab_fc_sh_6k\.json"):
+        load_stream(tmp_path, "6k")
+
+
 @needs_data
 def test_memab_quick_run_on_the_real_data(tmp_path):
     result = bench("memab", tmp_path, "--no-llm")
@@ -118,48 +139,22 @@ def test_memab_quick_run_on_the_real_data(tmp_path):
         assert (tmp_path / png).read_bytes()[:4] == b"\x89PNG"
 
 
-class _FakeChat(BaseHTTPRequestHandler):
-    """A local OpenAI-compatible endpoint: answers with the object of the newest fact in the prompt."""
-
-    requests: list[dict] = []
-
-    def do_POST(self):  # noqa: N802 - http.server's naming
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        _FakeChat.requests.append(body)
-        prompt = body["messages"][-1]["content"]
-        facts = [line for line in prompt.splitlines() if line[:1].isdigit()]
-        answer = facts[-1].rsplit(" ", 1)[-1].rstrip(".") if facts else "unknown"
-        reply = {"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
-                 "choices": [{"index": 0, "finish_reason": "stop",
-                              "message": {"role": "assistant", "content": answer}}],
-                 "usage": {"prompt_tokens": 10, "completion_tokens": 1, "total_tokens": 11}}
-        data = json.dumps(reply).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args):
-        pass
-
-
 @needs_data
 def test_the_llm_reader_talks_to_an_openai_compatible_server(tmp_path):
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _FakeChat)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    _FakeChat.requests = []
+    server = ScriptedServer()
+    server.push(*[reply("Jane Austen")] * (3 * 2 * 2))  # questions x hops x arms
     try:
-        env = {**os.environ, "OPENAI_BASE_URL": f"http://127.0.0.1:{server.server_port}/v1",
-               "OPENAI_API_KEY": "test", "GROUNDED_MODEL": "fake-model"}
+        env = {**os.environ, "OPENAI_BASE_URL": server.url, "OPENAI_API_KEY": "test", "GROUNDED_MODEL": "fake-model"}
         result = bench("memab", tmp_path, "--questions", "3", env=env)
     finally:
-        server.shutdown()
-        server.server_close()
-    assert len(_FakeChat.requests) == 3 * 2 * 2  # questions x hops x arms
-    assert {r["model"] for r in _FakeChat.requests} == {"fake-model"}
-    assert all(r["temperature"] == 0 for r in _FakeChat.requests)
+        server.close()
+    requests = server.requests
+    assert len(requests) == 3 * 2 * 2
+    assert {r["model"] for r in requests} == {"fake-model"}
+    assert all(r["temperature"] == 0 for r in requests)
+    sent = [r["messages"][-1]["content"] for r in requests]
+    assert all(p.startswith(INSTRUCTION) and p.rstrip().endswith("Answer:") for p in sent)
+    assert all(0 < sum(line[:1].isdigit() for line in p.splitlines()) <= 50 for p in sent)  # the top-50 facts
     hop = result["lengths"]["6k"]["hops"]["sh"]
     assert 0 <= hop["llm_verifier"] <= 1 and set(hop["llm_mcnemar"]) == {"wins", "losses", "p"}
     assert all(set(item["llm"]) == {"verifier", "rag"} for item in hop["items"])

@@ -107,7 +107,8 @@ def test_one_shot_grounding_equals_turn_by_turn(data, acyclic):
     """The same rules grounded in one call decide the same history, by propagation alone."""
     header = Header.model_validate({**HEADER, "acyclic": acyclic})
     candidates = draw_candidates(data, max_size=20)
-    registry = Engine(header).registry
+    with Engine(header) as engine:
+        registry = engine.registry
     live, whole = IncrementalHistory(header, registry), OneShotHistory(header, registry)
     for u in candidates:
         live.add(u)

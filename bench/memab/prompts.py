@@ -1,4 +1,4 @@
-"""The QA prompt every MemAB-FC arm sends, and its token cost.
+"""The QA prompt every MemAB-FC arm sends (run.py counts its tokens).
 
 One template for all arms, so the arms differ only in which facts they show:
 the verifier arm its top-50 of the active set, transcript-RAG its top-50 of
@@ -11,11 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from grounded.tokens import count_tokens
-
 from .facts import Fact
 
-VERSION = 1
 INSTRUCTION = (
     "Answer the question from the numbered facts below. Facts may have been updated: "
     "when two facts conflict, the one with the larger serial number holds. "
@@ -43,8 +40,3 @@ def full_context_block(facts: list[Fact]) -> str:
         block = block[-FULL_CONTEXT_CHARS:]
         block = block[block.index("\n") + 1:]  # do not start mid-fact
     return f"{INSTRUCTION}\n\nFacts:\n{block}\n"
-
-
-def full_context_tokens(context: str, question: str) -> int:
-    """Tokens of the full-context prompt: the shared context counted once by the caller, plus the question."""
-    return count_tokens(context) + count_tokens(question_block(question))

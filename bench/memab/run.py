@@ -68,6 +68,7 @@ class QuestionResult:
     recall: dict[str, bool] = field(default_factory=dict)
     stale: dict[str, float] = field(default_factory=dict)
     tokens: dict[str, int] = field(default_factory=dict)
+    prompts: dict[str, str] = field(default_factory=dict)  # per retrieval arm, what the LLM reader sends
     symbolic: str | None = None
     symbolic_correct: bool = False
     gold_consistent: bool = False
@@ -117,7 +118,7 @@ def run_length(data: Path, length: str, settings: Settings, prog=None) -> dict:
             if timed_seconds is None and hop == "sh" and len(results[hop]) == min(TIMED_QUESTIONS, len(questions[hop])):
                 timed_seconds = time.perf_counter() - start
     if settings.llm is not None:
-        _llm_answers(stream, store, retriever, active_index, results, settings, prog, length)
+        _llm_answers(results, settings, prog, length)
     if prog:
         prog.remove_task(task)
     expected = larger_serial_wins(stream.facts)
@@ -149,7 +150,8 @@ def _question(stream: Stream, store: ActiveStore, retriever: TfidfRetriever, act
         hits = [stream.facts[i] for i in retriever.top_k(q.plain, K, candidates)]
         r.recall[arm] = any(gold in normalise(f.text) for f in hits)
         r.stale[arm] = sum(f.serial not in active for f in hits) / len(hits)
-        r.tokens[arm] = count_tokens(prompts.prompt(hits, q.text))
+        r.prompts[arm] = prompts.prompt(hits, q.text)
+        r.tokens[arm] = count_tokens(r.prompts[arm])
     r.tokens["full"] = context_tokens + count_tokens(prompts.question_block(q.text))
     answer = store.answer_single_hop(q.text) if q.hop == "sh" else store.answer_multi_hop(q.text)
     r.symbolic = answer.text
@@ -158,15 +160,13 @@ def _question(stream: Stream, store: ActiveStore, retriever: TfidfRetriever, act
     return r
 
 
-def _llm_answers(stream, store, retriever, active_index, results, settings, prog, length) -> None:
+def _llm_answers(results: dict[str, list[QuestionResult]], settings: Settings, prog, length: str) -> None:
+    """Each retrieval arm's prompt, as built for its token count, sent to the configured model."""
     reader = llm_mod.Reader(settings.llm, workers=settings.workers)
-    items = [(r, arm, candidates) for hop in HOPS for r in results[hop]
-             for arm, candidates in (("verifier", active_index), ("rag", None))]
-    prompts_ = [prompts.prompt([stream.facts[i] for i in retriever.top_k(r.question.plain, K, c)], r.question.text)
-                for r, _, c in items]
-    task = prog.add_task(f"MemAB-FC {length}: LLM reader", total=len(prompts_)) if prog else None
-    answers = reader.answer_all(prompts_, (lambda: prog.advance(task)) if prog else None)
-    for (r, arm, _), text in zip(items, answers, strict=True):
+    items = [(r, arm) for hop in HOPS for r in results[hop] for arm in ("verifier", "rag")]
+    task = prog.add_task(f"MemAB-FC {length}: LLM reader", total=len(items)) if prog else None
+    answers = reader.answer_all([r.prompts[arm] for r, arm in items], (lambda: prog.advance(task)) if prog else None)
+    for (r, arm), text in zip(items, answers, strict=True):
         r.llm[arm] = text
         r.llm_correct[arm] = correct(text, r.question.gold)
     if prog:

@@ -16,11 +16,12 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from grounded import Engine
 from grounded.errors import InputError
+from grounded.model import GOOD_STANDING
 
 from ..datasets import memab_file
 from .facts import Fact, FactParseError, parse_fact
@@ -48,36 +49,39 @@ class Stream:
     facts: list[Fact]
     questions: dict[str, list[Question]]
 
-    def fact(self, serial: int) -> Fact:
-        return self.facts[serial]
-
 
 def load_stream(data: Path, length: str) -> Stream:
-    facts: list[Fact] | None = None
+    """The stream and both question sets of one length; the fact texts are parsed once."""
+    texts: list[str] | None = None
     questions: dict[str, list[Question]] = {}
     for hop in HOPS:
         path = memab_file(data, hop, length)
-        try:
-            record = json.loads(path.read_text(encoding="utf-8"))[0]
-            sessions = record["sessions"]
-            texts = [(int(s["date"]), s["turns"][0]) for s in sessions]
-            queries = record["probing_queries"]
-        except (ValueError, KeyError, IndexError, TypeError) as exc:
-            raise InputError(f"not a MemAB-FC file: {type(exc).__name__}: {exc}", path=str(path)) from exc
-        if [serial for serial, _ in texts] != list(range(len(texts))):
-            raise InputError("sessions[i].date must be the serial numbers 0, 1, 2, ... in order", path=str(path))
-        try:
-            parsed = [parse_fact(text, serial) for serial, text in texts]
-        except FactParseError as exc:
-            raise InputError(str(exc), path=str(path)) from exc
-        if facts is None:
-            facts = parsed
-        elif [f.text for f in facts] != [f.text for f in parsed]:
-            raise InputError(f"its fact stream differs from the single-hop file of length {length}",
+        raw, queries = _read(path)
+        if texts is None:
+            texts, first = raw, path
+            try:
+                facts = [parse_fact(text, serial) for serial, text in enumerate(texts)]
+            except FactParseError as exc:
+                raise InputError(str(exc), path=str(path)) from exc
+        elif raw != texts:
+            raise InputError(f"its fact stream differs from the one in {first.name} (length {length})",
                              path=str(path))
         questions[hop] = [Question(qid, hop, q["q"], q["gold"]) for qid, q in queries.items()]
-    assert facts is not None
     return Stream(length, facts, questions)
+
+
+def _read(path: Path) -> tuple[list[str], dict]:
+    """The fact texts in serial order and the probing queries of one MemAB-FC file."""
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))[0]
+        sessions = record["sessions"]
+        dated = [(int(s["date"]), s["turns"][0]) for s in sessions]
+        queries = record["probing_queries"]
+    except (ValueError, KeyError, IndexError, TypeError) as exc:
+        raise InputError(f"not a MemAB-FC file: {type(exc).__name__}: {exc}", path=str(path)) from exc
+    if [serial for serial, _ in dated] != list(range(len(dated))):
+        raise InputError("sessions[i].date must be the serial numbers 0, 1, 2, ... in order", path=str(path))
+    return [text for _, text in dated], queries
 
 
 def claim_of(fact: Fact) -> str:
@@ -92,18 +96,13 @@ def serial_of(claim: str) -> int:
 class Ingested:
     """A stream ingested through the engine: the engine, and what the ingestion saw."""
 
-    stream: Stream
     engine: Engine
     seconds: float
     superseded: int
-    current: dict[tuple[str, str], int] = field(default_factory=dict)  # key -> serial of its newest fact
 
     def active_serials(self) -> set[int]:
         """Serials of the facts whose argument is in S_t, read from the engine's state."""
-        return {serial_of(a.claim) for a in self.engine.state.args if a.standing in ("active", "resolved")}
-
-    def is_stale(self, serial: int) -> bool:
-        return self.current[self.stream.facts[serial].key] != serial
+        return {serial_of(a.claim) for a in self.engine.state.args if a.standing in GOOD_STANDING}
 
 
 def ingest(stream: Stream, on_fact: Callable[[int], None] | None = None) -> Ingested:
@@ -122,7 +121,7 @@ def ingest(stream: Stream, on_fact: Callable[[int], None] | None = None) -> Inge
         current[fact.key] = fact.serial
         if on_fact is not None:
             on_fact(fact.serial)
-    return Ingested(stream, engine, time.perf_counter() - start, superseded, current)
+    return Ingested(engine, time.perf_counter() - start, superseded)
 
 
 def larger_serial_wins(facts: list[Fact]) -> set[int]:

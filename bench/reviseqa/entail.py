@@ -26,6 +26,8 @@ from collections.abc import Iterable, Sequence
 
 import clingo
 
+from grounded.asp_files import new_control
+
 from .fol import Atom, Formula, Not, Quantified
 
 TRUE, FALSE, UNCERTAIN = "True", "False", "Uncertain"
@@ -46,7 +48,7 @@ class Entailment:
             program += [f"#external on({k}). [free]", f":- on({k}), not n({roots[pid]})."]
         program += ["#external deny. [free]", f":- deny, n({goal}).",
                     "#external affirm. [free]", f":- affirm, not n({goal})."]
-        self._ctl = clingo.Control(["--warn=none"])
+        self._ctl = new_control()
         self._ctl.add("base", [], "\n".join(program))
         self._ctl.ground([("base", [])])
         self._index = {pid: k for k, pid in enumerate(self.premise_ids)}

@@ -131,7 +131,7 @@ def run_scenario(sc: Scenario) -> ScenarioResult:
             recomputed = False
             if held is None or held[0] != literal or flagged:
                 ops = []
-                if held is not None and engine.standing(held[0]) in ("active", "resolved"):
+                if held is not None:  # the rules decide whether it can be revised (apply raises if not)
                     ops.append({"op": "revise", "target": held[0]})
                 held = None
                 if literal is not None:
@@ -167,34 +167,44 @@ def prover9_agreement(scenarios: Sequence[Scenario], max_atoms: int = 16) -> dic
 
     Both are grounded over the scenario's constant and compared on every
     assignment of their atoms (formulas with more than ``max_atoms`` atoms
-    are counted as unchecked).
+    are counted as unchecked).  Every occurrence in an edit's context is
+    counted; a (premise, twin) pair recurs from step to step, so each is
+    decided once per scenario.
     """
-    checked = agree = unchecked = unparsed = 0
+    counts = {"checked": 0, "agree": 0, "unchecked": 0, "unparsed": 0}
     disagreements: list[str] = []
     for sc in scenarios:
         constants = sc.constants()
-        by_id = sc.premises
+        decided: dict[tuple[str, str], str] = {}
         for step in sc.steps[1:]:
             if not step.prover9:
                 continue
             for pid, twin in zip(step.raw_ids, step.prover9, strict=True):
-                mine = ground(by_id[pid].formula, constants)
-                try:
-                    theirs = ground(parse(twin, dialect="prover9"), constants)
-                except FOLSyntaxError:
-                    unparsed += 1
-                    continue
-                names = sorted(atoms(mine) | atoms(theirs), key=show)
-                if len(names) > max_atoms:
-                    unchecked += 1
-                    continue
-                checked += 1
-                if all(evaluate(mine, s) == evaluate(theirs, s) for s in _assignments(names)):
-                    agree += 1
+                outcome = decided.get((pid, twin))
+                if outcome is None:
+                    outcome = decided[pid, twin] = _twin_outcome(sc.premises[pid].formula, twin, constants, max_atoms)
+                if outcome in ("agree", "disagree"):
+                    counts["checked"] += 1
+                    counts["agree"] += outcome == "agree"
+                    if outcome == "disagree":
+                        disagreements.append(f"{sc.name} step {step.index}: {sc.premises[pid].fol} vs {twin}")
                 else:
-                    disagreements.append(f"{sc.name} step {step.index}: {by_id[pid].fol} vs {twin}")
-    return {"checked": checked, "agree": agree, "unchecked": unchecked, "twin_unparsed": unparsed,
-            "disagreements": disagreements[:20]}
+                    counts[outcome] += 1
+    return {"checked": counts["checked"], "agree": counts["agree"], "unchecked": counts["unchecked"],
+            "twin_unparsed": counts["unparsed"], "disagreements": disagreements[:20]}
+
+
+def _twin_outcome(formula, twin: str, constants: list[str], max_atoms: int) -> str:
+    """agree / disagree / unchecked (too many atoms) / unparsed (the twin does not parse)."""
+    mine = ground(formula, constants)
+    try:
+        theirs = ground(parse(twin, dialect="prover9"), constants)
+    except FOLSyntaxError:
+        return "unparsed"
+    names = sorted(atoms(mine) | atoms(theirs), key=show)
+    if len(names) > max_atoms:
+        return "unchecked"
+    return "agree" if all(evaluate(mine, s) == evaluate(theirs, s) for s in _assignments(names)) else "disagree"
 
 
 def _assignments(names: list):

@@ -79,14 +79,11 @@ class _Builder:
         self.premises: dict[str, Premise] = {}
         self.repairs: list[str] = []
 
-    def where(self, field_: str) -> str:
-        return f"{self.path.name}: {field_}"
-
     def formula(self, text: object, field_: str, twin: str | None = None) -> Formula:
         if not isinstance(text, str):
             raise InputError(f"{field_}: expected a formula string, found {type(text).__name__}", path=str(self.path))
         try:
-            return parse(text, where=self.where(field_))
+            return parse(text, where=field_)
         except FOLSyntaxError as exc:
             if twin is not None:
                 try:
@@ -96,7 +93,7 @@ class _Builder:
                 else:
                     self.repairs.append(f"{field_}: {text!r} read as its Prover9 twin {twin!r}")
                     return repaired
-            raise InputError(str(exc).removeprefix(self.where("")).lstrip(": "), path=str(self.path)) from exc
+            raise InputError(str(exc), path=str(self.path)) from exc
 
     def premise(self, fol: str, nl: str, field_: str, twin: str | None = None) -> str:
         f = self.formula(fol, field_, twin)
