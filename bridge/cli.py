@@ -368,7 +368,8 @@ def score(
 @app.command()
 def schema(extension: Extensions = None) -> None:
     """Print the JSON Schema of the event-log format (header line, utterance lines)."""
-    utterance = Engine(extensions=extension or ()).registry.utterance_model
+    with Engine(extensions=extension or ()) as engine:
+        utterance = engine.registry.utterance_model
     _, doc = models_json_schema([(Header, "validation"), (utterance, "validation")],
                                 title="grounded event log line")
     doc = {"$schema": "https://json-schema.org/draft/2020-12/schema",
