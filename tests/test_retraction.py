@@ -45,7 +45,7 @@ def test_selective_retraction_is_conflict_free_and_preserves_the_rest(data, acyc
 def test_retraction_in_longer_conversations(k, regime, seed, data):
     """Synthetic conversations (bench/synthetic.py): dozens of arguments, attacks and Dep chains."""
     engine = build(k, regime, seed).engine
-    literals = sorted(engine.state.rev)
+    literals = sorted(set(engine.state.rev) | set(engine.state.claimants))  # a short one may have no Dep yet
     for p in data.draw(st.lists(st.sampled_from(literals), min_size=1, max_size=4, unique=True), label="p"):
         for closure in (False, True):
             result = check_retraction(engine, p, closure)
