@@ -20,7 +20,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from grounded.errors import InputError
+from grounded.core.errors import InputError
 
 bench_app = typer.Typer(no_args_is_help=True, help="Run the paper's benchmarks; write JSON, Markdown and PNG results.")
 stdout = Console(highlight=False, soft_wrap=True)
@@ -42,7 +42,7 @@ def _require_matplotlib() -> None:
 def _publish(out: Path, name: str, result: dict, markdown: Callable[[dict], str],
              figures: Callable[[dict, Path], list[Path]] | None = None) -> None:
     """Write ``name.json`` (with the command's name), ``name.md`` and the figures; print the tables and paths."""
-    from .report import write
+    from grounded.bench.report import write
 
     result["command"] = name
     md = markdown(result)
@@ -66,10 +66,10 @@ def memab(
 ) -> None:
     """MemAB-FC: native ingestion, supersessions, recall@50 and stale rate per arm, tokens, readers."""
     _require_matplotlib()
-    from . import llm as llm_mod
-    from .datasets import MEMAB, MEMAB_LENGTHS, resolve_data_dir
-    from .memab import run as memab_run
-    from .report import progress, stderr
+    from grounded.bench import llm as llm_mod
+    from grounded.bench.datasets import MEMAB, MEMAB_LENGTHS, resolve_data_dir
+    from grounded.bench.memab import run as memab_run
+    from grounded.bench.report import progress, stderr
 
     root = resolve_data_dir(data, MEMAB)
     chosen = tuple(s.strip().lower() for s in lengths.split(",") if s.strip())
@@ -91,9 +91,9 @@ def memab(
 def reviseqa(data: Data = None, out: Out = DEFAULT_OUT, quick: Quick = False) -> None:
     """ReviseQA: edits as Revise/Observe, Dep from clingo cores, accuracy@k of the clingo entailment reader."""
     _require_matplotlib()
-    from .datasets import REVISEQA, resolve_data_dir
-    from .report import progress
-    from .reviseqa import run as rq
+    from grounded.bench.datasets import REVISEQA, resolve_data_dir
+    from grounded.bench.report import progress
+    from grounded.bench.reviseqa import run as rq
 
     root = resolve_data_dir(data, REVISEQA)
     with progress() as prog:
@@ -107,7 +107,7 @@ Items = Annotated[Path | None, typer.Option("--items", help="Verifier items (def
 @bench_app.command()
 def verify(out: Out = DEFAULT_OUT, items: Items = None, quick: Quick = False) -> None:
     """Direct verifier test on Phase 2: per-category accuracy of Verify by claim and by text (anchored)."""
-    from . import verifier
+    from grounded.bench import verifier
 
     chosen = verifier.load_items(items)
     if quick:
@@ -124,9 +124,9 @@ def noise(
 ) -> None:
     """Noise diagnostic: Verify under dependency-edge drop, edge add and status corruption, eps in [0, 0.8]."""
     _require_matplotlib()
-    from . import noise as noise_mod
-    from . import verifier
-    from .report import progress
+    from grounded.bench import noise as noise_mod
+    from grounded.bench import verifier
+    from grounded.bench.report import progress
 
     chosen = verifier.load_items(items)
     epsilons = noise_mod.EPSILONS
@@ -145,8 +145,8 @@ def crosscheck(
     py_arg_limit: Annotated[float, typer.Option(help="Seconds PyArg may take per framework.")] = 30.0,
 ) -> None:
     """grounded check at 100-2,000 turns (one shot vs turn by turn); preferred extensions vs PyArg; a soak."""
-    from . import crosscheck as cc
-    from .report import stderr
+    from grounded.bench import crosscheck as cc
+    from grounded.bench.report import stderr
 
     result = cc.run(quick, soak, py_arg_limit, log=lambda line: stderr.print(line, markup=False))
     _publish(out, "crosscheck", result, cc.markdown)
@@ -172,8 +172,8 @@ def latency(
 ) -> None:
     """Latency figure: per-query Affected* against history replay over K, medians over seeds."""
     _require_matplotlib()
-    from . import latency_figure as lat
-    from .report import progress
+    from grounded.bench import latency_figure as lat
+    from grounded.bench.report import progress
 
     ks, repeat = lat.KS, 200
     if quick:

@@ -29,13 +29,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from grounded import Engine
-from grounded.asp_history import IncrementalHistory, OneShotHistory
-from grounded.check import check, check_history
+from grounded.bench.synthetic import HEADER, build
+from grounded.crosscheck.check import check, check_history
+from grounded.dmap.model import Header
 from grounded.dung import Framework, extensions
-from grounded.model import Header
-
-from .synthetic import HEADER, build
+from grounded.engine import Engine
+from grounded.solvers.history import IncrementalHistory, OneShotHistory
 
 CHECK_KS = (100, 1000, 2000)
 AF_SIZES = (25, 50, 100, 1000, 10_000)
@@ -210,7 +209,7 @@ def run(quick: bool = False, soak_runs: int = 8, py_arg_limit: float = 30.0, see
 
 
 def markdown(result: dict) -> str:
-    from .report import markdown_table
+    from grounded.bench.report import markdown_table
 
     checks = markdown_table(
         ["K", "utterances", "check (end to end), s", "ASP one shot, s", "ASP turn by turn, s",

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from grounded.errors import InputError
+from grounded.core.errors import InputError
 
 REPO = Path(__file__).resolve().parent.parent
 MEMAB_LENGTHS = ("6k", "32k", "64k", "262k")

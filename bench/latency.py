@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from rich.console import Console
 from rich.table import Table
 
-from .synthetic import Conversation, build, replay_affected
+from grounded.bench.synthetic import Conversation, build, replay_affected
 
 KS = (13, 100, 1000, 2000, 10_000, 100_000)
 CHAIN_BINS = ((1, 1), (2, 4), (5, 16), (17, 10**9))

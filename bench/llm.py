@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
-from grounded.endpoint import NOT_CONFIGURED as _NONE
-from grounded.endpoint import Endpoint
+from grounded.interpreter.endpoint import NOT_CONFIGURED as _NONE
+from grounded.interpreter.endpoint import Endpoint
 
 
 def configured() -> Endpoint | None:

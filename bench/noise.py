@@ -22,12 +22,11 @@ import random
 import statistics
 from typing import get_args
 
-from grounded import Engine
-from grounded.model import Standing
-from grounded.state import DependencyMap
-from grounded.verify import verify
-
-from .verifier import CATEGORIES, Item, phase2_engine
+from grounded.bench.verifier import CATEGORIES, Item, phase2_engine
+from grounded.core.vocabulary import Standing
+from grounded.dmap.state import DependencyMap
+from grounded.engine import Engine
+from grounded.queries.verify import verify
 
 MODELS = ("edge_drop", "edge_add", "status")
 EPSILONS = tuple(round(0.1 * i, 1) for i in range(9))  # 0.0 .. 0.8
@@ -110,7 +109,7 @@ def _quartiles(values: list[float]) -> dict:
 
 
 def markdown(result: dict) -> str:
-    from .report import markdown_table
+    from grounded.bench.report import markdown_table
 
     eps = result["epsilons"]
     rows = [[model, *(result["curves"][model][e]["pooled"]["median"] for e in eps)] for model in MODELS]
@@ -125,7 +124,7 @@ def markdown(result: dict) -> str:
 
 
 def figures(result: dict, out) -> list:
-    from .report import pyplot, save_figure
+    from grounded.bench.report import pyplot, save_figure
 
     plt = pyplot()
     eps = result["epsilons"]

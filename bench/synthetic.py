@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
 
-from grounded import Engine, PreconditionError
+from grounded.core.errors import PreconditionError
+from grounded.engine import Engine
 
 SPEAKERS = ("alice", "bob", "carol")
 HEADER = {"agents": {"alice": {"authority": True}, "bob": {}, "carol": {}}}

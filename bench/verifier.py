@@ -25,10 +25,10 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from grounded import Engine
-from grounded.errors import InputError
+from grounded.core.errors import InputError
+from grounded.core.literals import Lit
+from grounded.engine import Engine
 from grounded.interpreter.anchor import verify_text
-from grounded.literals import Lit
 from grounded.scenario import Scenario
 
 Category = Literal["actual", "stale", "cross_conversation", "counterfactual"]
@@ -113,7 +113,7 @@ def run(items: list[Item]) -> dict:
 
 
 def markdown(result: dict) -> str:
-    from .report import markdown_table
+    from grounded.bench.report import markdown_table
 
     def cell(s: dict) -> str:
         return f"{s['correct']}/{s['n']}"

@@ -7,11 +7,9 @@ conversation has established.
     engine.affected("o5")          # .arguments, .claims, .lose_support
 """
 
-from .affected import Affected
-from .engine import Engine, Update
-from .errors import GroundedError, InputError, LogError, PreconditionError, PrologError, Violation
-from .model import Agent, Argument, Header, Proposition
-from .operations import (
+from grounded.core.errors import GroundedError, InputError, LogError, PreconditionError, PrologError, Violation
+from grounded.dmap.model import Agent, Argument, Header, Proposition
+from grounded.dmap.operations import (
     ExpandAwareness,
     Hypothesize,
     Observe,
@@ -23,7 +21,9 @@ from .operations import (
     Undermine,
     Utterance,
 )
-from .verify import Verification
+from grounded.engine import Engine, Update
+from grounded.queries.affected import Affected
+from grounded.queries.verify import Verification
 
 __all__ = [
     "Affected", "Agent", "Argument", "Engine", "ExpandAwareness", "GroundedError", "Header",

@@ -1,5 +1,5 @@
 """``python -m grounded``: the same as the ``grounded`` command."""
 
-from .cli import main
+from grounded.cli import main
 
 main()

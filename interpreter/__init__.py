@@ -9,14 +9,14 @@
 See docs/interpreter.md.
 """
 
-from .anchor import Anchor, AnchorIndex, anchor, verify_text
-from .dependencies import score_dependencies
-from .llm import LLMConfig, LLMInterpreter
-from .replay import ReplayInterpreter
-from .rules import RuleInterpreter
-from .scoring import score_classification
-from .session import interpret, interpret_turn
-from .transcript import Said, read_transcript
+from grounded.interpreter.anchor import Anchor, AnchorIndex, anchor, verify_text
+from grounded.interpreter.dependencies import score_dependencies
+from grounded.interpreter.llm import LLMConfig, LLMInterpreter
+from grounded.interpreter.replay import ReplayInterpreter
+from grounded.interpreter.rules import RuleInterpreter
+from grounded.interpreter.scoring import score_classification
+from grounded.interpreter.session import interpret, interpret_turn
+from grounded.interpreter.transcript import Said, read_transcript
 
 __all__ = [
     "Anchor", "AnchorIndex", "LLMConfig", "LLMInterpreter", "ReplayInterpreter", "RuleInterpreter", "Said",

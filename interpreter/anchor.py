@@ -19,10 +19,9 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from grounded.engine import Engine
-from grounded.verify import NO_ANCHOR, Verification
-
-from .similarity import TextIndex
-from .texts import claim_texts
+from grounded.interpreter.similarity import TextIndex
+from grounded.interpreter.texts import claim_texts
+from grounded.queries.verify import NO_ANCHOR, Verification
 
 THRESHOLD = 0.25
 """Least similarity for an anchor (stemmed TF-IDF cosine); below it the verifier abstains."""

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
+from grounded.core.errors import Violation
 from grounded.engine import Engine, Update
-from grounded.errors import Violation
-
-from .proposal import Proposal
-from .transcript import Said
+from grounded.interpreter.proposal import Proposal
+from grounded.interpreter.transcript import Said
 
 
 class Exchange(ABC):

@@ -22,7 +22,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from grounded.eventlog import write_json_line
+from grounded.io.eventlog import write_json_line
 
 
 class CallLog:

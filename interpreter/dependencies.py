@@ -19,11 +19,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
+from grounded.core.literals import atom_of
 from grounded.engine import Engine
-from grounded.literals import atom_of
-
-from .similarity import similarity_matrix
-from .texts import claim_texts
+from grounded.interpreter.similarity import similarity_matrix
+from grounded.interpreter.texts import claim_texts
 
 ALIGN_THRESHOLD = 0.1
 SAME_TURN_BONUS = 0.1

@@ -27,16 +27,15 @@ from typing import Any
 
 import openai
 
-from grounded.endpoint import ENV_API_KEY, ENV_BASE_URL, ENV_MODEL, Endpoint
+from grounded.core.errors import InputError, Violation
 from grounded.engine import Engine, Update
-from grounded.errors import InputError, Violation
-
-from . import prompts
-from .base import Exchange, Interpreter
-from .calllog import CallLog
-from .proposal import Proposal, assign_ids
-from .schema import InterpreterError, parse_response
-from .transcript import Said
+from grounded.interpreter import prompts
+from grounded.interpreter.base import Exchange, Interpreter
+from grounded.interpreter.calllog import CallLog
+from grounded.interpreter.endpoint import ENV_API_KEY, ENV_BASE_URL, ENV_MODEL, Endpoint
+from grounded.interpreter.proposal import Proposal, assign_ids
+from grounded.interpreter.schema import InterpreterError, parse_response
+from grounded.interpreter.transcript import Said
 
 
 @dataclass(frozen=True)

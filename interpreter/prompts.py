@@ -22,14 +22,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from grounded import context
+from grounded.core.literals import atom_of
+from grounded.dmap.operations import OperationRegistry
 from grounded.engine import Engine
-from grounded.literals import atom_of
-from grounded.operations import OperationRegistry
-
-from .schema import describe_schema
-from .texts import claim_texts
-from .transcript import Said
+from grounded.interpreter.schema import describe_schema
+from grounded.interpreter.texts import claim_texts
+from grounded.interpreter.transcript import Said
+from grounded.present import context
 
 _ANSWER_FORMAT = """\
 Answer with JSON only: {{"operations": [ ... ]}}, one object per operation the utterance performs, in order.

@@ -25,10 +25,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from grounded.core.literals import atom_of
 from grounded.engine import Engine
-from grounded.literals import atom_of
-
-from .schema import InterpreterError, ResponseOp, is_new_ref
+from grounded.interpreter.schema import InterpreterError, ResponseOp, is_new_ref
 
 PREFIX = {"observe": "o", "hypothesize": "h", "question": "q", "expand_awareness": "x", "resolve": "d"}
 EXTENSION_PREFIX = "c"

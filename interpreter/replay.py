@@ -7,12 +7,11 @@ scores 1.0 against its own scenario: the reference point for the others.
 
 from __future__ import annotations
 
+from grounded.core.errors import InputError, Violation
 from grounded.engine import Engine
-from grounded.errors import InputError, Violation
-
-from .base import Exchange, Interpreter
-from .proposal import Proposal
-from .transcript import Said
+from grounded.interpreter.base import Exchange, Interpreter
+from grounded.interpreter.proposal import Proposal
+from grounded.interpreter.transcript import Said
 
 
 class ReplayInterpreter(Interpreter):

@@ -6,8 +6,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from .dependencies import DependencyScore
-from .scoring import ClassificationScore, Summary
+from grounded.interpreter.dependencies import DependencyScore
+from grounded.interpreter.scoring import ClassificationScore, Summary
 
 
 def _pct(x: float) -> str:

@@ -26,17 +26,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from grounded.core.errors import Violation
+from grounded.core.literals import atom_of
+from grounded.core.vocabulary import GOOD_STANDING
 from grounded.engine import Engine
-from grounded.errors import Violation
-from grounded.literals import atom_of
-from grounded.model import GOOD_STANDING
-
-from .base import Exchange, Interpreter
-from .cues import cues, sentences
-from .proposal import PREFIX, Proposal, id_allocator
-from .similarity import TextIndex
-from .texts import claim_texts
-from .transcript import Said
+from grounded.interpreter.base import Exchange, Interpreter
+from grounded.interpreter.cues import cues, sentences
+from grounded.interpreter.proposal import PREFIX, Proposal, id_allocator
+from grounded.interpreter.similarity import TextIndex
+from grounded.interpreter.texts import claim_texts
+from grounded.interpreter.transcript import Said
 
 LINK_THRESHOLD = 0.08
 """Least similarity for a Dep or explains link, or a target."""

@@ -11,17 +11,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from grounded.core.errors import InputError
+from grounded.dmap.model import Header
 from grounded.engine import Engine
-from grounded.errors import InputError
-from grounded.model import Header
-
-from .base import Interpreter
-from .calllog import CallLog
-from .llm import LLMConfig, LLMInterpreter, endpoint_configured
-from .replay import ReplayInterpreter
-from .rules import RuleInterpreter
-from .session import TurnResult, interpret
-from .transcript import read_transcript
+from grounded.interpreter.base import Interpreter
+from grounded.interpreter.calllog import CallLog
+from grounded.interpreter.llm import LLMConfig, LLMInterpreter, endpoint_configured
+from grounded.interpreter.replay import ReplayInterpreter
+from grounded.interpreter.rules import RuleInterpreter
+from grounded.interpreter.session import TurnResult, interpret
+from grounded.interpreter.transcript import read_transcript
 
 INTERPRETERS = ("llm", "rules", "replay")
 

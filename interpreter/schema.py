@@ -20,9 +20,9 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, create_model, model_validator
 
-from grounded.eventlog import describe_validation_error
-from grounded.literals import is_literal
-from grounded.operations import OperationRegistry, OperationSpec
+from grounded.core.literals import is_literal
+from grounded.dmap.operations import OperationRegistry, OperationSpec
+from grounded.io.eventlog import describe_validation_error
 
 NEW_REF = re.compile(r"-?#[A-Za-z0-9_]+")
 

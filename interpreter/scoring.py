@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grounded.eventlog import read_log
+from grounded.io.eventlog import read_log
 from grounded.scenario import Scenario
 
 

@@ -13,12 +13,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from grounded.core.errors import InputError, PreconditionError, Violation
 from grounded.engine import Engine, Update
-from grounded.errors import InputError, PreconditionError, Violation
-
-from .base import Interpreter
-from .proposal import Proposal
-from .transcript import Said
+from grounded.interpreter.base import Interpreter
+from grounded.interpreter.proposal import Proposal
+from grounded.interpreter.transcript import Said
 
 MAX_ROUNDS = 50
 """A hard stop for an exchange that never gives up."""

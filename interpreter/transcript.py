@@ -17,9 +17,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from grounded.errors import InputError
-from grounded.eventlog import describe_validation_error, read_log
-from grounded.model import Header
+from grounded.core.errors import InputError
+from grounded.dmap.model import Header
+from grounded.io.eventlog import describe_validation_error, read_log
 from grounded.scenario import SCENARIO_SUFFIXES, Scenario, ScenarioTurn
 
 _LINE = re.compile(r"^\s*([^:]{1,80}?)\s*:\s*(.+?)\s*$")

@@ -6,9 +6,9 @@ import clingo
 from clorm import FactBase
 from clorm.clingo import control_add_facts
 
-from grounded import asp_facts as F
-from grounded.asp_files import encoding, new_control
-from grounded.state import DependencyMap
+from grounded.dmap.state import DependencyMap
+from grounded.solvers import facts as F
+from grounded.solvers.asp import encoding, new_control
 
 
 def view_facts(dm: DependencyMap, query: str, x: int = 0) -> FactBase:

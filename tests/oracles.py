@@ -6,8 +6,8 @@ against them, so they must be obviously right rather than fast.
 
 from __future__ import annotations
 
-from grounded.model import GOOD_STANDING
-from grounded.state import DependencyMap
+from grounded.core.vocabulary import GOOD_STANDING
+from grounded.dmap.state import DependencyMap
 
 
 def visible_args(dm: DependencyMap, t: int | None):

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from grounded import Engine
-from grounded.cli import DEMO_VERDICT
+from grounded.cli.demo import DEMO_VERDICT
 from grounded.interpreter.anchor import THRESHOLD, AnchorIndex, anchor, verify_text
 from grounded.scenario import Scenario, run
 

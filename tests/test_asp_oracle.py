@@ -6,8 +6,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from grounded import Engine
-from grounded.affected import affected
-from grounded.verify import verify
+from grounded.queries.affected import affected
+from grounded.queries.verify import verify
 
 from .asp_oracle import ask
 from .test_properties import HEADER, budget, dependency_maps, draw_stream

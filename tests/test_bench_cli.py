@@ -7,8 +7,8 @@ import pytest
 from grounded.bench import verifier
 from grounded.bench.noise import perturb, states_at
 from grounded.bench.stats import mcnemar
-from grounded.errors import InputError
-from grounded.tokens import count_tokens
+from grounded.core.errors import InputError
+from grounded.present.tokens import count_tokens
 
 from .bench_helpers import bench, grounded
 

@@ -12,7 +12,7 @@ from grounded.bench.memab.prompts import INSTRUCTION
 from grounded.bench.memab.questions import parse_single_hop, relation_cues
 from grounded.bench.memab.reader import ActiveStore
 from grounded.bench.memab.stream import Stream, ingest, larger_serial_wins, load_stream
-from grounded.errors import InputError
+from grounded.core.errors import InputError
 
 from .bench_helpers import DATA, bench, needs_data
 from .openai_server import ScriptedServer, reply

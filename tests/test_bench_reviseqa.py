@@ -13,7 +13,7 @@ from grounded.bench.reviseqa.fol import Atom, Binary, FOLSyntaxError, Not, Quant
 from grounded.bench.reviseqa.ground import evaluate, ground
 from grounded.bench.reviseqa.run import run_scenario
 from grounded.bench.reviseqa.scenario import load_scenario
-from grounded.errors import InputError
+from grounded.core.errors import InputError
 
 from .bench_helpers import bench, needs_data
 

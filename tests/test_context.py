@@ -8,9 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from grounded import Engine, context
+from grounded import Engine
+from grounded.present import context
+from grounded.present.tokens import count_tokens
 from grounded.scenario import Scenario
-from grounded.tokens import count_tokens
 
 from .test_properties import budget
 

@@ -9,9 +9,9 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 
 from grounded import Engine, PreconditionError
-from grounded.asp_history import IncrementalHistory, OneShotHistory
-from grounded.check import check, check_history
-from grounded.model import Header
+from grounded.crosscheck.check import check, check_history
+from grounded.dmap.model import Header
+from grounded.solvers.history import IncrementalHistory, OneShotHistory
 
 from .conftest import hyp, obs
 from .test_epistemic_properties import header as epistemic_header
@@ -66,7 +66,7 @@ def test_asp_views_equal_the_engine_at_every_turn(data):
     candidates = draw_candidates(data, max_size=15)
     engine = Engine(header)
     asp = IncrementalHistory(header, engine.registry)
-    from grounded import asp_facts as F
+    from grounded.solvers import facts as F
 
     for index, u in enumerate(candidates, 1):
         try:

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from grounded import Engine, InputError, LogError, PreconditionError
-from grounded.eventlog import header_json
-from grounded.model import Header
+from grounded.dmap.model import Header
+from grounded.io.eventlog import header_json
 from grounded.scenario import Scenario
 
 from .conftest import TEAM, hyp, obs

@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grounded import Engine, InputError, PreconditionError
-from grounded.check import check_history
-from grounded.model import Header
-from grounded.operations import BUILTIN_OPERATIONS, Utterance
+from grounded.crosscheck.check import check_history
+from grounded.dmap.model import Header
+from grounded.dmap.operations import BUILTIN_OPERATIONS, Utterance
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "extending.md"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 
-from grounded.epistemic.formula import BOT, TOP, A, And, Atom, B, C, Iff, Implies, K, Not, Or, Xor, agents, atoms
-from grounded.epistemic.parse import FormulaSyntaxError, parse, show
+from grounded.epistemic.formula import BOT, TOP, A, And, Atom, B, C, Iff, Implies, K, Not, Or, Xor, agents, atoms, show
+from grounded.epistemic.parse import FormulaSyntaxError, parse
 
 from .epistemic_strategies import formulas
 from .test_properties import budget

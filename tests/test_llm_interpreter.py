@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from grounded import Engine
-from grounded.errors import InputError
+from grounded.core.errors import InputError
 from grounded.interpreter.calllog import CallLog, read_call_log
 from grounded.interpreter.llm import LLMConfig, LLMInterpreter
 from grounded.interpreter.prompts import PROMPTS

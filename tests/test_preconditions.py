@@ -175,7 +175,7 @@ def test_every_rule_code_is_exercised():
     """A precondition added to the rules without a test here makes this fail."""
     import re
 
-    from grounded.rules import rules_dir
+    from grounded.solvers.prolog import rules_dir
 
     declared = set()
     for path in list(rules_dir().glob("ops/*.pl")) + [rules_dir() / "invariants.pl"]:
@@ -219,8 +219,8 @@ def test_a2_can_be_opted_out_of():
 
 def test_unknown_operation_and_missing_field_are_caught_by_the_rules_too():
     """Python validates first, but the rules do not trust their input."""
-    from grounded.rules import PrologRules
-    from grounded.transitions import parse_result
+    from grounded.dmap.transitions import parse_result
+    from grounded.solvers.prolog import PrologRules
 
     engine = Engine(TEAM)
     rules = PrologRules.get()

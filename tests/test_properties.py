@@ -21,11 +21,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from grounded import Engine, PreconditionError
-from grounded.affected import affected as fast_affected
-from grounded.model import GOOD_STANDING, Header
-from grounded.rules import PrologRules
-from grounded.state import DependencyMap
-from grounded.verify import verify as fast_verify
+from grounded.core.vocabulary import GOOD_STANDING
+from grounded.dmap.model import Header
+from grounded.dmap.state import DependencyMap
+from grounded.queries.affected import affected as fast_affected
+from grounded.queries.verify import verify as fast_verify
+from grounded.solvers.prolog import PrologRules
 
 from .oracles import (
     naive_affected,

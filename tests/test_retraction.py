@@ -7,9 +7,10 @@ from hypothesis import strategies as st
 
 from grounded import Engine
 from grounded.bench.synthetic import build
+from grounded.core.vocabulary import GOOD_STANDING
+from grounded.crosscheck.retraction import _DAtt, check_retraction, decide, state_facts
+from grounded.dmap.model import Header
 from grounded.dung import Framework
-from grounded.model import GOOD_STANDING, Header
-from grounded.retraction import _DAtt, check_retraction, decide, state_facts
 
 from .dung_oracles import brute_force
 from .test_properties import HEADER, budget, draw_stream

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from grounded import Engine, PrologError
-from grounded.operations import BUILTIN_OPERATIONS
-from grounded.rules import PrologRules, rules_dir
+from grounded.dmap.operations import BUILTIN_OPERATIONS
+from grounded.solvers.prolog import PrologRules, rules_dir
 
 from .conftest import TEAM, hyp, obs
 
@@ -83,7 +83,7 @@ def test_more_than_a_million_calls_do_not_exhaust_prologs_string_stack():
 
     code = (
         "from grounded import Engine\n"
-        "from grounded.rules import PrologRules\n"
+        "from grounded.solvers.prolog import PrologRules\n"
         "Engine()\n"
         "rules = PrologRules.get()\n"
         "for _ in range(1_100_000):\n"

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from grounded import Engine
-from grounded.errors import InputError
+from grounded.core.errors import InputError
 from grounded.interpreter.cues import cues, sentences
 from grounded.interpreter.replay import ReplayInterpreter
 from grounded.interpreter.rules import RuleInterpreter

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .facts import Fact
+from grounded.bench.memab.facts import Fact
 
 INSTRUCTION = (
     "Answer the question from the numbered facts below. Facts may have been updated: "

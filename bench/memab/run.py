@@ -28,18 +28,17 @@ from pathlib import Path
 
 import numpy as np
 
-from grounded.endpoint import Endpoint
-from grounded.tokens import NAME as TOKENIZER
-from grounded.tokens import count_tokens
-
-from .. import llm as llm_mod
-from ..datasets import MEMAB_LENGTHS
-from ..retrieval import TfidfRetriever
-from ..stats import mcnemar
-from . import prompts
-from .facts import normalise
-from .reader import ActiveStore
-from .stream import HOPS, Question, Stream, ingest, larger_serial_wins, load_stream
+from grounded.bench import llm as llm_mod
+from grounded.bench.datasets import MEMAB_LENGTHS
+from grounded.bench.memab import prompts
+from grounded.bench.memab.facts import normalise
+from grounded.bench.memab.reader import ActiveStore
+from grounded.bench.memab.stream import HOPS, Question, Stream, ingest, larger_serial_wins, load_stream
+from grounded.bench.retrieval import TfidfRetriever
+from grounded.bench.stats import mcnemar
+from grounded.interpreter.endpoint import Endpoint
+from grounded.present.tokens import NAME as TOKENIZER
+from grounded.present.tokens import count_tokens
 
 K = 50
 TIMED_QUESTIONS = 100
@@ -239,7 +238,7 @@ def _pm(m: dict) -> str:
 
 
 def markdown(result: dict) -> str:
-    from ..report import markdown_table
+    from grounded.bench.report import markdown_table
 
     lengths = result["lengths"]
     lines = ["# MemAB-FC (MemoryAgentBench FactConsolidation)", "",
@@ -303,7 +302,7 @@ def markdown(result: dict) -> str:
 
 
 def figures(result: dict, out: Path) -> list[Path]:
-    from ..report import pyplot, save_figure
+    from grounded.bench.report import pyplot, save_figure
 
     plt = pyplot()
     lengths = list(result["lengths"])

@@ -19,13 +19,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from grounded import Engine
-from grounded.errors import InputError
-from grounded.model import GOOD_STANDING
-
-from ..datasets import memab_file
-from .facts import Fact, FactParseError, parse_fact
-from .questions import strip_note
+from grounded.bench.datasets import memab_file
+from grounded.bench.memab.facts import Fact, FactParseError, parse_fact
+from grounded.bench.memab.questions import strip_note
+from grounded.core.errors import InputError
+from grounded.core.vocabulary import GOOD_STANDING
+from grounded.engine import Engine
 
 HOPS = ("sh", "mh")
 SPEAKER = "stream"

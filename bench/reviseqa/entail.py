@@ -26,9 +26,8 @@ from collections.abc import Iterable, Sequence
 
 import clingo
 
-from grounded.asp_files import new_control
-
-from .fol import Atom, Formula, Not, Quantified
+from grounded.bench.reviseqa.fol import Atom, Formula, Not, Quantified
+from grounded.solvers.asp import new_control
 
 TRUE, FALSE, UNCERTAIN = "True", "False", "Uncertain"
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from functools import reduce
 
-from .fol import Atom, Binary, Formula, Not, Quantified
+from grounded.bench.reviseqa.fol import Atom, Binary, Formula, Not, Quantified
 
 FRESH = "c_0"
 

@@ -43,13 +43,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grounded import Engine
-
-from ..datasets import reviseqa_files
-from .entail import FALSE, TRUE, Entailment
-from .fol import Atom, FOLSyntaxError, Not, parse, show
-from .ground import atoms, evaluate, ground
-from .scenario import Scenario, load_scenario
+from grounded.bench.datasets import reviseqa_files
+from grounded.bench.reviseqa.entail import FALSE, TRUE, Entailment
+from grounded.bench.reviseqa.fol import Atom, FOLSyntaxError, Not, parse, show
+from grounded.bench.reviseqa.ground import atoms, evaluate, ground
+from grounded.bench.reviseqa.scenario import Scenario, load_scenario
+from grounded.engine import Engine
 
 MAX_K = 7
 QUESTION, CONCLUSION = "q", "c"
@@ -287,7 +286,7 @@ def summarise(results: list[ScenarioResult], seconds: float, prover9: dict | Non
 
 
 def markdown(result: dict) -> str:
-    from ..report import markdown_table
+    from grounded.bench.report import markdown_table
 
     full, trunc = result["full"], result["truncated"]
     ks = range(1, MAX_K + 1)
@@ -345,7 +344,7 @@ def markdown(result: dict) -> str:
 
 
 def figures(result: dict, out: Path) -> list[Path]:
-    from ..report import pyplot, save_figure
+    from grounded.bench.report import pyplot, save_figure
 
     plt = pyplot()
     ks = list(range(1, MAX_K + 1))

@@ -23,9 +23,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grounded.errors import InputError
-
-from .fol import FOLSyntaxError, Formula, free_constants, parse, show
+from grounded.bench.reviseqa.fol import FOLSyntaxError, Formula, free_constants, parse, show
+from grounded.core.errors import InputError
 
 ANSWERS = ("True", "False", "Uncertain")
 

@@ -7,9 +7,9 @@ held against Dung's semantics: ``Framework`` (arguments, attacks, restriction),
 semantics in ASP, and the acyclic fast path in Prolog and ASP.
 """
 
-from .acyclic import acyclic_grounded_asp, acyclic_grounded_prolog
-from .framework import Framework
-from .semantics import SEMANTICS, Semantics, credulous, extensions, semantics, skeptical
+from grounded.dung.acyclic import acyclic_grounded_asp, acyclic_grounded_prolog
+from grounded.dung.framework import Framework
+from grounded.dung.semantics import SEMANTICS, Semantics, credulous, extensions, semantics, skeptical
 
 __all__ = ["SEMANTICS", "Framework", "Semantics", "acyclic_grounded_asp", "acyclic_grounded_prolog",
            "credulous", "extensions", "semantics", "skeptical"]

@@ -9,10 +9,10 @@ attack graph) and in ASP (asp/af_acyclic.lp, decided by propagation alone).
 
 from __future__ import annotations
 
-from ..asp_files import encoding, new_control
-from ..rules import PrologRules
-from .facts import add_facts, framework_symbols, members
-from .framework import Framework
+from grounded.dung.facts import add_facts, framework_symbols, members
+from grounded.dung.framework import Framework
+from grounded.solvers.asp import encoding, new_control
+from grounded.solvers.prolog import PrologRules
 
 
 class CyclicFramework(ValueError):

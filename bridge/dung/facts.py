@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 import clingo
 
-from .framework import Framework
+from grounded.dung.framework import Framework
 
 _N = clingo.Number
 

@@ -6,7 +6,7 @@ hold the ASP encodings against it.  It is a test dependency, imported only here.
 
 from __future__ import annotations
 
-from .framework import Framework
+from grounded.dung.framework import Framework
 
 
 def to_py_arg(af: Framework):

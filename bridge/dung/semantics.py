@@ -19,10 +19,10 @@ from dataclasses import dataclass
 
 import clingo
 
-from ..asp_files import encoding, new_control
-from .acyclic import acyclic_grounded_asp
-from .facts import add_facts, framework_symbols, members
-from .framework import Framework
+from grounded.dung.acyclic import acyclic_grounded_asp
+from grounded.dung.facts import add_facts, framework_symbols, members
+from grounded.dung.framework import Framework
+from grounded.solvers.asp import encoding, new_control
 
 DOMREC = ("--heuristic=Domain", "--enum-mode=domRec")
 

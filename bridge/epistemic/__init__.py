@@ -9,16 +9,16 @@
     kripke        an independent evaluator over sets of pairs, for cross-checking
     muddy         the muddy children (SMCDEL's mudScnInit / father), n up to 20
     declaration   the ``world`` section of an event-log header
-    conversation  the world model of one conversation, updated by the rules' transitions
+
 """
 
-from .abduction import AbductionVerdict, Problem, abduce
-from .declaration import WorldAgent, WorldDeclaration
-from .formula import BOT, TOP, A, And, Atom, B, C, Formula, Iff, Implies, K, Not, Or, Xor
-from .model import ModelError, PlausibilityModel
-from .parse import FormulaSyntaxError, parse, show
-from .semantics import holds, truth
-from .updates import announce, conservative, lexicographic, refine, withdraw
+from grounded.epistemic.abduction import AbductionVerdict, Problem, abduce
+from grounded.epistemic.declaration import WorldAgent, WorldDeclaration
+from grounded.epistemic.formula import BOT, TOP, A, And, Atom, B, C, Formula, Iff, Implies, K, Not, Or, Xor, show
+from grounded.epistemic.model import ModelError, PlausibilityModel
+from grounded.epistemic.parse import FormulaSyntaxError, parse
+from grounded.epistemic.semantics import holds, truth
+from grounded.epistemic.updates import announce, conservative, lexicographic, refine, withdraw
 
 __all__ = [
     "A", "AbductionVerdict", "And", "Atom", "B", "BOT", "C", "Formula", "FormulaSyntaxError", "Iff", "Implies",

@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .formula import B, Formula, Not
-from .model import PlausibilityModel
-from .semantics import NO_DEFS, at_point, holds, truth
-from .updates import lexicographic
+from grounded.epistemic.formula import B, Formula, Not
+from grounded.epistemic.model import PlausibilityModel
+from grounded.epistemic.semantics import NO_DEFS, at_point, holds, truth
+from grounded.epistemic.updates import lexicographic
 
 
 @dataclass(frozen=True)

@@ -25,10 +25,10 @@ from graphlib import CycleError, TopologicalSorter
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
-from ..literals import Atom
-from .formula import Formula, agents, atoms, boolean_value, is_propositional
-from .model import MAX_UNIVERSE
-from .parse import FormulaSyntaxError, parse
+from grounded.core.literals import Atom
+from grounded.epistemic.formula import Formula, agents, atoms, boolean_value, is_propositional
+from grounded.epistemic.model import MAX_UNIVERSE
+from grounded.epistemic.parse import FormulaSyntaxError, parse
 
 MAX_ATOMS = MAX_UNIVERSE.bit_length() - 1
 

@@ -21,8 +21,6 @@ class Formula:
     __slots__ = ()
 
     def __str__(self) -> str:
-        from .parse import show
-
         return show(self)
 
     def __and__(self, other: Formula) -> Formula:
@@ -207,3 +205,43 @@ def boolean_value(f: Formula, true: set[str] | frozenset[str], defs: Mapping[str
     if isinstance(f, Xor):
         return boolean_value(f.left, true, defs) != boolean_value(f.right, true, defs)
     raise ValueError(f"{f} is not propositional")
+
+
+# -- printing: the syntax grounded.epistemic.parse reads back ---------------------------
+
+_UNARY_LEVEL = 6
+_ATOMIC_LEVEL = 7
+_SYMBOL = {Iff: "<->", Implies: "->", Xor: "^", Or: "|", And: "&"}
+_LEVEL = {Iff: 1, Implies: 2, Xor: 3, Or: 4, And: 5}
+
+
+def _level(f: Formula) -> int:
+    return _LEVEL.get(type(f), _UNARY_LEVEL if isinstance(f, (Not, K, B, C, A)) else _ATOMIC_LEVEL)
+
+
+def show(f: Formula) -> str:
+    """The formula in the syntax ``parse`` reads, with minimal parentheses."""
+    if isinstance(f, Atom):
+        return f.name
+    if isinstance(f, Top):
+        return "true"
+    if isinstance(f, Bot):
+        return "false"
+    if isinstance(f, Not):
+        return "~" + _wrap(f.arg, _UNARY_LEVEL)
+    if isinstance(f, (K, B, A)):
+        return f"{type(f).__name__}_{f.agent} " + _wrap(f.arg, _UNARY_LEVEL)
+    if isinstance(f, C):
+        return f"C_{{{','.join(f.group)}}} " + _wrap(f.arg, _UNARY_LEVEL)
+    level = _LEVEL[type(f)]
+    sym = f" {_SYMBOL[type(f)]} "
+    if isinstance(f, (And, Or)):
+        return sym.join(_wrap(a, level + 1) for a in f.args)
+    if isinstance(f, Implies):
+        return _wrap(f.left, level + 1) + sym + _wrap(f.right, level)
+    return _wrap(f.left, level) + sym + _wrap(f.right, level + 1)  # Iff, Xor: left-associative
+
+
+def _wrap(f: Formula, minimum: int) -> str:
+    text = show(f)
+    return text if _level(f) >= minimum else f"({text})"

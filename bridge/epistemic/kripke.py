@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from .formula import A, And, Atom, B, Bot, C, Formula, Iff, Implies, K, Not, Or, Top, Xor, atoms
+from grounded.epistemic.formula import A, And, Atom, B, Bot, C, Formula, Iff, Implies, K, Not, Or, Top, Xor, atoms
 
 Pair = tuple[int, int]
 

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
+from grounded.core.errors import InputError
 
 MAX_UNIVERSE = 1 << 22
 """The largest universe a model may have (2^22 worlds: about 4M)."""

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .formula import Atom, Formula, Not, conj, disj, knows_whether
-from .model import PlausibilityModel
-from .semantics import holds
-from .updates import announce
+from grounded.epistemic.formula import Atom, Formula, Not, conj, disj, knows_whether
+from grounded.epistemic.model import PlausibilityModel
+from grounded.epistemic.semantics import holds
+from grounded.epistemic.updates import announce
 
 
 def child(i: int) -> str:

@@ -11,7 +11,7 @@ Identifiers are letters, digits and ``_ . : -`` (a ``-`` inside a name, as
 in the engine's ids, never before ``>``); names of the form ``K_x``, ``B_x``,
 ``A_x`` and ``C_x`` are modalities, and ``true``/``false`` are constants.
 
-``show`` prints with the fewest parentheses that read back as the same tree,
+``show`` (formula.py) prints with the fewest parentheses that read back as the same tree,
 so ``parse(show(f)) == f``.
 """
 
@@ -20,8 +20,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..errors import InputError
-from .formula import BOT, TOP, A, And, Atom, B, Bot, C, Formula, Iff, Implies, K, Not, Or, Top, Xor
+from grounded.core.errors import InputError
+from grounded.epistemic.formula import BOT, TOP, A, And, Atom, B, C, Formula, Iff, Implies, K, Not, Or, Xor
 
 _NAME_START = re.compile(r"[A-Za-z0-9_]")
 _NAME_CHAR = re.compile(r"[A-Za-z0-9_.:]")
@@ -30,8 +30,6 @@ _AGENT = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:\-]*")
 
 # binary operators: token -> (precedence, node type); higher binds tighter
 _BINARY = {"<->": (1, Iff), "->": (2, Implies), "^": (3, Xor), "|": (4, Or), "&": (5, And)}
-_UNARY_LEVEL = 6
-_ATOMIC_LEVEL = 7
 
 
 class FormulaSyntaxError(InputError):
@@ -207,41 +205,3 @@ def parse(text: str) -> Formula:
             raise p.error("unbalanced ')'", tok)
         raise p.error(f"expected an operator (& | ^ -> <->) before {tok.text!r}", tok)
     return f
-
-
-# -- printing -------------------------------------------------------------------------
-
-_SYMBOL = {Iff: "<->", Implies: "->", Xor: "^", Or: "|", And: "&"}
-_LEVEL = {Iff: 1, Implies: 2, Xor: 3, Or: 4, And: 5}
-
-
-def _level(f: Formula) -> int:
-    return _LEVEL.get(type(f), _UNARY_LEVEL if isinstance(f, (Not, K, B, C, A)) else _ATOMIC_LEVEL)
-
-
-def show(f: Formula) -> str:
-    """The formula in the syntax ``parse`` reads, with minimal parentheses."""
-    if isinstance(f, Atom):
-        return f.name
-    if isinstance(f, Top):
-        return "true"
-    if isinstance(f, Bot):
-        return "false"
-    if isinstance(f, Not):
-        return "~" + _wrap(f.arg, _UNARY_LEVEL)
-    if isinstance(f, (K, B, A)):
-        return f"{type(f).__name__}_{f.agent} " + _wrap(f.arg, _UNARY_LEVEL)
-    if isinstance(f, C):
-        return f"C_{{{','.join(f.group)}}} " + _wrap(f.arg, _UNARY_LEVEL)
-    level = _LEVEL[type(f)]
-    sym = f" {_SYMBOL[type(f)]} "
-    if isinstance(f, (And, Or)):
-        return sym.join(_wrap(a, level + 1) for a in f.args)
-    if isinstance(f, Implies):
-        return _wrap(f.left, level + 1) + sym + _wrap(f.right, level)
-    return _wrap(f.left, level) + sym + _wrap(f.right, level + 1)  # Iff, Xor: left-associative
-
-
-def _wrap(f: Formula, minimum: int) -> str:
-    text = show(f)
-    return text if _level(f) >= minimum else f"({text})"

@@ -23,8 +23,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .formula import A, And, Atom, B, Bot, C, Formula, Iff, Implies, K, Not, Or, Top, Xor, atoms
-from .model import ModelError, PlausibilityModel
+from grounded.epistemic.formula import A, And, Atom, B, Bot, C, Formula, Iff, Implies, K, Not, Or, Top, Xor, atoms
+from grounded.epistemic.model import ModelError, PlausibilityModel
 
 NO_DEFS: Mapping[str, Formula] = {}
 

@@ -28,9 +28,9 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 
-from .formula import Formula
-from .model import Announced, ModelError, PlausibilityModel, frozen
-from .semantics import NO_DEFS, truth
+from grounded.epistemic.formula import Formula
+from grounded.epistemic.model import Announced, ModelError, PlausibilityModel, frozen
+from grounded.epistemic.semantics import NO_DEFS, truth
 
 
 def mask_of(model: PlausibilityModel, what: Formula | np.ndarray, defs: Mapping[str, Formula] = NO_DEFS) -> np.ndarray:

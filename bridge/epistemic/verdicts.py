@@ -17,7 +17,7 @@ rules and typed facts for the ASP reference (bridge/asp_history.py).
 
 from __future__ import annotations
 
-from ..literals import prolog_atom, prolog_literal
+from grounded.core.literals import prolog_atom, prolog_literal
 
 Verdict = tuple
 FLAGS = ("consistent", "novel", "contingent")

@@ -22,8 +22,8 @@ from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 
-from .errors import PrologError
-from .operations import OperationSpec
+from grounded.core.errors import PrologError
+from grounded.dmap.operations import OperationSpec
 
 RULES_PACKAGE = "grounded.prolog"
 

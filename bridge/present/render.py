@@ -10,12 +10,12 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from . import context
-from .affected import Affected
-from .engine import Engine, Update
-from .model import GOOD_STANDING
-from .operations import Operation
-from .verify import Verification
+from grounded.core.vocabulary import GOOD_STANDING
+from grounded.dmap.operations import Operation
+from grounded.engine import Engine, Update
+from grounded.present import context
+from grounded.queries.affected import Affected
+from grounded.queries.verify import Verification
 
 STANDING_STYLE = {"active": "green", "resolved": "bold green", "weakened": "yellow", "abandoned": "red"}
 

@@ -17,11 +17,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .formula import B, C, K, Not
-from .parse import parse
+from grounded.epistemic.formula import B, C, K, Not
+from grounded.epistemic.parse import parse
 
 if TYPE_CHECKING:
-    from ..engine import Engine
+    from grounded.engine import Engine
 
 Result = tuple[bool, str]
 

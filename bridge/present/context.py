@@ -15,10 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from .engine import Engine, Update
-from .literals import atom_of
-from .tokens import count_tokens
-from .verify import NO_ANCHOR, Verification, standing_note
+from grounded.core.literals import atom_of
+from grounded.engine import Engine, Update
+from grounded.present.tokens import count_tokens
+from grounded.queries.verify import NO_ANCHOR, Verification, standing_note
 
 Format = Literal["text", "markdown"]
 
@@ -197,7 +197,7 @@ def render_state(engine: Engine, *, at: int | None = None, budget: int | None = 
                  fmt: Format = "text") -> str:
     """The dependency map as the LLM's context: every claim with standing, groundedness, Dep.
 
-    With ``budget`` (estimated tokens, see ``grounded.tokens``) the rendering
+    With ``budget`` (estimated tokens, see ``grounded.present.tokens``) the rendering
     keeps flags, standing claims, then what left standing and why, then open
     problems and propositions outside awareness, and the newest items
     within each section, says how many lines it left out, and never exceeds

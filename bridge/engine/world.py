@@ -29,18 +29,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..literals import atom_of
-from ..transitions import Transition
-from .abduction import Problem, abduce
-from .declaration import WorldDeclaration
-from .formula import A, Atom, C, Formula, Not, children
-from .formula import B as Believes
-from .formula import K as Knows
-from .model import ModelError, PlausibilityModel
-from .parse import parse
-from .semantics import expand, holds, truth
-from .updates import announce, become_aware, conservative, lexicographic, refine, withdraw
-from .verdicts import Verdict
+from grounded.core.literals import atom_of
+from grounded.dmap.transitions import Transition
+from grounded.epistemic.abduction import Problem, abduce
+from grounded.epistemic.declaration import WorldDeclaration
+from grounded.epistemic.formula import A, Atom, C, Formula, Not, children
+from grounded.epistemic.formula import B as Believes
+from grounded.epistemic.formula import K as Knows
+from grounded.epistemic.model import ModelError, PlausibilityModel
+from grounded.epistemic.parse import parse
+from grounded.epistemic.semantics import expand, holds, truth
+from grounded.epistemic.updates import announce, become_aware, conservative, lexicographic, refine, withdraw
+from grounded.epistemic.verdicts import Verdict
 
 MODEL_EFFECTS = frozenset({"announce", "upgrade", "withdraw", "refine"})
 """Transitions that change M."""

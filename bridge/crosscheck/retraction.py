@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from clorm import FactBase, IntegerField, Predicate, StringField
 from clorm.clingo import control_add_facts
 
-from .asp_files import encoding, new_control
-from .engine import Engine
-from .model import GOOD_STANDING
+from grounded.core.vocabulary import GOOD_STANDING
+from grounded.engine import Engine
+from grounded.solvers.asp import encoding, new_control
 
 
 class _DArg(Predicate):

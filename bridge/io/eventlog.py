@@ -16,9 +16,9 @@ from typing import IO, Any
 
 from pydantic import ValidationError
 
-from .errors import InputError
-from .model import Header
-from .operations import UtteranceBase, op_to_json
+from grounded.core.errors import InputError
+from grounded.dmap.model import Header
+from grounded.dmap.operations import UtteranceBase, op_to_json
 
 
 def describe_validation_error(exc: ValidationError, skip: frozenset[str] = frozenset()) -> str:

@@ -11,17 +11,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
-from .epistemic.declaration import WorldDeclaration
-from .literals import Atom, Lit
-
-Standing = Literal["active", "weakened", "abandoned", "resolved"]
-"""The paper's four standing labels; S_t holds the active and resolved arguments."""
-
-GOOD_STANDING = frozenset({"active", "resolved"})
-
-PropKind = Literal[
-    "observation", "hypothesis", "assumption", "decision", "position", "constraint", "question"
-]
+from grounded.core.literals import Atom, Lit
+from grounded.core.vocabulary import PropKind, Standing
+from grounded.epistemic.declaration import WorldDeclaration
 
 
 class Strict(BaseModel):

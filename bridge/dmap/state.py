@@ -19,8 +19,9 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
-from .literals import prolog_atom, prolog_literal
-from .model import GOOD_STANDING, Agent, Argument, Header, Provenance, StandingChange
+from grounded.core.literals import prolog_atom, prolog_literal
+from grounded.core.vocabulary import GOOD_STANDING
+from grounded.dmap.model import Agent, Argument, Header, Provenance, StandingChange
 
 ACTIVE = "active"
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .errors import Violation
+from grounded.core.errors import Violation
 
 
 class Transition(NamedTuple):

@@ -20,15 +20,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import asp_facts as F
-from .asp_history import HistoryAnswer, IncrementalHistory, OneShotHistory
-from .engine import Engine
-from .errors import InputError, PreconditionError
-from .eventlog import read_log
-from .model import GOOD_STANDING, Header
-from .retraction import check_retraction
-from .scenario import SCENARIO_SUFFIXES, Scenario
-from .verify import least_fixpoint
+from grounded.core.errors import InputError, PreconditionError
+from grounded.core.vocabulary import GOOD_STANDING
+from grounded.crosscheck.retraction import check_retraction
+from grounded.dmap.model import Header
+from grounded.engine import Engine
+from grounded.io.eventlog import read_log
+from grounded.queries.verify import least_fixpoint
+from grounded.scenario import SCENARIO_SUFFIXES, Scenario
+from grounded.solvers import facts as F
+from grounded.solvers.history import HistoryAnswer, IncrementalHistory, OneShotHistory
 
 
 def candidates_of(path: str | Path) -> tuple[Header, list[dict], InputError | None]:

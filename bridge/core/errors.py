@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from .engine import Engine
+from typing import Any
 
 
 class GroundedError(Exception):
@@ -69,7 +66,7 @@ class LogError(InputError):
     usable.
     """
 
-    def __init__(self, message: str, *, path: str, line: int, engine: Engine | None = None):
+    def __init__(self, message: str, *, path: str, line: int, engine: Any = None):
         super().__init__(message, path=path, line=line)
         self.engine = engine
 

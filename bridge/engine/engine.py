@@ -15,20 +15,21 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from . import affected as _affected
-from . import verify as _verify
-from .epistemic.conversation import FOR_THE_MODEL, ConversationModel, Frame
-from .epistemic.formula import Formula
-from .epistemic.model import PlausibilityModel
-from .epistemic.verdicts import Verdict, prolog_field
-from .errors import InputError, LogError, PreconditionError, Violation
-from .eventlog import EventLogWriter, describe_validation_error, read_log
-from .literals import is_literal
-from .model import GOOD_STANDING, Argument, Header
-from .operations import OperationRegistry, UtteranceBase
-from .rules import PrologRules
-from .state import DependencyMap
-from .transitions import Transition, parse_result
+from grounded.core.errors import InputError, LogError, PreconditionError, Violation
+from grounded.core.literals import is_literal
+from grounded.core.vocabulary import GOOD_STANDING
+from grounded.dmap.model import Argument, Header
+from grounded.dmap.operations import OperationRegistry, UtteranceBase
+from grounded.dmap.state import DependencyMap
+from grounded.dmap.transitions import Transition, parse_result
+from grounded.engine.world import FOR_THE_MODEL, ConversationModel, Frame
+from grounded.epistemic.formula import Formula
+from grounded.epistemic.model import PlausibilityModel
+from grounded.epistemic.verdicts import Verdict, prolog_field
+from grounded.io.eventlog import EventLogWriter, describe_validation_error, read_log
+from grounded.queries import affected as _affected
+from grounded.queries import verify as _verify
+from grounded.solvers.prolog import PrologRules
 
 
 class Update:

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
-from .model import GOOD_STANDING
-from .state import DependencyMap
+from grounded.core.vocabulary import GOOD_STANDING
+from grounded.dmap.state import DependencyMap
 
 
 class Affected:

@@ -16,8 +16,8 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, Field, TypeAdapter, create_model
 
-from .literals import Atom, Lit, prolog_atom, prolog_literal
-from .model import Strict
+from grounded.core.literals import Atom, Lit, prolog_atom, prolog_literal
+from grounded.dmap.model import Strict
 
 
 class Operation(Strict):

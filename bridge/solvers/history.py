@@ -26,14 +26,14 @@ import clingo
 from clorm import FactBase, unify
 from clorm.clingo import control_add_facts
 
-from . import asp_facts as F
-from .asp_files import encoding, new_control
-from .asp_oneshot import add_one_shot
-from .epistemic.verdicts import FLAGS, LITERAL_KINDS, Verdict, truth
-from .errors import InputError
-from .literals import atom_of, negate
-from .model import Header
-from .operations import OperationRegistry, UtteranceBase
+from grounded.core.errors import InputError
+from grounded.core.literals import atom_of, negate
+from grounded.dmap.model import Header
+from grounded.dmap.operations import OperationRegistry, UtteranceBase
+from grounded.epistemic.verdicts import FLAGS, LITERAL_KINDS, Verdict, truth
+from grounded.solvers import facts as F
+from grounded.solvers.asp import encoding, new_control
+from grounded.solvers.oneshot import add_one_shot
 
 HISTORY = ("history.lp", "queries.lp")
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .model import GOOD_STANDING
-from .state import DependencyMap
+from grounded.core.vocabulary import GOOD_STANDING
+from grounded.dmap.state import DependencyMap
 
 GROUNDED, UNGROUNDED, NO_ANCHOR = "grounded", "ungrounded", "no_anchor"
 

@@ -1,0 +1,69 @@
+"""Phase 2 end to end, offline: the `grounded demo` command."""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+from grounded.cli.app import app, out
+from grounded.engine import Engine
+from grounded.present import context, render
+from grounded.queries.verify import GROUNDED, NO_ANCHOR, UNGROUNDED
+from grounded.scenario import Scenario, retraction_score, run
+
+
+@app.command()
+def demo() -> None:
+    """Phase 2 end to end, offline: per-turn state, retraction queries, stale continuations checked from text."""
+    from grounded.interpreter.anchor import AnchorIndex
+
+    path = Path(str(resources.files("grounded.scenarios") / "phase2.yaml"))
+    scenario = Scenario.load(path)
+    engine = Engine(scenario.header)
+    out.rule(f"[bold]{scenario.title}[/]: replaying the gold operations through the rules")
+    for outcome in run(scenario, engine):
+        if outcome.turn is None:
+            break
+        render.render_update(out, engine, outcome.update)
+        out.print(context.summarize(engine, outcome.update, "text").replace("\n", "\n    "),
+                  style="italic", markup=False)
+        render.render_state(out, engine)
+        out.print()
+
+    out.rule(f"[bold]Context Renderer: the state the next Interpreter call sees ({DEMO_BUDGET}-token budget)")
+    out.print(context.render_state(engine, budget=DEMO_BUDGET, fmt="markdown"), markup=False)
+
+    out.rule("[bold]Retraction: what loses support if an observation is withdrawn?")
+    gold = next(c.spec for c in scenario.expect if c.kind == "retraction")  # the paper's four queries
+    for literal in gold["gold"]:
+        out.print(render.affected_line(engine.affected(literal, closure=False)))
+        out.print(render.affected_line(engine.affected(literal)))
+    for closure, name in ((False, "one-step Affected"), (True, "Affected*")):
+        s = retraction_score(engine, gold["hypotheses"], gold["gold"], closure)
+        out.print(f"{name:>17}: {s['correct']}/{s['decisions']} decisions correct, "
+                  f"{s['exact']}/{s['queries']} queries exact, TP/FP/FN {s['tp']}/{s['fp']}/{s['fn']}")
+
+    out.rule("[bold]Verify from text: does the next output still rest on the conversation?")
+    index = AnchorIndex(engine)  # one index of the final state for every candidate
+    for text in DEMO_CANDIDATES:
+        tv = index.verify(text)
+        out.print(f'candidate: "{text}"', markup=False)
+        best = f"{tv.best.claim} at {tv.best.score:.2f}" if tv.best else "nothing"
+        if tv.verification is None:
+            out.print(f"  anchor: none (best {best}, below {tv.threshold})", markup=False)
+        else:
+            out.print(f"  anchor: {best}", markup=False)
+            out.print("  ", render.verification_line(tv.verification))
+            flag = render.flag_continuation(engine, tv.verification)
+            if flag:
+                out.print(f"  flag: {flag}", style="yellow", markup=False)
+        out.print(f"  -> {DEMO_VERDICT[tv.status]}")
+
+
+DEMO_BUDGET = 350
+DEMO_VERDICT = {GROUNDED: "accept", UNGROUNDED: "reject (stale)", NO_ANCHOR: "abstain"}
+DEMO_CANDIDATES = (
+    "Restart Redis: the Redis failure is what causes the auth failures.",
+    "Roll back the token refresh change; its retry storm is exhausting the Redis connection pool.",
+    "The primary database is failing.",
+)

@@ -1,0 +1,57 @@
+"""`grounded run`: replay a scenario or log, checking every expectation."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from grounded.cli.app import Extensions, File, app, out
+from grounded.engine import Engine
+from grounded.present import render
+from grounded.scenario import SCENARIO_SUFFIXES, Scenario, run
+
+
+@app.command("run")
+def run_command(
+    file: File,
+    extension: Extensions = None,
+    state: Annotated[bool, typer.Option("--state", help="Print the state table after each turn.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only failures and the summary.")] = False,
+) -> None:
+    """Replay a scenario or log; PASS/FAIL for each expectation; exit 1 on any FAIL."""
+    if file.suffix not in SCENARIO_SUFFIXES:
+        def show(engine: Engine, update) -> None:
+            if not quiet:
+                render.render_update(out, engine, update)
+                if state:
+                    render.render_state(out, engine)
+
+        engine = Engine.load(file, extensions=extension or (), on_update=show)
+        out.print(f"{file}: {engine.turn} turns, {len(engine.state.args)} arguments, "
+                  f"{len(engine.open_problems())} open problems")
+        return
+    scenario = Scenario.load(file)
+    engine = Engine(scenario.header, extensions=extension or ())
+    passed = failed = 0
+    for outcome in run(scenario, engine):
+        if outcome.turn is not None and not quiet:
+            if outcome.update is not None:
+                render.render_update(out, engine, outcome.update)
+            else:
+                out.print(f"T{outcome.turn.turn} {outcome.turn.speaker}: rejected "
+                          f"({', '.join(outcome.rejection.codes)})", style="yellow")
+            if state:
+                render.render_state(out, engine)
+        elif outcome.turn is None and not quiet:
+            out.print("[bold]after the last turn[/]")
+        for check in outcome.checks:
+            passed += check.passed
+            failed += not check.passed
+            if not quiet or not check.passed:
+                style = "green" if check.passed else "bold red"
+                out.print(f"  {check}", style=style, markup=False)
+    out.print(f"{scenario.path}: {passed} passed, {failed} failed",
+              style="bold green" if not failed else "bold red")
+    if failed:
+        raise typer.Exit(1)

@@ -1,0 +1,50 @@
+"""`grounded extensions` and `grounded state`: the argumentation framework and the table of arguments."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+
+from grounded.cli.app import AsJson, At, Extensions, File, app, load_engine, out
+from grounded.core.errors import InputError
+from grounded.dung import SEMANTICS, Framework
+from grounded.dung import extensions as dung_extensions
+from grounded.present import render
+
+
+@app.command("extensions")
+def extensions_command(
+    file: File,
+    semantics: Annotated[str, typer.Option(
+        "--semantics", "-s", help="grounded, complete, preferred, stable or admissible.")] = "preferred",
+    at: At = None,
+    limit: Annotated[int, typer.Option("--limit", help="At most this many extensions (0: all).")] = 0,
+    as_json: AsJson = False,
+    extension: Extensions = None,
+) -> None:
+    """Dung extensions of the conversation's argumentation framework AF_t (every argument, every attack)."""
+    if semantics not in SEMANTICS:
+        raise InputError(f"--semantics {semantics}: expected one of {', '.join(SEMANTICS)}")
+    engine = load_engine(file, extension)
+    af = Framework.from_engine(engine, at)
+    found = dung_extensions(af, semantics, limit=limit)
+    dm = engine.state
+    if as_json:
+        print(json.dumps([[dm.arg(a).claim for a in sorted(ext)] for ext in found]))
+        return
+    path = "acyclic: one extension, by topological processing" if af.is_acyclic() else "attack graph has cycles"
+    out.print(f"{len(found)} {semantics} extension(s) of AF with {len(af)} arguments and "
+              f"{len(af.attacks)} attacks ({path})")
+    for i, ext in enumerate(found, 1):
+        members = [f"{dm.arg(a).claim}" + ("" if dm.in_standing(a, at) else f" ({dm.arg(a).standing_at(at)})")
+                   for a in sorted(ext)]
+        out.print(f"{i}. " + (", ".join(members) or "(empty)"), markup=False)
+
+
+@app.command()
+def state(file: File, at: At = None, extension: Extensions = None) -> None:
+    """Every argument with its standing, groundedness and Dep; open problems, commitments, dissent."""
+    engine = load_engine(file, extension)
+    render.render_state(out, engine, at, full=True)

@@ -1,0 +1,21 @@
+"""The words the dependency map is written in: standings and kinds.
+
+The rules (prolog/vocabulary.pl, asp/vocabulary.lp) use the same words; a test
+holds the three lists equal.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+Standing = Literal["active", "weakened", "abandoned", "resolved"]
+"""The paper's four standing labels; S_t holds the active and resolved arguments."""
+
+STANDINGS: tuple[str, ...] = ("active", "weakened", "abandoned", "resolved")
+GOOD_STANDING = frozenset({"active", "resolved"})
+
+PropKind = Literal[
+    "observation", "hypothesis", "assumption", "decision", "position", "constraint", "question"
+]
+PROP_KINDS: tuple[str, ...] = ("observation", "hypothesis", "assumption", "decision", "position", "constraint",
+                               "question")

@@ -1,0 +1,9 @@
+"""The Engine: one conversation's dependency map, updated per utterance by the rules.
+
+engine.py holds ``Engine`` and ``Update``; world.py carries the world model M
+along with the rules' decisions.
+"""
+
+from grounded.engine.engine import Engine, Update
+
+__all__ = ["Engine", "Update"]

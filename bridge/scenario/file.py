@@ -1,0 +1,169 @@
+"""Scenario files: a conversation with gold operations and expected results.
+
+A scenario (YAML) carries the event-log header, then ``turns`` (each an
+utterance plus the paper's ``labels`` and optional ``expect`` checks run after
+it) and a final ``expect`` list.  Each check is a mapping with one key naming
+it (see ``CHECKS``) and an optional ``at`` turn to look back to.  Errors name
+the file and line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from grounded.core.errors import InputError
+from grounded.dmap.model import Header
+from grounded.io.eventlog import describe_validation_error
+from grounded.scenario.checks import CHECKS
+from grounded.scenario.epistemic import EPISTEMIC_CHECKS
+from grounded.scenario.epistemic import validate as validate_epistemic
+
+SCENARIO_SUFFIXES = (".yaml", ".yml")
+"""What a scenario file is called; anything else is read as an event log."""
+HEADER_KEYS = ("grounded", "agents", "props", "acyclic", "world")
+
+
+class _Mapping(dict):
+    line = 0
+
+
+class _Loader(yaml.SafeLoader):
+    """A YAML loader that remembers the line of every mapping, for error messages."""
+
+
+def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> _Mapping:
+    mapping = _Mapping(loader.construct_mapping(node, deep=True))
+    mapping.line = node.start_mark.line + 1
+    return mapping
+
+
+_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+@dataclass
+class Check:
+    kind: str
+    spec: Any
+    at: int | None
+    line: int
+
+
+@dataclass
+class ScenarioTurn:
+    turn: int
+    speaker: str
+    text: str
+    labels: list[str]
+    ops: list[dict]
+    expect: list[Check]
+    line: int
+
+    def utterance(self) -> dict:
+        u = {"turn": self.turn, "speaker": self.speaker, "text": self.text, "ops": self.ops}
+        if self.labels:
+            u["labels"] = self.labels
+        return u
+
+
+@dataclass
+class Scenario:
+    path: str
+    title: str
+    header: Header
+    turns: list[ScenarioTurn]
+    expect: list[Check] = field(default_factory=list)
+    key_shifts: list[int] = field(default_factory=list)
+    """The turns at which standing or awareness changes (scored separately by ``grounded score``)."""
+
+    @classmethod
+    def load(cls, path: str | Path) -> Scenario:
+        path = str(path)
+        try:
+            with open(path, encoding="utf-8") as handle:
+                data = yaml.load(handle, Loader=_Loader)  # noqa: S506 - SafeLoader subclass
+        except OSError as exc:
+            raise InputError(f"cannot read the scenario: {exc.strerror}", path=path) from exc
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            raise InputError(f"invalid YAML: {getattr(exc, 'problem', exc)}", path=path,
+                             line=mark.line + 1 if mark else None) from exc
+        if not isinstance(data, dict):
+            raise InputError("a scenario is a mapping with a header and `turns`", path=path)
+        unknown = set(data) - set(HEADER_KEYS) - {"title", "description", "turns", "expect", "key_shifts"}
+        if unknown:
+            raise InputError(f"unknown top-level keys {sorted(unknown)}", path=path, line=data.line)
+        try:
+            header = Header.model_validate({k: data[k] for k in HEADER_KEYS if k in data})
+        except ValidationError as exc:
+            raise InputError("header: " + describe_validation_error(exc), path=path, line=data.line) from exc
+        turns = [_turn(path, t) for t in _list(path, data, "turns")]
+        final = _checks(path, data.get("expect") or [], data.line)
+        for check in final:
+            if check.kind == "rejected":
+                raise InputError("`rejected` checks a turn: put it in that turn's expect", path=path,
+                                 line=check.line)
+        key_shifts = data.get("key_shifts") or []
+        if not isinstance(key_shifts, list) or not all(isinstance(t, int) for t in key_shifts):
+            raise InputError("`key_shifts` must be a list of turn numbers", path=path, line=data.line)
+        known = {t.turn for t in turns}
+        if missing := [t for t in key_shifts if t not in known]:
+            raise InputError(f"`key_shifts` names turns the scenario does not have: {missing}", path=path,
+                             line=data.line)
+        return cls(path, str(data.get("title", Path(path).stem)), header, turns, final, key_shifts)
+
+
+def _list(path: str, data: _Mapping, key: str) -> list:
+    value = data.get(key)
+    if not isinstance(value, list):
+        raise InputError(f"`{key}` must be a list", path=path, line=data.line)
+    return value
+
+
+def _turn(path: str, t: Any) -> ScenarioTurn:
+    if not isinstance(t, dict):
+        raise InputError("each turn is a mapping with turn, speaker, text, ops", path=path)
+    line = getattr(t, "line", None)
+    unknown = set(t) - {"turn", "speaker", "text", "labels", "ops", "expect"}
+    if unknown:
+        raise InputError(f"turn: unknown keys {sorted(unknown)}", path=path, line=line)
+    for key in ("turn", "speaker"):
+        if key not in t:
+            raise InputError(f"turn: missing `{key}`", path=path, line=line)
+    if not isinstance(t["turn"], int):
+        raise InputError(f"turn: `turn` must be an integer, not {t['turn']!r}", path=path, line=line)
+    ops = t.get("ops") or []
+    if not isinstance(ops, list):
+        raise InputError(f"turn {t['turn']}: `ops` must be a list", path=path, line=line)
+    return ScenarioTurn(t["turn"], str(t["speaker"]), str(t.get("text", "")),
+                        [str(x) for x in t.get("labels") or []], ops,
+                        _checks(path, t.get("expect") or [], line), line or 0)
+
+
+def _checks(path: str, items: Any, line: int | None) -> list[Check]:
+    if not isinstance(items, list):
+        raise InputError("`expect` must be a list of checks", path=path, line=line)
+    checks = []
+    for item in items:
+        where = getattr(item, "line", line)
+        if not isinstance(item, dict):
+            raise InputError(f"a check is a mapping such as {{grounded: [h1]}}, not {item!r}",
+                             path=path, line=where)
+        at = item.get("at")
+        keys = [k for k in item if k != "at"]
+        if len(keys) != 1 or keys[0] not in CHECKS:
+            raise InputError(f"a check names exactly one of {sorted(CHECKS)} (got {keys})",
+                             path=path, line=where)
+        if at is not None and not isinstance(at, int):
+            raise InputError(f"`at` must be a turn number, not {at!r}", path=path, line=where)
+        if keys[0] in EPISTEMIC_CHECKS:
+            try:
+                validate_epistemic(keys[0], item[keys[0]])
+            except ValueError as exc:
+                raise InputError(str(exc), path=path, line=where) from None
+        checks.append(Check(keys[0], item[keys[0]], at, where or 0))
+    return checks

@@ -1,0 +1,138 @@
+"""The package's layers import downward only, and no modules import each other in a circle.
+
+docs/architecture.md draws the layers; ``LAYERS`` below is the same picture,
+bottom first.  Packages on one line are independent of each other.  Every
+import counts, including those under ``TYPE_CHECKING`` and inside functions:
+a circle hidden behind a lazy import is still a circle for the reader.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import networkx as nx
+import tomllib
+
+ROOT = Path(__file__).resolve().parents[1]
+
+LAYERS: list[tuple[str, ...]] = [
+    ("grounded.prolog", "grounded.asp", "grounded.scenarios"),  # rule files and scenarios: package data
+    ("grounded.core",),
+    ("grounded.epistemic",),
+    ("grounded.dmap",),
+    ("grounded.queries",),
+    ("grounded.solvers", "grounded.io"),
+    ("grounded.dung",),
+    ("grounded.engine",),
+    ("grounded.scenario",),
+    ("grounded.crosscheck", "grounded.present"),
+    ("grounded.interpreter",),
+    ("grounded.bench",),
+    ("grounded.cli",),
+]
+TOP = ("grounded", "grounded.__main__")  # the public facade and ``python -m grounded`` may import anything
+
+
+def package_dirs() -> dict[str, Path]:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    return {pkg: ROOT / d for pkg, d in config["tool"]["setuptools"]["package-dir"].items()}
+
+
+def modules() -> dict[str, Path]:
+    """Every Python module of the distribution, by its import name."""
+    found: dict[str, Path] = {}
+    dirs = package_dirs()
+    for pkg, folder in dirs.items():
+        for path in folder.rglob("*.py"):
+            rel = path.relative_to(folder).with_suffix("")
+            parts = [p for p in rel.parts if p != "__init__"]
+            name = ".".join([pkg, *parts])
+            # a folder mapped to a package of its own is reported under that name only
+            if any(name.startswith(other + ".") or name == other for other in dirs if other != pkg
+                   and other.startswith(pkg + ".")):
+                continue
+            found[name] = path
+    return found
+
+
+def imports_of(name: str, path: Path, known: set[str]) -> set[str]:
+    tree = ast.parse(path.read_text(), str(path))
+    is_package = path.name == "__init__.py"
+    here = name if is_package else name.rpartition(".")[0]
+    targets: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            targets.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = here.split(".")
+                base = base[: len(base) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            targets.add(module)
+            targets.update(f"{module}.{alias.name}" for alias in node.names)
+    # keep the longest known module each import names (``from grounded.x import y`` may name module x.y)
+    return {t for t in targets if t in known and t != name}
+
+
+def layer_of(module: str) -> int | None:
+    for i, layer in enumerate(LAYERS):
+        if any(module == p or module.startswith(p + ".") for p in layer):
+            return i
+    return None
+
+
+def package_of(module: str) -> str | None:
+    for layer in LAYERS:
+        for p in layer:
+            if module == p or module.startswith(p + "."):
+                return p
+    return None
+
+
+def import_graph() -> nx.DiGraph:
+    found = modules()
+    graph = nx.DiGraph()
+    for name, path in found.items():
+        graph.add_node(name)
+        for target in imports_of(name, path, set(found)):
+            graph.add_edge(name, target)
+    return graph
+
+
+def test_every_module_belongs_to_a_layer():
+    stray = [m for m in modules() if m not in TOP and layer_of(m) is None]
+    assert not stray, f"modules outside every layer (add them to LAYERS and docs/architecture.md): {stray}"
+
+
+def test_layers_import_downward_only():
+    upward = []
+    for source, target in import_graph().edges:
+        if source in TOP:
+            continue
+        ls, lt = layer_of(source), layer_of(target)
+        if target in TOP or lt is None or ls is None:
+            upward.append((source, target))
+        elif lt > ls or (lt == ls and package_of(source) != package_of(target)):
+            upward.append((source, target))
+    assert not upward, "imports that go up (or across) the layers:\n" + "\n".join(f"  {s} -> {t}" for s, t in upward)
+
+
+def test_no_import_circles():
+    graph = import_graph()
+    # a package's __init__ re-exports its modules; an edge back to the package itself is not a circle
+    for source, target in list(graph.edges):
+        if source.startswith(target + "."):
+            graph.remove_edge(source, target)
+    circles = [sorted(c) for c in nx.strongly_connected_components(graph) if len(c) > 1]
+    assert not circles, f"modules that import each other in a circle: {circles}"
+
+
+def test_the_layer_check_sees_an_upward_import(tmp_path, monkeypatch):
+    """The checks above would catch a back-edge such as core -> engine (the one this layout removed)."""
+    graph = import_graph()
+    graph.add_edge("grounded.core.errors", "grounded.engine.engine")
+    assert layer_of("grounded.engine.engine") > layer_of("grounded.core.errors")
+    assert any(len(c) > 1 for c in nx.strongly_connected_components(graph))
