@@ -20,6 +20,7 @@ from grounded.cli import (  # noqa: F401 - they register commands
     replay,
     schema,
     views,
+    views_book,
     views_show,
 )
 from grounded.cli.app import app
