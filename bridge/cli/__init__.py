@@ -21,7 +21,9 @@ from grounded.cli import (  # noqa: F401 - they register commands
     schema,
     views,
     views_book,
+    views_rules,
     views_show,
+    views_whatif,
 )
 from grounded.cli.app import app
 from grounded.core.errors import GroundedError
