@@ -33,6 +33,9 @@ from grounded.queries.verify import least_fixpoint
 
 FORMATS = ("svg", "png", "pdf", "dot")
 
+CORNER = 10
+"""Points of room around a stable drawing, for nodes drawn larger than in the layout (double borders)."""
+
 _CONSTANT = re.compile(r"[a-z][A-Za-z0-9_]*")
 
 
@@ -353,11 +356,23 @@ def picture(engine: Engine, at: int | None = None, *, focus: str | None = None, 
 
 
 def union(graphs: Sequence[Graph]) -> Graph:
-    """Every node and edge of the graphs, each with its attributes where it last appears."""
+    """Every node and edge of the graphs, each with its attributes where it last appears, and each
+    node as large as it is drawn in any of them (its longest label, its most peripheries), so that
+    a layout of the union has room for every graph's drawing."""
     nodes: dict[str, dict[str, str]] = {}
     edges: dict[tuple[str, str, str], dict[str, str]] = {}
     for g in graphs:
-        nodes.update(g.nodes)
+        for name, attrs in g.nodes.items():
+            before = nodes.get(name, {})
+            merged = dict(attrs)
+            if len(before.get("label", "")) > len(attrs.get("label", "")):
+                merged["label"] = before["label"]
+            for key in ("peripheries", "penwidth"):
+                widest = max(float(a[key]) for a in (before, attrs) if key in a) \
+                    if key in before or key in attrs else None
+                if widest is not None:
+                    merged[key] = f"{widest:g}"
+            nodes[name] = merged
         edges.update(g.edges)
     last = graphs[-1] if graphs else Graph()
     return Graph(dict(last.graph), dict(last.node_defaults), dict(last.edge_defaults),
@@ -382,11 +397,16 @@ def stable_svgs(graphs: Sequence[Graph]) -> list[str]:
     node_pos = {o["name"]: o["pos"] for o in layout.get("objects", []) if "pos" in o}
     edge_pos = {e["id"]: {k: e[k] for k in ("pos", "lp", "xlp", "head_lp", "tail_lp") if k in e}
                 for e in layout.get("edges", []) if "id" in e}
+    # two invisible corners a little outside the layout's box: Graphviz sizes (and shifts) each drawing
+    # to what it contains, so every drawing gets the same box and nodes keep their coordinates
+    x0, y0, x1, y1 = (float(v) for v in layout["bb"].split(","))
+    corners = {f"corner-{i}": {"pos": f"{x:g},{y:g}!", "shape": "point", "style": "invis", "width": "0",
+                               "height": "0", "label": "", "id": f"corner-{i}", "class": "corner"}
+               for i, (x, y) in enumerate([(x0 - CORNER, y0 - CORNER), (x1 + CORNER, y1 + CORNER)])}
     sources = []
     for g in graphs:
-        fixed = replace(g, graph={**{k: v for k, v in g.graph.items() if k != "rankdir"}, "bb": layout["bb"],
-                                  "splines": "true"},
-                        nodes={n: {**a, "pos": node_pos[n] + "!"} for n, a in g.nodes.items()},
+        fixed = replace(g, graph={k: v for k, v in g.graph.items() if k != "rankdir"},
+                        nodes={**corners, **{n: {**a, "pos": node_pos[n] + "!"} for n, a in g.nodes.items()}},
                         edges={k: {**a, **edge_pos.get(a["id"], {})} for k, a in g.edges.items()})
         sources.append(fixed.to_dot())
     out = graphviz.pipe("neato", "svg", "\n".join(sources).encode(), neato_no_op=2, quiet=True)
