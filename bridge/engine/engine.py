@@ -336,6 +336,12 @@ class Engine(Displayable):
         """
         return display.view("picture", self, at=_check_turn(at), focus=focus, affected=affected)
 
+    def __repr__(self) -> str:
+        dm = self.state
+        world = "" if self.world is None else f", |W| = {self.world.model_at(None).size}"
+        return (f"Engine(T{dm.last_turn if dm.last_turn is not None else 0}: {len(dm.args)} arguments, "
+                f"{sum(dm.in_standing(r.id) for r in dm.args)} in S_t, {len(dm.open_problems)} open problems{world})")
+
     @property
     def turn(self) -> int | None:
         """The last turn applied (None before the first utterance)."""

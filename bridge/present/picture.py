@@ -344,6 +344,10 @@ class Picture:
     def _repr_svg_(self) -> str:
         return self.svg()
 
+    def __repr__(self) -> str:
+        when = "now" if self.at is None else f"T{self.at}"
+        return f"Picture({when}: {len(self.graph.nodes)} nodes, {len(self.graph.edges)} edges)"
+
 
 def picture(engine: Engine, at: int | None = None, *, focus: str | None = None, affected: str | None = None,
             view: str | Path | None = None, changed: Iterable[int] = (), new: Iterable[int] = ()) -> Picture:
