@@ -29,8 +29,8 @@ from typing import Any
 
 from grounded.core.errors import LogError, PreconditionError
 from grounded.engine import Engine, Update
-from grounded.present.picture import run_view, stable_svgs
 from grounded.present.picture import facts as picture_facts
+from grounded.present.picture import run_view, stable_svgs
 from grounded.present.summary import (
     affected_json,
     argument_rows,

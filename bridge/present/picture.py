@@ -221,43 +221,43 @@ def run_view(symbols: Sequence[clingo.Symbol], view: Path | None = None) -> Grap
 
 def _graph(shown: list[clingo.Symbol], path: Path) -> Graph:
     nodes: dict[clingo.Symbol, None] = {}
-    edges: dict[tuple[clingo.Symbol, clingo.Symbol, clingo.Symbol], None] = {}
-    attrs: list[tuple[str, object, clingo.Symbol, clingo.Symbol]] = []
+    edges: dict[tuple[clingo.Symbol, ...], None] = {}
+    attrs: list[tuple[str, clingo.Symbol | None, clingo.Symbol, clingo.Symbol]] = []
     for s in shown:
         if s.name == "node" and len(s.arguments) == 1:
             nodes[s.arguments[0]] = None
         elif s.name == "edge" and len(s.arguments) == 3:
-            edges[tuple(s.arguments)] = None  # type: ignore[index]
+            tail, head, label = s.arguments
+            edges[(tail, head, label)] = None
         elif s.name == "attr" and len(s.arguments) == 4:
-            kind, ident, name, value = s.arguments
-            attrs.append((str(kind), ident, name, value))
+            attrs.append((str(s.arguments[0]), s.arguments[1], s.arguments[2], s.arguments[3]))
         elif s.name == "attr" and len(s.arguments) == 3:
-            kind, name, value = s.arguments
-            attrs.append((str(kind), None, name, value))
+            attrs.append((str(s.arguments[0]), None, s.arguments[1], s.arguments[2]))
     graph = Graph()
     order = sorted(nodes, key=_sort_key)
     names = {n: node_name(n) for n in order}
     raw: dict[tuple[str, object], dict[str, list[tuple[int, str]]]] = {}
-    for kind, ident, name, value in attrs:
-        if kind == "node":
+    for what, ident, name, value in attrs:
+        owner: object = ident
+        if what == "node":
             if ident not in nodes:
                 raise ViewError(f"{path}: attr(node, {ident}, {name}, ...) is about {ident}, which is not a node/1")
-        elif kind == "edge":
-            key = tuple(ident.arguments) if isinstance(ident, clingo.Symbol) else None
+        elif what == "edge":
+            key = tuple(ident.arguments) if ident is not None else None
             if key not in edges:
                 raise ViewError(f"{path}: attr(edge, {ident}, {name}, ...) is about an edge that is not an edge/3")
-            ident = key
-        elif kind not in ("graph", "node_default", "edge_default"):
-            raise ViewError(f"{path}: attr({kind}, ...): expected node, edge, graph, node_default or edge_default")
+            owner = key
+        elif what not in ("graph", "node_default", "edge_default"):
+            raise ViewError(f"{path}: attr({what}, ...): expected node, edge, graph, node_default or edge_default")
         if name.type == clingo.SymbolType.Function and len(name.arguments) == 2 and not name.name:
-            attr, pos = _text(name.arguments[0]), name.arguments[1].number \
-                if name.arguments[1].type == clingo.SymbolType.Number else 0
+            first, second = name.arguments
+            attr, pos = _text(first), second.number if second.type == clingo.SymbolType.Number else 0
         else:
             attr, pos = _text(name), -1
-        raw.setdefault((kind, ident), {}).setdefault(attr, []).append((pos, _text(value)))
+        raw.setdefault((what, owner), {}).setdefault(attr, []).append((pos, _text(value)))
 
     def merged(kind: str, ident: object) -> dict[str, str]:
-        out = {}
+        out: dict[str, str] = {}
         for attr, values in raw.get((kind, ident), {}).items():
             parts = [v for p, v in values if p >= 0]
             plain = sorted({v for p, v in values if p < 0})
@@ -279,13 +279,13 @@ def _graph(shown: list[clingo.Symbol], path: Path) -> Graph:
     for n in order:
         graph.nodes[names[n]] = {"id": names[n], **merged("node", n)}
     for key in sorted(edges, key=lambda e: (_sort_key(e[0]), _sort_key(e[1]), str(e[2]))):
-        tail, head, kind = key
+        tail, head, label = key
         for end in (tail, head):
             if end not in nodes:
-                raise ViewError(f"{path}: edge({tail}, {head}, {kind}) ends at {end}, which is not a node/1")
-        ident = f"e-{_text(kind)}-{names[tail]}-{names[head]}"
-        attrs_ = {"id": ident, "class": _text(kind), **merged("edge", key)}
-        graph.edges[(names[tail], names[head], _text(kind))] = attrs_
+                raise ViewError(f"{path}: edge({tail}, {head}, {label}) ends at {end}, which is not a node/1")
+        edge_id = f"e-{_text(label)}-{names[tail]}-{names[head]}"
+        graph.edges[(names[tail], names[head], _text(label))] = {"id": edge_id, "class": _text(label),
+                                                                  **merged("edge", key)}
     return graph
 
 
