@@ -169,7 +169,7 @@ def test_stable_layout_keeps_every_node_in_place(phase2):
     assert set(where) == final
 
 
-@budget(25)
+@budget(15)
 @given(data=st.data())
 def test_the_view_draws_every_argument_dep_and_attack_of_random_histories(data):
     engine = Engine(HEADER)

@@ -65,7 +65,7 @@ def test_whatif_leaves_the_engine_and_its_log_untouched(tmp_path):
     control.close()
 
 
-@budget(20)
+@budget(15)
 @given(data=st.data())
 def test_whatif_equals_the_conversation_cut_there_and_changes_nothing(data):
     engine = Engine(HEADER)
