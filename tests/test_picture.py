@@ -201,5 +201,13 @@ def test_show_command(tmp_path):
     groups = parse(out.read_text())
     assert any("decision" in classes(g) and "resolved" in classes(g) for g in groups.values())
     assert "node" in classes(groups["agent-bob"])  # bob's dissent from the decision
-    r = grounded("show", "scenarios/phase2.yaml", "-o", str(tmp_path / "p.gif"))
-    assert r.returncode == 2 and "p.gif" in r.stderr
+
+
+def test_show_command_refuses_an_unknown_format(tmp_path, monkeypatch, capsys):
+    from grounded.cli import main
+
+    monkeypatch.setattr(sys, "argv", ["grounded", "show", str(ROOT / "scenarios" / "phase2.yaml"),
+                                      "-o", str(tmp_path / "p.gif")])
+    with pytest.raises(SystemExit) as exit_:
+        main()
+    assert exit_.value.code == 2 and "p.gif: cannot tell the format" in capsys.readouterr().err

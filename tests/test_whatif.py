@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -104,5 +105,14 @@ def test_whatif_command(tmp_path):
     assert "o5 abandoned by o9" in answer["changes"]
     r = whatif("-u", json.dumps({"speaker": "bob", "ops": [{"op": "support", "target": "h2", "by": "o8"}]}))
     assert r.returncode == 1 and "support_target_abandoned" in r.stdout and "nothing is recorded" in r.stdout
-    r = whatif("-u", '{"speaker": "bob"')
-    assert r.returncode == 2 and r.stderr.startswith("error: --utterance: invalid JSON")
+
+
+def test_whatif_command_refuses_bad_json(monkeypatch, capsys):
+    from grounded.cli import main
+
+    monkeypatch.setattr(sys, "argv", ["grounded", "whatif", str(ROOT / "scenarios" / "phase2.yaml"),
+                                      "-u", '{"speaker": "bob"'])
+    with pytest.raises(SystemExit) as exit_:
+        main()
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err.startswith("error: --utterance: invalid JSON at column 18")
