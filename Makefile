@@ -8,11 +8,17 @@ SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 setup: $(VENV)/.installed
 
+# System tools, each installed with apt-get only when missing: SWI-Prolog (the rules),
+# Graphviz (`grounded show`, `grounded book`), Chromium and its driver (the page tests).
+APT_NEEDS := swipl:swi-prolog-nox dot:graphviz chromium:chromium chromedriver:chromium-driver
+
 $(VENV)/.installed: pyproject.toml
-	@command -v swipl >/dev/null 2>&1 || { \
-	  echo "SWI-Prolog not found: installing swi-prolog-nox"; \
+	@missing=""; for pair in $(APT_NEEDS); do \
+	  command -v "$${pair%%:*}" >/dev/null 2>&1 || missing="$$missing $${pair#*:}"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing with apt-get:$$missing"; \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
-	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq swi-prolog-nox; }
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; fi
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e '.[test]'

@@ -21,7 +21,8 @@ from grounded.dmap.operations import (
     Undermine,
     Utterance,
 )
-from grounded.engine import Engine, Update
+from grounded.engine import Engine, Update, WhatIf
+from grounded.present import notebook as _notebook  # noqa: F401 - registers the notebook display (core/display.py)
 from grounded.queries.affected import Affected
 from grounded.queries.verify import Verification
 
@@ -29,6 +30,6 @@ __all__ = [
     "Affected", "Agent", "Argument", "Engine", "ExpandAwareness", "GroundedError", "Header",
     "Hypothesize", "InputError", "LogError", "Observe", "Operation", "PreconditionError",
     "PrologError", "Proposition", "Question", "Resolve", "Revise", "Support", "Undermine",
-    "Update", "Utterance", "Verification", "Violation",
+    "Update", "Utterance", "Verification", "Violation", "WhatIf",
 ]
 __version__ = "0.1.0"

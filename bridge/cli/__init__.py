@@ -12,7 +12,19 @@ import sys
 import typer
 
 from grounded.bench.cli import bench_app
-from grounded.cli import check, demo, interpret, query, replay, schema, views  # noqa: F401 - they register commands
+from grounded.cli import (  # noqa: F401 - they register commands
+    check,
+    demo,
+    interpret,
+    query,
+    replay,
+    schema,
+    views,
+    views_book,
+    views_rules,
+    views_show,
+    views_whatif,
+)
 from grounded.cli.app import app
 from grounded.core.errors import GroundedError
 

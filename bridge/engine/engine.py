@@ -15,6 +15,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from grounded.core import display
+from grounded.core.display import Displayable
 from grounded.core.errors import InputError, LogError, PreconditionError, Violation
 from grounded.core.literals import is_literal
 from grounded.core.vocabulary import GOOD_STANDING
@@ -22,6 +24,7 @@ from grounded.dmap.model import Argument, Header
 from grounded.dmap.operations import OperationRegistry, UtteranceBase
 from grounded.dmap.state import DependencyMap
 from grounded.dmap.transitions import Transition, parse_result
+from grounded.engine.whatif import WhatIf, what_if
 from grounded.engine.world import FOR_THE_MODEL, ConversationModel, Frame
 from grounded.epistemic.formula import Formula
 from grounded.epistemic.model import PlausibilityModel
@@ -32,7 +35,7 @@ from grounded.queries import verify as _verify
 from grounded.solvers.prolog import PrologRules
 
 
-class Update:
+class Update(Displayable):
     """What one accepted utterance changed.
 
     ``flagged`` maps each claim this utterance took out of standing to the
@@ -62,7 +65,7 @@ class Update:
         return f"Update(T{self.turn} {self.speaker}: {len(self.transitions)} transitions)"
 
 
-class Engine:
+class Engine(Displayable):
     """The dependency map D_t of one conversation.
 
     >>> engine = Engine({"agents": {"alice": {"authority": True}}})
@@ -93,6 +96,8 @@ class Engine:
         self._rules.adopt(self, self.state.prolog_facts, self.extensions)
         self._log = EventLogWriter(log, header) if log is not None else None
         self.load_error: LogError | None = None
+        self._history: list[tuple[int, UtteranceBase]] = []
+        """The accepted utterances and their turns, which ``whatif`` replays."""
         self.last_verdicts: dict[int, list[Verdict]] = {}
         """What the world model found about each operation of the last utterance
         (op index -> verdicts), accepted or not: the ASP reference reads the same."""
@@ -166,6 +171,7 @@ class Engine:
                 self.state.apply([t for t in items if t.name not in FOR_THE_MODEL],  # type: ignore[union-attr]
                                  turn, u.speaker, u.text, u.ops)  # type: ignore[arg-type,attr-defined]
                 self.world.commit(turn, frame)  # type: ignore[union-attr]
+            self._history.append((turn, u))
         except BaseException:
             # The rules committed but this engine did not: make them reload
             # this engine's state before its next utterance.
@@ -306,6 +312,36 @@ class Engine:
             raise InputError("this conversation declares no world model (add `world` to the header)")
         return self.world
 
+    # -- views and hypotheticals ------------------------------------------------------
+
+    def history(self, at: int | None = None) -> list[tuple[int, UtteranceBase]]:
+        """The accepted utterances up to turn ``at`` (all of them if None), each with its turn."""
+        t = _check_turn(at)
+        return [(turn, u) for turn, u in self._history if t is None or turn <= t]
+
+    def whatif(self, utterance: UtteranceBase | dict[str, Any], at: int | None = None) -> WhatIf:
+        """What the rules would do with ``utterance`` after turn ``at`` (None: now), recording nothing.
+
+        This engine, its world model and its log are left as they are; the
+        answer carries the transitions and flagged claims, or the violations,
+        and the scratch engine that holds the hypothetical state.
+        """
+        return what_if(self, utterance, _check_turn(at))
+
+    def show(self, at: int | None = None, focus: str | None = None, affected: str | None = None) -> Any:
+        """The picture of the dependency map as of turn ``at`` (``grounded.present.picture.Picture``).
+
+        ``focus`` highlights the Dep* chain of a claim, ``affected`` the
+        Affected* set of a literal.  Drawn by the view program, laid out by Graphviz.
+        """
+        return display.view("picture", self, at=_check_turn(at), focus=focus, affected=affected)
+
+    def __repr__(self) -> str:
+        dm = self.state
+        world = "" if self.world is None else f", |W| = {self.world.model_at(None).size}"
+        return (f"Engine(T{dm.last_turn if dm.last_turn is not None else 0}: {len(dm.args)} arguments, "
+                f"{sum(dm.in_standing(r.id) for r in dm.args)} in S_t, {len(dm.open_problems)} open problems{world})")
+
     @property
     def turn(self) -> int | None:
         """The last turn applied (None before the first utterance)."""
@@ -354,4 +390,4 @@ def _extension_path(path: str | Path) -> str:
     return str(p)
 
 
-__all__ = ["Engine", "Update", "PreconditionError", "Violation"]
+__all__ = ["Engine", "PreconditionError", "Update", "Violation", "WhatIf"]

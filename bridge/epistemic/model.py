@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from grounded.core.display import Displayable
 from grounded.core.errors import InputError
 
 MAX_UNIVERSE = 1 << 22
@@ -75,7 +76,7 @@ class Announced:
         return node
 
 
-class PlausibilityModel:
+class PlausibilityModel(Displayable):
     """M = (W, {<=_i}, V) over a universe; see the module docstring."""
 
     __slots__ = ("atoms", "atom_index", "val", "cells", "ncells", "ranks", "aware", "facts", "alive",

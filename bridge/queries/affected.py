@@ -14,11 +14,12 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
+from grounded.core.display import Displayable
 from grounded.core.vocabulary import GOOD_STANDING
 from grounded.dmap.state import DependencyMap
 
 
-class Affected:
+class Affected(Displayable):
     """The answer to Affected(p) or Affected*(p) as of some turn."""
 
     __slots__ = ("literal", "closure", "at", "arguments", "hops", "_claim", "_lose")

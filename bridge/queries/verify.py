@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from grounded.core.display import Displayable
 from grounded.core.vocabulary import GOOD_STANDING
 from grounded.dmap.state import DependencyMap
 
@@ -26,7 +27,7 @@ GROUNDED, UNGROUNDED, NO_ANCHOR = "grounded", "ungrounded", "no_anchor"
 
 
 @dataclass(frozen=True, slots=True)
-class Verification:
+class Verification(Displayable):
     claim: str
     grounded: bool
     status: str

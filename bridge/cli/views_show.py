@@ -1,0 +1,47 @@
+"""`grounded show`: the picture of the dependency map, drawn by the view program and laid out by Graphviz."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from grounded.cli.app import At, Extensions, File, app, load_engine
+from grounded.core.errors import InputError
+from grounded.present.picture import FORMATS, picture
+
+View = Annotated[Path | None, typer.Option("--view", help="Your own view program (.lp) instead of "
+                                                          "asp/views/picture.lp.")]
+
+
+@app.command()
+def show(
+    file: File,
+    at: At = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write here: .svg, .png, .pdf or .dot "
+                                                                      "(default: SVG on stdout).")] = None,
+    focus: Annotated[str | None, typer.Option("--focus", help="Highlight the Dep* chain of this claim "
+                                                              "(and where Verify fails).")] = None,
+    affected: Annotated[str | None, typer.Option("--affected", help="Highlight Affected* of this literal.")] = None,
+    view: View = None,
+    extension: Extensions = None,
+) -> None:
+    """The picture: arguments (shape by kind, colour by standing, ✓ when grounded), Dep, attacks,
+    explains, decisions and dissent."""
+    fmt = "svg"
+    if output is not None:
+        fmt = output.suffix.lstrip(".").lower()
+        if fmt not in FORMATS:
+            raise InputError(f"--output {output}: cannot tell the format; use .svg, .png, .pdf or .dot")
+    engine = load_engine(file, extension)
+    if at is not None and engine.turn is not None and at > engine.turn:
+        raise InputError(f"--at {at}: the conversation ends at turn {engine.turn}")
+    pic = picture(engine, at, focus=focus, affected=affected, view=view)
+    data = pic.render(fmt)
+    if output is None:
+        sys.stdout.write(data.decode("utf-8"))
+    else:
+        output.write_bytes(data)
+        print(f"wrote {output}", file=sys.stderr)

@@ -1,0 +1,62 @@
+"""`grounded whatif`: what the rules would do with an utterance, without recording it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from grounded.cli.app import AsJson, At, Extensions, File, app, load_engine, out
+from grounded.core.errors import InputError
+from grounded.present.picture import FORMATS, picture
+from grounded.present.summary import update_summary
+
+
+@app.command()
+def whatif(
+    file: File,
+    utterance: Annotated[str, typer.Option("--utterance", "-u", help='The utterance as JSON: {"speaker": "bob", '
+                                                                    '"ops": [{"op": "revise", "target": "o5"}]}.')],
+    at: At = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Also draw the hypothetical state "
+                                                                      "(.svg, .png, .pdf, .dot).")] = None,
+    as_json: AsJson = False,
+    extension: Extensions = None,
+) -> None:
+    """Apply an utterance to the state as of turn --at (default: the last) without recording it; show the
+    transitions and flagged claims, or the violations.  Exit 0 if the rules accept it, 1 if they reject it."""
+    try:
+        data = json.loads(utterance)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"--utterance: invalid JSON at column {exc.colno}: {exc.msg}") from exc
+    if not isinstance(data, dict):
+        raise InputError("--utterance: expected a JSON object with speaker and ops")
+    if output is not None and output.suffix.lstrip(".").lower() not in FORMATS:
+        raise InputError(f"--output {output}: cannot tell the format; use .svg, .png, .pdf or .dot")
+    engine = load_engine(file, extension)
+    if at is not None and engine.turn is not None and at > engine.turn:
+        raise InputError(f"--at {at}: the conversation ends at turn {engine.turn}")
+    w = engine.whatif(data, at=at)
+    when = "at the end" if at is None else f"after T{at}"
+    summary = update_summary(w.engine, w.update) if w.accepted else None
+    if as_json:
+        body = {"at": at, "turn": w.turn, "speaker": w.speaker, "accepted": w.accepted,
+                "transitions": [[t.index, t.name, *t.fields] for t in w.update.transitions] if w.accepted else [],
+                "changes": summary["changes"] if summary else [], "flagged": w.flagged,
+                "violations": [{"index": v.index, "op": v.op, "code": v.code, "message": v.message}
+                               for v in w.violations]}
+        print(json.dumps(body))
+    elif w.accepted:
+        out.print(f"what if T{w.turn} {w.speaker} ({when}): accepted; nothing is recorded", markup=False)
+        for line in summary["changes"]:  # type: ignore[index]
+            out.print(f"  {line}", markup=False)
+    else:
+        out.print(f"what if T{w.turn} {w.speaker} ({when}): rejected; nothing is recorded", markup=False)
+        for v in w.violations:
+            out.print(f"  {v}", markup=False)
+    if output is not None and w.accepted:
+        picture(w.engine, changed=summary["changed"], new=summary["new"]).save(output)  # type: ignore[index]
+    if not w.accepted:
+        raise typer.Exit(1)

@@ -1,0 +1,201 @@
+"""The step-through page: one self-contained HTML file that walks through a conversation.
+
+``grounded book FILE -o talk.html`` replays a scenario or an event log and
+writes everything a reader needs into one file, scripts and styles inlined,
+nothing fetched: per turn the utterance and its operations, what the rules did
+(or the violations that rejected it), the picture with the changed arguments
+highlighted, the table of standings, the answers to Verify for every claim and
+to Affected* for every literal (the page shows them when the reader clicks),
+and, with a world model, the worlds and each agent's information cells and
+plausibility order.
+
+Answers are computed here, in Python, by the same code as the engine's queries;
+the page only looks them up.  Each answer is stored from the turn it takes its
+value until it changes, so the file grows with the changes, not with
+turns x claims.  Every turn is drawn on the layout of the whole conversation
+(``picture.stable_svgs``), so nothing moves as the reader steps.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import string
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from grounded.core.errors import LogError, PreconditionError
+from grounded.engine import Engine, Update
+from grounded.present.picture import facts as picture_facts
+from grounded.present.picture import run_view, stable_svgs
+from grounded.present.summary import (
+    affected_json,
+    argument_rows,
+    describe_op,
+    model_summary,
+    state_summary,
+    update_summary,
+    verify_json,
+)
+from grounded.scenario import SCENARIO_SUFFIXES, Scenario, run
+
+ASSETS = "grounded.present"
+
+
+@dataclass
+class Frame:
+    """One step of the page: the start, or one utterance (accepted or rejected)."""
+
+    turn: int
+    speaker: str = ""
+    text: str = ""
+    ops: list[str] = field(default_factory=list)
+    status: str = "start"  # start, accepted or rejected
+    changes: list[str] = field(default_factory=list)
+    changed: list[int] = field(default_factory=list)
+    new: list[int] = field(default_factory=list)
+    flagged: dict[str, list[str]] = field(default_factory=dict)
+    violations: list[dict[str, Any]] = field(default_factory=list)
+    model_updates: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Conversation:
+    title: str
+    engine: Engine
+    frames: list[Frame]
+    note: str | None = None
+    """Set when the page shows less than the whole input (a log cut short), saying where it stops."""
+
+
+def collect(path: Path, extensions: list[Path] | None = None) -> Conversation:
+    """Replay a scenario or a log, keeping a frame per utterance."""
+    frames: list[Frame] = []
+    if path.suffix in SCENARIO_SUFFIXES:
+        scenario = Scenario.load(path)
+        engine = Engine(scenario.header, extensions=extensions or ())
+        for outcome in run(scenario, engine):
+            if outcome.turn is None:
+                break
+            if outcome.update is not None:
+                frames.append(_accepted(engine, outcome.update))
+            elif outcome.rejection is not None:
+                frames.append(_rejected(engine, outcome.turn.utterance(), outcome.rejection))
+        title, note = scenario.title or path.name, None
+    else:
+        def keep(engine: Engine, update: Update) -> None:
+            frames.append(_accepted(engine, update))
+
+        engine = Engine.load(path, extensions=extensions or (), strict=False, on_update=keep)
+        title = path.name
+        note = None if engine.load_error is None else _cut_note(engine.load_error)
+    first = frames[0].turn if frames else 1
+    frames.insert(0, Frame(turn=0 if first > 0 else -1))
+    return Conversation(title, engine, frames, note)
+
+
+def _cut_note(error: LogError) -> str:
+    return f"The log is cut short at line {error.line} ({error.detail}); this page shows the lines before it."
+
+
+def _accepted(engine: Engine, update: Update) -> Frame:
+    s = update_summary(engine, update)
+    return Frame(update.turn, update.speaker, update.utterance.text, s["ops"], "accepted", s["changes"],
+                 s["changed"], s["new"], s["flagged"], [], list(update.model_updates))
+
+
+def _rejected(engine: Engine, utterance: dict[str, Any], rejection: PreconditionError) -> Frame:
+    u = engine.registry.utterance(utterance)
+    ops = [describe_op(op) for op in u.ops]  # type: ignore[attr-defined]
+    violations = [{"index": v.index, "op": v.op, "code": v.code, "message": v.message}
+                  for v in rejection.violations]
+    return Frame(rejection.turn, rejection.speaker, u.text, ops, "rejected", violations=violations)
+
+
+# -- what the page needs, per frame -----------------------------------------------------------------
+
+
+def page_data(conv: Conversation, view: Path | None = None) -> dict[str, Any]:
+    """Everything the page shows, as JSON-ready data (the pictures as SVG text)."""
+    engine = conv.engine
+    dm = engine.state
+    frames = conv.frames
+    graphs = [run_view(picture_facts(engine, f.turn, changed=f.changed, new=f.new), view)
+              for f in frames]
+    svgs = [_inline_svg(s) for s in stable_svgs(graphs)]
+    verify: dict[str, list[list[Any]]] = {}
+    affected: dict[str, list[list[Any]]] = {}
+    out_frames = []
+    for i, (f, svg) in enumerate(zip(frames, svgs, strict=True)):
+        at = max(f.turn, 0)
+        rows = argument_rows(engine, at) if f.status != "start" else []
+        literals = dict.fromkeys(lit for r in rows for lit in [r["claim"], *r["deps"], *r["explains"]])
+        for claim in dict.fromkeys(r["claim"] for r in rows):
+            _keep(verify, claim, i, verify_json(engine.verify(claim, at=at)))
+        for lit in literals:
+            _keep(affected, lit, i, affected_json(engine.affected(lit, at=at)))
+        entry: dict[str, Any] = {**f.__dict__, "svg": svg, "rows": rows,
+                                 "summary": state_summary(engine, at) if f.status != "start" else None}
+        if engine.world is not None:
+            entry["model"] = model_summary(engine.model_at(f.turn if f.status != "start" else -1))
+        out_frames.append(entry)
+    return {
+        "title": conv.title,
+        "note": conv.note,
+        "agents": list(dm.agents),
+        "args": {r.id: r.claim for r in dm.args},
+        "world": engine.world is not None,
+        "frames": out_frames,
+        "verify": verify,
+        "affected": affected,
+    }
+
+
+def _keep(store: dict[str, list[list[Any]]], key: str, frame: int, answer: dict[str, Any]) -> None:
+    """Store ``answer`` from this frame on, unless it is the one already in force."""
+    history = store.setdefault(key, [])
+    if not history or history[-1][1] != answer:
+        history.append([frame, answer])
+
+
+_XML_HEAD = re.compile(r"<\?xml[^>]*\?>|<!DOCTYPE[^>]*>|<!--.*?-->", re.S)
+
+
+def _inline_svg(svg: str) -> str:
+    """An SVG document as an element to inline in HTML: no prolog, doctype or comments."""
+    return _XML_HEAD.sub("", svg).strip()
+
+
+# -- the page --------------------------------------------------------------------------------------------
+
+
+def _asset(name: str) -> str:
+    return (resources.files(ASSETS) / "assets" / name).read_text(encoding="utf-8")
+
+
+def _script_json(data: Any) -> str:
+    """JSON safe inside <script>: no '</' or '<!--' can close or comment the element."""
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/").replace("<!--",
+                                                                                                     "<\\!--")
+
+
+def html(data: dict[str, Any]) -> str:
+    page = string.Template(_asset("book.html"))
+    return page.substitute(title=_escape(data["title"]), css=_asset("book.css"), js=_asset("book.js"),
+                           data=_script_json(data))
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def book(path: Path, extensions: list[Path] | None = None, view: Path | None = None,
+         progress: Callable[[str], None] | None = None) -> tuple[str, Conversation]:
+    """The page for a scenario or a log, and the conversation it shows."""
+    conv = collect(path, extensions)
+    if progress is not None:
+        progress(f"{len(conv.frames) - 1} turns replayed; drawing")
+    return html(page_data(conv, view)), conv

@@ -1,0 +1,94 @@
+"""Notebook display: the reprs Jupyter shows, and docs/tutorial.ipynb executed by a real kernel (nbclient)."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import nbformat
+import pytest
+from jupyter_client.manager import KernelManager
+from nbclient import NotebookClient
+
+from grounded import Affected, Engine, Update, Verification, WhatIf
+from grounded.cli.app import load_engine
+from grounded.core import display
+from grounded.epistemic.model import PlausibilityModel
+from grounded.present.picture import Picture
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def phase2() -> Engine:
+    engine = load_engine(ROOT / "scenarios" / "phase2.yaml", None)
+    yield engine
+    engine.close()
+
+
+def test_every_displayed_class_has_its_renderers():
+    for cls in (Engine, Update, Verification, Affected, PlausibilityModel, WhatIf):
+        assert issubclass(cls, display.Displayable)
+        for fmt in ("html", "markdown"):
+            assert any((c, fmt) in display._renderers for c in cls.__mro__), (cls, fmt)
+    assert display.render(object(), "html") is None  # nothing registered: Jupyter falls back to repr
+
+
+def test_engine_displays_its_picture_and_table(phase2):
+    html = phase2._repr_html_()
+    assert "<svg" in html and "Dependency map at T13" in html
+    assert '<td class="abandoned">abandoned (T9 by o9)</td>' in html
+    md = phase2._repr_markdown_()
+    assert "| 12 | h2 | hypothesis | carol | 6 | abandoned | no | o8 |" in md
+    ET.fromstring(phase2._repr_svg_().split("?>", 1)[1].split(">", 1)[1])  # well-formed after prolog and doctype
+    assert repr(phase2) == "Engine(T13: 15 arguments, 14 in S_t, 10 open problems, |W| = 1)"
+    assert isinstance(phase2.show(at=9, focus="h2"), Picture)
+
+
+def test_answers_display(phase2):
+    v = phase2.verify("h2")
+    assert "h2 abandoned at T9 by o9" in v._repr_html_() and "not grounded" in v._repr_markdown_()
+    assert "h1 &larr; o8 &larr; h4" in phase2.verify("h1")._repr_html_()
+    a = phase2.affected("o5")
+    assert a._repr_markdown_() == "**Affected*(o5)**: h3 (hop 1), h4 (hop 2), h1 (hop 3); lose support: h3, h4, h1"
+    assert a._repr_html_().count("<tr>") == 4
+    w = phase2.whatif({"speaker": "bob", "ops": [{"op": "revise", "target": "o5", "by": "o9"}]}, at=12)
+    assert "o5 abandoned by o9" in w._repr_markdown_() and "<svg" in w._repr_html_()
+    w = phase2.whatif({"speaker": "bob", "ops": [{"op": "support", "target": "h2", "by": "o8"}]})
+    assert "`support_target_abandoned`" in w._repr_markdown_()
+
+
+def test_update_and_model_display():
+    muddy = load_engine(ROOT / "scenarios" / "phase1.yaml", None)
+    model = muddy.model_at(2)
+    html = model._repr_html_()
+    assert "|W| = 4</b> of 8 worlds" in html
+    assert html.count('<span class="cell">') == sum(len(set(model.cells[g][model.world_ids()].tolist()))
+                                                    for g in ("alice", "bob", "carol"))
+    update = muddy.whatif({"speaker": "father", "ops": [{"op": "observe", "claim": "some_muddy"}]}, at=0).update
+    assert "new_arg(1, some_muddy, observation)" in update._repr_html_()
+    assert "|W| 8 &rarr; 7" in update._repr_html_()
+    muddy.close()
+
+
+def test_the_tutorial_runs(tmp_path):
+    nb = nbformat.read(ROOT / "docs" / "tutorial.ipynb", as_version=4)
+    km = KernelManager(kernel_name="python3", transport="ipc", ip=str(tmp_path / "kernel"))
+    NotebookClient(nb, km=km, timeout=120, resources={"metadata": {"path": str(ROOT / "docs")}}).execute()
+    outputs = {}
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            errors = [o for o in cell.outputs if o.output_type == "error"]
+            assert not errors, f"{cell.source[:60]!r}: {errors[0].ename}: {errors[0].evalue}"
+            for tag in cell.metadata.get("tags", []):
+                outputs[tag] = cell.outputs
+    def data(tag: str, mime: str) -> str:
+        return "".join(o.get("data", {}).get(mime, "") for o in outputs[tag])
+
+    assert "<svg" in data("engine-t6", "text/html")
+    assert "h2 weakened at T7 by o9" in data("verify-h2", "text/markdown")
+    assert "h3 (hop 1), h4 (hop 2), h1 (hop 3)" in data("affected-o5", "text/markdown")
+    assert "<svg" in data("picture", "image/svg+xml")
+    assert "{'o5': ['h3', 'h4']}" in data("whatif", "text/plain")
+    assert data("trajectory", "text/plain") == "[8, 7, 4, 1]"
+    assert 'class="cell"' in data("model", "text/html")

@@ -1,0 +1,213 @@
+"""The picture: the view program's graph against the state, the SVG Graphviz draws, `grounded show`.
+
+The SVG of Phase 2 at T13 is read with an XML parser: the nodes and edges are
+those of the dependency map (checked against the engine's own Dep and attacks,
+and against the paper's walkthrough), h2 is drawn as abandoned.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from grounded import Engine, InputError
+from grounded.cli.app import load_engine
+from grounded.present.picture import ViewError, default_view, picture, run_view, stable_svgs
+from grounded.present.picture import facts as picture_facts
+
+from .test_properties import HEADER, budget, draw_stream
+
+ROOT = Path(__file__).resolve().parents[1]
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+@pytest.fixture(scope="module")
+def phase2() -> Engine:
+    engine = load_engine(ROOT / "scenarios" / "phase2.yaml", None)
+    yield engine
+    engine.close()
+
+
+def parse(svg: str) -> dict[str, ET.Element]:
+    """Every node and edge group of an SVG drawn by Graphviz, by its id."""
+    root = ET.fromstring(svg)
+    return {g.get("id"): g for g in root.iter(f"{SVG}g") if (g.get("class") or "").split()[:1] in (["node"], ["edge"])}
+
+
+def classes(g: ET.Element) -> set[str]:
+    return set((g.get("class") or "").split())
+
+
+def shape_attrs(g: ET.Element) -> list[dict[str, str]]:
+    return [el.attrib for el in g.iter() if el.tag in (f"{SVG}ellipse", f"{SVG}polygon", f"{SVG}path")]
+
+
+def label(g: ET.Element) -> str:
+    return " ".join(t.text or "" for t in g.iter(f"{SVG}text"))
+
+
+def node_of(engine: Engine, claim: str, at: int | None = None) -> str:
+    return f"arg{engine.state.claimants_at(claim, at)[-1]}"
+
+
+def test_phase2_at_t13_has_the_maps_nodes_and_edges(phase2):
+    groups = parse(picture(phase2, 13).svg())
+    nodes = {k for k, g in groups.items() if "node" in classes(g)}
+    edges = {k for k, g in groups.items() if "edge" in classes(g)}
+    dm = phase2.state
+    # every argument is a node, labelled with its claim, with its standing and kind as classes
+    assert {f"arg{r.id}" for r in dm.args if r.turn <= 13} <= nodes
+    for r in dm.args:
+        g = groups[f"arg{r.id}"]
+        assert label(g).split()[0] == r.claim
+        assert {r.standing_at(13), r.kind, "argument"} <= classes(g)
+    # Dep: an edge from each argument claiming the literal to the one resting on it
+    for r in dm.args:
+        for d in r.deps_at(13):
+            for b in dm.claimants_at(d, 13):
+                assert f"e-dep-arg{b}-arg{r.id}" in edges
+    # attacks and explains
+    for a, b, _ in dm.attacks:
+        assert f"e-attack-arg{a}-arg{b}" in edges
+    assert sum("dep" in classes(groups[e]) for e in edges) == sum(
+        len(dm.claimants_at(d, 13)) for r in dm.args for d in r.deps_at(13))
+    # the walkthrough: h1 rests on o8 and (T13's schema fix) on h4; o9 and h4 attack h2; h4 explains o8
+    h1, h2, h4, o8, o9 = (node_of(phase2, c) for c in ("h1", "h2", "h4", "o8", "o9"))
+    assert {f"e-dep-{o8}-{h1}", f"e-dep-{h4}-{h1}", f"e-attack-{o9}-{h2}", f"e-attack-{h4}-{h2}",
+            f"e-explains-{h4}-{o8}"} <= edges
+    # the questions are notes, not arguments
+    assert {"lit-q1", "lit-q2", "lit-q10"} <= nodes and "question" in classes(groups["lit-q1"])
+
+
+def test_h2_is_drawn_abandoned_and_the_resolved_chain_grounded(phase2):
+    groups = parse(picture(phase2, 13).svg())
+    h2 = groups[node_of(phase2, "h2")]
+    assert "abandoned" in classes(h2) and "grounded" not in classes(h2)
+    assert label(h2) == "h2"  # no grounded mark
+    outline = shape_attrs(h2)[0]
+    assert outline["fill"] == "#f6d0cc" and "stroke-dasharray" in outline  # red fill, dashed border
+    for claim in ("h1", "h3", "h4"):
+        g = groups[node_of(phase2, claim)]
+        assert {"resolved", "grounded"} <= classes(g) and label(g) == f"{claim} ✓"
+    assert "hexagon" not in classes(h2)
+
+
+def test_earlier_turns_draw_the_state_of_their_turn(phase2):
+    groups = parse(picture(phase2, 9).svg())
+    assert node_of(phase2, "h4") not in groups  # h4 comes at T12
+    h2 = groups[node_of(phase2, "h2")]
+    assert "abandoned" in classes(h2)
+    assert "active" in classes(parse(picture(phase2, 6).svg())[node_of(phase2, "h2")])
+    assert f"e-dep-{node_of(phase2, 'h4')}-{node_of(phase2, 'h1')}" not in parse(picture(phase2, 12).svg())
+
+
+def test_focus_highlights_the_dep_chain_and_affected_the_walk(phase2):
+    groups = parse(picture(phase2, 13, focus="h1").svg())
+    focused = {k for k, g in groups.items() if "focus" in classes(g)}
+    assert focused == {f"arg{a}" for a in phase2.verify("h1", at=13).arguments}
+    groups = parse(picture(phase2, 13, affected="o5").svg())
+    hit = {k for k, g in groups.items() if "affected" in classes(g)}
+    assert hit == {node_of(phase2, c) for c in ("h3", "h4", "h1")}
+    # an ungrounded claim: its chain and where Verify fails
+    groups = parse(picture(phase2, 9, focus="h2").svg())
+    assert "focus" in classes(groups[node_of(phase2, "h2")])
+    with pytest.raises(InputError, match="no argument claims nothing_claims_this as of T13"):
+        picture(phase2, 13, focus="nothing_claims_this")
+    with pytest.raises(InputError, match="unknown to the state"):
+        picture(phase2, 13, affected="nothing_claims_this")
+
+
+def test_a_lecturer_changes_the_look_by_editing_the_view_program(phase2, tmp_path):
+    mine = tmp_path / "mine.lp"
+    mine.write_text(default_view().read_text().replace('fill(abandoned, "#f6d0cc")', 'fill(abandoned, "black")')
+                    + '\nattr(node, A, shape, "box") :- argument(A, _, hypothesis, _, _), standing(A, abandoned).\n'
+                      'attr(node, A, shape, "ellipse") :- argument(A, _, K, _, _), not shape(K, _).\n')
+    with pytest.raises(ViewError, match="2 values of shape"):
+        picture(phase2, 13, view=mine)  # two rules give h2 a shape: said, not drawn at random
+    mine.write_text(default_view().read_text().replace('fill(abandoned, "#f6d0cc")', 'fill(abandoned, "black")'))
+    h2 = parse(picture(phase2, 13, view=mine).svg())[node_of(phase2, "h2")]
+    assert shape_attrs(h2)[0]["fill"] == "black"
+
+
+def test_view_program_errors_name_the_file(phase2, tmp_path):
+    bad = tmp_path / "bad.lp"
+    bad.write_text("node(A) :- argument(A, _, _, _, _)\n")  # no final period
+    with pytest.raises(ViewError, match="bad.lp"):
+        picture(phase2, 13, view=bad)
+    stray = tmp_path / "stray.lp"
+    stray.write_text("attr(node, 99, color, red).\n")
+    with pytest.raises(ViewError, match="not a node/1"):
+        picture(phase2, 13, view=stray)
+
+
+def test_formats(phase2, tmp_path):
+    pic = picture(phase2, 13)
+    assert pic.save(tmp_path / "p.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert pic.save(tmp_path / "p.pdf").read_bytes()[:4] == b"%PDF"
+    assert "digraph" in pic.save(tmp_path / "p.dot").read_text()
+    assert pic._repr_svg_().startswith("<?xml")
+
+
+def test_stable_layout_keeps_every_node_in_place(phase2):
+    """Each turn of the book is drawn where the whole conversation's layout puts its nodes."""
+    turns = list(range(1, 14))
+    svgs = stable_svgs([run_view(picture_facts(phase2, t)) for t in turns])
+    where: dict[str, tuple[str, str]] = {}
+    for svg in svgs:
+        for gid, g in parse(svg).items():
+            if "node" in classes(g) and "corner" not in classes(g):
+                text = next(g.iter(f"{SVG}text"))
+                pos = (text.get("x"), text.get("y"))
+                assert where.setdefault(gid, pos) == pos, f"{gid} moved"
+    final = {k for k, g in parse(svgs[-1]).items() if "node" in classes(g) and "corner" not in classes(g)}
+    assert set(where) == final
+
+
+@budget(15)
+@given(data=st.data())
+def test_the_view_draws_every_argument_dep_and_attack_of_random_histories(data):
+    engine = Engine(HEADER)
+    draw_stream(data, engine, max_size=15)
+    dm = engine.state
+    t = data.draw(st.integers(0, dm.last_turn or 0), label="at")
+    graph = run_view(picture_facts(engine, t))
+    visible = [r for r in dm.args if r.turn <= t]
+    assert {n for n in graph.nodes if n.startswith("arg")} == {f"arg{r.id}" for r in visible}
+    deps = {(f"arg{b}", f"arg{r.id}") for r in visible for d in r.deps_at(t) for b in dm.claimants_at(d, t)}
+    unclaimed = {(f"lit-{d}", f"arg{r.id}") for r in visible for d in r.deps_at(t) if not dm.claimants_at(d, t)}
+    assert {(a, b) for a, b, kind in graph.edges if kind == "dep"} == deps | unclaimed
+    assert {(a, b) for a, b, kind in graph.edges if kind == "attack"} == {
+        (f"arg{a}", f"arg{b}") for a, b, turn in dm.attacks if turn <= t}
+    abandoned = {f"arg{r.id}" for r in visible if r.standing_at(t) == "abandoned"}
+    assert {n for n, attrs in graph.nodes.items() if "abandoned" in attrs.get("class", "").split()} == abandoned
+    engine.close()
+
+
+def grounded(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "grounded", *args], capture_output=True, text=True, cwd=cwd,
+                          timeout=120)
+
+
+def test_show_command(tmp_path):
+    out = tmp_path / "p3.svg"
+    r = grounded("show", "scenarios/phase3.yaml", "--at", "19", "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    groups = parse(out.read_text())
+    assert any("decision" in classes(g) and "resolved" in classes(g) for g in groups.values())
+    assert "node" in classes(groups["agent-bob"])  # bob's dissent from the decision
+
+
+def test_show_command_refuses_an_unknown_format(tmp_path, monkeypatch, capsys):
+    from grounded.cli import main
+
+    monkeypatch.setattr(sys, "argv", ["grounded", "show", str(ROOT / "scenarios" / "phase2.yaml"),
+                                      "-o", str(tmp_path / "p.gif")])
+    with pytest.raises(SystemExit) as exit_:
+        main()
+    assert exit_.value.code == 2 and "p.gif: cannot tell the format" in capsys.readouterr().err
