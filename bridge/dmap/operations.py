@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, Field, TypeAdapter, create_model
+from pydantic import BaseModel, Field, TypeAdapter, create_model, model_validator
 
-from grounded.core.literals import Atom, Lit, prolog_atom, prolog_literal
+from grounded.core.bounds import MAX_OPS_PER_UTTERANCE, Turn
+from grounded.core.literals import Atom, Lit, Name, Text, prolog_atom, prolog_literal
 from grounded.dmap.model import Strict
 
 
@@ -34,7 +35,7 @@ class Observe(Operation):
 
     op: Literal["observe"] = "observe"
     claim: Lit
-    text: str = ""
+    text: Text = ""
     supersedes: list[Lit] = Field(default_factory=list)
 
 
@@ -43,7 +44,7 @@ class Hypothesize(Operation):
 
     op: Literal["hypothesize"] = "hypothesize"
     claim: Lit
-    text: str = ""
+    text: Text = ""
     deps: list[Lit]
     explains: list[Lit] = Field(default_factory=list)
 
@@ -54,7 +55,7 @@ class Support(Operation):
     op: Literal["support"] = "support"
     target: Lit
     by: Lit
-    text: str = ""
+    text: Text = ""
 
 
 class Undermine(Operation):
@@ -63,7 +64,7 @@ class Undermine(Operation):
     op: Literal["undermine"] = "undermine"
     target: Lit
     by: Lit
-    text: str = ""
+    text: Text = ""
 
 
 class Revise(Operation):
@@ -72,7 +73,7 @@ class Revise(Operation):
     op: Literal["revise"] = "revise"
     target: Lit
     by: Lit | None = None
-    text: str = ""
+    text: Text = ""
 
 
 class ExpandAwareness(Operation):
@@ -80,7 +81,7 @@ class ExpandAwareness(Operation):
 
     op: Literal["expand_awareness"] = "expand_awareness"
     claim: Lit
-    text: str = ""
+    text: Text = ""
 
 
 class Resolve(Operation):
@@ -94,7 +95,7 @@ class Resolve(Operation):
     target: Lit
     subsumes: list[Lit] = Field(default_factory=list)
     claim: Lit | None = None
-    text: str = ""
+    text: Text = ""
     assumptions: list[Lit] = Field(default_factory=list)
 
 
@@ -103,7 +104,7 @@ class Question(Operation):
 
     op: Literal["question"] = "question"
     claim: Lit
-    text: str = ""
+    text: Text = ""
 
 
 BUILTIN_OPERATIONS: dict[str, type[Operation]] = {
@@ -120,11 +121,20 @@ AnyBuiltinOperation = Annotated[
 class UtteranceBase(Strict):
     turn: int | None = Field(default=None, ge=0, description="Strictly increasing; assigned when omitted.")
     speaker: Atom
-    text: str = ""
+    text: Text = ""
     labels: list[str] = Field(
         default_factory=list,
         description="The Interpreter's classification of the utterance (operation names), kept for scoring; "
                     "the rules read only `ops`.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _bounded_ops(cls, data: Any) -> Any:
+        """Refuse an utterance of too many operations before validating any of them."""
+        ops = data.get("ops") if isinstance(data, dict) else None
+        if isinstance(ops, list) and len(ops) > MAX_OPS_PER_UTTERANCE:
+            raise ValueError(f"ops: {len(ops)} operations in one utterance (at most {MAX_OPS_PER_UTTERANCE})")
+        return data
 
 
 class Utterance(UtteranceBase):
@@ -167,7 +177,7 @@ _PYTHON_TYPES: dict[str, tuple[Any, Any]] = {
     # field type -> (annotation, default when optional)
     "literal": (Lit, None),
     "literals": (list[Lit], Field(default_factory=list)),
-    "text": (str, ""),
+    "text": (Text, ""),
 }
 
 
