@@ -15,6 +15,7 @@ from functools import cached_property
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, Field, TypeAdapter, create_model, model_validator
+from pydantic_core import PydanticCustomError
 
 from grounded.core.bounds import MAX_OPS_PER_UTTERANCE, Turn
 from grounded.core.literals import Atom, Lit, Name, Text, prolog_atom, prolog_literal
@@ -119,10 +120,10 @@ AnyBuiltinOperation = Annotated[
 
 
 class UtteranceBase(Strict):
-    turn: int | None = Field(default=None, ge=0, description="Strictly increasing; assigned when omitted.")
+    turn: Turn | None = Field(default=None, description="Strictly increasing; assigned when omitted.")
     speaker: Atom
     text: Text = ""
-    labels: list[str] = Field(
+    labels: list[Name] = Field(
         default_factory=list,
         description="The Interpreter's classification of the utterance (operation names), kept for scoring; "
                     "the rules read only `ops`.")
@@ -133,7 +134,8 @@ class UtteranceBase(Strict):
         """Refuse an utterance of too many operations before validating any of them."""
         ops = data.get("ops") if isinstance(data, dict) else None
         if isinstance(ops, list) and len(ops) > MAX_OPS_PER_UTTERANCE:
-            raise ValueError(f"ops: {len(ops)} operations in one utterance (at most {MAX_OPS_PER_UTTERANCE})")
+            raise PydanticCustomError("too_many_ops", "ops: {count} operations in one utterance (at most {limit})",
+                                      {"count": len(ops), "limit": MAX_OPS_PER_UTTERANCE})
         return data
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from grounded.core.bounds import MAX_TURN
+from grounded.core.bounds import MAX_ID_LENGTH, MAX_TURN, preview
 from grounded.core.errors import InputError, LogError, PreconditionError, Violation
 from grounded.core.literals import is_literal
 from grounded.core.vocabulary import GOOD_STANDING
@@ -426,7 +426,9 @@ class Engine:
 
 def _check_literal(literal: str) -> None:
     if not is_literal(literal):
-        raise InputError(f"{literal!r} is not a literal (expected an id such as o5 or -a3)")
+        shown = preview(literal) if isinstance(literal, str) else repr(literal)
+        raise InputError(f"{shown} is not a literal (expected an id such as o5 or -a3, at most "
+                         f"{MAX_ID_LENGTH} characters)")
 
 
 def _check_turn(at: int | None, lowest: int = 0) -> int | None:
