@@ -24,6 +24,7 @@ from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, SpinnerColumn, TextColumn, TimeRemainingColumn
 
 from grounded.core.errors import InputError
+from grounded.core.literals import is_literal
 from grounded.engine import Engine
 from grounded.scenario import SCENARIO_SUFFIXES, Scenario, run
 
@@ -43,9 +44,19 @@ def _turn(value: int | None) -> int | None:
     return value
 
 
+def _rule_files(paths: list[Path] | None) -> list[Path] | None:
+    for p in paths or ():
+        if not p.is_file():
+            hint = (f" (the literal -x{p} goes after --: grounded COMMAND FILE [OPTIONS] -- -x{p})"
+                    if is_literal(str(p)) and not str(p).startswith("-") else "")
+            raise InputError(f"--extension {p}: no such rule file{hint}")
+    return paths
+
+
 File = Annotated[Path, typer.Argument(help="Scenario (.yaml) or event log (.jsonl).")]
 Extensions = Annotated[list[Path] | None,
-                       typer.Option("--extension", "-x", help="Rule file adding operations (repeatable).")]
+                       typer.Option("--extension", "-x", help="Rule file adding operations (repeatable).",
+                                    callback=_rule_files)]
 At = Annotated[int | None, typer.Option("--at", help="Answer as of this earlier turn.", callback=_turn)]
 AsJson = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 Partial = Annotated[bool, typer.Option(
