@@ -14,11 +14,14 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from grounded import Engine, InputError, LogError
 from grounded.crosscheck.check import check
+
+from .inprocess import run_cli
 
 HEADER = {"grounded": 1, "agents": {"alice": {}, "bob": {}}}
 
@@ -45,7 +48,13 @@ def hand_written(tmp_path: Path) -> Path:
     return write(tmp_path / "talk.jsonl", lines)
 
 
-def grounded(*args) -> subprocess.CompletedProcess:
+def grounded(*args) -> SimpleNamespace:
+    """The command line, in this process (test_a_log_replayed_without_its_extension runs a real one)."""
+    code, out, err = run_cli(*args)
+    return SimpleNamespace(returncode=code, stdout=out, stderr=err)
+
+
+def process(*args) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "grounded", *map(str, args)], capture_output=True, text=True,
                           timeout=120)
 
@@ -185,9 +194,9 @@ def test_a_log_replayed_without_its_extension_exits_2_naming_it(tmp_path, note):
     # even with no line using it: the log was written under it, and it may change any operation
     with pytest.raises(InputError, match=r"talk.jsonl:1: header: written with the extension note.pl \(sha256"):
         Engine.load(log)
-    result = grounded("verify", log, "o1")
+    result = process("verify", log, "o1")
     assert result.returncode == 2 and "written with the extension note.pl" in result.stderr
-    assert grounded("verify", log, "o1", "-x", note).returncode == 0
+    assert process("verify", log, "o1", "-x", note).returncode == 0
 
 
 def test_a_changed_or_added_extension_is_named(tmp_path, note):
