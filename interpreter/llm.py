@@ -136,12 +136,10 @@ def _content_of(response: Any) -> tuple[str | None, dict[str, int] | None]:
         if message is None or not (content is None or isinstance(content, str)):
             raise BadResponse("the first choice holds no message with text content")
     usage = getattr(response, "usage", None)
-    counts = None
-    if usage is not None:
-        counts = {k: getattr(usage, k, None) for k in ("prompt_tokens", "completion_tokens", "total_tokens")}
-        if not all(isinstance(v, int) for v in counts.values()):
-            counts = None
-    return content, counts
+    counts = {k: getattr(usage, k, None) for k in ("prompt_tokens", "completion_tokens", "total_tokens")}
+    if usage is None or not all(isinstance(v, int) for v in counts.values()):
+        return content, None  # no usage, or not counts: the answer is still usable
+    return content, {k: int(v) for k, v in counts.items() if isinstance(v, int)}
 
 
 class LLMInterpreter(Interpreter):

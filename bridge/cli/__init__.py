@@ -64,7 +64,7 @@ def main() -> None:
     sys.exit(status if isinstance(status, int) else 0)
 
 
-def _one_line(exc: BaseException) -> str:
+def _one_line(exc: BaseException | str) -> str:
     return " ".join(str(exc).split())
 
 

@@ -64,7 +64,7 @@ def verify(
         if as_json:
             print(json.dumps({**tv.to_json(), **log_json(engine)}))
         else:
-            if tv.verification is None:
+            if tv.verification is None or tv.anchor is None:
                 out.print(f"abstain: {tv.to_json()['reason']}", markup=False)
             else:
                 out.print(f"anchor: {tv.anchor.claim} (similarity {tv.anchor.score:.2f})", markup=False)

@@ -54,7 +54,7 @@ def run_command(
         if outcome.turn is not None and not quiet:
             if outcome.update is not None:
                 render.render_update(out, engine, outcome.update)
-            else:
+            elif outcome.rejection is not None:
                 out.print(f"T{outcome.turn.turn} {outcome.turn.speaker}: rejected "
                           f"({', '.join(outcome.rejection.codes)})", style="yellow")
             if state:

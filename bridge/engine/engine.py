@@ -164,9 +164,9 @@ class Engine:
                 progress: Callable[[int, int], None] | None) -> Engine:
         reader = LogReader(path)
         try:
-            extensions = tuple(_extension_path(p) for p in extensions)
-            _check_origin(reader.origin, extensions, allow_rules_change, str(path))
-            engine = cls(reader.header, extensions=extensions)
+            paths = tuple(_extension_path(p) for p in extensions)
+            _check_origin(reader.origin, paths, allow_rules_change, str(path))
+            engine = cls(reader.header, extensions=paths)
         except BaseException:
             reader.close()
             raise
