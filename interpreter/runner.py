@@ -57,8 +57,8 @@ def check_output(log: str | Path, overwrite: bool, resume: bool = False) -> None
     if overwrite and resume:
         raise InputError("--resume continues the event log and --force replaces it: give one of them")
     if not overwrite and not resume and log.exists() and log.stat().st_size > 0:
-        raise InputError(f"{log} exists; pass --resume to continue an interrupted run, or --force to "
-                         "overwrite it")
+        raise InputError(f"{log} exists; pass --force to overwrite it, or --resume to continue an "
+                         "interrupted run")
 
 
 @dataclass

@@ -140,7 +140,7 @@ def test_an_interrupted_run_resumes_after_the_last_logged_turn(server, tmp_path)
     assert len(log.read_text().splitlines()) == 2  # header + turn 1
     refused = interpret_cli(server, tmp_path, transcript)
     _, err = refused.communicate(timeout=120)
-    assert refused.returncode == 2 and "pass --resume to continue an interrupted run" in err
+    assert refused.returncode == 2 and "or --resume to continue an interrupted run" in err
     server.push(hypothesis, reply({"operations": []}))
     resumed = interpret_cli(server, tmp_path, transcript, "--resume")
     out, err = resumed.communicate(timeout=120)
