@@ -35,7 +35,7 @@ def test_a_second_writer_in_the_same_process_is_refused(tmp_path):
     with Engine(TEAM, log=path) as engine:
         engine.apply({"speaker": "bob", "ops": [obs("o1")]})
         before = path.read_bytes()
-        with pytest.raises(LogLockedError, match="log.jsonl is being written by another writer"):
+        with pytest.raises(LogLockedError, match="log.jsonl: the log is being written by another writer"):
             Engine.load(path, append=True)
         assert path.read_bytes() == before
         engine.apply({"speaker": "bob", "ops": [obs("o2")]})  # the first writer goes on
@@ -59,7 +59,7 @@ def test_a_second_writer_in_another_process_is_refused(tmp_path):
         assert other.returncode == 0  # readers take no lock
         writer = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
         assert writer.returncode != 0 and "appended" not in writer.stdout
-        assert "is being written by another writer" in writer.stderr
+        assert "the log is being written by another writer" in writer.stderr
         engine.apply({"speaker": "bob", "ops": [obs("o2")]})
     assert [u.get("turn") for u in lines(path)[1:]] == [1, 2]
 

@@ -68,7 +68,7 @@ class EventLogWriter:
             self._end = os.fstat(fd).st_size
             if header is not None:
                 if self._end > 0:
-                    raise InputError(f"{self.path} already exists; continue it with "
+                    raise InputError("the log already exists; continue it with "
                                      "Engine.load(path, append=True)", path=str(self.path))
                 self._write(encode_line(header))
                 if not existed and self.fsync == "always":
@@ -187,10 +187,10 @@ def _lock(fd: int, path: Path) -> None:
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
-        raise LogLockedError(f"{path} is being written by another writer (it holds the log's lock); two "
+        raise LogLockedError("the log is being written by another writer (it holds the log's lock); two "
                              "writers would interleave their turns, so this one is refused", path=str(path)) from None
     except OSError as exc:  # a file system without locks: refuse rather than risk interleaving
-        raise LogLockedError(f"cannot lock {path} for writing: {exc.strerror}", path=str(path)) from exc
+        raise LogLockedError(f"cannot lock the log for writing: {exc.strerror}", path=str(path)) from exc
 
 
 def _sync_directory(path: Path) -> None:
