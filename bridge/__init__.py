@@ -32,4 +32,7 @@ __all__ = [
     "PrologError", "Proposition", "Question", "Resolve", "Revise", "Support", "Undermine",
     "Update", "Utterance", "Verification", "Violation", "WhatIf",
 ]
-__version__ = "0.1.0"
+from grounded.solvers.ruleset import package_version as _package_version
+
+__version__ = _package_version()
+"""The installed distribution's version, from its metadata (pyproject.toml is the single source)."""

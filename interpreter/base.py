@@ -41,5 +41,8 @@ class Interpreter(ABC):
     def begin(self, engine: Engine, said: Said) -> Exchange:
         """Start on one utterance, given the state before it."""
 
+    def skip(self, said: Said) -> None:  # noqa: B027 - a hook: nothing to do by default
+        """``said`` was interpreted by an earlier run that is being resumed (it may serve as context)."""
+
     def close(self) -> None:  # noqa: B027 - a hook: nothing to do by default
         """Release what the interpreter holds (files, connections)."""

@@ -45,6 +45,13 @@ class Endpoint:
         return openai.OpenAI(base_url=self.base_url, api_key=self.api_key or "unused",
                              timeout=timeout, max_retries=max_retries)
 
+    def async_client(self, *, timeout: float, max_retries: int):
+        """The asyncio client: a request on it can be cancelled at a total deadline."""
+        import openai
+
+        return openai.AsyncOpenAI(base_url=self.base_url, api_key=self.api_key or "unused",
+                                  timeout=timeout, max_retries=max_retries)
+
     def describe(self) -> str:
         return f"{self.model} at {self.base_url or 'the default OpenAI endpoint'}"
 

@@ -10,20 +10,32 @@ and ``GROUNDED_MODEL`` or from the arguments.  For each utterance:
 2. an answer that is not valid JSON or not the schema is re-asked, saying
    what is wrong; operations the engine rejects are re-prompted with every
    failing condition; both count against ``max_attempts`` answers;
-3. 429s, 5xx and timeouts are retried with exponential backoff (honouring
-   ``Retry-After``) up to ``max_retries`` times per request; the client's own
-   retries are off so that every request is seen and logged here;
+3. 429s, 5xx, timeouts and answers that are not a chat completion (an HTML
+   page, truncated JSON, a wrong envelope, JSON nested past the parser's
+   depth) are retried with exponential backoff (honouring ``Retry-After``) up
+   to ``max_retries`` times per request; the client's own retries are off so
+   that every request is seen and logged here;
 4. when the attempts run out the utterance is recorded unclassified.
+
+Nothing an endpoint sends can abort a run: every utterance lands, unclassified
+at worst.  ``timeout`` is a total deadline per request (connection, headers
+and body together), enforced by cancelling the request on the asyncio client:
+a server trickling a byte a second is cut off at the deadline like a silent
+one.  Text that is not valid Unicode (a lone surrogate) is replaced before it
+is sent back to the model.
 
 Every request is a line in the call log (``calllog.py``).
 """
 
 from __future__ import annotations
 
+import asyncio
+import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import openai
 
@@ -46,7 +58,7 @@ class LLMConfig:
     condition: str = "definitions"
     temperature: float = 0.0
     timeout: float = 60.0
-    """Seconds per request before it counts as a timeout."""
+    """Seconds per request, all of it (connect, headers, body), before it counts as a timeout."""
     max_retries: int = 4
     """Retries per request on 429, 5xx, timeouts and connection errors."""
     backoff: float = 1.0
@@ -85,7 +97,49 @@ def endpoint_configured() -> bool:
 
 
 _RETRYABLE = {openai.RateLimitError: "rate_limited", openai.InternalServerError: "server_error",
-              openai.APITimeoutError: "timeout", openai.APIConnectionError: "connection_error"}
+              openai.APITimeoutError: "timeout", openai.APIConnectionError: "connection_error",
+              openai.APIResponseValidationError: "bad_response"}
+
+T = TypeVar("T")
+
+
+class BadResponse(Exception):
+    """A 200 that is not a chat completion: not JSON, another envelope, unreadable."""
+
+
+class Deadline(Exception):
+    """The request did not complete within the total deadline."""
+
+
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def scrub(text: str) -> str:
+    """``text`` with every lone surrogate replaced by U+FFFD (it cannot be encoded to be sent back)."""
+    return _SURROGATE.sub("\ufffd", text)
+
+
+def _content_of(response: Any) -> tuple[str | None, dict[str, int] | None]:
+    """The first choice's message content and the token usage, checking the envelope on the way.
+
+    The client builds its response objects without validating them, so a
+    server's ``{"choices": "abc"}`` arrives as it is: every step is checked here.
+    """
+    choices = getattr(response, "choices", None)
+    if not isinstance(choices, list):
+        raise BadResponse(f"not a chat completion (choices: {type(choices).__name__}, body "
+                          f"{scrub(str(response))[:200]!r})")
+    content = None
+    if choices:
+        message = getattr(choices[0], "message", None)
+        content = getattr(message, "content", None)
+        if message is None or not (content is None or isinstance(content, str)):
+            raise BadResponse("the first choice holds no message with text content")
+    usage = getattr(response, "usage", None)
+    counts = {k: getattr(usage, k, None) for k in ("prompt_tokens", "completion_tokens", "total_tokens")}
+    if usage is None or not all(isinstance(v, int) for v in counts.values()):
+        return content, None  # no usage, or not counts: the answer is still usable
+    return content, {k: int(v) for k, v in counts.items() if isinstance(v, int)}
 
 
 class LLMInterpreter(Interpreter):
@@ -97,8 +151,9 @@ class LLMInterpreter(Interpreter):
         self.condition = prompts.PROMPTS[config.condition]
         self.call_log = call_log
         self.sleep = sleep
-        self.client = Endpoint(config.model, config.base_url, config.api_key).client(
+        self.client = Endpoint(config.model, config.base_url, config.api_key).async_client(
             timeout=config.timeout, max_retries=0)
+        self._loop = asyncio.new_event_loop()
         self._history: list[Said] = []
 
     def begin(self, engine: Engine, said: Said) -> Exchange:
@@ -109,10 +164,33 @@ class LLMInterpreter(Interpreter):
         return _LLMExchange(self, engine, said, [{"role": "system", "content": system},
                                                  {"role": "user", "content": user}])
 
+    def skip(self, said: Said) -> None:
+        """An utterance an earlier run interpreted (``--resume``): remembered as recent history."""
+        self._history.append(said)
+
     def close(self) -> None:
-        self.client.close()
-        if self.call_log is not None:
-            self.call_log.close()
+        try:
+            if not self._loop.is_closed():
+                self._run(self.client.close())
+                self._loop.close()
+        finally:
+            if self.call_log is not None:
+                self.call_log.close()
+
+    def _run(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run ``coro`` on this interpreter's own event loop (on a helper thread if the caller runs one)."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return self._loop.run_until_complete(coro)
+        with ThreadPoolExecutor(1) as pool:  # called from async code (a notebook): not on its loop
+            return pool.submit(self._loop.run_until_complete, coro).result()
+
+    async def _request(self, kwargs: dict[str, Any]) -> Any:
+        try:
+            return await asyncio.wait_for(self.client.chat.completions.create(**kwargs), self.config.timeout)
+        except asyncio.TimeoutError:
+            raise Deadline(f"no complete answer within {self.config.timeout:g} s") from None
 
     # -- one request, with retries -------------------------------------------------
 
@@ -128,11 +206,13 @@ class LLMInterpreter(Interpreter):
                       "prompt_version": self.condition.version, "messages": list(messages)}
             start = time.monotonic()
             try:
-                response = self.client.chat.completions.create(**kwargs)
-            except openai.APIError as exc:
+                content, usage = _content_of(self._run(self._request(kwargs)))
+            except (openai.APIError, Deadline, BadResponse, ValueError, TypeError, AttributeError, LookupError,
+                    RecursionError, UnicodeError) as exc:
+                # anything else a hostile endpoint can make the client raise is a bad response too
                 record["latency_ms"] = round((time.monotonic() - start) * 1000, 1)
-                outcome = next((name for cls, name in _RETRYABLE.items() if isinstance(exc, cls)), "http_error")
-                record.update(outcome=outcome, error=f"{type(exc).__name__}: {exc}",
+                outcome = _outcome(exc)
+                record.update(outcome=outcome, error=scrub(f"{type(exc).__name__}: {exc}")[:1000],
                               status=getattr(exc, "status_code", None))
                 retry_now = outcome != "http_error" and retry < cfg.max_retries
                 if retry_now:
@@ -143,15 +223,12 @@ class LLMInterpreter(Interpreter):
                 self.sleep(record["retry_in_s"])
                 continue
             record["latency_ms"] = round((time.monotonic() - start) * 1000, 1)
-            usage = response.usage
-            record["usage"] = ({"prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens,
-                                "total_tokens": usage.total_tokens} if usage is not None else None)
-            content = response.choices[0].message.content if response.choices else None
+            record["usage"] = usage
             record["response"] = content
             return content, record
         return None, None  # pragma: no cover - the loop always returns
 
-    def _delay(self, retry: int, exc: openai.APIError) -> float:
+    def _delay(self, retry: int, exc: Exception) -> float:
         delay = min(self.config.backoff * 2 ** retry, self.config.max_backoff)
         response = getattr(exc, "response", None)
         header = response.headers.get("retry-after") if response is not None else None
@@ -165,6 +242,14 @@ class LLMInterpreter(Interpreter):
     def _log(self, record: dict[str, Any]) -> None:
         if self.call_log is not None:
             self.call_log.write(record)
+
+
+def _outcome(exc: Exception) -> str:
+    if isinstance(exc, Deadline):
+        return "timeout"
+    if isinstance(exc, openai.APIError):
+        return next((name for cls, name in _RETRYABLE.items() if isinstance(exc, cls)), "http_error")
+    return "bad_response"
 
 
 class _LLMExchange(Exchange):
@@ -190,7 +275,7 @@ class _LLMExchange(Exchange):
             if record is None:
                 return None
             self.answers += 1
-            self.messages.append({"role": "assistant", "content": content or ""})
+            self.messages.append({"role": "assistant", "content": scrub(content or "")})
             try:
                 proposal = assign_ids(self.engine, parse_response(self.engine.registry, content))
             except InterpreterError as exc:

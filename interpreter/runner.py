@@ -3,6 +3,11 @@
 Chooses the interpreter (the LLM when an endpoint is configured, else the
 offline rules; replay for scenarios with gold operations), opens the event
 log and the call log, and runs the loop of ``session.py``.
+
+A run that was interrupted (a crash, a kill, Ctrl-C) is continued with
+``resume``: the log is read back (strictly; a torn final line is dropped),
+checked to be this transcript's run so far, and the run goes on after its
+last turn, appending to the same event log and call log.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from grounded.interpreter.llm import LLMConfig, LLMInterpreter, endpoint_configu
 from grounded.interpreter.replay import ReplayInterpreter
 from grounded.interpreter.rules import RuleInterpreter
 from grounded.interpreter.session import TurnResult, interpret
-from grounded.interpreter.transcript import read_transcript
+from grounded.interpreter.transcript import Transcript, read_transcript
 
 INTERPRETERS = ("llm", "rules", "replay")
 
@@ -46,34 +51,48 @@ def make_interpreter(name: str, *, call_log: str | Path | None = None, overwrite
     raise InputError(f"unknown interpreter {name!r} (one of {', '.join(INTERPRETERS)})")
 
 
-def check_output(log: str | Path, overwrite: bool) -> None:
-    """Refuse to replace a non-empty event log unless ``overwrite``."""
+def check_output(log: str | Path, overwrite: bool, resume: bool = False) -> None:
+    """Refuse to replace a non-empty event log unless ``overwrite`` (``resume`` continues it instead)."""
     log = Path(log)
-    if not overwrite and log.exists() and log.stat().st_size > 0:
-        raise InputError(f"{log} exists; pass --force to overwrite it")
+    if overwrite and resume:
+        raise InputError("--resume continues the event log and --force replaces it: give one of them")
+    if not overwrite and not resume and log.exists() and log.stat().st_size > 0:
+        raise InputError(f"{log} exists; pass --force to overwrite it, or --resume to continue an "
+                         "interrupted run")
 
 
 @dataclass
 class RunSummary:
     turns: int = 0
+    """Utterances interpreted by this run (not counting those a resumed run found in the log)."""
     unclassified: int = 0
     reprompted: int = 0
+    resumed_from: int | None = None
+    """The last turn already in the log when the run was resumed (None: a new log)."""
 
 
 def interpret_file(transcript: str | Path, interpreter: Interpreter, log: str | Path, *,
-                   header: Header | None = None, overwrite: bool = False,
+                   header: Header | None = None, overwrite: bool = False, resume: bool = False,
                    on_turn: Callable[[Engine, TurnResult], None] | None = None) -> RunSummary:
-    """Interpret ``transcript`` into a new event log at ``log``; returns counts.
+    """Interpret ``transcript`` into the event log at ``log``; returns counts.
 
-    The run owns ``interpreter``: it is closed when the run ends, however it ends.
+    A new log, unless ``resume``: then an existing log of an earlier run of
+    this transcript is continued after its last turn (``resumed_from``).  The
+    run owns ``interpreter``: it is closed when the run ends, however it ends.
     """
     summary = RunSummary()
     try:
         t = read_transcript(transcript, header)
-        check_output(log, overwrite)
-        Path(log).unlink(missing_ok=True)
-        with Engine(t.header, log=log) as engine:
-            for result in interpret(engine, interpreter, t.turns):
+        check_output(log, overwrite, resume)
+        path = Path(log)
+        if resume and path.exists() and path.stat().st_size > 0:
+            engine = _continue_run(t, path, interpreter, summary)
+        else:
+            path.unlink(missing_ok=True)
+            engine = Engine(t.header, log=log)
+        with engine:
+            todo = [said for said in t.turns if summary.resumed_from is None or said.turn > summary.resumed_from]
+            for result in interpret(engine, interpreter, todo):
                 summary.turns += 1
                 summary.unclassified += result.unclassified
                 summary.reprompted += bool(result.rejections)
@@ -82,3 +101,27 @@ def interpret_file(transcript: str | Path, interpreter: Interpreter, log: str | 
     finally:
         interpreter.close()
     return summary
+
+
+def _continue_run(t: Transcript, log: Path, interpreter: Interpreter, summary: RunSummary) -> Engine:
+    """The engine of an interrupted run's log, appending; the log must be this transcript's first turns."""
+    logged: list[tuple[int, str, str]] = []
+    engine = Engine.load(log, append=True,
+                         on_update=lambda _, u: logged.append((u.turn, u.speaker, u.utterance.text)))
+    try:
+        if engine.header != t.header:
+            raise InputError("the event log's header is not the transcript's (agents, propositions): not a run "
+                             "of this transcript; pass the same --header, or --force to start again", path=str(log))
+        said_by_turn = {said.turn: said for said in t.turns}
+        for turn, speaker, text in logged:
+            said = said_by_turn.get(turn)
+            if said is None or (said.speaker, said.text) != (speaker, text):
+                theirs = "no such turn" if said is None else f"{said.speaker}: {said.text[:60]!r}"
+                raise InputError(f"turn {turn} of the log is {speaker}: {text[:60]!r} but the transcript's is "
+                                 f"{theirs}: not a run of this transcript (--force starts again)", path=str(log))
+            interpreter.skip(said)
+    except BaseException:
+        engine.close()
+        raise
+    summary.resumed_from = engine.turn or 0
+    return engine

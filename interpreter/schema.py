@@ -136,6 +136,8 @@ def _json(content: str) -> Any:
             return json.loads(text)
         except json.JSONDecodeError as exc:
             error = error or exc
+        except RecursionError:  # brackets nested past the parser's depth: not an answer
+            raise InterpreterError("the answer is nested too deeply to be read as JSON") from None
     assert error is not None
     raise InterpreterError(f"the answer is not valid JSON ({error.msg} at line {error.lineno} column {error.colno})")
 

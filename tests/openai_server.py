@@ -10,6 +10,15 @@ request with the next step of a script:
 * ``slow(seconds, content)``: the completion, after ``seconds`` (past the
   client's timeout, the client gives up first).
 
+Hostile behaviours, for the Interpreter's robustness (it must never abort a run):
+
+* ``raw(body, content_type)``: a 200 whose body is exactly ``body`` (truncated
+  JSON, a wrong envelope such as ``{"choices": "abc"}``, brackets nested
+  100,000 deep...);
+* ``html(body)``: a 200 with an HTML page, as a proxy's error page is;
+* ``trickle(seconds_per_byte, content)``: the completion, one byte at a time, so
+  that every read succeeds and only a total deadline can stop the request.
+
 Every request body is kept in ``requests`` for the test to inspect.  The
 server runs in a daemon thread and stops when the fixture closes it.
 """
@@ -31,6 +40,9 @@ class Step:
     content: Any = None
     delay: float = 0.0
     retry_after: str | None = None
+    body: bytes | None = None
+    content_type: str = "application/json"
+    trickle: float = 0.0
 
 
 def reply(content: Any) -> Step:
@@ -45,10 +57,24 @@ def slow(seconds: float, content: Any) -> Step:
     return Step(content=content, delay=seconds)
 
 
+def raw(body: str | bytes, content_type: str = "application/json") -> Step:
+    return Step(body=body.encode("utf-8", "surrogatepass") if isinstance(body, str) else body,
+                content_type=content_type)
+
+
+def html(body: str = "<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>") -> Step:
+    return raw(body, "text/html")
+
+
+def trickle(seconds_per_byte: float, content: Any) -> Step:
+    return Step(content=content, trickle=seconds_per_byte)
+
+
 class ScriptedServer:
     def __init__(self) -> None:
         self.script: deque[Step] = deque()
         self.requests: list[dict] = []
+        self.closed = threading.Event()
         self._lock = threading.Lock()
         server = self
 
@@ -72,6 +98,9 @@ class ScriptedServer:
                     self._send(step.status, {"error": {"message": f"scripted {step.status}",
                                                        "type": "scripted", "code": step.status}}, headers)
                     return
+                if step.body is not None:
+                    self._send_bytes(200, step.body, step.content_type)
+                    return
                 content = step.content if isinstance(step.content, str) else json.dumps(step.content)
                 self._send(200, {
                     "id": f"chatcmpl-{len(server.requests)}", "object": "chat.completion",
@@ -80,25 +109,37 @@ class ScriptedServer:
                                  "message": {"role": "assistant", "content": content}}],
                     "usage": {"prompt_tokens": 100 + len(server.requests), "completion_tokens": 20,
                               "total_tokens": 120 + len(server.requests)},
-                })
+                }, trickle=step.trickle)
 
-            def _send(self, code: int, payload: dict, headers: dict[str, str] | None = None) -> None:
-                data = json.dumps(payload).encode()
+            def _send(self, code: int, payload: dict, headers: dict[str, str] | None = None,
+                      trickle: float = 0.0) -> None:
+                self._send_bytes(code, json.dumps(payload).encode(), "application/json", headers, trickle)
+
+            def _send_bytes(self, code: int, data: bytes, content_type: str,
+                            headers: dict[str, str] | None = None, trickle: float = 0.0) -> None:
                 try:
                     self.send_response(code)
-                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Type", content_type)
                     self.send_header("Content-Length", str(len(data)))
                     for k, v in (headers or {}).items():
                         self.send_header(k, v)
                     self.end_headers()
-                    self.wfile.write(data)
+                    if not trickle:
+                        self.wfile.write(data)
+                        return
+                    self.wfile.flush()
+                    for i in range(len(data)):  # bounded: one byte per step, until the client leaves
+                        if server.closed.wait(trickle):
+                            return
+                        self.wfile.write(data[i:i + 1])
+                        self.wfile.flush()
                 except (BrokenPipeError, ConnectionResetError):  # the client timed out and left
                     pass
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
 
     def push(self, *steps: Step) -> None:
@@ -106,5 +147,6 @@ class ScriptedServer:
             self.script.extend(steps)
 
     def close(self) -> None:
+        self.closed.set()
         self.httpd.shutdown()
         self.httpd.server_close()

@@ -50,7 +50,9 @@ def test_run_exits_1_on_a_failed_expectation(tmp_path):
 def test_verify_json_and_at():
     result = grounded("verify", PHASE2, "h2", "--json")
     assert json.loads(result.stdout) == {"claim": "h2", "grounded": False, "chain": [],
-                                         "reason": "h2 abandoned at T9 by o9", "status": "ungrounded"}
+                                         "reason": "h2 abandoned at T9 by o9", "status": "ungrounded",
+                                         "complete": True}
+    assert result.returncode == 1  # answered, not grounded
     earlier = json.loads(grounded("verify", PHASE2, "h2", "--at", "6", "--json").stdout)
     assert earlier["grounded"] and earlier["chain"] == ["h2", "o8"]
     grounded_h1 = json.loads(grounded("verify", PHASE2, "h1", "--json").stdout)
@@ -60,8 +62,8 @@ def test_verify_json_and_at():
 
 def test_affected_json_one_step_and_closure():
     star = json.loads(grounded("affected", PHASE2, "o5", "--json").stdout)
-    assert star == {"claim": "o5", "claims": ["h3", "h4", "h1"], "lose_support": ["h3", "h4", "h1"],
-                    "hops": {"h3": 1, "h4": 2, "h1": 3}}
+    assert star == {"claim": "o5", "known": True, "claims": ["h3", "h4", "h1"], "lose_support": ["h3", "h4", "h1"],
+                    "hops": {"h3": 1, "h4": 2, "h1": 3}, "complete": True}
     one = json.loads(grounded("affected", PHASE2, "o5", "--one-step", "--json").stdout)
     assert one["claims"] == ["h3"] and one["hops"] == {"h3": 1}
     cf = json.loads(grounded("affected", PHASE3, "a3", "--at", "19", "--json").stdout)
@@ -115,19 +117,21 @@ def test_errors_are_one_line_on_stderr_with_exit_2(args, message):
     assert "Traceback" not in result.stderr
 
 
-def test_a_truncated_log_is_reported_and_its_prefix_answers(tmp_path):
+def test_a_torn_final_line_is_reported_and_the_log_answers(tmp_path):
     log = tmp_path / "cut.jsonl"
     from grounded import Engine
 
     with Engine({"agents": {"a": {}}}, log=log) as engine:
         engine.apply({"speaker": "a", "ops": [{"op": "observe", "claim": "o1"}]})
         engine.apply({"speaker": "a", "ops": [{"op": "observe", "claim": "o2"}]})
-    log.write_bytes(log.read_bytes()[:-10])
+    log.write_bytes(log.read_bytes()[:-10])  # the last write was interrupted: never acknowledged
     result = grounded("verify", log, "o1", "--json")
-    assert result.returncode == 0 and json.loads(result.stdout)["grounded"]
-    assert "warning: " in result.stderr and "cut.jsonl:3: invalid JSON" in result.stderr
-    strict = grounded("run", log)
-    assert strict.returncode == 2 and "cut.jsonl:3:" in strict.stderr
+    assert result.returncode == 0 and json.loads(result.stdout) == {
+        "claim": "o1", "grounded": True, "chain": ["o1"], "reason": None, "status": "grounded", "complete": True,
+        "torn_line": 3}
+    assert "warning: " in result.stderr and "cut.jsonl:3: torn final line ignored" in result.stderr
+    run = grounded("run", log)
+    assert run.returncode == 0 and "1 turns" in run.stdout and "cut.jsonl:3: torn" in run.stderr
 
 
 def test_check_says_all_agree_and_decides_the_propositions():
@@ -157,8 +161,8 @@ def test_check_of_a_log_cut_short_checks_the_lines_before(tmp_path):
     result = grounded("check", log, "--json")
     assert result.returncode == 0
     report = json.loads(result.stdout)
-    assert report["ok"] and report["utterances"] == 1 and "talk.jsonl:3" in report["load_error"]
-    assert "warning: " in result.stderr and "checked the 1 utterances before it" in result.stderr
+    assert report["ok"] and report["utterances"] == 1 and report["complete"] and report["torn_line"] == 3
+    assert "warning: " in result.stderr and "talk.jsonl:3: torn final line ignored" in result.stderr
 
 
 def test_extensions_of_the_conversation():

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Annotated
 
 import typer
 
@@ -30,11 +31,35 @@ from grounded.core.errors import GroundedError
 
 app.add_typer(bench_app, name="bench")
 
+
+def _version(value: bool) -> None:
+    if value:
+        from grounded.solvers.ruleset import package_version, rules_version
+
+        print(f"grounded {package_version()} (rules {rules_version()})")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _options(
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="Print the version (and the rules version logs record) and exit.")
+                       ] = False,
+) -> None:
+    """Check whether a continuation still rests on what a conversation has established.
+
+    Query commands exit 0 when answered (verify: and grounded), 1 when answered
+    and not grounded or with no anchor (affected: the literal is unknown), 2 on
+    an input error, named on one line of stderr (file:line: field).
+    """
+
+
 def main() -> None:
     """Entry point: run the app, turning every error into one line on stderr (exit 2)."""
     try:
         status = app(standalone_mode=False)
-    except typer.Abort:
+    except (typer.Abort, KeyboardInterrupt):
+        print("interrupted", file=sys.stderr)
         sys.exit(130)
     except typer.TyperException as exc:  # usage errors: bad option, missing argument
         print(f"error: {_one_line(exc.format_message())}", file=sys.stderr)
@@ -51,7 +76,7 @@ def main() -> None:
     sys.exit(status if isinstance(status, int) else 0)
 
 
-def _one_line(exc: BaseException) -> str:
+def _one_line(exc: BaseException | str) -> str:
     return " ".join(str(exc).split())
 
 

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import sys
 from typing import Annotated
 
 import typer
 
-from grounded.cli.app import AsJson, At, Extensions, File, app, out
+from grounded.cli.app import AllowRulesChange, AsJson, At, Extensions, File, LoadProgress, Partial, app, err, out
 from grounded.crosscheck.check import check as check_history_file
 
 
@@ -22,17 +21,29 @@ def check_command(
         "--retraction", help="Also decide Proposition 2.5 and Corollary 2.6 for every literal in a Dep.")] = False,
     as_json: AsJson = False,
     extension: Extensions = None,
+    partial: Partial = False,
+    allow_rules_change: AllowRulesChange = False,
 ) -> None:
-    """Recompute the history with Python, Prolog and ASP; 'all agree' or the differences; exit 1 on any."""
-    report = check_history_file(file, at, extension or (), incremental=incremental, retraction=retraction)
-    if report.load_error is not None:
-        print(f"warning: {report.load_error}; checked the {report.utterances} utterances before it",
-              file=sys.stderr)
+    """Recompute the history with Python, Prolog and ASP; 'all agree' or the differences; exit 1 on any.
+
+    A log is read as every command reads it: strict, or up to its first bad line with --partial.
+    """
+    with LoadProgress(f"reading {file.name}", then="checking: Python, Prolog and ASP", delay=0) as progress:
+        report = check_history_file(file, at, extension or (), incremental=incremental, retraction=retraction,
+                                    partial=partial, allow_rules_change=allow_rules_change, progress=progress)
+    status = report.log_status
+    if status is not None and status.torn_line is not None:
+        err.print(f"warning: {status.torn_note()}", style="yellow", markup=False)
+    note = status.partial_note() if status is not None else None
+    if note is not None:
+        err.print(f"warning: {note}", style="yellow", markup=False)
     if as_json:
         print(json.dumps(report.to_json()))
     else:
         for line in report.mismatches + report.failures:
             out.print(line, style="red", markup=False)
         out.print(f"{file}: {report.summary()}", style="bold green" if report.ok else "bold red", markup=False)
+        if note is not None:
+            out.print(note, style="bold yellow", markup=False)
     if not report.ok:
         raise typer.Exit(1)

@@ -40,6 +40,8 @@ def interpret_command(
                                                    help="Ask the server for a JSON object.")] = None,
     state_budget: Annotated[int | None, typer.Option(help="Token budget of the rendered state.")] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite OUTPUT.")] = False,
+    resume: Annotated[bool, typer.Option("--resume", help="Continue an interrupted run: OUTPUT (and its call log) "
+                                                          "go on after their last turn.")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Print what each utterance changed.")] = False,
 ) -> None:
     """Turn a transcript into an event log, utterance by utterance, through an Interpreter and the rules."""
@@ -50,7 +52,7 @@ def interpret_command(
     if name == "llm" and call_log is None:
         call_log = output.with_suffix(".calls.jsonl")
     given_header = read_header(header) if header else None
-    runner.check_output(output, force)  # before the call log is opened: a refused run leaves nothing behind
+    runner.check_output(output, force, resume)  # before the call log is opened: a refused run leaves nothing
     interp = runner.make_interpreter(
         name, call_log=call_log, overwrite=force, model=model, base_url=base_url, api_key=api_key, condition=condition,
         max_attempts=max_attempts, max_retries=max_retries, timeout=timeout, temperature=temperature,
@@ -65,8 +67,9 @@ def interpret_command(
             out.print("    " + context.summarize(engine, result.update).replace("\n", "\n    "), markup=False)
 
     summary = runner.interpret_file(transcript, interp, output, header=given_header,
-                                    overwrite=force, on_turn=show)
-    out.print(f"{output}: {summary.turns} utterances with the {name} interpreter"
+                                    overwrite=force, resume=resume, on_turn=show)
+    resumed = "" if summary.resumed_from is None else f" (resumed after turn {summary.resumed_from})"
+    out.print(f"{output}: {summary.turns} utterances{resumed} with the {name} interpreter"
               + (f" ({condition})" if name == "llm" else "")
               + f", {summary.reprompted} re-prompted, {summary.unclassified} unclassified"
               + (f"; calls in {call_log}" if name == "llm" else ""), markup=False)

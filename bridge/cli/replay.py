@@ -6,7 +6,17 @@ from typing import Annotated
 
 import typer
 
-from grounded.cli.app import Extensions, File, app, out
+from grounded.cli.app import (
+    AllowRulesChange,
+    Extensions,
+    File,
+    LoadProgress,
+    Partial,
+    app,
+    out,
+    report_reading,
+    say_partial,
+)
 from grounded.engine import Engine
 from grounded.present import render
 from grounded.scenario import SCENARIO_SUFFIXES, Scenario, run
@@ -18,6 +28,8 @@ def run_command(
     extension: Extensions = None,
     state: Annotated[bool, typer.Option("--state", help="Print the state table after each turn.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only failures and the summary.")] = False,
+    partial: Partial = False,
+    allow_rules_change: AllowRulesChange = False,
 ) -> None:
     """Replay a scenario or log; PASS/FAIL for each expectation; exit 1 on any FAIL."""
     if file.suffix not in SCENARIO_SUFFIXES:
@@ -27,9 +39,13 @@ def run_command(
                 if state:
                     render.render_state(out, engine)
 
-        engine = Engine.load(file, extensions=extension or (), on_update=show)
+        with LoadProgress(f"replaying {file.name}") as progress:
+            engine = Engine.load(file, extensions=extension or (), on_update=show, strict=not partial,
+                                 allow_rules_change=allow_rules_change, progress=None if not quiet else progress)
+        report_reading(engine)
         out.print(f"{file}: {engine.turn} turns, {len(engine.state.args)} arguments, "
                   f"{len(engine.open_problems())} open problems")
+        say_partial(engine)
         return
     scenario = Scenario.load(file)
     engine = Engine(scenario.header, extensions=extension or ())
@@ -38,7 +54,7 @@ def run_command(
         if outcome.turn is not None and not quiet:
             if outcome.update is not None:
                 render.render_update(out, engine, outcome.update)
-            else:
+            elif outcome.rejection is not None:
                 out.print(f"T{outcome.turn.turn} {outcome.turn.speaker}: rejected "
                           f"({', '.join(outcome.rejection.codes)})", style="yellow")
             if state:

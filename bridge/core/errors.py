@@ -71,5 +71,18 @@ class LogError(InputError):
         self.engine = engine
 
 
+class LogWriteError(GroundedError):
+    """An event log could not be written; the utterance was not applied and the log is as it was."""
+
+    def __init__(self, message: str, *, path: str | None = None):
+        self.path = path
+        self.detail = message
+        super().__init__(f"{path}: {message}" if path is not None else message)
+
+
+class LogLockedError(LogWriteError):
+    """Another writer holds the event log: two writers would interleave their turns."""
+
+
 class PrologError(GroundedError):
     """SWI-Prolog itself failed (missing installation, a broken rule file)."""

@@ -12,28 +12,60 @@ from typing import Annotated
 
 from pydantic import AfterValidator
 
+from grounded.core.bounds import MAX_ID_LENGTH, MAX_TEXT_LENGTH, preview
+
 ATOM_PATTERN = r"[A-Za-z0-9_][A-Za-z0-9_.:\-]*"
 _LITERAL = re.compile(rf"-?{ATOM_PATTERN}")
 _ATOM = re.compile(ATOM_PATTERN)
 
 
 def is_literal(text: str) -> bool:
-    return isinstance(text, str) and _LITERAL.fullmatch(text) is not None
+    return isinstance(text, str) and len(text) <= MAX_ID_LENGTH + 1 and _LITERAL.fullmatch(text) is not None
+
+
+def _check_id_length(text: str) -> None:
+    if len(text) > MAX_ID_LENGTH + text.startswith("-"):
+        raise ValueError(f"an id of {len(text)} characters is too long (at most {MAX_ID_LENGTH})")
 
 
 def check_literal(text: str) -> str:
+    _check_id_length(text)
     if not is_literal(text):
         raise ValueError(
-            f"{text!r} is not a literal: expected an id such as o5 or its negation -o5 "
+            f"{preview(text)} is not a literal: expected an id such as o5 or its negation -o5 "
             "(letters, digits, _ . : -; no spaces)"
         )
     return text
 
 
 def check_atom(text: str) -> str:
+    _check_id_length(text)
     if _ATOM.fullmatch(text) is None:
-        raise ValueError(f"{text!r} is not a proposition id (letters, digits, _ . : -; not starting with -)")
+        raise ValueError(f"{preview(text)} is not a proposition id (letters, digits, _ . : -; not starting with -)")
     return text
+
+
+def check_text(text: str) -> str:
+    """Text of at most MAX_TEXT_LENGTH characters that is valid Unicode (no lone surrogate).
+
+    A lone surrogate (``"\\ud800"``, which JSON can spell) cannot be written as
+    UTF-8: refused here, it never reaches the log or the rules.
+    """
+    if len(text) > MAX_TEXT_LENGTH:
+        raise ValueError(f"a text of {len(text)} characters is too long (at most {MAX_TEXT_LENGTH})")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(f"a lone surrogate {text[exc.start]!r} at character {exc.start} is not valid "
+                         "Unicode text") from None
+    return text
+
+
+def check_name(text: str) -> str:
+    """A short free-form name (a label, a role): at most MAX_ID_LENGTH characters of valid Unicode."""
+    if len(text) > MAX_ID_LENGTH:
+        raise ValueError(f"a name of {len(text)} characters is too long (at most {MAX_ID_LENGTH})")
+    return check_text(text)
 
 
 def atom_of(literal: str) -> str:
@@ -61,3 +93,9 @@ Lit = Annotated[str, AfterValidator(check_literal)]
 
 Atom = Annotated[str, AfterValidator(check_atom)]
 """A validated proposition id (a positive literal)."""
+
+Text = Annotated[str, AfterValidator(check_text)]
+"""Free text (an utterance's, an operation's, a proposition's): bounded, valid Unicode."""
+
+Name = Annotated[str, AfterValidator(check_name)]
+"""A short name that is not an id (a label, a role): at most MAX_ID_LENGTH characters."""

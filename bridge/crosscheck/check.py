@@ -25,31 +25,26 @@ from grounded.core.vocabulary import GOOD_STANDING
 from grounded.crosscheck.retraction import check_retraction
 from grounded.dmap.model import Header
 from grounded.engine import Engine
-from grounded.io.eventlog import read_log
+from grounded.engine.replay import applied_lines
+from grounded.io.eventlog import LogStatus
 from grounded.queries.verify import least_fixpoint
 from grounded.scenario import SCENARIO_SUFFIXES, Scenario
 from grounded.solvers import facts as F
 from grounded.solvers.history import HistoryAnswer, IncrementalHistory, OneShotHistory
 
 
-def candidates_of(path: str | Path) -> tuple[Header, list[dict], InputError | None]:
+def candidates_of(path: str | Path, extensions=(), *, strict: bool = True, allow_rules_change: bool = False,
+                  progress=None) -> tuple[Header, list[dict], LogStatus | None]:
     """The header and every utterance of a log or scenario (a scenario's rejected turns included).
 
-    A log cut short by a crash keeps the lines before its corrupt line; the error
-    that stopped the reading comes third.
+    A log is read as every command reads it (``Engine.load``: strict unless
+    ``strict=False``, which stops at the first bad line); its LogStatus comes third.
     """
     path = Path(path)
     if path.suffix in SCENARIO_SUFFIXES:
         scenario = Scenario.load(path)
         return scenario.header, [t.utterance() for t in scenario.turns], None
-    header, lines = read_log(path)
-    candidates: list[dict] = []
-    try:
-        for _, data in lines:
-            candidates.append(data)
-    except InputError as exc:
-        return header, candidates, exc
-    return header, candidates, None
+    return applied_lines(path, extensions, strict=strict, allow_rules_change=allow_rules_change, progress=progress)
 
 
 @dataclass
@@ -73,8 +68,8 @@ class CheckReport:
     mismatches: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
     """Retractions for which a proposition failed."""
-    load_error: InputError | None = None
-    """What stopped the reading of a corrupt log (the lines before it were checked)."""
+    log_status: LogStatus | None = None
+    """How the reading of a log ended (None for a scenario); a partial reading checked the lines before it."""
 
     @property
     def ok(self) -> bool:
@@ -99,18 +94,20 @@ class CheckReport:
                 "events": self.events, "standings": self.standings, "claims": self.claims,
                 "literals": self.literals, "asp": self.asp, "retractions": self.retractions,
                 "mismatches": self.mismatches, "failures": self.failures,
-                "load_error": None if self.load_error is None else str(self.load_error)}
+                **(self.log_status.to_json() if self.log_status is not None else {"complete": True})}
 
 
 def check(path: str | Path, at: int | None = None, extensions=(), incremental: bool = False,
-          retraction: bool = False) -> CheckReport:
-    """Check a log or scenario file, up to turn ``at`` if given (a corrupt log: up to its bad line)."""
-    header, candidates, error = candidates_of(path)
+          retraction: bool = False, *, partial: bool = False, allow_rules_change: bool = False,
+          progress=None) -> CheckReport:
+    """Check a log or scenario file, up to turn ``at`` if given (``partial``: up to a log's first bad line)."""
+    header, candidates, status = candidates_of(path, extensions, strict=not partial,
+                                               allow_rules_change=allow_rules_change, progress=progress)
     if at is not None:
         candidates = [c for c in candidates if c.get("turn") is None or c["turn"] <= at]
     report = check_history(header, candidates, extensions, label=str(path), incremental=incremental,
                            retraction=retraction)
-    report.load_error = error
+    report.log_status = status
     return report
 
 

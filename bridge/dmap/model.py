@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
-from grounded.core.literals import Atom, Lit
+from grounded.core.literals import Atom, Lit, Name, Text
 from grounded.core.vocabulary import PropKind, Standing
 from grounded.epistemic.declaration import WorldDeclaration
 
@@ -23,7 +23,7 @@ class Strict(BaseModel):
 class Agent(Strict):
     """A participant; ``authority`` lets them resolve a disputed claim by decision."""
 
-    role: str = ""
+    role: Name = ""
     authority: bool = False
 
 
@@ -35,7 +35,7 @@ class Proposition(Strict):
     """
 
     id: Atom
-    text: str = ""
+    text: Text = ""
     kind: PropKind = "observation"
     aware: bool = True
 

@@ -14,9 +14,11 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, Field, TypeAdapter, create_model
+from pydantic import BaseModel, Field, TypeAdapter, create_model, model_validator
+from pydantic_core import PydanticCustomError
 
-from grounded.core.literals import Atom, Lit, prolog_atom, prolog_literal
+from grounded.core.bounds import MAX_OPS_PER_UTTERANCE, Turn
+from grounded.core.literals import Atom, Lit, Name, Text, prolog_atom, prolog_literal
 from grounded.dmap.model import Strict
 
 
@@ -34,7 +36,7 @@ class Observe(Operation):
 
     op: Literal["observe"] = "observe"
     claim: Lit
-    text: str = ""
+    text: Text = ""
     supersedes: list[Lit] = Field(default_factory=list)
 
 
@@ -43,7 +45,7 @@ class Hypothesize(Operation):
 
     op: Literal["hypothesize"] = "hypothesize"
     claim: Lit
-    text: str = ""
+    text: Text = ""
     deps: list[Lit]
     explains: list[Lit] = Field(default_factory=list)
 
@@ -54,7 +56,7 @@ class Support(Operation):
     op: Literal["support"] = "support"
     target: Lit
     by: Lit
-    text: str = ""
+    text: Text = ""
 
 
 class Undermine(Operation):
@@ -63,7 +65,7 @@ class Undermine(Operation):
     op: Literal["undermine"] = "undermine"
     target: Lit
     by: Lit
-    text: str = ""
+    text: Text = ""
 
 
 class Revise(Operation):
@@ -72,7 +74,7 @@ class Revise(Operation):
     op: Literal["revise"] = "revise"
     target: Lit
     by: Lit | None = None
-    text: str = ""
+    text: Text = ""
 
 
 class ExpandAwareness(Operation):
@@ -80,7 +82,7 @@ class ExpandAwareness(Operation):
 
     op: Literal["expand_awareness"] = "expand_awareness"
     claim: Lit
-    text: str = ""
+    text: Text = ""
 
 
 class Resolve(Operation):
@@ -94,7 +96,7 @@ class Resolve(Operation):
     target: Lit
     subsumes: list[Lit] = Field(default_factory=list)
     claim: Lit | None = None
-    text: str = ""
+    text: Text = ""
     assumptions: list[Lit] = Field(default_factory=list)
 
 
@@ -103,7 +105,7 @@ class Question(Operation):
 
     op: Literal["question"] = "question"
     claim: Lit
-    text: str = ""
+    text: Text = ""
 
 
 BUILTIN_OPERATIONS: dict[str, type[Operation]] = {
@@ -118,13 +120,23 @@ AnyBuiltinOperation = Annotated[
 
 
 class UtteranceBase(Strict):
-    turn: int | None = Field(default=None, ge=0, description="Strictly increasing; assigned when omitted.")
+    turn: Turn | None = Field(default=None, description="Strictly increasing; assigned when omitted.")
     speaker: Atom
-    text: str = ""
-    labels: list[str] = Field(
+    text: Text = ""
+    labels: list[Name] = Field(
         default_factory=list,
         description="The Interpreter's classification of the utterance (operation names), kept for scoring; "
                     "the rules read only `ops`.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _bounded_ops(cls, data: Any) -> Any:
+        """Refuse an utterance of too many operations before validating any of them."""
+        ops = data.get("ops") if isinstance(data, dict) else None
+        if isinstance(ops, list) and len(ops) > MAX_OPS_PER_UTTERANCE:
+            raise PydanticCustomError("too_many_ops", "ops: {count} operations in one utterance (at most {limit})",
+                                      {"count": len(ops), "limit": MAX_OPS_PER_UTTERANCE})
+        return data
 
 
 class Utterance(UtteranceBase):
@@ -167,7 +179,7 @@ _PYTHON_TYPES: dict[str, tuple[Any, Any]] = {
     # field type -> (annotation, default when optional)
     "literal": (Lit, None),
     "literals": (list[Lit], Field(default_factory=list)),
-    "text": (str, ""),
+    "text": (Text, ""),
 }
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from grounded.core import display
+from grounded.core.bounds import MAX_ID_LENGTH, MAX_TURN, preview
 from grounded.core.display import Displayable
 from grounded.core.errors import InputError, LogError, PreconditionError, Violation
 from grounded.core.literals import is_literal
@@ -29,10 +30,20 @@ from grounded.engine.world import FOR_THE_MODEL, ConversationModel, Frame
 from grounded.epistemic.formula import Formula
 from grounded.epistemic.model import PlausibilityModel
 from grounded.epistemic.verdicts import Verdict, prolog_field
-from grounded.io.eventlog import EventLogWriter, describe_validation_error, read_log
+from grounded.io.eventlog import (
+    EventLogWriter,
+    ExtensionRef,
+    FsyncPolicy,
+    LogOrigin,
+    LogReader,
+    LogStatus,
+    describe_validation_error,
+    header_json,
+)
 from grounded.queries import affected as _affected
 from grounded.queries import verify as _verify
 from grounded.solvers.prolog import PrologRules
+from grounded.solvers.ruleset import file_sha256, rules_version
 
 
 class Update(Displayable):
@@ -75,7 +86,8 @@ class Engine(Displayable):
     """
 
     def __init__(self, header: Header | dict | None = None, *, log: str | Path | None = None,
-                 extensions: Iterable[str | Path] = (), acyclic: bool | None = None):
+                 extensions: Iterable[str | Path] = (), acyclic: bool | None = None,
+                 fsync: FsyncPolicy = "always"):
         if header is None:
             header = Header()
         elif not isinstance(header, Header):
@@ -94,8 +106,14 @@ class Engine(Displayable):
         self.world = (None if header.world is None else
                       ConversationModel(header.world, list(header.agents), [p.id for p in header.props if not p.aware]))
         self._rules.adopt(self, self.state.prolog_facts, self.extensions)
-        self._log = EventLogWriter(log, header) if log is not None else None
+        self._log = (EventLogWriter(log, header_json(header, self.origin()), fsync=fsync)
+                     if log is not None else None)
         self.load_error: LogError | None = None
+        """What stopped a partial ``load`` (None when the whole log was applied)."""
+        self.log_status: LogStatus | None = None
+        """How much of its log a loaded engine holds (None for an engine that was not loaded)."""
+        self._reader_end = 0  # where the reading of a loaded log ended (for append)
+        self._reader_unterminated = False
         self._history: list[tuple[int, UtteranceBase]] = []
         """The accepted utterances and their turns, which ``whatif`` replays."""
         self.last_verdicts: dict[int, list[Verdict]] = {}
@@ -106,20 +124,61 @@ class Engine(Displayable):
 
     @classmethod
     def load(cls, path: str | Path, *, extensions: Iterable[str | Path] = (), strict: bool = True,
-             append: bool = False, on_update: Callable[[Engine, Update], None] | None = None) -> Engine:
-        """Replay an event log through the rules.
+             append: bool = False, on_update: Callable[[Engine, Update], None] | None = None,
+             fsync: FsyncPolicy = "always", allow_rules_change: bool = False,
+             progress: Callable[[int, int], None] | None = None) -> Engine:
+        """Replay an event log through the rules: the one way every command reads a log.
 
-        A corrupt line raises LogError naming ``file:line``; its ``engine``
-        holds the state of the lines before it.  With ``strict=False`` that
-        engine is returned instead, with ``load_error`` set.  ``append=True``
-        keeps writing to the same log (refused if it has a corrupt line).
-        ``on_update`` sees each utterance as it is replayed.
+        Strict by default: a line that is not valid JSON, fails the schema or
+        is rejected by the rules raises LogError naming ``file:line`` and the
+        field or the rule's code; its ``engine`` holds the state of the lines
+        before it.  The one exception is a torn final line (no newline: a crash
+        while writing), which is ignored and reported in ``log_status``.
+        ``strict=False`` returns the engine of the valid prefix instead, with
+        ``log_status.complete`` False and ``load_error`` set: every answer
+        from it must say so.
+
+        The header's rules version and extensions must match the rules and
+        ``extensions`` given (an extension missing, changed or added is an
+        error naming it); ``allow_rules_change`` replays a log written by
+        another rules version anyway (its lines are still checked by these rules).
+
+        ``append=True`` takes the log's lock first (a second writer is refused),
+        then keeps writing to it with the given ``fsync`` policy: a torn final
+        line is cut off, a whole last line missing its newline gets one.  It is
+        refused on a log with a bad line, strict or not.  ``on_update`` sees
+        each utterance as it is replayed; ``progress(bytes read, bytes in all)``
+        is called after each line.
         """
-        header, lines = read_log(path)
-        engine = cls(header, extensions=extensions)
+        writer = EventLogWriter(path, fsync=fsync) if append else None
+        try:
+            engine = cls._replay(path, extensions, strict or append, on_update, allow_rules_change, progress)
+            if writer is not None:
+                if engine.load_error is not None:
+                    raise engine.load_error
+                engine._continue(writer)
+        except BaseException:
+            if writer is not None:
+                writer.close()
+            raise
+        return engine
+
+    @classmethod
+    def _replay(cls, path: str | Path, extensions: Iterable[str | Path], strict: bool,
+                on_update: Callable[[Engine, Update], None] | None, allow_rules_change: bool,
+                progress: Callable[[int, int], None] | None) -> Engine:
+        reader = LogReader(path)
+        try:
+            paths = tuple(_extension_path(p) for p in extensions)
+            _check_origin(reader.origin, paths, allow_rules_change, str(path))
+            engine = cls(reader.header, extensions=paths)
+        except BaseException:
+            reader.close()
+            raise
+        status = LogStatus(str(path))
         lineno = 1
         try:
-            for lineno, data in lines:
+            for lineno, data in reader:
                 try:
                     update = engine.apply(data)
                 except InputError as exc:
@@ -127,20 +186,49 @@ class Engine(Displayable):
                 except PreconditionError as exc:
                     raise LogError(f"rejected by the rules: {exc}", path=str(path), line=lineno,
                                    engine=engine) from exc
+                status.utterances += 1
                 if on_update is not None:
                     on_update(engine, update)
+                if progress is not None:
+                    progress(reader.offset, reader.size)
         except LogError as exc:
-            if strict or append:
+            if strict:
                 raise
             engine.load_error = exc
-        except InputError as exc:  # raised by the line reader: bad JSON or encoding
-            error = LogError(exc.detail, path=str(path), line=exc.line or lineno, engine=engine)
-            if strict or append:
+        except InputError as exc:  # raised by the reader: a line too long, bad JSON or encoding
+            error = LogError(exc.detail, path=str(path), line=exc.line or lineno + 1, engine=engine)
+            if strict:
                 raise error from exc
             engine.load_error = error
-        if append:
-            engine._log = EventLogWriter(path)
+        finally:
+            reader.close()
+        if engine.load_error is not None:
+            status.complete = False
+            status.stopped_at = engine.load_error.line
+            status.error = engine.load_error.detail
+        status.torn_line = reader.torn_line
+        engine.log_status = status
+        engine._reader_end = reader.end
+        engine._reader_unterminated = reader.unterminated
         return engine
+
+    def _continue(self, writer: EventLogWriter) -> None:
+        """Make ``writer`` this engine's log, its tail repaired so the next line starts a line of its own."""
+        if writer.end > self._reader_end:  # a torn final line (never acknowledged) or blanks: dropped
+            writer.cut_to(self._reader_end)
+        if self._reader_unterminated:
+            writer.terminate_last_line()
+        self._log = writer
+
+    def origin(self) -> LogOrigin:
+        """The rules version and extensions this engine runs, as a log's header records them."""
+        return LogOrigin(rules=rules_version(),
+                         extensions=[ExtensionRef(name=Path(p).name, sha256=file_sha256(p)) for p in self.extensions])
+
+    def sync(self) -> None:
+        """Make every utterance logged so far durable now (``fsync="batch"`` otherwise groups them)."""
+        if self._log is not None:
+            self._log.sync()
 
     # -- updating -------------------------------------------------------------------
 
@@ -151,6 +239,8 @@ class Engine(Displayable):
         except ValidationError as exc:
             raise InputError(describe_validation_error(exc, frozenset(self.registry.models))) from exc
         turn = u.turn if u.turn is not None else self.state.next_turn()
+        if turn > MAX_TURN:
+            raise InputError(f"turn: {turn} is beyond the last turn a log can hold ({MAX_TURN})")
         self._rules.adopt(self, self.state.prolog_facts, self.extensions)
         if self.world is None:
             self.last_verdicts, frame, notes = {}, None, None
@@ -372,7 +462,9 @@ class Engine(Displayable):
 
 def _check_literal(literal: str) -> None:
     if not is_literal(literal):
-        raise InputError(f"{literal!r} is not a literal (expected an id such as o5 or -a3)")
+        shown = preview(literal) if isinstance(literal, str) else repr(literal)
+        raise InputError(f"{shown} is not a literal (expected an id such as o5 or -a3, at most "
+                         f"{MAX_ID_LENGTH} characters)")
 
 
 def _check_turn(at: int | None, lowest: int = 0) -> int | None:
@@ -381,6 +473,33 @@ def _check_turn(at: int | None, lowest: int = 0) -> int | None:
         raise InputError(f"at={at!r}: a turn is " + ("a non-negative integer" if lowest == 0
                                                     else f"an integer >= {lowest} (-1: the initial model)"))
     return at
+
+
+def _check_origin(origin: LogOrigin, extensions: tuple[str, ...], allow_rules_change: bool, path: str) -> None:
+    """The log's rules version and extensions are the ones given (InputError naming each difference)."""
+    problems = []
+    if origin.rules is not None and origin.rules != rules_version() and not allow_rules_change:
+        problems.append(f"written by rules {origin.rules}, replayed by rules {rules_version()}: the same lines "
+                        "could give another state (allow_rules_change=True, or --allow-rules-change, replays "
+                        "it anyway)")
+    if origin.extensions is not None:
+        given = [ExtensionRef(name=Path(p).name, sha256=file_sha256(p)) for p in extensions]
+        for ref in origin.extensions:
+            if ref in given:
+                continue
+            now = [g for g in given if g.name == ref.name]
+            if now:
+                problems.append(f"extension {ref.name} changed since the log was written (sha256 "
+                                f"{ref.sha256[:12]} then, {now[0].sha256[:12]} now)")
+            else:
+                problems.append(f"written with the extension {ref.short()}, which is not given "
+                                f"(pass it: -x {ref.name}, or extensions=[...])")
+        recorded = {r.name for r in origin.extensions}
+        for ref in given:
+            if ref not in origin.extensions and ref.name not in recorded:
+                problems.append(f"the extension {ref.name} was not used to write this log")
+    if problems:
+        raise InputError("header: " + "; ".join(problems), path=path, line=1)
 
 
 def _extension_path(path: str | Path) -> str:

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from grounded.core.bounds import MAX_FORMULA_DEPTH
 from grounded.core.literals import atom_of
 from grounded.dmap.transitions import Transition
 from grounded.epistemic.abduction import Problem, abduce
@@ -103,6 +104,10 @@ class ConversationModel:
     def query(self, formula: str | Formula, model: PlausibilityModel) -> Formula:
         """A formula a user asks about, checked against the model it will be read in."""
         f = parse(formula) if isinstance(formula, str) else formula
+        nested = self.declaration.expanded_depth(f)
+        if nested > MAX_FORMULA_DEPTH + 1:  # + 1: the K_i, B_i or C_G that knows() and its kin wrap it in
+            raise ModelError(f"the formula is nested {nested} levels deep with its definitions expanded "
+                             f"(at most {MAX_FORMULA_DEPTH})")
         try:
             self._check(f, model)
         except ModelError as exc:

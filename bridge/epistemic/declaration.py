@@ -25,8 +25,9 @@ from graphlib import CycleError, TopologicalSorter
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
+from grounded.core.bounds import MAX_FORMULA_DEPTH
 from grounded.core.literals import Atom
-from grounded.epistemic.formula import Formula, agents, atoms, boolean_value, is_propositional
+from grounded.epistemic.formula import Formula, agents, atoms, boolean_value, depth, is_propositional
 from grounded.epistemic.model import MAX_UNIVERSE
 from grounded.epistemic.parse import FormulaSyntaxError, parse
 
@@ -54,6 +55,7 @@ class WorldDeclaration(_Strict):
 
     _defs: dict[str, Formula] = PrivateAttr(default_factory=dict)
     _background: list[Formula] = PrivateAttr(default_factory=list)
+    _depths: dict[str, int] = PrivateAttr(default_factory=dict)
 
     @field_validator("formulas")
     @classmethod
@@ -85,9 +87,16 @@ class WorldDeclaration(_Strict):
             raise ValueError(f"formulas: {clash} are atoms and cannot also be defined by a formula")
         order = TopologicalSorter({name: atoms(f) & set(defs) for name, f in defs.items()})
         try:
-            tuple(order.static_order())
+            ordered = tuple(order.static_order())
         except CycleError as exc:
             raise ValueError(f"formulas: the definitions of {exc.args[1]} are circular") from None
+        expanded: dict[str, int] = {}  # each definition's depth once the names it uses are expanded
+        for name in ordered:
+            expanded[name] = depth(defs[name], expanded)
+            if expanded[name] > MAX_FORMULA_DEPTH:
+                raise ValueError(f"formulas: {name} is nested {expanded[name]} levels deep with the definitions "
+                                 f"it uses expanded (at most {MAX_FORMULA_DEPTH})")
+        self._depths = expanded
         self._defs = defs
         self._background = [parse(t) for t in self.background]
         for i, (text, f) in enumerate(zip(self.background, self._background, strict=True)):
@@ -116,6 +125,10 @@ class WorldDeclaration(_Strict):
 
     def definitions(self) -> dict[str, Formula]:
         return dict(self._defs)
+
+    def expanded_depth(self, f: Formula) -> int:
+        """The nesting depth of ``f`` with the names it uses replaced by their definitions."""
+        return depth(f, self._depths)
 
     def background_formulas(self) -> list[Formula]:
         return list(self._background)

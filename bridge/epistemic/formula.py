@@ -161,6 +161,29 @@ def walk(f: Formula) -> Iterator[Formula]:
         stack.extend(reversed(children(g)))
 
 
+def depth(f: Formula, defined: Mapping[str, int] | None = None) -> int:
+    """The nesting depth of f (an atom: 1), computed without recursion.
+
+    ``defined`` gives the depth of names that stand for a formula, so that the
+    depth is the one an evaluator meets once definitions are expanded.
+    """
+    found: dict[int, int] = {}
+    stack: list[tuple[Formula, bool]] = [(f, False)]
+    while stack:
+        g, done = stack.pop()
+        if id(g) in found:
+            continue
+        kids = children(g)
+        if done or not kids:
+            below = max((found[id(k)] for k in kids), default=0)
+            own = defined.get(g.name, 1) if defined and isinstance(g, Atom) else 1
+            found[id(g)] = max(own, below + 1)
+        else:
+            stack.append((g, True))
+            stack.extend((k, False) for k in kids if id(k) not in found)
+    return found[id(f)]
+
+
 def atoms(f: Formula) -> set[str]:
     """The names of the atoms f mentions."""
     return {g.name for g in walk(f) if isinstance(g, Atom)}

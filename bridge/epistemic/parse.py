@@ -18,10 +18,13 @@ so ``parse(show(f)) == f``.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
+from grounded.core.bounds import MAX_FORMULA_DEPTH
 from grounded.core.errors import InputError
-from grounded.epistemic.formula import BOT, TOP, A, And, Atom, B, C, Formula, Iff, Implies, K, Not, Or, Xor
+from grounded.epistemic.formula import BOT, TOP, A, And, Atom, B, C, Formula, Iff, Implies, K, Not, Or, Xor, depth
 
 _NAME_START = re.compile(r"[A-Za-z0-9_]")
 _NAME_CHAR = re.compile(r"[A-Za-z0-9_.:]")
@@ -122,6 +125,7 @@ class _Parser:
         self.text = text
         self.tokens = tokenize(text)
         self.pos = 0
+        self.level = 0  # nested operands being read: bounded so that no input runs out of stack
 
     def peek(self) -> Token:
         return self.tokens[self.pos]
@@ -157,7 +161,18 @@ class _Parser:
     def operand(self, level: int, after: Token) -> Formula:
         if self.peek().kind in ("end", "rparen", "op"):
             raise self.error(f"expected a formula after {after.text!r}", self.peek())
-        return self.formula(level)
+        with self.nested():
+            return self.formula(level)
+
+    @contextmanager
+    def nested(self) -> Iterator[None]:
+        self.level += 1
+        if self.level > MAX_FORMULA_DEPTH:
+            raise self.error(f"the formula is nested more than {MAX_FORMULA_DEPTH} levels deep", self.peek())
+        try:
+            yield
+        finally:
+            self.level -= 1
 
     def unary(self) -> Formula:
         tok = self.take()
@@ -188,7 +203,8 @@ class _Parser:
     def prefixed(self, prefix: Token) -> Formula:
         if self.peek().kind in ("end", "rparen", "op"):
             raise self.error(f"expected a formula after {prefix.text!r}", self.peek())
-        return self.unary()
+        with self.nested():
+            return self.unary()
 
 
 def parse(text: str) -> Formula:
@@ -204,4 +220,7 @@ def parse(text: str) -> Formula:
         if tok.kind == "rparen":
             raise p.error("unbalanced ')'", tok)
         raise p.error(f"expected an operator (& | ^ -> <->) before {tok.text!r}", tok)
+    if depth(f) > MAX_FORMULA_DEPTH:  # a long chain of ^ or <-> nests without nesting the text
+        raise FormulaSyntaxError(f"the formula is nested {depth(f)} levels deep (at most {MAX_FORMULA_DEPTH})",
+                                 1, text)
     return f

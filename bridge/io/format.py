@@ -1,0 +1,108 @@
+"""The event-log format: what a header line and an utterance line contain.
+
+The header line is the conversation's ``Header`` plus where the log came
+from: ``rules`` (the rules version that accepted its utterances: package
+version + a hash of the shipped Prolog rule files) and ``extensions`` (each
+extension rule file it was written with: file name and sha256).  Replaying a
+log under other rules or extensions is refused (docs/reliability.md).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from grounded.core.literals import Name
+from grounded.dmap.model import Header
+from grounded.dmap.operations import UtteranceBase, op_to_json
+
+FORMAT_VERSION = 1
+
+
+def describe_validation_error(exc: ValidationError, skip: frozenset[str] = frozenset()) -> str:
+    """A pydantic error as 'ops[1].target: Field required; ...' (tags in ``skip`` left out)."""
+    parts = []
+    for err in exc.errors():
+        where = ""
+        for seg in err["loc"]:
+            if isinstance(seg, int):
+                where += f"[{seg}]"
+            elif seg in skip:
+                continue
+            else:
+                where += ("." if where else "") + str(seg)
+        parts.append(f"{where}: {err['msg']}" if where else err["msg"])
+    return "; ".join(parts)
+
+
+class ExtensionRef(BaseModel):
+    """An extension rule file a log was written with: its file name and the sha256 of its content."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    name: Name
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+
+    def short(self) -> str:
+        return f"{self.name} (sha256 {self.sha256[:12]})"
+
+
+class LogOrigin(BaseModel):
+    """What the header line records besides the Header: the rules and extensions that wrote the log.
+
+    Both are None in a log that does not record them (one written by hand):
+    such a log is replayed under whatever rules and extensions are given.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    rules: Name | None = None
+    extensions: list[ExtensionRef] | None = None
+
+
+class HeaderLine(Header):
+    """Line 1 of an event log as written: the Header, the rules version, the extensions."""
+
+    rules: Name | None = Field(default=None, description="Rules version that accepted the utterances "
+                                                         "(package version + hash of the Prolog rule files).")
+    extensions: list[ExtensionRef] | None = Field(default=None, description="Extension rule files the log "
+                                                                            "was written with.")
+
+
+ORIGIN_KEYS = ("rules", "extensions")
+
+
+def header_json(header: Header, origin: LogOrigin | None = None) -> dict[str, Any]:
+    """The header line: the format version first, then every field that is set (no ``world`` if none)."""
+    line = {"grounded": FORMAT_VERSION, **header.model_dump(mode="json", exclude={"grounded"}, exclude_none=True)}
+    if origin is not None:
+        line.update(origin.model_dump(mode="json", exclude_none=True))
+    return line
+
+
+def split_header(obj: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A header line as (the Header's fields, the origin's fields)."""
+    return ({k: v for k, v in obj.items() if k not in ORIGIN_KEYS},
+            {k: v for k, v in obj.items() if k in ORIGIN_KEYS})
+
+
+def utterance_json(turn: int, utterance: UtteranceBase) -> dict[str, Any]:
+    line = {"turn": turn, "speaker": utterance.speaker, "text": utterance.text,
+            "ops": [op_to_json(op) for op in utterance.ops]}  # type: ignore[attr-defined]
+    if utterance.labels:
+        line["labels"] = list(utterance.labels)
+    return line
+
+
+def encode_line(obj: dict[str, Any]) -> bytes:
+    """One JSON line as UTF-8 bytes, newline included.
+
+    Text that is not valid Unicode (a lone surrogate) is written escaped
+    (``\\ud800``) rather than failing: JSON can carry it and the reader reads
+    it back as it was.  Validated utterances never hold any (InputError).
+    """
+    text = json.dumps(obj, ensure_ascii=False)
+    try:
+        return (text + "\n").encode("utf-8")
+    except UnicodeEncodeError:
+        return (json.dumps(obj) + "\n").encode("ascii")

@@ -1,0 +1,239 @@
+"""Reading an event log back: line by line, bounded, strict, with a torn final line recognised.
+
+A log is read one line at a time and never more than MAX_LINE_BYTES of a
+line, so ``/dev/zero`` or a corrupt multi-gigabyte line is refused after
+4 MiB, not read into memory.  A complete line (ended by a newline) that is
+not valid UTF-8 or JSON is an error naming ``file:line``.
+
+The last line is special.  The writer appends each line with one write and
+its newline last, so a crash mid-write leaves a final line with no newline:
+a *torn* line, which never was acknowledged.  It is reported (``torn_line``)
+and ignored, as a write-ahead log recovers.  A final line with no newline
+that still parses as JSON is whole (JSON values end where they say they end;
+only the newline is missing, e.g. from an editor) and is read like any line.
+
+Whether an utterance line is valid against the schema and the rules is the
+engine's to say (``Engine.load``): this module only yields JSON objects.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from pydantic import ValidationError
+
+from grounded.core.bounds import MAX_LINE_BYTES
+from grounded.core.errors import InputError
+from grounded.dmap.model import Header
+from grounded.io.format import LogOrigin, describe_validation_error, split_header
+
+
+@dataclass
+class LogStatus:
+    """How much of a log an answer rests on.
+
+    ``complete`` is False when a partial reading stopped early: ``stopped_at``
+    is the line it stopped at and ``error`` why (the lines before it were
+    applied).  ``torn_line`` is a torn final line that was ignored (an answer
+    is still complete: that line was never acknowledged).
+    """
+
+    path: str
+    complete: bool = True
+    stopped_at: int | None = None
+    error: str | None = None
+    torn_line: int | None = None
+    utterances: int = 0
+    """Utterance lines applied."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The keys every command adds to its JSON answer."""
+        out: dict[str, Any] = {"complete": self.complete}
+        if not self.complete:
+            out.update(stopped_at=self.stopped_at, stop_reason=self.error)
+        if self.torn_line is not None:
+            out["torn_line"] = self.torn_line
+        return out
+
+    def partial_note(self) -> str | None:
+        """One sentence saying that, and why, an answer rests on part of the log (None if complete)."""
+        if self.complete:
+            return None
+        return (f"PARTIAL: answered from the {self.utterances} utterances before line {self.stopped_at} of "
+                f"{self.path}, where the reading stopped: {self.error}")
+
+    def torn_note(self) -> str | None:
+        if self.torn_line is None:
+            return None
+        return (f"{self.path}:{self.torn_line}: torn final line ignored (no newline at its end: a write "
+                "interrupted by a crash, never acknowledged)")
+
+
+class LogReader:
+    """One event log, opened for reading: its header, then its utterance lines.
+
+    Iterating yields ``(line number, JSON object)`` for each utterance line;
+    errors are InputError naming the file and line.  After the iteration,
+    ``torn_line`` says whether a torn final line was ignored, ``unterminated``
+    whether the last line read lacked its newline, and ``end`` is the byte
+    offset just after the last whole line (where an appending writer goes on).
+    """
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.name = str(path)
+        try:
+            self._handle: IO[bytes] = open(self.path, "rb")
+        except OSError as exc:
+            raise InputError(f"cannot read the event log: {exc.strerror}", path=self.name) from exc
+        try:
+            self.size = _size(self._handle)
+            self.offset = 0
+            self.end = 0
+            self.torn_line: int | None = None
+            self.unterminated = False
+            self._lineno = 0
+            self.header, self.origin = self._read_header()
+        except BaseException:
+            self._handle.close()
+            raise
+
+    # -- lines ---------------------------------------------------------------------
+
+    def _next_raw(self) -> tuple[int, bytes | None, bool] | None:
+        """The next non-blank line as (number, bytes without newline, terminated); None at the end.
+
+        A torn final line comes back as (number, None, False).
+        """
+        while True:
+            raw = self._handle.readline(MAX_LINE_BYTES + 2)
+            if not raw:
+                return None
+            self._lineno += 1
+            self.offset += len(raw)
+            terminated = raw.endswith(b"\n")
+            body = raw[:-1] if terminated else raw
+            if body.endswith(b"\r"):
+                body = body[:-1]
+            if len(body) > MAX_LINE_BYTES:
+                raise InputError(f"line longer than {MAX_LINE_BYTES} bytes (the limit of an event-log line): "
+                                 "not an event log, or a corrupt one", path=self.name, line=self._lineno)
+            if not body.strip():
+                if terminated:
+                    self.end = self.offset
+                continue
+            if terminated:
+                self.end = self.offset
+                return self._lineno, body, True
+            if _parses(body):  # whole, only the newline is missing
+                self.end = self.offset
+                self.unterminated = True
+                return self._lineno, body, False
+            self.torn_line = self._lineno
+            return self._lineno, None, False
+
+    def _decode(self, lineno: int, body: bytes) -> Any:
+        try:
+            text = body.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(f"not valid UTF-8 at byte {exc.start}", path=self.name, line=lineno) from exc
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"invalid JSON at column {exc.colno}: {exc.msg}", path=self.name,
+                             line=lineno) from exc
+        except RecursionError as exc:
+            raise InputError("invalid JSON: nested too deeply", path=self.name, line=lineno) from exc
+
+    def _read_header(self) -> tuple[Header, LogOrigin]:
+        first = self._next_raw()
+        if first is None:
+            raise InputError("empty file: an event log starts with a header line "
+                             '{"grounded": 1, "agents": {...}, "props": [...]}', path=self.name)
+        lineno, body, _ = first
+        if body is None:
+            raise InputError("the header line is cut short (no newline at its end: the write that created the "
+                             "log was interrupted)", path=self.name, line=lineno)
+        obj = self._decode(lineno, body)
+        if not isinstance(obj, dict) or "grounded" not in obj:
+            raise InputError('line 1 must be the header {"grounded": 1, ...}', path=self.name, line=lineno)
+        fields, origin = split_header(obj)
+        try:
+            return Header.model_validate(fields), LogOrigin.model_validate(origin)
+        except ValidationError as exc:
+            raise InputError("header: " + describe_validation_error(exc), path=self.name, line=lineno) from exc
+
+    def __iter__(self) -> Iterator[tuple[int, Any]]:
+        try:
+            while True:
+                item = self._next_raw()
+                if item is None:
+                    return
+                lineno, body, _ = item
+                if body is None:  # torn: the last line, never acknowledged
+                    return
+                yield lineno, self._decode(lineno, body)
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        self._handle.close()
+
+    def __enter__(self) -> LogReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class LogLines:
+    """The utterance lines of a log as an iterator, with ``close()`` and what the reading found."""
+
+    def __init__(self, reader: LogReader):
+        self.reader = reader
+        self._it = iter(reader)
+
+    def __iter__(self) -> LogLines:
+        return self
+
+    def __next__(self) -> tuple[int, Any]:
+        return next(self._it)
+
+    def close(self) -> None:
+        self.reader.close()
+
+    @property
+    def torn_line(self) -> int | None:
+        return self.reader.torn_line
+
+
+def read_log(path: str | Path) -> tuple[Header, LogLines]:
+    """The header, and an iterator of (line number, utterance JSON) for the rest.
+
+    Errors are raised as InputError naming the file and line; a torn final
+    line ends the iteration (``lines.torn_line`` says which).
+    """
+    reader = LogReader(path)
+    return reader.header, LogLines(reader)
+
+
+def _parses(body: bytes) -> bool:
+    try:
+        json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        return False
+    return True
+
+
+def _size(handle: IO[bytes]) -> int:
+    """The file's size for progress reports (0 when unknown: a pipe, a device)."""
+    try:
+        st = os.fstat(handle.fileno())
+    except OSError:
+        return 0
+    return st.st_size if st.st_size > 0 else 0
