@@ -12,7 +12,16 @@ import sys
 import typer
 
 from grounded.bench.cli import bench_app
-from grounded.cli import check, demo, interpret, query, replay, schema, views  # noqa: F401 - they register commands
+from grounded.cli import (  # noqa: F401 - they register commands
+    check,
+    demo,
+    interpret,
+    query,
+    replay,
+    retraction,
+    schema,
+    views,
+)
 from grounded.cli.app import app
 from grounded.core.errors import GroundedError
 

@@ -19,12 +19,18 @@ def check_command(
     incremental: Annotated[bool, typer.Option(
         "--incremental", help="Ground the ASP history turn by turn instead of in one shot.")] = False,
     retraction: Annotated[bool, typer.Option(
-        "--retraction", help="Also decide Proposition 2.5 and Corollary 2.6 for every literal in a Dep.")] = False,
+        "--retraction", help="Also decide Proposition 2.5 and Corollary 2.6 from the raw history, for every "
+        "literal at every turn (a seeded sample above 20,000 (turn, literal) pairs).")] = False,
+    every_turn: Annotated[bool | None, typer.Option(
+        "--every-turn/--sample", help="With --retraction: decide every literal at every turn, or a seeded sample "
+        "(default: every one up to 20,000 pairs).", show_default=False)] = None,
+    seed: Annotated[int | None, typer.Option("--seed", help="With --retraction: the sample's seed (printed).")] = None,
     as_json: AsJson = False,
     extension: Extensions = None,
 ) -> None:
     """Recompute the history with Python, Prolog and ASP; 'all agree' or the differences; exit 1 on any."""
-    report = check_history_file(file, at, extension or (), incremental=incremental, retraction=retraction)
+    report = check_history_file(file, at, extension or (), incremental=incremental, retraction=retraction,
+                                every_turn=every_turn, seed=seed)
     if report.load_error is not None:
         print(f"warning: {report.load_error}; checked the {report.utterances} utterances before it",
               file=sys.stderr)

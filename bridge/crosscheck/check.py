@@ -22,7 +22,7 @@ from typing import Any
 
 from grounded.core.errors import InputError, PreconditionError
 from grounded.core.vocabulary import GOOD_STANDING
-from grounded.crosscheck.retraction import check_retraction
+from grounded.crosscheck.retraction import RetractionReport, check_retractions
 from grounded.dmap.model import Header
 from grounded.engine import Engine
 from grounded.io.eventlog import read_log
@@ -72,7 +72,8 @@ class CheckReport:
     """Retractions for which Proposition 2.5 / Corollary 2.6 were decided (``retraction=True``)."""
     mismatches: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
-    """Retractions for which a proposition failed."""
+    """Retractions for which a proposition failed, by turn and cause (crosscheck/retraction.py)."""
+    retraction: RetractionReport | None = None
     load_error: InputError | None = None
     """What stopped the reading of a corrupt log (the lines before it were checked)."""
 
@@ -83,15 +84,14 @@ class CheckReport:
     def summary(self) -> str:
         sides = ("Python, Prolog and ASP" if self.asp else
                  "Python and Prolog (ASP skipped: the extension operations have no .lp twin)")
-        props = (f"; Proposition 2.5 and Corollary 2.6 hold for {self.retractions} retractions"
-                 if self.retractions and not self.failures else "")
+        props = f"; {self.retraction.summary()}" if self.retraction is not None and not self.failures else ""
         if self.ok:
             return (f"all agree ({sides}): {self.utterances} utterances ({self.accepted} accepted), "
                     f"{self.events} events, {self.standings} standings over the turns, Verify of "
                     f"{self.claims} claims, Affected and Affected* of {self.literals} literals{props}")
         parts = [f"{len(self.mismatches)} disagreements ({sides})"] if self.mismatches else []
-        if self.failures:
-            parts.append(f"{len(self.failures)} failed retraction checks")
+        if self.retraction is not None and self.failures:
+            parts.append(self.retraction.summary())
         return ", ".join(parts)
 
     def to_json(self) -> dict:
@@ -99,29 +99,32 @@ class CheckReport:
                 "events": self.events, "standings": self.standings, "claims": self.claims,
                 "literals": self.literals, "asp": self.asp, "retractions": self.retractions,
                 "mismatches": self.mismatches, "failures": self.failures,
-                "load_error": None if self.load_error is None else str(self.load_error)}
+                "load_error": None if self.load_error is None else str(self.load_error),
+                "retraction": None if self.retraction is None else self.retraction.to_json()}
 
 
 def check(path: str | Path, at: int | None = None, extensions=(), incremental: bool = False,
-          retraction: bool = False) -> CheckReport:
+          retraction: bool = False, every_turn: bool | None = None, seed: int | None = None) -> CheckReport:
     """Check a log or scenario file, up to turn ``at`` if given (a corrupt log: up to its bad line)."""
     header, candidates, error = candidates_of(path)
     if at is not None:
         candidates = [c for c in candidates if c.get("turn") is None or c["turn"] <= at]
     report = check_history(header, candidates, extensions, label=str(path), incremental=incremental,
-                           retraction=retraction)
+                           retraction=retraction, every_turn=every_turn, seed=seed)
     report.load_error = error
     return report
 
 
 def check_history(header: Header, candidates: list[dict], extensions=(), label: str = "history",
-                  incremental: bool = False, retraction: bool = False) -> CheckReport:
+                  incremental: bool = False, retraction: bool = False, every_turn: bool | None = None,
+                  seed: int | None = None) -> CheckReport:
     """Replay candidate utterances (rejected ones included) three ways and compare.
 
     ASP grounds the history in one shot unless ``incremental`` (turn by turn, as
     a live conversation would); both modes must give the same answer.  With
-    ``retraction``, Proposition 2.5 and Corollary 2.6 are decided by clingo for
-    every literal some Dep holds (bridge/retraction.py).
+    ``retraction``, Proposition 2.5 and Corollary 2.6 are decided by clingo from
+    the raw history at every turn (a seeded sample above a size, or always
+    with ``every_turn``): crosscheck/retraction.py.
     """
     engine = Engine(header, extensions=extensions)
     report = CheckReport(label, utterances=len(candidates))
@@ -158,22 +161,13 @@ def check_history(header: Header, candidates: list[dict], extensions=(), label: 
     _compare_standings(report, engine, prolog_standings, answer)
     _compare_queries(report, engine, answer)
     if retraction:
-        _check_retractions(report, engine)
+        r = report.retraction = check_retractions(engine.state, every_turn=every_turn, seed=seed,
+                                                  accepted_turns=len(prolog_standings))
+        report.retractions = len(r.results)
+        report.failures.extend(r.failure_lines())
+        report.mismatches.extend(r.mismatches)
     engine.close()
     return report
-
-
-def _check_retractions(report: CheckReport, engine: Engine) -> None:
-    for p in sorted(engine.state.rev):
-        for closure in (False, True):
-            result = check_retraction(engine, p, closure)
-            report.retractions += 1
-            report.failures.extend(result.failures())
-            python = set(engine.affected(p, closure=closure).arguments)
-            if result.removed != python:
-                star = "*" if closure else ""
-                report.mismatches.append(f"Affected{star}({p}): Python {sorted(python)} but "
-                                         f"asp/retraction.lp {sorted(result.removed)}")
 
 
 def asp_twins(extensions) -> list[str]:
