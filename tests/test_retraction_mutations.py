@@ -19,6 +19,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from grounded.solvers.prolog import RULES_DIR_VARIABLE, rules_dir
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -94,3 +96,62 @@ def check(path: Path, rules: Path | None, *args: str) -> subprocess.CompletedPro
         env[RULES_DIR_VARIABLE] = str(rules)
     return subprocess.run([sys.executable, "-m", "grounded", "check", str(path), "--retraction", *args],
                           capture_output=True, text=True, timeout=120, env=env)
+
+
+def revise_log(tmp: Path) -> Path:
+    """Turn 4: bob revises alice's h1 with his observation o2."""
+    return conversation(tmp, *OPENING, ("bob", [{"op": "revise", "target": "h1", "by": "o2"}]))
+
+
+def resolve_log(tmp: Path) -> Path:
+    """Turn 4: o2 undermines h1; turn 5: alice, who has decision authority, resolves h1 anyway."""
+    return conversation(tmp, *OPENING, ("bob", [{"op": "undermine", "target": "h1", "by": "o2"}]),
+                        ("alice", [{"op": "resolve", "target": "h1"}]))
+
+
+CASES = [
+    # mutation, conversation, the failure line it must print (turn, literals, cause)
+    ("undermine_does_not_weaken", lambda tmp: PHASE2,
+     "turn 7: Proposition 2.5 and Corollary 2.6 fail retracting h1, h2, mis_monitor, o1, o10, o2, o3, o4 and 4 more: "
+     "S' = S_t \\ X is not conflict-free in AF|X (o9 #13 attacks h2 #12)"),
+    ("revise_does_not_abandon", revise_log,
+     "turn 4: Proposition 2.5 and Corollary 2.6 fail retracting h1, o2: "
+     "S' = S_t \\ X is not conflict-free in AF|X (o2 #3 attacks h1 #2)"),
+    ("resolve_leaves_attacked_argument_resolved", resolve_log,
+     "turn 5: Proposition 2.5 and Corollary 2.6 fail retracting decide_h1, h1, o2: "
+     "S' = S_t \\ X is not conflict-free in AF|X (o2 #3 attacks h1 #2)"),
+    ("attack_left_on_standing_argument", revise_log,
+     "turn 4: Proposition 2.5 and Corollary 2.6 fail retracting h1, o2: "
+     "no preferred extension of AF|X contains S' (o2 #3 cannot be defended)"),
+]
+
+
+@pytest.mark.parametrize(("mutation", "log", "failure"), CASES, ids=[c[0] for c in CASES])
+def test_a_planted_bug_fails_the_retraction_check_at_its_turn(tmp_path, mutation, log, failure):
+    path = log(tmp_path)
+    from grounded.crosscheck.check import check as check_in_process  # the shipped rules: it all holds
+
+    sound = check_in_process(path, retraction=True)
+    assert sound.ok and sound.retraction is not None and sound.retraction.failed == []
+
+    result = check(path, mutated_rules(tmp_path, mutation))
+    assert result.returncode == 1, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    starts = [i for i, line in enumerate(lines) if line.startswith(failure)]
+    assert len(starts) == 1, result.stdout
+    at = starts[0]
+    # the work behind the first failing retraction: X, S' and the preferred extensions of AF|X
+    assert lines[at + 2].strip().startswith("X = Affected(")
+    assert lines[at + 3].strip().startswith("S' = S_t \\ X = {")
+    assert lines[at + 4].strip().startswith("preferred extensions of AF|X containing S': 0 of 1")
+    assert "Proposition 2.5 or Corollary 2.6 fails for" in lines[-1]
+
+
+def test_planting_names_a_clause_that_is_not_there(tmp_path):
+    rules = tmp_path / "rules"
+    shutil.copytree(rules_dir(), rules, ignore=shutil.ignore_patterns("__pycache__"))
+    with pytest.raises(AssertionError, match="re-point this mutation"):
+        plant(rules, "ops/undermine.pl", "effect(undermine, _, Op, no_such_effect) :-", "")
+    plant(rules, "ops/undermine.pl", "effect(undermine, _, Op, set_standing(A, weakened, by(E))) :-", "")
+    assert "set_standing(A, weakened" not in (rules / "ops/undermine.pl").read_text()
+    assert "add_attack(B, A)" in (rules / "ops/undermine.pl").read_text()  # the clause before it is intact

@@ -123,13 +123,9 @@ class RetractionReport:
     mismatches: list[str] = field(default_factory=list)
     """Where the engine and asp/retraction.lp disagree on X or S_t."""
     seconds: float = 0.0
-    claims: dict[int, str] = field(default_factory=dict)
-    _history: _History | None = None
-    _ground: dict[int, frozenset[int]] = field(default_factory=dict)
-    _touched: dict[tuple[int, str, bool], tuple[frozenset[int], frozenset[int]]] = field(default_factory=dict)
-    _cyclic: frozenset[int] = frozenset()
-    _asp_standing: dict[int, frozenset[int]] = field(default_factory=dict)
-    _asp_literals: dict[int, set[str]] = field(default_factory=lambda: defaultdict(set))
+    claims: dict[int, str] = field(default_factory=dict, repr=False)
+    _history: _History | None = field(default=None, repr=False)
+    _answer: _Answer = field(default_factory=lambda: _Answer(), repr=False)
 
     @property
     def failed(self) -> list[Retraction]:
@@ -148,9 +144,10 @@ class RetractionReport:
         With an acyclic AF_t this is the grounded extension asp/retraction.lp
         computed; with a cyclic one, clingo enumerates them (af_preferred.lp).
         """
-        if r.turn not in self._cyclic:
-            touched, inside = self._touched.get((r.turn, r.literal, r.closure), (frozenset(), frozenset()))
-            return [(self._ground[r.turn] - r.removed - touched) | inside]
+        answer = self._answer
+        if r.turn not in answer.cyclic:
+            touched, inside = answer.touched.get((r.turn, r.literal, r.closure), (frozenset(), frozenset()))
+            return [(answer.ground[r.turn] - r.removed - touched) | inside]
         assert self._history is not None
         return dung_extensions(self._history.framework(r.turn).restrict(r.removed), "preferred")
 
@@ -223,6 +220,23 @@ class RetractionReport:
             data["arguments"] = {str(a): c for a, c in sorted(self.claims.items())}
             data["retractions"] = [self.record(r) for r in self.results]
         return data
+
+
+@dataclass
+class _Answer:
+    """What asp/retraction.lp found besides the decisions: S_t, and the pieces of each extension."""
+
+    standing: dict[int, frozenset[int]] = field(default_factory=dict)
+    """S_t per turn, from the recorded standing changes."""
+    literals: dict[int, set[str]] = field(default_factory=lambda: defaultdict(set))
+    """The literals retracted per turn."""
+    ground: dict[int, frozenset[int]] = field(default_factory=dict)
+    """The grounded extension of AF_t per turn."""
+    touched: dict[tuple[int, str, bool], tuple[frozenset[int], frozenset[int]]] = field(default_factory=dict)
+    """Per retraction, the arguments an attack path from X reaches, and those of them in the grounded
+    extension of AF|X (every other argument has its AF_t status there)."""
+    cyclic: frozenset[int] = frozenset()
+    """The turns at which the attacks of AF_t have a cycle."""
 
 
 class _History:
@@ -354,15 +368,16 @@ def _decide(report: RetractionReport, history: _History, turns: list[int],
                 unknown.append((a[0].number, a[1].string))
             case "cyclic":
                 cyclic.add(a[0].number)
-    report._ground = {t: frozenset(ground[t]) for t in turns}
-    report._cyclic = frozenset(cyclic)
-    report._touched = {k: (frozenset(v), frozenset(inside[k] & v)) for k, v in touched.items()}
+    answer = report._answer
+    answer.ground = {t: frozenset(ground[t]) for t in turns}
+    answer.cyclic = frozenset(cyclic)
+    answer.touched = {k: (frozenset(v), frozenset(inside[k] & v)) for k, v in touched.items()}
+    answer.standing = {t: frozenset(standing[t]) for t in turns}
     if not explicit:  # a sample is drawn from Python's lists of literals: ASP must know each
         report.mismatches.extend(f"literal {p} at turn {t}: Python lists it but asp/retraction.lp finds "
                                  "no argument claiming it or resting on it" for t, p in sorted(unknown))
-    report._asp_standing = {t: frozenset(standing[t]) for t in turns}
     for t, p in sorted(retract):
-        report._asp_literals[t].add(p)
+        answer.literals[t].add(p)
         for closure in (False, True):
             k = (t, p, closure)
             x = frozenset(removed[k])
@@ -399,15 +414,15 @@ def _replace(r: Retraction, some: bool, every: bool) -> Retraction:
 
 def _compare(report: RetractionReport, dm: DependencyMap, pool: dict[int, list[str]] | None) -> None:
     """Python = ASP: X against the reverse index, S_t against the engine, and the literal lists."""
-    asp_standing = report._asp_standing
+    asp_standing, asp_literals = report._answer.standing, report._answer.literals
     for t in report.turns:
         python = frozenset(r.id for r in dm.args if r.turn <= t and dm.in_standing(r.id, t))
         if python != asp_standing[t]:
             report.mismatches.append(f"S_t at turn {t}: engine {sorted(python)} but asp/retraction.lp "
                                      f"{sorted(asp_standing[t])} from the recorded standing changes")
-        if pool is not None and set(pool[t]) != report._asp_literals[t]:
+        if pool is not None and set(pool[t]) != asp_literals[t]:
             report.mismatches.append(f"literals of the state at turn {t}: Python {pool[t]} but "
-                                     f"asp/retraction.lp {sorted(report._asp_literals[t])}")
+                                     f"asp/retraction.lp {sorted(asp_literals[t])}")
     for r in report.results:
         python_x = frozenset(affected(dm, r.literal, r.closure, r.turn).arguments)
         if python_x != r.removed:
