@@ -31,6 +31,7 @@ Affected and Affected*), and S_t against the engine's standings.
 from __future__ import annotations
 
 import random
+import re
 import secrets
 import time
 from collections import defaultdict
@@ -54,9 +55,10 @@ SAMPLE_SIZE = 2000
 MODES = {"one": False, "star": True}
 
 _N, _S, _F = clingo.Number, clingo.String, clingo.Function
+_PLAIN = re.compile(r'[^",()\\]*')
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Retraction:
     """One retraction decided: the literal, the turn, X, S' and the three conditions."""
 
@@ -65,14 +67,19 @@ class Retraction:
     closure: bool
     removed: frozenset[int]
     """X: Affected(p), or Affected*(p) with ``closure``, as asp/retraction.lp computes it."""
-    kept: frozenset[int]
-    """S' = S_t minus X."""
+    standing: frozenset[int] = field(repr=False)
+    """S_t, as asp/retraction.lp rebuilds it from the recorded standing changes (shared per turn)."""
     conflicts: tuple[tuple[int, int], ...] = ()
     """Attacks between two members of S' (condition 1 fails when there is one)."""
     outside: tuple[int, ...] = ()
     """Members of S' outside the grounded extension of AF|X (2 and 3 are then decided exactly)."""
     in_some_preferred: bool = True
     in_every_preferred: bool = True
+
+    @property
+    def kept(self) -> frozenset[int]:
+        """S' = S_t minus X."""
+        return self.standing - self.removed
 
     @property
     def conflict_free(self) -> bool:
@@ -252,6 +259,11 @@ class _History:
         self.turns = sorted({t for r in self.args for t in (r.turn, *(h[0] for h in r.history), *r.dep_turns)
                              if seen(t)} | {t for _, _, t in self.attacks})
 
+    @property
+    def plain(self) -> bool:
+        """No literal needs quoting inside a clingo string (true of every valid literal)."""
+        return all(_PLAIN.fullmatch(r.claim) and all(_PLAIN.fullmatch(d) for d in r.deps) for r in self.args)
+
     def symbols(self) -> list[clingo.Symbol]:
         out = []
         for r in self.args:
@@ -327,6 +339,7 @@ def _decide(report: RetractionReport, history: _History, turns: list[int],
     if not turns:
         return
     symbols = history.symbols() + [_F("check", [_N(t)]) for t in turns]
+    symbols += [_F("after", [_N(t), _N(p)]) for p, t in zip(turns, turns[1:], strict=False)]
     if asks is not None:
         symbols.append(_F("sampled", []))
         symbols.extend(_F("ask", [_N(t), _S(p)]) for t, p in asks)
@@ -339,54 +352,74 @@ def _decide(report: RetractionReport, history: _History, turns: list[int],
     shown: list[clingo.Symbol] = []
     ctl.solve(on_model=lambda m: shown.extend(m.symbols(shown=True)))
 
-    def key(s: clingo.Symbol) -> tuple[int, str, bool]:
-        return s.arguments[0].number, s.arguments[1].string, MODES[s.arguments[2].name]
-
     removed, conflicts, outside = defaultdict(set), defaultdict(list), defaultdict(list)
     touched, inside = defaultdict(set), defaultdict(set)
-    standing, ground, retract, unknown, cyclic = defaultdict(set), defaultdict(set), [], [], set()
-    for s in shown:
-        a = s.arguments
-        match s.name:
-            case "x":
-                removed[key(s)].add(a[3].number)
-            case "in_s":
-                standing[a[0].number].add(a[1].number)
-            case "g":
-                ground[a[0].number].add(a[1].number)
-            case "conflict":
-                conflicts[key(s)].append((a[3].number, a[4].number))
-            case "outside":
-                outside[key(s)].append(a[3].number)
-            case "touched":
-                touched[key(s)].add(a[3].number)
-            case "gx":
-                inside[key(s)].add(a[3].number)
-            case "retract":
-                retract.append((a[0].number, a[1].string))
-            case "unknown":
-                unknown.append((a[0].number, a[1].string))
-            case "cyclic":
-                cyclic.add(a[0].number)
+    changes: dict[str, dict[int, list[int]]] = {name: defaultdict(list) for name in ("s_in", "s_out", "g_in", "g_out")}
+    retract, unknown, cyclic = [], [], set()
+    for name, a in _decoded(shown, history.plain):
+        if len(a) >= 3:
+            k = (int(a[0]), a[1], MODES[a[2]])
+            if name == "x":
+                removed[k].add(int(a[3]))
+            elif name == "conflict":
+                conflicts[k].append((int(a[3]), int(a[4])))
+            elif name == "outside":
+                outside[k].append(int(a[3]))
+            elif name == "touched":
+                touched[k].add(int(a[3]))
+            elif name == "gx":
+                inside[k].add(int(a[3]))
+        elif name in changes:
+            changes[name][int(a[0])].append(int(a[1]))
+        elif name == "retract":
+            retract.append((int(a[0]), a[1]))
+        elif name == "unknown":
+            unknown.append((int(a[0]), a[1]))
+        elif name == "cyclic":
+            cyclic.add(int(a[0]))
     answer = report._answer
-    answer.ground = {t: frozenset(ground[t]) for t in turns}
+    standing: set[int] = set()
+    not_ground: set[int] = set()
+    for t in turns:  # S_t and the grounded extension of AF_t, from the changes asp/retraction.lp reports
+        standing = (standing - set(changes["s_out"][t])) | set(changes["s_in"][t])
+        not_ground = (not_ground - set(changes["g_in"][t])) | set(changes["g_out"][t])
+        answer.standing[t] = frozenset(standing)
+        answer.ground[t] = frozenset(history.framework(t).arguments - not_ground)
     answer.cyclic = frozenset(cyclic)
     answer.touched = {k: (frozenset(v), frozenset(inside[k] & v)) for k, v in touched.items()}
-    answer.standing = {t: frozenset(standing[t]) for t in turns}
     if not explicit:  # a sample is drawn from Python's lists of literals: ASP must know each
         report.mismatches.extend(f"literal {p} at turn {t}: Python lists it but asp/retraction.lp finds "
                                  "no argument claiming it or resting on it" for t, p in sorted(unknown))
+    none: frozenset[int] = frozenset()
     for t, p in sorted(retract):
         answer.literals[t].add(p)
         for closure in (False, True):
             k = (t, p, closure)
-            x = frozenset(removed[k])
-            r = Retraction(t, p, closure, x, frozenset(standing[t]) - x, tuple(sorted(conflicts[k])),
-                           tuple(sorted(outside[k])))
-            report.results.append(_exact(report, history, r, t in cyclic))
+            r = Retraction(t, p, closure, frozenset(removed[k]) if k in removed else none, answer.standing[t])
+            if k in conflicts or k in outside:
+                r.conflicts, r.outside = tuple(sorted(conflicts.get(k, ()))), tuple(sorted(outside.get(k, ())))
+                _exact(history, r, t in cyclic)
+            report.results.append(r)
 
 
-def _exact(report: RetractionReport, history: _History, r: Retraction, cyclic: bool) -> Retraction:
+def _decoded(shown: list[clingo.Symbol], plain: bool) -> Iterable[tuple[str, list[str]]]:
+    """Each shown atom as its name and its arguments as text (strings unquoted).
+
+    Reading a clingo symbol's parts costs a foreign call each; when no literal
+    holds a quote, comma or parenthesis (the literal syntax allows none) one
+    call per atom, ``str``, is enough, and a long history decodes 3x faster.
+    """
+    if plain:
+        for text in map(str, shown):
+            name, _, rest = text.partition("(")
+            yield name, [part.strip('"') for part in rest[:-1].split(",")] if rest else []
+        return
+    for symbol in shown:
+        yield symbol.name, [str(x.number) if x.type == clingo.SymbolType.Number else
+                            x.string if x.type == clingo.SymbolType.String else x.name for x in symbol.arguments]
+
+
+def _exact(history: _History, r: Retraction, cyclic: bool) -> None:
     """Conditions 2 and 3 where the grounded extension does not settle them.
 
     With a conflict inside S', no admissible set contains S' (2 fails) and no
@@ -396,20 +429,12 @@ def _exact(report: RetractionReport, history: _History, r: Retraction, cyclic: b
     one clingo decides them (brave reasoning for 2, the preferred extensions
     for 3).
     """
-    if r.conflicts:
-        return _replace(r, some=False, every=False)
-    if not r.outside:
-        return r
-    if not cyclic:
-        return _replace(r, some=False, every=False)
-    af = history.framework(r.turn).restrict(r.removed)
-    some = credulous(af, "preferred", r.kept)
-    every = all(r.kept <= e for e in dung_extensions(af, "preferred"))
-    return _replace(r, some=some, every=every)
-
-
-def _replace(r: Retraction, some: bool, every: bool) -> Retraction:
-    return Retraction(r.turn, r.literal, r.closure, r.removed, r.kept, r.conflicts, r.outside, some, every)
+    if r.conflicts or (r.outside and not cyclic):
+        r.in_some_preferred = r.in_every_preferred = False
+    elif r.outside:
+        af = history.framework(r.turn).restrict(r.removed)
+        r.in_some_preferred = credulous(af, "preferred", r.kept)
+        r.in_every_preferred = all(r.kept <= e for e in dung_extensions(af, "preferred"))
 
 
 def _compare(report: RetractionReport, dm: DependencyMap, pool: dict[int, list[str]] | None) -> None:
