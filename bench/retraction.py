@@ -43,16 +43,17 @@ def measure(label: str, engine: Engine, path: Path, repeats: int) -> dict:
     every = check_retractions(engine.state, every_turn=True)
     default = check_retractions(engine.state, seed=0)
     assert every.ok and default.ok, every.failure_lines()[:3] + every.mismatches[:3]
-    row = {
+    every_s = median_seconds(lambda: check_retractions(engine.state, every_turn=True), repeats)
+    row: dict[str, object] = {
         "history": label, "turns": engine.state.last_turn, "arguments": len(engine.state.args),
         "checked_turns": len(every.turns), "pairs": every.pairs, "retractions": len(every.results),
-        "every_turn_s": median_seconds(lambda: check_retractions(engine.state, every_turn=True), repeats),
+        "every_turn_s": every_s,
         "default": "every turn" if not default.sampled else f"sample of {len(default.results)}",
         "default_s": median_seconds(lambda: check_retractions(engine.state, seed=0), repeats),
         "check_s": median_seconds(lambda: check(path), 1),
         "check_retraction_s": median_seconds(lambda: check(path, retraction=True), 1),
     }
-    row["us_per_retraction"] = 1e6 * row["every_turn_s"] / max(1, row["retractions"])
+    row["us_per_retraction"] = 1e6 * every_s / max(1, len(every.results))
     return row
 
 

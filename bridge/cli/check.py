@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from grounded.cli.app import AsJson, At, Extensions, File, app, out
+from grounded.cli.retraction import EveryTurn, Seed
 from grounded.crosscheck.check import check as check_history_file
 
 
@@ -20,11 +21,9 @@ def check_command(
         "--incremental", help="Ground the ASP history turn by turn instead of in one shot.")] = False,
     retraction: Annotated[bool, typer.Option(
         "--retraction", help="Also decide Proposition 2.5 and Corollary 2.6 from the raw history, for every "
-        "literal at every turn (a seeded sample above 20,000 (turn, literal) pairs).")] = False,
-    every_turn: Annotated[bool | None, typer.Option(
-        "--every-turn/--sample", help="With --retraction: decide every literal at every turn, or a seeded sample "
-        "(default: every one up to 20,000 pairs).", show_default=False)] = None,
-    seed: Annotated[int | None, typer.Option("--seed", help="With --retraction: the sample's seed (printed).")] = None,
+        "literal at every turn (docs/retraction.md).")] = False,
+    every_turn: EveryTurn = None,
+    seed: Seed = None,
     as_json: AsJson = False,
     extension: Extensions = None,
 ) -> None:

@@ -15,16 +15,16 @@ import typer
 
 from grounded.cli.app import AsJson, Extensions, File, app, load_engine, out
 from grounded.core.errors import InputError
-from grounded.crosscheck.retraction import check_retraction, check_retractions
+from grounded.crosscheck.retraction import EVERY_TURN_LIMIT, check_retraction, check_retractions
 from grounded.dung import SEMANTICS, Framework
 from grounded.dung import extensions as dung_extensions
 from grounded.engine import Engine
 
 EveryTurn = Annotated[bool | None, typer.Option(
     "--every-turn/--sample", show_default=False,
-    help="Decide every literal at every turn, or a seeded sample (default: every one up to 20,000 "
-         "(turn, literal) pairs, a sample above).")]
-Seed = Annotated[int | None, typer.Option("--seed", help="The sample's seed (printed with the answer).")]
+    help=f"Retractions: decide every literal at every turn, or a seeded sample (default: every one up to "
+         f"{EVERY_TURN_LIMIT:,} (turn, literal) pairs, a sample above).")]
+Seed = Annotated[int | None, typer.Option("--seed", help="Retractions: the sample's seed (printed with the answer).")]
 
 
 @app.command()
