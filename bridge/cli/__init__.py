@@ -19,6 +19,7 @@ from grounded.cli import (  # noqa: F401 - they register commands
     interpret,
     query,
     replay,
+    retraction,
     schema,
     views,
     views_book,

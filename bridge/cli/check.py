@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from grounded.cli.app import AllowRulesChange, AsJson, At, Extensions, File, LoadProgress, Partial, app, err, out
+from grounded.cli.retraction import EveryTurn, Seed
 from grounded.crosscheck.check import check as check_history_file
 
 
@@ -18,7 +19,10 @@ def check_command(
     incremental: Annotated[bool, typer.Option(
         "--incremental", help="Ground the ASP history turn by turn instead of in one shot.")] = False,
     retraction: Annotated[bool, typer.Option(
-        "--retraction", help="Also decide Proposition 2.5 and Corollary 2.6 for every literal in a Dep.")] = False,
+        "--retraction", help="Also decide Proposition 2.5 and Corollary 2.6 from the raw history, for every "
+        "literal at every turn (docs/retraction.md).")] = False,
+    every_turn: EveryTurn = None,
+    seed: Seed = None,
     as_json: AsJson = False,
     extension: Extensions = None,
     partial: Partial = False,
@@ -30,7 +34,8 @@ def check_command(
     """
     with LoadProgress(f"reading {file.name}", then="checking: Python, Prolog and ASP", delay=0) as progress:
         report = check_history_file(file, at, extension or (), incremental=incremental, retraction=retraction,
-                                    partial=partial, allow_rules_change=allow_rules_change, progress=progress)
+                                    partial=partial, allow_rules_change=allow_rules_change, progress=progress,
+                                    every_turn=every_turn, seed=seed)
     status = report.log_status
     if status is not None and status.torn_line is not None:
         err.print(f"warning: {status.torn_note()}", style="yellow", markup=False)

@@ -20,6 +20,7 @@ from grounded.cli.app import (
     out,
     say_partial,
 )
+from grounded.cli.retraction import print_retraction_extensions
 from grounded.core.errors import InputError
 from grounded.dung import SEMANTICS, Framework
 from grounded.dung import extensions as dung_extensions
@@ -33,6 +34,9 @@ def extensions_command(
         "--semantics", "-s", help="grounded, complete, preferred, stable or admissible.")] = "preferred",
     at: At = None,
     limit: Annotated[int, typer.Option("--limit", help="At most this many extensions (0: all).")] = 0,
+    retract: Annotated[str | None, typer.Option(
+        "--retract", help="The extensions of AF|X instead, X = Affected*(P): what retracting P leaves.")] = None,
+    one_step: Annotated[bool, typer.Option("--one-step", help="With --retract: X = Affected(P).")] = False,
     as_json: AsJson = False,
     extension: Extensions = None,
     partial: Partial = False,
@@ -45,6 +49,8 @@ def extensions_command(
     if semantics not in SEMANTICS:
         raise InputError(f"--semantics {semantics}: expected one of {', '.join(SEMANTICS)}")
     engine = load_engine(file, extension, partial, allow_rules_change)
+    if retract is not None:
+        return print_retraction_extensions(engine, retract, at, not one_step, semantics, limit, as_json)
     af = Framework.from_engine(engine, at)
     found = dung_extensions(af, semantics, limit=limit)
     dm = engine.state

@@ -22,7 +22,7 @@ from typing import Any
 
 from grounded.core.errors import InputError, PreconditionError
 from grounded.core.vocabulary import GOOD_STANDING
-from grounded.crosscheck.retraction import check_retraction
+from grounded.crosscheck.retraction import RetractionReport, check_retractions
 from grounded.dmap.model import Header
 from grounded.engine import Engine
 from grounded.engine.replay import applied_lines
@@ -67,7 +67,8 @@ class CheckReport:
     """Retractions for which Proposition 2.5 / Corollary 2.6 were decided (``retraction=True``)."""
     mismatches: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
-    """Retractions for which a proposition failed."""
+    """Retractions for which a proposition failed, by turn and cause (crosscheck/retraction.py)."""
+    retraction: RetractionReport | None = None
     log_status: LogStatus | None = None
     """How the reading of a log ended (None for a scenario); a partial reading checked the lines before it."""
 
@@ -78,15 +79,14 @@ class CheckReport:
     def summary(self) -> str:
         sides = ("Python, Prolog and ASP" if self.asp else
                  "Python and Prolog (ASP skipped: the extension operations have no .lp twin)")
-        props = (f"; Proposition 2.5 and Corollary 2.6 hold for {self.retractions} retractions"
-                 if self.retractions and not self.failures else "")
+        props = f"; {self.retraction.summary()}" if self.retraction is not None and not self.failures else ""
         if self.ok:
             return (f"all agree ({sides}): {self.utterances} utterances ({self.accepted} accepted), "
                     f"{self.events} events, {self.standings} standings over the turns, Verify of "
                     f"{self.claims} claims, Affected and Affected* of {self.literals} literals{props}")
         parts = [f"{len(self.mismatches)} disagreements ({sides})"] if self.mismatches else []
-        if self.failures:
-            parts.append(f"{len(self.failures)} failed retraction checks")
+        if self.retraction is not None and self.failures:
+            parts.append(self.retraction.summary())
         return ", ".join(parts)
 
     def to_json(self) -> dict:
@@ -94,31 +94,34 @@ class CheckReport:
                 "events": self.events, "standings": self.standings, "claims": self.claims,
                 "literals": self.literals, "asp": self.asp, "retractions": self.retractions,
                 "mismatches": self.mismatches, "failures": self.failures,
+                "retraction": None if self.retraction is None else self.retraction.to_json(),
                 **(self.log_status.to_json() if self.log_status is not None else {"complete": True})}
 
 
 def check(path: str | Path, at: int | None = None, extensions=(), incremental: bool = False,
-          retraction: bool = False, *, partial: bool = False, allow_rules_change: bool = False,
-          progress=None) -> CheckReport:
+          retraction: bool = False, every_turn: bool | None = None, seed: int | None = None, *,
+          partial: bool = False, allow_rules_change: bool = False, progress=None) -> CheckReport:
     """Check a log or scenario file, up to turn ``at`` if given (``partial``: up to a log's first bad line)."""
     header, candidates, status = candidates_of(path, extensions, strict=not partial,
                                                allow_rules_change=allow_rules_change, progress=progress)
     if at is not None:
         candidates = [c for c in candidates if c.get("turn") is None or c["turn"] <= at]
     report = check_history(header, candidates, extensions, label=str(path), incremental=incremental,
-                           retraction=retraction)
+                           retraction=retraction, every_turn=every_turn, seed=seed)
     report.log_status = status
     return report
 
 
 def check_history(header: Header, candidates: list[dict], extensions=(), label: str = "history",
-                  incremental: bool = False, retraction: bool = False) -> CheckReport:
+                  incremental: bool = False, retraction: bool = False, every_turn: bool | None = None,
+                  seed: int | None = None) -> CheckReport:
     """Replay candidate utterances (rejected ones included) three ways and compare.
 
     ASP grounds the history in one shot unless ``incremental`` (turn by turn, as
     a live conversation would); both modes must give the same answer.  With
-    ``retraction``, Proposition 2.5 and Corollary 2.6 are decided by clingo for
-    every literal some Dep holds (bridge/retraction.py).
+    ``retraction``, Proposition 2.5 and Corollary 2.6 are decided by clingo from
+    the raw history at every turn (a seeded sample above a size, or always
+    with ``every_turn``): crosscheck/retraction.py.
     """
     engine = Engine(header, extensions=extensions)
     report = CheckReport(label, utterances=len(candidates))
@@ -155,22 +158,13 @@ def check_history(header: Header, candidates: list[dict], extensions=(), label: 
     _compare_standings(report, engine, prolog_standings, answer)
     _compare_queries(report, engine, answer)
     if retraction:
-        _check_retractions(report, engine)
+        r = report.retraction = check_retractions(engine.state, every_turn=every_turn, seed=seed,
+                                                  accepted_turns=len(prolog_standings))
+        report.retractions = len(r.results)
+        report.failures.extend(r.failure_lines())
+        report.mismatches.extend(r.mismatches)
     engine.close()
     return report
-
-
-def _check_retractions(report: CheckReport, engine: Engine) -> None:
-    for p in sorted(engine.state.rev):
-        for closure in (False, True):
-            result = check_retraction(engine, p, closure)
-            report.retractions += 1
-            report.failures.extend(result.failures())
-            python = set(engine.affected(p, closure=closure).arguments)
-            if result.removed != python:
-                star = "*" if closure else ""
-                report.mismatches.append(f"Affected{star}({p}): Python {sorted(python)} but "
-                                         f"asp/retraction.lp {sorted(result.removed)}")
 
 
 def asp_twins(extensions) -> list[str]:

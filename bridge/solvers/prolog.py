@@ -16,6 +16,7 @@ is the source of those facts (``DependencyMap.prolog_facts``).
 from __future__ import annotations
 
 import ctypes
+import os
 import shutil
 import threading
 from collections.abc import Callable
@@ -28,8 +29,23 @@ from grounded.dmap.operations import OperationSpec
 RULES_PACKAGE = "grounded.prolog"
 
 
+RULES_DIR_VARIABLE = "GROUNDED_RULES_DIR"
+
+
 def rules_dir() -> Path:
-    """The directory holding grounded.pl and ops/, found without relying on the cwd."""
+    """The directory holding grounded.pl and ops/, found without relying on the cwd.
+
+    ``GROUNDED_RULES_DIR`` names another copy of the rules, for testing a
+    changed rule against the reference semantics (the retraction mutation
+    tests plant bugs in such a copy); SWI-Prolog loads one rule base per
+    process, so it is read when the first engine starts.
+    """
+    override = os.environ.get(RULES_DIR_VARIABLE)
+    if override:
+        path = Path(override)
+        if not (path / "grounded.pl").is_file():
+            raise PrologError(f"{RULES_DIR_VARIABLE}={override}: no grounded.pl there")
+        return path
     return Path(str(resources.files(RULES_PACKAGE)))
 
 
