@@ -31,14 +31,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
+import re
+
 import numpy as np
 
 from grounded.core.literals import negate
 from grounded.engine import Engine
 from grounded.interpreter import embedding
-from grounded.interpreter.causal import chain, direction
-from grounded.interpreter.polarity import Clause, clauses
-from grounded.interpreter.similarity import TextIndex
+from grounded.interpreter.causal import direction, link, overlap
+from grounded.interpreter.polarity import Clause, Stance, clauses, relation
+from grounded.interpreter.similarity import TextIndex, terms
 from grounded.interpreter.texts import claim_texts
 from grounded.interpreter.verdict import Finding, TextVerdict, verdict_of
 
@@ -46,8 +48,12 @@ Similarity = Literal["auto", "embed", "tfidf"]
 
 THRESHOLD = 0.25
 """Least TF-IDF similarity for a clause to anchor (stemmed TF-IDF cosine); below it, no anchor."""
-EMBED_THRESHOLD = 0.45
+EMBED_THRESHOLD = 0.35
 """Least embedding cosine for a clause to anchor when the sentence-embedding model is used."""
+EMBED_WEIGHT = 1.0
+"""With the embedding model, a clause's similarity is this share of the cosine plus the rest of TF-IDF's."""
+FOREIGN_MARGIN = 0.15
+"""Added to the threshold for a clause naming something the conversation never mentions (Kafka, a CDN)."""
 NODE_LEAST = 0.5
 """Least word overlap for a cause or effect to sit on a node of a claim's causal chain."""
 
@@ -63,8 +69,22 @@ class Facet:
 
     claim: str
     text: str
-    sign: int
+    stance: Stance
     chain: tuple[str, ...] | None
+
+
+_CLAIM_REF = re.compile(r"(?<![\w-])([A-Za-z][A-Za-z0-9_]*\d[A-Za-z0-9_]*)(?![\w-])")
+
+
+def _spell_out_ids(texts: dict[str, list[str]]) -> dict[str, list[str]]:
+    """A claim text naming another claim by id ("P5 is fine") gets that claim's first text beside the id."""
+    first = {c: t[0] for c, t in texts.items() if t}
+
+    def spell(m: re.Match[str]) -> str:
+        ref = m.group(1)
+        return f"{ref} ({first[ref].rstrip('.')})" if ref in first else ref
+
+    return {c: [_CLAIM_REF.sub(spell, t) for t in ts] for c, ts in texts.items()}
 
 
 def _facets(engine: Engine, at: int | None) -> list[Facet]:
@@ -75,15 +95,53 @@ def _facets(engine: Engine, at: int | None) -> list[Facet]:
             if p.text not in texts[p.id]:
                 texts[p.id].append(p.text)
     questions = {p.id for p in engine.state.props_at(at) if p.kind == "question"}
+    texts = _spell_out_ids(texts)
     out = []
     for claim, said in texts.items():
         if claim in questions:
             continue
         for text in said:
             for c in clauses(text):
-                nodes = chain(c.text)
-                out.append(Facet(claim, c.text, c.sign, tuple(nodes) if nodes else None))
+                found = link(c.text)
+                out.append(Facet(claim, c.text, c.stance, tuple(found[0]) if found else None))
     return out
+
+
+_ACRONYM_SOURCE = re.compile(r"\b((?:[A-Z][a-z]+[\s-]+){1,5}[A-Z][a-z]+)\b")
+
+
+_NAME = re.compile(r"\b(?:[A-Z]{2,}[a-z0-9]*s?|[A-Z][a-z]+[A-Z]\w*)\b|(?<=[a-z,] )[A-Z][a-z]+\b")
+
+
+def vocabulary(engine: Engine, at: int | None) -> set[str]:
+    """The stemmed words of the conversation up to turn ``at``: its utterances and its claims' texts."""
+    dm = engine.state
+    words: set[str] = set()
+    for r in dm.args:
+        if dm.visible(r.id, at):
+            words.update(terms(r.utterance or ""))
+            words.update(terms(r.text or ""))
+    for p in dm.props_at(at):
+        words.update(terms(p.text or ""))
+    return words
+
+
+def foreign_names(text: str, known: set[str]) -> list[str]:
+    """Names in ``text`` (acronyms, capitalised words inside a sentence) the conversation never used."""
+    return [m.group() for m in _NAME.finditer(text) if not set(terms(m.group())) <= known]
+
+
+def acronyms(texts: list[str]) -> dict[str, str]:
+    """Acronyms the texts themselves spell out: 'OT' for 'Operational Transformation'."""
+    found: dict[str, str] = {}
+    for text in texts:
+        for m in _ACRONYM_SOURCE.finditer(text):
+            words = re.split(r"[\s-]+", m.group(1))
+            for k in range(len(words) - 1):  # every run of two or more words, so "Implement Operational
+                for j in range(k + 2, len(words) + 1):  # Transformation" yields OT too
+                    found.setdefault("".join(w[0] for w in words[k:j]), " ".join(words[k:j]))
+    used = {w for t in texts for w in re.findall(r"\b[A-Z]{2,6}\b", t)}
+    return {a: e for a, e in found.items() if a in used}
 
 
 class AnchorIndex:
@@ -109,8 +167,18 @@ class AnchorIndex:
         self.facets = _facets(engine, at)
         self.claims = list(dict.fromkeys(f.claim for f in self.facets))
         self._claim_of = np.array([self.claims.index(f.claim) for f in self.facets], dtype=int)
-        self._tfidf = TextIndex([str(k) for k in range(len(self.facets))], [f.text for f in self.facets])
-        self._vectors = embedding.encode([f.text for f in self.facets]) if similarity == "embed" else None
+        self._acronyms = acronyms([f.text for f in self.facets])
+        self._known = vocabulary(engine, at)
+        texts = [self.expand(f.text) for f in self.facets]
+        self._tfidf = TextIndex([str(k) for k in range(len(self.facets))], texts)
+        self._vectors = embedding.encode(texts) if similarity == "embed" else None
+
+    def expand(self, text: str) -> str:
+        """``text`` with the conversation's acronyms spelled out after them ("OT (Operational Transformation)")."""
+        if not self._acronyms:
+            return text
+        return re.sub(r"\b(" + "|".join(map(re.escape, self._acronyms)) + r")\b",
+                      lambda m: f"{m.group(1)} ({self._acronyms[m.group(1)]})", text)
 
     @property
     def method(self) -> str:
@@ -122,9 +190,11 @@ class AnchorIndex:
         """Similarity of ``text`` to every facet."""
         if not self.facets:
             return np.zeros(0)
-        if self._vectors is not None:
-            return self._vectors @ embedding.encode([text])[0]
-        return self._tfidf.scores(text)
+        text = self.expand(text)
+        lexical = self._tfidf.scores(text)
+        if self._vectors is None:
+            return lexical
+        return EMBED_WEIGHT * (self._vectors @ embedding.encode([text])[0]) + (1 - EMBED_WEIGHT) * lexical
 
     def _claim_scores(self, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Per claim: the best facet score and that facet's index."""
@@ -156,28 +226,40 @@ class AnchorIndex:
         scores = self.facet_scores(clause.text)
         best, which = self._claim_scores(scores)
         order = np.argsort(-best, kind="stable")
-        if not len(order) or best[order[0]] < self.threshold:
+        least = self.threshold + (FOREIGN_MARGIN if foreign_names(clause.text, self._known) else 0.0)
+        if not len(order) or best[order[0]] < least:
             return []
-        nodes = chain(clause.text)
+        causal = link(clause.text)
         found: list[tuple[str, int, float, str]] = []
         for rank, c in enumerate(order):
             score = float(best[c])
-            if score < self.threshold:
+            if score < least:
                 break
             facet = self.facets[which[c]]
             turn = 0
-            if nodes:  # the clause states a cause: compare with the claim's causal facets
+            if causal:  # the clause states a cause: compare with the claim's causal facets
                 chains = [k for k in np.flatnonzero(self._claim_of == c) if self.facets[k].chain]
                 for k in sorted(chains, key=lambda k: -scores[k]):
-                    turn = direction(nodes, self.facets[k].chain or (), NODE_LEAST)
+                    turn = direction(causal[0], self.facets[k].chain or (), NODE_LEAST)
                     if turn:
                         facet = self.facets[k]
                         break
-            if rank > 0 and turn >= 0:
-                continue  # beyond the best claim, only a reversed causal reading counts
-            sign = clause.sign * facet.sign * (turn or 1)
-            how = "reversed causation" if turn < 0 else (
-                f"negation ({', '.join(clause.cues)})" if clause.negated else "similarity")
+            if turn and causal:
+                # negators anywhere in the clause deny the link ("it was not X that broke Y"); an
+                # inability just before the connective does too ("cannot be what exhausts")
+                n = clause.stance.negations + facet.stance.negations
+                n += causal[1] in ("cannot", "can't")
+                sign = turn * (-1 if n % 2 else 1)
+                how = "reversed causation" if turn < 0 else "causal direction"
+            else:
+                parts = [p for p in clause.parts if not p.condition] or list(clause.parts)
+                part = max(parts, key=lambda p: overlap(p.text, facet.text))
+                sign = relation(part.stance, facet.stance)
+                cues = part.stance.cues
+                how = f"negation ({', '.join(cues)})" if sign < 0 and cues else (
+                    "contradiction (in order / trouble)" if sign < 0 else "similarity")
+            if rank > 0 and not (turn < 0 and sign < 0):
+                continue  # beyond the best claim, only a denial by reversed causation counts
             found.append((self.claims[c], sign, score, how))
         return found
 

@@ -20,13 +20,13 @@ from grounded.interpreter.similarity import terms
 
 FORWARD = (
     "->", "→", "=>", "leads to", "led to", "leading to", "results in", "resulted in", "resulting in",
-    "gives rise to", "is causing", "are causing", "causes", "caused", "causing", "cause of", "reason for",
+    "gives rise to", "is causing", "are causing", "causes", "caused", "causing", "cause of", "cause", "reason for",
     "responsible for", "is behind", "are behind", "was behind", "triggers", "triggered", "triggering",
     "drives", "driving", "explains", "explain", "explaining", "breaks", "broke", "breaking", "break",
     "takes down", "took down", "took", "knocked out", "knocks out", "knocking out", "exhausts", "exhausting",
     "overwhelms", "overwhelming", "overloads", "overloading", "swamped", "swamps", "generates", "generating",
     "produces", "producing", "amplifies", "amplifying", "hammering", "hammers",
-    "which is why", "that's why", "that is why", "is why",
+    "which is why", "that's why", "that is why", "is why", "why",
 )
 """Connectives with the cause before them ("X leads to Y")."""
 
@@ -56,15 +56,26 @@ def _pattern(connective: str) -> re.Pattern[str]:
 _TIERS = ([(c, d, _pattern(c)) for c, d in _CONNECTIVES], [(c, d, _pattern(c)) for c, d in _WEAK])
 
 
+_LINK_NEGATION = re.compile(r"(\bcannot|\bcan't|\b\w+n't|\bnot|\bnever|\bno)\W+(?:\w+\W+){0,2}$", re.I)
+
+
 def chain(text: str) -> list[str] | None:
-    """The clause's causal chain, cause first (None when it states no cause).
+    """The clause's causal chain, cause first (None when it states no cause)."""
+    found = link(text)
+    return found[0] if found else None
+
+
+def link(text: str) -> tuple[list[str], str | None] | None:
+    """(chain, negation): the causal chain, cause first, and the negation just before its connective.
 
     An arrow chain gives all its nodes; otherwise the first (leftmost, longest)
-    connective splits the clause in two, both sides with content words.
+    connective splits the clause in two, both sides with content words.  The
+    link is denied by a negation just before its connective ("Redis didn't
+    cause", "is not why", "isn't caused by").
     """
     if _ARROW.search(text):
         nodes = [n for n in _ARROW.split(text) if terms(n)]
-        return nodes if len(nodes) >= 2 else None
+        return (nodes, None) if len(nodes) >= 2 else None
     best: tuple[int, int, str, int] | None = None  # (start, -length, connective, direction)
     for tier in _TIERS:
         for connective, direction, pattern in tier:
@@ -81,7 +92,12 @@ def chain(text: str) -> list[str] | None:
         return None
     start, neg_len, _, direction = best
     left, right = text[:start], text[start - neg_len:]
-    return [left.strip(), right.strip()] if direction > 0 else [right.strip(), left.strip()]
+    m = _LINK_NEGATION.search(left)
+    negation = m.group(1).lower() if m else None
+    if m:  # the negation belongs to the link, not to the cause
+        left = left[: m.start()]
+    nodes = [left.strip(), right.strip()] if direction > 0 else [right.strip(), left.strip()]
+    return (nodes, negation) if all(terms(n) for n in nodes) else None
 
 
 def overlap(a: str, b: str) -> float:
@@ -116,4 +132,4 @@ def direction(clause: Sequence[str], claim: Sequence[str], least: float = 0.5,
     return 1 if i < j else -1
 
 
-__all__ = ["BACKWARD", "FORWARD", "WEAK", "chain", "direction", "overlap"]
+__all__ = ["BACKWARD", "FORWARD", "WEAK", "chain", "direction", "link", "overlap"]
