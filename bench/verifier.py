@@ -128,6 +128,36 @@ def offline_judge(similarity: str) -> Judge:
     return judge
 
 
+class _LLMJudge:
+    """The LLM anchoring through the configured endpoint, with its call log."""
+
+    def __init__(self, call_log: Path):
+        from grounded.interpreter.calllog import CallLog
+        from grounded.interpreter.llm import LLMConfig
+        from grounded.interpreter.llm_anchor import LLMAnchor
+
+        self.reader = LLMAnchor(LLMConfig.from_env(), CallLog(call_log))
+
+    def __call__(self, engine: Engine, item: Item) -> str:
+        return self.reader.verify(engine, item.text, item.at).verdict
+
+    def close(self) -> None:
+        self.reader.close()
+
+
+def llm_judge(call_log: Path) -> _LLMJudge:
+    return _LLMJudge(call_log)
+
+
+def prefetch(items: list[Item], engines: dict[int, Engine]) -> None:
+    """Encode every clause of the items in one batch (one sentence at a time costs ~20x more)."""
+    from grounded.interpreter.polarity import clauses
+
+    for phase, engine in engines.items():
+        index = AnchorIndex(engine, None, "embed")
+        embedding.encode([index.expand(c.text) for i in items if i.phase == phase for c in clauses(i.text)])
+
+
 def methods(llm: Judge | None = None) -> dict[str, tuple[str, Judge]]:
     """The methods to score: name -> (label, judge); the embedding and LLM ones only when available."""
     out: dict[str, tuple[str, Judge]] = {"by_claim": ("by claim", judge_by_claim)}
@@ -156,6 +186,8 @@ def _tally(items: list[Item], verdicts: list[str]) -> dict:
 def run(items: list[Item], llm: Judge | None = None, note_llm: str | None = None) -> dict:
     chosen = methods(llm)
     engines = {phase: scenario_engine(phase) for phase in sorted({i.phase for i in items})}
+    if "offline_embed" in chosen:
+        prefetch(items, engines)
     try:
         verdicts = {name: [judge(engines[i.phase], i) for i in items] for name, (_, judge) in chosen.items()}
     finally:

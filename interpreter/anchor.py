@@ -46,7 +46,7 @@ from grounded.interpreter.verdict import Finding, TextVerdict, verdict_of
 
 Similarity = Literal["auto", "embed", "tfidf"]
 
-THRESHOLD = 0.25
+THRESHOLD = 0.15
 """Least TF-IDF similarity for a clause to anchor (stemmed TF-IDF cosine); below it, no anchor."""
 EMBED_THRESHOLD = 0.35
 """Least embedding cosine for a clause to anchor when the sentence-embedding model is used."""
@@ -250,14 +250,15 @@ class AnchorIndex:
                 n = clause.stance.negations + facet.stance.negations
                 n += causal[1] in ("cannot", "can't")
                 sign = turn * (-1 if n % 2 else 1)
-                how = "reversed causation" if turn < 0 else "causal direction"
+                how = {(-1, -1): "reversed causation", (-1, 1): "negated reversal", (1, -1): "negated cause",
+                       (1, 1): "causal direction"}[(turn, sign)]
             else:
                 parts = [p for p in clause.parts if not p.condition] or list(clause.parts)
                 part = max(parts, key=lambda p: overlap(p.text, facet.text))
                 sign = relation(part.stance, facet.stance)
                 cues = part.stance.cues
                 how = f"negation ({', '.join(cues)})" if sign < 0 and cues else (
-                    "contradiction (in order / trouble)" if sign < 0 else "similarity")
+                    "opposite polarity" if sign < 0 else "similarity")
             if rank > 0 and not (turn < 0 and sign < 0):
                 continue  # beyond the best claim, only a denial by reversed causation counts
             found.append((self.claims[c], sign, score, how))

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from grounded.engine import Engine
+from grounded.present import context
 from grounded.queries.verify import GROUNDED, NO_ANCHOR, UNGROUNDED, Verification
 
 ACCEPT, REJECT, ABSTAIN = "accept", "reject", "abstain"
@@ -52,6 +53,13 @@ class Finding:
         if self.stance == "asserts":
             return self.verification.status == UNGROUNDED
         return self.verification.grounded
+
+    def describe(self) -> str:
+        """'asserts h2 (causal direction, similarity 0.95)'."""
+        how = [self.how] if self.how and self.how != "similarity" else []
+        if self.how not in ("llm", "given"):
+            how.append(f"similarity {self.score:.2f}")
+        return f"{self.stance} {self.literal}" + (f" ({', '.join(how)})" if how else "")
 
     def to_json(self) -> dict:
         v = self.verification
@@ -89,6 +97,11 @@ class TextVerdict:
     @property
     def exit_code(self) -> int:
         return 0 if self.verdict == ACCEPT else 1
+
+    def flag(self, engine: Engine) -> str | None:
+        """The Context Renderer's flag for this continuation (None when nothing in it is flagged)."""
+        return context.continuation_flag(engine, [f.verification for f in self.asserted],
+                                         [(f.verification, f.how) for f in self.denied], self.at)
 
     def to_json(self) -> dict:
         return {"text": self.text, "verdict": self.verdict, "reason": self.reason, "method": self.method,
