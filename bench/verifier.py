@@ -185,7 +185,7 @@ def _tally(items: list[Item], verdicts: list[str]) -> dict:
 
 def run(items: list[Item], llm: Judge | None = None, note_llm: str | None = None) -> dict:
     chosen = methods(llm)
-    engines = {phase: scenario_engine(phase) for phase in sorted({i.phase for i in items})}
+    engines: dict[int, Engine] = {phase: scenario_engine(phase) for phase in sorted({i.phase for i in items})}
     if "offline_embed" in chosen:
         prefetch(items, engines)
     try:

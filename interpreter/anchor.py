@@ -28,10 +28,9 @@ they are found here, without a network:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
-
-import re
 
 import numpy as np
 
@@ -272,11 +271,12 @@ class AnchorIndex:
                 if claim not in stance or score > stance[claim][1]:
                     stance[claim] = (sign, score, how, clause.text)
         state = self.engine.state
-        for claim, (sign, score, how, clause_text) in list(stance.items()):
+        for claim, (sign, score, _how, clause_text) in list(stance.items()):
             other = negate(claim)
             if other not in stance and state.claimants_at(other, self.at):
                 stance[other] = (-sign, score, f"complement of {claim}", clause_text)
-        asserted, denied = [], []
+        asserted: list[Finding] = []
+        denied: list[Finding] = []
         for claim, (sign, score, how, clause_text) in stance.items():
             f = Finding(claim, "asserts" if sign > 0 else "denies", self.engine.verify(claim, self.at), score,
                         how, clause_text)

@@ -92,10 +92,10 @@ def link(text: str) -> tuple[list[str], str | None] | None:
         return None
     start, neg_len, _, direction = best
     left, right = text[:start], text[start - neg_len:]
-    m = _LINK_NEGATION.search(left)
-    negation = m.group(1).lower() if m else None
-    if m:  # the negation belongs to the link, not to the cause
-        left = left[: m.start()]
+    negated = _LINK_NEGATION.search(left)
+    negation = negated.group(1).lower() if negated else None
+    if negated:  # the negation belongs to the link, not to the cause
+        left = left[: negated.start()]
     nodes = [left.strip(), right.strip()] if direction > 0 else [right.strip(), left.strip()]
     return (nodes, negation) if all(terms(n) for n in nodes) else None
 

@@ -80,7 +80,8 @@ def test_cli_verify_text_json():
     assert before.returncode == 0 and cf["verdict"] == "accept" and cf["asserted"][0]["literal"] == "alpha18"
     after = json.loads(grounded("verify", PHASE3, "--text", "We go with Yjs server-relayed for launch.", "--json",
                                 "--anchor", "tfidf").stdout)
-    assert after["verdict"] == "reject" and after["asserted"][0]["reason"] == "alpha18 -> a3: a3 abandoned at T20 by -a3"
+    assert after["verdict"] == "reject"
+    assert after["asserted"][0]["reason"] == "alpha18 -> a3: a3 abandoned at T20 by -a3"
     result = grounded("verify", PHASE2, "--text", UNKNOWN, "--json", "--anchor", "tfidf")
     abstain = json.loads(result.stdout)
     assert result.returncode == 1 and abstain["verdict"] == "abstain" and abstain["asserted"] == []

@@ -55,12 +55,14 @@ def verify(
         else:
             _print_text_verdict(tv, flag)
         return tv.exit_code
+    assert claim is not None  # exactly one of CLAIM and --text, checked above
     v = engine.verify(claim, at=at)
     if as_json:
         print(json.dumps({"claim": v.claim, "grounded": v.grounded, "chain": list(v.chain),
                           "reason": v.reason, "status": v.status}))
     else:
         out.print(render.verification_line(v))
+    return None
 
 
 ANCHORS = ("offline", "tfidf", "llm")
