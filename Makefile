@@ -2,6 +2,9 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
+# torch's CPU build for the embed extra (the sentence-embedding model of Verify from text); on the
+# project's machines this release lies in pip's local wheel directory, elsewhere pip fetches it.
+TORCH  ?= torch==2.13.0
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: setup demo test bench bench-del clean
@@ -21,7 +24,8 @@ $(VENV)/.installed: pyproject.toml
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; fi
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[test]'
+	$(BIN)/pip install -q '$(TORCH)' || echo "note: $(TORCH) not available; the embed extra brings its own torch"
+	$(BIN)/pip install -q -e '.[test,embed]'
 	@touch $@
 
 demo: setup

@@ -101,18 +101,40 @@ def reviseqa(data: Data = None, out: Out = DEFAULT_OUT, quick: Quick = False) ->
     _publish(out, "reviseqa", result, rq.markdown, rq.figures)
 
 
-Items = Annotated[Path | None, typer.Option("--items", help="Verifier items (default: the packaged Phase 2 set).")]
+Items = Annotated[Path | None, typer.Option("--items", help="Verifier items (default: the packaged set).")]
 
 
 @bench_app.command()
-def verify(out: Out = DEFAULT_OUT, items: Items = None, quick: Quick = False) -> None:
-    """Direct verifier test on Phase 2: per-category accuracy of Verify by claim and by text (anchored)."""
+def verify(
+    out: Out = DEFAULT_OUT,
+    items: Items = None,
+    quick: Quick = False,
+    llm: Annotated[bool, typer.Option("--llm/--no-llm",
+                                      help="Read the texts through the configured endpoint too.")] = True,
+    call_log: Annotated[Path | None, typer.Option(help="JSONL log of the LLM anchoring calls "
+                                                       "(default: OUT/verify.calls.jsonl).")] = None,
+) -> None:
+    """Direct verifier test, Phases 2 and 3: by claim, offline text, LLM text; dev and test splits by category."""
+    from grounded.bench import llm as llm_mod
     from grounded.bench import verifier
 
     chosen = verifier.load_items(items)
     if quick:
-        chosen = [i for k, i in enumerate(chosen) if k % 5 == 0]
-    _publish(out, "verify", verifier.run(chosen), verifier.markdown)
+        chosen = [i for k, i in enumerate(chosen) if k % 6 == 0]
+    endpoint = llm_mod.configured() if llm else None
+    note = None if endpoint is None else f"{endpoint.describe()}"
+    if llm and endpoint is None:
+        note = llm_mod.NOT_CONFIGURED
+    judge = None
+    if endpoint is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        judge = verifier.llm_judge(call_log or out / "verify.calls.jsonl")
+    try:
+        result = verifier.run(chosen, llm=judge, note_llm=note)
+    finally:
+        if judge is not None:
+            judge.close()  # type: ignore[attr-defined]
+    _publish(out, "verify", result, verifier.markdown)
 
 
 @bench_app.command()

@@ -1,9 +1,10 @@
 """The noise diagnostic (paper, App. E5): Verify on a perturbed Phase 2 state.
 
-For every item of the direct verifier test, the gold Phase 2 state as of the
-item's turn is copied and perturbed by one of three independent noise models
-at rate epsilon, then Verify(item.claim) is scored against the item's
-expected verdict:
+For every Phase 2 item of the direct verifier test, the gold Phase 2 state as
+of the item's turn is copied and perturbed by one of three independent noise
+models at rate epsilon, then the verdict by claim (Verify on the item's gold
+asserted and denied literals, ``grounded.interpreter.verdict``) is scored
+against the item's expected verdict:
 
 * ``edge_drop``: each Dep edge is removed with probability epsilon;
 * ``edge_add``: round(epsilon * |edges|) Dep edges are added, each from a
@@ -26,6 +27,7 @@ from grounded.bench.verifier import CATEGORIES, Item, phase2_engine
 from grounded.core.vocabulary import Standing
 from grounded.dmap.state import DependencyMap
 from grounded.engine import Engine
+from grounded.interpreter.verdict import Finding, decide
 from grounded.queries.verify import verify
 
 MODELS = ("edge_drop", "edge_add", "status")
@@ -42,8 +44,11 @@ def states_at(turns: set[int]) -> dict[int, Engine]:
     return {t: phase2_engine(t) for t in sorted(turns)}
 
 
-def verdict_of(dm: DependencyMap, claim: str) -> str:
-    return verify(dm, claim, None).status
+def verdict_of(dm: DependencyMap, item: Item) -> str:
+    """The verdict on the item's gold literals in ``dm`` (its current turn)."""
+    asserted = [Finding(lit, "asserts", verify(dm, lit, None)) for lit in item.asserts]
+    denied = [Finding(lit, "denies", verify(dm, lit, None)) for lit in item.denies]
+    return decide(asserted, denied)[0]
 
 
 def perturb(dm: DependencyMap, model: str, eps: float, rng: random.Random) -> DependencyMap:
@@ -74,6 +79,7 @@ def perturb(dm: DependencyMap, model: str, eps: float, rng: random.Random) -> De
 
 
 def run(items: list[Item], seeds: int = 10, epsilons: tuple[float, ...] = EPSILONS, prog=None) -> dict:
+    items = [i for i in items if i.phase == 2]
     engines = states_at({i.at for i in items})
     states = {t: e.state for t, e in engines.items()}
     task = prog.add_task("noise diagnostic", total=len(MODELS) * len(epsilons) * seeds) if prog else None
@@ -88,13 +94,14 @@ def run(items: list[Item], seeds: int = 10, epsilons: tuple[float, ...] = EPSILO
                     per = {c: [0, 0] for c in CATEGORIES}
                     for item in items:
                         noisy = perturb(states[item.at], model, eps, rng)
-                        per[item.category][0] += verdict_of(noisy, item.claim) == item.expected
+                        per[item.category][0] += verdict_of(noisy, item) == item.expected
                         per[item.category][1] += 1
-                    runs.append({c: ok / n for c, (ok, n) in per.items()}
+                    runs.append({c: ok / n for c, (ok, n) in per.items() if n}
                                 | {"pooled": sum(v[0] for v in per.values()) / len(items)})
                     if prog:
                         prog.advance(task)
-                curves[model][eps] = {key: _quartiles([r[key] for r in runs]) for key in (*CATEGORIES, "pooled")}
+                keys = [c for c in (*CATEGORIES, "pooled") if c in runs[0]]
+                curves[model][eps] = {key: _quartiles([r[key] for r in runs]) for key in keys}
     finally:
         for e in engines.values():
             e.close()
@@ -113,9 +120,10 @@ def markdown(result: dict) -> str:
 
     eps = result["epsilons"]
     rows = [[model, *(result["curves"][model][e]["pooled"]["median"] for e in eps)] for model in MODELS]
-    rows += [[f"status: {c}", *(result["curves"]["status"][e][c]["median"] for e in eps)] for c in CATEGORIES]
+    rows += [[f"status: {c}", *(result["curves"]["status"][e][c]["median"] for e in eps)] for c in CATEGORIES
+             if c in result["curves"]["status"][eps[0]]]
     return "\n".join([
-        "# Noise diagnostic (Phase 2 direct verifier set, Verify by claim)", "",
+        "# Noise diagnostic (Phase 2 items of the direct verifier set, verdict by claim)", "",
         f"{result['items']} items, {result['seeds']} seeds per epsilon; medians of accuracy.", "",
         markdown_table(["noise", *(f"eps={e}" for e in eps)], rows), "",
         "Paper (App. E5): edge drop and add flat at 49/50; status corruption 0.98 -> 0.64 pooled, "
@@ -142,7 +150,7 @@ def figures(result: dict, out) -> list:
     a.set_ylabel("accuracy (median over seeds)")
     a.set_ylim(0, 1.05)
     a.legend(fontsize=7, loc="lower left")
-    for cat in CATEGORIES:
+    for cat in [c for c in CATEGORIES if c in result["curves"]["status"][eps[0]]]:
         c = result["curves"]["status"]
         b.plot(eps, [c[e][cat]["median"] for e in eps], "o-", label=cat.replace("_", "-"))
         b.fill_between(eps, [c[e][cat]["p25"] for e in eps], [c[e][cat]["p75"] for e in eps], alpha=0.15)

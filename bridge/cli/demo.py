@@ -45,25 +45,29 @@ def demo() -> None:
 
     out.rule("[bold]Verify from text: does the next output still rest on the conversation?")
     index = AnchorIndex(engine)  # one index of the final state for every candidate
+    out.print(f"(read by: {index.method})", style="dim", markup=False)
     for text in DEMO_CANDIDATES:
         tv = index.verify(text)
         out.print(f'candidate: "{text}"', markup=False)
-        best = f"{tv.best.claim} at {tv.best.score:.2f}" if tv.best else "nothing"
-        if tv.verification is None:
-            out.print(f"  anchor: none (best {best}, below {tv.threshold})", markup=False)
-        else:
-            out.print(f"  anchor: {best}", markup=False)
-            out.print("  ", render.verification_line(tv.verification))
-            flag = render.flag_continuation(engine, tv.verification)
-            if flag:
-                out.print(f"  flag: {flag}", style="yellow", markup=False)
-        out.print(f"  -> {DEMO_VERDICT[tv.status]}")
+        if not tv.findings:
+            best = f"{tv.best[0]} at {tv.best[1]:.2f}" if tv.best else "nothing"
+            out.print(f"  anchor: none (closest {best}, below {tv.threshold})", markup=False)
+        for f in tv.findings:
+            out.print(f"  {f.describe()}: ", end="", markup=False)
+            out.print(render.verification_line(f.verification))
+        flag = tv.flag(engine)
+        if flag:
+            out.print(f"  flag: {flag}", style="yellow", markup=False)
+        out.print(f"  -> {tv.verdict}: {tv.reason}", markup=False)
 
 
 DEMO_BUDGET = 350
 DEMO_VERDICT = {GROUNDED: "accept", UNGROUNDED: "reject (stale)", NO_ANCHOR: "abstain"}
+"""What the demo would say of a single literal with each Verify status."""
 DEMO_CANDIDATES = (
     "Restart Redis: the Redis failure is what causes the auth failures.",
     "Roll back the token refresh change; its retry storm is exhausting the Redis connection pool.",
-    "The primary database is failing.",
+    "The token bug is a downstream symptom of Redis unavailability.",
+    "It was not the Redis failure that broke Auth.",
+    "The moon is made of cheese.",
 )

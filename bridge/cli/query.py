@@ -8,9 +8,11 @@ words); both 2 on an input error.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.text import Text
 
 from grounded.cli.app import (
     LITERAL_ARGS,
@@ -31,7 +33,6 @@ from grounded.core.errors import InputError
 from grounded.core.literals import atom_of
 from grounded.engine import Engine
 from grounded.present import render
-from grounded.queries.verify import GROUNDED
 
 
 @app.command(context_settings=LITERAL_ARGS)
@@ -42,8 +43,16 @@ def verify(
                      ] = None,
     text: Annotated[str | None, typer.Option("--text", help="The continuation's text: its claim is found by "
                                                             "similarity among all propositions.")] = None,
-    threshold: Annotated[float | None, typer.Option("--threshold", help="Least similarity for --text to anchor "
-                                                                         "(below it: abstain).")] = None,
+    threshold: Annotated[float | None, typer.Option("--threshold", help="Least similarity for a clause of --text "
+                                                                         "to anchor (below it: no anchor).")] = None,
+    anchor: Annotated[str, typer.Option("--anchor", help="How --text is read: offline (sentence embeddings when "
+                                                         "installed, else TF-IDF), tfidf, or llm (the configured "
+                                                         "endpoint).")] = "offline",
+    model: Annotated[str | None, typer.Option(help="--anchor llm: model (default: $GROUNDED_MODEL).")] = None,
+    base_url: Annotated[str | None, typer.Option(help="--anchor llm: endpoint (default: $OPENAI_BASE_URL).")] = None,
+    api_key: Annotated[str | None, typer.Option(help="--anchor llm: API key (default: $OPENAI_API_KEY).")] = None,
+    call_log: Annotated[Path | None, typer.Option(help="--anchor llm: append each request to this JSONL "
+                                                       "call log.")] = None,
     at: At = None,
     as_json: AsJson = False,
     extension: Extensions = None,
@@ -52,27 +61,28 @@ def verify(
 ) -> None:
     """Verify(c): is the claim carried by an argument in good standing, grounded all the way down?
 
-    Exit 0 grounded, 1 not grounded or no anchor, 2 input error.
+    Exit 0 grounded, 1 not grounded or no anchor, 2 input error.  With --text: the literals the text
+    asserts and denies, each verified, and one verdict: accept (exit 0), reject or abstain (exit 1).
     """
     if (claim is None) == (text is None):
         raise InputError("give either a CLAIM or --text, not both" if claim else "give a CLAIM or --text")
+    if text is not None and anchor not in ANCHORS:
+        raise InputError(f"--anchor: unknown {anchor!r} (one of {', '.join(ANCHORS)})")
+    if text is None and anchor != "offline":
+        raise InputError("--anchor applies to --text only")
     engine = load_engine(file, extension, partial, allow_rules_change)
     if text is not None:
-        from grounded.interpreter.anchor import THRESHOLD, verify_text
-
-        tv = verify_text(engine, text, at, THRESHOLD if threshold is None else threshold)
+        tv = _read_text(engine, text, at, anchor, threshold, model=model, base_url=base_url, api_key=api_key,
+                        call_log=call_log)
+        flag = tv.flag(engine)
         if as_json:
-            print(json.dumps({**tv.to_json(), **log_json(engine)}))
+            print(json.dumps({**tv.to_json(), "flag": flag, **log_json(engine)}))
         else:
-            if tv.verification is None or tv.anchor is None:
-                out.print(f"abstain: {tv.to_json()['reason']}", markup=False)
-            else:
-                out.print(f"anchor: {tv.anchor.claim} (similarity {tv.anchor.score:.2f})", markup=False)
-                out.print(render.verification_line(tv.verification))
+            _print_text_verdict(tv, flag)
             say_partial(engine)
-        exit_with(0 if tv.status == GROUNDED else 1)
+        exit_with(tv.exit_code)
         return
-    assert claim is not None
+    assert claim is not None  # exactly one of CLAIM and --text, checked above
     v = engine.verify(claim, at=at)
     if as_json:
         print(json.dumps({"claim": v.claim, "grounded": v.grounded, "chain": list(v.chain),
@@ -81,6 +91,41 @@ def verify(
         out.print(render.verification_line(v))
         say_partial(engine)
     exit_with(0 if v.grounded else 1)
+
+
+ANCHORS = ("offline", "tfidf", "llm")
+
+
+def _read_text(engine, text: str, at: int | None, anchor: str, threshold: float | None, *,
+               call_log: Path | None, **endpoint: str | None):
+    """The verdict on ``text`` through the chosen anchoring."""
+    if anchor == "llm":
+        from grounded.interpreter.calllog import CallLog
+        from grounded.interpreter.llm import LLMConfig
+        from grounded.interpreter.llm_anchor import LLMAnchor
+
+        reader = LLMAnchor(LLMConfig.from_env(**endpoint), CallLog(call_log) if call_log is not None else None)
+        try:
+            return reader.verify(engine, text, at)
+        finally:
+            reader.close()
+    from grounded.interpreter.anchor import verify_text
+
+    return verify_text(engine, text, at, threshold, "tfidf" if anchor == "tfidf" else "auto")
+
+
+def _print_text_verdict(tv, flag: str | None) -> None:
+    style = {"accept": "bold green", "reject": "bold red"}.get(tv.verdict, "bold yellow")
+    out.print(Text("verdict: ", style="bold") + Text(tv.verdict.upper(), style=style) + Text(f"  {tv.reason}"))
+    for f in tv.findings:
+        out.print(f"  {f.describe()}: ", end="", markup=False)
+        out.print(render.verification_line(f.verification))
+    if not tv.findings and tv.best:
+        out.print(f"  nothing anchors (closest: {tv.best[0]} at {tv.best[1]:.2f}, below {tv.threshold})",
+                  markup=False)
+    if flag:
+        out.print(f"flag: {flag}", style="yellow", markup=False)
+    out.print(f"read by: {tv.method}", style="dim", markup=False)
 
 
 @app.command(context_settings=LITERAL_ARGS)

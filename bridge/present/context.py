@@ -12,6 +12,7 @@ engine.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -167,6 +168,31 @@ def flag(engine: Engine, claim: str, at: int | None = None, verification: Verifi
         cause = f"affected by {event} of {failing} ({note})"
     text = f"{kind} {claim} no longer grounded; {cause}"
     return text + (f"; depends on {', '.join(deps)}" if deps else "")
+
+
+def continuation_flag(engine: Engine, asserted: Sequence[Verification],
+                      denied: Sequence[tuple[Verification, str]], at: int | None = None) -> str | None:
+    """The flag for a continuation read from its text, or None when nothing in it is flagged.
+
+    ``asserted`` are Verify's answers on the literals the text asserts, ``denied``
+    the answers on those it denies with how it denies them ("reversed causation").
+    A grounded literal denied is a contradiction of the settled state; an asserted
+    literal that is not grounded gets the flag of ``flag``.  The reading itself is
+    the caller's (the Interpreter's anchoring): this layer only words it.
+    """
+    dm = engine.state
+    out = []
+    for v, how in denied:
+        if v.grounded:
+            kind = dm.arg(dm.claimants_at(v.claim, at)[-1]).kind
+            deps = engine.dep(v.claim, at)
+            out.append(f"the continuation contradicts {kind} {v.claim}, which is grounded"
+                       + (f" ({how})" if how else "") + (f"; it depends on {', '.join(deps)}" if deps else ""))
+    for v in asserted:
+        note = flag(engine, v.claim, at, v)
+        if note:
+            out.append(note)
+    return "; ".join(out) or None
 
 
 # -- the whole state within a budget -----------------------------------------------
