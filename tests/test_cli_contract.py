@@ -48,7 +48,7 @@ def test_a_negative_literal_is_an_argument_not_an_option():
     (["verify", PHASE2, "h4"], 0),  # answered, grounded
     (["verify", PHASE2, "h2"], 1),  # answered, not grounded
     (["verify", PHASE2, "nothing_here"], 1),  # no anchor
-    (["verify", PHASE2, "--text", "The primary database is failing."], 1),  # abstain: no anchor
+    (["verify", PHASE2, "--text", "The moon is made of cheese."], 1),  # abstain: no anchor
     (["verify", PHASE2, "not a literal"], 2),
     (["affected", PHASE2, "o5"], 0),
     (["affected", PHASE2, "h1"], 0),  # known, nothing rests on it: an answer
