@@ -2,22 +2,28 @@
 
 ``grounded(a)`` is the least fixpoint of: a is in S_t and every literal of
 Dep(a) is the claim of some grounded argument (DESIGN.md section 2).  It is
-Horn propagation, so it is computed the Dowling-Gallier way: each argument
-keeps a counter of its not-yet-grounded Dep literals and becomes grounded when
-the counter reaches zero.  Only the arguments reachable backwards from the
-anchors through Dep are touched, so the cost follows the chain, not the
-conversation.  Circular support never reaches zero and grounds nothing.
+Horn propagation, so in general it is computed the Dowling-Gallier way
+(``least_fixpoint``): each argument keeps a counter of its not-yet-grounded Dep
+literals and becomes grounded when the counter reaches zero.  Only the
+arguments reachable backwards from the anchors through Dep are touched, so the
+cost follows the chain, not the conversation.  Circular support never reaches
+zero and grounds nothing.
+
+Most literals have one claimant, and then there is nothing to choose: the
+anchor is grounded exactly when every argument its Dep reaches is in S_t and
+none of them rests on itself.  ``verify`` answers those queries by one
+depth-first walk (``_walk_single``) that collects the witness as it goes, and
+falls back to the fixpoint only at a literal with several claimants, or when
+asked about an earlier turn.
 
 The answer carries a witness chain (Dep*(a_c), the arguments the walk rests
 on; an anchor with empty Dep when there is one, the shortest witness, else the
-newest grounded anchor) or, when it fails, the first failing literal and what stands for it
-("a3 abandoned at T20 by -a3").  "No argument claims this" is reported
-separately as ``no_anchor``: the verifier abstains rather than rejects.
+newest grounded anchor) or, when it fails, the first failing literal and what
+stands for it ("a3 abandoned at T20 by -a3").  "No argument claims this" is
+reported separately as ``no_anchor``: the verifier abstains rather than rejects.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 from grounded.core.vocabulary import GOOD_STANDING
 from grounded.dmap.state import DependencyMap
@@ -25,23 +31,140 @@ from grounded.dmap.state import DependencyMap
 GROUNDED, UNGROUNDED, NO_ANCHOR = "grounded", "ungrounded", "no_anchor"
 
 
-@dataclass(frozen=True, slots=True)
 class Verification:
-    claim: str
+    """The answer to Verify(c), as of turn ``at`` (None: the latest).
+
+    Built for the hot path.  Each kind of answer is its own subclass
+    (``_Grounded``, ``_Ungrounded``, ``_NoAnchor``) holding ``grounded`` and
+    ``status`` as class attributes, and there is no ``__init__``: ``verify``
+    sets the two or three slots the answer needs, and the rest is computed
+    when read.  ``chain`` comes from the witness arguments the walk collected;
+    ``reason`` and ``failing`` are found on first reading, as of the turn the
+    question was asked, even if the conversation has moved on since.  An unset
+    slot reads as its default (``at``: None, no witness, no map).  The fields
+    are read-only, as when this was a frozen dataclass; equal answers compare
+    equal.
+    """
+
+    __slots__ = ("_claim", "_witness", "_dm", "_at", "_turn", "_why")
+    _claim: str
+    _witness: int | list[int]  # one id: an anchor resting on nothing
+    _dm: DependencyMap
+    _at: int | None
+    _turn: int | None  # the turn a reason is found as of
+    _why: tuple[str, str]  # the reason and the failing literal, once found
     grounded: bool
     status: str
-    chain: tuple[str, ...]
-    """Claims of the witness Dep*(a_c), the anchor's claim first."""
-    arguments: tuple[int, ...]
-    """The arguments of the witness, in the same order."""
-    reason: str | None
-    failing: str | None
-    """The first literal the walk could not ground (None when grounded or no anchor)."""
-    at: int | None
+
+    @property
+    def claim(self) -> str:
+        return self._claim
+
+    @property
+    def at(self) -> int | None:
+        try:
+            return self._at
+        except AttributeError:
+            return None
+
+    @property
+    def arguments(self) -> tuple[int, ...]:
+        """The arguments of the witness Dep*(a_c), the anchor first (empty unless grounded)."""
+        try:
+            witness = self._witness
+        except AttributeError:
+            return ()
+        return (witness,) if isinstance(witness, int) else tuple(witness)
+
+    @property
+    def chain(self) -> tuple[str, ...]:
+        """Claims of the witness Dep*(a_c), the anchor's claim first."""
+        witness = self.arguments
+        if len(witness) <= 1:
+            return (self._claim,) if witness else ()
+        args = self._dm.args
+        return tuple(dict.fromkeys(args[a - 1].claim for a in witness))
+
+    @property
+    def reason(self) -> str | None:
+        return None
+
+    @property
+    def failing(self) -> str | None:
+        """The first literal the walk could not ground (None when grounded or no anchor)."""
+        return None
+
+    def _fields(self) -> tuple:
+        return (self.claim, self.grounded, self.status, self.chain, self.arguments, self.reason, self.failing,
+                self.at)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Verification):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return (f"Verification(claim={self.claim!r}, grounded={self.grounded}, status={self.status!r}, "
+                f"chain={self.chain!r}, arguments={self.arguments!r}, reason={self.reason!r}, "
+                f"failing={self.failing!r}, at={self.at!r})")
 
     def to_json(self) -> dict:
         return {"claim": self.claim, "grounded": self.grounded, "chain": list(self.chain),
                 "reason": self.reason, "status": self.status, "at": self.at}
+
+
+class _Grounded(Verification):
+    __slots__ = ()
+    grounded = True
+    status = GROUNDED
+
+
+class _NoAnchor(Verification):
+    __slots__ = ()
+    grounded = False
+    status = NO_ANCHOR
+
+    @property
+    def reason(self) -> str:
+        return f"no argument claims {self._claim} (no anchor)"
+
+
+class _Ungrounded(Verification):
+    """The reason is found when read, by walking down from the newest anchor as of ``_turn``."""
+
+    __slots__ = ()
+    grounded = False
+    status = UNGROUNDED
+
+    def _explained(self) -> tuple[str, str]:
+        try:
+            return self._why
+        except AttributeError:
+            self._why = _explain(self._dm, self._claim, self._turn)
+            return self._why
+
+    @property
+    def reason(self) -> str:
+        return self._explained()[0]
+
+    @property
+    def failing(self) -> str:
+        return self._explained()[1]
+
+
+def _grounded(claim: str, at: int | None, dm: DependencyMap, witness: list[int]) -> Verification:
+    v = _Grounded()
+    v._claim, v._at, v._dm, v._witness = claim, at, dm, witness
+    return v
+
+
+def _ungrounded(claim: str, at: int | None, dm: DependencyMap) -> Verification:
+    v = _Ungrounded()
+    v._claim, v._at, v._dm, v._turn = claim, at, dm, dm.last_turn if at is None else at
+    return v
 
 
 def standing_note(dm: DependencyMap, literal: str, t: int | None) -> str:
@@ -51,27 +174,150 @@ def standing_note(dm: DependencyMap, literal: str, t: int | None) -> str:
     return f"{standing} at T{turn}" + (f" by {cause}" if cause else "")
 
 
-def verify(dm: DependencyMap, literal: str, t: int | None = None) -> Verification:
+def verify(dm: DependencyMap, literal: str, t: int | None = None,
+           good: frozenset[str] = GOOD_STANDING) -> Verification:
+    v: Verification
+    if t is not None:
+        return _verify_at(dm, literal, t)
+    ids = dm.claimants.get(literal)
+    if not ids:
+        v = _NoAnchor()
+        v._claim = literal
+        return v
+    newest = dm.args[ids[-1] - 1]
+    if newest.standing in good:
+        if not newest.deps:  # an observation-like anchor grounds itself
+            v = _Grounded()
+            v._claim = literal
+            v._witness = newest.id
+            return v
+        if len(ids) == 1:
+            witness = _walk_single(dm, newest.id)
+            if witness is not None:
+                if witness:
+                    v = _Grounded()
+                    v._claim = literal
+                    v._dm = dm
+                    v._witness = witness
+                    return v
+                return _ungrounded(literal, None, dm)
+    elif len(ids) == 1:
+        return _ungrounded(literal, None, dm)
+    return _verify_at(dm, literal, None)
+
+
+_FAILED: list[int] = []
+
+
+def _walk_single(dm: DependencyMap, anchor: int, good: frozenset[str] = GOOD_STANDING) -> list[int] | None:
+    """Dep*(anchor) when every literal on the way has one claimant: the witness, [] if it fails,
+    None at a literal with several claimants (the caller then computes the fixpoint).
+
+    Depth first, in the order of ``_witness``.  An argument is grey while its
+    Dep is being walked and black after (a negative id on the stack marks the
+    moment), so meeting a grey one again is circular support.  A claimant
+    resting on nothing is walked as soon as it is reached when no sibling
+    before it is still waiting, and without a trip round the grey marks
+    otherwise; when the anchor rests only on such arguments (most witnesses:
+    a hypothesis over observations) there is no stack at all.  ``(b,) =
+    claimants[q]`` is the one-claimant test: a KeyError is a literal nobody
+    claims, a ValueError one with several claimants.
+    """
+    args = dm.args
+    claimants = dm.claimants
+    order = [anchor]
+    pending: list[int] | None = None
+    try:
+        for q in args[anchor - 1].deps:
+            (b,) = claimants[q]
+            rb = args[b - 1]
+            if rb.standing not in good:
+                return _FAILED
+            if pending is None and not rb.deps:
+                if b not in order:  # order holds the anchor and a few of its Dep: a short list
+                    order.append(b)
+            elif pending is None:
+                pending = [b]
+            else:
+                pending.append(b)
+        if pending is None:
+            return order
+        colour = dict.fromkeys(order, True)  # True: black (walked), False: grey (being walked)
+        colour[anchor] = False
+        pending.reverse()
+        stack = [-anchor, *pending]
+        while True:
+            while True:  # the next argument to walk
+                if not stack:
+                    return order
+                a = stack.pop()
+                if a < 0:
+                    colour[-a] = True
+                    continue
+                done = colour.get(a)
+                if done is None:
+                    deps = args[a - 1].deps
+                    if deps:
+                        break
+                    colour[a] = True
+                    order.append(a)
+                elif not done:
+                    return _FAILED  # circular support: each step of the cycle is the only way to ground it
+            colour[a] = False
+            order.append(a)
+            stack.append(-a)
+            pending = None
+            for q in deps:
+                (b,) = claimants[q]
+                rb = args[b - 1]
+                if rb.standing not in good:
+                    return _FAILED
+                if pending is None and not rb.deps:
+                    if b not in colour:
+                        colour[b] = True
+                        order.append(b)
+                elif pending is None:
+                    pending = [b]
+                else:
+                    pending.append(b)
+            if pending is not None:
+                pending.reverse()
+                stack += pending
+    except KeyError:  # nobody claims q
+        return _FAILED
+    except ValueError:  # several arguments claim q
+        return None
+
+
+def _verify_at(dm: DependencyMap, literal: str, t: int | None) -> Verification:
+    """The general answer, as of turn t: any number of claimants per literal."""
     args = dm.args
     claimants = dm.claimants_at(literal, t)
     if not claimants:
-        return Verification(literal, False, NO_ANCHOR, (), (),
-                            f"no argument claims {literal} (no anchor)", None, t)
+        v = _NoAnchor()
+        v._claim, v._at = literal, t
+        return v
     anchors = [a for a in claimants if args[a - 1].standing_at(t) in GOOD_STANDING]
     if not anchors:
-        return Verification(literal, False, UNGROUNDED, (), (),
-                            f"{literal} {standing_note(dm, literal, t)}", literal, t)
+        return _ungrounded(literal, t, dm)
     for anchor in reversed(anchors):  # an observation-like anchor grounds itself
         if not args[anchor - 1].deps_at(t):
-            return Verification(literal, True, GROUNDED, (literal,), (anchor,), None, None, t)
+            return _grounded(literal, t, dm, [anchor])
     established, grounded = least_fixpoint(dm, anchors, t)
     for anchor in reversed(anchors):
         if anchor in grounded:
-            chain_args = _witness(dm, anchor, established, t)
-            claims = tuple(dict.fromkeys(args[a - 1].claim for a in chain_args))
-            return Verification(literal, True, GROUNDED, claims, tuple(chain_args), None, None, t)
-    reason, failing = _first_failure(dm, anchors[-1], established, t)
-    return Verification(literal, False, UNGROUNDED, (), (), reason, failing, t)
+            return _grounded(literal, t, dm, _witness(dm, anchor, established, t))
+    return _ungrounded(literal, t, dm)
+
+
+def _explain(dm: DependencyMap, literal: str, t: int | None) -> tuple[str, str]:
+    """Why ``literal`` is not grounded as of turn t: (reason, the first failing literal)."""
+    args = dm.args
+    anchors = [a for a in dm.claimants_at(literal, t) if args[a - 1].standing_at(t) in GOOD_STANDING]
+    if not anchors:
+        return f"{literal} {standing_note(dm, literal, t)}", literal
+    established, _ = least_fixpoint(dm, anchors, t)
+    return _first_failure(dm, anchors[-1], established, t)
 
 
 def least_fixpoint(dm: DependencyMap, anchors: list[int], t: int | None) -> tuple[dict[str, int], set[int]]:
