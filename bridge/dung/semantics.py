@@ -66,7 +66,9 @@ def semantics(name: str) -> Semantics:
 
 
 def _models(ctl: clingo.Control, limit: int = 0) -> list[frozenset[int]]:
-    ctl.configuration.solve.models = limit
+    solve = ctl.configuration.solve
+    assert isinstance(solve, clingo.Configuration)  # a group of options, not a single value
+    solve.models = limit
     found: list[frozenset[int]] = []
     ctl.solve(on_model=lambda m: found.append(members(m)))
     return found
