@@ -110,6 +110,10 @@ def test_the_grounded_labelling_and_what_it_decides_equal_the_definitions(af):
         assert truth["complete"] == truth["preferred"] == truth["stable"] == {lab.inside}
     for name in SEMANTICS:  # the default path: the labelling where it decides, the encodings elsewhere
         assert set(extensions(af, name)) == truth[name], name
+    shifted = Framework.of([3 * a + 7 for a in af.arguments], [(3 * a + 7, 3 * b + 7) for a, b in af.attacks])
+    moved = grounded_labelling(shifted)  # ids other than 1..n
+    assert (moved.inside, moved.out, moved.undecided, moved.total) == (
+        {3 * a + 7 for a in lab.inside}, {3 * a + 7 for a in lab.out}, {3 * a + 7 for a in lab.undecided}, lab.total)
 
 
 @st.composite

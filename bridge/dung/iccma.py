@@ -64,7 +64,7 @@ class _Builder:
         self.attacks.append((ids[a], ids[b]))
 
     def done(self) -> NamedFramework:
-        return NamedFramework(Framework.of(self.ids.values(), self.attacks), tuple(self.ids))
+        return NamedFramework(Framework(frozenset(self.ids.values()), frozenset(self.attacks)), tuple(self.ids))
 
 
 def read(path: Path) -> NamedFramework:

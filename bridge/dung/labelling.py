@@ -18,50 +18,86 @@ questions never reach the solver.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Collection
+from functools import cached_property
 
 from grounded.dung.framework import Framework
 
+_UNDEC, _IN, _OUT = 0, 1, 2
 
-@dataclass(frozen=True)
+
 class Labelling:
-    """IN, OUT and UNDEC of the grounded labelling."""
+    """IN, OUT and UNDEC of the grounded labelling (OUT and UNDEC made when first read)."""
 
-    inside: frozenset[int]
-    out: frozenset[int]
-    undecided: frozenset[int]
-
-    @property
-    def total(self) -> bool:
+    def __init__(self, af: Framework, inside: frozenset[int], label: bytearray, ids: list[int] | None,
+                 decided: int):
+        self.inside = inside
+        """IN: the grounded extension."""
+        self.total = decided == len(af.arguments)
         """No UNDEC argument: the grounded extension is the only complete, preferred and stable one."""
-        return not self.undecided
+        self._af = af
+        self._label = label  # per position: _UNDEC, _IN or _OUT
+        self._ids = ids  # position -> argument (None: the arguments are 1..n, position = argument)
+
+    def _with(self, value: int) -> frozenset[int]:
+        label, ids = self._label, self._ids
+        if ids is None:
+            return frozenset(i for i in range(1, len(label)) if label[i] == value)
+        return frozenset(ids[i] for i in range(1, len(label)) if label[i] == value)
+
+    @cached_property
+    def out(self) -> frozenset[int]:
+        """OUT: the arguments the grounded extension attacks."""
+        return self._with(_OUT)
+
+    @cached_property
+    def undecided(self) -> frozenset[int]:
+        return frozenset() if self.total else self._with(_UNDEC)
 
 
 def grounded_labelling(af: Framework) -> Labelling:
-    targets: dict[int, list[int]] = {}
-    waiting = dict.fromkeys(af.arguments, 0)  # attackers not yet OUT
-    for a, b in af.attacks:
+    """The grounded labelling, by propagation over positions 1..n (the arguments' own ids when they are 1..n)."""
+    arguments = af.arguments
+    n = len(arguments)
+    ids: list[int] | None = None
+    attacks: Collection[tuple[int, int]] = af.attacks
+    if n and (min(arguments) != 1 or max(arguments) != n):  # other ids: number them 1..n first
+        ids = [0, *sorted(arguments)]
+        position = {a: i for i, a in enumerate(ids)}
+        attacks = [(position[a], position[b]) for a, b in attacks]
+    waiting = [0] * (n + 1)  # per argument: attackers not yet OUT
+    targets: list[list[int] | None] = [None] * (n + 1)
+    for a, b in attacks:
         waiting[b] += 1
-        if a in targets:
-            targets[a].append(b)
-        else:
+        ts = targets[a]
+        if ts is None:
             targets[a] = [b]
-    inside = [a for a, n in waiting.items() if n == 0]
-    label = dict.fromkeys(inside, True)  # True: IN, False: OUT
-    no_targets: list[int] = []
+        else:
+            ts.append(b)
+    label = bytearray(n + 1)
+    inside = [a for a in range(1, n + 1) if not waiting[a]]
+    for a in inside:
+        label[a] = _IN
+    decided = len(inside)
     i = 0
     while i < len(inside):
-        for b in targets.get(inside[i], no_targets):
-            if b in label:  # already OUT (an IN argument attacks no IN one)
-                continue
-            label[b] = False
-            for c in targets.get(b, no_targets):
-                waiting[c] -= 1
-                if not waiting[c] and c not in label:
-                    label[c] = True
-                    inside.append(c)
+        attacked = targets[inside[i]]
         i += 1
-    in_set = frozenset(inside)
-    out = frozenset(a for a, is_in in label.items() if not is_in)
-    undecided = af.arguments - in_set - out if len(label) < len(af.arguments) else frozenset()
-    return Labelling(in_set, out, undecided)
+        if attacked is None:
+            continue
+        for b in attacked:
+            if label[b]:  # already OUT (an IN argument attacks no IN one)
+                continue
+            label[b] = _OUT
+            decided += 1
+            onward = targets[b]
+            if onward is None:
+                continue
+            for c in onward:
+                waiting[c] -= 1
+                if not waiting[c] and not label[c]:
+                    label[c] = _IN
+                    decided += 1
+                    inside.append(c)
+    extension = frozenset(inside) if ids is None else frozenset(ids[a] for a in inside)
+    return Labelling(af, extension, label, ids, decided)
