@@ -40,18 +40,16 @@ class Affected:
     closure: bool
     at: int | None
     _dm: DependencyMap
-    _order: list[int]  # _order[:_n]: argument ids in the order reached (breadth first); unset: none
+    _order: list[int]  # _order[:_n]: argument ids in the order reached (breadth first); unset when _n is 0
     _n: int
     _claims: dict[str, None] | None  # their claims, each once, in the order reached; None: read from _order
     _ends: list[int] | None  # where each hop ends in _order; None: every argument is at hop 1
     _turn: int | None  # the turn standings are read at
-    _cache: list[int]  # the arguments that lose support, once found
+    _cache: list[int] | None  # the arguments that lose support, once found
 
     def _reached(self) -> list[int]:
-        try:
-            return self._order[: self._n]
-        except AttributeError:
-            return []
+        n = self._n
+        return self._order[:n] if n else []
 
     @property
     def arguments(self) -> list[int]:
@@ -83,13 +81,11 @@ class Affected:
         return list(self._claims)
 
     def _losing(self) -> list[int]:
-        try:
-            return self._cache
-        except AttributeError:
-            pass
         order = self._reached()
         if not order:
             return []
+        if self._cache is not None:
+            return self._cache
         args = self._dm.args
         if self.at is None and self._turn == self._dm.last_turn:
             lose = [a for a in order if args[a - 1].standing in GOOD_STANDING]
@@ -139,7 +135,7 @@ def affected(dm: DependencyMap, literal: str, closure: bool = True, t: int | Non
     first = dm.rev.get(literal)
     if first is None:  # nothing rests on the literal
         result = Affected()
-        result.literal, result.closure, result.at = literal, closure, t
+        result.literal, result.closure, result.at, result._n = literal, closure, t, 0
         return result
     if t is None:
         n = len(first)
@@ -161,6 +157,7 @@ def _answer(literal: str, closure: bool, at: int | None, dm: DependencyMap, orde
     result = Affected()
     result.literal, result.closure, result.at = literal, closure, at
     result._dm, result._order, result._n, result._claims, result._ends, result._turn = dm, order, n, claims, ends, turn
+    result._cache = None
     return result
 
 

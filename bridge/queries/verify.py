@@ -40,19 +40,19 @@ class Verification:
     sets the two or three slots the answer needs, and the rest is computed
     when read.  ``chain`` comes from the witness arguments the walk collected;
     ``reason`` and ``failing`` are found on first reading, as of the turn the
-    question was asked, even if the conversation has moved on since.  An unset
-    slot reads as its default (``at``: None, no witness, no map).  The fields
-    are read-only, as when this was a frozen dataclass; equal answers compare
-    equal.
+    question was asked, even if the conversation has moved on since.  ``_at``
+    is left unset for a question about the latest turn (it reads as None).
+    The fields are read-only, as when this was a frozen dataclass; equal
+    answers compare equal.
     """
 
     __slots__ = ("_claim", "_witness", "_dm", "_at", "_turn", "_why")
     _claim: str
-    _witness: int | list[int]  # one id: an anchor resting on nothing
+    _witness: int | list[int] | tuple[()]  # one id: an anchor resting on nothing; (): no witness
     _dm: DependencyMap
     _at: int | None
     _turn: int | None  # the turn a reason is found as of
-    _why: tuple[str, str]  # the reason and the failing literal, once found
+    _why: tuple[str, str] | None  # the reason and the failing literal, once found
     grounded: bool
     status: str
 
@@ -70,11 +70,8 @@ class Verification:
     @property
     def arguments(self) -> tuple[int, ...]:
         """The arguments of the witness Dep*(a_c), the anchor first (empty unless grounded)."""
-        try:
-            witness = self._witness
-        except AttributeError:
-            return ()
-        return (witness,) if isinstance(witness, int) else tuple(witness)
+        witness = self._witness
+        return (witness,) if type(witness) is int else tuple(witness)  # type: ignore[arg-type]  # int excluded
 
     @property
     def chain(self) -> tuple[str, ...]:
@@ -140,11 +137,11 @@ class _Ungrounded(Verification):
     status = UNGROUNDED
 
     def _explained(self) -> tuple[str, str]:
-        try:
-            return self._why
-        except AttributeError:
-            self._why = _explain(self._dm, self._claim, self._turn)
-            return self._why
+        if self._why is None:
+            dm, turn = self._dm, self._turn
+            # unchanged since the question (a new utterance always moves the turn): the cheaper latest view
+            self._why = _explain(dm, self._claim, None if self._at is None and turn == dm.last_turn else turn)
+        return self._why
 
     @property
     def reason(self) -> str:
@@ -163,7 +160,8 @@ def _grounded(claim: str, at: int | None, dm: DependencyMap, witness: list[int])
 
 def _ungrounded(claim: str, at: int | None, dm: DependencyMap) -> Verification:
     v = _Ungrounded()
-    v._claim, v._at, v._dm, v._turn = claim, at, dm, dm.last_turn if at is None else at
+    v._claim, v._at, v._dm, v._witness, v._why = claim, at, dm, (), None
+    v._turn = dm.last_turn if at is None else at
     return v
 
 
@@ -183,6 +181,7 @@ def verify(dm: DependencyMap, literal: str, t: int | None = None,
     if not ids:
         v = _NoAnchor()
         v._claim = literal
+        v._witness = ()
         return v
     newest = dm.args[ids[-1] - 1]
     if newest.standing in good:
@@ -295,7 +294,7 @@ def _verify_at(dm: DependencyMap, literal: str, t: int | None) -> Verification:
     claimants = dm.claimants_at(literal, t)
     if not claimants:
         v = _NoAnchor()
-        v._claim, v._at = literal, t
+        v._claim, v._at, v._witness = literal, t, ()
         return v
     anchors = [a for a in claimants if args[a - 1].standing_at(t) in GOOD_STANDING]
     if not anchors:
