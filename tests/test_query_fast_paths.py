@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from grounded import Engine
 from grounded.queries.affected import affected
-from grounded.queries.verify import _verify_at, verify
+from grounded.queries.verify import _DEEPEST, _verify_at, verify
 
 from .oracles import naive_affected, naive_grounded, naive_hops
 from .test_properties import ALL, HEADER, budget, draw_stream, synthetic_map, verdict
@@ -117,3 +117,19 @@ def test_verification_fields_are_read_only_and_serialise():
     assert e.verify("h1", at=1).status == "no_anchor" and e.verify("h1", at=1).at == 1
     assert "grounded=True" in repr(v) and v != none and v == e.verify("h1")
     e.close()
+
+
+@pytest.mark.parametrize("bottom", ["active", "abandoned"])
+def test_a_chain_deeper_than_the_walk_recurses_is_answered_by_the_fixpoint(bottom):
+    n = 3 * _DEEPEST
+    standings = ["active"] * (n - 1) + [bottom]
+    dm = synthetic_map(n, list(range(n)), [[i + 1] if i + 1 < n else [] for i in range(n)], standings)
+    top = verify(dm, "c0")
+    assert verdict(top) == verdict(_verify_at(dm, "c0", None))
+    assert top.grounded == (bottom == "active")
+    if top.grounded:
+        assert top.arguments == tuple(range(1, n + 1))
+    else:
+        assert top.failing == f"c{n - 1}"
+    shallow = verify(dm, f"c{n - _DEEPEST // 2}")  # within reach of the walk
+    assert verdict(shallow) == verdict(_verify_at(dm, f"c{n - _DEEPEST // 2}", None))

@@ -208,84 +208,69 @@ def verify(dm: DependencyMap, literal: str, t: int | None = None,
 _FAILED: list[int] = []
 
 
+_DEEPEST = 200
+"""Depth at which the single-claimant walk hands over to the fixpoint (it recurses; Dep chains can be 10^5 deep)."""
+
+
 def _walk_single(dm: DependencyMap, anchor: int, good: frozenset[str] = GOOD_STANDING) -> list[int] | None:
     """Dep*(anchor) when every literal on the way has one claimant: the witness, [] if it fails,
-    None at a literal with several claimants (the caller then computes the fixpoint).
+    None at a literal with several claimants or past ``_DEEPEST`` (the caller then computes the fixpoint).
 
-    Depth first, in the order of ``_witness``.  An argument is grey while its
-    Dep is being walked and black after (a negative id on the stack marks the
-    moment), so meeting a grey one again is circular support.  A claimant
-    resting on nothing is walked as soon as it is reached when no sibling
-    before it is still waiting, and without a trip round the grey marks
-    otherwise; when the anchor rests only on such arguments (most witnesses:
-    a hypothesis over observations) there is no stack at all.  ``(b,) =
-    claimants[q]`` is the one-claimant test: a KeyError is a literal nobody
-    claims, a ValueError one with several claimants.
+    Depth first, in the order of ``_witness``.  When the anchor rests only on
+    arguments that rest on nothing (most witnesses: a hypothesis over
+    observations) one loop suffices; otherwise ``_walk_below`` recurses.
+    ``(b,) = claimants[q]`` is the one-claimant test: a KeyError is a literal
+    nobody claims, a ValueError one with several claimants.
     """
     args = dm.args
     claimants = dm.claimants
     order = [anchor]
-    pending: list[int] | None = None
     try:
         for q in args[anchor - 1].deps:
             (b,) = claimants[q]
             rb = args[b - 1]
             if rb.standing not in good:
                 return _FAILED
-            if pending is None and not rb.deps:
-                if b not in order:  # order holds the anchor and a few of its Dep: a short list
-                    order.append(b)
-            elif pending is None:
-                pending = [b]
-            else:
-                pending.append(b)
-        if pending is None:
-            return order
-        colour = dict.fromkeys(order, True)  # True: black (walked), False: grey (being walked)
-        colour[anchor] = False
-        pending.reverse()
-        stack = [-anchor, *pending]
-        while True:
-            while True:  # the next argument to walk
-                if not stack:
-                    return order
-                a = stack.pop()
-                if a < 0:
-                    colour[-a] = True
-                    continue
-                done = colour.get(a)
-                if done is None:
-                    deps = args[a - 1].deps
-                    if deps:
-                        break
-                    colour[a] = True
-                    order.append(a)
-                elif not done:
-                    return _FAILED  # circular support: each step of the cycle is the only way to ground it
-            colour[a] = False
-            order.append(a)
-            stack.append(-a)
-            pending = None
-            for q in deps:
-                (b,) = claimants[q]
-                rb = args[b - 1]
-                if rb.standing not in good:
-                    return _FAILED
-                if pending is None and not rb.deps:
-                    if b not in colour:
-                        colour[b] = True
-                        order.append(b)
-                elif pending is None:
-                    pending = [b]
-                else:
-                    pending.append(b)
-            if pending is not None:
-                pending.reverse()
-                stack += pending
+            if rb.deps:
+                order = []
+                walked = _walk_below(args, claimants, {}, order, anchor, 0)
+                return order if walked else (_FAILED if walked is False else None)
+            if b not in order:  # the anchor and a few of its Dep: a short list
+                order.append(b)
+        return order
     except KeyError:  # nobody claims q
         return _FAILED
     except ValueError:  # several arguments claim q
         return None
+
+
+def _walk_below(args: list, claimants: dict[str, list[int]], colour: dict[int, bool], order: list[int], a: int,
+                depth: int, good: frozenset[str] = GOOD_STANDING) -> bool | None:
+    """Walk Dep(a) depth first, appending to ``order``: True when all of it grounds, False when it fails,
+    None past ``_DEEPEST``.  An argument is grey (False) while its Dep is walked, black (True) after:
+    meeting a grey one again is circular support, where each step is the only way to ground the next."""
+    colour[a] = False
+    order.append(a)
+    for q in args[a - 1].deps:
+        (b,) = claimants[q]
+        rb = args[b - 1]
+        if rb.standing not in good:
+            return False
+        done = colour.get(b)
+        if done is None:
+            if not rb.deps:
+                colour[b] = True
+                order.append(b)
+            elif depth >= _DEEPEST:
+                return None
+            else:
+                walked = _walk_below(args, claimants, colour, order, b, depth + 1)
+                if not walked:
+                    return walked
+        elif not done:
+            return False
+    colour[a] = True
+    return True
 
 
 def _verify_at(dm: DependencyMap, literal: str, t: int | None) -> Verification:
