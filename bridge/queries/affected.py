@@ -72,12 +72,11 @@ class Affected:
     @property
     def claims(self) -> list[str]:
         """Claims of the affected arguments, each once, in the order reached."""
-        reached = self._reached()
-        if not reached:
+        if not self._n:
             return []
         if self._claims is None:
             args = self._dm.args
-            return list(dict.fromkeys(args[a - 1].claim for a in reached))
+            return list(dict.fromkeys(args[a - 1].claim for a in self._reached()))
         return list(self._claims)
 
     def _losing(self) -> list[int]:

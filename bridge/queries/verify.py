@@ -71,14 +71,16 @@ class Verification:
     def arguments(self) -> tuple[int, ...]:
         """The arguments of the witness Dep*(a_c), the anchor first (empty unless grounded)."""
         witness = self._witness
-        return (witness,) if type(witness) is int else tuple(witness)  # type: ignore[arg-type]  # int excluded
+        return (witness,) if isinstance(witness, int) else tuple(witness)
 
     @property
     def chain(self) -> tuple[str, ...]:
         """Claims of the witness Dep*(a_c), the anchor's claim first."""
-        witness = self.arguments
-        if len(witness) <= 1:
-            return (self._claim,) if witness else ()
+        witness = self._witness
+        if isinstance(witness, int):
+            return (self._claim,)
+        if not witness:
+            return ()
         args = self._dm.args
         return tuple(dict.fromkeys(args[a - 1].claim for a in witness))
 
@@ -297,7 +299,10 @@ def _verify_at(dm: DependencyMap, literal: str, t: int | None) -> Verification:
 def _explain(dm: DependencyMap, literal: str, t: int | None) -> tuple[str, str]:
     """Why ``literal`` is not grounded as of turn t: (reason, the first failing literal)."""
     args = dm.args
-    anchors = [a for a in dm.claimants_at(literal, t) if args[a - 1].standing_at(t) in GOOD_STANDING]
+    if t is None:
+        anchors = [a for a in dm.claimants[literal] if args[a - 1].standing in GOOD_STANDING]
+    else:
+        anchors = [a for a in dm.claimants_at(literal, t) if args[a - 1].standing_at(t) in GOOD_STANDING]
     if not anchors:
         return f"{literal} {standing_note(dm, literal, t)}", literal
     established, _ = least_fixpoint(dm, anchors, t)
