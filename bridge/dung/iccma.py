@@ -30,6 +30,7 @@ SUFFIXES = tuple(f".{f}" for f in FORMATS)
 
 _NAME = r"[^\s(),%#]+"
 _STATEMENT = re.compile(rf"\s*(arg|att)\(\s*({_NAME})\s*(?:,\s*({_NAME})\s*)?\)\s*\.")
+_ONE_FACT = re.compile(_STATEMENT.pattern + r"\s*")  # a whole line holding one fact: the usual case
 _VALID_NAME = re.compile(rf"{_NAME}\Z")
 
 
@@ -87,6 +88,15 @@ def _parse_apx(text: str, source: str) -> NamedFramework:
     built = _Builder(source)
     attacks: list[tuple[str, str, int]] = []  # checked once every arg/1 is known: the order of facts is free
     for number, line in enumerate(text.splitlines(), 1):
+        m = _ONE_FACT.fullmatch(line)
+        if m is not None:
+            kind, a, b = m.groups()
+            if kind == "arg" and b is None:
+                built.argument(a)
+                continue
+            if kind == "att" and b is not None:
+                attacks.append((a, b, number))
+                continue
         body = line.split("%", 1)[0]
         pos = 0
         while pos < len(body):
@@ -106,8 +116,12 @@ def _parse_apx(text: str, source: str) -> NamedFramework:
                     raise InputError(f"att/2 takes two names: att({a})", path=source, line=number)
                 attacks.append((a, b, number))
             pos = m.end()
-    for a, b, number in attacks:
-        built.attack(a, b, number)
+    ids = built.ids
+    try:
+        built.attacks = [(ids[a], ids[b]) for a, b, _ in attacks]
+    except KeyError:  # find the first attack naming an undeclared argument, to name its line
+        for a, b, number in attacks:
+            built.attack(a, b, number)
     return built.done()
 
 
