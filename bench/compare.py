@@ -23,7 +23,10 @@ same accepted utterances):
 * memory after the same utterances, in a fresh interpreter per engine
   (``footprint.py``): resident-set growth, and Python's heap by tracemalloc;
 * the grounded extension, and the preferred ones, of random acyclic
-  frameworks (``crosscheck.random_framework``).
+  frameworks (``crosscheck.random_framework``), in CPU seconds of the process
+  doing the work (``time.process_time``, clingo's threads included): these
+  runs last up to seconds, long enough for other users of a shared machine to
+  change their wall time several-fold.
 
 Shared machines drift, so nothing is compared across time: in every round
 each query is timed on every peer back to back, in a shuffled order, and the
@@ -255,13 +258,13 @@ def _aspartix(af: Framework) -> tuple[float, frozenset[int]]:
     from grounded.dung.facts import framework_program, members
     from grounded.solvers.asp import new_control
 
-    start = time.perf_counter()
+    start = time.process_time()
     ctl = new_control()
     ctl.add("base", [], GROUNDED + framework_program(af))
     ctl.ground([("base", [])])
     found: list[frozenset[int]] = []
     ctl.solve(on_model=lambda m: found.append(members(m)))
-    return time.perf_counter() - start, found[0]
+    return time.process_time() - start, found[0]
 
 
 def _py_arg(af: Framework) -> tuple[float, frozenset[int]]:
@@ -271,9 +274,9 @@ def _py_arg(af: Framework) -> tuple[float, frozenset[int]]:
     from grounded.dung.pyarg import from_py_arg_extensions, to_py_arg
 
     converted = to_py_arg(af)
-    start = time.perf_counter()
+    start = time.process_time()
     found = get_grounded_extension(converted)
-    seconds = time.perf_counter() - start
+    seconds = time.process_time() - start
     (ext,) = from_py_arg_extensions([found])
     return seconds, ext
 
@@ -364,9 +367,9 @@ def _dung_peers(af: Framework, limit: float, subprocess_peers: list[str]
 
 def _timed(fn: Callable[[], object]) -> tuple[float | None, object]:
     gc.collect()
-    start = time.perf_counter()
+    start = time.process_time()
     value = fn()
-    return time.perf_counter() - start, value
+    return time.process_time() - start, value
 
 
 # -- the whole run -------------------------------------------------------------------
@@ -419,8 +422,8 @@ def markdown(result: dict) -> str:
                              [[n, f"{v['rss'] / 2**20:.1f}", f"{v['heap'] / 2**20:.1f}"] for n, v in mb.items()]),
               "", f"grounded / authors: {mem['ratio']['rss']:.2f}x (resident set), "
                   f"{mem['ratio']['heap']:.2f}x (Python heap)."]
-    lines += ["", "## Dung semantics on random acyclic frameworks: milliseconds (medians), and ratios to the labelling",
-              ""]
+    lines += ["", "## Dung semantics on random acyclic frameworks: CPU milliseconds (medians), "
+                  "and ratios to the labelling", ""]
     peers = ("labelling", "labelling, preferred", "clingo (ours)", "clingo (ours), preferred", "ASPARTIX-style",
              "PyArg")
     rows = []
