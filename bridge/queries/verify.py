@@ -121,6 +121,22 @@ class _Grounded(Verification):
     status = GROUNDED
 
 
+class _Walked(_Grounded):
+    """A witness found by the single-claimant walk, held as its claims: each names its one claimant."""
+
+    __slots__ = ()
+    _witness: list[str]  # type: ignore[assignment]  # claims here, argument ids in the other answers
+
+    @property
+    def arguments(self) -> tuple[int, ...]:
+        claimants = self._dm.claimants  # append-only: the first claimant is the one there was when asked
+        return tuple(claimants[c][0] for c in self._witness)
+
+    @property
+    def chain(self) -> tuple[str, ...]:
+        return tuple(self._witness)
+
+
 class _NoAnchor(Verification):
     __slots__ = ()
     grounded = False
@@ -193,13 +209,13 @@ def verify(dm: DependencyMap, literal: str, t: int | None = None,
             v._witness = newest.id
             return v
         if len(ids) == 1:
-            witness = _walk_single(dm, newest.id)
-            if witness is not None:
-                if witness:
-                    v = _Grounded()
+            chain = _walk_single(dm, literal, newest.id)
+            if chain is not None:
+                if chain:
+                    v = _Walked()
                     v._claim = literal
                     v._dm = dm
-                    v._witness = witness
+                    v._witness = chain
                     return v
                 return _ungrounded(literal, None, dm)
     elif len(ids) == 1:
@@ -207,26 +223,29 @@ def verify(dm: DependencyMap, literal: str, t: int | None = None,
     return _verify_at(dm, literal, None)
 
 
-_FAILED: list[int] = []
+_FAILED: list[str] = []
 
 
 _DEEPEST = 200
 """Depth at which the single-claimant walk hands over to the fixpoint (it recurses; Dep chains can be 10^5 deep)."""
 
 
-def _walk_single(dm: DependencyMap, anchor: int, good: frozenset[str] = GOOD_STANDING) -> list[int] | None:
-    """Dep*(anchor) when every literal on the way has one claimant: the witness, [] if it fails,
+def _walk_single(dm: DependencyMap, literal: str, anchor: int, good: frozenset[str] = GOOD_STANDING
+                 ) -> list[str] | None:
+    """Dep*(anchor) when every literal on the way has one claimant: the witness's claims, [] if it fails,
     None at a literal with several claimants or past ``_DEEPEST`` (the caller then computes the fixpoint).
 
-    Depth first, in the order of ``_witness``.  When the anchor rests only on
-    arguments that rest on nothing (most witnesses: a hypothesis over
-    observations) one loop suffices; otherwise ``_walk_below`` recurses.
-    ``(b,) = claimants[q]`` is the one-claimant test: a KeyError is a literal
-    nobody claims, a ValueError one with several claimants.
+    Depth first, in the order of ``_witness``.  With one claimant per literal
+    the claims name the arguments, so the walk collects claims, the chain the
+    answer shows.  When the anchor rests only on arguments that rest on
+    nothing (most witnesses: a hypothesis over observations) one loop
+    suffices; otherwise ``_walk_below`` recurses.  ``(b,) = claimants[q]`` is
+    the one-claimant test: a KeyError is a literal nobody claims, a ValueError
+    one with several claimants.
     """
     args = dm.args
     claimants = dm.claimants
-    order = [anchor]
+    chain = [literal]
     try:
         for q in args[anchor - 1].deps:
             (b,) = claimants[q]
@@ -234,44 +253,45 @@ def _walk_single(dm: DependencyMap, anchor: int, good: frozenset[str] = GOOD_STA
             if rb.standing not in good:
                 return _FAILED
             if rb.deps:
-                order = []
-                walked = _walk_below(args, claimants, {}, order, anchor, 0)
-                return order if walked else (_FAILED if walked is False else None)
-            if b not in order:  # the anchor and a few of its Dep: a short list
-                order.append(b)
-        return order
+                chain = []
+                walked = _walk_below(args, claimants, {}, chain, anchor, literal, 0)
+                return chain if walked else (_FAILED if walked is False else None)
+            if q not in chain:  # the anchor's claim and a few of its Dep: a short list
+                chain.append(q)
+        return chain
     except KeyError:  # nobody claims q
         return _FAILED
     except ValueError:  # several arguments claim q
         return None
 
 
-def _walk_below(args: list, claimants: dict[str, list[int]], colour: dict[int, bool], order: list[int], a: int,
-                depth: int, good: frozenset[str] = GOOD_STANDING) -> bool | None:
-    """Walk Dep(a) depth first, appending to ``order``: True when all of it grounds, False when it fails,
-    None past ``_DEEPEST``.  An argument is grey (False) while its Dep is walked, black (True) after:
-    meeting a grey one again is circular support, where each step is the only way to ground the next."""
-    colour[a] = False
-    order.append(a)
+def _walk_below(args: list, claimants: dict[str, list[int]], colour: dict[str, bool], chain: list[str], a: int,
+                claim: str, depth: int, good: frozenset[str] = GOOD_STANDING) -> bool | None:
+    """Walk Dep(a) depth first, appending claims to ``chain`` (a claims ``claim``): True when all of it
+    grounds, False when it fails, None past ``_DEEPEST``.  A claim is grey (False) while its argument's
+    Dep is walked, black (True) after: meeting a grey one again is circular support, where each step is
+    the only way to ground the next."""
+    colour[claim] = False
+    chain.append(claim)
     for q in args[a - 1].deps:
         (b,) = claimants[q]
         rb = args[b - 1]
         if rb.standing not in good:
             return False
-        done = colour.get(b)
+        done = colour.get(q)
         if done is None:
             if not rb.deps:
-                colour[b] = True
-                order.append(b)
+                colour[q] = True
+                chain.append(q)
             elif depth >= _DEEPEST:
                 return None
             else:
-                walked = _walk_below(args, claimants, colour, order, b, depth + 1)
+                walked = _walk_below(args, claimants, colour, chain, b, q, depth + 1)
                 if not walked:
                     return walked
         elif not done:
             return False
-    colour[a] = True
+    colour[claim] = True
     return True
 
 
