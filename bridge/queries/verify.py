@@ -12,9 +12,9 @@ zero and grounds nothing.
 Most literals have one claimant, and then there is nothing to choose: the
 anchor is grounded exactly when every argument its Dep reaches is in S_t and
 none of them rests on itself.  ``verify`` answers those queries by one
-depth-first walk (``_walk_single``) that collects the witness as it goes, and
-falls back to the fixpoint only at a literal with several claimants, or when
-asked about an earlier turn.
+depth-first walk (``_walk_single``) that collects the witness's claims as it
+goes, and falls back to the fixpoint at a literal with several claimants, more
+than ``_DEEPEST`` levels down, or when asked about an earlier turn.
 
 The answer carries a witness chain (Dep*(a_c), the arguments the walk rests
 on; an anchor with empty Dep when there is one, the shortest witness, else the
@@ -38,8 +38,10 @@ class Verification:
     (``_Grounded``, ``_Ungrounded``, ``_NoAnchor``) holding ``grounded`` and
     ``status`` as class attributes, and there is no ``__init__``: ``verify``
     sets the two or three slots the answer needs, and the rest is computed
-    when read.  ``chain`` comes from the witness arguments the walk collected;
-    ``reason`` and ``failing`` are found on first reading, as of the turn the
+    when read.  The witness is one argument id (an anchor resting on nothing),
+    the ids the fixpoint found, or, for the single-claimant walk
+    (``_Walked``), the claims it collected, which name their one claimant
+    each.  ``reason`` and ``failing`` are found on first reading, as of the turn the
     question was asked, even if the conversation has moved on since.  ``_at``
     is left unset for a question about the latest turn (it reads as None).
     The fields are read-only, as when this was a frozen dataclass; equal
@@ -190,8 +192,7 @@ def standing_note(dm: DependencyMap, literal: str, t: int | None) -> str:
     return f"{standing} at T{turn}" + (f" by {cause}" if cause else "")
 
 
-def verify(dm: DependencyMap, literal: str, t: int | None = None,
-           good: frozenset[str] = GOOD_STANDING) -> Verification:
+def verify(dm: DependencyMap, literal: str, t: int | None = None) -> Verification:
     v: Verification
     if t is not None:
         return _verify_at(dm, literal, t)
@@ -202,7 +203,7 @@ def verify(dm: DependencyMap, literal: str, t: int | None = None,
         v._witness = ()
         return v
     newest = dm.args[ids[-1] - 1]
-    if newest.standing in good:
+    if newest.standing in GOOD_STANDING:
         if not newest.deps:  # an observation-like anchor grounds itself
             v = _Grounded()
             v._claim = literal
