@@ -21,8 +21,6 @@ from bisect import bisect_right
 from grounded.core.vocabulary import GOOD_STANDING
 from grounded.dmap.state import DependencyMap
 
-_NONE: list[int] = []
-
 
 class Affected:
     """The answer to Affected(p) or Affected*(p) as of some turn.
@@ -32,7 +30,7 @@ class Affected:
     read as of the turn the question was asked (``at``, or the latest turn at
     that moment), so a later utterance does not change an answer already
     given.  There is no ``__init__``: ``affected`` sets the slots an answer
-    needs (``_answer``), and the empty answer needs only three.
+    needs (``_answer``), and the empty answer needs only four.
     """
 
     __slots__ = ("literal", "closure", "at", "_dm", "_order", "_n", "_claims", "_ends", "_turn", "_cache")
