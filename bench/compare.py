@@ -410,7 +410,7 @@ def markdown(result: dict) -> str:
                                  "networkx us", "grounded / authors", "walk / authors", "+read / authors",
                                  "networkx / authors"], rows, align="lllrrrrrrrrr"))
     if result["queries"]:
-        worst = {p: max(result["queries"], key=lambda r, p=p: r["ratio"][p]) for p in QUERY_PEERS[1:4]}
+        worst = {p: _worst(result["queries"], p) for p in QUERY_PEERS[1:4]}
         lines += ["", "Largest ratio to the authors' engine: " + "; ".join(
             f"{p} {w['ratio'][p]:.2f} ({w['bucket']}, K={w['k']:,})" for p, w in worst.items()) + "."]
     ing = result["ingestion"]
@@ -449,3 +449,8 @@ def markdown(result: dict) -> str:
 def _ms(seconds: float) -> str:
     ms = seconds * 1e3
     return f"{ms:,.0f}" if ms >= 100 else f"{ms:.3g}"
+
+
+def _worst(rows: list[dict], peer: str) -> dict:
+    """The row where ``peer`` is slowest against the authors' engine."""
+    return max(rows, key=lambda r: r["ratio"][peer])
