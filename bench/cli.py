@@ -203,3 +203,42 @@ def latency(
     with progress() as prog:
         result = lat.run(seeds=seeds, queries=queries, repeat=repeat, ks=ks, prog=prog)
     _publish(out, "latency", result, lat.markdown, lat.figures)
+
+
+@bench_app.command()
+def compare(
+    out: Out = DEFAULT_OUT,
+    quick: Annotated[bool, typer.Option("--quick", help="K <= 1,000, frameworks <= 1,000, 2 rounds.")] = False,
+    ks: Annotated[str | None, typer.Option("--ks", help="Comma-separated K (default 100,1000,10000,100000).")] = None,
+    rounds: Annotated[int | None, typer.Option(help="Interleaved rounds (default 5).")] = None,
+    peer_limit: Annotated[float | None, typer.Option(
+        help="Seconds ASPARTIX-style and PyArg may take per framework (default 30).")] = None,
+) -> None:
+    """grounded against the authors' engine, networkx, clingo encodings and PyArg, interleaved; ratios."""
+    from grounded.bench import compare as cmp
+    from grounded.bench.report import stderr
+
+    _require("networkx", "networkx")
+    _require("py_arg", "python-argumentation")
+    settings = cmp.Settings.quick() if quick else cmp.Settings()
+    if ks is not None:
+        try:
+            settings.ks = tuple(int(x) for x in ks.split(",") if x.strip())
+        except ValueError:
+            raise InputError(f"--ks {ks}: expected comma-separated integers") from None
+        if not settings.ks or min(settings.ks) < 10:
+            raise InputError(f"--ks {ks}: each K must be at least 10")
+    if rounds is not None:
+        if rounds < 1:
+            raise InputError(f"--rounds {rounds}: at least 1")
+        settings.rounds = rounds
+    if peer_limit is not None:
+        settings.peer_limit = peer_limit
+    result = cmp.run(settings, log=lambda line: stderr.print(line, markup=False))
+    _publish(out, "compare", result, cmp.markdown)
+
+
+def _require(module: str, package: str) -> None:
+    if importlib.util.find_spec(module) is None:
+        raise InputError(f"grounded bench compare needs {package}: install the bench extra "
+                         "(pip install 'grounded[bench]')")

@@ -13,6 +13,7 @@ from grounded.dung import (
     acyclic_grounded_prolog,
     credulous,
     extensions,
+    grounded_labelling,
     skeptical,
 )
 from grounded.dung.acyclic import CyclicFramework
@@ -95,3 +96,46 @@ def test_restriction_drops_the_arguments_and_their_attacks():
     assert r.arguments == {1, 3} and r.attacks == frozenset()
     with pytest.raises(ValueError, match="outside the framework"):
         Framework.of([1], [(1, 2)])
+
+
+@budget(60)
+@given(af=frameworks())
+def test_the_grounded_labelling_and_what_it_decides_equal_the_definitions(af):
+    truth = brute_force(af)
+    lab = grounded_labelling(af)
+    assert {lab.inside} == truth["grounded"]
+    assert lab.out == {b for a, b in af.attacks if a in lab.inside}  # OUT: attacked by the extension
+    assert lab.undecided == af.arguments - lab.inside - lab.out
+    if lab.total:  # then every semantics but admissible has the grounded extension alone
+        assert truth["complete"] == truth["preferred"] == truth["stable"] == {lab.inside}
+    for name in SEMANTICS:  # the default path: the labelling where it decides, the encodings elsewhere
+        assert set(extensions(af, name)) == truth[name], name
+    shifted = Framework.of([3 * a + 7 for a in af.arguments], [(3 * a + 7, 3 * b + 7) for a, b in af.attacks])
+    moved = grounded_labelling(shifted)  # ids other than 1..n
+    assert (moved.inside, moved.out, moved.undecided, moved.total) == (
+        {3 * a + 7 for a in lab.inside}, {3 * a + 7 for a in lab.out}, {3 * a + 7 for a in lab.undecided}, lab.total)
+
+
+@st.composite
+def defeated_cycles(draw):
+    """Larger frameworks with even and odd cycles that an unattacked argument may or may not defeat."""
+    af = draw(frameworks(max_size=30, acyclic=True))
+    n = len(af) + 1
+    members = st.lists(st.integers(1, n - 1), min_size=2, max_size=3, unique=True) if n > 2 else st.nothing()
+    cycles = draw(st.lists(members, max_size=4)) if n > 2 else []
+    extra = {(c[i], c[(i + 1) % len(c)]) for c in cycles for i in range(len(c))}
+    guards = {(n, c[0]) for c in cycles if draw(st.booleans())}
+    return Framework.of(af.arguments | {n}, af.attacks | extra | guards)
+
+
+@budget(40)
+@given(af=defeated_cycles())
+def test_the_labelling_equals_the_encodings_on_larger_frameworks(af):
+    lab = grounded_labelling(af)
+    assert extensions(af, "grounded", fast=False) == [lab.inside]
+    for name in COINCIDING:
+        general = extensions(af, name, fast=False)
+        assert extensions(af, name) == general, name
+        if lab.total:
+            assert general == [lab.inside], name
+    assert skeptical(af, "complete") == lab.inside

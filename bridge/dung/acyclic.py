@@ -1,15 +1,16 @@
-"""The acyclic fast path: the grounded extension in topological order.
+"""The grounded extension of an acyclic framework, by topological processing, twice more.
 
 Under the paper's restriction A2 the attack graph is acyclic, and then the
 grounded extension is the only complete extension (so also the only
-preferred and the only stable one).  It is computed by topological
-processing twice, independently: in Prolog (prolog/dung.pl, one pass over the
-attack graph) and in ASP (asp/af_acyclic.lp, decided by propagation alone).
+preferred and the only stable one).  ``semantics.extensions`` finds it with
+the linear labelling of ``labelling.py``; these two independent computations
+(in Prolog, prolog/dung.pl, one pass over the attack graph; in ASP,
+asp/af_acyclic.lp, decided by propagation alone) are what the tests hold it to.
 """
 
 from __future__ import annotations
 
-from grounded.dung.facts import add_facts, framework_symbols, members
+from grounded.dung.facts import add_framework, members
 from grounded.dung.framework import Framework
 from grounded.solvers.asp import encoding, new_control
 from grounded.solvers.prolog import PrologRules
@@ -35,7 +36,7 @@ def acyclic_grounded_asp(af: Framework, statistics: dict | None = None, checked:
         raise CyclicFramework("the attack graph has a cycle: the acyclic fast path does not apply")
     ctl = new_control()
     ctl.load(encoding("af_acyclic.lp"))
-    add_facts(ctl, framework_symbols(af))
+    add_framework(ctl, af)
     ctl.ground([("base", [])])
     found: list[frozenset[int]] = []
     ctl.solve(on_model=lambda m: found.append(members(m)))

@@ -1,8 +1,9 @@
 """A framework as the facts the af_*.lp encodings read: arg(X). att(X, Y).
 
-The facts are clingo symbols handed to the solver's backend: typed terms, no
-string building.  (clorm, used for the history facts, costs about a second per
-10,000 arguments here, more than solving.)
+The facts go to clingo as program text, parsed by clingo itself: one string
+built in a list comprehension, rather than a Python ``clingo.Symbol`` per
+fact handed to the backend (at 10^5 arguments and 2 x 10^5 attacks, building
+the symbols cost more than grounding and solving together).
 """
 
 from __future__ import annotations
@@ -13,20 +14,15 @@ import clingo
 
 from grounded.dung.framework import Framework
 
-_N = clingo.Number
+
+def framework_program(af: Framework, required: Iterable[int] = ()) -> str:
+    """The facts of ``af`` (and ``required(X)`` for each argument that must be in) as ASP text."""
+    return "".join([*[f"arg({a})." for a in af.arguments], *[f"att({a},{b})." for a, b in af.attacks],
+                    *[f"required({x})." for x in required]])
 
 
-def framework_symbols(af: Framework, required: Iterable[int] = ()) -> list[clingo.Symbol]:
-    symbols = [clingo.Function("arg", [_N(a)]) for a in af.arguments]
-    symbols += [clingo.Function("att", [_N(a), _N(b)]) for a, b in af.attacks]
-    symbols += [clingo.Function("required", [_N(x)]) for x in required]
-    return symbols
-
-
-def add_facts(ctl: clingo.Control, symbols: Iterable[clingo.Symbol]) -> None:
-    with ctl.backend() as backend:
-        for symbol in symbols:
-            backend.add_rule([backend.add_atom(symbol)])
+def add_framework(ctl: clingo.Control, af: Framework, required: Iterable[int] = ()) -> None:
+    ctl.add("base", [], framework_program(af, required))
 
 
 def members(model: clingo.Model) -> frozenset[int]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from graphlib import CycleError, TopologicalSorter
+from itertools import chain
 
 
 @dataclass(frozen=True)
@@ -19,6 +20,8 @@ class Framework:
     attacks: frozenset[tuple[int, int]]
 
     def __post_init__(self) -> None:
+        if self.arguments.issuperset(chain.from_iterable(self.attacks)):  # at C speed, no set built
+            return
         stray = {x for edge in self.attacks for x in edge} - self.arguments
         if stray:
             raise ValueError(f"attacks mention arguments outside the framework: {sorted(stray)[:5]}")

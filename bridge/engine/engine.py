@@ -302,13 +302,19 @@ class Engine(Displayable):
 
     def verify(self, literal: str, at: int | None = None) -> _verify.Verification:
         """Verify(c): is ``literal`` carried by a grounded argument in S_t (as of turn ``at``)?"""
+        state = self.state
+        if at is None and literal in state.claimants:  # the usual question: nothing to check
+            return _verify.verify(state, literal)
         self._check_query(literal)
-        return _verify.verify(self.state, literal, _check_turn(at))
+        return _verify.verify(state, literal, _check_turn(at))
 
     def affected(self, literal: str, closure: bool = True, at: int | None = None) -> _affected.Affected:
         """Affected*(literal), or one-step Affected with ``closure=False`` (Definition 2.3)."""
+        state = self.state
+        if at is None and (literal in state.claimants or literal in state.rev):  # nothing to check
+            return _affected.affected(state, literal, closure)
         self._check_query(literal)
-        return _affected.affected(self.state, literal, closure, _check_turn(at))
+        return _affected.affected(state, literal, closure, _check_turn(at))
 
     def _check_query(self, literal: str) -> None:
         """A literal the state already holds was validated when it came in; others are checked."""
