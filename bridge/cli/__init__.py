@@ -12,7 +12,7 @@ import sys
 import typer
 
 from grounded.bench.cli import bench_app
-from grounded.cli import check, demo, interpret, query, replay, schema, views  # noqa: F401 - they register commands
+from grounded.cli import check, demo, interpret, query, replay, schema, serve, views  # noqa: F401 - they register commands
 from grounded.cli.app import app
 from grounded.core.errors import GroundedError
 
