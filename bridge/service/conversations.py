@@ -203,12 +203,7 @@ class Conversations:
 
     def state(self, tenant: str, cid: str, at: int | None = None) -> dict[str, Any]:
         entry = self._entry(tenant, cid)
-        engine = entry.engine
-        return {"id": cid, "turn": engine.turn if at is None else at, "length": entry.length,
-                "arguments": [a.model_dump(mode="json") for a in engine.arguments(at=at)],
-                "open_problems": engine.open_problems(at), "commitments": engine.commitments(at),
-                "dissent": engine.dissent(at),
-                "reinstatable": list(dict.fromkeys(engine.state.arg(i).claim for i in engine.reinstatable(at)))}
+        return {"id": cid, "length": entry.length, **state_json(entry.engine, at)}
 
     def open_problems(self, tenant: str, cid: str, at: int | None = None) -> dict[str, Any]:
         return {"id": cid, "at": at, "open_problems": self._entry(tenant, cid).engine.open_problems(at)}
@@ -304,6 +299,15 @@ class Conversations:
         self.store.close()
 
 
+def state_json(engine: Engine, at: int | None = None) -> dict[str, Any]:
+    """What ``GET .../state`` answers about an engine (the tests hold it equal to a replay's)."""
+    return {"turn": engine.turn if at is None else at,
+            "arguments": [a.model_dump(mode="json") for a in engine.arguments(at=at)],
+            "open_problems": engine.open_problems(at), "commitments": engine.commitments(at),
+            "dissent": engine.dissent(at),
+            "reinstatable": list(dict.fromkeys(engine.state.arg(i).claim for i in engine.reinstatable(at)))}
+
+
 def update_json(update: Update) -> dict[str, Any]:
     u = utterance_json(update.turn, update.utterance)
     return {"turn": update.turn, "speaker": update.speaker, "ops": u["ops"],
@@ -325,4 +329,5 @@ def input_error_json(exc: InputError) -> dict[str, Any]:
     return {"error": "invalid", "message": exc.detail}
 
 
-__all__ = ["INTERPRETERS", "Conversations", "ExtensionFile", "input_error_json", "rejection_json", "update_json"]
+__all__ = ["INTERPRETERS", "Conversations", "ExtensionFile", "input_error_json", "rejection_json", "state_json",
+           "update_json"]
