@@ -126,7 +126,8 @@ def test_the_scenarios_through_the_api_answer_as_the_library(served, name):
 def test_an_exported_conversation_loads_as_an_event_log(served, tmp_path):
     server, key, _ = served
     with client(server, key) as c:
-        cid = c.post("/conversations", json={"header": {"agents": {"ann": {"authority": True}, "ben": {}}}}).json()["id"]
+        header = {"agents": {"ann": {"authority": True}, "ben": {}}}
+        cid = c.post("/conversations", json={"header": header}).json()["id"]
         for u in ({"speaker": "ben", "text": "Redis times out.", "ops": [{"op": "observe", "claim": "o1"},
                                                                          {"op": "question", "claim": "q1"}]},
                   {"speaker": "ann", "ops": [{"op": "hypothesize", "claim": "h1", "deps": ["o1"],
