@@ -11,6 +11,7 @@ earlier turns too) is held equal to a library Engine fed the same utterances.
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -246,7 +247,12 @@ def test_one_structured_log_line_per_request(served):
         c.get("/conversations")
     with client(server, None) as anon:
         anon.get("/conversations")
-    lines = [json.loads(x) for x in server.log.read_text().splitlines()[before:] if x.startswith("{")]
+    deadline = time.monotonic() + 10  # the line is written once the response is sent: it may trail the answer
+    while True:
+        lines = [json.loads(x) for x in server.log.read_text().splitlines()[before:] if x.startswith("{")]
+        if len(lines) >= 3 or time.monotonic() > deadline:
+            break
+        time.sleep(0.02)
     assert [(x["method"], x["path"], x["tenant"], x["status"]) for x in lines[-3:]] == [
         ("GET", "/v1/conversations/log-probe/state", "t1", 404), ("GET", "/v1/conversations", "t1", 200),
         ("GET", "/v1/conversations", None, 401)]

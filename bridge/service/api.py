@@ -76,8 +76,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     _errors(app)
 
     async def ask(request: Request, key: HTTPAuthorizationCredentials | None,
-                  fn: Callable[[Conversations, str], Any]) -> Any:
-        """Authenticate and run ``fn(conversations, tenant)`` on the engine thread."""
+                  fn: Callable[[Conversations, str], Any], write: str | None = None) -> Any:
+        """Authenticate and run ``fn(conversations, tenant)`` on the engine thread.
+
+        ``write`` names the conversation a write changes: the job is then answered
+        only once its batch has committed (see host.py).
+        """
         token = key.credentials if key is not None else None
 
         def job(c: Conversations) -> tuple[str | None, Any, BaseException | None]:
@@ -88,7 +92,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             except Exception as exc:  # noqa: BLE001 - re-raised below, after the tenant is logged
                 return tenant, None, exc
 
-        tenant, result, exc = await holder["host"].call(job)
+        tenant, result, exc = await holder["host"].call(job, write is not None, write or "")
         request.scope.setdefault("state", {})["tenant"] = tenant
         if exc is not None:
             raise exc
@@ -103,7 +107,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
               responses={409: {"model": s.ErrorOut, "description": "A conversation with this id exists."}})
     async def create_conversation(request: Request, body: s.CreateConversation, key: Key) -> Any:
         """Create a conversation from an event-log header."""
-        return await ask(request, key, lambda c, t: c.create(t, body.header, body.id, body.extensions))
+        return await ask(request, key, lambda c, t: c.create(t, body.header, body.id, body.extensions),
+                         write=body.id or "")
 
     @app.get("/v1/conversations", response_model=list[s.ConversationListItem], tags=["conversations"])
     async def list_conversations(request: Request, key: Key) -> Any:
@@ -127,7 +132,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         expect = "expect_turn" in body.model_fields_set
         utterance = body.utterance()
         return await ask(request, key, lambda c, t: c.append(
-            t, cid, utterance, expect_turn=body.expect_turn, check_expected=expect, interpreter=body.interpreter))
+            t, cid, utterance, expect_turn=body.expect_turn, check_expected=expect, interpreter=body.interpreter),
+            write=cid)
 
     @app.get("/v1/conversations/{cid}/verify", response_model=s.VerificationOut, response_model_exclude_none=True,
              tags=["queries"])

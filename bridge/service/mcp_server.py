@@ -45,9 +45,9 @@ def build_server(db: str | None, key: str, extensions: list[str] | None = None) 
         raise
     server = MCPServer("grounded", instructions=INSTRUCTIONS)
 
-    async def ask(fn: Any) -> Any:
+    async def ask(fn: Any, write: str | None = None) -> Any:
         try:
-            return await host.call(lambda c: fn(c, tenant))
+            return await host.call(lambda c: fn(c, tenant), write is not None, write or "")
         except PreconditionError as exc:
             raise ToolError(json.dumps(rejection_json(exc))) from exc
         except InputError as exc:
@@ -92,12 +92,12 @@ def build_server(db: str | None, key: str, extensions: list[str] | None = None) 
         expected = None if expect_turn is None or expect_turn < 0 else expect_turn
         return dict(await ask(lambda c, t: c.append(t, conversation, utterance, expect_turn=expected,
                                                     check_expected=expect_turn is not None,
-                                                    interpreter=interpreter)))
+                                                    interpreter=interpreter), write=conversation))
 
     @server.tool()
     async def create_conversation(header: dict[str, Any] | None = None, id: str | None = None) -> dict[str, Any]:
         """Create a conversation from an event-log header (agents, props); returns its id."""
-        return dict(await ask(lambda c, t: c.create(t, header, id)))
+        return dict(await ask(lambda c, t: c.create(t, header, id), write=id or ""))
 
     server._grounded_host = host  # closed by serve_stdio
     return server

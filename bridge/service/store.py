@@ -91,6 +91,22 @@ class Store:
     def _lock_conversation(self, cid: str) -> tuple | None:
         raise NotImplementedError
 
+    @contextmanager
+    def _savepoint(self) -> Iterator[None]:
+        """Inside a batch's transaction: one write undone alone if it fails, its batch goes on."""
+        self._execute("SAVEPOINT one_write")
+        try:
+            yield
+        except BaseException:
+            self._execute("ROLLBACK TO SAVEPOINT one_write")
+            self._execute("RELEASE SAVEPOINT one_write")
+            raise
+        self._execute("RELEASE SAVEPOINT one_write")
+
+    def transaction(self) -> Any:
+        """A transaction the writes inside it join (nested ones are part of it); commits at its end."""
+        return self._transaction()
+
     def close(self) -> None:
         raise NotImplementedError
 
@@ -150,8 +166,8 @@ class Store:
 
     def create_conversation(self, cid: str, tenant: str, header: dict[str, Any],
                             extensions: list[dict[str, str]]) -> None:
-        self.ensure_tenant(tenant)
-        with self._transaction():
+        with self._transaction(), self._savepoint():
+            self.ensure_tenant(tenant)
             if self._one("SELECT 1 FROM conversations WHERE id = ?", (cid,)) is not None:
                 raise Exists(f"conversation {cid} already exists", conversation=cid)
             self._run("INSERT INTO conversations (id, tenant, header, extensions, length, created) "
@@ -181,7 +197,7 @@ class Store:
     @contextmanager
     def appending(self, cid: str) -> Iterator[Appender]:
         """A transaction holding the conversation's append lock; commits when the block ends normally."""
-        with self._transaction():
+        with self._transaction(), self._savepoint():
             row = self._lock_conversation(cid)
             if row is None:
                 raise NotFound(f"no conversation {cid}", conversation=cid)

@@ -1,0 +1,210 @@
+"""``grounded bench serve``: a bounded load run against a real ``grounded serve`` on loopback.
+
+For each store (SQLite, PostgreSQL in a throw-away cluster) a server process
+is started and N conversations are driven in parallel from one asyncio
+client (httpx):
+
+* **append**: every conversation appends its utterances back to back (N in
+  flight at once): appends/s over the wall time, and each append's latency;
+* **verify**: Verify by claim, spread over the N conversations, sent at a
+  fixed rate (an open loop: a request is sent on schedule whether or not the
+  previous ones have come back), so the latency is the service time plus the
+  queueing that rate causes, not the backlog of N clients hammering in a
+  closed loop; and a closed-loop run with N in flight, for the saturation
+  throughput;
+* **durability**: kill -9 during a stream of appends, R restarts, every
+  acknowledged utterance read back (``serving.kill_rounds``).
+
+Latencies are measured twice: by the client (send to answer, through the
+client's own event loop on the same two cores) and by the server (its request
+log line, request in to response out).  Every loop is bounded in count.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from grounded.bench.pgserver import TempPostgres
+from grounded.bench.report import markdown_table, stderr
+from grounded.bench.serving import ServerProcess, kill_rounds, make_key
+
+HEADER = {"agents": {"ann": {"authority": True}, "ben": {}}}
+
+
+def utterance(i: int) -> dict[str, Any]:
+    """The i-th utterance of a benchmark conversation: observations; every fourth a question and a hypothesis."""
+    speaker = "ann" if i % 2 else "ben"
+    ops: list[dict[str, Any]] = [{"op": "observe", "claim": f"o{i}", "text": f"observation {i}"}]
+    if i % 4 == 3:
+        ops += [{"op": "question", "claim": f"q{i}", "text": f"why {i}?"},
+                {"op": "hypothesize", "claim": f"h{i}", "deps": [f"o{i}", f"o{i - 1}"], "explains": [f"q{i}"],
+                 "text": f"hypothesis {i}"}]
+    return {"speaker": speaker, "ops": ops}
+
+
+def percentiles(samples: list[float]) -> dict[str, float]:
+    if not samples:
+        return {"n": 0}
+    ordered = sorted(samples)
+
+    def q(p: float) -> float:
+        return round(ordered[min(len(ordered) - 1, int(p * len(ordered)))], 3)
+
+    return {"n": len(ordered), "p50": q(0.50), "p99": q(0.99), "max": round(ordered[-1], 3),
+            "mean": round(statistics.fmean(ordered), 3)}
+
+
+async def _drive(url: str, key: str, conversations: int, appends: int, verifies: int, rate: float,
+                 closed_verifies: int, seed: int) -> dict[str, Any]:
+    rng = random.Random(seed)
+    limits = httpx.Limits(max_connections=conversations + 8, max_keepalive_connections=conversations + 8)
+    async with httpx.AsyncClient(base_url=url + "/v1", headers={"Authorization": f"Bearer {key}"},
+                                 timeout=60.0, limits=limits) as c:
+        ids = []
+        for n in range(conversations):
+            r = await c.post("/conversations", json={"id": f"bench-{seed}-{n}", "header": HEADER})
+            r.raise_for_status()
+            ids.append(r.json()["id"])
+
+        append_ms: list[float] = []
+
+        async def appender(cid: str) -> None:
+            for i in range(1, appends + 1):
+                t0 = time.perf_counter()
+                r = await c.post(f"/conversations/{cid}/utterances", json=utterance(i))
+                append_ms.append((time.perf_counter() - t0) * 1000)
+                r.raise_for_status()
+
+        t0 = time.perf_counter()
+        await asyncio.gather(*(appender(cid) for cid in ids))
+        append_wall = time.perf_counter() - t0
+
+        claims = [f"o{i}" for i in range(1, appends + 1)] + [f"h{i}" for i in range(3, appends + 1, 4)]
+        verify_ms: list[float] = []
+        wrong = 0
+
+        async def one_verify(cid: str, claim: str, into: list[float]) -> None:
+            nonlocal wrong
+            t = time.perf_counter()
+            r = await c.get(f"/conversations/{cid}/verify", params={"claim": claim})
+            into.append((time.perf_counter() - t) * 1000)
+            if r.status_code != 200 or r.json()["grounded"] is not True:
+                wrong += 1
+
+        # warm-up: every conversation's engine is already cached; one round trip each for the connections
+        await asyncio.gather(*(one_verify(cid, "o1", []) for cid in ids))
+        tasks = []
+        start = time.perf_counter()
+        for k in range(verifies):
+            delay = start + k / rate - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            tasks.append(asyncio.create_task(one_verify(rng.choice(ids), rng.choice(claims), verify_ms)))
+        await asyncio.gather(*tasks)
+        paced_wall = time.perf_counter() - start
+
+        closed_ms: list[float] = []
+        per_client = max(1, closed_verifies // conversations)
+
+        async def verifier(cid: str) -> None:
+            for _ in range(per_client):
+                await one_verify(cid, rng.choice(claims), closed_ms)
+
+        t0 = time.perf_counter()
+        await asyncio.gather(*(verifier(cid) for cid in ids))
+        closed_wall = time.perf_counter() - t0
+    return {
+        "append": {"client_ms": percentiles(append_ms), "per_s": round(len(append_ms) / append_wall, 1),
+                   "count": len(append_ms), "seconds": round(append_wall, 2)},
+        "verify_paced": {"client_ms": percentiles(verify_ms), "rate": rate,
+                         "achieved_per_s": round(len(verify_ms) / paced_wall, 1)},
+        "verify_closed": {"client_ms": percentiles(closed_ms), "per_s": round(len(closed_ms) / closed_wall, 1),
+                          "in_flight": conversations},
+        "wrong_answers": wrong,
+    }
+
+
+def _server_latencies(log: Path, since: int) -> dict[str, list[float]]:
+    """Server-side latency (ms) of each request logged after line ``since``, by kind."""
+    out: dict[str, list[float]] = {"append": [], "verify": []}
+    for line in log.read_text().splitlines()[since:]:
+        if not line.startswith("{"):
+            continue
+        rec = json.loads(line)
+        if rec["path"].endswith("/utterances") and rec["status"] == 201:
+            out["append"].append(rec["ms"])
+        elif rec["path"].endswith("/verify") and rec["status"] == 200:
+            out["verify"].append(rec["ms"])
+    return out
+
+
+def run_backend(name: str, db: str, workdir: Path, conversations: int, appends: int, verifies: int, rate: float,
+                closed_verifies: int, kills: int, seed: int) -> dict[str, Any]:
+    key = make_key(db, "bench")
+    log = workdir / f"{name}-server.log"
+    with ServerProcess(db, log) as server:
+        result = asyncio.run(_drive(server.url, key, conversations, appends, verifies, rate, closed_verifies, seed))
+    server_side = _server_latencies(log, 0)
+    # the server log holds the warm-up, paced and closed verifies: report the paced ones (the middle block)
+    n_warm, n_paced = conversations, result["verify_paced"]["client_ms"]["n"]
+    result["append"]["server_ms"] = percentiles(server_side["append"])
+    result["verify_paced"]["server_ms"] = percentiles(server_side["verify"][n_warm:n_warm + n_paced])
+    result["verify_closed"]["server_ms"] = percentiles(server_side["verify"][n_warm + n_paced:])
+    if kills:
+        stderr.print(f"{name}: kill -9 x {kills} during appends", markup=False)
+        result["durability"] = kill_rounds(db, kills, workdir, seed=seed).to_json()
+    return result
+
+
+def run(backends: tuple[str, ...], conversations: int = 50, appends: int = 20, verifies: int = 5000,
+        rate: float = 500.0, closed_verifies: int = 5000, kills: int = 20, seed: int = 0) -> dict[str, Any]:
+    results: dict[str, Any] = {"settings": {"conversations": conversations, "appends_per_conversation": appends,
+                                            "verifies": verifies, "rate": rate, "closed_verifies": closed_verifies,
+                                            "kills": kills, "seed": seed}, "backends": {}}
+    with tempfile.TemporaryDirectory(prefix="grounded-bench-serve-") as tmp:
+        workdir = Path(tmp)
+        for backend in backends:
+            stderr.print(f"bench serve: {backend}", markup=False)
+            if backend == "sqlite":
+                results["backends"][backend] = run_backend(backend, str(workdir / "bench.db"), workdir, conversations,
+                                                           appends, verifies, rate, closed_verifies, kills, seed)
+            else:
+                with TempPostgres() as pg:
+                    results["backends"][backend] = run_backend(backend, pg.url, workdir, conversations, appends,
+                                                               verifies, rate, closed_verifies, kills, seed)
+    return results
+
+
+def markdown(result: dict[str, Any]) -> str:
+    s = result["settings"]
+    rows = []
+    for name, r in result["backends"].items():
+        a, vp, vc = r["append"], r["verify_paced"], r["verify_closed"]
+        rows.append([name, a["count"], a["per_s"], a["client_ms"]["p50"], a["client_ms"]["p99"],
+                     a["server_ms"]["p50"], a["server_ms"]["p99"],
+                     f"{vp['achieved_per_s']}/s", vp["client_ms"]["p50"], vp["client_ms"]["p99"],
+                     vp["server_ms"]["p50"], vp["server_ms"]["p99"], vc["per_s"], vc["client_ms"]["p99"],
+                     r["wrong_answers"]])
+    table = markdown_table(
+        ["store", "appends", "appends/s", "append p50 ms", "append p99 ms", "(server) p50", "(server) p99",
+         "verify rate", "verify p50 ms", "verify p99 ms", "(server) p50", "(server) p99",
+         f"verify/s, {s['conversations']} in flight", "its p99 ms", "wrong"], rows)
+    lines = [f"{s['conversations']} conversations in parallel, {s['appends_per_conversation']} appends each "
+             f"(closed loop); {s['verifies']} Verify-by-claim requests at {s['rate']}/s (open loop); "
+             f"{s['closed_verifies']} more with {s['conversations']} in flight (closed loop).", "", table]
+    kills = [(name, r["durability"]) for name, r in result["backends"].items() if "durability" in r]
+    if kills:
+        lines += ["", markdown_table(["store", "kill -9 restarts", "acknowledged", "stored", "lost",
+                                      "stored, never acknowledged", "seconds"],
+                                     [[n, d["rounds"], d["acknowledged"], d["stored"], d["lost"],
+                                       d["unacknowledged_stored"], d["seconds"]] for n, d in kills])]
+    return "\n".join(lines)
