@@ -16,8 +16,13 @@ client (httpx):
   acknowledged utterance read back (``serving.kill_rounds``).
 
 Latencies are measured twice: by the client (send to answer, through the
-client's own event loop on the same two cores) and by the server (its request
+client's own event loop on the same cores) and by the server (its request
 log line, request in to response out).  Every loop is bounded in count.
+
+The load generator speaks HTTP/1.1 over keep-alive asyncio streams itself
+(``LoadClient``): httpx costs about as much CPU per request as the server's
+whole handling of a Verify, and on a two-core machine a client that slow
+measures itself.  The tests use httpx.
 """
 
 from __future__ import annotations
@@ -30,8 +35,7 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
-
-import httpx
+from urllib.parse import quote
 
 from grounded.bench.pgserver import TempPostgres
 from grounded.bench.report import markdown_table, stderr
@@ -63,12 +67,72 @@ def percentiles(samples: list[float]) -> dict[str, float]:
             "mean": round(statistics.fmean(ordered), 3)}
 
 
+class _Response:
+    __slots__ = ("status_code", "body")
+
+    def __init__(self, status: int, body: bytes):
+        self.status_code, self.body = status, body
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+    def raise_for_status(self) -> None:
+        if self.status_code >= 400:
+            raise RuntimeError(f"HTTP {self.status_code}: {self.body[:300]!r}")
+
+
+class LoadClient:
+    """A pool of keep-alive HTTP/1.1 connections to one server; JSON in, JSON out."""
+
+    def __init__(self, host: str, port: int, key: str, connections: int):
+        self.host, self.port, self.size = host, port, connections
+        self.auth = f"Authorization: Bearer {key}\r\n".encode()
+        self._idle: asyncio.Queue[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = asyncio.Queue()
+
+    async def __aenter__(self) -> LoadClient:
+        for _ in range(self.size):
+            self._idle.put_nowait(await asyncio.open_connection(self.host, self.port))
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        while not self._idle.empty():
+            _, writer = self._idle.get_nowait()
+            writer.close()
+
+    async def request(self, method: str, path: str, body: Any = None) -> _Response:
+        reader, writer = await self._idle.get()
+        try:
+            data = b"" if body is None else json.dumps(body).encode()
+            head = (f"{method} /v1{path} HTTP/1.1\r\nHost: {self.host}\r\nContent-Type: application/json\r\n"
+                    f"Content-Length: {len(data)}\r\n").encode()
+            writer.write(head + self.auth + b"\r\n" + data)
+            status_line = await reader.readline()
+            length = 0
+            while True:
+                line = await reader.readline()
+                if line in (b"\r\n", b""):
+                    break
+                name, _, value = line.partition(b":")
+                if name.strip().lower() == b"content-length":
+                    length = int(value)
+            payload = await reader.readexactly(length) if length else b""
+            return _Response(int(status_line.split()[1]), payload)
+        finally:
+            self._idle.put_nowait((reader, writer))
+
+    async def post(self, path: str, json: Any) -> _Response:  # noqa: A002 - httpx's name for it
+        return await self.request("POST", path, json)
+
+    async def get(self, path: str, params: dict[str, str] | None = None) -> _Response:
+        query = ("?" + "&".join(f"{k}={quote(str(v))}" for k, v in params.items())) if params else ""
+        return await self.request("GET", path + query)
+
+
 async def _drive(url: str, key: str, conversations: int, appends: int, verifies: int, rate: float,
                  closed_verifies: int, seed: int) -> dict[str, Any]:
     rng = random.Random(seed)
-    limits = httpx.Limits(max_connections=conversations + 8, max_keepalive_connections=conversations + 8)
-    async with httpx.AsyncClient(base_url=url + "/v1", headers={"Authorization": f"Bearer {key}"},
-                                 timeout=60.0, limits=limits) as c:
+    host, port = url.split("//")[1].split(":")
+    async with LoadClient(host, int(port), key, conversations) as c:
         ids = []
         for n in range(conversations):
             r = await c.post("/conversations", json={"id": f"bench-{seed}-{n}", "header": HEADER})
@@ -133,6 +197,14 @@ async def _drive(url: str, key: str, conversations: int, appends: int, verifies:
     }
 
 
+def _run_loop(coro: Any) -> Any:
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.run(coro)
+    return uvloop.run(coro)
+
+
 def _server_latencies(log: Path, since: int) -> dict[str, list[float]]:
     """Server-side latency (ms) of each request logged after line ``since``, by kind."""
     out: dict[str, list[float]] = {"append": [], "verify": []}
@@ -152,7 +224,7 @@ def run_backend(name: str, db: str, workdir: Path, conversations: int, appends: 
     key = make_key(db, "bench")
     log = workdir / f"{name}-server.log"
     with ServerProcess(db, log) as server:
-        result = asyncio.run(_drive(server.url, key, conversations, appends, verifies, rate, closed_verifies, seed))
+        result = _run_loop(_drive(server.url, key, conversations, appends, verifies, rate, closed_verifies, seed))
     server_side = _server_latencies(log, 0)
     # the server log holds the warm-up, paced and closed verifies: report the paced ones (the middle block)
     n_warm, n_paced = conversations, result["verify_paced"]["client_ms"]["n"]

@@ -222,7 +222,11 @@ def _errors(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def malformed(request: Request, exc: RequestValidationError) -> JSONResponse:
-        return JSONResponse({"error": "invalid", "message": describe_request_errors(exc.errors())}, status_code=422)
+        message = describe_request_errors(exc.errors())
+        kind = request.headers.get("content-type", "")
+        if message.startswith("body: ") and "json" not in kind:
+            message = f"body: expected a JSON object sent as Content-Type: application/json (got {kind or 'none'})"
+        return JSONResponse({"error": "invalid", "message": message}, status_code=422)
 
 
 def describe_request_errors(errors: Any) -> str:
