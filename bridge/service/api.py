@@ -1,4 +1,4 @@
-"""The HTTP API (FastAPI): every route is a job for the engine thread, awaited.
+"""The HTTP API (FastAPI): every route is a job for the process's engines (``host.py``).
 
 Routes live under ``/v1``.  A request carries its API key as
 ``Authorization: Bearer gk_...``; the key decides the tenant, and a tenant
@@ -52,7 +52,7 @@ class Settings:
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
-    """The application; its engine thread (and the store connection) start with the server."""
+    """The application; its engines' host (and the store connection) start with the server, on its loop's thread."""
     settings = settings or Settings()
     extensions = tuple(ExtensionFile.read(p) for p in settings.extensions)
     holder: dict[str, EngineHost] = {}
@@ -77,7 +77,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     async def ask(request: Request, key: HTTPAuthorizationCredentials | None,
                   fn: Callable[[Conversations, str], Any], write: str | None = None) -> Any:
-        """Authenticate and run ``fn(conversations, tenant)`` on the engine thread.
+        """Authenticate and run ``fn(conversations, tenant)`` on the process's engines.
 
         ``write`` names the conversation a write changes: the job is then answered
         only once its batch has committed (see host.py).
@@ -113,7 +113,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.get("/v1/conversations", response_model=list[s.ConversationListItem], tags=["conversations"])
     async def list_conversations(request: Request, key: Key) -> Any:
         """The caller's tenant's conversations."""
-        return await ask(request, key, lambda c, t: c.list(t))
+        return await ask(request, key, lambda c, t: c.listing(t))
 
     @app.get("/v1/conversations/{cid}", response_model=s.ConversationInfo, tags=["conversations"])
     async def get_conversation(request: Request, cid: str, key: Key) -> Any:

@@ -105,7 +105,7 @@ class Conversations:
 
     # -- conversations ------------------------------------------------------------
 
-    def create(self, tenant: str, header: dict[str, Any] | None, cid: str | None = None,
+    def create(self, tenant: str, header: Header | dict[str, Any] | None, cid: str | None = None,
                extensions: list[str] | None = None) -> dict[str, Any]:
         cid = keys.check_name("conversation", cid) if cid is not None else "c" + secrets.token_hex(8)
         exts = []
@@ -127,7 +127,7 @@ class Conversations:
         self._touched.add(cid)
         return self._summary(cid, self._cache[cid])
 
-    def list(self, tenant: str) -> list[dict[str, Any]]:
+    def listing(self, tenant: str) -> list[dict[str, Any]]:
         return [{"id": cid, "length": n} for cid, n in self.store.conversations(tenant)]
 
     def describe(self, tenant: str, cid: str) -> dict[str, Any]:

@@ -28,8 +28,8 @@ INSTRUCTIONS = (
 )
 
 
-def build_server(db: str | None, key: str, extensions: list[str] | None = None) -> Any:
-    """The MCP server, its engine thread started and the key checked (an error names what is wrong)."""
+def build_server(db: str | None, key: str, extensions: list[str] | None = None) -> tuple[Any, EngineHost]:
+    """The MCP server and its engines' host, the key checked (an error names what is wrong)."""
     try:
         from mcp.server.mcpserver import MCPServer
     except ImportError as exc:
@@ -99,13 +99,12 @@ def build_server(db: str | None, key: str, extensions: list[str] | None = None) 
         """Create a conversation from an event-log header (agents, props); returns its id."""
         return dict(await ask(lambda c, t: c.create(t, header, id), write=id or ""))
 
-    server._grounded_host = host  # closed by serve_stdio
-    return server
+    return server, host
 
 
 def serve_stdio(db: str | None, key: str, extensions: list[str] | None = None) -> None:
-    server = build_server(db, key, extensions)
+    server, host = build_server(db, key, extensions)
     try:
         server.run("stdio")
     finally:
-        server._grounded_host.close()
+        host.close()

@@ -73,7 +73,7 @@ def _now() -> str:
 
 
 class Store:
-    """One connection to the store; not thread-safe (each engine thread and CLI command opens its own)."""
+    """One connection to the store; not thread-safe (each server process and CLI command opens its own)."""
 
     url: str
     param = "?"
