@@ -13,7 +13,12 @@ client (httpx):
   closed loop; and a closed-loop run with N in flight, for the saturation
   throughput;
 * **durability**: kill -9 during a stream of appends, R restarts, every
-  acknowledged utterance read back (``serving.kill_rounds``).
+  acknowledged utterance read back (``serving.kill_rounds``);
+* **switching** (in process, no HTTP): the CPU an append costs when
+  appends to two conversations of length L alternate, against the same
+  appends one conversation after the other.  The rules hold one engine's
+  state at a time, so each switch reloads the whole state of the
+  conversation it switches to: this is the figure that grows with L.
 
 Latencies are measured twice: by the client (send to answer, through the
 client's own event loop on the same cores) and by the server (its request
@@ -29,10 +34,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -129,8 +136,9 @@ class LoadClient:
 
 
 async def _drive(url: str, key: str, conversations: int, appends: int, verifies: int, rate: float,
-                 closed_verifies: int, seed: int) -> dict[str, Any]:
+                 closed_verifies: int, seed: int, server_cpu: Callable[[], float]) -> dict[str, Any]:
     rng = random.Random(seed)
+    cpu: dict[str, float] = {}
     host, port = url.split("//")[1].split(":")
     async with LoadClient(host, int(port), key, conversations) as c:
         ids = []
@@ -148,9 +156,10 @@ async def _drive(url: str, key: str, conversations: int, appends: int, verifies:
                 append_ms.append((time.perf_counter() - t0) * 1000)
                 r.raise_for_status()
 
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), server_cpu()
         await asyncio.gather(*(appender(cid) for cid in ids))
         append_wall = time.perf_counter() - t0
+        cpu["append"] = server_cpu() - c0
 
         claims = [f"o{i}" for i in range(1, appends + 1)] + [f"h{i}" for i in range(3, appends + 1, 4)]
         verify_ms: list[float] = []
@@ -167,6 +176,7 @@ async def _drive(url: str, key: str, conversations: int, appends: int, verifies:
         # warm-up: every conversation's engine is already cached; one round trip each for the connections
         await asyncio.gather(*(one_verify(cid, "o1", []) for cid in ids))
         tasks = []
+        c0 = server_cpu()
         start = time.perf_counter()
         for k in range(verifies):
             delay = start + k / rate - time.perf_counter()
@@ -175,6 +185,7 @@ async def _drive(url: str, key: str, conversations: int, appends: int, verifies:
             tasks.append(asyncio.create_task(one_verify(rng.choice(ids), rng.choice(claims), verify_ms)))
         await asyncio.gather(*tasks)
         paced_wall = time.perf_counter() - start
+        cpu["verify"] = server_cpu() - c0
 
         closed_ms: list[float] = []
         per_client = max(1, closed_verifies // conversations)
@@ -188,9 +199,11 @@ async def _drive(url: str, key: str, conversations: int, appends: int, verifies:
         closed_wall = time.perf_counter() - t0
     return {
         "append": {"client_ms": percentiles(append_ms), "per_s": round(len(append_ms) / append_wall, 1),
-                   "count": len(append_ms), "seconds": round(append_wall, 2)},
+                   "count": len(append_ms), "seconds": round(append_wall, 2),
+                   "server_cpu_ms_each": round(cpu["append"] * 1000 / max(1, len(append_ms)), 3)},
         "verify_paced": {"client_ms": percentiles(verify_ms), "rate": rate,
-                         "achieved_per_s": round(len(verify_ms) / paced_wall, 1)},
+                         "achieved_per_s": round(len(verify_ms) / paced_wall, 1),
+                         "server_cpu_ms_each": round(cpu["verify"] * 1000 / max(1, len(verify_ms)), 3)},
         "verify_closed": {"client_ms": percentiles(closed_ms), "per_s": round(len(closed_ms) / closed_wall, 1),
                           "in_flight": conversations},
         "wrong_answers": wrong,
@@ -224,7 +237,9 @@ def run_backend(name: str, db: str, workdir: Path, conversations: int, appends: 
     key = make_key(db, "bench")
     log = workdir / f"{name}-server.log"
     with ServerProcess(db, log) as server:
-        result = _run_loop(_drive(server.url, key, conversations, appends, verifies, rate, closed_verifies, seed))
+        result = _run_loop(_drive(server.url, key, conversations, appends, verifies, rate, closed_verifies, seed,
+                                  server.cpu_seconds))
+        result["load_average"] = [round(x, 2) for x in os.getloadavg()]
     server_side = _server_latencies(log, 0)
     # the server log holds the warm-up, paced and closed verifies: report the paced ones (the middle block)
     n_warm, n_paced = conversations, result["verify_paced"]["client_ms"]["n"]
@@ -242,6 +257,7 @@ def run(backends: tuple[str, ...], conversations: int = 50, appends: int = 20, v
     results: dict[str, Any] = {"settings": {"conversations": conversations, "appends_per_conversation": appends,
                                             "verifies": verifies, "rate": rate, "closed_verifies": closed_verifies,
                                             "kills": kills, "seed": seed}, "backends": {}}
+    results["switching"] = switching()
     with tempfile.TemporaryDirectory(prefix="grounded-bench-serve-") as tmp:
         workdir = Path(tmp)
         for backend in backends:
@@ -256,20 +272,50 @@ def run(backends: tuple[str, ...], conversations: int = 50, appends: int = 20, v
     return results
 
 
+def switching(lengths: tuple[int, ...] = (10, 100, 1000), appends: int = 40) -> list[dict[str, Any]]:
+    """CPU ms per append, two conversations of length L: one after the other, and alternating."""
+    from grounded.service.conversations import Conversations
+    from grounded.service.store import open_store
+
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="grounded-bench-switch-") as tmp:
+        c = Conversations(open_store(Path(tmp) / "switch.db"))
+        for length in lengths:
+            row: dict[str, Any] = {"length": length}
+            for mode in ("sequential", "alternating"):
+                a, b = c.create("t", HEADER)["id"], c.create("t", HEADER)["id"]
+                with c.batch():
+                    for i in range(1, length + 1):
+                        c.append("t", a, utterance(i))
+                        c.append("t", b, utterance(i))
+                order = ([(cid, i) for cid in (a, b) for i in range(length + 1, length + appends + 1)]
+                         if mode == "sequential" else
+                         [(cid, i) for i in range(length + 1, length + appends + 1) for cid in (a, b)])
+                t0 = time.process_time()
+                with c.batch():
+                    for cid, i in order:
+                        c.append("t", cid, utterance(i))
+                row[mode] = round((time.process_time() - t0) * 1000 / len(order), 3)
+            rows.append(row)
+        c.close()
+    return rows
+
+
 def markdown(result: dict[str, Any]) -> str:
     s = result["settings"]
     rows = []
     for name, r in result["backends"].items():
         a, vp, vc = r["append"], r["verify_paced"], r["verify_closed"]
         rows.append([name, a["count"], a["per_s"], a["client_ms"]["p50"], a["client_ms"]["p99"],
-                     a["server_ms"]["p50"], a["server_ms"]["p99"],
+                     a["server_ms"]["p50"], a["server_ms"]["p99"], a["server_cpu_ms_each"],
                      f"{vp['achieved_per_s']}/s", vp["client_ms"]["p50"], vp["client_ms"]["p99"],
-                     vp["server_ms"]["p50"], vp["server_ms"]["p99"], vc["per_s"], vc["client_ms"]["p99"],
-                     r["wrong_answers"]])
+                     vp["server_ms"]["p50"], vp["server_ms"]["p99"], vp["server_cpu_ms_each"], vc["per_s"],
+                     vc["client_ms"]["p99"], r["wrong_answers"], " ".join(map(str, r["load_average"]))])
     table = markdown_table(
         ["store", "appends", "appends/s", "append p50 ms", "append p99 ms", "(server) p50", "(server) p99",
-         "verify rate", "verify p50 ms", "verify p99 ms", "(server) p50", "(server) p99",
-         f"verify/s, {s['conversations']} in flight", "its p99 ms", "wrong"], rows)
+         "server CPU ms/append", "verify rate", "verify p50 ms", "verify p99 ms", "(server) p50", "(server) p99",
+         "server CPU ms/verify", f"verify/s, {s['conversations']} in flight", "its p99 ms", "wrong",
+         "load average after"], rows)
     lines = [f"{s['conversations']} conversations in parallel, {s['appends_per_conversation']} appends each "
              f"(closed loop); {s['verifies']} Verify-by-claim requests at {s['rate']}/s (open loop); "
              f"{s['closed_verifies']} more with {s['conversations']} in flight (closed loop).", "", table]
@@ -279,4 +325,8 @@ def markdown(result: dict[str, Any]) -> str:
                                       "stored, never acknowledged", "seconds"],
                                      [[n, d["rounds"], d["acknowledged"], d["stored"], d["lost"],
                                        d["unacknowledged_stored"], d["seconds"]] for n, d in kills])]
+    if result.get("switching"):
+        lines += ["", "CPU ms per append (in process, no HTTP), two conversations of L utterances each:",
+                  "", markdown_table(["L", "one conversation after the other", "alternating"],
+                                     [[r["length"], r["sequential"], r["alternating"]] for r in result["switching"]])]
     return "\n".join(lines)

@@ -66,6 +66,12 @@ class ServerProcess:
         self.stop()
         raise RuntimeError(f"grounded serve did not answer within {timeout} s: {self.log.read_text()[-2000:]}")
 
+    def cpu_seconds(self) -> float:
+        """CPU time (user + system) the server process has used so far (Linux /proc)."""
+        assert self.proc is not None
+        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def kill(self) -> None:
         """SIGKILL: no shutdown handler runs."""
         assert self.proc is not None

@@ -76,21 +76,24 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     _errors(app)
 
     async def ask(request: Request, key: HTTPAuthorizationCredentials | None,
-                  fn: Callable[[Conversations, str], Any], write: str | None = None) -> Any:
+                  fn: Callable[[Conversations, str], Any], write: str | None = None, reads: str | None = None) -> Any:
         """Authenticate and run ``fn(conversations, tenant)`` on the process's engines.
 
         ``write`` names the conversation a write changes: the job is then answered
-        only once its batch has committed (see host.py).
+        only once its batch has committed (see host.py).  ``reads`` names the
+        conversation a read is about: the key check fetches its head in the same query.
         """
         token = key.credentials if key is not None else None
 
         def job(c: Conversations) -> tuple[str | None, Any, BaseException | None]:
             tenant = None
             try:
-                tenant = c.authenticate(token)
+                tenant = c.authenticate(token, reads)
                 return tenant, fn(c, tenant), None
             except Exception as exc:  # noqa: BLE001 - re-raised below, after the tenant is logged
                 return tenant, None, exc
+            finally:
+                c.forget_prefetched()
 
         tenant, result, exc = await holder["host"].call(job, write is not None, write or "")
         request.scope.setdefault("state", {})["tenant"] = tenant
@@ -117,11 +120,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.get("/v1/conversations/{cid}", response_model=s.ConversationInfo, tags=["conversations"])
     async def get_conversation(request: Request, cid: str, key: Key) -> Any:
-        return await ask(request, key, lambda c, t: c.describe(t, cid))
+        return await ask(request, key, lambda c, t: c.describe(t, cid), reads=cid)
 
-    @app.post("/v1/conversations/{cid}/utterances", status_code=201, response_model=s.Appended,
+    @app.post("/v1/conversations/{cid}/utterances", status_code=201, response_class=JSONResponse,
               tags=["conversations"],
-              responses={409: {"model": s.ErrorOut, "description": "`expect_turn` is not the conversation's "
+              responses={201: {"model": s.Appended},
+                         409: {"model": s.ErrorOut, "description": "`expect_turn` is not the conversation's "
                                                                   "last turn (optimistic concurrency)."},
                          422: {"model": s.RejectionOut | s.ErrorOut,
                                "description": "Rejected by the rules (`rejected`, with every violation's code "
@@ -131,55 +135,65 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         """Append one utterance: operations, or text through an interpreter. Acknowledged once committed."""
         expect = "expect_turn" in body.model_fields_set
         utterance = body.utterance()
-        return await ask(request, key, lambda c, t: c.append(
+        return _json(await ask(request, key, lambda c, t: c.append(
             t, cid, utterance, expect_turn=body.expect_turn, check_expected=expect, interpreter=body.interpreter),
-            write=cid)
+            write=cid), 201)
 
-    @app.get("/v1/conversations/{cid}/verify", response_model=s.VerificationOut, response_model_exclude_none=True,
-             tags=["queries"])
+    @app.get("/v1/conversations/{cid}/verify", response_class=JSONResponse, tags=["queries"],
+             responses={200: {"model": s.VerificationOut}})
     async def verify(request: Request, cid: str, key: Key, at: At = None,
                      claim: Annotated[str | None, Query(description="The literal the continuation asserts.")] = None,
                      text: Annotated[str | None, Query(description="Or the continuation's text.")] = None,
                      threshold: float | None = None) -> Any:
         """Verify(c) by claim, or by text (anchored by similarity; abstains below the threshold)."""
-        return await ask(request, key, _verify(cid, claim, text, at, threshold))
+        return _json(await ask(request, key, _verify(cid, claim, text, at, threshold), reads=cid), drop_none=True)
 
-    @app.post("/v1/conversations/{cid}/verify", response_model=s.VerificationOut,
-              response_model_exclude_none=True, tags=["queries"])
+    @app.post("/v1/conversations/{cid}/verify", response_class=JSONResponse, tags=["queries"],
+              responses={200: {"model": s.VerificationOut}})
     async def verify_post(request: Request, cid: str, body: s.VerifyRequest, key: Key) -> Any:
         """Verify(c), the claim or text in the body (for long texts)."""
-        return await ask(request, key, _verify(cid, body.claim, body.text, body.at, body.threshold))
+        answer = await ask(request, key, _verify(cid, body.claim, body.text, body.at, body.threshold), reads=cid)
+        return _json(answer, drop_none=True)
 
-    @app.get("/v1/conversations/{cid}/affected", response_model=s.AffectedOut, tags=["queries"])
+    @app.get("/v1/conversations/{cid}/affected", response_class=JSONResponse, tags=["queries"],
+             responses={200: {"model": s.AffectedOut}})
     async def affected(request: Request, cid: str, claim: str, key: Key, at: At = None,
                        closure: Annotated[bool, Query(description="Affected* (true) or one-step Affected.")] = True
                        ) -> Any:
         """Affected*(p): every argument resting, transitively, on p; ``closure=false`` for one step."""
-        return await ask(request, key, lambda c, t: c.affected(t, cid, claim, closure, at))
+        return _json(await ask(request, key, lambda c, t: c.affected(t, cid, claim, closure, at), reads=cid))
 
     @app.get("/v1/conversations/{cid}/state", response_model=s.StateOut, tags=["queries"])
     async def state(request: Request, cid: str, key: Key, at: At = None) -> Any:
         """Every argument (standing, Dep, provenance), open problems, commitments, dissent, reinstatable."""
-        return await ask(request, key, lambda c, t: c.state(t, cid, at))
+        return await ask(request, key, lambda c, t: c.state(t, cid, at), reads=cid)
 
     @app.get("/v1/conversations/{cid}/open-problems", response_model=s.OpenProblemsOut, tags=["queries"])
     async def open_problems(request: Request, cid: str, key: Key, at: At = None) -> Any:
-        return await ask(request, key, lambda c, t: c.open_problems(t, cid, at))
+        return await ask(request, key, lambda c, t: c.open_problems(t, cid, at), reads=cid)
 
     @app.get("/v1/conversations/{cid}/commitments", response_model=s.CommitmentsOut, tags=["queries"])
     async def commitments(request: Request, cid: str, key: Key, at: At = None) -> Any:
-        return await ask(request, key, lambda c, t: c.commitments(t, cid, at))
+        return await ask(request, key, lambda c, t: c.commitments(t, cid, at), reads=cid)
 
     @app.get("/v1/conversations/{cid}/export", tags=["conversations"],
              responses={200: {"content": {"application/x-ndjson": {}},
                               "description": "The event log (JSON Lines) that `Engine.load` reads."}})
     async def export(request: Request, cid: str, key: Key) -> Response:
         """The conversation as an event log: the header line, then one line per utterance."""
-        lines = await ask(request, key, lambda c, t: c.export(t, cid))
+        lines = await ask(request, key, lambda c, t: c.export(t, cid), reads=cid)
         body = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
         return Response(body, media_type="application/x-ndjson")
 
     return RequestGuard(app, settings.max_body)  # type: ignore[return-value]  # an ASGI app wrapping FastAPI
+
+
+def _json(body: dict[str, Any], status: int = 200, drop_none: bool = False) -> JSONResponse:
+    """An answer built by the library's own ``to_json``: sent as it is (no second validation on the hot path).
+
+    ``drop_none``: leave out the fields that do not apply (a Verify answer's ``at``, ``reason``, ``anchor``...).
+    """
+    return JSONResponse({k: v for k, v in body.items() if v is not None} if drop_none else body, status)
 
 
 def _verify(cid: str, claim: str | None, text: str | None, at: int | None,

@@ -71,6 +71,7 @@ class Conversations:
         self._interpreters: dict[str, Any] = {}
         self._interpreter_options = interpreter_options or {}
         self._touched: set[str] = set()
+        self._prefetched: tuple[str, tuple[str, int] | None] | None = None
 
     @contextmanager
     def batch(self) -> Iterator[None]:
@@ -93,15 +94,27 @@ class Conversations:
 
     # -- who is asking ----------------------------------------------------------
 
-    def authenticate(self, key: str | None) -> str:
-        """The tenant of a live API key, else Unauthorized (401)."""
+    def authenticate(self, key: str | None, conversation: str | None = None) -> str:
+        """The tenant of a live API key, else Unauthorized (401).
+
+        With ``conversation``, the same round trip to the store also fetches that
+        conversation's tenant and length, which the read that follows uses (one
+        query per read, not two: on PostgreSQL each is a network round trip).
+        """
+        self._prefetched = None
         if not key:
             raise Unauthorized("missing API key (Authorization: Bearer gk_...)")
         parsed = keys.parse(key)
-        row = self.store.key(parsed[0]) if parsed else None
+        found = self.store.key_and_head(parsed[0], conversation) if parsed else None
+        row = found[0] if found else None
         if row is None or parsed is None or row.revoked is not None or not keys.matches(parsed[1], row.hash):
             raise Unauthorized("invalid or revoked API key")
+        if conversation is not None and found is not None:
+            self._prefetched = (conversation, found[1])
         return row.tenant
+
+    def forget_prefetched(self) -> None:
+        self._prefetched = None
 
     # -- conversations ------------------------------------------------------------
 
@@ -247,7 +260,10 @@ class Conversations:
 
     def _check_tenant(self, tenant: str, cid: str) -> int:
         keys.check_name("conversation", cid)
-        head = self.store.head(cid)
+        if self._prefetched is not None and self._prefetched[0] == cid:
+            head, self._prefetched = self._prefetched[1], None
+        else:
+            head = self.store.head(cid)
         if head is None:
             raise NotFound(f"no conversation {cid}", conversation=cid)
         if head[0] != tenant:

@@ -158,6 +158,16 @@ class Store:
         row = self._one("SELECT id, tenant, hash, created, revoked FROM api_keys WHERE id = ?", (key_id,))
         return KeyRow(*row) if row else None
 
+    def key_and_head(self, key_id: str, cid: str | None) -> tuple[KeyRow | None, tuple[str, int] | None]:
+        """A key's row and, in the same query, a conversation's (tenant, length) (None if either is missing)."""
+        if cid is None:
+            return self.key(key_id), None
+        row = self._one("SELECT k.id, k.tenant, k.hash, k.created, k.revoked, c.tenant, c.length "
+                        "FROM api_keys k LEFT JOIN conversations c ON c.id = ? WHERE k.id = ?", (cid, key_id))
+        if row is None:
+            return None, None
+        return KeyRow(*row[:5]), (row[5], int(row[6])) if row[5] is not None else None
+
     def keys(self) -> list[KeyRow]:
         return [KeyRow(*r) for r in self._all("SELECT id, tenant, hash, created, revoked FROM api_keys "
                                               "ORDER BY created, id")]
