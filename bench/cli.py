@@ -204,5 +204,6 @@ def serve(
     if quick:
         conversations, appends, verifies, closed, kills = min(conversations, 5), min(appends, 8), 200, 200, \
             min(kills, 2)
-    result = serve_bench.run(choices[db], conversations, appends, verifies, rate, closed, kills)
+    result = serve_bench.run(choices[db], conversations, appends, verifies, rate, closed, kills,
+                             switch_lengths=(10, 100) if quick else (10, 100, 1000))
     _publish(out, "serve", result, serve_bench.markdown)

@@ -253,11 +253,12 @@ def run_backend(name: str, db: str, workdir: Path, conversations: int, appends: 
 
 
 def run(backends: tuple[str, ...], conversations: int = 50, appends: int = 20, verifies: int = 5000,
-        rate: float = 500.0, closed_verifies: int = 5000, kills: int = 20, seed: int = 0) -> dict[str, Any]:
+        rate: float = 500.0, closed_verifies: int = 5000, kills: int = 20, seed: int = 0,
+        switch_lengths: tuple[int, ...] = (10, 100, 1000)) -> dict[str, Any]:
     results: dict[str, Any] = {"settings": {"conversations": conversations, "appends_per_conversation": appends,
                                             "verifies": verifies, "rate": rate, "closed_verifies": closed_verifies,
                                             "kills": kills, "seed": seed}, "backends": {}}
-    results["switching"] = switching()
+    results["switching"] = switching(switch_lengths)
     with tempfile.TemporaryDirectory(prefix="grounded-bench-serve-") as tmp:
         workdir = Path(tmp)
         for backend in backends:

@@ -41,7 +41,8 @@ def make_key(db: str, tenant: str) -> str:
 class ServerProcess:
     """``grounded serve --db DB`` on a free loopback port."""
 
-    def __init__(self, db: str, log: Path, *args: str):
+    def __init__(self, db: str, log: Path, *args: str, env: dict[str, str] | None = None):
+        self.env = env or {}
         self.db = db
         self.log = log
         self.args = args
@@ -53,7 +54,7 @@ class ServerProcess:
         with open(self.log, "ab") as err:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "grounded", "serve", "--db", self.db, "--port", str(self.port), *self.args],
-                stdout=subprocess.DEVNULL, stderr=err, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                stdout=subprocess.DEVNULL, stderr=err, env={**os.environ, "PYTHONUNBUFFERED": "1", **self.env})
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:

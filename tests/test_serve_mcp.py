@@ -95,3 +95,28 @@ def test_mcp_refuses_a_bad_key(tmp_path):
                           capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert done.returncode == 2
     assert "invalid or revoked API key" in done.stderr
+
+
+def test_text_through_the_llm_interpreter_over_http(tmp_path):
+    """An append with ``interpreter: llm`` goes through the server's configured endpoint (a scripted
+    OpenAI-compatible server on loopback), with the library's re-prompt loop and id policy."""
+    from tests.openai_server import ScriptedServer, reply
+    from tests.serve_helpers import ServerProcess, client
+
+    llm = ScriptedServer()
+    llm.push(reply({"operations": [{"op": "observe", "claim": "#1", "text": "Auth failures are up."},
+                                   {"op": "question", "claim": "#2", "text": "What causes the failures?"}]}))
+    db = str(tmp_path / "llm.db")
+    key = make_key(db, "t")
+    env = {"OPENAI_BASE_URL": llm.url, "GROUNDED_MODEL": "scripted", "OPENAI_API_KEY": "test"}
+    try:
+        with ServerProcess(db, tmp_path / "server.log", env=env) as server, client(server, key) as c:
+            cid = c.post("/conversations", json={"header": HEADER}).json()["id"]
+            r = c.post(f"/conversations/{cid}/utterances",
+                       json={"speaker": "ben", "text": "Auth failures are up. Why?", "interpreter": "llm"})
+            assert r.status_code == 201, r.text
+            assert [(op["op"], op["claim"]) for op in r.json()["ops"]] == [("observe", "o1"), ("question", "q1")]
+            assert c.get(f"/conversations/{cid}/verify", params={"claim": "o1"}).json()["grounded"] is True
+    finally:
+        llm.close()
+    assert len(llm.requests) == 1
