@@ -9,12 +9,13 @@ back (a hop costs a GIL hand-off, up to the interpreter's switch interval
 under load), so it runs inline in the request handler.
 
 A write (an append, a new conversation) is queued; the first write of a loop
-iteration schedules a flush, which runs every queued write in one store
-transaction, in the order of their conversation ids, and commits once (one
-fsync for all of them) before any of them is answered.  The loop is blocked
-while a flush runs, so no read ever sees an engine moved on by a write that
-is not yet committed; under load, more writes wait for a flush and each
-commit carries more of them.  The writes of one flush were all in flight at
+iteration schedules a flush, which runs the queued writes (up to
+``MAX_BATCH``) in one store transaction, in the order of their conversation
+ids, and commits once (one fsync for all of them) before any of them is
+answered; then the loop serves what waits before the next group.  The loop
+is blocked while a flush runs, so no read ever sees an engine moved on by a
+write that is not yet committed; under load, more writes wait for a flush
+and each commit carries more of them.  The writes of one flush were all in flight at
 once, so any order among them is a valid one; sorting them by conversation
 id means two processes locking several conversations' rows (PostgreSQL)
 take the locks in one global order and cannot deadlock.  If the commit
@@ -32,8 +33,8 @@ from grounded.service.conversations import Conversations
 
 T = TypeVar("T")
 
-MAX_BATCH = 256
-"""Writes committed together at most (a bound on how long one flush holds the loop)."""
+MAX_BATCH = 32
+"""Writes committed together at most: a bound on how long one flush holds the loop (reads wait meanwhile)."""
 
 
 class _Write:
@@ -67,26 +68,29 @@ class EngineHost:
         return await future
 
     def _flush(self) -> None:
+        """Commit up to MAX_BATCH queued writes, then let the loop serve what waits before the next group."""
+        batch, self._writes = self._writes[:MAX_BATCH], self._writes[MAX_BATCH:]
         try:
-            while self._writes:
-                batch, self._writes = self._writes[:MAX_BATCH], self._writes[MAX_BATCH:]
-                batch.sort(key=lambda w: w.order)
-                outcomes: list[tuple[Any, BaseException | None]] = []
-                try:
-                    with self.conversations.batch():
-                        outcomes = [_attempt(w.fn, self.conversations) for w in batch]
-                except Exception as exc:  # the commit failed: nothing of the group is acknowledged
-                    outcomes = [(None, exc if error is None else error) for _, error in outcomes] \
-                        or [(None, exc)] * len(batch)
-                for w, (result, error) in zip(batch, outcomes, strict=True):
-                    if w.future.done():  # the client went away; the write stands
-                        continue
-                    if error is not None:
-                        w.future.set_exception(error)
-                    else:
-                        w.future.set_result(result)
+            batch.sort(key=lambda w: w.order)
+            outcomes: list[tuple[Any, BaseException | None]] = []
+            try:
+                with self.conversations.batch():
+                    outcomes = [_attempt(w.fn, self.conversations) for w in batch]
+            except Exception as exc:  # the commit failed: nothing of the group is acknowledged
+                outcomes = [(None, exc if error is None else error) for _, error in outcomes] \
+                    or [(None, exc)] * len(batch)
+            for w, (result, error) in zip(batch, outcomes, strict=True):
+                if w.future.done():  # the client went away; the write stands
+                    continue
+                if error is not None:
+                    w.future.set_exception(error)
+                else:
+                    w.future.set_result(result)
         finally:
-            self._flushing = False
+            if self._writes:
+                asyncio.get_running_loop().call_soon(self._flush)
+            else:
+                self._flushing = False
 
     def run(self, job: Callable[[Conversations], T], write: bool = False) -> T:
         """Run ``job`` from synchronous code on the owning thread (a write commits before it returns)."""
