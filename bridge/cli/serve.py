@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import logging
 import os
 import sys
 from pathlib import Path
@@ -49,9 +48,11 @@ def serve(
 
     from grounded.service.api import SETTINGS_ENV, Settings, create_app
     from grounded.service.keys import new_key
+    from grounded.service.middleware import configure_request_log
     from grounded.service.store import open_store
 
-    settings = Settings(db=db, extensions=[str(p) for p in extension or ()], cache=cache, max_body=max_body)
+    settings = Settings(db=db, extensions=[str(p) for p in extension or ()], cache=cache, max_body=max_body,
+                        quiet=quiet)
     store = open_store(db)  # creates the tables; a bad URL fails here, before the server starts
     try:
         if not store.keys():
@@ -61,7 +62,7 @@ def serve(
                   file=sys.stderr, flush=True)
     finally:
         store.close()
-    _configure_request_log(quiet)
+    configure_request_log(quiet)
     print(f"grounded: serving {store.url} on http://{host}:{port} (OpenAPI at /docs)", file=sys.stderr, flush=True)
     if workers > 1:
         os.environ[SETTINGS_ENV] = json.dumps(settings.__dict__)
@@ -69,16 +70,6 @@ def serve(
                     log_level="warning", access_log=False)
     else:
         uvicorn.run(create_app(settings), host=host, port=port, log_level="warning", access_log=False)
-
-
-def _configure_request_log(quiet: bool) -> None:
-    log = logging.getLogger("grounded.serve")
-    log.setLevel(logging.WARNING if quiet else logging.INFO)
-    if not log.handlers:
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("%(message)s"))
-        log.addHandler(handler)
-        log.propagate = False
 
 
 @keys_app.command("create")

@@ -30,7 +30,7 @@ from grounded.service import schemas as s
 from grounded.service.conversations import Conversations, ExtensionFile, input_error_json, rejection_json
 from grounded.service.errors import ServiceError
 from grounded.service.host import EngineHost
-from grounded.service.middleware import RequestGuard
+from grounded.service.middleware import RequestGuard, configure_request_log
 from grounded.service.store import open_store
 
 VERSION = _version("grounded")
@@ -49,6 +49,8 @@ class Settings:
     extensions: list[str] = field(default_factory=list)
     cache: int = 1000
     max_body: int = MAX_BODY
+    quiet: bool = False
+    """No request log lines (read by the worker processes of ``--workers N``)."""
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -211,7 +213,9 @@ def _verify(cid: str, claim: str | None, text: str | None, at: int | None,
 
 def app_from_env() -> Any:
     """The application for ``uvicorn --factory`` (several workers): settings from GROUNDED_SERVE_SETTINGS."""
-    return create_app(Settings(**json.loads(os.environ.get(SETTINGS_ENV, "{}"))))
+    settings = Settings(**json.loads(os.environ.get(SETTINGS_ENV, "{}")))
+    configure_request_log(settings.quiet)
+    return create_app(settings)
 
 
 SETTINGS_ENV = "GROUNDED_SERVE_SETTINGS"

@@ -87,3 +87,15 @@ async def _refuse(send: Any, limit: int) -> None:
     await send({"type": "http.response.start", "status": 413,
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
     await send({"type": "http.response.body", "body": body})
+
+
+def configure_request_log(quiet: bool = False) -> None:
+    """Request lines to stderr, one JSON object each (none with ``quiet``); idempotent."""
+    import sys
+
+    LOG.setLevel(logging.WARNING if quiet else logging.INFO)
+    if not LOG.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        LOG.addHandler(handler)
+        LOG.propagate = False
