@@ -145,8 +145,9 @@ class Conversations:
 
     def describe(self, tenant: str, cid: str) -> dict[str, Any]:
         entry = self._entry(tenant, cid)
-        return {**self._summary(cid, entry), "header": header_json(entry.engine.header),
-                "extensions": [{"name": Path(p).name} for p in entry.engine.extensions]}
+        row = self.store.conversation(cid)
+        assert row is not None  # _entry found it
+        return {**self._summary(cid, entry), "header": row.header, "extensions": row.extensions}
 
     def export(self, tenant: str, cid: str) -> list[dict[str, Any]]:
         """The event log: the header line, then every stored utterance line (what ``Engine.load`` reads)."""
