@@ -126,3 +126,37 @@ def test_cli_keys_and_export(tmp_path):
     bad = _grounded("keys", "create", "bad tenant", "--db", db)
     assert bad.returncode == 2 and "tenant id 'bad tenant'" in bad.stderr
     c.close()
+
+
+def test_a_conversation_records_its_extensions_and_refuses_a_server_without_them(tmp_path):
+    """An extension operation is served; the hash recorded at creation must match the file a server loads."""
+    import re
+    from pathlib import Path
+
+    from grounded.service.conversations import ExtensionFile
+    from grounded.service.errors import Inconsistent, Invalid
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "extending.md").read_text()
+    (block,) = [b for b in re.findall(r"```prolog\n(.*?)```", doc, re.S) if b.startswith("% concede.pl")]
+    concede = tmp_path / "concede.pl"
+    concede.write_text(block)
+    db = tmp_path / "x.db"
+    c = Conversations(open_store(db), (ExtensionFile.read(concede),))
+    with pytest.raises(Invalid, match="'nope.pl' is not loaded by this server"):
+        c.create("t", {}, extensions=["nope.pl"])
+    cid = c.create("t", {"agents": {"alice": {}, "bob": {}}}, "ext", extensions=["concede.pl"])["id"]
+    c.append("t", cid, _say("o1", "alice"))
+    c.append("t", cid, {"speaker": "bob", "ops": [{"op": "concede", "target": "o1"}]})
+    assert c.commitments("t", cid)["commitments"] == {"alice": ["o1"], "bob": ["o1"]}
+    head = c.export("t", cid)[0]
+    assert head["extensions"] == [{"name": "concede.pl", "sha256": ExtensionFile.read(concede).sha256}]
+    c.close()
+    without = Conversations(open_store(db))
+    with pytest.raises(Inconsistent, match="created with extension concede.pl .* this server has it not loaded"):
+        without.state("t", cid)
+    without.close()
+    concede.write_text(block + "\n% changed\n")
+    changed = Conversations(open_store(db), (ExtensionFile.read(concede),))
+    with pytest.raises(Inconsistent, match="this server has it loaded with sha256"):
+        changed.state("t", cid)
+    changed.close()
