@@ -7,12 +7,13 @@ BIN    := $(VENV)/bin
 TORCH  ?= torch==2.13.0
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup demo test bench bench-del clean
+.PHONY: setup demo test bench bench-del bench-serve serve clean
 
 setup: $(VENV)/.installed
 
 # System tools, each installed with apt-get only when missing: SWI-Prolog (the rules),
-# Graphviz (`grounded show`, `grounded book`), Chromium and its driver (the page tests).
+# Graphviz (`grounded show`, `grounded book`), Chromium and its driver (the page tests);
+# PostgreSQL (the serve tests start a throw-away cluster) below, found by its versioned path.
 APT_NEEDS := swipl:swi-prolog-nox dot:graphviz chromium:chromium chromedriver:chromium-driver
 
 $(VENV)/.installed: pyproject.toml
@@ -22,6 +23,10 @@ $(VENV)/.installed: pyproject.toml
 	  echo "installing with apt-get:$$missing"; \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; fi
+	@command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { \
+	  echo "PostgreSQL not found (the serve tests start a throw-away cluster): installing postgresql"; \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql; }
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q '$(TORCH)' || echo "note: $(TORCH) not available; the embed extra brings its own torch"
@@ -39,6 +44,12 @@ bench: setup
 
 bench-del: setup
 	$(BIN)/grounded bench del
+
+bench-serve: setup
+	$(BIN)/grounded bench serve
+
+serve: setup
+	$(BIN)/grounded serve
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .hypothesis

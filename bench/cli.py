@@ -242,3 +242,29 @@ def _require(module: str, package: str) -> None:
     if importlib.util.find_spec(module) is None:
         raise InputError(f"grounded bench compare needs {package}: install the bench extra "
                          "(pip install 'grounded[bench]')")
+
+
+@bench_app.command()
+def serve(
+    out: Out = DEFAULT_OUT,
+    quick: Quick = False,
+    db: Annotated[str, typer.Option(help="sqlite, postgresql or both.")] = "both",
+    conversations: Annotated[int, typer.Option(help="Conversations driven in parallel.")] = 50,
+    appends: Annotated[int, typer.Option(help="Appends per conversation.")] = 20,
+    verifies: Annotated[int, typer.Option(help="Verify requests sent at --rate (open loop).")] = 5000,
+    rate: Annotated[float, typer.Option(help="Verify requests per second in the paced run.")] = 500.0,
+    closed: Annotated[int, typer.Option(help="Verify requests with every conversation in flight.")] = 5000,
+    kills: Annotated[int, typer.Option(help="kill -9 restarts during appends, per store.")] = 20,
+) -> None:
+    """A bounded load run of `grounded serve` on loopback: appends/s, p50/p99 of append and Verify, kill -9."""
+    from grounded.bench import serve as serve_bench
+
+    choices = {"sqlite": ("sqlite",), "postgresql": ("postgresql",), "both": ("sqlite", "postgresql")}
+    if db not in choices:
+        raise InputError(f"--db {db}: expected sqlite, postgresql or both")
+    if quick:
+        conversations, appends, verifies, closed, kills = min(conversations, 5), min(appends, 8), 200, 200, \
+            min(kills, 2)
+    result = serve_bench.run(choices[db], conversations, appends, verifies, rate, closed, kills,
+                             switch_lengths=(10, 100) if quick else (10, 100, 1000))
+    _publish(out, "serve", result, serve_bench.markdown)

@@ -36,3 +36,12 @@ def team() -> Engine:
     engine = Engine(TEAM)
     yield engine
     engine.close()
+
+
+@pytest.fixture(scope="session")
+def postgres_url():
+    """A throw-away PostgreSQL cluster on a loopback port (Debian's postgresql package; see bench/pgserver.py)."""
+    from grounded.bench.pgserver import TempPostgres
+
+    with TempPostgres() as pg:
+        yield pg.url

@@ -28,6 +28,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("grounded.scenario",),
     ("grounded.crosscheck", "grounded.present"),
     ("grounded.interpreter",),
+    ("grounded.service",),
     ("grounded.bench",),
     ("grounded.cli",),
 ]

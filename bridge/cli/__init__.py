@@ -21,6 +21,7 @@ from grounded.cli import (  # noqa: F401 - they register commands
     replay,
     retraction,
     schema,
+    serve,
     views,
     views_book,
     views_rules,

@@ -1,0 +1,333 @@
+"""``grounded bench serve``: a bounded load run against a real ``grounded serve`` on loopback.
+
+For each store (SQLite, PostgreSQL in a throw-away cluster) a server process
+is started and N conversations are driven in parallel from one asyncio
+client (httpx):
+
+* **append**: every conversation appends its utterances back to back (N in
+  flight at once): appends/s over the wall time, and each append's latency;
+* **verify**: Verify by claim, spread over the N conversations, sent at a
+  fixed rate (an open loop: a request is sent on schedule whether or not the
+  previous ones have come back), so the latency is the service time plus the
+  queueing that rate causes, not the backlog of N clients hammering in a
+  closed loop; and a closed-loop run with N in flight, for the saturation
+  throughput;
+* **durability**: kill -9 during a stream of appends, R restarts, every
+  acknowledged utterance read back (``serving.kill_rounds``);
+* **switching** (in process, no HTTP): the CPU an append costs when
+  appends to two conversations of length L alternate, against the same
+  appends one conversation after the other.  The rules hold one engine's
+  state at a time, so each switch reloads the whole state of the
+  conversation it switches to: this is the figure that grows with L.
+
+Latencies are measured twice: by the client (send to answer, through the
+client's own event loop on the same cores) and by the server (its request
+log line, request in to response out).  Every loop is bounded in count.
+
+The load generator speaks HTTP/1.1 over keep-alive asyncio streams itself
+(``LoadClient``): httpx costs about as much CPU per request as the server's
+whole handling of a Verify, and on a two-core machine a client that slow
+measures itself.  The tests use httpx.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from grounded.bench.pgserver import TempPostgres
+from grounded.bench.report import markdown_table, stderr
+from grounded.bench.serving import ServerProcess, kill_rounds, make_key
+
+HEADER = {"agents": {"ann": {"authority": True}, "ben": {}}}
+
+
+def utterance(i: int) -> dict[str, Any]:
+    """The i-th utterance of a benchmark conversation: observations; every fourth a question and a hypothesis."""
+    speaker = "ann" if i % 2 else "ben"
+    ops: list[dict[str, Any]] = [{"op": "observe", "claim": f"o{i}", "text": f"observation {i}"}]
+    if i % 4 == 3:
+        ops += [{"op": "question", "claim": f"q{i}", "text": f"why {i}?"},
+                {"op": "hypothesize", "claim": f"h{i}", "deps": [f"o{i}", f"o{i - 1}"], "explains": [f"q{i}"],
+                 "text": f"hypothesis {i}"}]
+    return {"speaker": speaker, "ops": ops}
+
+
+def percentiles(samples: list[float]) -> dict[str, float]:
+    if not samples:
+        return {"n": 0}
+    ordered = sorted(samples)
+
+    def q(p: float) -> float:
+        return round(ordered[min(len(ordered) - 1, int(p * len(ordered)))], 3)
+
+    return {"n": len(ordered), "p50": q(0.50), "p99": q(0.99), "max": round(ordered[-1], 3),
+            "mean": round(statistics.fmean(ordered), 3)}
+
+
+class _Response:
+    __slots__ = ("status_code", "body")
+
+    def __init__(self, status: int, body: bytes):
+        self.status_code, self.body = status, body
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+    def raise_for_status(self) -> None:
+        if self.status_code >= 400:
+            raise RuntimeError(f"HTTP {self.status_code}: {self.body[:300]!r}")
+
+
+class LoadClient:
+    """A pool of keep-alive HTTP/1.1 connections to one server; JSON in, JSON out."""
+
+    def __init__(self, host: str, port: int, key: str, connections: int):
+        self.host, self.port, self.size = host, port, connections
+        self.auth = f"Authorization: Bearer {key}\r\n".encode()
+        self._idle: asyncio.Queue[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = asyncio.Queue()
+
+    async def __aenter__(self) -> LoadClient:
+        for _ in range(self.size):
+            self._idle.put_nowait(await asyncio.open_connection(self.host, self.port))
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        while not self._idle.empty():
+            _, writer = self._idle.get_nowait()
+            writer.close()
+
+    async def request(self, method: str, path: str, body: Any = None) -> _Response:
+        reader, writer = await self._idle.get()
+        try:
+            data = b"" if body is None else json.dumps(body).encode()
+            head = (f"{method} /v1{path} HTTP/1.1\r\nHost: {self.host}\r\nContent-Type: application/json\r\n"
+                    f"Content-Length: {len(data)}\r\n").encode()
+            writer.write(head + self.auth + b"\r\n" + data)
+            status_line = await reader.readline()
+            length = 0
+            while True:
+                line = await reader.readline()
+                if line in (b"\r\n", b""):
+                    break
+                name, _, value = line.partition(b":")
+                if name.strip().lower() == b"content-length":
+                    length = int(value)
+            payload = await reader.readexactly(length) if length else b""
+            return _Response(int(status_line.split()[1]), payload)
+        finally:
+            self._idle.put_nowait((reader, writer))
+
+    async def post(self, path: str, json: Any) -> _Response:  # noqa: A002 - httpx's name for it
+        return await self.request("POST", path, json)
+
+    async def get(self, path: str, params: dict[str, str] | None = None) -> _Response:
+        query = ("?" + "&".join(f"{k}={quote(str(v))}" for k, v in params.items())) if params else ""
+        return await self.request("GET", path + query)
+
+
+async def _drive(url: str, key: str, conversations: int, appends: int, verifies: int, rate: float,
+                 closed_verifies: int, seed: int, server_cpu: Callable[[], float]) -> dict[str, Any]:
+    rng = random.Random(seed)
+    cpu: dict[str, float] = {}
+    host, port = url.split("//")[1].split(":")
+    async with LoadClient(host, int(port), key, conversations) as c:
+        ids = []
+        for n in range(conversations):
+            r = await c.post("/conversations", json={"id": f"bench-{seed}-{n}", "header": HEADER})
+            r.raise_for_status()
+            ids.append(r.json()["id"])
+
+        append_ms: list[float] = []
+
+        async def appender(cid: str) -> None:
+            for i in range(1, appends + 1):
+                t0 = time.perf_counter()
+                r = await c.post(f"/conversations/{cid}/utterances", json=utterance(i))
+                append_ms.append((time.perf_counter() - t0) * 1000)
+                r.raise_for_status()
+
+        t0, c0 = time.perf_counter(), server_cpu()
+        await asyncio.gather(*(appender(cid) for cid in ids))
+        append_wall = time.perf_counter() - t0
+        cpu["append"] = server_cpu() - c0
+
+        claims = [f"o{i}" for i in range(1, appends + 1)] + [f"h{i}" for i in range(3, appends + 1, 4)]
+        verify_ms: list[float] = []
+        wrong = 0
+
+        async def one_verify(cid: str, claim: str, into: list[float]) -> None:
+            nonlocal wrong
+            t = time.perf_counter()
+            r = await c.get(f"/conversations/{cid}/verify", params={"claim": claim})
+            into.append((time.perf_counter() - t) * 1000)
+            if r.status_code != 200 or r.json()["grounded"] is not True:
+                wrong += 1
+
+        # warm-up: every conversation's engine is already cached; one round trip each for the connections
+        await asyncio.gather(*(one_verify(cid, "o1", []) for cid in ids))
+        tasks = []
+        c0 = server_cpu()
+        start = time.perf_counter()
+        for k in range(verifies):
+            delay = start + k / rate - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            tasks.append(asyncio.create_task(one_verify(rng.choice(ids), rng.choice(claims), verify_ms)))
+        await asyncio.gather(*tasks)
+        paced_wall = time.perf_counter() - start
+        cpu["verify"] = server_cpu() - c0
+
+        closed_ms: list[float] = []
+        per_client = max(1, closed_verifies // conversations)
+
+        async def verifier(cid: str) -> None:
+            for _ in range(per_client):
+                await one_verify(cid, rng.choice(claims), closed_ms)
+
+        t0 = time.perf_counter()
+        await asyncio.gather(*(verifier(cid) for cid in ids))
+        closed_wall = time.perf_counter() - t0
+    return {
+        "append": {"client_ms": percentiles(append_ms), "per_s": round(len(append_ms) / append_wall, 1),
+                   "count": len(append_ms), "seconds": round(append_wall, 2),
+                   "server_cpu_ms_each": round(cpu["append"] * 1000 / max(1, len(append_ms)), 3)},
+        "verify_paced": {"client_ms": percentiles(verify_ms), "rate": rate,
+                         "achieved_per_s": round(len(verify_ms) / paced_wall, 1),
+                         "server_cpu_ms_each": round(cpu["verify"] * 1000 / max(1, len(verify_ms)), 3)},
+        "verify_closed": {"client_ms": percentiles(closed_ms), "per_s": round(len(closed_ms) / closed_wall, 1),
+                          "in_flight": conversations},
+        "wrong_answers": wrong,
+    }
+
+
+def _run_loop(coro: Any) -> Any:
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.run(coro)
+    return uvloop.run(coro)
+
+
+def _server_latencies(log: Path, since: int) -> dict[str, list[float]]:
+    """Server-side latency (ms) of each request logged after line ``since``, by kind."""
+    out: dict[str, list[float]] = {"append": [], "verify": []}
+    for line in log.read_text().splitlines()[since:]:
+        if not line.startswith("{"):
+            continue
+        rec = json.loads(line)
+        if rec["path"].endswith("/utterances") and rec["status"] == 201:
+            out["append"].append(rec["ms"])
+        elif rec["path"].endswith("/verify") and rec["status"] == 200:
+            out["verify"].append(rec["ms"])
+    return out
+
+
+def run_backend(name: str, db: str, workdir: Path, conversations: int, appends: int, verifies: int, rate: float,
+                closed_verifies: int, kills: int, seed: int) -> dict[str, Any]:
+    key = make_key(db, "bench")
+    log = workdir / f"{name}-server.log"
+    with ServerProcess(db, log) as server:
+        result = _run_loop(_drive(server.url, key, conversations, appends, verifies, rate, closed_verifies, seed,
+                                  server.cpu_seconds))
+        result["load_average"] = [round(x, 2) for x in os.getloadavg()]
+    server_side = _server_latencies(log, 0)
+    # the server log holds the warm-up, paced and closed verifies: report the paced ones (the middle block)
+    n_warm, n_paced = conversations, result["verify_paced"]["client_ms"]["n"]
+    result["append"]["server_ms"] = percentiles(server_side["append"])
+    result["verify_paced"]["server_ms"] = percentiles(server_side["verify"][n_warm:n_warm + n_paced])
+    result["verify_closed"]["server_ms"] = percentiles(server_side["verify"][n_warm + n_paced:])
+    if kills:
+        stderr.print(f"{name}: kill -9 x {kills} during appends", markup=False)
+        result["durability"] = kill_rounds(db, kills, workdir, seed=seed).to_json()
+    return result
+
+
+def run(backends: tuple[str, ...], conversations: int = 50, appends: int = 20, verifies: int = 5000,
+        rate: float = 500.0, closed_verifies: int = 5000, kills: int = 20, seed: int = 0,
+        switch_lengths: tuple[int, ...] = (10, 100, 1000)) -> dict[str, Any]:
+    results: dict[str, Any] = {"settings": {"conversations": conversations, "appends_per_conversation": appends,
+                                            "verifies": verifies, "rate": rate, "closed_verifies": closed_verifies,
+                                            "kills": kills, "seed": seed}, "backends": {}}
+    results["switching"] = switching(switch_lengths)
+    with tempfile.TemporaryDirectory(prefix="grounded-bench-serve-") as tmp:
+        workdir = Path(tmp)
+        for backend in backends:
+            stderr.print(f"bench serve: {backend}", markup=False)
+            if backend == "sqlite":
+                results["backends"][backend] = run_backend(backend, str(workdir / "bench.db"), workdir, conversations,
+                                                           appends, verifies, rate, closed_verifies, kills, seed)
+            else:
+                with TempPostgres() as pg:
+                    results["backends"][backend] = run_backend(backend, pg.url, workdir, conversations, appends,
+                                                               verifies, rate, closed_verifies, kills, seed)
+    return results
+
+
+def switching(lengths: tuple[int, ...] = (10, 100, 1000), appends: int = 40) -> list[dict[str, Any]]:
+    """CPU ms per append, two conversations of length L: one after the other, and alternating."""
+    from grounded.service.conversations import Conversations
+    from grounded.service.store import open_store
+
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="grounded-bench-switch-") as tmp:
+        c = Conversations(open_store(Path(tmp) / "switch.db"))
+        for length in lengths:
+            row: dict[str, Any] = {"length": length}
+            for mode in ("sequential", "alternating"):
+                a, b = c.create("t", HEADER)["id"], c.create("t", HEADER)["id"]
+                with c.batch():
+                    for i in range(1, length + 1):
+                        c.append("t", a, utterance(i))
+                        c.append("t", b, utterance(i))
+                order = ([(cid, i) for cid in (a, b) for i in range(length + 1, length + appends + 1)]
+                         if mode == "sequential" else
+                         [(cid, i) for i in range(length + 1, length + appends + 1) for cid in (a, b)])
+                t0 = time.process_time()
+                with c.batch():
+                    for cid, i in order:
+                        c.append("t", cid, utterance(i))
+                row[mode] = round((time.process_time() - t0) * 1000 / len(order), 3)
+            rows.append(row)
+        c.close()
+    return rows
+
+
+def markdown(result: dict[str, Any]) -> str:
+    s = result["settings"]
+    rows = []
+    for name, r in result["backends"].items():
+        a, vp, vc = r["append"], r["verify_paced"], r["verify_closed"]
+        rows.append([name, a["count"], a["per_s"], a["client_ms"]["p50"], a["client_ms"]["p99"],
+                     a["server_ms"]["p50"], a["server_ms"]["p99"], a["server_cpu_ms_each"],
+                     f"{vp['achieved_per_s']}/s", vp["client_ms"]["p50"], vp["client_ms"]["p99"],
+                     vp["server_ms"]["p50"], vp["server_ms"]["p99"], vp["server_cpu_ms_each"], vc["per_s"],
+                     vc["client_ms"]["p99"], r["wrong_answers"], " ".join(map(str, r["load_average"]))])
+    table = markdown_table(
+        ["store", "appends", "appends/s", "append p50 ms", "append p99 ms", "(server) p50", "(server) p99",
+         "server CPU ms/append", "verify rate", "verify p50 ms", "verify p99 ms", "(server) p50", "(server) p99",
+         "server CPU ms/verify", f"verify/s, {s['conversations']} in flight", "its p99 ms", "wrong",
+         "load average after"], rows)
+    lines = [f"{s['conversations']} conversations in parallel, {s['appends_per_conversation']} appends each "
+             f"(closed loop); {s['verifies']} Verify-by-claim requests at {s['rate']}/s (open loop); "
+             f"{s['closed_verifies']} more with {s['conversations']} in flight (closed loop).", "", table]
+    kills = [(name, r["durability"]) for name, r in result["backends"].items() if "durability" in r]
+    if kills:
+        lines += ["", markdown_table(["store", "kill -9 restarts", "acknowledged", "stored", "lost",
+                                      "stored, never acknowledged", "seconds"],
+                                     [[n, d["rounds"], d["acknowledged"], d["stored"], d["lost"],
+                                       d["unacknowledged_stored"], d["seconds"]] for n, d in kills])]
+    if result.get("switching"):
+        lines += ["", "CPU ms per append (in process, no HTTP), two conversations of L utterances each:",
+                  "", markdown_table(["L", "one conversation after the other", "alternating"],
+                                     [[r["length"], r["sequential"], r["alternating"]] for r in result["switching"]])]
+    return "\n".join(lines)

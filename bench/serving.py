@@ -1,0 +1,174 @@
+"""A real ``grounded serve`` process on 127.0.0.1, for the serve benchmark and the tests.
+
+The server is the installed command (``python -m grounded serve``) started
+as a subprocess on a free port; its stderr (the request log) goes to a file.
+Every wait is bounded.  ``kill_rounds`` is the durability run: kill -9 the
+server during a stream of appends, restart it, and check that every
+acknowledged utterance is stored, at the place it was acknowledged.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+from grounded.bench.pgserver import free_port
+from grounded.service.keys import new_key
+from grounded.service.store import open_store
+
+
+def make_key(db: str, tenant: str) -> str:
+    """A new API key for ``tenant`` in the store at ``db`` (created as ``grounded keys create`` does)."""
+    store = open_store(db)
+    try:
+        key_id, key, digest = new_key()
+        store.add_key(key_id, tenant, digest)
+    finally:
+        store.close()
+    return key
+
+
+class ServerProcess:
+    """``grounded serve --db DB`` on a free loopback port."""
+
+    def __init__(self, db: str, log: Path, *args: str, env: dict[str, str] | None = None):
+        self.env = env or {}
+        self.db = db
+        self.log = log
+        self.args = args
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen | None = None
+
+    def start(self, timeout: float = 60.0) -> ServerProcess:
+        with open(self.log, "ab") as err:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "grounded", "serve", "--db", self.db, "--port", str(self.port), *self.args],
+                stdout=subprocess.DEVNULL, stderr=err, env={**os.environ, "PYTHONUNBUFFERED": "1", **self.env})
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"grounded serve exited with {self.proc.returncode}: {self.log.read_text()[-2000:]}")
+            try:
+                if httpx.get(self.url + "/v1/health", timeout=1.0).status_code == 200:
+                    return self
+            except httpx.TransportError:
+                time.sleep(0.05)
+        self.stop()
+        raise RuntimeError(f"grounded serve did not answer within {timeout} s: {self.log.read_text()[-2000:]}")
+
+    def cpu_seconds(self) -> float:
+        """CPU time (user + system) the server process has used so far (Linux /proc)."""
+        assert self.proc is not None
+        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown handler runs."""
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(timeout=30)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=30)
+
+    def __enter__(self) -> ServerProcess:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def client(server: ServerProcess, key: str | None) -> httpx.Client:
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    return httpx.Client(base_url=server.url + "/v1", headers=headers, timeout=30.0)
+
+
+@dataclass
+class KillReport:
+    rounds: int = 0
+    acknowledged: int = 0
+    stored: int = 0
+    lost: list[int] = field(default_factory=list)
+    """Acknowledged seqs missing from the store or holding another utterance: must stay empty."""
+    unacknowledged_stored: int = 0
+    """Appends in flight at a kill that were committed though never acknowledged (allowed)."""
+    seconds: float = 0.0
+
+    def to_json(self) -> dict:
+        return {"rounds": self.rounds, "acknowledged": self.acknowledged, "stored": self.stored,
+                "lost": len(self.lost), "unacknowledged_stored": self.unacknowledged_stored,
+                "seconds": round(self.seconds, 1)}
+
+
+def kill_rounds(db: str, rounds: int, workdir: Path, seed: int = 0, min_wait: float = 0.15,
+                max_wait: float = 0.5) -> KillReport:
+    """Stream appends to one conversation and SIGKILL the server ``rounds`` times; check after each restart."""
+    rng = random.Random(seed)
+    key = make_key(db, "durability")
+    report = KillReport()
+    start = time.perf_counter()
+    acked: dict[int, str] = {}  # seq -> the claim acknowledged there
+    attempt = [0]
+    cid = f"kill-{seed}-{time.time_ns()}"
+    log = workdir / "kill-server.log"
+    for r in range(rounds + 1):
+        server = ServerProcess(db, log, "--quiet").start()
+        with client(server, key) as c:
+            if r == 0:
+                c.post("/conversations", json={"id": cid}).raise_for_status()
+            stored = [(json.loads(line)) for line in c.get(f"/conversations/{cid}/export").text.splitlines()[1:]]
+        claims = [line["ops"][0]["claim"] for line in stored]
+        report.lost = [seq for seq, claim in acked.items() if seq > len(claims) or claims[seq - 1] != claim]
+        report.stored = len(claims)
+        if r == rounds or report.lost:
+            server.stop()
+            break
+        stop = threading.Event()
+
+        def writer(url: str = server.url, stop: threading.Event = stop) -> None:
+            with httpx.Client(base_url=url + "/v1", headers={"Authorization": f"Bearer {key}"},
+                              timeout=10.0) as w:
+                while not stop.is_set():
+                    attempt[0] += 1
+                    claim = f"o{attempt[0]}"
+                    try:
+                        resp = w.post(f"/conversations/{cid}/utterances",
+                                      json={"speaker": "writer", "ops": [{"op": "observe", "claim": claim}]})
+                    except httpx.TransportError:
+                        return
+                    if resp.status_code != 201:
+                        return
+                    acked[resp.json()["seq"]] = claim
+
+        before = len(acked)
+        thread = threading.Thread(target=writer)
+        thread.start()
+        deadline = time.monotonic() + 30  # kill a live stream: after this round's first acknowledgement
+        while len(acked) == before and thread.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.005)
+        time.sleep(rng.uniform(min_wait, max_wait))
+        server.kill()
+        stop.set()
+        thread.join(timeout=60)
+        report.rounds += 1
+    report.acknowledged = len(acked)
+    report.unacknowledged_stored = report.stored - len(acked)
+    report.seconds = time.perf_counter() - start
+    return report

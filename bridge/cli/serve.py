@@ -1,0 +1,179 @@
+"""`grounded serve`, `grounded keys`, `grounded export`, `grounded mcp`, `grounded openapi`: the service."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from grounded.cli.app import app, out
+from grounded.core.errors import InputError
+
+Db = Annotated[str | None, typer.Option(
+    "--db", envvar="GROUNDED_DB",
+    help="Store: a SQLite file (default grounded.db), sqlite:///path, or postgresql://user@host/db.")]
+ServeExtensions = Annotated[list[Path] | None, typer.Option(
+    "--extension", "-x", help="Extension rule file conversations may name (repeatable).")]
+
+keys_app = typer.Typer(no_args_is_help=True, help="API keys: one tenant per key; stored hashed.")
+app.add_typer(keys_app, name="keys")
+
+
+def _require_serve() -> None:
+    import importlib.util
+
+    missing = [m for m in ("fastapi", "uvicorn") if importlib.util.find_spec(m) is None]
+    if missing:
+        raise InputError(f"grounded serve needs {', '.join(missing)}: pip install 'grounded[serve]'")
+
+
+@app.command()
+def serve(
+    db: Db = None,
+    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8080,
+    workers: Annotated[int, typer.Option(help="Worker processes (each owns its engines; share the store).")] = 1,
+    extension: ServeExtensions = None,
+    cache: Annotated[int, typer.Option(help="Conversations kept in memory per worker.")] = 1000,
+    max_body: Annotated[int, typer.Option(help="Largest request body, in bytes.")] = 4 * 1024 * 1024,
+    quiet: Annotated[bool, typer.Option("--quiet", help="No request log lines.")] = False,
+) -> None:
+    """Serve the HTTP API (docs/serve.md); durable in SQLite by default, PostgreSQL with --db postgresql://..."""
+    _require_serve()
+    import uvicorn
+
+    from grounded.service.api import SETTINGS_ENV, Settings, create_app
+    from grounded.service.keys import new_key
+    from grounded.service.middleware import configure_request_log
+    from grounded.service.store import open_store
+
+    settings = Settings(db=db, extensions=[str(p) for p in extension or ()], cache=cache, max_body=max_body,
+                        quiet=quiet)
+    store = open_store(db)  # creates the tables; a bad URL fails here, before the server starts
+    try:
+        if not store.keys():
+            key_id, key, digest = new_key()
+            store.add_key(key_id, "default", digest)
+            print(f"grounded: no API key yet; created one for tenant 'default' (shown once, store it):\n{key}",
+                  file=sys.stderr, flush=True)
+    finally:
+        store.close()
+    configure_request_log(quiet)
+    print(f"grounded: serving {store.url} on http://{host}:{port} (OpenAPI at /docs)", file=sys.stderr, flush=True)
+    if workers > 1:
+        os.environ[SETTINGS_ENV] = json.dumps(settings.__dict__)
+        uvicorn.run("grounded.service.api:app_from_env", factory=True, host=host, port=port, workers=workers,
+                    log_level="warning", access_log=False)
+    else:
+        uvicorn.run(create_app(settings), host=host, port=port, log_level="warning", access_log=False)
+
+
+@keys_app.command("create")
+def keys_create(tenant: Annotated[str, typer.Argument(help="The tenant the key acts for (created if new).")],
+                db: Db = None) -> None:
+    """Create an API key for TENANT; the key is printed once (only its hash is stored)."""
+    from grounded.service.keys import check_name, new_key
+    from grounded.service.store import open_store
+
+    check_name("tenant", tenant)
+    store = open_store(db)
+    try:
+        key_id, key, digest = new_key()
+        store.add_key(key_id, tenant, digest)
+    finally:
+        store.close()
+    print(key)
+
+
+@keys_app.command("revoke")
+def keys_revoke(key_id: Annotated[str, typer.Argument(help="The key's id (the hex after gk_), or the whole key.")],
+                db: Db = None) -> None:
+    """Revoke a key: requests with it get 401 from then on."""
+    from grounded.service.keys import parse
+    from grounded.service.store import open_store
+
+    parsed = parse(key_id)
+    ident = parsed[0] if parsed else key_id
+    store = open_store(db)
+    try:
+        if not store.revoke_key(ident):
+            raise InputError(f"no live API key with id {ident}")
+    finally:
+        store.close()
+    out.print(f"revoked {ident}", markup=False)
+
+
+@keys_app.command("list")
+def keys_list(db: Db = None) -> None:
+    """Every key: id, tenant, created, revoked."""
+    from grounded.service.store import open_store
+
+    store = open_store(db)
+    try:
+        for k in store.keys():
+            out.print(f"{k.id}  {k.tenant}  created {k.created}" + (f"  revoked {k.revoked}" if k.revoked else ""),
+                      markup=False)
+    finally:
+        store.close()
+
+
+@app.command()
+def export(
+    conversation: Annotated[str, typer.Argument(help="The conversation's id.")],
+    db: Db = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write here instead of stdout.")] = None,
+) -> None:
+    """Write a stored conversation as the event log (JSON Lines) that Engine.load reads."""
+    from grounded.service.keys import check_name
+    from grounded.service.store import open_store
+
+    check_name("conversation", conversation)
+    store = open_store(db)
+    try:
+        row = store.conversation(conversation)
+        if row is None:
+            raise InputError(f"no conversation {conversation} in {store.url}")
+        head = dict(row.header)
+        if row.extensions:
+            head["extensions"] = row.extensions
+        lines = [head, *(line for _, line in store.lines(conversation))]
+    finally:
+        store.close()
+    text = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        output.write_text(text, encoding="utf-8")
+
+
+@app.command()
+def mcp(
+    db: Db = None,
+    key: Annotated[str | None, typer.Option("--key", envvar="GROUNDED_API_KEY",
+                                            help="API key: the tools act for its tenant.")] = None,
+    extension: ServeExtensions = None,
+) -> None:
+    """Serve verify, verify_text, affected, state and append as MCP tools over stdio."""
+    from grounded.service.mcp_server import serve_stdio
+
+    if not key:
+        raise InputError("grounded mcp needs an API key: --key or GROUNDED_API_KEY (grounded keys create TENANT)")
+    serve_stdio(db, key, [str(p) for p in extension or ()])
+
+
+@app.command()
+def openapi(output: Annotated[Path | None, typer.Option("--output", "-o", help="Write here instead of stdout.")]
+            = None) -> None:
+    """Print the HTTP API's OpenAPI document (the contract; docs/openapi.json)."""
+    _require_serve()
+    from grounded.service.api import openapi_document
+
+    text = json.dumps(openapi_document(), indent=2, ensure_ascii=False) + "\n"
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        output.write_text(text, encoding="utf-8")

@@ -1,0 +1,278 @@
+"""The HTTP API (FastAPI): every route is a job for the process's engines (``host.py``).
+
+Routes live under ``/v1``.  A request carries its API key as
+``Authorization: Bearer gk_...``; the key decides the tenant, and a tenant
+sees only its own conversations (403 for another's, 401 for no or a bad
+key).  Refusals keep the library's words: a rejected utterance is 422 with
+every violation's code and message as ``PreconditionError`` reports them, a
+malformed field is 422 naming it.  The OpenAPI document (``/openapi.json``,
+published as docs/openapi.json) is the contract.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from importlib.metadata import version as _version
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import Depends, FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from grounded.core.errors import GroundedError, InputError, PreconditionError
+from grounded.service import schemas as s
+from grounded.service.conversations import Conversations, ExtensionFile, input_error_json, rejection_json
+from grounded.service.errors import ServiceError
+from grounded.service.host import EngineHost
+from grounded.service.middleware import RequestGuard, configure_request_log
+from grounded.service.store import open_store
+
+VERSION = _version("grounded")
+MAX_BODY = 4 * 1024 * 1024
+"""The event log's bound on one line (docs/reliability.md): no utterance needs a larger body."""
+
+
+_bearer = HTTPBearer(auto_error=False, description="An API key from `grounded keys create`.")
+Key = Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
+At = Annotated[int | None, Query(description="Answer as of this earlier turn.")]
+
+
+@dataclass
+class Settings:
+    db: str | None = None
+    extensions: list[str] = field(default_factory=list)
+    cache: int = 1000
+    max_body: int = MAX_BODY
+    quiet: bool = False
+    """No request log lines (read by the worker processes of ``--workers N``)."""
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """The application; its engines' host (and the store connection) start with the server, on its loop's thread."""
+    settings = settings or Settings()
+    extensions = tuple(ExtensionFile.read(p) for p in settings.extensions)
+    holder: dict[str, EngineHost] = {}
+
+    def make() -> Conversations:
+        return Conversations(open_store(settings.db), extensions, settings.cache)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):  # type: ignore[no-untyped-def]  # FastAPI's own signature
+        holder["host"] = EngineHost(make)
+        try:
+            yield
+        finally:
+            holder.pop("host").close()
+
+    app = FastAPI(title="grounded", version=VERSION, lifespan=lifespan,
+                  description="Verify, turn by turn, whether a continuation still rests on what a conversation "
+                              "has established. See docs/serve.md.",
+                  responses={401: {"model": s.ErrorOut}, 403: {"model": s.ErrorOut}, 404: {"model": s.ErrorOut},
+                             413: {"model": s.ErrorOut}, 422: {"model": s.ErrorOut}})
+    _errors(app)
+
+    async def ask(request: Request, key: HTTPAuthorizationCredentials | None,
+                  fn: Callable[[Conversations, str], Any], write: str | None = None, reads: str | None = None) -> Any:
+        """Authenticate and run ``fn(conversations, tenant)`` on the process's engines.
+
+        ``write`` names the conversation a write changes: the job is then answered
+        only once its batch has committed (see host.py).  ``reads`` names the
+        conversation a read is about: the key check fetches its head in the same query.
+        """
+        token = key.credentials if key is not None else None
+
+        def job(c: Conversations) -> tuple[str | None, Any, BaseException | None]:
+            tenant = None
+            try:
+                tenant = c.authenticate(token, reads)
+                return tenant, fn(c, tenant), None
+            except Exception as exc:  # noqa: BLE001 - re-raised below, after the tenant is logged
+                return tenant, None, exc
+            finally:
+                c.forget_prefetched()
+
+        tenant, result, exc = await holder["host"].call(job, write is not None, write or "")
+        request.scope.setdefault("state", {})["tenant"] = tenant
+        if exc is not None:
+            raise exc
+        return result
+
+    @app.get("/v1/health", tags=["service"])
+    async def health() -> dict[str, str]:
+        """Liveness (no key needed)."""
+        return {"status": "ok", "version": VERSION}
+
+    @app.post("/v1/conversations", status_code=201, response_model=s.ConversationSummary, tags=["conversations"],
+              responses={409: {"model": s.ErrorOut, "description": "A conversation with this id exists."}})
+    async def create_conversation(request: Request, body: s.CreateConversation, key: Key) -> Any:
+        """Create a conversation from an event-log header."""
+        return await ask(request, key, lambda c, t: c.create(t, body.header, body.id, body.extensions),
+                         write=body.id or "")
+
+    @app.get("/v1/conversations", response_model=list[s.ConversationListItem], tags=["conversations"])
+    async def list_conversations(request: Request, key: Key) -> Any:
+        """The caller's tenant's conversations."""
+        return await ask(request, key, lambda c, t: c.listing(t))
+
+    @app.get("/v1/conversations/{cid}", response_model=s.ConversationInfo, tags=["conversations"])
+    async def get_conversation(request: Request, cid: str, key: Key) -> Any:
+        return await ask(request, key, lambda c, t: c.describe(t, cid), reads=cid)
+
+    @app.post("/v1/conversations/{cid}/utterances", status_code=201, response_class=JSONResponse,
+              tags=["conversations"],
+              responses={201: {"model": s.Appended},
+                         409: {"model": s.ErrorOut, "description": "`expect_turn` is not the conversation's "
+                                                                  "last turn (optimistic concurrency)."},
+                         422: {"model": s.RejectionOut | s.ErrorOut,
+                               "description": "Rejected by the rules (`rejected`, with every violation's code "
+                                              "and message), or a malformed field (`invalid`)."},
+                         503: {"model": s.ErrorOut, "description": "The store did not commit: not appended."}})
+    async def append(request: Request, cid: str, body: s.AppendUtterance, key: Key) -> Any:
+        """Append one utterance: operations, or text through an interpreter. Acknowledged once committed."""
+        expect = "expect_turn" in body.model_fields_set
+        utterance = body.utterance()
+        return _json(await ask(request, key, lambda c, t: c.append(
+            t, cid, utterance, expect_turn=body.expect_turn, check_expected=expect, interpreter=body.interpreter),
+            write=cid), 201)
+
+    @app.get("/v1/conversations/{cid}/verify", response_class=JSONResponse, tags=["queries"],
+             responses={200: {"model": s.VerificationOut}})
+    async def verify(request: Request, cid: str, key: Key, at: At = None,
+                     claim: Annotated[str | None, Query(description="The literal the continuation asserts.")] = None,
+                     text: Annotated[str | None, Query(description="Or the continuation's text.")] = None,
+                     threshold: float | None = None) -> Any:
+        """Verify(c) by claim, or by text (anchored by similarity; abstains below the threshold)."""
+        return _json(await ask(request, key, _verify(cid, claim, text, at, threshold), reads=cid), drop_none=True)
+
+    @app.post("/v1/conversations/{cid}/verify", response_class=JSONResponse, tags=["queries"],
+              responses={200: {"model": s.VerificationOut}})
+    async def verify_post(request: Request, cid: str, body: s.VerifyRequest, key: Key) -> Any:
+        """Verify(c), the claim or text in the body (for long texts)."""
+        answer = await ask(request, key, _verify(cid, body.claim, body.text, body.at, body.threshold), reads=cid)
+        return _json(answer, drop_none=True)
+
+    @app.get("/v1/conversations/{cid}/affected", response_class=JSONResponse, tags=["queries"],
+             responses={200: {"model": s.AffectedOut}})
+    async def affected(request: Request, cid: str, claim: str, key: Key, at: At = None,
+                       closure: Annotated[bool, Query(description="Affected* (true) or one-step Affected.")] = True
+                       ) -> Any:
+        """Affected*(p): every argument resting, transitively, on p; ``closure=false`` for one step."""
+        return _json(await ask(request, key, lambda c, t: c.affected(t, cid, claim, closure, at), reads=cid))
+
+    @app.get("/v1/conversations/{cid}/state", response_model=s.StateOut, tags=["queries"])
+    async def state(request: Request, cid: str, key: Key, at: At = None) -> Any:
+        """Every argument (standing, Dep, provenance), open problems, commitments, dissent, reinstatable."""
+        return await ask(request, key, lambda c, t: c.state(t, cid, at), reads=cid)
+
+    @app.get("/v1/conversations/{cid}/open-problems", response_model=s.OpenProblemsOut, tags=["queries"])
+    async def open_problems(request: Request, cid: str, key: Key, at: At = None) -> Any:
+        return await ask(request, key, lambda c, t: c.open_problems(t, cid, at), reads=cid)
+
+    @app.get("/v1/conversations/{cid}/commitments", response_model=s.CommitmentsOut, tags=["queries"])
+    async def commitments(request: Request, cid: str, key: Key, at: At = None) -> Any:
+        return await ask(request, key, lambda c, t: c.commitments(t, cid, at), reads=cid)
+
+    @app.get("/v1/conversations/{cid}/export", tags=["conversations"],
+             responses={200: {"content": {"application/x-ndjson": {}},
+                              "description": "The event log (JSON Lines) that `Engine.load` reads."}})
+    async def export(request: Request, cid: str, key: Key) -> Response:
+        """The conversation as an event log: the header line, then one line per utterance."""
+        lines = await ask(request, key, lambda c, t: c.export(t, cid), reads=cid)
+        body = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+        return Response(body, media_type="application/x-ndjson")
+
+    return RequestGuard(app, settings.max_body)  # type: ignore[return-value]  # an ASGI app wrapping FastAPI
+
+
+def _json(body: dict[str, Any], status: int = 200, drop_none: bool = False) -> JSONResponse:
+    """An answer built by the library's own ``to_json``: sent as it is (no second validation on the hot path).
+
+    ``drop_none``: leave out the fields that do not apply (a Verify answer's ``at``, ``reason``, ``anchor``...).
+    """
+    return JSONResponse({k: v for k, v in body.items() if v is not None} if drop_none else body, status)
+
+
+def _verify(cid: str, claim: str | None, text: str | None, at: int | None,
+            threshold: float | None) -> Callable[[Conversations, str], Any]:
+    def fn(c: Conversations, tenant: str) -> Any:
+        if (claim is None) == (text is None):
+            raise InputError("give either claim or text, not both" if claim is not None else "give claim or text")
+        if claim is not None:
+            return c.verify(tenant, cid, claim, at)
+        assert text is not None
+        return c.verify_text(tenant, cid, text, at, threshold)
+
+    return fn
+
+
+def app_from_env() -> Any:
+    """The application for ``uvicorn --factory`` (several workers): settings from GROUNDED_SERVE_SETTINGS."""
+    settings = Settings(**json.loads(os.environ.get(SETTINGS_ENV, "{}")))
+    configure_request_log(settings.quiet)
+    return create_app(settings)
+
+
+SETTINGS_ENV = "GROUNDED_SERVE_SETTINGS"
+
+
+def _errors(app: FastAPI) -> None:
+    @app.exception_handler(ServiceError)
+    async def service_error(request: Request, exc: ServiceError) -> JSONResponse:
+        return JSONResponse(exc.to_json(), status_code=exc.status)
+
+    @app.exception_handler(PreconditionError)
+    async def rejected(request: Request, exc: PreconditionError) -> JSONResponse:
+        return JSONResponse(rejection_json(exc), status_code=422)
+
+    @app.exception_handler(InputError)
+    async def invalid(request: Request, exc: InputError) -> JSONResponse:
+        return JSONResponse(input_error_json(exc), status_code=422)
+
+    @app.exception_handler(GroundedError)
+    async def failed(request: Request, exc: GroundedError) -> JSONResponse:
+        return JSONResponse({"error": "internal", "message": str(exc)}, status_code=500)
+
+    @app.exception_handler(RequestValidationError)
+    async def malformed(request: Request, exc: RequestValidationError) -> JSONResponse:
+        message = describe_request_errors(exc.errors())
+        kind = request.headers.get("content-type", "")
+        if message.startswith("body: ") and "json" not in kind:
+            message = f"body: expected a JSON object sent as Content-Type: application/json (got {kind or 'none'})"
+        return JSONResponse({"error": "invalid", "message": message}, status_code=422)
+
+
+def describe_request_errors(errors: Any) -> str:
+    """FastAPI's validation errors as the library words them: 'body.ops[0].claim: Field required'."""
+    parts = []
+    for err in errors:
+        where = ""
+        for seg in err.get("loc", ()):
+            if isinstance(seg, int):
+                where += f"[{seg}]"
+            elif seg.startswith("function-after") or seg in _UNION_TAGS:
+                continue
+            else:
+                where += ("." if where else "") + str(seg)
+        parts.append(f"{where}: {err.get('msg')}" if where else str(err.get("msg")))
+    return "; ".join(dict.fromkeys(parts))
+
+
+_UNION_TAGS = frozenset({"observe", "hypothesize", "support", "undermine", "revise", "expand_awareness", "resolve",
+                         "question", "dict[str,any]"})
+
+
+def openapi_document(settings: Settings | None = None) -> dict[str, Any]:
+    """The OpenAPI document of the API (what docs/openapi.json holds)."""
+    app = create_app(settings)
+    inner: FastAPI = app.app  # type: ignore[attr-defined]  # RequestGuard wraps the FastAPI app
+    return inner.openapi()
+
+
+def write_openapi(path: str | Path) -> None:
+    Path(path).write_text(json.dumps(openapi_document(), indent=2, ensure_ascii=False) + "\n")

@@ -1,0 +1,378 @@
+"""The conversations a process serves: engines cached in memory, rebuilt from the store.
+
+Everything here runs on the one thread that owns the engines (``host.py``).
+Before any answer the cached engine is brought up to the store's length
+(rows another process appended are replayed), so every process answers from
+the same history.  An append takes the conversation's lock in the store,
+catches up, checks the turn the client expected, lets the rules decide,
+writes the row and commits; only then is it acknowledged.  If anything fails
+after the rules accepted, the engine is dropped from the cache and rebuilt
+from the store next time: the store is the truth, the engine a cache.
+
+Each public method takes the tenant the caller's key belongs to and returns
+plain JSON-able data; the HTTP API and the MCP tools are thin front-ends.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from grounded.core.errors import InputError, PreconditionError
+from grounded.dmap.model import Header
+from grounded.engine import Engine, Update
+from grounded.io.eventlog import header_json, utterance_json
+from grounded.service import keys
+from grounded.service.errors import Conflict, Forbidden, Inconsistent, Invalid, NotFound, Unauthorized
+from grounded.service.store import Store
+
+INTERPRETERS = ("rules", "llm")
+"""Interpreters an append may name to turn text into operations (``replay`` needs gold: not served)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ExtensionFile:
+    """A rule file the server loads, offered to conversations by its file name."""
+
+    name: str
+    path: str
+    sha256: str
+
+    @classmethod
+    def read(cls, path: str | Path) -> ExtensionFile:
+        p = Path(path).expanduser().resolve()
+        if not p.is_file():
+            raise InputError(f"extension rule file not found: {path}")
+        return cls(p.name, str(p), hashlib.sha256(p.read_bytes()).hexdigest())
+
+
+class _Entry:
+    __slots__ = ("engine", "tenant", "length")
+
+    def __init__(self, engine: Engine, tenant: str, length: int):
+        self.engine, self.tenant, self.length = engine, tenant, length
+
+
+class Conversations:
+    """The engines of one process, keyed by conversation id, at most ``cache`` of them."""
+
+    def __init__(self, store: Store, extensions: tuple[ExtensionFile, ...] = (), cache: int = 1000,
+                 interpreter_options: dict[str, Any] | None = None):
+        self.store = store
+        self.extensions = {e.name: e for e in extensions}
+        self.cache_size = cache
+        self._cache: OrderedDict[str, _Entry] = OrderedDict()
+        self._interpreters: dict[str, Any] = {}
+        self._interpreter_options = interpreter_options or {}
+        self._touched: set[str] = set()
+        self._prefetched: tuple[str, tuple[str, int] | None] | None = None
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """One store transaction for several writes (group commit): one fsync for all of them.
+
+        If the commit fails, every engine a write of the batch moved on is dropped
+        (rebuilt from the store when next asked), so no answer rests on a row that
+        was not committed.
+        """
+        self._touched = set()
+        try:
+            with self.store.transaction():
+                yield
+        except BaseException:
+            for cid in self._touched:
+                self._forget(cid)
+            raise
+        finally:
+            self._touched = set()
+
+    # -- who is asking ----------------------------------------------------------
+
+    def authenticate(self, key: str | None, conversation: str | None = None) -> str:
+        """The tenant of a live API key, else Unauthorized (401).
+
+        With ``conversation``, the same round trip to the store also fetches that
+        conversation's tenant and length, which the read that follows uses (one
+        query per read, not two: on PostgreSQL each is a network round trip).
+        """
+        self._prefetched = None
+        if not key:
+            raise Unauthorized("missing API key (Authorization: Bearer gk_...)")
+        parsed = keys.parse(key)
+        found = self.store.key_and_head(parsed[0], conversation) if parsed else None
+        row = found[0] if found else None
+        if row is None or parsed is None or row.revoked is not None or not keys.matches(parsed[1], row.hash):
+            raise Unauthorized("invalid or revoked API key")
+        if conversation is not None and found is not None:
+            self._prefetched = (conversation, found[1])
+        return row.tenant
+
+    def forget_prefetched(self) -> None:
+        self._prefetched = None
+
+    # -- conversations ------------------------------------------------------------
+
+    def create(self, tenant: str, header: Header | dict[str, Any] | None, cid: str | None = None,
+               extensions: list[str] | None = None) -> dict[str, Any]:
+        cid = keys.check_name("conversation", cid) if cid is not None else "c" + secrets.token_hex(8)
+        exts = []
+        for name in extensions or ():
+            if name not in self.extensions:
+                raise Invalid(f"extensions: {name!r} is not loaded by this server (loaded: "
+                              f"{', '.join(self.extensions) or 'none'})", field="extensions")
+            exts.append(self.extensions[name])
+        # The library validates the header (an InputError names the field) and the rules
+        # load the extensions, before anything is stored.
+        engine = Engine(header or {}, extensions=[e.path for e in exts])
+        try:
+            self.store.create_conversation(cid, tenant, header_json(engine.header),
+                                           [{"name": e.name, "sha256": e.sha256} for e in exts])
+        except BaseException:
+            engine.close()
+            raise
+        self._remember(cid, _Entry(engine, tenant, 0))
+        self._touched.add(cid)
+        return self._summary(cid, self._cache[cid])
+
+    def listing(self, tenant: str) -> list[dict[str, Any]]:
+        return [{"id": cid, "length": n} for cid, n in self.store.conversations(tenant)]
+
+    def describe(self, tenant: str, cid: str) -> dict[str, Any]:
+        entry = self._entry(tenant, cid)
+        row = self.store.conversation(cid)
+        assert row is not None  # _entry found it
+        return {**self._summary(cid, entry), "header": row.header, "extensions": row.extensions}
+
+    def export(self, tenant: str, cid: str) -> list[dict[str, Any]]:
+        """The event log: the header line, then every stored utterance line (what ``Engine.load`` reads)."""
+        self._check_tenant(tenant, cid)
+        row = self.store.conversation(cid)
+        assert row is not None  # _check_tenant found it
+        head = dict(row.header)
+        if row.extensions:
+            head["extensions"] = row.extensions
+        return [head, *(line for _, line in self.store.lines(cid))]
+
+    def _summary(self, cid: str, entry: _Entry) -> dict[str, Any]:
+        return {"id": cid, "tenant": entry.tenant, "turn": entry.engine.turn, "length": entry.length}
+
+    # -- appending -------------------------------------------------------------------
+
+    def append(self, tenant: str, cid: str, utterance: dict[str, Any], *, expect_turn: int | None = None,
+               check_expected: bool = False, interpreter: str | None = None) -> dict[str, Any]:
+        """Append one utterance (operations, or text through ``interpreter``); acknowledged once committed.
+
+        With ``check_expected``, ``expect_turn`` is the conversation's last turn as the
+        client saw it (None: no utterance yet); another is a Conflict (409).
+        """
+        if interpreter is not None and interpreter not in INTERPRETERS:
+            raise Invalid(f"interpreter {interpreter!r}: expected one of {', '.join(INTERPRETERS)}",
+                          field="interpreter")
+        keys.check_name("conversation", cid)
+        applied = False
+        try:
+            with self.store.appending(cid) as tx:
+                if tx.tenant != tenant:
+                    raise Forbidden(f"conversation {cid} belongs to another tenant", conversation=cid)
+                entry = self._caught_up(cid, tx.tenant, tx.length)
+                engine = entry.engine
+                if check_expected and expect_turn != engine.turn:
+                    raise Conflict(f"conversation {cid} is at turn {engine.turn}, not {expect_turn}",
+                                   conversation=cid, expected=expect_turn, turn=engine.turn)
+                # The rules or the schema may refuse (InputError, PreconditionError): the
+                # engine is then unchanged and the transaction writes nothing.
+                update, rounds = self._apply(engine, utterance, interpreter)
+                applied = True
+                seq = tx.insert(update.turn, utterance_json(update.turn, update.utterance))
+                entry.length = seq
+                self._touched.add(cid)
+        except BaseException:
+            # The engine moved on but the row is not committed: the store is the truth.
+            if applied:
+                self._forget(cid)
+            raise
+        return {"id": cid, "seq": seq, **update_json(update), "rejections": rounds}
+
+    def _apply(self, engine: Engine, utterance: dict[str, Any],
+               interpreter: str | None) -> tuple[Update, list[list[dict[str, Any]]]]:
+        if interpreter is None:
+            return engine.apply(utterance), []
+        from grounded.interpreter.session import interpret_turn
+        from grounded.interpreter.transcript import Said
+
+        if utterance.get("ops"):
+            raise Invalid("give either ops or an interpreter, not both", field="ops")
+        turn = utterance.get("turn")
+        said = Said(engine.state.next_turn() if turn is None else turn, utterance["speaker"],
+                    utterance.get("text", ""))
+        result = interpret_turn(engine, self._interpreter(interpreter), said)
+        return result.update, [[_violation(v) for v in r] for r in result.rejections]
+
+    def _interpreter(self, name: str) -> Any:
+        if name not in self._interpreters:
+            from grounded.interpreter.runner import make_interpreter
+
+            options = self._interpreter_options if name == "llm" else {}
+            self._interpreters[name] = make_interpreter(name, **options)
+        return self._interpreters[name]
+
+    # -- queries ------------------------------------------------------------------------
+
+    def verify(self, tenant: str, cid: str, claim: str, at: int | None = None) -> dict[str, Any]:
+        v = self._entry(tenant, cid).engine.verify(claim, at=at)
+        return {**v.to_json(), "arguments": list(v.arguments), "failing": v.failing}
+
+    def verify_text(self, tenant: str, cid: str, text: str, at: int | None = None,
+                    threshold: float | None = None) -> dict[str, Any]:
+        from grounded.interpreter.anchor import verify_text
+
+        engine = self._entry(tenant, cid).engine
+        return verify_text(engine, text, at, threshold).to_json()  # threshold None: the anchoring's own default
+
+    def affected(self, tenant: str, cid: str, claim: str, closure: bool = True,
+                 at: int | None = None) -> dict[str, Any]:
+        engine = self._entry(tenant, cid).engine
+        a = engine.affected(claim, closure=closure, at=at)
+        known = claim in engine.state.claimants or claim in engine.state.rev
+        return {**a.to_json(), "arguments": list(a.arguments), "losing_arguments": a.losing_arguments,
+                "known": known}
+
+    def state(self, tenant: str, cid: str, at: int | None = None) -> dict[str, Any]:
+        entry = self._entry(tenant, cid)
+        return {"id": cid, "length": entry.length, **state_json(entry.engine, at)}
+
+    def open_problems(self, tenant: str, cid: str, at: int | None = None) -> dict[str, Any]:
+        return {"id": cid, "at": at, "open_problems": self._entry(tenant, cid).engine.open_problems(at)}
+
+    def commitments(self, tenant: str, cid: str, at: int | None = None) -> dict[str, Any]:
+        return {"id": cid, "at": at, "commitments": self._entry(tenant, cid).engine.commitments(at)}
+
+    def snapshot(self, tenant: str, cid: str) -> dict[str, Any]:
+        """The engine's whole state as plain data (for cross-checks between processes)."""
+        return self._entry(tenant, cid).engine.snapshot()
+
+    # -- the cache ------------------------------------------------------------------------
+
+    def _check_tenant(self, tenant: str, cid: str) -> int:
+        keys.check_name("conversation", cid)
+        if self._prefetched is not None and self._prefetched[0] == cid:
+            head, self._prefetched = self._prefetched[1], None
+        else:
+            head = self.store.head(cid)
+        if head is None:
+            raise NotFound(f"no conversation {cid}", conversation=cid)
+        if head[0] != tenant:
+            raise Forbidden(f"conversation {cid} belongs to another tenant", conversation=cid)
+        return head[1]
+
+    def _entry(self, tenant: str, cid: str) -> _Entry:
+        """The conversation's engine, caught up with the store."""
+        length = self._check_tenant(tenant, cid)
+        return self._caught_up(cid, tenant, length)
+
+    def _caught_up(self, cid: str, tenant: str, length: int) -> _Entry:
+        entry = self._cache.get(cid)
+        if entry is None:
+            entry = _Entry(self._build(cid), tenant, 0)
+            self._remember(cid, entry)
+        else:
+            self._cache.move_to_end(cid)
+        if entry.length < length:
+            try:
+                for seq, line in self.store.lines(cid, entry.length):
+                    if seq > length:
+                        break
+                    self._replay(cid, entry.engine, seq, line)
+                    entry.length = seq
+            except BaseException:
+                self._forget(cid)
+                raise
+        elif entry.length > length:  # cannot happen unless the store was rolled back under us
+            self._forget(cid)
+            return self._caught_up(cid, tenant, length)
+        return entry
+
+    def _build(self, cid: str) -> Engine:
+        row = self.store.conversation(cid)
+        if row is None:
+            raise NotFound(f"no conversation {cid}", conversation=cid)
+        paths = []
+        for ext in row.extensions:
+            have = self.extensions.get(ext["name"])
+            if have is None or have.sha256 != ext["sha256"]:
+                found = "not loaded" if have is None else f"loaded with sha256 {have.sha256[:12]}"
+                raise Inconsistent(f"conversation {cid} was created with extension {ext['name']} "
+                                   f"(sha256 {ext['sha256'][:12]}); this server has it {found}", conversation=cid)
+            paths.append(have.path)
+        try:
+            header = Header.model_validate(row.header)
+        except ValueError as exc:
+            raise Inconsistent(f"conversation {cid}: stored header: {exc}", conversation=cid) from exc
+        return Engine(header, extensions=paths)
+
+    @staticmethod
+    def _replay(cid: str, engine: Engine, seq: int, line: dict[str, Any]) -> None:
+        try:
+            engine.apply(line)
+        except (InputError, PreconditionError) as exc:
+            raise Inconsistent(f"conversation {cid}, utterance {seq}: the stored line no longer replays: {exc}",
+                               conversation=cid, seq=seq) from exc
+
+    def _remember(self, cid: str, entry: _Entry) -> None:
+        self._cache[cid] = entry
+        self._cache.move_to_end(cid)
+        while len(self._cache) > self.cache_size:
+            _, old = self._cache.popitem(last=False)
+            old.engine.close()
+
+    def _forget(self, cid: str) -> None:
+        entry = self._cache.pop(cid, None)
+        if entry is not None:
+            entry.engine.close()
+
+    def close(self) -> None:
+        for cid in list(self._cache):
+            self._forget(cid)
+        for interp in self._interpreters.values():
+            interp.close()
+        self.store.close()
+
+
+def state_json(engine: Engine, at: int | None = None) -> dict[str, Any]:
+    """What ``GET .../state`` answers about an engine (the tests hold it equal to a replay's)."""
+    return {"turn": engine.turn if at is None else at,
+            "arguments": [a.model_dump(mode="json") for a in engine.arguments(at=at)],
+            "open_problems": engine.open_problems(at), "commitments": engine.commitments(at),
+            "dissent": engine.dissent(at),
+            "reinstatable": list(dict.fromkeys(engine.state.arg(i).claim for i in engine.reinstatable(at)))}
+
+
+def update_json(update: Update) -> dict[str, Any]:
+    u = utterance_json(update.turn, update.utterance)
+    return {"turn": update.turn, "speaker": update.speaker, "ops": u["ops"],
+            "transitions": [{"op": t.index, "name": t.name, "fields": list(t.fields)} for t in update.transitions],
+            "flagged": update.flagged}
+
+
+def _violation(v: Any) -> dict[str, Any]:
+    return {"index": v.index, "op": v.op, "code": v.code, "message": v.message}
+
+
+def rejection_json(exc: PreconditionError) -> dict[str, Any]:
+    """A rejection as the API reports it: the rules' codes and messages, unchanged."""
+    return {"error": "rejected", "message": str(exc), "turn": exc.turn, "speaker": exc.speaker,
+            "violations": [_violation(v) for v in exc.violations]}
+
+
+def input_error_json(exc: InputError) -> dict[str, Any]:
+    return {"error": "invalid", "message": exc.detail}
+
+
+__all__ = ["INTERPRETERS", "Conversations", "ExtensionFile", "input_error_json", "rejection_json", "state_json",
+           "update_json"]

@@ -1,0 +1,112 @@
+"""``grounded mcp``: the verifier's queries and append as MCP tools over stdio (the official ``mcp`` SDK).
+
+An agent framework starts this process and asks, before it answers, "does
+this still rest on the conversation?".  The process opens the same store as
+``grounded serve`` (a SQLite file may be shared with a running server: the
+store orders appends and each process catches up before it answers) and acts
+as the tenant of the API key it is given.  A refusal is a tool error whose
+text is the same JSON the HTTP API answers with (the rules' codes and messages).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from grounded.core.errors import InputError, PreconditionError
+from grounded.service.conversations import Conversations, ExtensionFile, input_error_json, rejection_json
+from grounded.service.errors import ServiceError
+from grounded.service.host import EngineHost
+from grounded.service.store import open_store
+
+INSTRUCTIONS = (
+    "grounded keeps the dependency map of a conversation. Before you assert a claim, call `verify` (by claim id) "
+    "or `verify_text` (by the sentence you are about to say). For `verify`, `grounded: false` means the claim no "
+    "longer rests on what the conversation established, and `reason` says why; `verify_text` answers a `verdict` "
+    "(accept, reject naming the literal it contradicts or that lost its standing, or abstain when nothing "
+    "anchors) with the literals the text asserts and denies. `affected` says what loses support if a claim is "
+    "retracted; `state` shows every argument; `append` records an utterance (operations, or text through an "
+    "interpreter)."
+)
+
+
+def build_server(db: str | None, key: str, extensions: list[str] | None = None) -> tuple[Any, EngineHost]:
+    """The MCP server and its engines' host, the key checked (an error names what is wrong)."""
+    try:
+        from mcp.server.mcpserver import MCPServer
+    except ImportError as exc:
+        raise InputError("grounded mcp needs the mcp package: pip install 'grounded[serve]'") from exc
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    exts = tuple(ExtensionFile.read(p) for p in extensions or ())
+    host = EngineHost(lambda: Conversations(open_store(db), exts))
+    try:
+        tenant = host.run(lambda c: c.authenticate(key))
+    except BaseException:
+        host.close()
+        raise
+    server = MCPServer("grounded", instructions=INSTRUCTIONS)
+
+    async def ask(fn: Any, write: str | None = None) -> Any:
+        try:
+            return await host.call(lambda c: fn(c, tenant), write is not None, write or "")
+        except PreconditionError as exc:
+            raise ToolError(json.dumps(rejection_json(exc))) from exc
+        except InputError as exc:
+            raise ToolError(json.dumps(input_error_json(exc))) from exc
+        except ServiceError as exc:
+            raise ToolError(json.dumps(exc.to_json())) from exc
+
+    @server.tool()
+    async def verify(conversation: str, claim: str, at: int | None = None) -> dict[str, Any]:
+        """Verify(c): is `claim` (a literal such as h2 or -a3) carried by an argument in good standing whose
+        dependencies are, transitively, in good standing? Answers grounded, chain and reason."""
+        return dict(await ask(lambda c, t: c.verify(t, conversation, claim, at)))
+
+    @server.tool()
+    async def verify_text(conversation: str, text: str, at: int | None = None,
+                          threshold: float | None = None) -> dict[str, Any]:
+        """Verify a continuation given as text: anchored to the most similar proposition (abstains below the
+        threshold), then Verify(anchor)."""
+        return dict(await ask(lambda c, t: c.verify_text(t, conversation, text, at, threshold)))
+
+    @server.tool()
+    async def affected(conversation: str, claim: str, closure: bool = True, at: int | None = None) -> dict[str, Any]:
+        """Affected*(claim): every argument resting on it, transitively (closure=false: one step), and which of
+        them lose support."""
+        return dict(await ask(lambda c, t: c.affected(t, conversation, claim, closure, at)))
+
+    @server.tool()
+    async def state(conversation: str, at: int | None = None) -> dict[str, Any]:
+        """Every argument with its standing and Dep, open problems, commitments, dissent, reinstatable."""
+        return dict(await ask(lambda c, t: c.state(t, conversation, at)))
+
+    @server.tool()
+    async def append(conversation: str, speaker: str, text: str = "", ops: list[dict[str, Any]] | None = None,
+                     interpreter: str | None = None, turn: int | None = None,
+                     expect_turn: int | None = None) -> dict[str, Any]:
+        """Record an utterance: its operations, or its text through an interpreter ("rules" or "llm").
+        `expect_turn` (optional) is the last turn you saw (-1: none yet); if the conversation moved on, the
+        append is refused."""
+        utterance: dict[str, Any] = {"speaker": speaker, "text": text, "ops": ops or []}
+        if turn is not None:
+            utterance["turn"] = turn
+        expected = None if expect_turn is None or expect_turn < 0 else expect_turn
+        return dict(await ask(lambda c, t: c.append(t, conversation, utterance, expect_turn=expected,
+                                                    check_expected=expect_turn is not None,
+                                                    interpreter=interpreter), write=conversation))
+
+    @server.tool()
+    async def create_conversation(header: dict[str, Any] | None = None, id: str | None = None) -> dict[str, Any]:
+        """Create a conversation from an event-log header (agents, props); returns its id."""
+        return dict(await ask(lambda c, t: c.create(t, header, id), write=id or ""))
+
+    return server, host
+
+
+def serve_stdio(db: str | None, key: str, extensions: list[str] | None = None) -> None:
+    server, host = build_server(db, key, extensions)
+    try:
+        server.run("stdio")
+    finally:
+        host.close()

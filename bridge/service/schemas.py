@@ -1,0 +1,170 @@
+"""The bodies of the HTTP API, as pydantic models: the OpenAPI document is generated from them.
+
+Requests reuse the library's own models (``Header``, the operations), so the
+API validates ids and fields exactly as the library does.  An operation the
+built-in models do not know (one added by an extension rule file) passes as a
+plain object and the engine's registry validates it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from grounded.core.literals import Atom
+from grounded.dmap.model import Argument, Header
+from grounded.dmap.operations import AnyBuiltinOperation
+
+
+class Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class CreateConversation(Body):
+    id: str | None = Field(None, description="The conversation's id (letters, digits, _ . : -; at most 200); "
+                                             "generated when omitted.", examples=["incident-42"])
+    header: Header = Field(default_factory=Header, description="The event-log header: agents, props, acyclic, world.")
+    extensions: list[str] = Field(default_factory=list, description="Extension rule files (by file name) among "
+                                                                    "those the server loads (`grounded serve -x`).")
+
+
+class AppendUtterance(Body):
+    speaker: Atom
+    text: str = ""
+    ops: list[AnyBuiltinOperation | dict[str, Any]] = Field(
+        default_factory=list, description="The utterance's operations (see `grounded schema`); leave empty and "
+                                          "name an `interpreter` to have them found from `text`.")
+    turn: int | None = Field(None, ge=0, description="The utterance's turn; the next one when omitted.")
+    labels: list[str] = Field(default_factory=list)
+    interpreter: Literal["rules", "llm"] | None = Field(
+        None, description="Interpret `text` into operations with this interpreter (the re-prompt loop of "
+                          "`grounded interpret`); `llm` uses the server's configured endpoint.")
+    expect_turn: int | None = Field(
+        None, description="Optimistic concurrency: the conversation's last turn as the client saw it (null: no "
+                          "utterance yet). If the conversation is elsewhere the append is refused with 409. "
+                          "Omit the field to append unconditionally.")
+
+    def utterance(self) -> dict[str, Any]:
+        ops = [op.model_dump(mode="json") if isinstance(op, BaseModel) else op for op in self.ops]
+        u: dict[str, Any] = {"speaker": self.speaker, "text": self.text, "ops": ops}
+        if self.turn is not None:
+            u["turn"] = self.turn
+        if self.labels:
+            u["labels"] = self.labels
+        return u
+
+
+class VerifyRequest(Body):
+    claim: str | None = Field(None, description="The literal the continuation asserts (e.g. h2 or -a3).")
+    text: str | None = Field(None, description="Or the continuation's text: it is anchored by similarity.")
+    at: int | None = Field(None, description="Answer as of this earlier turn.")
+    threshold: float | None = Field(None, description="Least similarity for `text` to anchor (default 0.25).")
+
+
+# -- answers ----------------------------------------------------------------------------
+
+
+class ConversationSummary(BaseModel):
+    id: str
+    tenant: str
+    turn: int | None = Field(description="The last turn applied (null before the first utterance).")
+    length: int = Field(description="Utterances stored.")
+
+
+class ConversationInfo(ConversationSummary):
+    header: dict[str, Any]
+    extensions: list[dict[str, str]]
+
+
+class ConversationListItem(BaseModel):
+    id: str
+    length: int
+
+
+class TransitionOut(BaseModel):
+    op: int = Field(description="Index of the operation in the utterance (-1: the utterance).")
+    name: str
+    fields: list[str]
+
+
+class ViolationOut(BaseModel):
+    index: int
+    op: str
+    code: str
+    message: str
+
+
+class Appended(BaseModel):
+    id: str
+    seq: int = Field(description="The utterance's row number in the store (1 = first utterance).")
+    turn: int
+    speaker: str
+    ops: list[dict[str, Any]] = Field(description="The operations applied (for text, what the interpreter found).")
+    transitions: list[TransitionOut]
+    flagged: dict[str, list[str]] = Field(description="Claims that left standing -> the claims in S_t resting on them.")
+    rejections: list[list[ViolationOut]] = Field(description="Proposals the rules refused before one was accepted "
+                                                             "(text through an interpreter).")
+
+
+class VerificationOut(BaseModel):
+    claim: str | None
+    grounded: bool
+    status: Literal["grounded", "ungrounded", "no_anchor"]
+    chain: list[str]
+    reason: str | None
+    at: int | None
+    arguments: list[int] | None = None
+    failing: str | None = None
+    anchor: str | None = Field(None, description="For text: the claim the text anchored to (null: abstain).")
+    score: float | None = None
+    threshold: float | None = None
+
+
+class AffectedOut(BaseModel):
+    claim: str
+    closure: bool
+    at: int | None
+    claims: list[str]
+    lose_support: list[str]
+    hops: dict[str, int]
+    arguments: list[int]
+    losing_arguments: list[int]
+    known: bool = Field(description="False when no argument claims or rests on the literal.")
+
+
+class StateOut(BaseModel):
+    id: str
+    turn: int | None
+    length: int
+    arguments: list[Argument]
+    open_problems: list[str]
+    commitments: dict[str, list[str]]
+    dissent: dict[str, list[str]]
+    reinstatable: list[str]
+
+
+class OpenProblemsOut(BaseModel):
+    id: str
+    at: int | None
+    open_problems: list[str]
+
+
+class CommitmentsOut(BaseModel):
+    id: str
+    at: int | None
+    commitments: dict[str, list[str]]
+
+
+class ErrorOut(BaseModel):
+    error: str = Field(description="unauthorized, forbidden, not_found, conflict, exists, invalid, too_large, "
+                                   "store_unavailable, inconsistent_store, internal")
+    message: str
+
+
+class RejectionOut(BaseModel):
+    error: Literal["rejected"]
+    message: str = Field(description="The library's message, as `PreconditionError` words it.")
+    turn: int
+    speaker: str
+    violations: list[ViolationOut] = Field(description="Every failing precondition, with the rules' stable code.")

@@ -1,0 +1,360 @@
+"""The store: tenants, API keys, conversations and their utterances, in SQLite or PostgreSQL.
+
+The store *is* the event log.  A conversation row holds the header line and
+the extensions (name and sha256) it was created with; each accepted
+utterance is one row ``(conversation, seq, turn, line)`` whose ``line`` is
+exactly the event-log line ``grounded.io.eventlog.utterance_json`` writes.
+``length`` on the conversation row counts those rows; an append reads it
+under a lock (SQLite: ``BEGIN IMMEDIATE``, the file's write lock;
+PostgreSQL: ``SELECT ... FOR UPDATE`` on the conversation's row), so any
+number of server processes append to one conversation in a single order, and
+``(conversation, seq)`` being the primary key makes a lost race an error,
+never a fork.
+
+An append is acknowledged only after ``COMMIT`` returns.  SQLite runs in WAL
+mode with ``synchronous=FULL``: a committed row survives a crash of the
+process and of the machine.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from grounded.service.errors import Exists, NotFound, StoreUnavailable
+
+SCHEMA_VERSION = 1
+
+_TABLES = [
+    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS tenants (name TEXT PRIMARY KEY, created TEXT NOT NULL)",
+    """CREATE TABLE IF NOT EXISTS api_keys (
+        id TEXT PRIMARY KEY, tenant TEXT NOT NULL REFERENCES tenants(name),
+        hash TEXT NOT NULL, created TEXT NOT NULL, revoked TEXT)""",
+    """CREATE TABLE IF NOT EXISTS conversations (
+        id TEXT PRIMARY KEY, tenant TEXT NOT NULL REFERENCES tenants(name),
+        header TEXT NOT NULL, extensions TEXT NOT NULL,
+        length INTEGER NOT NULL DEFAULT 0, created TEXT NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS utterances (
+        conversation TEXT NOT NULL REFERENCES conversations(id), seq INTEGER NOT NULL,
+        turn BIGINT NOT NULL, line TEXT NOT NULL, created TEXT NOT NULL,
+        PRIMARY KEY (conversation, seq))""",
+    "CREATE INDEX IF NOT EXISTS conversations_by_tenant ON conversations (tenant)",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationRow:
+    id: str
+    tenant: str
+    header: dict[str, Any]
+    extensions: list[dict[str, str]]
+    length: int
+
+
+@dataclass(frozen=True, slots=True)
+class KeyRow:
+    id: str
+    tenant: str
+    hash: str
+    created: str
+    revoked: str | None
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+class Store:
+    """One connection to the store; not thread-safe (each server process and CLI command opens its own)."""
+
+    url: str
+    param = "?"
+
+    # -- what each database does its own way -----------------------------------
+
+    def _execute(self, sql: str, args: tuple = ()) -> Any:
+        raise NotImplementedError
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        raise NotImplementedError
+        yield  # pragma: no cover
+
+    def _lock_conversation(self, cid: str) -> tuple | None:
+        raise NotImplementedError
+
+    @contextmanager
+    def _savepoint(self) -> Iterator[None]:
+        """Inside a batch's transaction: one write undone alone if it fails, its batch goes on."""
+        self._execute("SAVEPOINT one_write")
+        try:
+            yield
+        except BaseException:
+            self._execute("ROLLBACK TO SAVEPOINT one_write")
+            self._execute("RELEASE SAVEPOINT one_write")
+            raise
+        self._execute("RELEASE SAVEPOINT one_write")
+
+    def transaction(self) -> Any:
+        """A transaction the writes inside it join (nested ones are part of it); commits at its end."""
+        return self._transaction()
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    # -- shared ----------------------------------------------------------------
+
+    def _sql(self, sql: str) -> str:
+        return sql if self.param == "?" else sql.replace("?", self.param)
+
+    def _all(self, sql: str, args: tuple = ()) -> list[tuple]:
+        return list(self._execute(self._sql(sql), args).fetchall())
+
+    def _one(self, sql: str, args: tuple = ()) -> tuple | None:
+        return self._execute(self._sql(sql), args).fetchone()
+
+    def _run(self, sql: str, args: tuple = ()) -> int:
+        return int(self._execute(self._sql(sql), args).rowcount)
+
+    def migrate(self) -> None:
+        with self._transaction():
+            for statement in _TABLES:
+                self._execute(statement)
+            row = self._one("SELECT value FROM meta WHERE key = 'schema'")
+            if row is None:
+                self._run("INSERT INTO meta (key, value) VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+            elif int(row[0]) != SCHEMA_VERSION:
+                raise StoreUnavailable(f"{self.url}: store schema version {row[0]}, this grounded reads "
+                                       f"version {SCHEMA_VERSION}")
+
+    # tenants and keys
+
+    def ensure_tenant(self, name: str) -> None:
+        with self._transaction():
+            if self._one("SELECT 1 FROM tenants WHERE name = ?", (name,)) is None:
+                self._run("INSERT INTO tenants (name, created) VALUES (?, ?)", (name, _now()))
+
+    def add_key(self, key_id: str, tenant: str, key_hash: str) -> None:
+        self.ensure_tenant(tenant)
+        with self._transaction():
+            self._run("INSERT INTO api_keys (id, tenant, hash, created) VALUES (?, ?, ?, ?)",
+                      (key_id, tenant, key_hash, _now()))
+
+    def revoke_key(self, key_id: str) -> bool:
+        """Revoke a key; False if no live key has that id."""
+        with self._transaction():
+            return self._run("UPDATE api_keys SET revoked = ? WHERE id = ? AND revoked IS NULL",
+                             (_now(), key_id)) == 1
+
+    def key(self, key_id: str) -> KeyRow | None:
+        row = self._one("SELECT id, tenant, hash, created, revoked FROM api_keys WHERE id = ?", (key_id,))
+        return KeyRow(*row) if row else None
+
+    def key_and_head(self, key_id: str, cid: str | None) -> tuple[KeyRow | None, tuple[str, int] | None]:
+        """A key's row and, in the same query, a conversation's (tenant, length) (None if either is missing)."""
+        if cid is None:
+            return self.key(key_id), None
+        row = self._one("SELECT k.id, k.tenant, k.hash, k.created, k.revoked, c.tenant, c.length "
+                        "FROM api_keys k LEFT JOIN conversations c ON c.id = ? WHERE k.id = ?", (cid, key_id))
+        if row is None:
+            return None, None
+        return KeyRow(*row[:5]), (row[5], int(row[6])) if row[5] is not None else None
+
+    def keys(self) -> list[KeyRow]:
+        return [KeyRow(*r) for r in self._all("SELECT id, tenant, hash, created, revoked FROM api_keys "
+                                              "ORDER BY created, id")]
+
+    # conversations
+
+    def create_conversation(self, cid: str, tenant: str, header: dict[str, Any],
+                            extensions: list[dict[str, str]]) -> None:
+        with self._transaction(), self._savepoint():
+            self.ensure_tenant(tenant)
+            if self._one("SELECT 1 FROM conversations WHERE id = ?", (cid,)) is not None:
+                raise Exists(f"conversation {cid} already exists", conversation=cid)
+            self._run("INSERT INTO conversations (id, tenant, header, extensions, length, created) "
+                      "VALUES (?, ?, ?, ?, 0, ?)",
+                      (cid, tenant, json.dumps(header, ensure_ascii=False), json.dumps(extensions), _now()))
+
+    def conversation(self, cid: str) -> ConversationRow | None:
+        row = self._one("SELECT id, tenant, header, extensions, length FROM conversations WHERE id = ?", (cid,))
+        if row is None:
+            return None
+        return ConversationRow(row[0], row[1], json.loads(row[2]), json.loads(row[3]), int(row[4]))
+
+    def head(self, cid: str) -> tuple[str, int] | None:
+        """(tenant, length) of a conversation: what a read checks before it answers."""
+        row = self._one("SELECT tenant, length FROM conversations WHERE id = ?", (cid,))
+        return (row[0], int(row[1])) if row else None
+
+    def conversations(self, tenant: str) -> list[tuple[str, int]]:
+        return [(r[0], int(r[1])) for r in self._all(
+            "SELECT id, length FROM conversations WHERE tenant = ? ORDER BY created, id", (tenant,))]
+
+    def lines(self, cid: str, after: int = 0) -> list[tuple[int, dict[str, Any]]]:
+        """The utterance lines with seq > ``after``, in order."""
+        return [(int(seq), json.loads(line)) for seq, line in self._all(
+            "SELECT seq, line FROM utterances WHERE conversation = ? AND seq > ? ORDER BY seq", (cid, after))]
+
+    @contextmanager
+    def appending(self, cid: str) -> Iterator[Appender]:
+        """A transaction holding the conversation's append lock; commits when the block ends normally."""
+        with self._transaction(), self._savepoint():
+            row = self._lock_conversation(cid)
+            if row is None:
+                raise NotFound(f"no conversation {cid}", conversation=cid)
+            yield Appender(self, cid, row[0], int(row[1]))
+
+
+class Appender:
+    """The conversation as seen under its append lock: its tenant and length, and the one insert allowed."""
+
+    def __init__(self, store: Store, cid: str, tenant: str, length: int):
+        self.store, self.cid, self.tenant, self.length = store, cid, tenant, length
+
+    def insert(self, turn: int, line: dict[str, Any]) -> int:
+        seq = self.length + 1
+        s = self.store
+        s._run("INSERT INTO utterances (conversation, seq, turn, line, created) VALUES (?, ?, ?, ?, ?)",
+               (self.cid, seq, turn, json.dumps(line, ensure_ascii=False), _now()))
+        s._run("UPDATE conversations SET length = ? WHERE id = ?", (seq, self.cid))
+        self.length = seq
+        return seq
+
+
+class SQLiteStore(Store):
+    """One SQLite file in WAL mode; several processes may share it (the write lock orders appends)."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.url = str(self.path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(self.path, isolation_level=None, timeout=30.0, check_same_thread=True)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        self._depth = 0
+        self.migrate()
+
+    def _execute(self, sql: str, args: tuple = ()) -> Any:
+        try:
+            return self._db.execute(sql, args)
+        except sqlite3.IntegrityError as exc:
+            raise StoreUnavailable(f"{self.url}: {exc}") from exc
+        except sqlite3.OperationalError as exc:
+            raise StoreUnavailable(f"{self.url}: {exc}") from exc
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        if self._depth:
+            yield
+            return
+        self._execute("BEGIN IMMEDIATE")
+        self._depth = 1
+        try:
+            yield
+        except BaseException:
+            self._depth = 0
+            self._db.rollback()
+            raise
+        self._depth = 0
+        try:
+            self._db.commit()
+        except sqlite3.Error as exc:
+            self._db.rollback()
+            raise StoreUnavailable(f"{self.url}: commit failed: {exc}") from exc
+
+    def _lock_conversation(self, cid: str) -> tuple | None:
+        return self._one("SELECT tenant, length FROM conversations WHERE id = ?", (cid,))
+
+    def close(self) -> None:
+        self._db.close()
+
+
+class PostgresStore(Store):
+    """PostgreSQL through psycopg 3; appends take the conversation row's lock (``FOR UPDATE``)."""
+
+    param = "%s"
+
+    def __init__(self, url: str, connect_timeout: float = 10.0):
+        try:
+            import psycopg
+        except ImportError as exc:
+            raise StoreUnavailable("PostgreSQL needs psycopg: pip install 'grounded[serve]'") from exc
+        self._psycopg = psycopg
+        self.url = _hide_password(url)
+        deadline = time.monotonic() + connect_timeout
+        while True:
+            try:
+                self._db = psycopg.connect(url, autocommit=True, connect_timeout=max(1, int(connect_timeout)))
+                break
+            except psycopg.OperationalError as exc:
+                if time.monotonic() > deadline:
+                    raise StoreUnavailable(f"{self.url}: cannot connect: {' '.join(str(exc).split())}") from exc
+                time.sleep(0.2)
+        self._depth = 0
+        self.migrate()
+
+    def _execute(self, sql: str, args: tuple = ()) -> Any:
+        try:
+            return self._db.execute(sql, args)  # type: ignore[arg-type]  # our SQL is built from constants
+        except self._psycopg.Error as exc:
+            raise StoreUnavailable(f"{self.url}: {' '.join(str(exc).split())}") from exc
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        if self._depth:
+            yield
+            return
+        self._depth = 1
+        try:
+            with self._db.transaction():
+                yield
+        except self._psycopg.Error as exc:
+            raise StoreUnavailable(f"{self.url}: commit failed: {' '.join(str(exc).split())}") from exc
+        finally:
+            self._depth = 0
+
+    def migrate(self) -> None:
+        # Two processes starting on an empty database would race on CREATE TABLE.
+        with self._transaction():
+            self._execute("SELECT pg_advisory_xact_lock(7236011)")
+            super().migrate()
+
+    def _lock_conversation(self, cid: str) -> tuple | None:
+        return self._one("SELECT tenant, length FROM conversations WHERE id = ? FOR UPDATE", (cid,))
+
+    def close(self) -> None:
+        self._db.close()
+
+
+def _hide_password(url: str) -> str:
+    """The URL as it may appear in an error message."""
+    head, sep, tail = url.partition("@")
+    if not sep or "://" not in head:
+        return url
+    scheme, _, userinfo = head.partition("://")
+    return f"{scheme}://{userinfo.split(':')[0]}@{tail}"
+
+
+DEFAULT_DB = "grounded.db"
+
+
+def open_store(url: str | Path | None = None) -> Store:
+    """``postgresql://...`` (or ``postgres://``), ``sqlite:///path``, or a plain file path (SQLite)."""
+    url = str(url) if url is not None else DEFAULT_DB
+    if url.startswith(("postgresql://", "postgres://")):
+        return PostgresStore(url)
+    if url.startswith("sqlite:///"):
+        url = url[len("sqlite:///"):]
+    elif "://" in url:
+        raise StoreUnavailable(f"--db {url}: expected a file path, sqlite:///path or postgresql://...")
+    return SQLiteStore(url)

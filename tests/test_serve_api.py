@@ -1,0 +1,267 @@
+"""`grounded serve` over HTTP, on SQLite and on PostgreSQL: the same answers as the library.
+
+A real server process (uvicorn) on 127.0.0.1 and a real database; httpx as the
+client.  The paper's scenarios are appended through the API turn by turn; every
+acceptance, rejection (422 with the rules' codes and messages, exactly as
+``PreconditionError`` reports them) and every answer (Verify by claim and by
+text, Affected*, one-step Affected, state, open problems, commitments, at
+earlier turns too) is held equal to a library Engine fed the same utterances.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from grounded import Engine, PreconditionError
+from grounded.interpreter.anchor import verify_text
+from grounded.io.eventlog import header_json
+from grounded.scenario import Scenario
+from grounded.service.conversations import rejection_json, state_json, update_json
+from tests.serve_helpers import ServerProcess, client, make_key
+
+SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def served(request, tmp_path_factory):
+    """(server, key of tenant t1, key of tenant t2) on each backend."""
+    root = tmp_path_factory.mktemp(f"serve-{request.param}")
+    db = str(root / "grounded.db") if request.param == "sqlite" else request.getfixturevalue("postgres_url")
+    if request.param == "postgresql":  # one cluster per session: a database per module would be cleaner,
+        db = _fresh_database(db, "api")  # a fresh database is what keeps the backends' tests independent
+    k1, k2 = make_key(db, "t1"), make_key(db, "t2")
+    with ServerProcess(db, root / "server.log") as server:
+        yield server, k1, k2
+
+
+def _fresh_database(url: str, name: str) -> str:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name}")
+        conn.execute(f"CREATE DATABASE {name}")
+    return url.rsplit("/", 1)[0] + "/" + name
+
+
+def _verify_json(engine: Engine, claim: str, at: int | None) -> dict:
+    v = engine.verify(claim, at=at)
+    out = {**v.to_json(), "arguments": list(v.arguments), "failing": v.failing}
+    return {k: val for k, val in out.items() if val is not None}
+
+
+def _affected_json(engine: Engine, claim: str, closure: bool, at: int | None) -> dict:
+    a = engine.affected(claim, closure=closure, at=at)
+    known = claim in engine.state.claimants or claim in engine.state.rev
+    return {**a.to_json(), "arguments": list(a.arguments), "losing_arguments": a.losing_arguments, "known": known}
+
+
+@pytest.mark.parametrize("name", ["phase1.yaml", "phase2.yaml", "phase3.yaml"])
+def test_the_scenarios_through_the_api_answer_as_the_library(served, name):
+    server, key, _ = served
+    scenario = Scenario.load(SCENARIOS / name)
+    cid = name.replace(".yaml", "")
+    lib = Engine(scenario.header)
+    rejected = 0
+    with client(server, key) as c:
+        r = c.post("/conversations", json={"id": cid, "header": header_json(scenario.header)})
+        assert r.status_code == 201, r.text
+        for turn in scenario.turns:
+            u = turn.utterance()
+            r = c.post(f"/conversations/{cid}/utterances", json=u)
+            try:
+                update = lib.apply(u)
+            except PreconditionError as exc:
+                rejected += 1
+                assert r.status_code == 422, r.text
+                assert r.json() == rejection_json(exc)
+                continue
+            assert r.status_code == 201, r.text
+            body = r.json()
+            assert {k: body[k] for k in ("turn", "speaker", "ops", "transitions", "flagged")} == update_json(update)
+        turns = [None, *range(1, (lib.turn or 0) + 1)]
+        claims = sorted(set(lib.state.claimants) | set(lib.state.rev)) + ["never_said"]
+        for at in turns:
+            got = c.get(f"/conversations/{cid}/state", params={} if at is None else {"at": at}).json()
+            assert {k: v for k, v in got.items() if k not in ("id", "length")} == state_json(lib, at)
+            params = {} if at is None else {"at": at}
+            assert c.get(f"/conversations/{cid}/open-problems", params=params).json()["open_problems"] == \
+                lib.open_problems(at)
+            assert c.get(f"/conversations/{cid}/commitments", params=params).json()["commitments"] == \
+                lib.commitments(at)
+        for at in (None, turns[len(turns) // 2]):
+            params = {} if at is None else {"at": at}
+            for claim in claims:
+                got = c.get(f"/conversations/{cid}/verify", params={"claim": claim, **params})
+                assert got.status_code == 200 and got.json() == _verify_json(lib, claim, at), claim
+                for closure in (True, False):
+                    got = c.get(f"/conversations/{cid}/affected",
+                                params={"claim": claim, "closure": str(closure).lower(), **params})
+                    assert got.json() == _affected_json(lib, claim, closure, at), claim
+        for prop in lib.state.props_at(None):
+            if prop.text:
+                got = c.post(f"/conversations/{cid}/verify", json={"text": prop.text}).json()
+                want = {k: v for k, v in verify_text(lib, prop.text).to_json().items() if v is not None}
+                assert got == want
+        # utterances the rules refuse, answered with the library's codes and messages
+        speaker = next(iter(scenario.header.agents), "ann")
+        for ops in ([{"op": "hypothesize", "claim": "h_new", "deps": ["nowhere"]}],
+                    [{"op": "support", "target": "nowhere", "by": "nothing"}, {"op": "revise", "target": "gone"}]):
+            u = {"speaker": speaker, "ops": ops}
+            with pytest.raises(PreconditionError) as exc:
+                lib.apply(u)
+            r = c.post(f"/conversations/{cid}/utterances", json=u)
+            assert r.status_code == 422 and r.json() == rejection_json(exc.value)
+            rejected += 1
+        exported = c.get(f"/conversations/{cid}/export")
+        assert exported.headers["content-type"].startswith("application/x-ndjson")
+    lines = exported.text.splitlines()
+    assert len(lines) == 1 + len(scenario.turns) + 2 - rejected
+    assert json.loads(lines[0]) == header_json(scenario.header)
+    lib.close()
+
+
+def test_an_exported_conversation_loads_as_an_event_log(served, tmp_path):
+    server, key, _ = served
+    with client(server, key) as c:
+        header = {"agents": {"ann": {"authority": True}, "ben": {}}}
+        cid = c.post("/conversations", json={"header": header}).json()["id"]
+        for u in ({"speaker": "ben", "text": "Redis times out.", "ops": [{"op": "observe", "claim": "o1"},
+                                                                         {"op": "question", "claim": "q1"}]},
+                  {"speaker": "ann", "ops": [{"op": "hypothesize", "claim": "h1", "deps": ["o1"],
+                                              "explains": ["q1"]}]},
+                  {"speaker": "ben", "turn": 9, "ops": [{"op": "revise", "target": "o1"}]}):
+            assert c.post(f"/conversations/{cid}/utterances", json=u).status_code == 201
+        log = tmp_path / "talk.jsonl"
+        log.write_text(c.get(f"/conversations/{cid}/export").text)
+        state = c.get(f"/conversations/{cid}/state").json()
+    loaded = Engine.load(log)
+    assert loaded.turn == 9
+    assert state_json(loaded) == {k: v for k, v in state.items() if k not in ("id", "length")}
+    assert not loaded.verify("h1").grounded
+
+
+def test_optimistic_concurrency_refuses_a_stale_append(served):
+    server, key, _ = served
+    with client(server, key) as c:
+        cid = c.post("/conversations", json={}).json()["id"]
+        first = {"speaker": "ann", "ops": [{"op": "observe", "claim": "o1"}], "expect_turn": None}
+        assert c.post(f"/conversations/{cid}/utterances", json=first).status_code == 201
+        again = c.post(f"/conversations/{cid}/utterances", json=first)  # still expects an empty conversation
+        assert again.status_code == 409
+        assert again.json() == {"error": "conflict", "message": f"conversation {cid} is at turn 1, not None",
+                                "conversation": cid, "expected": None, "turn": 1}
+        ok = {"speaker": "ann", "ops": [{"op": "observe", "claim": "o2"}], "expect_turn": 1}
+        assert c.post(f"/conversations/{cid}/utterances", json=ok).json()["turn"] == 2
+        assert c.post(f"/conversations/{cid}/utterances", json=ok).status_code == 409
+        unconditional = {"speaker": "ann", "ops": [{"op": "observe", "claim": "o3"}]}
+        assert c.post(f"/conversations/{cid}/utterances", json=unconditional).json()["turn"] == 3
+        assert c.get(f"/conversations/{cid}").json()["length"] == 3
+
+
+def test_tenants_see_only_their_own_conversations(served):
+    server, k1, k2 = served
+    with client(server, k1) as c1, client(server, k2) as c2, client(server, None) as anon, \
+            client(server, k1[:-4] + "AAAA") as wrong:
+        cid = c1.post("/conversations", json={"id": "private-1"}).json()["id"]
+        c1.post(f"/conversations/{cid}/utterances", json={"speaker": "a", "ops": [{"op": "observe", "claim": "o1"}]})
+        routes = [("GET", f"/conversations/{cid}", None), ("GET", f"/conversations/{cid}/state", None),
+                  ("GET", f"/conversations/{cid}/verify?claim=o1", None),
+                  ("POST", f"/conversations/{cid}/verify", {"claim": "o1"}),
+                  ("GET", f"/conversations/{cid}/affected?claim=o1", None),
+                  ("GET", f"/conversations/{cid}/open-problems", None),
+                  ("GET", f"/conversations/{cid}/commitments", None), ("GET", f"/conversations/{cid}/export", None),
+                  ("POST", f"/conversations/{cid}/utterances", {"speaker": "b", "ops": [{"op": "observe",
+                                                                                        "claim": "o9"}]})]
+        for method, path, body in routes:
+            assert c2.request(method, path, json=body).status_code == 403, path
+            assert anon.request(method, path, json=body).status_code == 401, path
+            assert wrong.request(method, path, json=body).status_code == 401, path
+            assert c1.request(method, path, json=body).status_code in (200, 201), path
+        assert c2.post("/conversations", json={"id": "private-1"}).status_code == 409
+        assert cid not in [x["id"] for x in c2.get("/conversations").json()]
+        assert cid in [x["id"] for x in c1.get("/conversations").json()]
+        assert c2.get("/conversations/nowhere/state").status_code == 404
+        assert anon.get("/conversations").json()["error"] == "unauthorized"
+    # only tenant 1's own append (in the loop above) landed; tenant 2's were refused before the store
+    with client(server, k1) as c1:
+        assert c1.get(f"/conversations/{cid}").json()["length"] == 2
+
+
+def test_bad_input_is_refused_naming_the_field(served):
+    server, key, _ = served
+    with client(server, key) as c:
+        r = c.post("/conversations", json={"id": "bad id!"})
+        assert r.status_code == 422 and "conversation id 'bad id!'" in r.json()["message"]
+        assert c.post("/conversations", json={"id": "x" * 201}).status_code == 422
+        r = c.post("/conversations", json={"header": {"agents": {"ann": {"authority": "maybe"}}}})
+        assert r.status_code == 422 and "authority" in r.json()["message"]
+        cid = c.post("/conversations", json={}).json()["id"]
+        r = c.post(f"/conversations/{cid}/utterances", json={"speaker": "ann", "ops": [{"op": "observe"}]})
+        assert r.status_code == 422 and r.json() == {"error": "invalid", "message": "ops[0].claim: Field required"}
+        r = c.post(f"/conversations/{cid}/utterances", json={"speaker": "ann", "ops": [{"op": "teleport"}]})
+        assert r.status_code == 422 and "teleport" in r.json()["message"]
+        r = c.post(f"/conversations/{cid}/utterances", json={"speaker": "-ann", "ops": []})
+        assert r.status_code == 422 and "speaker" in r.json()["message"]
+        r = c.get(f"/conversations/{cid}/verify", params={"claim": "not a literal"})
+        assert r.status_code == 422 and "not a literal" in r.json()["message"]
+        r = c.get(f"/conversations/{cid}/verify", params={"claim": "o1", "at": -1})
+        assert r.status_code == 422 and "at=-1" in r.json()["message"]
+        assert c.get(f"/conversations/{cid}/verify").status_code == 422
+        r = c.post(f"/conversations/{cid}/utterances", content=b"{" + b" " * (5 * 1024 * 1024) + b"}",
+                   headers={"content-type": "application/json"})
+        assert r.status_code == 413 and r.json()["error"] == "too_large"
+        assert c.get(f"/conversations/{cid}").json()["length"] == 0  # nothing refused was stored
+
+
+def test_text_through_the_rule_interpreter_is_what_the_library_records(served):
+    from grounded.interpreter import RuleInterpreter, interpret_turn
+    from grounded.interpreter.transcript import Said
+
+    server, key, _ = served
+    header = {"agents": {"ann": {"authority": True}, "ben": {}}}
+    texts = [("ben", "Payments fail with Redis connection timeouts."), ("ann", "Why are payments failing?"),
+             ("ben", "Maybe Redis exhaustion bypasses the rate limiter, because of the timeouts.")]
+    lib = Engine(header)
+    interp = RuleInterpreter()
+    with client(server, key) as c:
+        cid = c.post("/conversations", json={"header": header}).json()["id"]
+        for i, (speaker, text) in enumerate(texts, 1):
+            r = c.post(f"/conversations/{cid}/utterances", json={"speaker": speaker, "text": text,
+                                                                 "interpreter": "rules"})
+            assert r.status_code == 201, r.text
+            result = interpret_turn(lib, interp, Said(i, speaker, text))
+            assert r.json()["ops"] == update_json(result.update)["ops"]
+        got = c.get(f"/conversations/{cid}/state").json()
+    assert {k: v for k, v in got.items() if k not in ("id", "length")} == state_json(lib)
+
+
+def test_one_structured_log_line_per_request(served):
+    server, key, _ = served
+    before = len(server.log.read_text().splitlines())
+    with client(server, key) as c:
+        c.get("/conversations/log-probe/state")
+        c.get("/conversations")
+    with client(server, None) as anon:
+        anon.get("/conversations")
+    deadline = time.monotonic() + 10  # the line is written once the response is sent: it may trail the answer
+    while True:
+        lines = [json.loads(x) for x in server.log.read_text().splitlines()[before:] if x.startswith("{")]
+        if len(lines) >= 3 or time.monotonic() > deadline:
+            break
+        time.sleep(0.02)
+    assert [(x["method"], x["path"], x["tenant"], x["status"]) for x in lines[-3:]] == [
+        ("GET", "/v1/conversations/log-probe/state", "t1", 404), ("GET", "/v1/conversations", "t1", 200),
+        ("GET", "/v1/conversations", None, 401)]
+    assert all(isinstance(x["ms"], float) and x["ms"] >= 0 for x in lines)
+
+
+def test_the_published_openapi_document_is_the_apis():
+    from grounded.service.api import openapi_document
+
+    published = json.loads((Path(__file__).resolve().parents[1] / "docs" / "openapi.json").read_text())
+    assert published == json.loads(json.dumps(openapi_document())), \
+        "docs/openapi.json is stale: regenerate it with `grounded openapi -o docs/openapi.json`"
