@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from grounded import Engine
+from grounded.dmap.effects import Problem
 
 from .conftest import hyp, obs, say
 
@@ -24,7 +25,7 @@ def test_observe_adds_an_argument_with_empty_dep_and_commits_the_speaker(team):
     assert arg.text == "auth failures" and arg.created_by.op == "observe"
     assert team.commitments() == {"carol": ["o1"]}
     assert team.verify("o1").grounded
-    assert ("o1", "open") in update.of("problem")
+    assert Problem(0, "o1", "open") in update.of(Problem)
 
 
 def test_observe_keeps_the_declared_kind(team):
@@ -47,7 +48,7 @@ def test_hypothesize_records_deps_explains_and_settles_the_problem(team):
     update = say(team, "bob", hyp("h1", ["o1"], ["o2"]))
     (arg,) = team.arguments("h1")
     assert (arg.deps, arg.explains, arg.kind) == (["o1"], ["o2"], "hypothesis")
-    assert ("o2", "closed") in update.of("problem")
+    assert ("o2", "closed") in [(p.literal, p.status) for p in update.of(Problem)]
     assert "o2" not in team.open_problems()
     assert team.verify("h1").chain == ("h1", "o1")
 
@@ -84,7 +85,7 @@ def test_undermine_attacks_and_weakens_and_reopens_what_the_target_explained(tea
     update = say(team, "alice", {"op": "undermine", "target": "h1", "by": "o3"})
     assert team.standing("h1") == "weakened"
     assert team.verify("h1").reason == "h1 weakened at T3 by o3"
-    assert ("o2", "open") in update.of("problem")
+    assert ("o2", "open") in [(p.literal, p.status) for p in update.of(Problem)]
     assert "o3" in team.commitments()["alice"]
     h1 = team.arguments("h1")[0].id
     assert claims_of(team, team.state.attackers[h1]) == ["o3"]

@@ -219,14 +219,12 @@ def test_a2_can_be_opted_out_of():
 
 def test_unknown_operation_and_missing_field_are_caught_by_the_rules_too():
     """Python validates first, but the rules do not trust their input."""
-    from grounded.dmap.transitions import parse_result
-    from grounded.solvers.prolog import PrologRules
+    from grounded.solvers.prolog import Rejected
 
     engine = Engine(TEAM)
-    rules = PrologRules.get()
-    rules.adopt(engine, engine.state.prolog_facts, engine.extensions)
-    ok, violations = parse_result(rules.apply("utterance(1,'bob',[op(conjure,[]),op(support,[by='o1'])])"))
-    assert not ok
-    codes = {v.code: v.message for v in violations}
+    utterance = ("utterance", 1, "bob", [("op", "conjure", []), ("op", "support", [("=", "by", "o1")])])
+    result = engine.rules.apply(utterance, session=None)  # type: ignore[arg-type]  # rejected: no callback
+    assert isinstance(result, Rejected)
+    codes = {v.code: v.message for v in result.violations}
     assert "conjure is not an operation" in codes["unknown_operation"]
     assert "support needs the field target" in codes["missing_field"]

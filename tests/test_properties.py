@@ -22,11 +22,11 @@ from hypothesis import strategies as st
 
 from grounded import Engine, PreconditionError
 from grounded.core.vocabulary import GOOD_STANDING
+from grounded.dmap.effects import AddDep, NewArg, SetStanding
 from grounded.dmap.model import Header
 from grounded.dmap.state import DependencyMap
 from grounded.queries.affected import affected as fast_affected
 from grounded.queries.verify import verify as fast_verify
-from grounded.solvers.prolog import PrologRules
 
 from .oracles import (
     naive_affected,
@@ -34,6 +34,7 @@ from .oracles import (
     naive_hops,
     naive_verify,
     reverse_index_from_scratch,
+    rule_facts,
     standing_invariant,
 )
 
@@ -131,10 +132,9 @@ def expected_open_problems(dm: DependencyMap) -> set[str]:
 
 def check_state(engine: Engine) -> None:
     dm = engine.state
-    rules = PrologRules.get()
     # Lemma 2.4, in Python and in the rules
     assert standing_invariant(dm)
-    assert rules.standing_invariant_holds()
+    assert engine.rules.invariant_holds()
     rank = {"active": 2, "resolved": 2, "weakened": 1, "abandoned": 0}
     for r in dm.args:
         ranks = [rank[h[1]] for h in r.history]
@@ -166,8 +166,7 @@ def check_state(engine: Engine) -> None:
             assert v.reason
     # the rules hold exactly the bridge's facts
     dumped = engine.prolog_state()
-    rules.call("load_state", dm.prolog_facts())
-    assert rules.dump_state() == dumped
+    assert len(dumped) == len(set(dumped)) and set(dumped) == rule_facts(dm)
 
 
 @budget(120)
@@ -227,14 +226,14 @@ def synthetic_map(n_args: int, claims: list[int], deps: list[list[int]], standin
     """A dependency map built without the rules, so circular support can occur."""
     dm = DependencyMap(Header())
     ops = [SimpleNamespace(op="observe", text="")]
-    transitions = []
+    effects: list = []
     for i in range(n_args):
-        transitions.append((0, "new_arg", [str(i + 1), f"c{claims[i]}", "observation"]))
+        effects.append(NewArg(0, i + 1, f"c{claims[i]}", "observation"))
         for d in deps[i]:
-            transitions.append((0, "add_dep", [str(i + 1), f"c{d}"]))
+            effects.append(AddDep(0, i + 1, f"c{d}"))
         if standings[i] != "active":
-            transitions.append((0, "set_standing", [str(i + 1), standings[i], ""]))
-    dm.apply(transitions, 1, "s", "", ops)
+            effects.append(SetStanding(0, i + 1, standings[i], None))
+    dm.apply(effects, 1, "s", "", ops)
     return dm
 
 

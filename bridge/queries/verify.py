@@ -44,13 +44,6 @@ class Verification:
                 "reason": self.reason, "status": self.status, "at": self.at}
 
 
-def standing_note(dm: DependencyMap, literal: str, t: int | None) -> str:
-    """How the newest argument for ``literal`` reached its standing: 'abandoned at T9 by o9'."""
-    newest = dm.args[dm.claimants_at(literal, t)[-1] - 1]
-    turn, standing, cause = newest.change_at(t)
-    return f"{standing} at T{turn}" + (f" by {cause}" if cause else "")
-
-
 def verify(dm: DependencyMap, literal: str, t: int | None = None) -> Verification:
     args = dm.args
     claimants = dm.claimants_at(literal, t)
@@ -60,7 +53,7 @@ def verify(dm: DependencyMap, literal: str, t: int | None = None) -> Verificatio
     anchors = [a for a in claimants if args[a - 1].standing_at(t) in GOOD_STANDING]
     if not anchors:
         return Verification(literal, False, UNGROUNDED, (), (),
-                            f"{literal} {standing_note(dm, literal, t)}", literal, t)
+                            f"{literal} {dm.note(literal, t)}", literal, t)
     for anchor in reversed(anchors):  # an observation-like anchor grounds itself
         if not args[anchor - 1].deps_at(t):
             return Verification(literal, True, GROUNDED, (literal,), (anchor,), None, None, t)
@@ -150,7 +143,7 @@ def _first_failure(dm: DependencyMap, anchor: int, established: dict[str, int],
                 return f"{trail}: no argument claims {q}", q
             good = [b for b in claimants if args[b - 1].standing_at(t) in GOOD_STANDING]
             if not good:
-                return f"{trail}: {q} {standing_note(dm, q, t)}", q
+                return f"{trail}: {q} {dm.note(q, t)}", q
             nxt = good[-1]
             if nxt in visiting:
                 return f"{trail}: circular support, {q} rests on itself", q
