@@ -33,6 +33,7 @@ layer_predicate(known/1).          layer_predicate(kind_of/2).
 layer_predicate(claim_kind/3).     layer_predicate(aware/1).
 layer_predicate(latent/1).         layer_predicate(open_problem/1).
 layer_predicate(some_open_problem/0). layer_predicate(is_open/1).
+layer_predicate(settled/1).
 layer_predicate(has_authority/1).  layer_predicate(world_model/0).
 layer_predicate(epistemic/2).      layer_predicate(introduces/4).
 layer_predicate(retraction_effect/5). layer_predicate(atom_of/2).
@@ -169,15 +170,22 @@ has_authority(Agent) :- agent(Agent, true).
                  *         OPEN PROBLEMS        *
                  *******************************/
 
-%  Open abductive problems (DESIGN.md section 2): a question until an
-%  argument that explains it is resolved; an observation in good standing
-%  until an argument in good standing explains it.
+%  Open abductive problems (DESIGN.md section 2): an observation in S_t, and
+%  every question, is open until it is settled: an argument that explains it
+%  is resolved (or, for an observation, it leaves S_t).  A hypothesis in good
+%  standing that explains it does not close it, so competing explanations of
+%  one symptom may all be proposed; they attack each other only when a
+%  speaker says so (Undermine, Revise).
 is_open(Q) :-
     prop(Q, question), !,
-    \+ ( explains(A, Q), standing(A, resolved, _, _) ).
+    \+ settled(Q).
 is_open(L) :-
     argument(A, L, observation, _, _), in_standing(A), !,
-    \+ ( explains(E, L), in_standing(E) ).
+    \+ settled(L).
+
+%  settled(L): an argument that explains L is resolved.
+settled(L) :-
+    explains(A, L), standing(A, resolved, _, _), !.
 
 some_open_problem :- open_problem(_), !.
 

@@ -117,16 +117,14 @@ def budget(n: int) -> settings:
 
 
 def expected_open_problems(dm: DependencyMap) -> set[str]:
-    """DESIGN.md section 2, read directly off the state."""
-    result = set()
-    for p in dm.props.values():
-        if p.kind == "question" and not any(
-                r.standing == "resolved" and p.id in r.explains for r in dm.args):
-            result.add(p.id)
-    for r in dm.args:
-        if r.kind == "observation" and r.standing in GOOD_STANDING and not any(
-                e.standing in GOOD_STANDING and r.claim in e.explains for e in dm.args):
-            result.add(r.claim)
+    """DESIGN.md section 2, read directly off the state: a question, and an observation in
+    S_t, stay open until an argument that explains them is resolved."""
+    def settled(literal: str) -> bool:
+        return any(e.standing == "resolved" and literal in e.explains for e in dm.args)
+
+    result = {p.id for p in dm.props.values() if p.kind == "question" and not settled(p.id)}
+    result |= {r.claim for r in dm.args
+               if r.kind == "observation" and r.standing in GOOD_STANDING and not settled(r.claim)}
     return result
 
 

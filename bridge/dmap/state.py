@@ -20,7 +20,6 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from grounded.core.turns import assign_turn
 from grounded.core.vocabulary import GOOD_STANDING
 from grounded.dmap.effects import (
     FOR_THE_MODEL,
@@ -145,10 +144,6 @@ class DependencyMap:
 
     def arg(self, arg_id: int) -> ArgRecord:
         return self.args[arg_id - 1]
-
-    def next_turn(self) -> int:
-        """The turn an utterance that gives none is assigned (grounded.core.turns)."""
-        return assign_turn(None, self.last_turn)
 
     def note(self, literal: str, t: int | None = None) -> StandingNote:
         """How the newest argument for ``literal`` reached its standing as of turn t

@@ -42,7 +42,7 @@ violation(hypothesize, _, Op, hypothesize_nothing_to_explain, M) :-
         fmt(M, "there is no open problem, so nothing to explain: use Support or Observe", [])
     ;   forall(member(X, Xs), known(X)),
         \+ ( member(X, Xs), open_problem(X) ),
-        fmt(M, "none of ~w is an open problem (each is explained or settled): use Support", [Xs])
+        fmt(M, "none of ~w is an open problem (each is settled: an explanation of it is resolved, or it left standing): use Support", [Xs])
     ).
 
 %  Definition A.2, read in the world model when the conversation declares one.
