@@ -20,7 +20,7 @@ import networkx as nx
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from grounded import Engine, PreconditionError
+from grounded import Engine, PreconditionError, Update
 from grounded.core.vocabulary import GOOD_STANDING
 from grounded.dmap.effects import AddDep, NewArg, SetStanding
 from grounded.dmap.model import Header
@@ -104,7 +104,7 @@ def draw_stream(data, engine: Engine, check=None, max_size: int = 40) -> list[di
             continue
         accepted.append({**u, "turn": update.turn})
         if check is not None:
-            check(engine)
+            check(engine, update)
     return accepted
 
 
@@ -128,7 +128,7 @@ def expected_open_problems(dm: DependencyMap) -> set[str]:
     return result
 
 
-def check_state(engine: Engine) -> None:
+def check_state(engine: Engine, update: Update) -> None:
     dm = engine.state
     # Lemma 2.4, in Python and in the rules
     assert standing_invariant(dm)
@@ -165,6 +165,26 @@ def check_state(engine: Engine) -> None:
     # the rules hold exactly the bridge's facts
     dumped = engine.prolog_state()
     assert len(dumped) == len(set(dumped)) and set(dumped) == rule_facts(dm)
+    # what the rules decide and the bridge answers on its own, held equal (issue 9 item 4)
+    rules_agree_with_python(engine, update)
+
+
+def rules_agree_with_python(engine: Engine, update: Update) -> None:
+    """Reinstatable, the standing notes, the open problems and the flagged set: the
+    Prolog rules' answers (engine.rules) equal the bridge's, and the definitions."""
+    dm = engine.state
+    assert engine.rules.reinstatable() == engine.reinstatable()
+    reinstatable = [r.id for r in dm.args if r.standing not in GOOD_STANDING and dm.attackers.get(r.id)
+                    and not any(dm.in_standing(b) for b in dm.attackers[r.id])]
+    assert engine.reinstatable() == reinstatable
+    assert engine.rules.notes() == {claim: dm.note(claim) for claim in dm.claimants}
+    assert engine.rules.open_problems() == engine.open_problems()
+    # the claims this utterance took out of S_t: an argument for it left good standing,
+    # and none stands now
+    left = dict.fromkeys(dm.arg(e.arg).claim for e in update.of(SetStanding) if e.standing not in GOOD_STANDING)
+    assert update.left == tuple(c for c in left if not any(dm.in_standing(a) for a in dm.claimants[c]))
+    assert update.flagged == {c: engine.affected(c).lose_support for c in update.left
+                              if engine.affected(c).lose_support}
 
 
 @budget(120)
