@@ -382,6 +382,12 @@ request(acyclic_grounded(Args, Attacks), Result) :-
     (   acyclic_grounded(Args, Attacks, Members) -> Result = in(Members) ; Result = cyclic ).
 request(lint(File), Calls) :-
     undocumented_calls(File, Calls).
+request(echo(Term), Term).                  % the protocol's own round-trip test
+request(vocabulary, vocabulary(Standings, Kinds, Signatures, Layer)) :-
+    findall(S, standing_name(S), Standings),
+    findall(K, prop_kind(K), Kinds),
+    findall(N-Ts, effect_signature(N, Ts), Signatures),
+    findall(N-A, layer_predicate(N/A), Layer).
 
 :- ensure_loaded(invariants).
 :- ensure_loaded(queries).

@@ -140,8 +140,8 @@ claim_standing(Literal, S, T, Cause) :-
 standing_note(Literal, Note) :-
     claim_standing(Literal, S, T, Cause),
     (   Cause = by(E)
-    ->  format(string(Note), "~w at T~w by ~w", [S, T, E])
-    ;   format(string(Note), "~w at T~w", [S, T])
+    ->  fmt(Note, "~w at T~w by ~w", [S, T, E])
+    ;   fmt(Note, "~w at T~w", [S, T])
     ).
 
                  /*******************************
@@ -238,8 +238,16 @@ retraction_effect(_, T, _, _, announce(N)) :-
                  *            HELPERS           *
                  *******************************/
 
-%  fmt(-Message, +Format, +Args): messages are single lines.
-fmt(Message, Format, Args) :- format(string(Message), Format, Args).
+%  fmt(-Message, +Format, +Args): messages are single lines.  A literal is
+%  written as everywhere else (-o5; plain ~w would write -(0) as "- 0").
+fmt(Message, Format, Args) :-
+    maplist(shown, Args, Shown),
+    format(string(Message), Format, Shown).
+
+shown(X, X) :- var(X), !.
+shown(-(P), S) :- atom(P), !, atom_concat(-, P, S).
+shown(L, S) :- is_list(L), !, maplist(shown, L, S).
+shown(X, X).
 
 %  reaches(:Step, +From, +To): To is reachable from From by zero or more
 %  call(Step, X, Y) steps; each node is expanded once.
