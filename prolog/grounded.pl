@@ -19,9 +19,10 @@
       answers what it found; the operation's violation/5 rules then see the
       findings as its `epistemic` field.  world_call(applied(I), _) tells
       the bridge the operation was applied.  One rule run per utterance.
-    * commit_call(commit(Transitions, Left), true): the utterance is
-      accepted; the bridge records it (event log, its mirror of the state, M)
-      and the transaction commits only if that succeeds.
+    * commit_call(record, true): the utterance is accepted and the engine
+      keeps an event log; the bridge writes the utterance to it, and the
+      transaction commits only if that succeeds (a full disk leaves the rules
+      as they were).  The effects then come back as the reply.
 
     The bridge mirrors every reported effect; it never decides one itself.
     Adding an operation means adding rules: see docs/extending.md.
@@ -94,35 +95,44 @@ model_effect(abduce(_)).
                  *            DRIVER            *
                  *******************************/
 
-%  apply_utterance(+utterance(Turn, Speaker, Ops), -result(Status, Vs)):
-%  Status is `accepted` (the bridge recorded it: commit_call/2), `rejected`
-%  with Vs a list of v(Index, Op, Code, Message), or `refused` (the bridge
-%  could not record it; it says why).  Nothing changes unless it is accepted.
-apply_utterance(utterance(Turn, Speaker, Ops), Result) :-
-    catch(transaction(run_utterance(Turn, Speaker, Ops)), Stop, true),
+%  apply_utterance(+utterance(Turn, Speaker, Ops), +Record, -Result): Result is
+%  accepted(Transitions, Left), with Transitions a list of o(Index, Effects),
+%  the effects each operation applied in order (Index -1: the utterance's own,
+%  a new speaker and the turn; an operation without effects is left out), and
+%  Left the claims the utterance took out of S_t (left_standing/2);
+%  rejected(Violations), with v(Index, Op, Code, Message); or refused(Why):
+%  the bridge could not record it (Record == true: it says why).  Nothing
+%  changes unless it is accepted.
+apply_utterance(utterance(Turn, Speaker, Ops), Record, Result) :-
+    catch(transaction(run_utterance(Turn, Speaker, Ops, Record, Result)), Stop, true),
     (   var(Stop)
-    ->  Result = result(accepted, [])
+    ->  true
     ;   Stop = rejected(Vs)
-    ->  Result = result(rejected, Vs)
+    ->  Result = rejected(Vs)
     ;   Stop == refused
-    ->  Result = result(refused, [])
+    ->  Result = refused("the bridge could not record the utterance")
     ;   throw(Stop)
     ).
 
-run_utterance(Turn, Speaker, Ops) :-
+run_utterance(Turn, Speaker, Ops, Record, accepted(Transitions, Left)) :-
     U = u(Turn, Speaker),
     findall(v(-1, utterance, C, M), utterance_violation(U, C, M), V0),
-    findall(t(-1, E), admission(U, E), Admit),
-    maplist(apply_tagged(U), Admit),
+    findall(E, admission(U, E), Admit),
+    maplist(apply_effect(U), Admit),
     run_ops(Ops, 0, U, Vss, Tss),
     append([V0|Vss], Violations),
     (   Violations == []
     ->  true
     ;   throw(rejected(Violations))
     ),
-    append([Admit|Tss], Transitions),
+    exclude(no_effects, [o(-1, Admit)|Tss], Transitions),
     left_standing(Transitions, Left),
-    (   commit_call(commit(Transitions, Left), true) -> true ; throw(refused) ).
+    (   Record == true
+    ->  (   commit_call(record, true) -> true ; throw(refused) )
+    ;   true
+    ).
+
+no_effects(o(_, [])).
 
 utterance_violation(u(T, _), turn_order, M) :-
     last_turn(Last), T =< Last,
@@ -134,8 +144,6 @@ utterance_violation(u(_, S), unknown_speaker, M) :-
 
 admission(u(_, S), new_agent(S)) :- open_agents, \+ agent(S, _).
 admission(u(T, _), turn(T)).
-
-apply_tagged(U, t(_, E)) :- apply_effect(U, E).
 
 %  run_ops(+Ops, +I, +U, -Violations, -Transitions): one list of each per
 %  operation, in order (tail-recursive: an utterance may be long).
@@ -149,9 +157,10 @@ run_op(I, U, Op, Vs, Ts) :-
     Op = op(Name, _),
     findall(v(I, Name, C, M), op_violation(Name, U, Op, C, M), Vs0),
     (   Vs0 == []
-    ->  run_effects(I, Name, U, Op, Vs, Ts)
-    ;   Vs = Vs0, Ts = []
-    ).
+    ->  run_effects(I, Name, U, Op, Vs, Es)
+    ;   Vs = Vs0, Es = []
+    ),
+    Ts = o(I, Es).
 
 op_violation(Name, _, _, unknown_operation, M) :-
     \+ operation(Name, _, _), !,
@@ -197,8 +206,7 @@ run_effects(I, Name, U, Op, Violations, Transitions) :-
             problem_updates(Es, Ps),
             maplist(apply_effect(U), Ps),
             world_applied(I, Es),
-            append(Es, Ps, All),
-            findall(t(I, E), member(E, All), Transitions)
+            append(Es, Ps, Transitions)
         )
     ).
 
@@ -315,7 +323,7 @@ problem_change(L, problem(L, closed)) :- open_problem(L), \+ is_open(L).
 %  of S_t: an argument for each left good standing, and none stands now.
 %  The bridge flags what rests on them (Affected* in S_t).
 left_standing(Ts, Claims) :-
-    findall(L, ( member(t(_, set_standing(A, S, _)), Ts),
+    findall(L, ( member(o(_, Es), Ts), member(set_standing(A, S, _), Es),
                  \+ good_standing(S),
                  claims(A, L), \+ stands(L) ),
             Ls),
@@ -349,8 +357,8 @@ message_to_codes(E, Codes) :-
     '$messages':translate_message(E, Lines, []),
     with_output_to(codes(Codes), print_message_lines(current_output, '', Lines)).
 
-request(apply(M, Utterance), Result) :-
-    use_state(M), apply_utterance(Utterance, Result).
+request(apply(M, Utterance, Record), Result) :-
+    use_state(M), apply_utterance(Utterance, Record, Result).
 request(new_state(M, Facts), true) :-
     new_state(M, Facts).
 request(free_state(M), true) :-

@@ -215,8 +215,8 @@ _CLASSES: dict[str, type] = {cls.name: cls for cls in (
 
 EFFECT_NAMES: frozenset[str] = frozenset(_CLASSES)
 
-TRANSITION_SHAPE: dict = {"t": ("int", SHAPES)}
-"""``t(Index, Effect)``, as the driver reports each applied effect."""
+TRANSITION_SHAPE: dict = {"o": ("int", ("list", SHAPES))}
+"""``o(Index, Effects)``: the effects operation Index applied, in order, as the driver reports them."""
 
 VIOLATION_SHAPE: dict = {"v": ("int", "text", "text", "text")}
 """``v(Index, Op, Code, Message)``."""
@@ -229,8 +229,8 @@ def effect(index: int, term: tuple) -> Effect:
 
 
 def transitions_of(records: list) -> list[Effect]:
-    """The driver's ``t(Index, Effect)`` records, read by ``TRANSITION_SHAPE``."""
-    return [effect(index, term) for _, index, term in records]
+    """The driver's ``o(Index, Effects)`` records, read by ``TRANSITION_SHAPE``, in order."""
+    return [effect(index, term) for _, index, terms in records for term in terms]
 
 
 def violations_of(records: list) -> list[Violation]:

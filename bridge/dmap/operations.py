@@ -177,7 +177,7 @@ class OperationRegistry:
     @cached_property
     def _op_adapter(self) -> TypeAdapter:
         union = Annotated[Union[tuple(self.models.values())], Field(discriminator="op")]  # type: ignore[valid-type]  # noqa: UP007
-        return TypeAdapter(union)
+        return TypeAdapter(union)  # type: ignore[arg-type]  # a union built at run time is a valid type form
 
     def operation(self, data: Operation | dict) -> Operation:
         if isinstance(data, Operation) and data.op in self.models:

@@ -19,8 +19,9 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
-from grounded.core.vocabulary import GOOD_STANDING
+from grounded.core.vocabulary import GOOD_STANDING, Standing
 from grounded.dmap.effects import (
     FOR_THE_MODEL,
     AddAttack,
@@ -284,8 +285,8 @@ class DependencyMap:
         history = [h for h in r.history if t is None or h[0] <= t]
         return Argument(
             id=r.id, claim=r.claim, speaker=r.speaker, turn=r.turn, kind=r.kind, text=r.text,
-            standing=r.standing_at(t), deps=list(r.deps_at(t)), explains=list(r.explains_at(t)),
-            history=[StandingChange(turn=h[0], standing=h[1], cause=h[2]) for h in history],
+            standing=cast(Standing, r.standing_at(t)), deps=list(r.deps_at(t)), explains=list(r.explains_at(t)),
+            history=[StandingChange(turn=h[0], standing=cast(Standing, h[1]), cause=h[2]) for h in history],
             created_by=Provenance(op=r.op, index=r.op_index, turn=r.turn, speaker=r.speaker,
                                   utterance=r.utterance),
         )

@@ -3,8 +3,9 @@
 ``apply`` sends the utterance to the Prolog rules, which check every
 precondition and decide the effects; with a world model they ask it about
 each operation as they go (one rule run per utterance).  When they accept,
-the engine writes the utterance to its event log (if it has one) and mirrors
-the effects in its Python state, inside the rules' transaction.  Queries
+the engine writes the utterance to its event log (if it has one, inside the
+rules' transaction: a failed write rolls them back) and mirrors the effects in
+its Python state.  Queries
 (Verify, Affected*, commitments, open problems, ...) are answered from that
 state, for the current turn or any earlier one.
 """
@@ -77,9 +78,9 @@ class Update:
 class _Recorder:
     """The engine's side of one utterance while the rules decide it (a ``Session``).
 
-    The rules call ``read``/``applied`` for the world model's findings and
-    ``commit`` once they accept: the utterance is written to the log and
-    mirrored inside the rules' transaction, so if either fails the rules roll
+    The rules call ``read``/``applied`` for the world model's findings, and, when
+    the engine keeps an event log, ``record`` once they accept: the utterance is
+    written inside the rules' transaction, so if the write fails the rules roll
     back too and every state stays as it was.
     """
 
@@ -88,9 +89,6 @@ class _Recorder:
         self.turn = turn
         self.u = u
         self.reading = reading
-        self.effects: list[Effect] = []
-        self.left: tuple[str, ...] = ()
-        self.worlds: tuple[int, int] | None = None
 
     def read(self, index: int, effects: list[Effect]) -> list[Value]:
         if self.reading is None:
@@ -101,15 +99,9 @@ class _Recorder:
         if self.reading is not None:
             self.reading.applied(index)
 
-    def commit(self, effects: list[Effect], left: list[str]) -> None:
-        engine, u = self.engine, self.u
-        if engine._log is not None:
-            engine._log.append(self.turn, u)
-        engine.state.apply(effects, self.turn, u.speaker, u.text, u.ops)  # type: ignore[attr-defined]
-        if self.reading is not None and engine.world is not None:
-            self.worlds = (engine.world.current.model.size, self.reading.frame.model.size)
-            engine.world.commit(self.turn, self.reading.frame)
-        self.effects, self.left = effects, tuple(left)
+    def record(self) -> None:
+        if self.engine._log is not None:
+            self.engine._log.append(self.turn, self.u)
 
 
 class Engine:
@@ -146,7 +138,7 @@ class Engine:
             acyclic=header.acyclic, world_model=header.world is not None))
         """This engine's state in the rule base, and the rules' own answers about it
         (standings, reinstatable, notes, queries: what ``grounded check`` compares)."""
-        weakref.finalize(self, self._prolog.release, self.rules.module)
+        weakref.finalize(self.rules, self._prolog.release, self.rules.module)  # freed with the last reference
         self._log = EventLogWriter(log, header) if log is not None else None
         self.load_error: LogError | None = None
         self.last_verdicts: dict[int, list[Verdict]] = {}
@@ -206,13 +198,20 @@ class Engine:
         reading = None if self.world is None else self.world.reading(u.speaker)
         recorder = _Recorder(self, turn, u, reading)
         try:
-            result = self.rules.apply(self.registry.encode(turn, u), recorder)
+            result = self.rules.apply(self.registry.encode(turn, u), recorder, record=self._log is not None)
         finally:
             self.last_verdicts = {} if reading is None else reading.verdicts
         if isinstance(result, Rejected):
             raise PreconditionError(turn, u.speaker, result.violations)
-        return Update(turn, u.speaker, u, recorder.effects, recorder.left, self._flagged(recorder.left),
-                      recorder.worlds, reading.frame.applied if reading is not None else ())
+        # accepted, committed by the rules and written to the log: mirror it
+        self.state.apply(result.effects, turn, u.speaker, u.text, u.ops)  # type: ignore[attr-defined]
+        worlds = None
+        if reading is not None and self.world is not None:
+            worlds = (self.world.current.model.size, reading.frame.model.size)
+            self.world.commit(turn, reading.frame)
+        left = tuple(result.left)
+        return Update(turn, u.speaker, u, result.effects, left, self._flagged(left), worlds,
+                      reading.frame.applied if reading is not None else ())
 
     def _flagged(self, left: tuple[str, ...]) -> dict[str, list[str]]:
         """What rests on each claim the utterance took out of S_t (the rules say which)."""

@@ -122,8 +122,8 @@ class ConversationModel:
         if isinstance(f, (Knows, Believes)):
             model.check_agent(f.agent)
         if isinstance(f, C):
-            for g in f.group:
-                model.check_agent(g)
+            for agent in f.group:
+                model.check_agent(agent)
         for g in children(f):
             self._check(g, model)
 
@@ -302,10 +302,17 @@ class Reading:
 
     def read(self, index: int, effects: list[Effect]) -> list[Verdict]:
         world = self.world
-        model_effects: list[Effect] = [e for e in effects if isinstance(e, (Announce, Upgrade, Withdraw, Refine))]
+        model_effects: list[Effect] = []
+        literals: list[str] = []
+        for e in effects:
+            if isinstance(e, Refine):
+                model_effects.append(e)
+                literals.append(e.atom)
+            elif isinstance(e, (Announce, Upgrade, Withdraw)):
+                model_effects.append(e)
+                literals.append(e.literal)
         abduce = next((e for e in effects if isinstance(e, Abduce)), None)
         explains = [e.literal for e in effects if isinstance(e, AddExplains)]
-        literals = [e.atom if isinstance(e, Refine) else e.literal for e in model_effects]
         if abduce is not None:
             literals += [abduce.literal, *explains]
         self._prepare(literals)

@@ -42,12 +42,9 @@ from grounded.solvers.terms import PlString, Shape, Terms, Value
 RULES_PACKAGE = "grounded.prolog"
 
 PROTOCOL_NAMES: list[tuple[str, int]] = [
-    ("ok", 1), ("error", 1), ("t", 2), ("v", 4), ("-", 1), ("-", 2), ("by", 1), ("rejected", 1), ("note", 4),
-    ("a", 3), ("queries", 2), ("in", 1), ("operation", 3), ("field", 3), ("commit", 2), ("read", 2),
-    ("applied", 1), ("new_prop", 2), ("aware", 1), ("new_arg", 3), ("set_standing", 3), ("add_dep", 2),
-    ("add_explains", 2), ("add_attack", 2), ("commit", 2), ("retract_commitment", 2), ("dissent", 2),
-    ("announce", 1), ("upgrade", 2), ("withdraw", 1), ("refine", 1), ("abduce", 1), ("problem", 2),
-    ("new_agent", 1), ("turn", 1), ("result", 2),
+    ("ok", 1), ("error", 1), ("o", 2), ("v", 4), ("-", 1), ("-", 2), ("by", 1), ("note", 4), ("a", 3),
+    ("queries", 2), ("in", 1), ("operation", 3), ("field", 3), ("read", 2), ("applied", 1), ("accepted", 2),
+    ("rejected", 1), ("refused", 1), *((name, len(kinds)) for name, kinds in SHAPES.items()),
 ]
 """The functors the rules answer with: created once, read back by handle."""
 
@@ -60,8 +57,9 @@ def rules_dir() -> Path:
 class Session(Protocol):
     """What the rules call back while one utterance runs (Engine.apply provides it)."""
 
-    def commit(self, effects: list[Effect], left: list[str]) -> None:
-        """The rules accept: record the utterance (raise to refuse; nothing is then kept)."""
+    def record(self) -> None:
+        """The rules accept: write the utterance to the event log (raise to refuse: the
+        rules then roll back, and nothing of the utterance is kept anywhere)."""
 
     def read(self, index: int, effects: list[Effect]) -> list[Value]:
         """Operation ``index`` passed its preconditions with these effects: the world model's
@@ -73,7 +71,10 @@ class Session(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Accepted:
-    pass
+    effects: list[Effect]
+    """What the rules applied, in order (grounded.dmap.effects)."""
+    left: list[str]
+    """The claims the utterance took out of S_t (the rules' left_standing/2)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,8 +90,8 @@ class QueryAnswers:
     affected: dict[str, dict[int, int]]
 
 
-RESULT_SHAPE: Shape = {"result": ("text", ("list", VIOLATION_SHAPE))}
-COMMIT_SHAPE: Shape = {"commit": (("list", TRANSITION_SHAPE), ("list", "literal"))}
+RESULT_SHAPE: Shape = {"accepted": (("list", TRANSITION_SHAPE), ("list", "literal")),
+                       "rejected": (("list", VIOLATION_SHAPE),), "refused": ("text",)}
 WORLD_SHAPE: Shape = {"read": ("int", ("list", SHAPES)), "applied": ("int",)}
 
 
@@ -121,7 +122,7 @@ class PrologRules:
         self.terms.known_names(PROTOCOL_NAMES)
         self.session: Session | None = None
         self._callbacks = [
-            self.terms.foreign("grounded", "commit_call", self._on_commit, COMMIT_SHAPE),
+            self.terms.foreign("grounded", "commit_call", self._on_commit, "text"),
             self.terms.foreign("grounded", "world_call", self._on_world, WORLD_SHAPE),
         ]
         use_module = self.terms.c.predicate(b"use_module", 1, b"user")
@@ -177,8 +178,7 @@ class PrologRules:
         return self.session
 
     def _on_commit(self, value: Any) -> Value:
-        _, transitions, left = value
-        self._session().commit(transitions_of(transitions), left)
+        self._session().record()
         return "true"
 
     def _on_world(self, value: Any) -> Value:
@@ -259,19 +259,20 @@ class RuleState:
         self.rules = rules
         self.module = module
 
-    def apply(self, utterance: tuple, session: Session) -> Accepted | Rejected:
-        """Run one utterance; ``session`` records it from inside the rules' transaction."""
+    def apply(self, utterance: tuple, session: Session, record: bool = False) -> Accepted | Rejected:
+        """Run one utterance.  With ``record`` the rules ask ``session.record()`` to write it
+        to the event log before they commit, so a failed write rolls them back too."""
         rules = self.rules
         rules.session = session
         try:
-                _, status, violations = rules.request(("apply", self.module, utterance), RESULT_SHAPE)
+            result = rules.request(("apply", self.module, utterance, record), RESULT_SHAPE)
         finally:
             rules.session = None
-        if status == "accepted":
-            return Accepted()
-        if status == "rejected":
-            return Rejected(violations_of(violations))
-        raise PrologError("the rules did not record the utterance (refused by the bridge)")
+        if result[0] == "accepted":
+            return Accepted(transitions_of(result[1]), result[2])
+        if result[0] == "rejected":
+            return Rejected(violations_of(result[1]))
+        raise PrologError(f"the rules did not record the utterance: {result[1]}")
 
     def standings(self) -> dict[int, str]:
         """Argument id -> standing, as the rules hold it now."""

@@ -84,9 +84,14 @@ class _C:
         self.new_functor = fn("PL_new_functor_sz", functor_t, atom_t, c_size_t)
         self.put_atom = fn("PL_put_atom", c_int, term_t, atom_t)
         self.put_term = fn("PL_put_term", c_int, term_t, term_t)
+        self.is_functor = fn("PL_is_functor", c_int, term_t, functor_t)
         self.term_type = fn("PL_term_type", c_int, term_t)
         self.get_nchars = fn("PL_get_nchars", c_int, term_t, POINTER(c_size_t), POINTER(c_char_p), c_uint)
         self.get_int64 = fn("PL_get_int64", c_int, term_t, POINTER(c_int64))
+        self.get_atom = fn("PL_get_atom", c_int, term_t, POINTER(atom_t))
+        self.get_nil = fn("PL_get_nil", c_int, term_t)
+        self.register_atom = fn("PL_register_atom", None, atom_t)
+        self.unregister_atom = fn("PL_unregister_atom", None, atom_t)
         self.get_name_arity = fn("PL_get_name_arity_sz", c_int, term_t, POINTER(atom_t), POINTER(c_size_t))
         self.get_arg = fn("PL_get_arg_sz", c_int, c_size_t, term_t, term_t)
         self.get_list = fn("PL_get_list", c_int, term_t, term_t, term_t)
@@ -100,6 +105,10 @@ class _C:
 
 
 _CAUSE: Shape = {"by": ("literal",)}
+POOL_DEPTH = 12
+"""Levels of nesting read by shape with pooled term references (the protocol needs 6)."""
+ATOM_CACHE = 100_000
+"""Atoms whose text is kept by handle (each registered while kept)."""
 
 FOREIGN2 = ctypes.CFUNCTYPE(c_uintptr_t, term_t, term_t)
 """A deterministic foreign predicate of arity 2, as SWI-Prolog calls it."""
@@ -121,6 +130,9 @@ class Terms:
         self.c = _C(lib)
         self._functors: dict[tuple[str, int], int] = {}
         self.raised: BaseException | None = None
+        self._atoms: dict[int, str] = {}
+        self._readers: dict[object, Callable[[int, int, int], Value]] = {}
+        self._keep: list[Shape] = []
         """An exception a foreign predicate's body raised during the current call."""
         self._names: dict[int, str] = {}
         """Names of the functors this instance created: their atoms are registered (never
@@ -222,68 +234,142 @@ class Terms:
         raise PrologError(f"a term of type {kind} came back from Prolog")
 
     def text(self, t: int) -> str:
+        """The text of an atom or string, whatever characters it holds (NUL included)."""
         if not self.c.get_nchars(t, self._size_ref, self._chars_ref, CVT_ATOM | CVT_STRING | REP_UTF8 | BUF_STACK):
             raise PrologError("Prolog returned a term that is not text where text was expected")
         return ctypes.string_at(self._chars, self._size.value).decode("utf-8")
 
     # -- Prolog -> Python, by a declared shape ------------------------------------------
 
-    def read(self, t: int, shape: Shape) -> Value:
-        """Read the term at ``t`` knowing its shape, with fewer foreign calls than ``get``.
+    def read(self, t: int, shape: Shape, pool: int | None = None, depth: int = 0) -> Value:
+        """Read the term at ``t`` knowing its shape, with as few foreign calls as it takes.
 
         A shape is ``"int"``, ``"text"`` (atom or string), ``"literal"`` (an atom, or
         ``-(Atom)`` read as ``"-Atom"``), ``"cause"`` (``none`` read as None, ``by(L)``
         as the literal), ``"any"`` (``get``), ``("list", shape)``, or a dict from
         functor name to the shapes of its arguments (a compound whose name is a key;
         read as ``(name, *args)``).  A term that does not fit raises PrologError.
+        ``pool`` is a block of term references, three per level of nesting, made
+        once per call (``_pool``) rather than once per subterm.  Each shape is
+        compiled once into a reader (``_reader``).
         """
+        return self._reader(shape)(t, self._pool() if pool is None else pool, depth)
+
+    def _reader(self, shape: Shape) -> Callable[[int, int, int], Value]:
+        key = shape if isinstance(shape, str) else id(shape)
+        reader = self._readers.get(key)
+        if reader is None:
+            reader = self._compile(shape)
+            self._readers[key] = reader
+            self._keep.append(shape)  # the id stays this shape's while the shape lives
+        return reader
+
+    def _compile(self, shape: Shape) -> Callable[[int, int, int], Value]:
         c = self.c
-        if shape == "text":
-            return self.text(t)
+        get_int64, int_ref, int_box = c.get_int64, self._int_ref, self._int
+        get_atom, atom_ref, atom_box = c.get_atom, self._atom_ref, self._atom
+        atom_text, text = self._atom_text, self.text
+
+        def bad(t: int, what: str) -> PrologError:
+            return PrologError(f"expected {what} from Prolog, got {self.get(t)!r:.80}")
+
         if shape == "int":
-            if not c.get_int64(t, self._int_ref):
-                raise PrologError(f"expected an integer from Prolog, got {self.get(t)!r:.80}")
-            return self._int.value
+            def read_int(t: int, pool: int, depth: int) -> Value:
+                if not get_int64(t, int_ref):
+                    raise bad(t, "an integer")
+                return int_box.value
+            return read_int
+        if shape == "text":
+            def read_text(t: int, pool: int, depth: int) -> Value:
+                if get_atom(t, atom_ref):
+                    return atom_text(t, atom_box.value)
+                return text(t)
+            return read_text
         if shape == "literal":
-            if c.get_nchars(t, self._size_ref, self._chars_ref, CVT_ATOM | REP_UTF8 | BUF_STACK):
-                return ctypes.string_at(self._chars, self._size.value).decode("utf-8")
-            arg = c.new_term_ref()
-            if not (c.get_name_arity(t, self._atom_ref, self._size_ref) and self._size.value == 1
-                    and self._names.get(self._atom.value) == "-" and c.get_arg(1, t, arg)):
-                raise PrologError(f"expected a literal from Prolog, got {self.get(t)!r:.80}")
-            return "-" + self.text(arg)
+            minus = self.functor("-", 1)
+            get_arg, is_functor = c.get_arg, c.is_functor
+
+            def read_literal(t: int, pool: int, depth: int) -> Value:
+                if get_atom(t, atom_ref):
+                    return atom_text(t, atom_box.value)
+                arg = pool + 3 * depth
+                if not (is_functor(t, minus) and get_arg(1, t, arg) and get_atom(arg, atom_ref)):
+                    raise bad(t, "a literal")
+                return "-" + atom_text(arg, atom_box.value)
+            return read_literal
         if shape == "cause":
-            if c.term_type(t) == PL_ATOM:
-                if self.text(t) != "none":
-                    raise PrologError(f"expected a cause from Prolog, got {self.get(t)!r:.80}")
-                return None
-            value = self.read(t, _CAUSE)
-            return value[1]  # type: ignore[index]
+            by = self._reader(_CAUSE)
+
+            def read_cause(t: int, pool: int, depth: int) -> Value:
+                if get_atom(t, atom_ref):
+                    if atom_text(t, atom_box.value) != "none":
+                        raise bad(t, "a cause")
+                    return None
+                return by(t, pool, depth)[1]  # type: ignore[index]
+            return read_cause
         if shape == "any":
-            return self.get(t)
+            return lambda t, pool, depth: self.get(t)
         if isinstance(shape, tuple):  # ("list", item shape)
-            items = []
-            head = c.new_term_refs(2)
-            tail = head + 1
-            c.put_term(tail, t)
-            while c.get_list(tail, head, tail):
-                items.append(self.read(head, shape[1]))
-            if c.term_type(tail) != PL_NIL:
-                raise PrologError("a partial list came back from Prolog")
-            return items
-        if not c.get_name_arity(t, self._atom_ref, self._size_ref):
-            raise PrologError(f"expected a compound from Prolog, got {self.get(t)!r:.80}")
-        name = self._names.get(self._atom.value)
+            item = self._reader(shape[1])
+            put_term, get_list, get_nil = c.put_term, c.get_list, c.get_nil
+
+            def read_list(t: int, pool: int, depth: int) -> Value:
+                if depth >= POOL_DEPTH:
+                    raise PrologError("a term nested deeper than the protocol's came back from Prolog")
+                head = pool + 3 * depth + 1
+                tail = head + 1
+                put_term(tail, t)
+                items = []
+                while get_list(tail, head, tail):
+                    items.append(item(head, pool, depth + 1))
+                if not get_nil(tail):
+                    raise PrologError("a partial list came back from Prolog")
+                return items
+            return read_list
+        # a compound: one entry per functor, by the handle of its (registered) name
         table = cast(dict[str, tuple[Shape, ...]], shape)
-        shapes = table.get(name) if name is not None else None
-        if name is None or shapes is None or len(shapes) != self._size.value:
-            raise PrologError(f"unexpected term from Prolog: {self.get(t)!r:.80}")
-        arg = c.new_term_ref()
-        args: list[Value] = [name]
-        for i, sub in enumerate(shapes, 1):
-            c.get_arg(i, t, arg)
-            args.append(self.read(arg, sub))
-        return tuple(args)
+        entries = {}
+        for name, shapes in table.items():
+            self.functor(name, len(shapes))
+            atom = next(a for a, n in self._names.items() if n == name)
+            entries[atom] = (name, len(shapes), [self._reader(sub) for sub in shapes])
+        get_name_arity, get_arg, size_box, size_ref = c.get_name_arity, c.get_arg, self._size, self._size_ref
+
+        def read_compound(t: int, pool: int, depth: int) -> Value:
+            if depth >= POOL_DEPTH:
+                raise PrologError("a term nested deeper than the protocol's came back from Prolog")
+            if not get_name_arity(t, atom_ref, size_ref):
+                raise bad(t, "a compound")
+            entry = entries.get(atom_box.value)
+            if entry is None or entry[1] != size_box.value:
+                raise bad(t, f"one of {', '.join(table)}")
+            name, _, readers = entry
+            arg = pool + 3 * depth
+            out: list[Value] = [name]
+            for i, read in enumerate(readers, 1):
+                get_arg(i, t, arg)
+                out.append(read(arg, pool, depth + 1))
+            return tuple(out)
+        return read_compound
+
+    def _pool(self) -> int:
+        return self.c.new_term_refs(3 * POOL_DEPTH)  # type: ignore[no-any-return]
+
+    def _atom_text(self, t: int, atom: int) -> str:
+        """The text of an atom, by its handle when this process has seen it before.
+
+        A handle names its text only while the atom lives, so every atom kept here
+        is registered (never garbage-collected) until it leaves the cache."""
+        text = self._names.get(atom) or self._atoms.get(atom)
+        if text is None:
+            text = self.text(t)
+            self.c.register_atom(atom)
+            self._atoms[atom] = text
+            if len(self._atoms) > ATOM_CACHE:
+                old = next(iter(self._atoms))
+                del self._atoms[old]
+                self.c.unregister_atom(old)
+        return text
 
     # -- calls -----------------------------------------------------------------------------
 
@@ -306,7 +392,8 @@ class Terms:
                     self.put(refs + i, value)
             if not c.call_predicate(None, PL_Q_NODEBUG | PL_Q_CATCH_EXCEPTION, predicate, refs):
                 raise PrologError("the Prolog bridge predicate failed or raised")
-            return [self.read(refs + i, shapes[i] or "any") if value is None else value
+            pool = self._pool()
+            return [self.read(refs + i, shapes[i] or "any", pool) if value is None else value
                     for i, value in enumerate(args)]
         finally:
             c.discard_foreign_frame(frame)
