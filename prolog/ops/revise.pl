@@ -27,10 +27,11 @@ violation(revise, _, Op, revise_already_abandoned, M) :-
     standing_note(T, Note),
     fmt(M, "~w is already ~w: nothing left to revise", [T, Note]).
 
+%  The effects of a retraction (retraction_effect/5 in prolog/vocabulary.pl,
+%  shared with Observe's `supersedes`), attacked by the voice of `by` if given.
 effect(revise, U, Op, E) :-
     field(Op, target, T),
     (   field(Op, by, By) -> speaks_for(B, By), Cause = by(By)
     ;   B = none, Cause = none
     ),
     retraction_effect(U, T, B, Cause, E).
-%  retraction_effect/5 (prolog/vocabulary.pl) is shared with Observe's `supersedes`.
