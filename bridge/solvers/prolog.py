@@ -93,6 +93,11 @@ class QueryAnswers:
 RESULT_SHAPE: Shape = {"accepted": (("list", TRANSITION_SHAPE), ("list", "literal")),
                        "rejected": (("list", VIOLATION_SHAPE),), "refused": ("text",)}
 WORLD_SHAPE: Shape = {"read": ("int", ("list", SHAPES)), "applied": ("int",)}
+STANDINGS_SHAPE: Shape = ("list", {"-": ("int", "text")})
+INTS_SHAPE: Shape = ("list", "int")
+LITERALS_SHAPE: Shape = ("list", "literal")
+NOTES_SHAPE: Shape = ("list", {"note": ("literal", "text", "int", "cause")})
+QUERIES_SHAPE: Shape = {"queries": (("list", "int"), ("list", {"a": ("literal", "int", "int")}))}
 
 
 class PrologRules:
@@ -119,6 +124,7 @@ class PrologRules:
         Prolog()  # starts the embedded SWI-Prolog
         self.thread = threading.get_ident()
         self.terms = Terms(core._lib)
+        self._replies: dict[object, Shape] = {}
         self.terms.known_names(PROTOCOL_NAMES)
         self.session: Session | None = None
         self._callbacks = [
@@ -161,7 +167,7 @@ class PrologRules:
     def _call(self, request: tuple, shape: Shape) -> Any:
         self.terms.raised = None
         try:
-            reply = self.terms.call(self._request, [request, None], [None, {"ok": (shape,), "error": ("text",)}])[1]
+            reply = self.terms.call(self._request, [request, None], [None, self._reply_shape(shape)])[1]
         finally:
             raised, self.terms.raised = self.terms.raised, None
         if raised is not None:
@@ -169,6 +175,15 @@ class PrologRules:
         if reply[0] == "error":  # type: ignore[index]
             raise PrologError(f"Prolog {request[0]}: {reply[1]}")  # type: ignore[index]
         return reply[1]  # type: ignore[index]
+
+    def _reply_shape(self, shape: Shape) -> Shape:
+        """``ok(Value) | error(Message)`` around ``shape``: made once per shape, so that its
+        reader is compiled once (grounded.solvers.terms)."""
+        key = shape if isinstance(shape, str) else id(shape)
+        reply = self._replies.get(key)
+        if reply is None:
+            reply = self._replies[key] = {"ok": (shape,), "error": ("text",)}
+        return reply
 
     # -- callbacks from the rules ----------------------------------------------------
 
@@ -276,26 +291,23 @@ class RuleState:
 
     def standings(self) -> dict[int, str]:
         """Argument id -> standing, as the rules hold it now."""
-        pairs = self.rules.request(("standings", self.module), ("list", {"-": ("int", "text")}))
+        pairs = self.rules.request(("standings", self.module), STANDINGS_SHAPE)
         return {a: s for _, a, s in pairs}
 
     def reinstatable(self) -> list[int]:
         """Arguments out of standing whose every attacker has left S_t (prolog/queries.pl)."""
-        return list(self.rules.request(("reinstatable", self.module), ("list", "int")))
+        return list(self.rules.request(("reinstatable", self.module), INTS_SHAPE))
 
     def notes(self) -> dict[str, StandingNote]:
         """Claim -> how its newest argument reached its standing (claim_standing/4)."""
-        notes = self.rules.request(("claim_standings", self.module),
-                                   ("list", {"note": ("literal", "text", "int", "cause")}))
+        notes = self.rules.request(("claim_standings", self.module), NOTES_SHAPE)
         return {literal: StandingNote(standing, turn, cause) for _, literal, standing, turn, cause in notes}
 
     def open_problems(self) -> list[str]:
-        return list(self.rules.request(("open_problems", self.module), ("list", "literal")))
+        return list(self.rules.request(("open_problems", self.module), LITERALS_SHAPE))
 
     def queries(self) -> QueryAnswers:
-        _, grounded, affected = self.rules.request(
-            ("queries", self.module),
-            {"queries": (("list", "int"), ("list", {"a": ("literal", "int", "int")}))})
+        _, grounded, affected = self.rules.request(("queries", self.module), QUERIES_SHAPE)
         by_literal: dict[str, dict[int, int]] = {}
         for _, p, a, hop in affected:
             by_literal.setdefault(p, {})[a] = hop

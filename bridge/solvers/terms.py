@@ -110,6 +110,16 @@ POOL_DEPTH = 12
 ATOM_CACHE = 100_000
 """Atoms whose text is kept by handle (each registered while kept)."""
 
+def _freeze(shape: Shape) -> object:
+    """A hashable key for a shape: equal shapes, equal keys."""
+    if isinstance(shape, str):
+        return shape
+    if isinstance(shape, tuple):
+        return ("list", _freeze(shape[1]))
+    table = cast(dict[str, tuple[Shape, ...]], shape)
+    return tuple(sorted((name, tuple(_freeze(s) for s in subs)) for name, subs in table.items()))
+
+
 FOREIGN2 = ctypes.CFUNCTYPE(c_uintptr_t, term_t, term_t)
 """A deterministic foreign predicate of arity 2, as SWI-Prolog calls it."""
 
@@ -132,7 +142,7 @@ class Terms:
         self.raised: BaseException | None = None
         self._atoms: dict[int, str] = {}
         self._readers: dict[object, Callable[[int, int, int], Value]] = {}
-        self._keep: list[Shape] = []
+        self._by_id: dict[int, tuple[Shape, Callable[[int, int, int], Value]]] = {}
         """An exception a foreign predicate's body raised during the current call."""
         self._names: dict[int, str] = {}
         """Names of the functors this instance created: their atoms are registered (never
@@ -256,12 +266,20 @@ class Terms:
         return self._reader(shape)(t, self._pool() if pool is None else pool, depth)
 
     def _reader(self, shape: Shape) -> Callable[[int, int, int], Value]:
-        key = shape if isinstance(shape, str) else id(shape)
+        """The compiled reader of a shape: found by the shape object itself when it is one
+        seen before (the protocol's shapes are constants), else by its structure."""
+        if isinstance(shape, str):
+            key: object = shape
+        else:
+            seen = self._by_id.get(id(shape))
+            if seen is not None and seen[0] is shape:
+                return seen[1]
+            key = _freeze(shape)
         reader = self._readers.get(key)
         if reader is None:
-            reader = self._compile(shape)
-            self._readers[key] = reader
-            self._keep.append(shape)  # the id stays this shape's while the shape lives
+            reader = self._readers[key] = self._compile(shape)
+        if not isinstance(shape, str) and len(self._by_id) < 256:
+            self._by_id[id(shape)] = (shape, reader)  # holds the shape, so its id is not reused
         return reader
 
     def _compile(self, shape: Shape) -> Callable[[int, int, int], Value]:
@@ -386,13 +404,13 @@ class Terms:
         c.mark_string_buffers(byref(mark))
         frame = c.open_foreign_frame()
         try:
-            refs = c.new_term_refs(len(args))
+            refs = c.new_term_refs(len(args) + 3 * POOL_DEPTH)  # the arguments, then the reading pool
             for i, value in enumerate(args):
                 if value is not None:
                     self.put(refs + i, value)
             if not c.call_predicate(None, PL_Q_NODEBUG | PL_Q_CATCH_EXCEPTION, predicate, refs):
                 raise PrologError("the Prolog bridge predicate failed or raised")
-            pool = self._pool()
+            pool = refs + len(args)
             return [self.read(refs + i, shapes[i] or "any", pool) if value is None else value
                     for i, value in enumerate(args)]
         finally:
