@@ -4,11 +4,11 @@ SWI-Prolog is a process-wide singleton.  The bridge calls one predicate,
 ``grounded:py_request(+Request, -Reply)``, through the foreign interface
 directly (pyswip's query layer would parse a goal string on every call), with
 the request built as a term and the reply read back as one
-(grounded.solvers.terms).  While an utterance runs, the rules call back into
-Python twice (see prolog/grounded.pl): ``world_call/2`` for the world model's
-findings, ``commit_call/2`` to record an accepted utterance inside the rules'
-transaction.  Every call stays on the thread that started Prolog, as pyswip
-requires.
+(grounded.solvers.terms).  While an utterance runs, the rules may call back
+into Python (see prolog/grounded.pl): ``world_call/2`` for the world model's
+findings on each operation, ``commit_call/2`` to write an accepted utterance to
+the event log inside the rules' transaction.  Every call stays on the thread
+that started Prolog, as pyswip requires.
 
 Several engines may live in one process: each keeps its facts in a Prolog
 module of its own (prolog/state.pl), named here, so handing the rules from
