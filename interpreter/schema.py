@@ -1,8 +1,9 @@
 """What an Interpreter answers: operations as pydantic response models.
 
-The models are derived from the operation declarations the engine's rules
-make (``OperationRegistry.specs``), so an operation added by a rule file is
-understood here too.  They differ from the event-log models in three ways:
+The models are generated from the operation declarations the engine's rules
+make (``OperationRegistry.specs``), by the same generator as the event-log
+models (``grounded.dmap.operations.field_definitions``), so an operation added
+by a rule file is understood here too.  They differ from the event-log models in three ways:
 
 * ids may be *new-claim references* (``#1``, ``#2``): the Interpreter names a
   claim it introduces, and ``proposal.py`` gives it a fresh id;
@@ -21,7 +22,7 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, create_model, model_validator
 
 from grounded.core.literals import is_literal
-from grounded.dmap.operations import OperationRegistry, OperationSpec
+from grounded.dmap.operations import OperationRegistry, OperationSpec, class_name, field_definitions
 from grounded.io.eventlog import describe_validation_error
 
 NEW_REF = re.compile(r"-?#[A-Za-z0-9_]+")
@@ -62,7 +63,8 @@ class InterpreterError(Exception):
     """An answer that cannot be used; ``str()`` is the text the model is re-asked with."""
 
 
-_TYPES: dict[str, tuple[Any, Any]] = {
+ANSWER_TYPES: dict[str, tuple[Any, Any]] = {
+    # field type -> (annotation, default when optional), as in grounded.dmap.operations.LOG_TYPES
     "literal": (Ref, None),
     "literals": (list[Ref], Field(default_factory=list)),
     "text": (str, ""),
@@ -70,24 +72,16 @@ _TYPES: dict[str, tuple[Any, Any]] = {
 
 
 def _op_model(spec: OperationSpec) -> type[ResponseOp]:
+    """The answer model of one operation: its declared fields (the same generator as the
+    event-log models, with references allowed), ``by`` always optional and ``evidence``
+    beside it."""
     fields: dict[str, Any] = {"op": (Literal[spec.name], ...)}  # type: ignore[valid-type]
-    names = {f.name for f in spec.fields}
-    by_required = False
-    for f in spec.fields:
-        annotation, default = _TYPES[f.type]
-        if f.name == "by":
-            by_required = f.required
-            fields["by"] = (Ref | None, None)
-        elif f.required:
-            fields[f.name] = (annotation, ...)
-        elif f.type == "literal":
-            fields[f.name] = (annotation | None, None)
-        else:
-            fields[f.name] = (annotation, default)
-    if "by" in names:
+    fields.update(field_definitions(spec, ANSWER_TYPES))
+    by_required = any(f.name == "by" and f.required for f in spec.fields)
+    if "by" in fields:
+        fields["by"] = (Ref | None, None)
         fields["evidence"] = (str, "")
-    name = "Proposed" + "".join(part.title() for part in spec.name.split("_"))
-    model = create_model(name, __base__=ResponseOp, __doc__=spec.doc, **fields)
+    model = create_model("Proposed" + class_name(spec), __base__=ResponseOp, __doc__=spec.doc, **fields)
     model.by_required = classmethod(lambda cls: by_required)  # type: ignore[method-assign]
     return model
 

@@ -56,12 +56,3 @@ release(T, Ready0-P0, Ready-P) :-
     N is N0 - 1,
     put_assoc(T, P0, N, P),
     (   N =:= 0 -> Ready = [T|Ready0] ; Ready = Ready0 ).
-
-%  acyclic_grounded_string(+In, -Out): In is af(Args, Attacks) as text; Out
-%  is "in" followed by the members, tab-separated, or "cyclic".
-acyclic_grounded_string(In, Out) :-
-    term_string(af(Args, Attacks), In),
-    (   acyclic_grounded(Args, Attacks, Members)
-    ->  atomic_list_concat([in|Members], '\t', Out)
-    ;   Out = "cyclic"
-    ).

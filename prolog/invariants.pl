@@ -41,6 +41,11 @@ broken_invariant(add_dep(A, D), dep_cycle, M) :-
     reaches(depends_step, D, L),
     fmt(M, "~w resting on ~w would be circular: ~w already rests on ~w", [L, D, D, L]).
 
+%  The step relations reaches/3 walks for A2 and for acyclic Dep: a claim
+%  depends on the literals in the Dep of any argument for it.
+attack_step(X, Y) :- att(X, Y).
+depends_step(Claim, Literal) :- argument(A, Claim, _, _, _), dep(A, Literal).
+
 %  The global form of Lemma 2.4, for tests and `grounded check`.
 standing_invariant_holds :-
     \+ ( att(_, A), in_standing(A) ).

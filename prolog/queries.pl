@@ -50,18 +50,16 @@ affected_rounds(Frontier, K, Claims0, Seen0, Seen) :-
 
 mark(K, A, Seen0, Seen) :- rb_insert_new(Seen0, A, K, Seen).
 
-%  queries_text(-Text): "grounded<TAB>Id" for every grounded argument, then
-%  "affected<TAB>P<TAB>Id<TAB>Hop" for every literal some Dep holds.
-queries_text(Text) :-
-    grounded_args(Gs),
-    findall(L, (member(A, Gs), atomic_list_concat([grounded, A], '\t', L)), GLs),
+%  query_answers(-Grounded, -Affected): the grounded arguments, sorted, and
+%  a(P, Arg, Hop) for Affected*(P) of every literal P some Dep holds.
+query_answers(Grounded, Affected) :-
+    grounded_args(Grounded),
     findall(P, dep(_, P), Ps0), sort(Ps0, Ps),
-    findall(L, ( member(P, Ps), affected(P, Pairs), member(A-K, Pairs),
-                 field_text(P, PT), atomic_list_concat([affected, PT, A, K], '\t', L) ), ALs),
-    append(GLs, ALs, Lines),
-    atomic_list_concat(Lines, '\n', Text).
+    findall(a(P, A, K), ( member(P, Ps), affected(P, Pairs), member(A-K, Pairs) ), Affected).
 
-%  standings_text(-Text): "Id<TAB>Standing" for every argument.
-standings_text(Text) :-
-    findall(L, ( standing(A, S, _, _), atomic_list_concat([A, S], '\t', L) ), Lines),
-    atomic_list_concat(Lines, '\n', Text).
+%  reinstatable(?A): A is out of S_t, has an attacker, and every attacker has
+%  left S_t.  Reported, never reinstated (Lemma 2.4).
+reinstatable(A) :-
+    standing(A, S, _, _), \+ good_standing(S),
+    once(att(_, A)),
+    \+ ( att(B, A), in_standing(B) ).

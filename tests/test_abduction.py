@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from grounded import Engine, PreconditionError
+from grounded.dmap.effects import Upgrade
 from grounded.epistemic import updates as U
 from grounded.epistemic.abduction import Problem, abduce, explanatory, surprising
 from grounded.epistemic.model import PlausibilityModel
@@ -129,7 +130,7 @@ def test_a_hypothesis_that_passes_definition_a2_is_accepted_and_enters_as_belief
     e = world()
     tell(e, *SEEN)
     update = tell(e, "ann", [hyp("h_rain")])
-    assert ("h_rain", "lexicographic") in update.of("upgrade")
+    assert ("h_rain", "lexicographic") in [(u.literal, u.mode) for u in update.of(Upgrade)]
     assert e.believes("ann", "h_rain") and not e.knows("ann", "h_rain")
     assert e.believes("bob", "rain")  # the upgrade is public
     assert e.standing("h_rain") == "active"
@@ -191,5 +192,5 @@ def test_without_a_world_model_nothing_epistemic_is_checked_or_reported():
     e = Engine({"agents": WORLD["agents"]})
     tell(e, *SEEN)
     update = tell(e, "ann", [hyp("h_wet")])  # restates the observation: only a model can tell
-    assert e.model is None and not update.of("upgrade") and update.worlds is None
-    assert "option(world_model)" not in e.prolog_state()
+    assert e.model is None and not update.of(Upgrade) and update.worlds is None
+    assert ("option", "world_model") not in e.prolog_state()

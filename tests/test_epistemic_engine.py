@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from grounded import Engine, InputError, PreconditionError
+from grounded.dmap.effects import Announce, NewArg, Refine, Upgrade, Withdraw
 from grounded.scenario import Scenario, run
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
@@ -101,14 +102,14 @@ def test_hypothesis_support_undermine_revise_resolve_move_plausibility_and_world
     assert u.worlds == (1, 2)  # hx entered the model: W refined on it
     assert e.believes("bob", "h") and not e.knows("bob", "h")
     u = say(e, "bob", {"op": "support", "target": "h", "by": "ox"})
-    assert u.of("upgrade") == [("h", "lexicographic")]  # h was proposed to explain ox: specific evidence
+    assert u.of(Upgrade) == [Upgrade(0, "h", "lexicographic")]  # h was proposed to explain ox: specific evidence
     say(e, "bob", {"op": "hypothesize", "claim": "g", "deps": ["oy"], "explains": ["oy"]})
     u = say(e, "alice", {"op": "support", "target": "g", "by": "ox"})
-    assert u.of("upgrade") == [("g", "conservative")]  # generic evidence
+    assert u.of(Upgrade) == [Upgrade(0, "g", "conservative")]  # generic evidence
     say(e, "alice", {"op": "undermine", "target": "g", "by": "ox"})
     assert e.believes("alice", "~g") and not e.knows("alice", "~g")
     u = say(e, "alice", {"op": "revise", "target": "g", "by": "ox"})
-    assert e.knows("alice", "~g") and u.of("announce") == [("-g",)]
+    assert e.knows("alice", "~g") and [a.literal for a in u.of(Announce)] == ["-g"]
     say(e, "bob", {"op": "resolve", "target": "h"})
     assert e.common_knowledge("h & ~g")
 
@@ -118,10 +119,10 @@ def test_revising_an_announced_fact_withdraws_it_first():
     say(e, "bob", obs("ox"))
     assert e.knows("alice", "x")
     u = say(e, "alice", {"op": "revise", "target": "ox"})
-    assert [t.name for t in u.transitions if t.name in ("withdraw", "announce")] == ["withdraw", "announce"]
+    assert [e.name for e in u.effects if isinstance(e, (Withdraw, Announce))] == ["withdraw", "announce"]
     assert e.knows("alice", "~x") and len(e.worlds()) == 2
     u = say(e, "bob", obs("ox"))  # observed again: the negation nobody stands for is withdrawn
-    assert u.of("withdraw") == [("-ox",)] and e.knows("alice", "x")
+    assert [w.literal for w in u.of(Withdraw)] == ["-ox"] and e.knows("alice", "x")
     say(e, "alice", obs("-ox", supersedes=["ox"]))  # and back, by supersession
     assert e.knows("bob", "~x")
 
@@ -132,7 +133,7 @@ def test_expand_awareness_refines_then_announces():
     with pytest.raises(PreconditionError, match="use Expand-Awareness"):
         say(e, "bob", obs("mis"))
     u = say(e, "bob", {"op": "expand_awareness", "claim": "mis"})
-    assert u.of("refine") == [("mis",)] and u.worlds == (4, 2)
+    assert [r.atom for r in u.of(Refine)] == ["mis"] and u.worlds == (4, 2)
     assert e.holds("A_alice mis & A_bob mis") and e.common_knowledge("mis & ~y")
 
 
@@ -143,7 +144,7 @@ def test_an_authoritative_resolve_announces_nothing():
     say(e, "alice", obs("oy"))
     say(e, "alice", {"op": "undermine", "target": "h", "by": "oy"})
     u = say(e, "alice", {"op": "resolve", "target": "h", "claim": "d"})
-    assert u.of("new_arg") and not u.of("announce")
+    assert u.of(NewArg) and not u.of(Announce)
     assert not e.knows("bob", "h")
 
 
@@ -227,7 +228,7 @@ effect(concede, _, Op, announce(T)) :- world_model, field(Op, target, T).
     say(e, "bob", {"op": "hypothesize", "claim": "h", "deps": [], "explains": ["q"]})
     assert not e.knows("alice", "h")
     update = say(e, "alice", {"op": "concede", "target": "h"})
-    assert update.of("announce") == [("h",)] and e.knows("alice", "h")
+    assert [a.literal for a in update.of(Announce)] == ["h"] and e.knows("alice", "h")
     e.close()
 
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from grounded import Engine
+import pytest
+
+from grounded import Engine, PreconditionError
+from grounded.dmap.effects import Problem
 
 from .conftest import hyp, obs, say
 
@@ -24,7 +27,7 @@ def test_observe_adds_an_argument_with_empty_dep_and_commits_the_speaker(team):
     assert arg.text == "auth failures" and arg.created_by.op == "observe"
     assert team.commitments() == {"carol": ["o1"]}
     assert team.verify("o1").grounded
-    assert ("o1", "open") in update.of("problem")
+    assert Problem(0, "o1", "open") in update.of(Problem)
 
 
 def test_observe_keeps_the_declared_kind(team):
@@ -42,14 +45,22 @@ def test_observe_supersedes_abandons_the_old_fact_and_attacks_it(team):
     assert (new, old, 2) in team.state.attacks
 
 
-def test_hypothesize_records_deps_explains_and_settles_the_problem(team):
+def test_hypothesize_records_deps_and_explains_and_the_problem_stays_open_until_resolved(team):
+    """DESIGN.md section 2 (revised): an explanation in good standing does not settle what it
+    explains; a competing one may follow; resolving one settles it."""
     say(team, "carol", obs("o1"), obs("o2"))
     update = say(team, "bob", hyp("h1", ["o1"], ["o2"]))
     (arg,) = team.arguments("h1")
     assert (arg.deps, arg.explains, arg.kind) == (["o1"], ["o2"], "hypothesis")
-    assert ("o2", "closed") in update.of("problem")
-    assert "o2" not in team.open_problems()
+    assert not update.of(Problem) and "o2" in team.open_problems()
     assert team.verify("h1").chain == ("h1", "o1")
+    say(team, "carol", hyp("h2", ["o1"], ["o2"]))  # a competing explanation: no attack between them
+    assert team.standing("h1") == team.standing("h2") == "active" and not team.state.attacks
+    update = say(team, "alice", {"op": "resolve", "target": "h2"})
+    assert [(p.literal, p.status) for p in update.of(Problem)] == [("o2", "closed")]
+    assert "o2" not in team.open_problems()
+    with pytest.raises(PreconditionError, match="hypothesize_nothing_to_explain"):
+        say(team, "bob", hyp("h3", ["o1"], ["o2"]))
 
 
 def test_hypothesize_may_rest_on_a_known_but_unclaimed_literal(team):
@@ -79,12 +90,14 @@ def test_support_of_a_weakened_claim_records_evidence_without_reinstating_it(tea
     assert team.dep("h1") == ["o1", "o2"]
 
 
-def test_undermine_attacks_and_weakens_and_reopens_what_the_target_explained(team):
+def test_undermine_attacks_and_weakens_and_reopens_what_the_target_settled(team):
     h1_explains_o2(team)
+    say(team, "carol", {"op": "resolve", "target": "h1"})
+    assert "o2" not in team.open_problems()
     update = say(team, "alice", {"op": "undermine", "target": "h1", "by": "o3"})
     assert team.standing("h1") == "weakened"
-    assert team.verify("h1").reason == "h1 weakened at T3 by o3"
-    assert ("o2", "open") in update.of("problem")
+    assert team.verify("h1").reason == "h1 weakened at T4 by o3"
+    assert ("o2", "open") in [(p.literal, p.status) for p in update.of(Problem)]
     assert "o3" in team.commitments()["alice"]
     h1 = team.arguments("h1")[0].id
     assert claims_of(team, team.state.attackers[h1]) == ["o3"]

@@ -47,8 +47,9 @@ CASES = {
                                      "explains nope, which is not a known proposition"),
     "hypothesize_trivial": (STORY, ("bob", [hyp("a1", ["o1"], ["a1", "q1"])]),
                             "a1 cannot explain itself"),
-    "hypothesize_nothing_to_explain": (STORY, ("bob", [hyp("h2", ["o1"], ["o2"])]),
-                                       "none of [o2] is an open problem"),
+    "hypothesize_nothing_to_explain": (STORY + [("alice", [{"op": "resolve", "target": "h1"}])],
+                                       ("bob", [hyp("h2", ["o1"], ["o2"])]),
+                                       "none of [o2] is an open problem (each is settled"),
     # -- support ----------------------------------------------------------------------
     "support_target_unknown": (STORY, ("bob", [{"op": "support", "target": "zz", "by": "o1"}]),
                                "no argument claims zz, so there is nothing to support"),
@@ -219,14 +220,12 @@ def test_a2_can_be_opted_out_of():
 
 def test_unknown_operation_and_missing_field_are_caught_by_the_rules_too():
     """Python validates first, but the rules do not trust their input."""
-    from grounded.dmap.transitions import parse_result
-    from grounded.solvers.prolog import PrologRules
+    from grounded.solvers.prolog import Rejected
 
     engine = Engine(TEAM)
-    rules = PrologRules.get()
-    rules.adopt(engine, engine.state.prolog_facts, engine.extensions)
-    ok, violations = parse_result(rules.apply("utterance(1,'bob',[op(conjure,[]),op(support,[by='o1'])])"))
-    assert not ok
-    codes = {v.code: v.message for v in violations}
+    utterance = ("utterance", 1, "bob", [("op", "conjure", []), ("op", "support", [("=", "by", "o1")])])
+    result = engine.rules.apply(utterance, session=None)  # type: ignore[arg-type]  # rejected: no callback
+    assert isinstance(result, Rejected)
+    codes = {v.code: v.message for v in result.violations}
     assert "conjure is not an operation" in codes["unknown_operation"]
     assert "support needs the field target" in codes["missing_field"]

@@ -20,13 +20,13 @@ import networkx as nx
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from grounded import Engine, PreconditionError
+from grounded import Engine, PreconditionError, Update
 from grounded.core.vocabulary import GOOD_STANDING
+from grounded.dmap.effects import AddDep, NewArg, SetStanding
 from grounded.dmap.model import Header
 from grounded.dmap.state import DependencyMap
 from grounded.queries.affected import affected as fast_affected
 from grounded.queries.verify import verify as fast_verify
-from grounded.solvers.prolog import PrologRules
 
 from .oracles import (
     naive_affected,
@@ -34,6 +34,7 @@ from .oracles import (
     naive_hops,
     naive_verify,
     reverse_index_from_scratch,
+    rule_facts,
     standing_invariant,
 )
 
@@ -103,7 +104,7 @@ def draw_stream(data, engine: Engine, check=None, max_size: int = 40) -> list[di
             continue
         accepted.append({**u, "turn": update.turn})
         if check is not None:
-            check(engine)
+            check(engine, update)
     return accepted
 
 
@@ -116,25 +117,22 @@ def budget(n: int) -> settings:
 
 
 def expected_open_problems(dm: DependencyMap) -> set[str]:
-    """DESIGN.md section 2, read directly off the state."""
-    result = set()
-    for p in dm.props.values():
-        if p.kind == "question" and not any(
-                r.standing == "resolved" and p.id in r.explains for r in dm.args):
-            result.add(p.id)
-    for r in dm.args:
-        if r.kind == "observation" and r.standing in GOOD_STANDING and not any(
-                e.standing in GOOD_STANDING and r.claim in e.explains for e in dm.args):
-            result.add(r.claim)
+    """DESIGN.md section 2, read directly off the state: a question, and an observation in
+    S_t, stay open until an argument that explains them is resolved."""
+    def settled(literal: str) -> bool:
+        return any(e.standing == "resolved" and literal in e.explains for e in dm.args)
+
+    result = {p.id for p in dm.props.values() if p.kind == "question" and not settled(p.id)}
+    result |= {r.claim for r in dm.args
+               if r.kind == "observation" and r.standing in GOOD_STANDING and not settled(r.claim)}
     return result
 
 
-def check_state(engine: Engine) -> None:
+def check_state(engine: Engine, update: Update) -> None:
     dm = engine.state
-    rules = PrologRules.get()
     # Lemma 2.4, in Python and in the rules
     assert standing_invariant(dm)
-    assert rules.standing_invariant_holds()
+    assert engine.rules.invariant_holds()
     rank = {"active": 2, "resolved": 2, "weakened": 1, "abandoned": 0}
     for r in dm.args:
         ranks = [rank[h[1]] for h in r.history]
@@ -166,8 +164,27 @@ def check_state(engine: Engine) -> None:
             assert v.reason
     # the rules hold exactly the bridge's facts
     dumped = engine.prolog_state()
-    rules.call("load_state", dm.prolog_facts())
-    assert rules.dump_state() == dumped
+    assert len(dumped) == len(set(dumped)) and set(dumped) == rule_facts(dm)
+    # what the rules decide and the bridge answers on its own, held equal (issue 9 item 4)
+    rules_agree_with_python(engine, update)
+
+
+def rules_agree_with_python(engine: Engine, update: Update) -> None:
+    """Reinstatable, the standing notes, the open problems and the flagged set: the
+    Prolog rules' answers (engine.rules) equal the bridge's, and the definitions."""
+    dm = engine.state
+    assert engine.rules.reinstatable() == engine.reinstatable()
+    reinstatable = [r.id for r in dm.args if r.standing not in GOOD_STANDING and dm.attackers.get(r.id)
+                    and not any(dm.in_standing(b) for b in dm.attackers[r.id])]
+    assert engine.reinstatable() == reinstatable
+    assert engine.rules.notes() == {claim: dm.note(claim) for claim in dm.claimants}
+    assert engine.rules.open_problems() == engine.open_problems()
+    # the claims this utterance took out of S_t: an argument for it left good standing,
+    # and none stands now
+    left = dict.fromkeys(dm.arg(e.arg).claim for e in update.of(SetStanding) if e.standing not in GOOD_STANDING)
+    assert update.left == tuple(c for c in left if not any(dm.in_standing(a) for a in dm.claimants[c]))
+    assert update.flagged == {c: engine.affected(c).lose_support for c in update.left
+                              if engine.affected(c).lose_support}
 
 
 @budget(120)
@@ -227,14 +244,14 @@ def synthetic_map(n_args: int, claims: list[int], deps: list[list[int]], standin
     """A dependency map built without the rules, so circular support can occur."""
     dm = DependencyMap(Header())
     ops = [SimpleNamespace(op="observe", text="")]
-    transitions = []
+    effects: list = []
     for i in range(n_args):
-        transitions.append((0, "new_arg", [str(i + 1), f"c{claims[i]}", "observation"]))
+        effects.append(NewArg(0, i + 1, f"c{claims[i]}", "observation"))
         for d in deps[i]:
-            transitions.append((0, "add_dep", [str(i + 1), f"c{d}"]))
+            effects.append(AddDep(0, i + 1, f"c{d}"))
         if standings[i] != "active":
-            transitions.append((0, "set_standing", [str(i + 1), standings[i], ""]))
-    dm.apply(transitions, 1, "s", "", ops)
+            effects.append(SetStanding(0, i + 1, standings[i], None))
+    dm.apply(effects, 1, "s", "", ops)
     return dm
 
 

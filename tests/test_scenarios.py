@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from grounded import Engine, InputError
+from grounded.crosscheck.check import check
 from grounded.scenario import Scenario, run
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
@@ -18,7 +19,7 @@ def outcomes(path):
     return engine, list(run(scenario, engine))
 
 
-@pytest.mark.parametrize("name,minimum", [("phase2.yaml", 30), ("phase3.yaml", 25)])
+@pytest.mark.parametrize("name,minimum", [("phase2.yaml", 30), ("phase3.yaml", 25), ("differential.yaml", 30)])
 def test_every_expectation_of_the_paper_scenarios_passes(name, minimum):
     _, results = outcomes(SCENARIOS / name)
     checks = [c for o in results for c in o.checks]
@@ -54,6 +55,35 @@ def test_retraction_flags_what_rests_on_the_retracted_claim():
     assert flags == {20: {"a3": ["alpha18"]}}  # alpha16 left S_t at T17 already
     _, results = outcomes(SCENARIOS / "phase2.yaml")
     assert all(not o.update.flagged for o in results if o.turn is not None)  # nothing rested on h2
+
+
+def test_competing_explanations_of_one_symptom():
+    """differential.yaml: the second explanation of s2 is accepted while the first stands,
+    neither attacks the other, and s2 stays open until one is resolved."""
+    engine, results = outcomes(SCENARIOS / "differential.yaml")
+    assert [o.turn.turn for o in results if o.turn is not None and o.rejection is not None] == [8]
+    assert [(a, b) for a, b, _ in engine.state.attacks] == [(engine.arguments("culture")[0].id,
+                                                            engine.arguments("h_viral")[0].id)]
+    assert ["s2" in engine.open_problems(at=t) for t in range(1, 9)] == [True] * 6 + [False] * 2
+    flags = {o.turn.turn: o.update.flagged for o in results if o.update is not None and o.update.flagged}
+    assert flags == {6: {"h_viral": ["plan_supportive"]}}
+    assert [engine.verify("plan_supportive", at=t).grounded for t in (3, 5, 6, 8)] == [True, True, False, False]
+
+
+@pytest.mark.parametrize("turn", range(1, 9))
+def test_grounded_check_agrees_three_ways_on_the_differential_at_every_turn(turn):
+    report = check(SCENARIOS / "differential.yaml", at=turn)
+    assert report.asp and report.ok, report.mismatches[:3]
+    assert report.utterances == turn
+
+
+def test_the_rules_own_answers_equal_the_bridges_on_phase3():
+    """Reinstatable and the standing notes are decided by rules too (issue 9 item 4)."""
+    engine, _ = outcomes(SCENARIOS / "phase3.yaml")
+    assert engine.rules.reinstatable() == engine.reinstatable() != []
+    notes = engine.rules.notes()
+    assert notes == {claim: engine.state.note(claim) for claim in engine.state.claimants}
+    assert str(notes["a3"]) == "abandoned at T20 by -a3"
 
 
 def test_a_wrong_expectation_fails(tmp_path):

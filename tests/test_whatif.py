@@ -19,6 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from grounded import Engine, PreconditionError
+from grounded.dmap.effects import SetStanding
 from grounded.scenario import Scenario, run
 
 from .test_properties import HEADER, SPEAKERS, budget, draw_stream, ops_for
@@ -47,7 +48,7 @@ def test_whatif_leaves_the_engine_and_its_log_untouched(tmp_path):
     w = engine.whatif({"speaker": "bob", "ops": [{"op": "revise", "target": "o5", "by": "o9"}]}, at=12)
     assert w.accepted and w.turn == 13 and w.at == 12
     assert w.flagged == {"o5": ["h3", "h4"]}  # h1 rests on o5 only from T13 on
-    assert ("set_standing", ("5", "abandoned", "o9")) in [(t.name, t.fields) for t in w.update.transitions]
+    assert SetStanding(0, 5, "abandoned", "o9") in w.update.effects
     assert w.engine.standing("o5") == "abandoned" and engine.standing("o5") == "active"
     assert fingerprint(engine, log) == before
     # rejected: the violations, and still nothing changed
@@ -59,7 +60,7 @@ def test_whatif_leaves_the_engine_and_its_log_untouched(tmp_path):
     nxt = {"speaker": "carol", "ops": [{"op": "observe", "claim": "o11", "text": "Redis recovers."}]}
     update = engine.apply(nxt)
     control = phase2_logged(tmp_path / "control.jsonl")
-    assert [tuple(t) for t in control.apply(nxt).transitions] == [tuple(t) for t in update.transitions]
+    assert control.apply(nxt).effects == update.effects
     assert control.snapshot() == engine.snapshot() and control.prolog_state() == engine.prolog_state()
     assert log.read_bytes() == (tmp_path / "control.jsonl").read_bytes()
     engine.close()
@@ -86,7 +87,7 @@ def test_whatif_equals_the_conversation_cut_there_and_changes_nothing(data):
     except PreconditionError as exc:
         assert not w.accepted and w.codes == exc.codes
     else:
-        assert w.accepted and list(w.update.transitions) == list(update.transitions)
+        assert w.accepted and w.update.effects == update.effects
         assert w.engine.snapshot() == cut.snapshot()
     engine.close()
     cut.close()

@@ -10,6 +10,7 @@ import typer
 
 from grounded.cli.app import AsJson, At, Extensions, File, app, load_engine, out
 from grounded.core.errors import InputError
+from grounded.dmap.effects import fields_of
 from grounded.present.picture import FORMATS, picture
 from grounded.present.summary import update_summary
 
@@ -43,7 +44,7 @@ def whatif(
     summary = update_summary(w.engine, w.update) if w.accepted else None
     if as_json:
         body = {"at": at, "turn": w.turn, "speaker": w.speaker, "accepted": w.accepted,
-                "transitions": [[t.index, t.name, *t.fields] for t in w.update.transitions] if w.accepted else [],
+                "transitions": [[e.index, e.name, *fields_of(e)] for e in w.update.effects] if w.accepted else [],
                 "changes": summary["changes"] if summary else [], "flagged": w.flagged,
                 "violations": [{"index": v.index, "op": v.op, "code": v.code, "message": v.message}
                                for v in w.violations]}

@@ -76,16 +76,18 @@ def negate(literal: str) -> str:
     return literal[1:] if literal.startswith("-") else "-" + literal
 
 
-def prolog_atom(text: str) -> str:
-    """Quote any text as a Prolog atom."""
-    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+def literal_term(literal: str) -> str | tuple[str, str]:
+    """A literal as term data (grounded.solvers.terms): ``-a3`` is the compound ``-(a3)``."""
+    return ("-", literal[1:]) if literal.startswith("-") else literal
 
 
-def prolog_literal(literal: str) -> str:
-    """``-a3`` as the term ``'-'('a3')``, which no neighbouring symbol char can fuse with."""
-    if literal.startswith("-"):
-        return "'-'(" + prolog_atom(literal[1:]) + ")"
-    return prolog_atom(literal)
+def term_literal(value: object) -> str:
+    """The inverse of ``literal_term``; anything else is a protocol error (ValueError)."""
+    if isinstance(value, str):
+        return value
+    if (isinstance(value, tuple) and len(value) == 2 and value[0] == "-" and isinstance(value[1], str)):
+        return "-" + value[1]
+    raise ValueError(f"not a literal term: {value!r:.80}")
 
 
 Lit = Annotated[str, AfterValidator(check_literal)]

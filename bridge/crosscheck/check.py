@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from grounded.core.errors import InputError, PreconditionError
+from grounded.core.turns import assign_turn
 from grounded.core.vocabulary import GOOD_STANDING
 from grounded.crosscheck.retraction import RetractionReport, check_retractions
 from grounded.dmap.model import Header
@@ -133,7 +134,7 @@ def check_history(header: Header, candidates: list[dict], extensions=(), label: 
     prolog_standings: dict[int, dict[int, str]] = {}
     for data in candidates:
         if isinstance(data, dict) and data.get("turn") is None:
-            data = {**data, "turn": engine.state.next_turn()}  # the turn the engine gives it
+            data = {**data, "turn": assign_turn(None, engine.state.last_turn)}  # the turn the engine gives it
         try:
             update = engine.apply(data)
         except PreconditionError as exc:
@@ -142,7 +143,7 @@ def check_history(header: Header, candidates: list[dict], extensions=(), label: 
             raise InputError(f"utterance {len(outcomes) + 1}: {exc.detail}", path=label) from exc
         else:
             outcomes.append(Outcome(True, set()))
-            prolog_standings[update.turn] = engine._rules.standings()
+            prolog_standings[update.turn] = engine.rules.standings()
         if asp is not None:
             asp.add(data, engine.last_verdicts)
     report.accepted = sum(o.accepted for o in outcomes)
@@ -285,9 +286,8 @@ def _diff(a: dict, b: dict) -> str:
 
 def _compare_queries(report: CheckReport, engine: Engine, answer: HistoryAnswer | None) -> None:
     dm = engine.state
-    rules = engine._rules
-    rules.adopt(engine, dm.prolog_facts, engine.extensions)
-    prolog_grounded, prolog_affected = rules.queries()
+    answers = engine.rules.queries()
+    prolog_grounded, prolog_affected = answers.grounded, answers.affected
     anchors = [r.id for r in dm.args if r.standing in GOOD_STANDING]
     _, python_grounded = least_fixpoint(dm, anchors, None)
     asp_grounded = asp_affected = asp_one = None

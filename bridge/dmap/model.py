@@ -7,6 +7,7 @@ lives in plain records in ``state.py`` for speed.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
@@ -71,6 +72,20 @@ class Provenance(Strict):
     turn: int
     speaker: str
     utterance: str
+
+
+@dataclass(frozen=True, slots=True)
+class StandingNote:
+    """How a claim's newest argument reached its standing: the one structured form
+    (the rules compute the same triple, claim_standing/4), rendered by ``str()``."""
+
+    standing: str
+    turn: int
+    cause: str | None
+    """The literal whose argument caused it (None: no cause recorded)."""
+
+    def __str__(self) -> str:
+        return f"{self.standing} at T{self.turn}" + ("" if self.cause is None else f" by {self.cause}")
 
 
 class StandingChange(Strict):

@@ -1,24 +1,31 @@
-"""The eight operations as typed models, and the registry that adds new ones.
+"""Operations as typed models, generated from the rules' own declarations.
 
-The Prolog rules are the semantics: each rule file declares its operation with
-``operation(Name, Doc, Fields)``.  The eight built-in operations also have
-hand-written pydantic models here (for typing and documentation; a test holds
-them equal to the rule files' declarations).  An operation added by a rule
-file alone gets its model generated from its declaration, so adding one needs
-no change to this module: see docs/extending.md.
+The Prolog rules are the semantics, and each rule file declares its operation
+once, with ``operation(Name, Doc, Fields)`` (prolog/ops/<op>.pl).  That
+declaration is the single source of an operation's fields: this module turns
+it into an ``OperationSpec`` and generates the operation's pydantic model
+from it (the eight built-ins exactly as an operation added by an extension).
+``grounded.Observe``, ``grounded.Utterance`` and the others are those
+generated models (``grounded/__init__.py`` generates them on first access,
+since generating needs the rules).
+
+The registry also writes an utterance as the term the rules read,
+``utterance(Turn, Speaker, [op(Name, [Field=Value, ...]), ...])``, as term
+data (grounded.solvers.terms puts it into Prolog: nothing is spliced into text).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, Field, TypeAdapter, create_model, model_validator
 from pydantic_core import PydanticCustomError
 
 from grounded.core.bounds import MAX_OPS_PER_UTTERANCE, Turn
-from grounded.core.literals import Atom, Lit, Name, Text, prolog_atom, prolog_literal
+from grounded.core.literals import Atom, Lit, Name, Text, literal_term
 from grounded.dmap.model import Strict
 
 
@@ -28,95 +35,86 @@ class Operation(Strict):
     op: str
 
 
-class Observe(Operation):
-    """Report a fact: a hard public announcement; the claim gets an argument with empty Dep.
-
-    ``supersedes`` retracts older literals in the same step (fact supersession).
-    """
-
-    op: Literal["observe"] = "observe"
-    claim: Lit
-    text: Text = ""
-    supersedes: list[Lit] = Field(default_factory=list)
+FieldType = Literal["literal", "literals", "text"]
+FIELD_TYPES: tuple[str, ...] = ("literal", "literals", "text")
 
 
-class Hypothesize(Operation):
-    """Propose an explanation resting on ``deps``; needs an open problem (Definition A.2)."""
-
-    op: Literal["hypothesize"] = "hypothesize"
-    claim: Lit
-    text: Text = ""
-    deps: list[Lit]
-    explains: list[Lit] = Field(default_factory=list)
+@dataclass(frozen=True, slots=True)
+class FieldSpec:
+    name: str
+    type: FieldType
+    required: bool
 
 
-class Support(Operation):
-    """Bring evidence ``by`` for ``target``; ``by`` joins the target's Dep."""
+@dataclass(frozen=True, slots=True)
+class OperationSpec:
+    """An operation as its rule file declares it with ``operation/3``."""
 
-    op: Literal["support"] = "support"
-    target: Lit
-    by: Lit
-    text: Text = ""
+    name: str
+    doc: str
+    fields: tuple[FieldSpec, ...]
 
-
-class Undermine(Operation):
-    """Bring evidence ``by`` against ``target``: an attack; the target is weakened."""
-
-    op: Literal["undermine"] = "undermine"
-    target: Lit
-    by: Lit
-    text: Text = ""
-
-
-class Revise(Operation):
-    """Explicitly retract or contradict ``target``; its arguments are abandoned."""
-
-    op: Literal["revise"] = "revise"
-    target: Lit
-    by: Lit | None = None
-    text: Text = ""
-
-
-class ExpandAwareness(Operation):
-    """A proposition nobody was aware of enters every agent's awareness."""
-
-    op: Literal["expand_awareness"] = "expand_awareness"
-    claim: Lit
-    text: Text = ""
+    @classmethod
+    def from_term(cls, term: Any) -> OperationSpec:
+        """``operation(Name, Doc, [field(F, Type, required|optional), ...])`` read as term data."""
+        try:
+            _, name, doc, fields = term
+            specs = []
+            for item in fields:
+                tag, fname, ftype, req = item
+                if tag != "field" or req not in ("required", "optional"):
+                    raise ValueError(f"operation {name}: {item!r} is not field(Name, Type, required|optional)")
+                if ftype not in FIELD_TYPES:
+                    raise ValueError(f"operation {name}: field {fname} has unknown type {ftype} "
+                                     f"(one of {', '.join(FIELD_TYPES)})")
+                specs.append(FieldSpec(fname, ftype, req == "required"))
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"bad operation/3 declaration {term!r:.200}: {exc}") from None
+        if not isinstance(name, str) or not isinstance(doc, str):
+            raise ValueError(f"bad operation/3 declaration {term!r:.200}: name and doc must be text")
+        return cls(name, doc, tuple(specs))
 
 
-class Resolve(Operation):
-    """Settle ``target``: by consensus, or by an agent with authority as a decision.
+FieldDefinitions = dict[str, tuple[Any, Any]]
 
-    With ``claim`` a decision argument is recorded whose Dep is ``assumptions``;
-    ``subsumes`` adds the target to the Dep of each subsumed claim.
-    """
-
-    op: Literal["resolve"] = "resolve"
-    target: Lit
-    subsumes: list[Lit] = Field(default_factory=list)
-    claim: Lit | None = None
-    text: Text = ""
-    assumptions: list[Lit] = Field(default_factory=list)
-
-
-class Question(Operation):
-    """Ask; the question is an open problem until an argument explaining it is resolved."""
-
-    op: Literal["question"] = "question"
-    claim: Lit
-    text: Text = ""
-
-
-BUILTIN_OPERATIONS: dict[str, type[Operation]] = {
-    model.model_fields["op"].default: model
-    for model in (Observe, Hypothesize, Support, Undermine, Revise, ExpandAwareness, Resolve, Question)
+LOG_TYPES: Mapping[str, tuple[Any, Any]] = {
+    # field type -> (annotation, default when optional)
+    "literal": (Lit, None),
+    "literals": (list[Lit], Field(default_factory=list)),
+    "text": (Text, ""),
 }
 
-AnyBuiltinOperation = Annotated[
-    Observe | Hypothesize | Support | Undermine | Revise | ExpandAwareness | Resolve | Question,
-    Field(discriminator="op"),
-]
+
+def field_definitions(spec: OperationSpec, types: Mapping[str, tuple[Any, Any]] = LOG_TYPES) -> FieldDefinitions:
+    """The pydantic field definitions of an operation's declared fields, in order.
+
+    ``types`` maps each field type to (annotation, default when optional); the
+    event-log models use ``LOG_TYPES``, the Interpreter's answers their own
+    (grounded.interpreter.schema).  An optional ``literal`` may be None.
+    """
+    fields: FieldDefinitions = {}
+    for f in spec.fields:
+        annotation, default = types[f.type]
+        if f.required:
+            fields[f.name] = (annotation, ...)
+        elif f.type == "literal":
+            fields[f.name] = (annotation | None, None)
+        else:
+            fields[f.name] = (annotation, default)
+    return fields
+
+
+def class_name(spec: OperationSpec) -> str:
+    """``expand_awareness`` -> ``ExpandAwareness``."""
+    return "".join(part.title() for part in spec.name.split("_"))
+
+
+@cache
+def model_from_spec(spec: OperationSpec) -> type[Operation]:
+    """The pydantic model of an operation: generated once per declaration."""
+    fields: FieldDefinitions = {"op": (Literal[spec.name], spec.name)}  # type: ignore[dict-item]
+    fields.update(field_definitions(spec))
+    return create_model(class_name(spec), __base__=Operation, __doc__=spec.doc, **fields)  # type: ignore[call-overload,no-any-return]
 
 
 class UtteranceBase(Strict):
@@ -139,73 +137,27 @@ class UtteranceBase(Strict):
         return data
 
 
-class Utterance(UtteranceBase):
-    """One line of the event log: who spoke, what they said, and its operations."""
-
-    ops: list[AnyBuiltinOperation] = Field(default_factory=list)
+UTTERANCE_DOC = "One line of the event log: who spoke, what they said, and its operations."
 
 
-FieldType = Literal["literal", "literals", "text"]
-
-
-@dataclass(frozen=True, slots=True)
-class FieldSpec:
-    name: str
-    type: FieldType
-    required: bool
-
-
-@dataclass(frozen=True, slots=True)
-class OperationSpec:
-    """An operation as its rule file declares it with ``operation/3``."""
-
-    name: str
-    doc: str
-    fields: tuple[FieldSpec, ...]
-
-    @classmethod
-    def parse(cls, line: str) -> OperationSpec:
-        name, doc, fields = line.split("\t")
-        specs = []
-        for item in filter(None, fields.split(",")):
-            fname, ftype, req = item.split(":")
-            if ftype not in ("literal", "literals", "text"):
-                raise ValueError(f"operation {name}: field {fname} has unknown type {ftype}")
-            specs.append(FieldSpec(fname, ftype, req == "required"))  # type: ignore[arg-type]
-        return cls(name, doc, tuple(specs))
-
-
-_PYTHON_TYPES: dict[str, tuple[Any, Any]] = {
-    # field type -> (annotation, default when optional)
-    "literal": (Lit, None),
-    "literals": (list[Lit], Field(default_factory=list)),
-    "text": (Text, ""),
-}
-
-
-def model_from_spec(spec: OperationSpec) -> type[Operation]:
-    """Generate the pydantic model of an operation declared only in Prolog."""
-    fields: dict[str, Any] = {"op": (Literal[spec.name], spec.name)}  # type: ignore[valid-type]
-    for f in spec.fields:
-        annotation, default = _PYTHON_TYPES[f.type]
-        if f.required:
-            fields[f.name] = (annotation, ...)
-        elif f.type == "literal":
-            fields[f.name] = (annotation | None, None)
-        else:
-            fields[f.name] = (annotation, default)
-    name = "".join(part.title() for part in spec.name.split("_"))
-    return create_model(name, __base__=Operation, __doc__=spec.doc, **fields)
+@cache
+def utterance_model(specs: tuple[OperationSpec, ...]) -> type[UtteranceBase]:
+    """The utterance model whose ``ops`` are these operations, told apart by ``op``."""
+    union = Annotated[Union[tuple(model_from_spec(s) for s in specs)], Field(discriminator="op")]  # type: ignore[valid-type]  # noqa: UP007
+    return create_model(  # type: ignore[call-overload,no-any-return]
+        "Utterance", __base__=UtteranceBase, __doc__=UTTERANCE_DOC,
+        ops=(list[union], Field(default_factory=list)),  # type: ignore[valid-type]
+    )
 
 
 class OperationRegistry:
     """The operations one engine understands: how to validate and encode each."""
 
-    def __init__(self, specs: list[OperationSpec]):
+    def __init__(self, specs: list[OperationSpec], builtins: frozenset[str] = frozenset()):
         self.specs = {s.name: s for s in specs}
-        self.models: dict[str, type[Operation]] = {
-            s.name: BUILTIN_OPERATIONS.get(s.name) or model_from_spec(s) for s in specs
-        }
+        self.builtins = builtins
+        """The names of the operations the package ships (prolog/ops); the others come from extensions."""
+        self.models: dict[str, type[Operation]] = {s.name: model_from_spec(s) for s in specs}
         # per operation: (field, type, required) for the fields the rules read
         self._plan = {
             s.name: tuple((f.name, f.type, f.required) for f in s.fields if f.type != "text")
@@ -214,30 +166,21 @@ class OperationRegistry:
 
     @property
     def extension_names(self) -> list[str]:
-        return [n for n in self.specs if n not in BUILTIN_OPERATIONS]
-
-    @cached_property
-    def _op_union(self) -> Any:
-        """Any one of this registry's operations, told apart by ``op``."""
-        return Annotated[Union[tuple(self.models.values())], Field(discriminator="op")]  # noqa: UP007
+        return [n for n in self.specs if n not in self.builtins]
 
     @cached_property
     def utterance_model(self) -> type[UtteranceBase]:
-        if not self.extension_names:
-            return Utterance
-        return create_model(
-            "Utterance", __base__=UtteranceBase, __doc__=Utterance.__doc__,
-            ops=(list[self._op_union], Field(default_factory=list)),  # type: ignore[name-defined]
-        )
+        return utterance_model(tuple(self.specs.values()))
 
     @cached_property
     def _op_adapter(self) -> TypeAdapter:
-        return TypeAdapter(self._op_union)
+        union = Annotated[Union[tuple(self.models.values())], Field(discriminator="op")]  # type: ignore[valid-type]  # noqa: UP007
+        return TypeAdapter(union)  # type: ignore[arg-type]  # a union built at run time is a valid type form
 
     def operation(self, data: Operation | dict) -> Operation:
         if isinstance(data, Operation) and data.op in self.models:
             return data
-        return self._op_adapter.validate_python(data if isinstance(data, dict) else data.model_dump())
+        return self._op_adapter.validate_python(data if isinstance(data, dict) else data.model_dump())  # type: ignore[no-any-return]
 
     def utterance(self, data: UtteranceBase | dict) -> UtteranceBase:
         if isinstance(data, UtteranceBase):
@@ -246,27 +189,28 @@ class OperationRegistry:
             data = data.model_dump()
         return self.utterance_model.model_validate(data)
 
-    def encode(self, turn: int, utterance: UtteranceBase, annotations: dict[int, str] | None = None) -> str:
-        """The utterance as the Prolog term ``utterance(Turn, Speaker, Ops)``.
+    def encode(self, turn: int, utterance: UtteranceBase) -> tuple:
+        """The utterance as the term ``utterance(Turn, Speaker, Ops)``, as term data.
 
-        ``annotations`` adds ready-made ``Key=Term`` fields to some operations
-        (by index): the epistemic verdicts the world model found for them.
+        Only the fields the rules read go in (not the text), literals as
+        ``-(a3)``, optional fields left out when empty.
         """
-        notes = annotations or {}
-        ops = ",".join(self._encode_op(op, notes.get(i))  # type: ignore[attr-defined]
-                       for i, op in enumerate(utterance.ops))  # type: ignore[attr-defined]
-        return f"utterance({turn},{prolog_atom(utterance.speaker)},[{ops}])"
+        ops = [self._encode_op(op) for op in utterance.ops]  # type: ignore[attr-defined]
+        return ("utterance", turn, utterance.speaker, ops)
 
-    def _encode_op(self, op: Operation, note: str | None = None) -> str:
-        parts = [] if note is None else [note]
+    def _encode_op(self, op: Operation) -> tuple:
+        fields: list[tuple] = []
         for name, ftype, required in self._plan[op.op]:
             value = getattr(op, name)
             if ftype == "literal":
                 if value is not None:
-                    parts.append(f"{name}={prolog_literal(value)}")
+                    fields.append(("=", name, literal_term(value)))
             elif value or required:
-                parts.append(f"{name}=[{','.join(map(prolog_literal, value))}]")
-        return f"op({op.op},[{','.join(parts)}])"
+                fields.append(("=", name, [literal_term(v) for v in value]))
+        return ("op", op.op, fields)
+
+
+ModelFactory = Callable[[OperationSpec], type[BaseModel]]
 
 
 def op_to_json(op: BaseModel) -> dict[str, Any]:

@@ -1,8 +1,8 @@
 """The bridge's incremental copy of the dependency map D_t, with its history.
 
 The Prolog rules decide every change; this module only applies the
-transitions they report (``apply``), in the same order, and keeps what the
-fast queries need:
+effects they report (``apply``, typed in ``effects.py``), in the same order,
+and keeps what the fast queries need:
 
 * ``claimants``: literal -> arguments claiming it (the anchor lookup of Verify);
 * ``rev``: literal -> arguments whose Dep contains it, the reverse dependency
@@ -17,11 +17,29 @@ is a prefix of each list (found by bisection): that is how every query takes
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
-from grounded.core.literals import prolog_atom, prolog_literal
-from grounded.core.vocabulary import GOOD_STANDING
-from grounded.dmap.model import Agent, Argument, Header, Provenance, StandingChange
+from grounded.core.vocabulary import GOOD_STANDING, Standing
+from grounded.dmap.effects import (
+    FOR_THE_MODEL,
+    AddAttack,
+    AddDep,
+    AddExplains,
+    Aware,
+    Commit,
+    Dissent,
+    Effect,
+    NewAgent,
+    NewArg,
+    NewProp,
+    Problem,
+    RetractCommitment,
+    SetStanding,
+    Turn,
+)
+from grounded.dmap.model import Agent, Argument, Header, Provenance, StandingChange, StandingNote
 
 ACTIVE = "active"
 
@@ -115,89 +133,104 @@ class DependencyMap:
         self.problem_events: list[tuple[int, str, bool]] = []
         self.agent_turns: dict[str, int] = {}
         self.last_turn: int | None = None
-        self._handlers = {name[3:]: getattr(self, name) for name in dir(self) if name.startswith("_t_")}
+        self._handlers: dict[type, Callable[..., None]] = {
+            Turn: self._turn, NewAgent: self._new_agent, NewProp: self._new_prop, Aware: self._aware,
+            NewArg: self._new_arg, SetStanding: self._set_standing, AddDep: self._add_dep,
+            AddExplains: self._add_explains, AddAttack: self._add_attack, Commit: self._commit,
+            RetractCommitment: self._retract_commitment, Dissent: self._dissent, Problem: self._problem,
+            **{cls: self._model for cls in FOR_THE_MODEL},
+        }
 
     # -- lookups ---------------------------------------------------------------
 
     def arg(self, arg_id: int) -> ArgRecord:
         return self.args[arg_id - 1]
 
-    def next_turn(self) -> int:
-        return 1 if self.last_turn is None else self.last_turn + 1
+    def note(self, literal: str, t: int | None = None) -> StandingNote:
+        """How the newest argument for ``literal`` reached its standing as of turn t
+        (the rules' claim_standing/4; ``str()`` renders it: 'abandoned at T9 by o9')."""
+        newest = self.args[self.claimants_at(literal, t)[-1] - 1]
+        turn, standing, cause = newest.change_at(t)
+        return StandingNote(standing, turn, cause)
 
     def __len__(self) -> int:
         return len(self.args)
 
-    # -- applying the rules' transitions --------------------------------------
+    # -- applying the rules' effects ---------------------------------------------
 
-    def apply(self, transitions: list[tuple[int, str, list[str]]], turn: int, speaker: str,
-              utterance_text: str, ops: list) -> None:
-        """Apply what the rules reported for one accepted utterance, in order."""
+    def apply(self, effects: list[Effect], turn: int, speaker: str, utterance_text: str, ops: Sequence) -> None:
+        """Mirror what the rules applied for one accepted utterance, in order.
+
+        ``ops`` are the utterance's operations (an effect's ``index`` names one),
+        kept for provenance: the text and operation behind each new argument.
+        """
         handlers = self._handlers
-        for index, name, fields in transitions:
-            handlers[name](turn, speaker, utterance_text, ops, index, *fields)
+        for e in effects:
+            handlers[type(e)](e, turn, speaker, utterance_text, ops)
 
-    def _t_turn(self, turn, speaker, text, ops, index, t):
-        self.last_turn = int(t)
+    def _turn(self, e: Turn, turn: int, speaker: str, text: str, ops: Sequence) -> None:
+        self.last_turn = e.turn
 
-    def _t_new_agent(self, turn, speaker, text, ops, index, name):
-        self.agents[name] = Agent()
-        self.agent_turns[name] = turn
+    def _new_agent(self, e: NewAgent, turn: int, speaker: str, text: str, ops: Sequence) -> None:
+        self.agents[e.agent] = Agent()
+        self.agent_turns[e.agent] = turn
 
-    def _t_new_prop(self, turn, speaker, text, ops, index, atom, kind):
-        self.props[atom] = PropRecord(atom, getattr(ops[index], "text", ""), kind, turn, None)
+    def _new_prop(self, e: NewProp, turn: int, speaker: str, text: str, ops: Sequence) -> None:
+        self.props[e.atom] = PropRecord(e.atom, getattr(ops[e.index], "text", "") or "", e.kind, turn, None)
 
-    def _t_aware(self, turn, speaker, text, ops, index, atom):
-        self.props[atom].aware_turn = turn
+    def _aware(self, e: Aware, turn: int, speaker: str, text: str, ops: Sequence) -> None:
+        self.props[e.atom].aware_turn = turn
 
-    def _t_new_arg(self, turn, speaker, text, ops, index, arg_id, claim, kind):
-        op = ops[index]
-        record = ArgRecord(int(arg_id), claim, kind, speaker, turn, getattr(op, "text", "") or "",
-                           op.op, index, text, history=[(turn, ACTIVE, None)])
+    def _new_arg(self, e: NewArg, turn: int, speaker: str, text: str, ops: Sequence) -> None:
+        op = ops[e.index]
+        record = ArgRecord(e.arg, e.claim, e.kind, speaker, turn, getattr(op, "text", "") or "",
+                           op.op, e.index, text, history=[(turn, ACTIVE, None)])
         if record.id != len(self.args) + 1:
             raise AssertionError(f"rules allocated argument {record.id}, bridge expected {len(self.args) + 1}")
         self.args.append(record)
-        self.claimants.setdefault(claim, []).append(record.id)
+        self.claimants.setdefault(e.claim, []).append(record.id)
 
-    def _t_set_standing(self, turn, speaker, text, ops, index, arg_id, standing, cause):
-        record = self.args[int(arg_id) - 1]
-        record.standing = standing
-        record.history.append((turn, standing, cause or None))
+    def _set_standing(self, e: SetStanding, turn: int, speaker: str, text: str, ops: Sequence) -> None:
+        record = self.args[e.arg - 1]
+        record.standing = e.standing
+        record.history.append((turn, e.standing, e.cause))
 
-    def _t_add_dep(self, turn, speaker, text, ops, index, arg_id, literal):
-        record = self.args[int(arg_id) - 1]
-        record.deps.append(literal)
+    def _add_dep(self, e: AddDep, turn: int, speaker: str, text: str, ops: Sequence) -> None:
+        record = self.args[e.arg - 1]
+        record.deps.append(e.literal)
         record.dep_turns.append(turn)
-        self.rev.setdefault(literal, []).append(record.id)
-        self.rev_turns.setdefault(literal, []).append(turn)
+        self.rev.setdefault(e.literal, []).append(record.id)
+        self.rev_turns.setdefault(e.literal, []).append(turn)
 
-    def _t_add_explains(self, turn, speaker, text, ops, index, arg_id, literal):
-        record = self.args[int(arg_id) - 1]
-        record.explains.append(literal)
+    def _add_explains(self, e: AddExplains, turn: int, speaker: str, text: str, ops: Sequence) -> None:
+        record = self.args[e.arg - 1]
+        record.explains.append(e.literal)
         record.explain_turns.append(turn)
 
-    def _t_add_attack(self, turn, speaker, text, ops, index, attacker, target):
-        a, b = int(attacker), int(target)
-        self.attacks.append((a, b, turn))
-        self.attackers.setdefault(b, []).append(a)
+    def _add_attack(self, e: AddAttack, turn: int, speaker: str, text: str, ops: Sequence) -> None:
+        self.attacks.append((e.attacker, e.target, turn))
+        self.attackers.setdefault(e.target, []).append(e.attacker)
 
-    def _t_commit(self, turn, speaker, text, ops, index, agent, arg_id):
-        self.committed.setdefault(agent, {})[int(arg_id)] = None
-        self.commit_events.append((turn, agent, int(arg_id), True))
+    def _commit(self, e: Commit, turn: int, speaker: str, text: str, ops: Sequence) -> None:
+        self.committed.setdefault(e.agent, {})[e.arg] = None
+        self.commit_events.append((turn, e.agent, e.arg, True))
 
-    def _t_retract_commitment(self, turn, speaker, text, ops, index, agent, arg_id):
-        del self.committed[agent][int(arg_id)]
-        self.commit_events.append((turn, agent, int(arg_id), False))
+    def _retract_commitment(self, e: RetractCommitment, turn: int, speaker: str, text: str, ops: Sequence) -> None:
+        del self.committed[e.agent][e.arg]
+        self.commit_events.append((turn, e.agent, e.arg, False))
 
-    def _t_dissent(self, turn, speaker, text, ops, index, arg_id, agent):
-        self.dissent.setdefault(int(arg_id), []).append(agent)
+    def _dissent(self, e: Dissent, turn: int, speaker: str, text: str, ops: Sequence) -> None:
+        self.dissent.setdefault(e.arg, []).append(e.agent)
 
-    def _t_problem(self, turn, speaker, text, ops, index, literal, status):
-        if status == "open":
-            self.open_problems[literal] = None
+    def _problem(self, e: Problem, turn: int, speaker: str, text: str, ops: Sequence) -> None:
+        if e.status == "open":
+            self.open_problems[e.literal] = None
         else:
-            del self.open_problems[literal]
-        self.problem_events.append((turn, literal, status == "open"))
+            del self.open_problems[e.literal]
+        self.problem_events.append((turn, e.literal, e.status == "open"))
+
+    def _model(self, e: Effect, turn: int, speaker: str, text: str, ops: Sequence) -> None:
+        """What an operation does to M is carried out by the engine's world model."""
 
     # -- views as of a turn ------------------------------------------------------
 
@@ -252,45 +285,11 @@ class DependencyMap:
         history = [h for h in r.history if t is None or h[0] <= t]
         return Argument(
             id=r.id, claim=r.claim, speaker=r.speaker, turn=r.turn, kind=r.kind, text=r.text,
-            standing=r.standing_at(t), deps=list(r.deps_at(t)), explains=list(r.explains_at(t)),
-            history=[StandingChange(turn=h[0], standing=h[1], cause=h[2]) for h in history],
+            standing=cast(Standing, r.standing_at(t)), deps=list(r.deps_at(t)), explains=list(r.explains_at(t)),
+            history=[StandingChange(turn=h[0], standing=cast(Standing, h[1]), cause=h[2]) for h in history],
             created_by=Provenance(op=r.op, index=r.op_index, turn=r.turn, speaker=r.speaker,
                                   utterance=r.utterance),
         )
-
-    # -- the same state as Prolog facts ----------------------------------------
-
-    def prolog_facts(self) -> str:
-        """The Prolog rules' view of this state: what ``grounded.pl`` declares dynamic."""
-        q, lit = prolog_atom, prolog_literal
-        facts = [f"agent({q(name)},{str(a.authority).lower()})" for name, a in self.agents.items()]
-        if self.open_agents:
-            facts.append("open_agents")
-        if self.acyclic:
-            facts.append("option(acyclic_attacks)")
-        if self.header.world is not None:
-            facts.append("option(world_model)")
-        for p in self.props.values():
-            facts.append(f"prop({q(p.id)},{q(p.kind)})")
-            if p.aware_turn is not None:
-                facts.append(f"aware({q(p.id)})")
-        for r in self.args:
-            facts.append(f"argument({r.id},{lit(r.claim)},{q(r.kind)},{q(r.speaker)},{r.turn})")
-            turn, standing, cause = r.history[-1]
-            cause_term = f"by({lit(cause)})" if cause else "none"
-            facts.append(f"standing({r.id},{q(standing)},{turn},{cause_term})")
-            facts.extend(f"dep({r.id},{lit(d)})" for d in r.deps)
-            facts.extend(f"explains({r.id},{lit(x)})" for x in r.explains)
-        facts.extend(f"att({a},{b})" for a, b, _ in self.attacks)
-        for agent, ids in self.committed.items():
-            facts.extend(f"committed({q(agent)},{i})" for i in ids)
-        for arg_id, agents in self.dissent.items():
-            facts.extend(f"dissent({arg_id},{q(agent)})" for agent in agents)
-        facts.extend(f"open_problem({lit(p)})" for p in self.open_problems)
-        if self.last_turn is not None:
-            facts.append(f"last_turn({self.last_turn})")
-        facts.append(f"arg_count({len(self.args)})")
-        return "[" + ",".join(facts) + "]"
 
     def snapshot(self) -> dict:
         """Everything this state holds, as plain data: equal snapshots, equal states."""

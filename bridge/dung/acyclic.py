@@ -21,12 +21,10 @@ class CyclicFramework(ValueError):
 
 
 def acyclic_grounded_prolog(af: Framework) -> frozenset[int]:
-    args = ",".join(map(str, sorted(af.arguments)))
-    attacks = ",".join(f"{a}-{b}" for a, b in sorted(af.attacks))
-    out = PrologRules.get().call("acyclic_grounded", f"af([{args}],[{attacks}])")
-    if out == "cyclic":
+    members = PrologRules.get().acyclic_grounded(sorted(af.arguments), sorted(af.attacks))
+    if members is None:
         raise CyclicFramework("the attack graph has a cycle: the acyclic fast path does not apply")
-    return frozenset(int(x) for x in out.split("\t")[1:])
+    return members
 
 
 def acyclic_grounded_asp(af: Framework, statistics: dict | None = None, checked: bool = False) -> frozenset[int]:

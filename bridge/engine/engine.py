@@ -1,35 +1,40 @@
 """The Engine: one conversation's dependency map, updated per utterance.
 
 ``apply`` sends the utterance to the Prolog rules, which check every
-precondition and report the transitions; the engine writes the utterance to
-its event log (if it has one) and then mirrors the transitions in its
-Python state.  Queries (Verify, Affected*, commitments, open problems, ...)
-are answered from that state, for the current turn or any earlier one.
+precondition and decide the effects; with a world model they ask it about
+each operation as they go (one rule run per utterance).  When they accept,
+the engine writes the utterance to its event log (if it has one, inside the
+rules' transaction: a failed write rolls them back) and mirrors the effects in
+its Python state.  Queries
+(Verify, Affected*, commitments, open problems, ...) are answered from that
+state, for the current turn or any earlier one.
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
 from grounded.core import display
 from grounded.core.bounds import MAX_ID_LENGTH, MAX_TURN, preview
 from grounded.core.display import Displayable
-from grounded.core.errors import InputError, LogError, PreconditionError, Violation
+from grounded.core.errors import InputError, LogError, PreconditionError, PrologError, Violation
 from grounded.core.literals import is_literal
+from grounded.core.turns import assign_turn
 from grounded.core.vocabulary import GOOD_STANDING
+from grounded.dmap.effects import Effect
 from grounded.dmap.model import Argument, Header
-from grounded.dmap.operations import OperationRegistry, UtteranceBase
+from grounded.dmap.operations import UtteranceBase
 from grounded.dmap.state import DependencyMap
-from grounded.dmap.transitions import Transition, parse_result
 from grounded.engine.whatif import WhatIf, what_if
-from grounded.engine.world import FOR_THE_MODEL, ConversationModel, Frame
+from grounded.engine.world import ConversationModel, Reading
 from grounded.epistemic.formula import Formula
 from grounded.epistemic.model import PlausibilityModel
-from grounded.epistemic.verdicts import Verdict, prolog_field
+from grounded.epistemic.verdicts import Verdict, verdict_term
 from grounded.io.eventlog import (
     EventLogWriter,
     ExtensionRef,
@@ -42,38 +47,75 @@ from grounded.io.eventlog import (
 )
 from grounded.queries import affected as _affected
 from grounded.queries import verify as _verify
-from grounded.solvers.prolog import PrologRules
+from grounded.solvers.prolog import PrologRules, Rejected, header_facts
 from grounded.solvers.ruleset import file_sha256, rules_version
+from grounded.solvers.terms import Value
+
+E = TypeVar("E")
 
 
 class Update(Displayable):
     """What one accepted utterance changed.
 
-    ``flagged`` maps each claim this utterance took out of standing to the
-    claims in S_t that rest on it (Affected* in S_t): flagged for
-    re-evaluation, never changed silently.  With a declared world model,
-    ``worlds`` is |W| before and after the utterance (else None) and
-    ``model_updates`` what the utterance did to M ('!o5', '^h1', 'withdraw a3').
+    ``effects`` are the rules' typed effects, in the order they applied them
+    (grounded.dmap.effects).  ``left`` are the claims this utterance took out of
+    S_t (the rules decide them: prolog/grounded.pl, left_standing/2);
+    ``flagged`` maps each of them to the claims in S_t that rest on it
+    (Affected* in S_t, walked here): flagged for re-evaluation, never changed
+    silently.  With a declared world model, ``worlds`` is |W| before and after
+    the utterance (else None) and ``model_updates`` what the utterance did to M
+    ('!o5', '^h1', 'withdraw a3').
     """
 
-    __slots__ = ("turn", "speaker", "utterance", "transitions", "flagged", "worlds", "model_updates")
+    __slots__ = ("turn", "speaker", "utterance", "effects", "left", "flagged", "worlds", "model_updates")
 
-    def __init__(self, turn: int, speaker: str, utterance: UtteranceBase, transitions: list[Transition],
-                 flagged: dict[str, list[str]], worlds: tuple[int, int] | None = None,
+    def __init__(self, turn: int, speaker: str, utterance: UtteranceBase, effects: list[Effect],
+                 left: tuple[str, ...], flagged: dict[str, list[str]], worlds: tuple[int, int] | None = None,
                  model_updates: tuple[str, ...] = ()):
         self.turn = turn
         self.speaker = speaker
         self.utterance = utterance
-        self.transitions = transitions
+        self.effects = effects
+        self.left = left
         self.flagged = flagged
         self.worlds = worlds
         self.model_updates = model_updates
 
-    def of(self, name: str) -> list[tuple[str, ...]]:
-        return [t.fields for t in self.transitions if t.name == name]
+    def of(self, kind: type[E]) -> list[E]:
+        """The effects of one kind, e.g. ``update.of(Problem)``."""
+        return [e for e in self.effects if isinstance(e, kind)]
 
     def __repr__(self) -> str:
-        return f"Update(T{self.turn} {self.speaker}: {len(self.transitions)} transitions)"
+        return f"Update(T{self.turn} {self.speaker}: {len(self.effects)} effects)"
+
+
+class _Recorder:
+    """The engine's side of one utterance while the rules decide it (a ``Session``).
+
+    The rules call ``read``/``applied`` for the world model's findings, and, when
+    the engine keeps an event log, ``record`` once they accept: the utterance is
+    written inside the rules' transaction, so if the write fails the rules roll
+    back too and every state stays as it was.
+    """
+
+    def __init__(self, engine: Engine, turn: int, u: UtteranceBase, reading: Reading | None):
+        self.engine = engine
+        self.turn = turn
+        self.u = u
+        self.reading = reading
+
+    def read(self, index: int, effects: list[Effect]) -> list[Value]:
+        if self.reading is None:
+            raise PrologError("the rules asked the world model, but this conversation declares none")
+        return [verdict_term(v) for v in self.reading.read(index, effects)]
+
+    def applied(self, index: int) -> None:
+        if self.reading is not None:
+            self.reading.applied(index)
+
+    def record(self) -> None:
+        if self.engine._log is not None:
+            self.engine._log.append(self.turn, self.u)
 
 
 class Engine(Displayable):
@@ -99,13 +141,19 @@ class Engine(Displayable):
             header = header.model_copy(update={"acyclic": acyclic})
         self.header = header
         self.extensions = tuple(_extension_path(p) for p in extensions)
-        self._rules = PrologRules.get()
-        self._rules.use_extensions(self.extensions)
-        self.registry = OperationRegistry(self._rules.operation_specs)
+        self._prolog = PrologRules.get()
+        self._prolog.use_extensions(self.extensions)
+        self.registry = self._prolog.registry()
         self.state = DependencyMap(header)
         self.world = (None if header.world is None else
                       ConversationModel(header.world, list(header.agents), [p.id for p in header.props if not p.aware]))
-        self._rules.adopt(self, self.state.prolog_facts, self.extensions)
+        self.rules = self._prolog.new_state(header_facts(
+            {name: a.authority for name, a in header.agents.items()},
+            [(p.id, p.kind, p.aware) for p in header.props],
+            acyclic=header.acyclic, world_model=header.world is not None))
+        """This engine's state in the rule base, and the rules' own answers about it
+        (standings, reinstatable, notes, queries: what ``grounded check`` compares)."""
+        weakref.finalize(self.rules, self._prolog.release, self.rules.module)  # freed with the last reference
         self._log = (EventLogWriter(log, header_json(header, self.origin()), fsync=fsync)
                      if log is not None else None)
         self.load_error: LogError | None = None
@@ -238,64 +286,36 @@ class Engine(Displayable):
             u = self.registry.utterance(utterance)
         except ValidationError as exc:
             raise InputError(describe_validation_error(exc, frozenset(self.registry.models))) from exc
-        turn = u.turn if u.turn is not None else self.state.next_turn()
+        turn = assign_turn(u.turn, self.state.last_turn)
         if turn > MAX_TURN:
             raise InputError(f"turn: {turn} is beyond the last turn a log can hold ({MAX_TURN})")
-        self._rules.adopt(self, self.state.prolog_facts, self.extensions)
-        if self.world is None:
-            self.last_verdicts, frame, notes = {}, None, None
-        else:
-            self.last_verdicts, frame = self._read_in_model(turn, u)
-            notes = {k: prolog_field(v) for k, v in self.last_verdicts.items()}
-        accepted, items = parse_result(self._rules.apply(self.registry.encode(turn, u, notes)))
-        if not accepted:
-            raise PreconditionError(turn, u.speaker, items)  # type: ignore[arg-type]
-        worlds = None
+        self._prolog.use_extensions(self.extensions)
+        reading = None if self.world is None else self.world.reading(u.speaker)
+        recorder = _Recorder(self, turn, u, reading)
         try:
-            if self._log is not None:
-                self._log.append(turn, u)
-            if frame is None:
-                self.state.apply(items, turn, u.speaker, u.text, u.ops)  # type: ignore[arg-type,attr-defined]
-            else:
-                worlds = (self.world.current.model.size, frame.model.size)  # type: ignore[union-attr]
-                self.state.apply([t for t in items if t.name not in FOR_THE_MODEL],  # type: ignore[union-attr]
-                                 turn, u.speaker, u.text, u.ops)  # type: ignore[arg-type,attr-defined]
-                self.world.commit(turn, frame)  # type: ignore[union-attr]
-            self._history.append((turn, u))
-        except BaseException:
-            # The rules committed but this engine did not: make them reload
-            # this engine's state before its next utterance.
-            self._rules.disown(self)
-            raise
-        return Update(turn, u.speaker, u, items, self._flagged(items), worlds,  # type: ignore[arg-type]
-                      frame.applied if frame is not None else ())
+            result = self.rules.apply(self.registry.encode(turn, u), recorder, record=self._log is not None)
+        finally:
+            self.last_verdicts = {} if reading is None else reading.verdicts
+        if isinstance(result, Rejected):
+            raise PreconditionError(turn, u.speaker, result.violations)
+        # accepted, committed by the rules and written to the log: mirror it
+        self.state.apply(result.effects, turn, u.speaker, u.text, u.ops)  # type: ignore[attr-defined]
+        worlds = None
+        if reading is not None and self.world is not None:
+            worlds = (self.world.current.model.size, reading.frame.model.size)
+            self.world.commit(turn, reading.frame)
+        self._history.append((turn, u))
+        left = tuple(result.left)
+        return Update(turn, u.speaker, u, result.effects, left, self._flagged(left), worlds,
+                      reading.frame.applied if reading is not None else ())
 
-    def _read_in_model(self, turn: int, u: UtteranceBase) -> tuple[dict[int, list[Verdict]], Frame]:
-        """Read each operation in the world model (after the ones before it) for the rules.
-
-        A dry run tells what the rules would do; the model reads it, and what it
-        finds goes into the real run, where the rules decide what it means.  If
-        they accept, the frame the reading ended in is what the utterance did to M
-        (the dry run and the real run make the same transitions: the findings add
-        violations, never effects).
-        """
-        if not u.ops:  # type: ignore[attr-defined]
-            return {}, self.world.current  # type: ignore[union-attr]
-        _, dry = parse_result(self._rules.simulate(self.registry.encode(turn, u)))
-        by_op: dict[int, list[Transition]] = {}
-        for t in dry:
-            by_op.setdefault(t.index, []).append(t)  # type: ignore[union-attr,arg-type]
-        return self.world.read(self.world.current, u.speaker, by_op)  # type: ignore[union-attr]
-
-    def _flagged(self, transitions: list[Transition]) -> dict[str, list[str]]:
-        left = dict.fromkeys(self.state.arg(int(t.fields[0])).claim for t in transitions
-                             if t.name == "set_standing" and t.fields[1] not in GOOD_STANDING)
+    def _flagged(self, left: tuple[str, ...]) -> dict[str, list[str]]:
+        """What rests on each claim the utterance took out of S_t (the rules say which)."""
         flagged = {}
         for claim in left:
-            if not any(self.state.in_standing(a) for a in self.state.claimants[claim]):
-                losing = self.affected(claim).lose_support
-                if losing:
-                    flagged[claim] = losing
+            losing = self.affected(claim).lose_support
+            if losing:
+                flagged[claim] = losing
         return flagged
 
     # -- queries -------------------------------------------------------------------------
@@ -446,18 +466,17 @@ class Engine(Displayable):
     def snapshot(self) -> dict:
         return self.state.snapshot()
 
-    def prolog_state(self) -> str:
-        """The rules' copy of this engine's state, as sorted Prolog facts (for cross-checks)."""
-        self._rules.adopt(self, self.state.prolog_facts, self.extensions)
-        return self._rules.dump_state()
+    def prolog_state(self) -> list:
+        """The rules' copy of this engine's state: its facts, sorted, as term data (for cross-checks)."""
+        return self.rules.facts()
 
     # -- lifetime ---------------------------------------------------------------------
 
     def close(self) -> None:
+        """Close the event log.  The rules' copy of the state is released when the engine is."""
         if self._log is not None:
             self._log.close()
             self._log = None
-        self._rules.disown(self)
 
     def __enter__(self) -> Engine:
         return self

@@ -60,7 +60,7 @@ class WhatIf(Displayable):
         when = "now" if self.at is None else f"as of T{self.at}"
         if self.accepted:
             return (f"WhatIf(T{self.turn} {self.speaker} {when}: accepted, "
-                    f"{len(self.update.transitions)} transitions, flagged {self.flagged})")
+                    f"{len(self.update.effects)} effects, flagged {self.flagged})")
         return f"WhatIf(T{self.turn} {self.speaker} {when}: rejected {self.codes})"
 
 

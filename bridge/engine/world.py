@@ -14,11 +14,12 @@ argumentation ones.  This module carries them out on the plausibility model:
 * each literal's first announcement keeps the model just before it, the model
   in which an observation is judged surprising (Definition A.2).
 
-Before the rules decide an utterance, ``verdicts`` reads its operations in the
-model (each one after the operations before it in the utterance) and returns,
-per operation, what the rules need to know: whether an announcement leaves no
-world or is false in the actual world, and for Hypothesize every check of
-Definition A.2.  The rules turn failing checks into violations.
+While the rules decide an utterance, a ``Reading`` reads each operation in the
+model (after the operations before it in the utterance) as soon as the rules
+know its effects, and answers what the rules need to know: whether an
+announcement leaves no world or is false in the actual world, and for
+Hypothesize every check of Definition A.2.  The rules turn failing checks into
+violations.  One rule run per utterance: no dry run.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ import numpy as np
 
 from grounded.core.bounds import MAX_FORMULA_DEPTH
 from grounded.core.literals import atom_of
-from grounded.dmap.transitions import Transition
+from grounded.dmap.effects import Abduce, AddExplains, Announce, Effect, Refine, Upgrade, Withdraw
 from grounded.epistemic.abduction import Problem, abduce
 from grounded.epistemic.declaration import WorldDeclaration
 from grounded.epistemic.formula import A, Atom, C, Formula, Not, children
@@ -42,12 +43,6 @@ from grounded.epistemic.parse import parse
 from grounded.epistemic.semantics import expand, holds, truth
 from grounded.epistemic.updates import announce, become_aware, conservative, lexicographic, refine, withdraw
 from grounded.epistemic.verdicts import Verdict
-
-MODEL_EFFECTS = frozenset({"announce", "upgrade", "withdraw", "refine"})
-"""Transitions that change M."""
-
-FOR_THE_MODEL = MODEL_EFFECTS | {"abduce"}
-"""Transitions addressed to M (``abduce``: read Definition A.2 here); the argumentation state ignores them."""
 
 UPGRADES = {"lexicographic": lexicographic, "conservative": conservative}
 
@@ -132,8 +127,8 @@ class ConversationModel:
         if isinstance(f, (Knows, Believes)):
             model.check_agent(f.agent)
         if isinstance(f, C):
-            for g in f.group:
-                model.check_agent(g)
+            for agent in f.group:
+                model.check_agent(agent)
         for g in children(f):
             self._check(g, model)
 
@@ -171,7 +166,7 @@ class ConversationModel:
         """Bring into the model every latent atom these literals mention; activate
         the background constraints that then have all their atoms."""
         model = frame.model
-        new = []
+        new: list[str] = []
         for literal in literals:
             f = self.formula_of(literal)
             if f is not None:
@@ -200,77 +195,46 @@ class ConversationModel:
                 out[literal] = truth(frame.model, f, self.defs)
         return out
 
-    def run(self, frame: Frame, effects: Iterable[Transition], masks: Mapping[str, np.ndarray]) -> Frame:
-        """Carry out model transitions; ``applied`` lists what actually changed M, for the renderer."""
+    def run(self, frame: Frame, effects: Iterable[Effect], masks: Mapping[str, np.ndarray]) -> Frame:
+        """Carry out model effects; ``applied`` lists what actually changed M, for the renderer."""
         model, before, applied = frame.model, frame.before, list(frame.applied)
-        for t in effects:
-            literal = t.fields[0]
-            if t.name == "refine":
-                if literal in model.atom_index and not all(literal in a for a in model.aware.values()):
-                    model = become_aware(model, literal)
+        for e in effects:
+            if isinstance(e, Refine):
+                if e.atom in model.atom_index and not all(e.atom in a for a in model.aware.values()):
+                    model = become_aware(model, e.atom)
                 continue
-            if literal not in masks and t.name != "withdraw":
+            if not isinstance(e, (Announce, Withdraw, Upgrade)):
+                raise ModelError(f"{e.name} is not a model transition")
+            literal = e.literal
+            if literal not in masks and not isinstance(e, Withdraw):
                 continue  # a claim with no epistemic content leaves M alone
-            if t.name == "announce":
+            if isinstance(e, Announce):
                 if self.seen_before(Frame(model, before), literal) is None:
                     before = {**before, literal: model}
                 model = announce(model, masks[literal], literal)
                 applied.append(f"!{literal}")
-            elif t.name == "withdraw":
+            elif isinstance(e, Withdraw):
                 if self.seen_before(Frame(model, before), literal) is None:
                     continue  # never announced: nothing to lift
                 model = withdraw(model, literal)
                 before = {**before, literal: None}
                 applied.append(f"withdraw {literal}")
-            elif t.name == "upgrade":
-                mode = t.fields[1]
-                if mode not in UPGRADES:
-                    raise ModelError(f"unknown upgrade {mode!r} (lexicographic or conservative)")
-                model = UPGRADES[mode](model, masks[literal])
-                applied.append(f"{'^' if mode == 'lexicographic' else 'up '}{literal}")
             else:
-                raise ModelError(f"{t.name} is not a model transition")
+                if e.mode not in UPGRADES:
+                    raise ModelError(f"unknown upgrade {e.mode!r} (lexicographic or conservative)")
+                model = UPGRADES[e.mode](model, masks[literal])
+                applied.append(f"{'^' if e.mode == 'lexicographic' else 'up '}{literal}")
         return Frame(model, before, tuple(applied))
 
-    # -- reading an utterance in the model, for the rules ----------------------------------
+    # -- reading an utterance in the model, while the rules decide it ----------------------
 
-    def read(self, frame: Frame, speaker: str,
-             transitions: Mapping[int, list[Transition]]) -> tuple[dict[int, list[Verdict]], Frame]:
-        """What the model finds about each operation, and the frame after all of them.
-
-        ``transitions`` are what the rules would do, per operation index (a dry
-        run): the model effects, and ``abduce(L)`` where the rules ask for the
-        Definition A.2 checks of L against the observations the same operation
-        explains (``add_explains``).  Operation k is read in the model after
-        operations 0..k-1.  The findings (``verdicts.py``) go back to the rules;
-        if they accept the utterance, the returned frame is what it did to M.
-        """
-        effects = {k: [t for t in ts if t.name in MODEL_EFFECTS] for k, ts in transitions.items()}
-        abduced = {k: (t.fields[0], [x.fields[1] for x in ts if x.name == "add_explains"])
-                   for k, ts in transitions.items() for t in ts if t.name == "abduce"}
-        literals = [t.fields[0] for k in sorted(effects) for t in effects[k]]
-        for gamma, explains in abduced.values():
-            literals += [gamma, *explains]
-        prepared = self.prepare(frame, literals)
-        masks = self.masks(prepared, literals)
-        out: dict[int, list[Verdict]] = {}
-        current = prepared
-        for k in sorted(transitions):
-            terms: list[Verdict] = []
-            running = current
-            for t in effects.get(k, []):
-                if t.name == "announce" and t.fields[0] in masks:
-                    terms.extend(_announcement_terms(running.model, t.fields[0], masks[t.fields[0]]))
-                running = self.run(running, [t], masks)
-            if k in abduced and speaker in self.agents and self.formula_of(abduced[k][0]) is not None:
-                terms.extend(self._abduction_terms(current, speaker, *abduced[k]))
-            current = running
-            if terms:
-                out[k] = terms
-        return out, current
+    def reading(self, speaker: str) -> Reading:
+        """Start reading one utterance (see ``Reading``)."""
+        return Reading(self, speaker)
 
     def _abduction_terms(self, frame: Frame, agent: str, gamma_literal: str, explains: list[str]) -> list[Verdict]:
         gamma = self.formula_of(gamma_literal)
+        assert gamma is not None, "the caller reads only claims with epistemic content"
         problems = []
         for x in explains:
             chi = self.formula_of(x)
@@ -305,6 +269,93 @@ class ConversationModel:
     @staticmethod
     def _formula(formula: str | Formula) -> Formula:
         return parse(formula) if isinstance(formula, str) else formula
+
+
+class Reading:
+    """One utterance read in M operation by operation, as the rules decide it.
+
+    The rules call ``read(k, effects)`` once operation k has passed its
+    preconditions and its effects are known (prolog/grounded.pl, world_call/2),
+    and ``applied(k)`` once they applied them.  Operation k is read in the model
+    after the operations before it that were applied; what the reading finds
+    (``verdicts.py``) goes back to the rules, which decide what it means.
+    ``frame`` is then what the utterance did to M, committed if the rules accept.
+
+    The model is *prepared* before anything is read in it: every latent atom the
+    utterance's model effects name enters it (W refined on it), and every
+    literal's truth is read in that one model, so the announcements of one
+    utterance are simultaneous (Phase 1's three "I don't know").  The rules
+    reveal an operation's effects one at a time, so when a later operation names
+    a new latent atom the preparation is redone from the utterance's start with
+    every literal so far and the applied operations are carried out again: the
+    frame is the one a reading of the whole utterance at once would give.
+    """
+
+    def __init__(self, world: ConversationModel, speaker: str):
+        self.world = world
+        self.speaker = speaker
+        self.start = world.current
+        self.literals: list[str] = []
+        self.prepared = self.start
+        self.masks: dict[str, np.ndarray] = {}
+        self.frame = self.start
+        """The model after the operations applied so far."""
+        self.done: list[list[Effect]] = []  # the model effects of each applied operation
+        self.verdicts: dict[int, list[Verdict]] = {}
+        """What the reading found, per operation index (the ASP reference reads the same)."""
+        self._pending: tuple[int, Frame, list[Effect]] | None = None
+
+    def read(self, index: int, effects: list[Effect]) -> list[Verdict]:
+        world = self.world
+        model_effects: list[Effect] = []
+        literals: list[str] = []
+        for e in effects:
+            if isinstance(e, Refine):
+                model_effects.append(e)
+                literals.append(e.atom)
+            elif isinstance(e, (Announce, Upgrade, Withdraw)):
+                model_effects.append(e)
+                literals.append(e.literal)
+        abduce = next((e for e in effects if isinstance(e, Abduce)), None)
+        explains = [e.literal for e in effects if isinstance(e, AddExplains)]
+        if abduce is not None:
+            literals += [abduce.literal, *explains]
+        self._prepare(literals)
+        terms: list[Verdict] = []
+        current = running = self.frame
+        for e in model_effects:
+            if isinstance(e, Announce) and e.literal in self.masks:
+                terms.extend(_announcement_terms(running.model, e.literal, self.masks[e.literal]))
+            running = world.run(running, [e], self.masks)
+        if (abduce is not None and self.speaker in world.agents
+                and world.formula_of(abduce.literal) is not None):
+            terms.extend(world._abduction_terms(current, self.speaker, abduce.literal, explains))
+        self._pending = (index, running, model_effects)
+        if terms:
+            self.verdicts[index] = terms
+        return terms
+
+    def applied(self, index: int) -> None:
+        if self._pending is not None and self._pending[0] == index:
+            _, self.frame, model_effects = self._pending
+            self.done.append(model_effects)
+        self._pending = None
+
+    def _prepare(self, literals: list[str]) -> None:
+        """Bring in the latent atoms these literals name, and read their truth in the prepared model."""
+        world = self.world
+        self.literals += literals
+        if world.prepare(self.prepared, literals) is not self.prepared:
+            # a new latent atom: prepare from the utterance's start, replay what was applied
+            prepared = world.prepare(self.start, self.literals)
+            self.prepared = prepared
+            self.masks = world.masks(prepared, self.literals)
+            frame = prepared
+            for effects in self.done:
+                frame = world.run(frame, effects, self.masks)
+            self.frame = frame
+        else:
+            self.masks.update(world.masks(self.prepared, [x for x in literals if x not in self.masks]))
 
 
 def _announcement_terms(model: PlausibilityModel, literal: str, mask: np.ndarray) -> list[Verdict]:

@@ -11,13 +11,14 @@ asp/history.lp) decide what a finding means.  A finding is a small tuple:
 * ``("impossible" | "false", literal)``: an announcement that leaves no world,
   or is false in the declared actual world.
 
-The same tuples become a Prolog field (``epistemic=[...]``) for the runtime
-rules and typed facts for the ASP reference (bridge/asp_history.py).
+The same tuples go to the runtime rules as terms (``verdict_term``: the
+operation's ``epistemic`` field, answered while the rules decide the
+utterance) and to the ASP reference as typed facts (grounded.solvers.history).
 """
 
 from __future__ import annotations
 
-from grounded.core.literals import prolog_atom, prolog_literal
+from grounded.core.literals import literal_term
 
 Verdict = tuple
 FLAGS = ("consistent", "novel", "contingent")
@@ -29,19 +30,15 @@ def truth(value: bool) -> str:
     return "true" if value else "false"
 
 
-def prolog_term(v: Verdict) -> str:
+def verdict_term(v: Verdict) -> tuple:
+    """A finding as term data (grounded.solvers.terms), as the rules' ``epistemic/2`` reads it."""
     kind = v[0]
     if kind == "agent":
-        return f"agent({prolog_atom(v[1])})"
+        return ("agent", v[1])
     if kind in FLAGS:
-        return f"{kind}({truth(v[1])})"
+        return (kind, truth(v[1]))
     if kind == "problem":
-        return f"problem({prolog_literal(v[1])},{truth(v[2])},{truth(v[3])},{truth(v[4])})"
+        return ("problem", literal_term(v[1]), truth(v[2]), truth(v[3]), truth(v[4]))
     if kind in LITERAL_KINDS:
-        return f"{kind}({prolog_literal(v[1])})"
+        return (kind, literal_term(v[1]))
     raise ValueError(f"not an epistemic verdict: {v!r}")
-
-
-def prolog_field(verdicts: list[Verdict]) -> str:
-    """The ``epistemic=[...]`` field of an operation, as the rules read it."""
-    return "epistemic=[" + ",".join(map(prolog_term, verdicts)) + "]"

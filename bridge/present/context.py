@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from typing import Literal
 
 from grounded.core.literals import atom_of
+from grounded.dmap.effects import AddAttack, AddDep, Aware, Dissent, NewArg, Problem, RetractCommitment, SetStanding
 from grounded.engine import Engine, Update
 from grounded.present.tokens import count_tokens
-from grounded.queries.verify import NO_ANCHOR, Verification, standing_note
+from grounded.queries.verify import NO_ANCHOR, Verification
 
 Format = Literal["text", "markdown"]
 
@@ -52,29 +53,28 @@ class Change:
 def changes(engine: Engine, update: Update) -> list[Change]:
     """The changes of one update, in the order the rules made them."""
     args = engine.state.args
-    new_args = {int(f[0]) for f in update.of("new_arg")}
+    new_args = {e.arg for e in update.of(NewArg)}
     ops = update.utterance.ops  # type: ignore[attr-defined]
     out = []
-    for t in update.transitions:
-        f = t.fields
-        if t.name == "new_arg":
-            r = args[int(f[0]) - 1]
+    for e in update.effects:
+        if isinstance(e, NewArg):
+            r = args[e.arg - 1]
             out.append(Change("added", r.claim, r.kind, r.speaker, r.op, text=r.text,
                               items=tuple(r.deps), explains=tuple(r.explains)))
-        elif t.name == "set_standing" and int(f[0]) not in new_args:
-            out.append(Change("standing", args[int(f[0]) - 1].claim, f[1], cause=f[2]))
-        elif t.name == "add_dep" and int(f[0]) not in new_args:
-            out.append(Change("dep", args[int(f[0]) - 1].claim, f[1]))
-        elif t.name == "add_attack":
-            out.append(Change("attack", args[int(f[0]) - 1].claim, args[int(f[1]) - 1].claim))
-        elif t.name == "retract_commitment":
-            out.append(Change("withdrawn", args[int(f[1]) - 1].claim, f[0]))
-        elif t.name == "dissent":
-            out.append(Change("dissent", args[int(f[0]) - 1].claim, f[1]))
-        elif t.name == "aware" and ops[t.index].op == "expand_awareness":
-            out.append(Change("aware", f[0]))
-    opened = tuple(f[0] for f in update.of("problem") if f[1] == "open")
-    settled = tuple(f[0] for f in update.of("problem") if f[1] == "closed")
+        elif isinstance(e, SetStanding) and e.arg not in new_args:
+            out.append(Change("standing", args[e.arg - 1].claim, e.standing, cause=e.cause or ""))
+        elif isinstance(e, AddDep) and e.arg not in new_args:
+            out.append(Change("dep", args[e.arg - 1].claim, e.literal))
+        elif isinstance(e, AddAttack):
+            out.append(Change("attack", args[e.attacker - 1].claim, args[e.target - 1].claim))
+        elif isinstance(e, RetractCommitment):
+            out.append(Change("withdrawn", args[e.arg - 1].claim, e.agent))
+        elif isinstance(e, Dissent):
+            out.append(Change("dissent", args[e.arg - 1].claim, e.agent))
+        elif isinstance(e, Aware) and ops[e.index].op == "expand_awareness":
+            out.append(Change("aware", e.atom))
+    opened = tuple(e.literal for e in update.of(Problem) if e.status == "open")
+    settled = tuple(e.literal for e in update.of(Problem) if e.status == "closed")
     if opened:
         out.append(Change("opened", items=opened))
     if settled:
@@ -157,14 +157,14 @@ def flag(engine: Engine, claim: str, at: int | None = None, verification: Verifi
     failing = v.failing or claim
     claimants = dm.claimants_at(failing, at)
     if failing == claim:
-        cause = standing_note(dm, claim, at)
+        cause = str(dm.note(claim, at))
     elif not claimants:
         cause = f"rests on {failing}, which no argument claims"
     elif any(dm.in_standing(b, at) for b in claimants):  # circular support
         cause = v.reason or ""
     else:
-        note = standing_note(dm, failing, at)
-        event = "retraction" if note.startswith("abandoned") else "weakening"
+        note = dm.note(failing, at)
+        event = "retraction" if note.standing == "abandoned" else "weakening"
         cause = f"affected by {event} of {failing} ({note})"
     text = f"{kind} {claim} no longer grounded; {cause}"
     return text + (f"; depends on {', '.join(deps)}" if deps else "")

@@ -13,6 +13,7 @@ from html import escape
 from typing import Any
 
 from grounded.core import display
+from grounded.dmap.effects import fields_of
 from grounded.engine import Engine, Update, WhatIf
 from grounded.epistemic.model import PlausibilityModel
 from grounded.present.picture import Picture, picture
@@ -117,7 +118,7 @@ def update_html(update: Update) -> str:
 
 
 def _transitions_html(update: Update) -> str:
-    lines = [f"{t.name}({', '.join(t.fields)})" for t in update.transitions if t.name != "turn"]
+    lines = [f"{e.name}({', '.join(map(str, fields_of(e)))})" for e in update.effects if e.name != "turn"]
     body = "<p><b>transitions</b>:</p><ul>" + "".join(f"<li><code>{escape(x)}</code></li>" for x in lines) + "</ul>"
     if update.flagged:
         body += "<p><b>flagged for re-evaluation</b>: " + escape("; ".join(
@@ -130,7 +131,7 @@ def _transitions_html(update: Update) -> str:
 
 def update_markdown(update: Update) -> str:
     lines = [f"**T{update.turn} {update.speaker}**: {update.utterance.text}", ""]
-    lines += [f"- `{t.name}({', '.join(t.fields)})`" for t in update.transitions if t.name != "turn"]
+    lines += [f"- `{e.name}({', '.join(map(str, fields_of(e)))})`" for e in update.effects if e.name != "turn"]
     lines += [f"- flagged: {', '.join(v)} (rest on {k})" for k, v in update.flagged.items()]
     return "\n".join(lines)
 

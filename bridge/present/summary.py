@@ -13,6 +13,16 @@ from typing import Any
 import numpy as np
 
 from grounded.core.vocabulary import GOOD_STANDING
+from grounded.dmap.effects import (
+    AddAttack,
+    AddDep,
+    AddExplains,
+    Commit,
+    Dissent,
+    NewArg,
+    RetractCommitment,
+    SetStanding,
+)
 from grounded.dmap.operations import Operation
 from grounded.engine import Engine, Update
 from grounded.epistemic.model import PlausibilityModel
@@ -69,7 +79,7 @@ def update_summary(engine: Engine, update: Update) -> dict[str, Any]:
         "ops": [describe_op(op) for op in update.utterance.ops],  # type: ignore[attr-defined]
         "changes": render.describe_changes(engine, update),
         "changed": sorted(touched_arguments(update)),
-        "new": sorted(int(f[0]) for f in update.of("new_arg")),
+        "new": sorted(e.arg for e in update.of(NewArg)),
         "flagged": dict(update.flagged),
     }
 
@@ -77,14 +87,11 @@ def update_summary(engine: Engine, update: Update) -> dict[str, Any]:
 def touched_arguments(update: Update) -> set[int]:
     """The arguments an update created or changed (standing, Dep, explains, attacks, commitments, dissent)."""
     out: set[int] = set()
-    for t in update.transitions:
-        f = t.fields
-        if t.name in ("new_arg", "set_standing", "add_dep", "add_explains", "dissent"):
-            out.add(int(f[0]))
-        elif t.name == "add_attack":
-            out.update((int(f[0]), int(f[1])))
-        elif t.name in ("commit", "retract_commitment"):
-            out.add(int(f[1]))
+    for e in update.effects:
+        if isinstance(e, (NewArg, SetStanding, AddDep, AddExplains, Dissent, Commit, RetractCommitment)):
+            out.add(e.arg)
+        elif isinstance(e, AddAttack):
+            out.update((e.attacker, e.target))
     return out
 
 

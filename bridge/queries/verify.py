@@ -186,13 +186,6 @@ def _ungrounded(claim: str, at: int | None, dm: DependencyMap) -> Verification:
     return v
 
 
-def standing_note(dm: DependencyMap, literal: str, t: int | None) -> str:
-    """How the newest argument for ``literal`` reached its standing: 'abandoned at T9 by o9'."""
-    newest = dm.args[dm.claimants_at(literal, t)[-1] - 1]
-    turn, standing, cause = newest.change_at(t)
-    return f"{standing} at T{turn}" + (f" by {cause}" if cause else "")
-
-
 def verify(dm: DependencyMap, literal: str, t: int | None = None) -> Verification:
     v: Verification
     if t is not None:
@@ -326,7 +319,7 @@ def _explain(dm: DependencyMap, literal: str, t: int | None) -> tuple[str, str]:
     else:
         anchors = [a for a in dm.claimants_at(literal, t) if args[a - 1].standing_at(t) in GOOD_STANDING]
     if not anchors:
-        return f"{literal} {standing_note(dm, literal, t)}", literal
+        return f"{literal} {dm.note(literal, t)}", literal
     established, _ = least_fixpoint(dm, anchors, t)
     return _first_failure(dm, anchors[-1], established, t)
 
@@ -407,7 +400,7 @@ def _first_failure(dm: DependencyMap, anchor: int, established: dict[str, int],
                 return f"{trail}: no argument claims {q}", q
             good = [b for b in claimants if args[b - 1].standing_at(t) in GOOD_STANDING]
             if not good:
-                return f"{trail}: {q} {standing_note(dm, q, t)}", q
+                return f"{trail}: {q} {dm.note(q, t)}", q
             nxt = good[-1]
             if nxt in visiting:
                 return f"{trail}: circular support, {q} rests on itself", q

@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from grounded.core.errors import InputError, PreconditionError
+from grounded.core.turns import assign_turn
+from grounded.dmap.effects import fields_of
 from grounded.dmap.model import Header
 from grounded.engine import Engine, Update
 from grounded.io.eventlog import header_json, utterance_json
@@ -209,7 +211,7 @@ class Conversations:
         if utterance.get("ops"):
             raise Invalid("give either ops or an interpreter, not both", field="ops")
         turn = utterance.get("turn")
-        said = Said(engine.state.next_turn() if turn is None else turn, utterance["speaker"],
+        said = Said(assign_turn(turn, engine.state.last_turn), utterance["speaker"],
                     utterance.get("text", ""))
         result = interpret_turn(engine, self._interpreter(interpreter), said)
         return result.update, [[_violation(v) for v in r] for r in result.rejections]
@@ -356,7 +358,7 @@ def state_json(engine: Engine, at: int | None = None) -> dict[str, Any]:
 def update_json(update: Update) -> dict[str, Any]:
     u = utterance_json(update.turn, update.utterance)
     return {"turn": update.turn, "speaker": update.speaker, "ops": u["ops"],
-            "transitions": [{"op": t.index, "name": t.name, "fields": list(t.fields)} for t in update.transitions],
+            "transitions": [{"op": e.index, "name": e.name, "fields": list(fields_of(e))} for e in update.effects],
             "flagged": update.flagged}
 
 

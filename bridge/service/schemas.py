@@ -14,7 +14,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from grounded.core.literals import Atom
 from grounded.dmap.model import Argument, Header
-from grounded.dmap.operations import AnyBuiltinOperation
 
 
 class Body(BaseModel):
@@ -32,7 +31,7 @@ class CreateConversation(Body):
 class AppendUtterance(Body):
     speaker: Atom
     text: str = ""
-    ops: list[AnyBuiltinOperation | dict[str, Any]] = Field(
+    ops: list[dict[str, Any]] = Field(
         default_factory=list, description="The utterance's operations (see `grounded schema`); leave empty and "
                                           "name an `interpreter` to have them found from `text`.")
     turn: int | None = Field(None, ge=0, description="The utterance's turn; the next one when omitted.")
@@ -46,8 +45,7 @@ class AppendUtterance(Body):
                           "Omit the field to append unconditionally.")
 
     def utterance(self) -> dict[str, Any]:
-        ops = [op.model_dump(mode="json") if isinstance(op, BaseModel) else op for op in self.ops]
-        u: dict[str, Any] = {"speaker": self.speaker, "text": self.text, "ops": ops}
+        u: dict[str, Any] = {"speaker": self.speaker, "text": self.text, "ops": list(self.ops)}
         if self.turn is not None:
             u["turn"] = self.turn
         if self.labels:

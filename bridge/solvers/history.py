@@ -28,6 +28,7 @@ from clorm.clingo import control_add_facts
 
 from grounded.core.errors import InputError
 from grounded.core.literals import atom_of, negate
+from grounded.core.turns import assign_turn
 from grounded.dmap.model import Header
 from grounded.dmap.operations import OperationRegistry, UtteranceBase
 from grounded.epistemic.verdicts import FLAGS, LITERAL_KINDS, Verdict, truth
@@ -215,7 +216,7 @@ class IncrementalHistory(_History):
     def add(self, utterance: UtteranceBase | dict, verdicts: Mapping[int, list[Verdict]] | None = None) -> Candidate:
         """Ground one candidate utterance (accepted or not, the encoding decides)."""
         u = self._utterance(utterance)
-        turn = u.turn if u.turn is not None else (self._last_turn or 0) + 1
+        turn = assign_turn(u.turn, self._last_turn)
         candidate, facts = self.facts.add(u, turn, verdicts)
         self._ground(candidate, facts)
         if self.is_fact(F.Accepted(candidate.u)):

@@ -1,32 +1,53 @@
-"""The bridge to SWI-Prolog: one rule base per process, text in and text out.
+"""The bridge to SWI-Prolog: one rule base per process, terms in and terms out.
 
-SWI-Prolog is a process-wide singleton and pyswip's query layer parses a goal
-string and converts bindings on every call (about 40 us).  The engine makes
-one call per utterance, so it goes through the foreign interface directly:
-one predicate (``grounded:bridge_call/3``), a string in and a string out,
-about 10 us of overhead.  Every call stays on the thread that started
-Prolog, as pyswip requires.
+SWI-Prolog is a process-wide singleton.  The bridge calls one predicate,
+``grounded:py_request(+Request, -Reply)``, through the foreign interface
+directly (pyswip's query layer would parse a goal string on every call), with
+the request built as a term and the reply read back as one
+(grounded.solvers.terms).  While an utterance runs, the rules may call back
+into Python (see prolog/grounded.pl): ``world_call/2`` for the world model's
+findings on each operation, ``commit_call/2`` to write an accepted utterance to
+the event log inside the rules' transaction.  Every call stays on the thread
+that started Prolog, as pyswip requires.
 
-Several engines may live in one process.  The rules hold the state of one of
-them at a time (the *owner*); before an engine applies an utterance its facts
-are loaded if another engine owned the rules last.  Each engine's Python state
-is the source of those facts (``DependencyMap.prolog_facts``).
+Several engines may live in one process: each keeps its facts in a Prolog
+module of its own (prolog/state.pl), named here, so handing the rules from
+one engine to another changes one fact and copies nothing.  ``RuleState`` is
+one engine's view of the rule base: its typed requests.
 """
 
 from __future__ import annotations
 
-import ctypes
 import os
 import shutil
 import threading
-from collections.abc import Callable
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import Any, Protocol
 
-from grounded.core.errors import PrologError
-from grounded.dmap.operations import OperationSpec
+from grounded.core.errors import PrologError, Violation
+from grounded.dmap.effects import (
+    SHAPES,
+    TRANSITION_SHAPE,
+    VIOLATION_SHAPE,
+    Effect,
+    effect,
+    transitions_of,
+    violations_of,
+)
+from grounded.dmap.model import StandingNote
+from grounded.dmap.operations import OperationRegistry, OperationSpec
+from grounded.solvers.terms import PlString, Shape, Terms, Value
 
 RULES_PACKAGE = "grounded.prolog"
+
+PROTOCOL_NAMES: list[tuple[str, int]] = [
+    ("ok", 1), ("error", 1), ("o", 2), ("v", 4), ("-", 1), ("-", 2), ("by", 1), ("note", 4), ("a", 3),
+    ("queries", 2), ("in", 1), ("operation", 3), ("field", 3), ("read", 2), ("applied", 1), ("accepted", 2),
+    ("rejected", 1), ("refused", 1), *((name, len(kinds)) for name, kinds in SHAPES.items()),
+]
+"""The functors the rules answer with: created once, read back by handle."""
 
 
 RULES_DIR_VARIABLE = "GROUNDED_RULES_DIR"
@@ -49,8 +70,54 @@ def rules_dir() -> Path:
     return Path(str(resources.files(RULES_PACKAGE)))
 
 
+class Session(Protocol):
+    """What the rules call back while one utterance runs (Engine.apply provides it)."""
+
+    def record(self) -> None:
+        """The rules accept: write the utterance to the event log (raise to refuse: the
+        rules then roll back, and nothing of the utterance is kept anywhere)."""
+
+    def read(self, index: int, effects: list[Effect]) -> list[Value]:
+        """Operation ``index`` passed its preconditions with these effects: the world model's
+        findings about it, as verdict terms (grounded.epistemic.verdicts)."""
+
+    def applied(self, index: int) -> None:
+        """Operation ``index`` was applied (after ``read``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Accepted:
+    effects: list[Effect]
+    """What the rules applied, in order (grounded.dmap.effects)."""
+    left: list[str]
+    """The claims the utterance took out of S_t (the rules' left_standing/2)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rejected:
+    violations: list[Violation]
+
+
+@dataclass(frozen=True, slots=True)
+class QueryAnswers:
+    """The rules' own answers (prolog/queries.pl): grounded arguments, Affected* with hops."""
+
+    grounded: frozenset[int]
+    affected: dict[str, dict[int, int]]
+
+
+RESULT_SHAPE: Shape = {"accepted": (("list", TRANSITION_SHAPE), ("list", "literal")),
+                       "rejected": (("list", VIOLATION_SHAPE),), "refused": ("text",)}
+WORLD_SHAPE: Shape = {"read": ("int", ("list", SHAPES)), "applied": ("int",)}
+STANDINGS_SHAPE: Shape = ("list", {"-": ("int", "text")})
+INTS_SHAPE: Shape = ("list", "int")
+LITERALS_SHAPE: Shape = ("list", "literal")
+NOTES_SHAPE: Shape = ("list", {"note": ("literal", "text", "int", "cause")})
+QUERIES_SHAPE: Shape = {"queries": (("list", "int"), ("list", {"a": ("literal", "int", "int")}))}
+
+
 class PrologRules:
-    """The process's rule base and the one engine whose state it holds."""
+    """The process's rule base."""
 
     _instance: PrologRules | None = None
 
@@ -70,61 +137,106 @@ class PrologRules:
             from pyswip import Prolog, core
         except ImportError as exc:  # pragma: no cover - depends on the installation
             raise PrologError(f"cannot load pyswip: {exc}") from exc
-        self._core = core
         Prolog()  # starts the embedded SWI-Prolog
         self.thread = threading.get_ident()
-        main = rules_dir() / "grounded.pl"
-        list(Prolog.query(f"use_module({_quote(str(main))})"))
-        self._predicate = core.PL_predicate(b"bridge_call", 3, b"grounded")
-        self.owner: object | None = None
+        self.terms = Terms(core._lib)
+        self._replies: dict[object, Shape] = {}
+        self.terms.known_names(PROTOCOL_NAMES)
+        self.session: Session | None = None
+        self._callbacks = [
+            self.terms.foreign("grounded", "commit_call", self._on_commit, "text"),
+            self.terms.foreign("grounded", "world_call", self._on_world, WORLD_SHAPE),
+        ]
+        use_module = self.terms.c.predicate(b"use_module", 1, b"user")
+        self.terms.call(use_module, [str(rules_dir() / "grounded.pl")], [])
+        self._request = self.terms.c.predicate(b"py_request", 2, b"grounded")
+        self._busy = False
+        self._free: list[str] = []  # state modules of released engines, cleared, for reuse
+        self._released: list[str] = []  # released by a finalizer: cleared at the next request
+        self._modules = 0
         self.loaded_extensions: tuple[str, ...] = ()
-        self.operation_specs = self._operation_specs()
+        self.builtin_specs = self._operation_specs()
+        self.operation_specs = self.builtin_specs
 
-    # -- the one foreign call -------------------------------------------------
+    # -- the one foreign call -------------------------------------------------------
 
-    def call(self, request: str, text: str = "") -> str:
+    def request(self, request: tuple, shape: Shape = "any") -> Any:
+        """Send one request term; return the value of ``ok(Value)`` (read by ``shape``:
+        grounded.solvers.terms), or raise PrologError with the rules' message."""
         if threading.get_ident() != self.thread:
             raise PrologError(
                 "SWI-Prolog is used from a second thread: keep every engine call on the "
                 "thread that created the first Engine"
             )
-        c = self._core
-        # Text read back from Prolog lives on a string stack that is released only
-        # when a foreign predicate returns; we call in from outside, so we mark and
-        # release it ourselves.  Without this the process aborts after 2^20 calls
-        # ("Too many stacked strings").
-        with c.PL_STRINGS_MARK():
-            frame = c.PL_open_foreign_frame()
-            try:
-                refs = c.PL_new_term_refs(3)
-                c.PL_put_atom_chars(refs, request.encode())
-                c.PL_put_chars(refs + 1, c.PL_STRING | c.REP_UTF8, -1, text.encode("utf-8"))
-                if not c.PL_call_predicate(None, c.PL_Q_NODEBUG | c.PL_Q_CATCH_EXCEPTION,
-                                           self._predicate, refs):
-                    raise PrologError(f"Prolog request {request} failed")
-                out = ctypes.c_char_p()
-                c.PL_get_chars(refs + 2, ctypes.byref(out),
-                               c.CVT_STRING | c.CVT_ATOM | c.REP_UTF8 | c.BUF_STACK)
-                result = (out.value or b"").decode("utf-8")
-            finally:
-                c.PL_discard_foreign_frame(frame)
-        if result.startswith("error\t"):
-            raise PrologError(f"Prolog {request}: {result[6:]}")
-        return result
+        if self._busy:
+            raise PrologError(f"a Prolog request ({request[0]}) was made from inside a rule callback")
+        self._busy = True
+        try:
+            while self._released:  # engines garbage-collected since the last request
+                module = self._released.pop()
+                self._call(("free_state", module), "text")
+                self._free.append(module)
+            return self._call(request, shape)
+        finally:
+            self._busy = False
 
-    # -- ownership of the rule base's state -----------------------------------
+    def _call(self, request: tuple, shape: Shape) -> Any:
+        self.terms.raised = None
+        try:
+            reply = self.terms.call(self._request, [request, None], [None, self._reply_shape(shape)])[1]
+        finally:
+            raised, self.terms.raised = self.terms.raised, None
+        if raised is not None:
+            raise raised
+        if reply[0] == "error":  # type: ignore[index]
+            raise PrologError(f"Prolog {request[0]}: {reply[1]}")  # type: ignore[index]
+        return reply[1]  # type: ignore[index]
 
-    def adopt(self, owner: object, facts: Callable[[], str], extensions: tuple[str, ...]) -> None:
-        """Make ``owner``'s state the one the rules read, if it is not already."""
-        if self.owner is owner and self.loaded_extensions == extensions:
-            return
-        self.use_extensions(extensions)
-        self.call("load_state", facts())
-        self.owner = owner
+    def _reply_shape(self, shape: Shape) -> Shape:
+        """``ok(Value) | error(Message)`` around ``shape``: made once per shape, so that its
+        reader is compiled once (grounded.solvers.terms)."""
+        key = shape if isinstance(shape, str) else id(shape)
+        reply = self._replies.get(key)
+        if reply is None:
+            reply = self._replies[key] = {"ok": (shape,), "error": ("text",)}
+        return reply
 
-    def disown(self, owner: object) -> None:
-        if self.owner is owner:
-            self.owner = None
+    # -- callbacks from the rules ----------------------------------------------------
+
+    def _session(self) -> Session:
+        if self.session is None:
+            raise PrologError("the rules called back into Python outside an utterance")
+        return self.session
+
+    def _on_commit(self, value: Any) -> Value:
+        self._session().record()
+        return "true"
+
+    def _on_world(self, value: Any) -> Value:
+        if value[0] == "read":
+            _, index, effects = value
+            return self._session().read(index, [effect(index, e) for e in effects])
+        self._session().applied(value[1])
+        return "true"
+
+    # -- engines' states ------------------------------------------------------------
+
+    def new_state(self, facts: list[Value]) -> RuleState:
+        """A fresh state module holding ``facts`` (the header's), for one engine."""
+        if self._free:
+            module = self._free.pop()
+        else:
+            self._modules += 1
+            module = f"grounded_state_{self._modules}"
+        self.request(("new_state", module, facts), "text")
+        return RuleState(self, module)
+
+    def release(self, module: str) -> None:
+        """The engine owning ``module`` is gone; safe from any thread and from a finalizer:
+        the module is cleared at the next request, on the Prolog thread."""
+        self._released.append(module)
+
+    # -- extensions and the operation table -----------------------------------------
 
     def use_extensions(self, extensions: tuple[str, ...]) -> None:
         """Load exactly these extension rule files (unloading the others)."""
@@ -132,52 +244,117 @@ class PrologRules:
             return
         for path in self.loaded_extensions:
             if path not in extensions:
-                self.call("unload_extension", path)
+                self.request(("unload_extension", path), "text")
         for path in extensions:
             if path not in self.loaded_extensions:
-                self.call("load_extension", path)
+                self.request(("load_extension", path), "text")
         self.loaded_extensions = extensions
         self.operation_specs = self._operation_specs()
 
     def _operation_specs(self) -> list[OperationSpec]:
-        lines = self.call("schema").splitlines()
         try:
-            return [OperationSpec.parse(line) for line in lines if line]
+            return [OperationSpec.from_term(t) for t in self.request(("schema",))]
         except ValueError as exc:
-            raise PrologError(f"bad operation/3 declaration: {exc}") from exc
+            raise PrologError(str(exc)) from exc
 
-    # -- requests ---------------------------------------------------------------
+    def registry(self) -> OperationRegistry:
+        """The operations the rules know now (built-ins and loaded extensions)."""
+        return OperationRegistry(self.operation_specs, frozenset(s.name for s in self.builtin_specs))
 
-    def apply(self, utterance_term: str) -> str:
-        return self.call("apply", utterance_term)
+    def builtin_registry(self) -> OperationRegistry:
+        """The eight operations of prolog/ops, whatever extensions are loaded."""
+        return OperationRegistry(self.builtin_specs, frozenset(s.name for s in self.builtin_specs))
 
-    def simulate(self, utterance_term: str) -> str:
-        """A dry run: the transitions of every operation that would pass; nothing changes."""
-        return self.call("simulate", utterance_term)
+    # -- requests that need no engine --------------------------------------------------
 
-    def dump_state(self) -> str:
-        return self.call("dump_state")
+    def acyclic_grounded(self, arguments: list[int], attacks: list[tuple[int, int]]) -> frozenset[int] | None:
+        """The grounded extension by prolog/dung.pl's one pass, or None if the attacks form a cycle."""
+        result = self.request(("acyclic_grounded", arguments, [("-", a, b) for a, b in attacks]))
+        if result == "cyclic":
+            return None
+        return frozenset(result[1])
 
-    def standing_invariant_holds(self) -> bool:
-        return self.call("invariant") == "true"
+    def lint(self, path: str | Path) -> list[str]:
+        """Predicates a rule file calls outside the documented layer (prolog/lint.pl)."""
+        return [f"{n}/{a}" for _, n, a in self.request(("lint", str(path)))]
+
+
+class RuleState:
+    """One engine's state in the rule base, and the rules' own answers about it.
+
+    The answers are what ``grounded check`` compares with the Python queries and
+    with ASP: the rules decide them from their own facts, not from the bridge's.
+    """
+
+    def __init__(self, rules: PrologRules, module: str):
+        self.rules = rules
+        self.module = module
+
+    def apply(self, utterance: tuple, session: Session, record: bool = False) -> Accepted | Rejected:
+        """Run one utterance.  With ``record`` the rules ask ``session.record()`` to write it
+        to the event log before they commit, so a failed write rolls them back too."""
+        rules = self.rules
+        rules.session = session
+        try:
+            result = rules.request(("apply", self.module, utterance, record), RESULT_SHAPE)
+        finally:
+            rules.session = None
+        if result[0] == "accepted":
+            return Accepted(transitions_of(result[1]), result[2])
+        if result[0] == "rejected":
+            return Rejected(violations_of(result[1]))
+        raise PrologError(f"the rules did not record the utterance: {result[1]}")
 
     def standings(self) -> dict[int, str]:
         """Argument id -> standing, as the rules hold it now."""
-        text = self.call("standings")
-        return {int(a): s for a, s in (line.split("\t") for line in text.split("\n") if line)}
+        pairs = self.rules.request(("standings", self.module), STANDINGS_SHAPE)
+        return {a: s for _, a, s in pairs}
 
-    def queries(self) -> tuple[set[int], dict[str, dict[int, int]]]:
-        """The rules' own answers: grounded arguments, and Affected* (argument -> hop) per literal."""
-        grounded: set[int] = set()
-        affected: dict[str, dict[int, int]] = {}
-        for line in self.call("queries").split("\n"):
-            if line.startswith("grounded\t"):
-                grounded.add(int(line.split("\t")[1]))
-            elif line.startswith("affected\t"):
-                _, p, a, k = line.split("\t")
-                affected.setdefault(p, {})[int(a)] = int(k)
-        return grounded, affected
+    def reinstatable(self) -> list[int]:
+        """Arguments out of standing whose every attacker has left S_t (prolog/queries.pl)."""
+        return list(self.rules.request(("reinstatable", self.module), INTS_SHAPE))
+
+    def notes(self) -> dict[str, StandingNote]:
+        """Claim -> how its newest argument reached its standing (claim_standing/4)."""
+        notes = self.rules.request(("claim_standings", self.module), NOTES_SHAPE)
+        return {literal: StandingNote(standing, turn, cause) for _, literal, standing, turn, cause in notes}
+
+    def open_problems(self) -> list[str]:
+        return list(self.rules.request(("open_problems", self.module), LITERALS_SHAPE))
+
+    def queries(self) -> QueryAnswers:
+        _, grounded, affected = self.rules.request(("queries", self.module), QUERIES_SHAPE)
+        by_literal: dict[str, dict[int, int]] = {}
+        for _, p, a, hop in affected:
+            by_literal.setdefault(p, {})[a] = hop
+        return QueryAnswers(frozenset(grounded), by_literal)
+
+    def invariant_holds(self) -> bool:
+        """Lemma 2.4 in its global form: no attacked argument in S_t."""
+        return self.rules.request(("invariant", self.module), "text") == "true"
+
+    def facts(self) -> list[Value]:
+        """Every fact of this state, sorted, as term data (for tests and cross-checks)."""
+        return list(self.rules.request(("state_facts", self.module)))
 
 
-def _quote(text: str) -> str:
-    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+def header_facts(agents: dict[str, bool], props: list[tuple[str, str, bool]], *, acyclic: bool,
+                 world_model: bool) -> list[Value]:
+    """The state facts of a header: agents (name -> authority), propositions (id, kind, aware)."""
+    facts: list[Value] = [("agent", name, "true" if authority else "false") for name, authority in agents.items()]
+    if not agents:
+        facts.append("open_agents")
+    if acyclic:
+        facts.append(("option", "acyclic_attacks"))
+    if world_model:
+        facts.append(("option", "world_model"))
+    for atom, kind, aware in props:
+        facts.append(("prop", atom, kind))
+        if aware:
+            facts.append(("aware", atom))
+    facts.append(("arg_count", 0))
+    return facts
+
+
+__all__ = ["Accepted", "PlString", "PrologRules", "QueryAnswers", "Rejected", "RuleState", "Session",
+           "header_facts", "rules_dir"]

@@ -15,7 +15,7 @@ violation(hypothesize, _, Op, hypothesize_unaware, M) :-
     field(Op, claim, L), atom_of(L, P), latent(P),
     fmt(M, "~w is outside every agent's awareness: use Expand-Awareness first", [P]).
 violation(hypothesize, _, Op, hypothesize_stands, M) :-
-    field(Op, claim, L), once(( standing_arg(L, A), argument(A, L, _, S, T) )),
+    field(Op, claim, L), once(standing_arg(L, A)), author(A, S), arg_turn(A, T),
     fmt(M, "~w already stands (~w at T~w): use Support to add evidence", [L, S, T]).
 violation(hypothesize, _, Op, hypothesize_contradicted, M) :-
     field(Op, claim, L), negation(L, N), stands(N),
@@ -24,13 +24,13 @@ violation(hypothesize, _, Op, hypothesize_question, M) :-
     field(Op, claim, L), kind_of(L, question),
     fmt(M, "~w is a question, not an explanation: use Question", [L]).
 violation(hypothesize, _, Op, hypothesize_dep_unknown, M) :-
-    field(Op, deps, Ds), member(D, Ds), \+ known(D),
+    item(Op, deps, D), \+ known(D),
     fmt(M, "dep ~w is not a known proposition", [D]).
 violation(hypothesize, _, Op, hypothesize_dep_self, M) :-
     field(Op, claim, L), field(Op, deps, Ds), memberchk(L, Ds),
     fmt(M, "~w cannot rest on itself", [L]).
 violation(hypothesize, _, Op, hypothesize_explains_unknown, M) :-
-    field(Op, explains, Xs), member(X, Xs), \+ known(X),
+    item(Op, explains, X), \+ known(X),
     fmt(M, "explains ~w, which is not a known proposition", [X]).
 violation(hypothesize, _, Op, hypothesize_trivial, M) :-
     field(Op, claim, L), field(Op, explains, Xs), memberchk(L, Xs),
@@ -42,7 +42,7 @@ violation(hypothesize, _, Op, hypothesize_nothing_to_explain, M) :-
         fmt(M, "there is no open problem, so nothing to explain: use Support or Observe", [])
     ;   forall(member(X, Xs), known(X)),
         \+ ( member(X, Xs), open_problem(X) ),
-        fmt(M, "none of ~w is an open problem (each is explained or settled): use Support", [Xs])
+        fmt(M, "none of ~w is an open problem (each is settled: an explanation of it is resolved, or it left standing): use Support", [Xs])
     ).
 
 %  Definition A.2, read in the world model when the conversation declares one.
@@ -79,9 +79,9 @@ violation(hypothesize, _, Op, hypothesize_restates, M) :-
 effect(hypothesize, U, Op, E) :-
     introduces(U, Op, hypothesis, E).
 effect(hypothesize, _, Op, add_dep(new, D)) :-
-    field(Op, deps, Ds), member(D, Ds).
+    item(Op, deps, D).
 effect(hypothesize, _, Op, add_explains(new, X)) :-
-    field(Op, explains, Xs), member(X, Xs).
+    item(Op, explains, X).
 %  M: Definition A.2 is read for gamma (the bridge answers with the verdicts
 %  above), then [^gamma]: gamma enters as belief, not knowledge.
 effect(hypothesize, _, Op, abduce(L)) :-

@@ -18,14 +18,14 @@ violation(observe, _, Op, observe_not_a_fact, M) :-
     fmt(M, "~w is a ~w, not an observable fact: use Support or Resolve to confirm it, Revise to retract it", [L, K]).
 violation(observe, U, Op, observe_redundant, M) :-
     field(Op, claim, L), speaker(U, S),
-    once(( argument(A, L, _, S, T), in_standing(A) )),
+    once(( claims(A, L), author(A, S), in_standing(A) )), arg_turn(A, T),
     fmt(M, "~w already stands on ~w's own observation at T~w: nothing new to observe", [L, S, T]).
 violation(observe, _, Op, observe_contradicts, M) :-
     field(Op, claim, L), negation(L, N), stands(N),
     field(Op, supersedes, Olds, []), \+ memberchk(N, Olds),
     fmt(M, "~w contradicts ~w, which stands: Revise ~w first or list it in supersedes", [L, N, N]).
 violation(observe, _, Op, observe_supersedes_unknown, M) :-
-    field(Op, supersedes, Olds), member(O, Olds), \+ claimed(O),
+    item(Op, supersedes, O), \+ claimed(O),
     fmt(M, "supersedes ~w, but no argument claims ~w", [O, O]).
 violation(observe, _, Op, observe_supersedes_self, M) :-
     field(Op, claim, L), field(Op, supersedes, Olds), memberchk(L, Olds),
@@ -34,7 +34,7 @@ violation(observe, _, Op, observe_supersedes_self, M) :-
 effect(observe, U, Op, E) :-
     introduces(U, Op, observation, E).
 effect(observe, U, Op, E) :-
-    field(Op, claim, L), field(Op, supersedes, Olds), member(O, Olds),
+    field(Op, claim, L), item(Op, supersedes, O),
     retraction_effect(U, O, new, by(L), E).
 %  M: [!psi], after the superseded literals were withdrawn and negated.  If
 %  psi was retracted before (every argument for it abandoned, its negation

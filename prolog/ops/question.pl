@@ -12,7 +12,7 @@ violation(question, _, Op, question_negated, M) :-
     field(Op, claim, -Q),
     fmt(M, "a question id cannot be negated: use ~w", [Q]).
 violation(question, _, Op, question_exists, M) :-
-    field(Op, claim, L), atom(L), prop(L, K),
+    field(Op, claim, L), atom(L), kind_of(L, K),
     fmt(M, "~w is already a proposition (~w): give the question a fresh id", [L, K]).
 
 effect(question, _, Op, new_prop(Q, question)) :-

@@ -17,7 +17,7 @@ operation(resolve,
 
 %  dissenter(T, G): G is committed to an argument attacking an argument for T.
 dissenter(T, G) :-
-    claims(A, T), att(B, A), committed(G, B).
+    claims(A, T), attacks(B, A), committed(G, B).
 
 consensual(T) :-
     stands(T), \+ dissenter(T, _).
@@ -34,7 +34,7 @@ decision_claim(Op, D) :-
 
 fresh_atom(Base, N, Atom) :-
     (   N =:= 1 -> Candidate = Base ; format(atom(Candidate), "~w_~w", [Base, N]) ),
-    (   prop(Candidate, _) -> N1 is N + 1, fresh_atom(Base, N1, Atom) ; Atom = Candidate ).
+    (   known(Candidate) -> N1 is N + 1, fresh_atom(Base, N1, Atom) ; Atom = Candidate ).
 
 why_authoritative(T, Why) :-
     (   \+ stands(T)
@@ -58,22 +58,22 @@ violation(resolve, _, Op, resolve_claim_exists, M) :-
     field(Op, claim, D), known(D),
     fmt(M, "decision id ~w is already in use", [D]).
 violation(resolve, _, Op, resolve_assumption_unknown, M) :-
-    field(Op, assumptions, Xs), member(X, Xs), \+ known(X),
+    item(Op, assumptions, X), \+ known(X),
     fmt(M, "assumption ~w is not a known proposition", [X]).
 violation(resolve, _, Op, resolve_subsumes_unknown, M) :-
-    field(Op, subsumes, Bs), member(B, Bs), \+ claimed(B),
+    item(Op, subsumes, B), \+ claimed(B),
     fmt(M, "subsumes ~w, but no argument claims ~w", [B, B]).
 violation(resolve, _, Op, resolve_subsumes_self, M) :-
     field(Op, target, T), field(Op, subsumes, Bs), memberchk(T, Bs),
     fmt(M, "~w cannot subsume itself", [T]).
 violation(resolve, _, Op, resolve_redundant, M) :-
     field(Op, target, T), consensual(T),
-    \+ ( standing_arg(T, A), standing(A, active, _, _) ),
+    \+ ( standing_arg(T, A), standing_of(A, active) ),
     field(Op, subsumes, [], []), \+ field(Op, claim, _),
     fmt(M, "~w is already resolved", [T]).
 
 effect(resolve, _, Op, set_standing(A, resolved, none)) :-
-    field(Op, target, T), standing_arg(T, A), standing(A, active, _, _).
+    field(Op, target, T), standing_arg(T, A), standing_of(A, active).
 effect(resolve, _, Op, new_prop(P, decision)) :-
     decision_claim(Op, D), atom_of(D, P).
 effect(resolve, _, Op, aware(P)) :-
@@ -83,7 +83,7 @@ effect(resolve, _, Op, new_arg(D, decision)) :-
 effect(resolve, _, Op, set_standing(new, resolved, none)) :-
     decision_claim(Op, _).
 effect(resolve, _, Op, add_dep(new, X)) :-
-    decision_claim(Op, _), field(Op, assumptions, Xs), member(X, Xs).
+    decision_claim(Op, _), item(Op, assumptions, X).
 effect(resolve, _, Op, add_explains(new, X)) :-
     decision_claim(Op, _), field(Op, target, T), claims(A, T), explains(A, X).
 effect(resolve, U, Op, commit(S, new)) :-
@@ -92,8 +92,8 @@ effect(resolve, U, Op, dissent(new, G)) :-
     decision_claim(Op, _), field(Op, target, T), speaker(U, S),
     dissenter(T, G), G \== S.
 effect(resolve, _, Op, add_dep(A, T)) :-
-    field(Op, target, T), field(Op, subsumes, Bs), member(B, Bs),
-    claims(A, B), \+ standing(A, abandoned, _, _).
+    field(Op, target, T), item(Op, subsumes, B),
+    claims(A, B), \+ standing_of(A, abandoned).
 %  M: consensual [!gamma]; an authoritative decision announces nothing.
 effect(resolve, _, Op, announce(T)) :-
     world_model, field(Op, target, T), consensual(T).

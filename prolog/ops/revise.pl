@@ -23,31 +23,15 @@ violation(revise, _, Op, revise_self, M) :-
 violation(revise, _, Op, revise_already_abandoned, M) :-
     field(Op, target, T), all_abandoned(T),
     \+ ( field(Op, by, E), claimed(E), speaks_for(B, E),
-         claims(A, T), \+ att(B, A) ),
+         claims(A, T), \+ attacks(B, A) ),
     standing_note(T, Note),
     fmt(M, "~w is already ~w: nothing left to revise", [T, Note]).
 
+%  The effects of a retraction (retraction_effect/5 in prolog/vocabulary.pl,
+%  shared with Observe's `supersedes`), attacked by the voice of `by` if given.
 effect(revise, U, Op, E) :-
     field(Op, target, T),
     (   field(Op, by, By) -> speaks_for(B, By), Cause = by(By)
     ;   B = none, Cause = none
     ),
     retraction_effect(U, T, B, Cause, E).
-
-%  retraction_effect(+U, +Target, +AttackerArg, +Cause, -Effect): abandon
-%  every argument for Target, record the attack from AttackerArg (or `none`)
-%  and release the speaker's own commitment.  Shared with Observe's
-%  `supersedes`.
-retraction_effect(_, T, _, Cause, set_standing(A, abandoned, Cause)) :-
-    claims(A, T), \+ standing(A, abandoned, _, _).
-retraction_effect(_, T, B, _, add_attack(B, A)) :-
-    B \== none, claims(A, T).
-retraction_effect(U, T, _, _, retract_commitment(S, A)) :-
-    speaker(U, S), claims(A, T), committed(S, A).
-%  M: [!~gamma].  A hard fact cannot be unlearned by announcing its negation
-%  (no world would be left), so earlier announcements of gamma are withdrawn
-%  first: the model becomes what it would be had gamma never been announced.
-retraction_effect(_, T, _, _, withdraw(T)) :-
-    world_model.
-retraction_effect(_, T, _, _, announce(N)) :-
-    world_model, negation(T, N).

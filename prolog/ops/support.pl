@@ -26,13 +26,13 @@ violation(support, _, Op, support_contradicts, M) :-
     field(Op, target, T), field(Op, by, E),
     (   negation(T, E)
     ->  fmt(M, "~w is the negation of ~w and cannot support it", [E, T])
-    ;   claims(B, E), claims(A, T), att(B, A)
+    ;   claims(B, E), claims(A, T), attacks(B, A)
     ->  fmt(M, "~w attacks ~w, so it cannot also support it", [E, T])
     ).
 violation(support, U, Op, support_redundant, M) :-
     field(Op, target, T), field(Op, by, E), speaker(U, S),
     claimed(T), \+ all_abandoned(T),
-    forall(current_arg(T, A), (dep(A, E), committed(S, A))),
+    forall(current_arg(T, A), (rests_on(A, E), committed(S, A))),
     fmt(M, "~w already rests on ~w and ~w is already committed to it", [T, E, S]).
 
 effect(support, _, Op, add_dep(A, E)) :-

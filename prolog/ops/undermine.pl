@@ -29,7 +29,7 @@ violation(undermine, _, Op, undermine_redundant, M) :-
     field(Op, target, T), field(Op, by, E),
     claimed(T), claimed(E), \+ all_abandoned(T),
     speaks_for(B, E),
-    forall(current_arg(T, A), att(B, A)),
+    forall(current_arg(T, A), attacks(B, A)),
     fmt(M, "~w already attacks ~w: nothing changes", [E, T]).
 
 effect(undermine, _, Op, add_attack(B, A)) :-

@@ -1,0 +1,78 @@
+/*  state.pl -- where each engine's dependency map lives (internal).
+
+    Several engines may share one process, and SWI-Prolog is one rule base
+    per process.  Each engine therefore keeps its facts in a module of its
+    own (a *state module*, named by the bridge); the rules read and write
+    "the current state" through the accessors below, which look up the one
+    state module in force (db/1).  Handing the rules to another engine is a
+    single fact change: nothing is copied, dumped or reloaded.
+
+    Nothing in prolog/ops, and no extension, calls these predicates: rule
+    files read the state through the documented layer in vocabulary.pl.
+*/
+
+:- dynamic db/1.                % db(Module): the state module the rules read now
+
+%  The facts of D_t = (M, AF, Cm, Dep), as the state module stores them.  The
+%  plausibility model M is not among them: it lives in the bridge, which
+%  reads each operation in it while the rules decide the utterance (see
+%  world_read/3 in grounded.pl).  Arguments are never deleted: only their
+%  standing changes.
+state_predicate(agent/2).       % agent(Name, HasDecisionAuthority)
+state_predicate(open_agents/0). % no agents declared: a speaker joins on first word
+state_predicate(option/1).      % option(acyclic_attacks), option(world_model)
+state_predicate(prop/2).        % prop(Atom, Kind): Prop_t
+state_predicate(aware/1).       % aware(Atom): in every agent's awareness set
+state_predicate(argument/5).    % argument(Id, Claim, Kind, Speaker, Turn)
+state_predicate(standing/4).    % standing(Id, Standing, SinceTurn, Cause)
+state_predicate(dep/2).         % dep(Id, Literal): Dep_t
+state_predicate(explains/2).    % explains(Id, Literal)
+state_predicate(att/2).         % att(Attacker, Target): Att_t
+state_predicate(committed/2).   % committed(Agent, Id): Cm_t
+state_predicate(dissent/2).     % dissent(DecisionId, Agent)
+state_predicate(open_problem/1). % open_problem(Literal): the abductive-problem queue
+state_predicate(last_turn/1).
+state_predicate(arg_count/1).
+
+%  The accessors: each reads the current state module.
+agent(G, Authority)        :- db(M), M:agent(G, Authority).
+open_agents                :- db(M), M:open_agents.
+option(O)                  :- db(M), M:option(O).
+prop(P, K)                 :- db(M), M:prop(P, K).
+aware(P)                   :- db(M), M:aware(P).
+argument(A, L, K, S, T)    :- db(M), M:argument(A, L, K, S, T).
+standing(A, S, T, C)       :- db(M), M:standing(A, S, T, C).
+dep(A, L)                  :- db(M), M:dep(A, L).
+explains(A, L)             :- db(M), M:explains(A, L).
+att(B, A)                  :- db(M), M:att(B, A).
+committed(G, A)            :- db(M), M:committed(G, A).
+dissent(A, G)              :- db(M), M:dissent(A, G).
+open_problem(L)            :- db(M), M:open_problem(L).
+last_turn(T)               :- db(M), M:last_turn(T).
+arg_count(N)               :- db(M), M:arg_count(N).
+
+%  store(+Fact), unstore(+Fact): change the current state.
+store(F)   :- db(M), assertz(M:F).
+unstore(F) :- db(M), retract(M:F), !.
+
+%  use_state(+Module): the rules read and write Module from now on.
+use_state(M) :-
+    (   db(M) -> true ; retractall(db(_)), assertz(db(M)) ).
+
+%  new_state(+Module, +Facts): Module holds exactly Facts (the header's).
+new_state(M, Facts) :-
+    forall(state_predicate(N/A), dynamic(M:N/A)),
+    clear_state(M),
+    forall(member(F, Facts), ( state_fact(F) -> assertz(M:F) ; type_error(state_fact, F) )).
+
+state_fact(F) :- callable(F), functor(F, N, A), state_predicate(N/A).
+
+clear_state(M) :-
+    forall(state_predicate(N/A),
+           ( functor(H, N, A), retractall(M:H) )).
+
+%  state_facts(+Module, -Facts): every fact of Module, sorted (for tests and
+%  cross-checks: the rules' copy of a state, compared with the bridge's).
+state_facts(M, Facts) :-
+    findall(H, ( state_predicate(N/A), functor(H, N, A), catch(M:H, _, fail) ), Hs),
+    msort(Hs, Facts).

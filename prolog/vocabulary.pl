@@ -1,0 +1,304 @@
+/*  vocabulary.pl -- the predicates an operation's rules are written in.
+
+    An operation is one file (prolog/ops/<op>.pl, or an extension) that
+    declares operation/3, violation/5 and effect/4.  Its clauses read the
+    dependency map only through the predicates of this file, and emit only
+    the effects of effect_signature/2 below.  The built-in operations use
+    nothing else; docs/extending.md documents every predicate here, and
+    tests/test_vocabulary.py holds each operation file to this layer.
+
+    How the state is stored (prolog/state.pl) and how an utterance is run
+    (prolog/grounded.pl) may change; these names and meanings do not.  The
+    ASP twin (asp/vocabulary.lp) names the same concepts the same way.
+
+    Arguments are identified by integers; literals are atoms (o5) or their
+    negation (-(o5), written -o5).
+*/
+
+%  layer_predicate(?Name/Arity): the documented layer, for the checker in
+%  tests/test_vocabulary.py and for docs/extending.md.
+layer_predicate(field/3).          layer_predicate(field/4).
+layer_predicate(item/3).           layer_predicate(speaker/2).
+layer_predicate(turn/2).           layer_predicate(claims/2).
+layer_predicate(claimed/1).        layer_predicate(author/2).
+layer_predicate(arg_kind/2).       layer_predicate(arg_turn/2).
+layer_predicate(standing_of/2).    layer_predicate(in_standing/1).
+layer_predicate(standing_arg/2).   layer_predicate(stands/1).
+layer_predicate(all_abandoned/1).  layer_predicate(current_arg/2).
+layer_predicate(speaks_for/2).     layer_predicate(claim_standing/4).
+layer_predicate(standing_note/2).  layer_predicate(rests_on/2).
+layer_predicate(explains/2).       layer_predicate(attacks/2).
+layer_predicate(committed/2).      layer_predicate(dissents/2).
+layer_predicate(known/1).          layer_predicate(kind_of/2).
+layer_predicate(claim_kind/3).     layer_predicate(aware/1).
+layer_predicate(latent/1).         layer_predicate(open_problem/1).
+layer_predicate(some_open_problem/0). layer_predicate(is_open/1).
+layer_predicate(settled/1).
+layer_predicate(has_authority/1).  layer_predicate(world_model/0).
+layer_predicate(epistemic/2).      layer_predicate(introduces/4).
+layer_predicate(retraction_effect/5). layer_predicate(atom_of/2).
+layer_predicate(negation/2).       layer_predicate(good_standing/1).
+layer_predicate(standing_name/1).  layer_predicate(prop_kind/1).
+layer_predicate(fmt/3).            layer_predicate(reaches/3).
+
+                 /*******************************
+                 *     STANDINGS, KINDS         *
+                 *******************************/
+
+%  The paper's four standing labels; S_t holds the active and resolved
+%  arguments.  Python (grounded.core.vocabulary) and ASP use the same words.
+standing_name(active).
+standing_name(weakened).
+standing_name(abandoned).
+standing_name(resolved).
+
+good_standing(active).
+good_standing(resolved).
+
+prop_kind(observation).
+prop_kind(hypothesis).
+prop_kind(assumption).
+prop_kind(decision).
+prop_kind(position).
+prop_kind(constraint).
+prop_kind(question).
+
+                 /*******************************
+                 *           LITERALS           *
+                 *******************************/
+
+atom_of(-P, P) :- !.
+atom_of(P, P).
+
+negation(-P, P) :- !.
+negation(P, -P).
+
+                 /*******************************
+                 *   THE OPERATION AND SPEAKER  *
+                 *******************************/
+
+%  An operation arrives as op(Name, [Field=Value, ...]) and its utterance as
+%  u(Turn, Speaker).  A list field's items are item/3.
+field(op(_, Fields), Key, Value) :- memberchk(Key=Value, Fields).
+
+field(Op, Key, Value, Default) :-
+    (   field(Op, Key, V) -> Value = V ; Value = Default ).
+
+item(Op, Key, X) :- field(Op, Key, Xs), member(X, Xs).
+
+speaker(u(_, Speaker), Speaker).
+turn(u(Turn, _), Turn).
+
+                 /*******************************
+                 *          ARGUMENTS           *
+                 *******************************/
+
+claims(A, Literal) :- argument(A, Literal, _, _, _).
+claimed(Literal) :- once(argument(_, Literal, _, _, _)).
+author(A, Speaker) :- argument(A, _, _, Speaker, _).
+arg_kind(A, Kind) :- argument(A, _, Kind, _, _).
+arg_turn(A, Turn) :- argument(A, _, _, _, Turn).
+
+standing_of(A, S) :- standing(A, S, _, _).
+in_standing(A) :- standing(A, S, _, _), good_standing(S).
+standing_arg(Literal, A) :- argument(A, Literal, _, _, _), in_standing(A).
+stands(Literal) :- standing_arg(Literal, _), !.
+
+all_abandoned(Literal) :-
+    claimed(Literal),
+    \+ ( claims(A, Literal), \+ standing(A, abandoned, _, _) ).
+
+%  current_arg(L, A): the arguments an operation on L acts upon: those in
+%  good standing, or, when none is, the weakened ones.
+current_arg(Literal, A) :-
+    (   stands(Literal)
+    ->  standing_arg(Literal, A)
+    ;   claims(A, Literal), standing(A, weakened, _, _)
+    ).
+
+%  speaks_for(A, L): the one argument that voices L when L attacks or
+%  supports something: the newest in good standing, else the newest not
+%  abandoned, else the newest.
+speaks_for(A, Literal) :-
+    (   aggregate_all(max(X), standing_arg(Literal, X), A0)
+    ->  A = A0
+    ;   aggregate_all(max(X), (claims(X, Literal), \+ standing(X, abandoned, _, _)), A0)
+    ->  A = A0
+    ;   aggregate_all(max(X), claims(X, Literal), A)
+    ).
+
+%  claim_standing(L, Standing, Turn, Cause): how the newest argument for L
+%  reached its standing (Cause is by(Literal) or none).  The bridge reads the
+%  same triple from its own history (grounded.dmap.model.StandingNote) and a
+%  test holds the two equal.
+claim_standing(Literal, S, T, Cause) :-
+    aggregate_all(max(A), claims(A, Literal), A),
+    standing(A, S, T, Cause).
+
+%  standing_note(L, Note): claim_standing/4 as text for messages, e.g.
+%  "abandoned at T9 by o9".
+standing_note(Literal, Note) :-
+    claim_standing(Literal, S, T, Cause),
+    (   Cause = by(E)
+    ->  fmt(Note, "~w at T~w by ~w", [S, T, E])
+    ;   fmt(Note, "~w at T~w", [S, T])
+    ).
+
+                 /*******************************
+                 *    DEP, ATTACKS, COMMITMENTS *
+                 *******************************/
+
+%  rests_on(A, L): L is in Dep(A).  explains(A, L), committed(G, A) and
+%  open_problem(L) are read from the state directly (prolog/state.pl).
+rests_on(A, Literal) :- dep(A, Literal).
+attacks(B, A) :- att(B, A).
+dissents(A, G) :- dissent(A, G).
+
+                 /*******************************
+                 *  PROPOSITIONS AND AWARENESS  *
+                 *******************************/
+
+known(Literal) :- atom_of(Literal, P), prop(P, _), !.
+latent(P) :- prop(P, _), \+ aware(P).
+kind_of(Literal, Kind) :- atom_of(Literal, P), prop(P, Kind).
+claim_kind(Literal, Default, Kind) :-
+    (   kind_of(Literal, K) -> Kind = K ; Kind = Default ).
+
+has_authority(Agent) :- agent(Agent, true).
+
+                 /*******************************
+                 *         OPEN PROBLEMS        *
+                 *******************************/
+
+%  Open abductive problems (DESIGN.md section 2): an observation in S_t, and
+%  every question, is open until it is settled: an argument that explains it
+%  is resolved (or, for an observation, it leaves S_t).  A hypothesis in good
+%  standing that explains it does not close it, so competing explanations of
+%  one symptom may all be proposed; they attack each other only when a
+%  speaker says so (Undermine, Revise).
+is_open(Q) :-
+    prop(Q, question), !,
+    \+ settled(Q).
+is_open(L) :-
+    argument(A, L, observation, _, _), in_standing(A), !,
+    \+ settled(L).
+
+%  settled(L): an argument that explains L is resolved.
+settled(L) :-
+    explains(A, L), standing(A, resolved, _, _), !.
+
+some_open_problem :- open_problem(_), !.
+
+                 /*******************************
+                 *         WORLD MODEL          *
+                 *******************************/
+
+%  world_model: the conversation declares a world model, so operations
+%  report what they do to M (announce/upgrade/withdraw/refine effects) and
+%  may carry epistemic verdicts.
+world_model :- option(world_model).
+
+%  epistemic(+Op, -Verdict): one verdict the bridge read in the world model
+%  for this operation (see bridge/engine/world.py).  Only violation/5 sees
+%  them: they arrive once the operation's effects are known.
+epistemic(Op, Verdict) :- field(Op, epistemic, Vs), member(Verdict, Vs).
+
+                 /*******************************
+                 *        SHARED EFFECTS        *
+                 *******************************/
+
+%  introduces(+U, +Op, +Kind, -Effect): the effects of an operation whose
+%  `claim` becomes a new argument: the proposition (of kind Kind unless
+%  declared otherwise), its place in every agent's awareness, the argument
+%  itself and the speaker's commitment to it.
+introduces(_, Op, Kind, new_prop(P, Kind)) :- field(Op, claim, L), atom_of(L, P).
+introduces(_, Op, _, aware(P))             :- field(Op, claim, L), atom_of(L, P).
+introduces(_, Op, Kind, new_arg(L, K))     :- field(Op, claim, L), claim_kind(L, Kind, K).
+introduces(U, _, _, commit(S, new))        :- speaker(U, S).
+
+%  retraction_effect(+U, +Target, +AttackerArg, +Cause, -Effect): abandon
+%  every argument for Target, record the attack from AttackerArg (or `none`)
+%  and release the speaker's own commitment.  Used by Revise and by
+%  Observe's `supersedes`.
+retraction_effect(_, T, _, Cause, set_standing(A, abandoned, Cause)) :-
+    claims(A, T), \+ standing_of(A, abandoned).
+retraction_effect(_, T, B, _, add_attack(B, A)) :-
+    B \== none, claims(A, T).
+retraction_effect(U, T, _, _, retract_commitment(S, A)) :-
+    speaker(U, S), claims(A, T), committed(S, A).
+%  M: [!~gamma].  A hard fact cannot be unlearned by announcing its negation
+%  (no world would be left), so earlier announcements of gamma are withdrawn
+%  first: the model becomes what it would be had gamma never been announced.
+retraction_effect(_, T, _, _, withdraw(T)) :-
+    world_model.
+retraction_effect(_, T, _, _, announce(N)) :-
+    world_model, negation(T, N).
+
+                 /*******************************
+                 *            HELPERS           *
+                 *******************************/
+
+%  fmt(-Message, +Format, +Args): messages are single lines.  A literal is
+%  written as everywhere else (-o5; plain ~w would write -(0) as "- 0").
+fmt(Message, Format, Args) :-
+    maplist(shown, Args, Shown),
+    format(string(Message), Format, Shown).
+
+shown(X, X) :- var(X), !.
+shown(-(P), S) :- atom(P), !, atom_concat(-, P, S).
+shown(L, S) :- is_list(L), !, maplist(shown, L, S).
+shown(X, X).
+
+%  reaches(:Step, +From, +To): To is reachable from From by zero or more
+%  call(Step, X, Y) steps; each node is expanded once.
+:- meta_predicate reaches(2, +, +).
+reaches(Step, From, To) :-
+    rb_empty(Seen),
+    reaches_(Step, [From], To, Seen).
+
+reaches_(Step, [X|Stack], To, Seen) :-
+    (   X == To
+    ->  true
+    ;   rb_insert_new(Seen, X, true, Seen1)
+    ->  findall(Y, call(Step, X, Y), Ys),
+        append(Ys, Stack, Stack1),
+        reaches_(Step, Stack1, To, Seen1)
+    ;   reaches_(Step, Stack, To, Seen)
+    ).
+
+                 /*******************************
+                 *      THE EFFECT VOCABULARY   *
+                 *******************************/
+
+%  effect_signature(Name, ArgumentTypes): the transitions rules may emit.
+%  An `arg` position may name the operation's new argument as `new`.  The
+%  driver checks every emitted effect against its types (value_type/2) and
+%  drops those that would change nothing; the bridge mirrors the rest.
+effect_signature(new_prop,           [atom, kind]).
+effect_signature(aware,              [atom]).
+effect_signature(new_arg,            [literal, kind]).
+effect_signature(set_standing,       [arg, standing, cause]).
+effect_signature(add_dep,            [arg, literal]).
+effect_signature(add_explains,       [arg, literal]).
+effect_signature(add_attack,         [arg, arg]).
+effect_signature(commit,             [agent, arg]).
+effect_signature(retract_commitment, [agent, arg]).
+effect_signature(dissent,            [arg, agent]).
+%  What an operation does to the world model M (emit them only under
+%  world_model; the bridge carries them out, in order):
+effect_signature(announce,           [literal]).          % [!L], hard public announcement
+effect_signature(upgrade,            [literal, mode]).    % [^L] (lexicographic) or [up L] (conservative)
+effect_signature(withdraw,           [literal]).          % lift earlier announcements of L
+effect_signature(refine,             [atom]).             % refine W on a new atom (awareness)
+effect_signature(abduce,             [literal]).          % read Definition A.2 for L in M
+%                                      (against what the operation explains)
+
+%  value_type(+Type, @Value): Value is a well-formed value of Type.
+value_type(atom, X)     :- atom(X), X \== [].
+value_type(agent, X)    :- atom(X), X \== [].
+value_type(literal, X)  :- ( X = -(P) -> value_type(atom, P) ; value_type(atom, X) ).
+value_type(kind, X)     :- atom(X), prop_kind(X).
+value_type(standing, X) :- atom(X), standing_name(X).
+value_type(cause, X)    :- ( X == none -> true ; X = by(L), value_type(literal, L) ).
+value_type(arg, X)      :- ( X == new -> true ; integer(X), X > 0 ).
+value_type(mode, X)     :- ( X == lexicographic ; X == conservative ), !.
