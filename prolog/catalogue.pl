@@ -136,12 +136,16 @@ origin(Body, Names, V, Name, D) :-
 position_name(argument/5, 3, 'its kind').
 position_name(argument/5, 4, 'its speaker').
 position_name(argument/5, 5, 'its turn').
+position_name(author/2, 2, 'its speaker').
+position_name(arg_kind/2, 2, 'its kind').
+position_name(arg_turn/2, 2, 'its turn').
 position_name(kind_of/2, 2, kind).
 position_name(standing_of/2, 2, standing).
 position_name(prop/2, 2, kind).
 
 field_goal(field(_, Key, X), Key, X).
 field_goal(field(_, Key, X, _), Key, X).
+field_goal(item(_, Key, X), Name, X) :- atom(Key), format(atom(Name), "~w item", [Key]).
 
 %  derived(Goal, From, To, How): To is made from From by Goal; How names it.
 derived(member(X, L), L, X, '~w item').
