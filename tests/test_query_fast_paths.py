@@ -64,7 +64,7 @@ def test_answers_read_later_say_what_held_when_asked(data):
     engine = Engine(HEADER)
     kept: list[tuple[object, object, tuple, tuple]] = []
 
-    def ask(e: Engine) -> None:
+    def ask(e: Engine, _update=None) -> None:
         for p in ALL[::2]:
             v, a = e.verify(p), e.affected(p)
             now_v, now_a = e.verify(p), e.affected(p)

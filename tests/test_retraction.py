@@ -22,6 +22,7 @@ from grounded import Engine
 from grounded.bench.synthetic import build
 from grounded.core.vocabulary import GOOD_STANDING, STANDINGS
 from grounded.crosscheck.retraction import check_retraction, check_retractions
+from grounded.dmap.effects import AddAttack, NewArg, SetStanding, effect
 from grounded.dmap.model import Header
 from grounded.dmap.state import DependencyMap
 from grounded.dung import Framework
@@ -46,7 +47,7 @@ def raw_histories(draw) -> DependencyMap:
         events.append((turn, 0, "new_arg", (i, draw(st.sampled_from(LITERALS), label="claim"), "observation")))
         for later, standing in draw(st.lists(st.tuples(st.integers(turn, 6), st.sampled_from(STANDINGS)),
                                              max_size=3), label="standings"):
-            events.append((later, 1, "set_standing", (i, standing, "")))
+            events.append((later, 1, "set_standing", (i, standing, None)))
         for later, literal in draw(st.lists(st.tuples(st.integers(turn, 6), st.sampled_from(LITERALS)),
                                             max_size=2, unique_by=lambda x: x[1]), label="dep"):
             events.append((later, 1, "add_dep", (i, literal)))
@@ -54,7 +55,7 @@ def raw_histories(draw) -> DependencyMap:
                      label="attacks"):
         events.append((max(created[a - 1], created[b - 1], draw(st.integers(1, 6))), 2, "add_attack", (a, b)))
     for turn, _, name, fields in sorted(events, key=lambda e: (e[0], e[1])):
-        dm.apply([(0, name, [str(f) for f in fields])], turn, "x", "", OP)
+        dm.apply([effect(0, (name, *fields))], turn, "x", "", OP)
     return dm
 
 
@@ -135,7 +136,7 @@ def test_an_attack_on_a_standing_argument_fails_at_its_turn_for_the_literals_it_
     say(team, "carol", obs("o3"))
     dm = team.state
     assert check_retractions(dm).ok
-    dm.apply([(0, "add_attack", ["3", "2"])], 3, "bob", "", OP)  # o2 attacks h1 while both stand: no rule does this
+    dm.apply([AddAttack(0, 3, 2)], 3, "bob", "", OP)  # o2 attacks h1 while both stand: no rule does this
     report = check_retractions(dm)
     assert not report.ok
     failed = {(r.turn, r.literal) for r in report.failed}
@@ -158,11 +159,11 @@ def test_a_cyclic_framework_is_decided_exactly():
     """
     dm = DependencyMap(Header(acyclic=False))
     for i, claim in enumerate(("a", "b", "c"), 1):
-        dm.apply([(0, "new_arg", [str(i), claim, "observation"])], 1, "x", "", OP)
+        dm.apply([NewArg(0, i, claim, "observation")], 1, "x", "", OP)
     for i in (1, 2):
-        dm.apply([(0, "set_standing", [str(i), "weakened", ""])], 2, "x", "", OP)
+        dm.apply([SetStanding(0, i, "weakened", None)], 2, "x", "", OP)
     for a, b in ((1, 2), (2, 1), (2, 3)):
-        dm.apply([(0, "add_attack", [str(a), str(b)])], 2, "x", "", OP)
+        dm.apply([AddAttack(0, a, b)], 2, "x", "", OP)
     report = check_retractions(dm, turns=[2])
     r = next(r for r in report.results if r.literal == "a" and not r.closure)
     assert r.conflict_free and r.outside == (3,)

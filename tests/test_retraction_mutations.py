@@ -53,15 +53,15 @@ MUTATIONS = {
         ("ops/undermine.pl", "effect(undermine, _, Op, set_standing(A, weakened, by(E))) :-", ""),
     ],
     "revise_does_not_abandon": [
-        ("ops/revise.pl", "retraction_effect(_, T, _, Cause, set_standing(A, abandoned, Cause)) :-", ""),
+        ("vocabulary.pl", "retraction_effect(_, T, _, Cause, set_standing(A, abandoned, Cause)) :-", ""),
     ],
     "resolve_leaves_attacked_argument_resolved": [
         ("ops/resolve.pl", "effect(resolve, _, Op, set_standing(A, resolved, none)) :-",
          "effect(resolve, _, Op, set_standing(A, resolved, none)) :-\n"
-         "    field(Op, target, T), claims(A, T), \\+ standing(A, abandoned, _, _)."),
+         "    field(Op, target, T), claims(A, T), \\+ standing_of(A, abandoned)."),
     ],
     "attack_left_on_standing_argument": [  # Revise records its attack backwards: on the standing `by`
-        ("ops/revise.pl", "retraction_effect(_, T, B, _, add_attack(B, A)) :-",
+        ("vocabulary.pl", "retraction_effect(_, T, B, _, add_attack(B, A)) :-",
          "retraction_effect(_, T, B, _, add_attack(A, B)) :-\n    B \\== none, claims(A, T)."),
     ],
 }

@@ -15,7 +15,7 @@ holds the two lists equal.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import ClassVar
 
 from grounded.core.errors import Violation
@@ -240,4 +240,4 @@ def violations_of(records: list) -> list[Violation]:
 
 def fields_of(e: Effect) -> tuple:
     """An effect's values after its operation index, in declaration order (for display and JSON)."""
-    return tuple(getattr(e, f) for f in e.__dataclass_fields__ if f != "index")
+    return tuple(getattr(e, f.name) for f in fields(e) if f.name != "index")
