@@ -23,9 +23,15 @@ from tests.test_serve_api import _fresh_database
 APPENDS_PER_CLIENT = 40
 
 
-def _stream(server: ServerProcess, key: str, cid: str, name: str, acked: list, errors: list) -> None:
-    """Observe o_<name>_i, and every fifth time a hypothesis resting on the other writer's last claim."""
+def _stream(server: ServerProcess, key: str, cid: str, name: str, acked: list, errors: list,
+            start: threading.Barrier) -> None:
+    """Observe o_<name>_i, and every fifth time a hypothesis resting on the other writer's last claim.
+
+    Both writers connect first and start together (the barrier): on a loaded machine one
+    would otherwise be done before the other had its connection."""
     with client(server, key) as c:
+        c.get(f"/conversations/{cid}")
+        start.wait(timeout=120)
         for i in range(APPENDS_PER_CLIENT):
             ops = [{"op": "observe", "claim": f"o_{name}_{i}", "text": f"{name} saw {i}"}]
             if i % 5 == 4:
@@ -53,7 +59,8 @@ def test_two_processes_append_to_one_conversation_as_one_serial_history(backend,
             cid = c.post("/conversations", json={"id": "shared"}).json()["id"]
         acked: dict[str, list] = {"ann": [], "ben": []}
         errors: list = []
-        threads = [threading.Thread(target=_stream, args=(server, key, cid, name, acked[name], errors))
+        start = threading.Barrier(2)
+        threads = [threading.Thread(target=_stream, args=(server, key, cid, name, acked[name], errors, start))
                    for server, name in ((a, "ann"), (b, "ben"))]
         for t in threads:
             t.start()
