@@ -148,15 +148,15 @@ introduces(_, Op, _, aware(P))             :- field(Op, claim, L), atom_of(L, P)
 introduces(_, Op, Kind, new_arg(L, K))     :- field(Op, claim, L), claim_kind(L, Kind, K).
 introduces(U, _, _, commit(S, new))        :- speaker(U, S).
 
-%  Open abductive problems (DESIGN.md section 2): a question until an
-%  argument that explains it is resolved; an observation in good standing
-%  until an argument in good standing explains it.
+%  Open abductive problems (DESIGN.md section 2): a question, or an
+%  observation in good standing, until an argument that explains it is
+%  resolved (competing hypotheses leave it open).
 is_open(Q) :-
     prop(Q, question), !,
     \+ ( explains(A, Q), standing(A, resolved, _, _) ).
 is_open(L) :-
     argument(A, L, observation, _, _), in_standing(A), !,
-    \+ ( explains(E, L), in_standing(E) ).
+    \+ ( explains(E, L), standing(E, resolved, _, _) ).
 
 some_open_problem :- open_problem(_), !.
 

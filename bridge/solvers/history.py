@@ -1,25 +1,30 @@
 """asp/history.lp over a stream of candidate utterances, two ways.
 
 ``IncrementalHistory`` is the live mode: each utterance adds its typed facts
-and grounds, in order, ``step(s,u)`` with the point before it, ``freeze(s,u)``
-with the points around it, then ``close(u)`` and ``last(u)``.  Every part reads
-earlier steps only through frozen events, so gringo decides the history while
-grounding and a new turn never re-grounds an old one.
+and grounds, in order, ``point(3s,u)`` with ``step(s)``, ``freeze(s)`` with the
+points around it, then ``close(u)``, then ``last(u)`` with ``after(u)``.  Every
+part reads earlier steps only through the facts they derived, so gringo
+decides the history while grounding and a new turn never re-grounds an old
+one.  A view of the state is selected with the external ``now(x)``; the
+previous view's external is released, so old views cost nothing afterwards.
 
 ``OneShotHistory`` answers for a whole log at once: the same rules, their part
-parameters turned into variables (bridge/asp_oneshot.py), one ground call and
-one solve.  Turn by turn, each new part instance costs time proportional to the
-history before it (gringo indexes each new rule afresh); in one shot every rule
-is indexed once, which is what ``grounded check`` uses.
+parameters turned into variables (bridge/solvers/oneshot.py), one ground call
+and one solve, decided by propagation alone.  That is what ``grounded check``
+uses.
 
-Both read the answer into the same ``HistoryAnswer``.  ``rules`` adds rule files
-written in history.lp's vocabulary: the ASP twin of an operation added in
-Prolog (docs/extending.md).
+Both read the answer into the same ``HistoryAnswer``.  The rule files are the
+driver (history.lp), the rule-author layer (vocabulary.lp), one file per
+operation (ops/<op>.lp), the queries (queries.lp) and any extension twins
+(docs/extending.md).  An extension operation without a twin is not skipped
+wholesale: its effects (or violations) as the engine recorded them are given
+as facts for the steps that use it (``given``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import time
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import clingo
@@ -29,13 +34,68 @@ from clorm.clingo import control_add_facts
 from grounded.core.errors import InputError
 from grounded.core.literals import atom_of, negate
 from grounded.dmap.model import Header
-from grounded.dmap.operations import OperationRegistry, UtteranceBase
+from grounded.dmap.operations import BUILTIN_OPERATIONS, OperationRegistry, UtteranceBase
 from grounded.epistemic.verdicts import FLAGS, LITERAL_KINDS, Verdict, truth
 from grounded.solvers import facts as F
 from grounded.solvers.asp import encoding, new_control
 from grounded.solvers.oneshot import add_one_shot
 
-HISTORY = ("history.lp", "queries.lp")
+DRIVER = ("history.lp", "vocabulary.lp")
+QUERIES = ("queries.lp",)
+
+
+def builtin_ops() -> tuple[str, ...]:
+    """The rule files of the eight built-in operations, ``ops/<op>.lp``."""
+    return tuple(f"ops/{name}.lp" for name in BUILTIN_OPERATIONS)
+
+
+def rule_files(overrides: Mapping[str, str] | None = None) -> list[str]:
+    """The encoding's files in load order; ``overrides`` replaces some (by name) with other paths."""
+    overrides = overrides or {}
+    names = (*DRIVER, *builtin_ops(), *QUERIES)
+    unknown = set(overrides) - set(names) - {"oneshot.lp"}
+    if unknown:
+        raise InputError(f"no ASP rule file named {sorted(unknown)} (known: {list(names)})")
+    return [str(overrides.get(name, encoding(name))) for name in names]
+
+
+class DecisionNames:
+    """The string helpers the rules call (``@decide_parse``, ``@decide_name``).
+
+    Which decision id an authoritative Resolve takes is decided by the rules
+    (resolve.lp: the first N whose id is not yet a proposition); these only
+    spell ``decide_P`` / ``decide_P_N`` and read a literal back as the members of
+    such families it could be.  They work on the escaped strings of facts.py,
+    whose escapes never touch the prefix or the ``_N`` suffix.
+    """
+
+    PREFIX = "decide_"
+
+    @staticmethod
+    def decide_name(atom: clingo.Symbol, n: clingo.Symbol) -> list[clingo.Symbol]:
+        # gringo may ask while grounding a #min that could still be empty (#sup): no name then
+        if atom.type != clingo.SymbolType.String or n.type != clingo.SymbolType.Number or n.number < 1:
+            return []
+        base = DecisionNames.PREFIX + atom.string
+        return [clingo.String(base if n.number == 1 else f"{base}_{n.number}")]
+
+    @staticmethod
+    def readings(text: str) -> list[tuple[str, int]]:
+        """Every (P, N) such that ``text`` is the N-th decision id for P."""
+        if not text.startswith(DecisionNames.PREFIX) or len(text) == len(DecisionNames.PREFIX):
+            return []
+        rest = text[len(DecisionNames.PREFIX):]
+        found = [(rest, 1)]
+        head, sep, tail = rest.rpartition("_")
+        if sep and head and tail.isdigit() and tail.isascii() and not tail.startswith("0") and int(tail) >= 2:
+            found.append((head, int(tail)))
+        return found
+
+    @staticmethod
+    def decide_parse(name: clingo.Symbol) -> list[clingo.Symbol]:
+        if name.type != clingo.SymbolType.String:
+            return []
+        return [clingo.Tuple_([clingo.String(p), clingo.Number(n)]) for p, n in DecisionNames.readings(name.string)]
 
 
 @dataclass
@@ -58,8 +118,18 @@ class HistoryAnswer:
     accepted: set[int]
     violations: dict[int, set[tuple[int, str]]]
     facts: FactBase
-    arg_id: dict[int, int] = field(default_factory=dict)  # creating step -> argument id
+    step_of: dict[int, tuple[int, int]] = field(default_factory=dict)
+    """step -> (utterance, operation index): the precomputed map every reader uses."""
+    arg_id: dict[int, int] = field(default_factory=dict)
+    """creating step -> argument id (the engine numbers accepted arguments 1, 2, ...)."""
     step_turn: dict[int, int] = field(default_factory=dict)
+
+    def utterance_of(self, step: int) -> int:
+        return self.step_of[step][0]
+
+    def ok(self, step: int) -> bool:
+        """Was the utterance of ``step`` accepted?"""
+        return self.step_of[step][0] in self.accepted
 
 
 class HistoryFacts:
@@ -70,8 +140,6 @@ class HistoryFacts:
         self.candidates: list[Candidate] = []
         self._next_step = 1
         self._literals: set[str] = set()
-        self._decide: dict[str, int] = {}  # atom -> candidate decision ids given so far
-        self._resolves: dict[str, int] = {}  # atom -> Resolve operations on it so far
         self.base = FactBase()
         for name, agent in header.agents.items():
             self.base.add(F.Agent(name, "true" if agent.authority else "false"))
@@ -81,19 +149,35 @@ class HistoryFacts:
             self.base.add(F.Acyclic())
         if header.world is not None:
             self.base.add(F.WorldModel())
+        for spec in registry.specs.values():
+            for f in spec.fields:
+                self.base.add(F.OperationField(spec.name, f.name, f.type,
+                                               "required" if f.required else "optional"))
         for p in header.props:
             self.base.add(F.Prop0(p.id, p.kind))
             if p.aware:
                 self.base.add(F.Aware0(p.id))
             self._literal_facts(p.id, self.base)
 
-    def add(self, u: UtteranceBase, turn: int,
-            verdicts: Mapping[int, list[Verdict]] | None = None) -> tuple[Candidate, FactBase]:
-        """The facts of one utterance; ``verdicts``: what the world model found per operation."""
+    @property
+    def next_step(self) -> int:
+        """The step number the next utterance's first operation will get."""
+        return self._next_step
+
+    def add(self, u: UtteranceBase, turn: int, verdicts: Mapping[int, list[Verdict]] | None = None,
+            given: Mapping[int, Sequence[clingo.Symbol | str]] | None = None) -> tuple[Candidate, FactBase]:
+        """The facts of one utterance.
+
+        ``verdicts``: what the world model found per operation index; ``given``:
+        per operation index of an operation without an ASP twin, the effects
+        (symbols, ``facts.effect_symbol``) or violation codes (str) the engine
+        recorded for it.
+        """
         index = len(self.candidates) + 1
         facts = FactBase([F.Utterance(index, turn, u.speaker)])
         first = self._next_step
-        for i, op in enumerate(u.ops):  # type: ignore[attr-defined]
+        ops = u.ops  # type: ignore[attr-defined]
+        for i, op in enumerate(ops):
             s = first + i
             facts.add(F.Step(s, index, i, op.op))
             for v in (verdicts or {}).get(i, ()):
@@ -109,17 +193,17 @@ class HistoryFacts:
                     for v in value:
                         facts.add(F.Item(s, spec.name, v))
                         self._literal_facts(v, facts)
-            if op.op == "resolve":
-                self._decide_names(atom_of(op.target), facts)
-        close = first + len(u.ops)  # type: ignore[attr-defined]
+            for item in (given or {}).get(i, ()):
+                facts.add(F.GivenViolation(s, item) if isinstance(item, str) else F.GivenEffect(s, item))
+        close = first + len(ops)
         facts.add(F.Close(index, close))
         self._next_step = close + 1
-        candidate = Candidate(index, turn, u.speaker, [op.op for op in u.ops], first, close)  # type: ignore[attr-defined]
+        candidate = Candidate(index, turn, u.speaker, [op.op for op in ops], first, close)
         self.candidates.append(candidate)
         return candidate, facts
 
     @staticmethod
-    def _verdict_fact(s: int, v: Verdict):
+    def _verdict_fact(s: int, v: Verdict) -> F.Predicate:
         kind = v[0]
         if kind == "agent":
             return F.EpAgent(s, v[1])
@@ -133,35 +217,23 @@ class HistoryFacts:
         for lit in (literal, negate(literal)):
             if lit not in self._literals:
                 self._literals.add(lit)
-                facts.add(F.Literal(lit, atom_of(lit), int(lit.startswith("-"))))
+                facts.add(F.AtomOf(lit, atom_of(lit)))
                 facts.add(F.Negation(lit, negate(lit)))
-
-    def _decide_names(self, atom: str, facts: FactBase) -> None:
-        """Enough candidate decision ids for this Resolve: one more than could be taken.
-
-        Taken are the decisions of earlier resolves on the atom and any literal
-        of the family (decide_P, decide_P_2, ...) seen so far.
-        """
-        base = f"decide_{atom}"
-        family = sum(1 for lit in self._literals if lit == base or lit.startswith(base + "_"))
-        self._resolves[atom] = self._resolves.get(atom, 0) + 1
-        have = self._decide.get(atom, 0)
-        want = self._resolves[atom] + family + 1
-        for n in range(have + 1, want + 1):
-            name = base if n == 1 else f"{base}_{n}"
-            facts.add(F.DecideName(atom, n, name))
-            self._literal_facts(name, facts)
-        self._decide[atom] = max(have, want)
+                if lit.startswith("-"):
+                    facts.add(F.Negated(lit))
+                else:
+                    facts.update(F.DecideName(p, lit, n) for p, n in DecisionNames.readings(lit))
 
     def view_point(self, upto: int | None = None) -> int:
-        """The point after candidate ``upto`` (default: the last): where a view is read."""
-        return 3 * self.candidates[(upto or len(self.candidates)) - 1].close_step
+        """The point where the state after candidate ``upto`` (default: the last) is read."""
+        return 3 * self.candidates[(upto or len(self.candidates)) - 1].close_step + 1
 
 
 class _History:
     """What both modes share: validating utterances and reading the answer."""
 
     facts: HistoryFacts
+    statistics: dict
 
     @property
     def candidates(self) -> list[Candidate]:
@@ -174,6 +246,7 @@ class _History:
         models: list[list[clingo.Symbol]] = []
         ctl.configuration.solve.models = 0  # all of them: there must be exactly one
         result = ctl.solve(on_model=lambda m: models.append(list(m.symbols(shown=True))))
+        self.statistics = ctl.statistics
         if not result.satisfiable or len(models) != 1:  # pragma: no cover - the encoding is deterministic
             raise RuntimeError(f"asp/history.lp has {len(models)} answer sets, expected exactly one")
         return read_answer(self.candidates, models[0])
@@ -181,10 +254,7 @@ class _History:
 
 def read_answer(candidates: list[Candidate], symbols: list[clingo.Symbol]) -> HistoryAnswer:
     facts = unify(F.ANSWER, symbols)
-    step_of = {}
-    for c in candidates:
-        for i in range(len(c.ops)):
-            step_of[c.first_step + i] = (c.u, i)
+    step_of = {c.first_step + i: (c.u, i) for c in candidates for i in range(len(c.ops))}
     accepted = {a.u for a in facts.query(F.Accepted).all()}
     violations: dict[int, set[tuple[int, str]]] = {}
     for v in facts.query(F.Uviol).all():
@@ -193,30 +263,34 @@ def read_answer(candidates: list[Candidate], symbols: list[clingo.Symbol]) -> Hi
         for v in facts.query(kind).all():
             u, i = step_of[v.s]
             violations.setdefault(u, set()).add((i, v.code))
-    answer = HistoryAnswer(candidates, accepted, violations, facts)
     created = sorted(a.a for a in facts.query(F.FArg).all() if step_of[a.a][0] in accepted)
-    answer.arg_id = {s: i + 1 for i, s in enumerate(created)}
-    answer.step_turn = {s: candidates[u - 1].turn for s, (u, _) in step_of.items()}
-    return answer
+    return HistoryAnswer(candidates, accepted, violations, facts, step_of,
+                         arg_id={s: i + 1 for i, s in enumerate(created)},
+                         step_turn={s: candidates[u - 1].turn for s, (u, _) in step_of.items()})
 
 
 class IncrementalHistory(_History):
     """The live mode: one utterance at a time, each grounded once, never again."""
 
-    def __init__(self, header: Header, registry: OperationRegistry, rules: Iterable[str] = ()):
+    def __init__(self, header: Header, registry: OperationRegistry, rules: Iterable[str] = (),
+                 overrides: Mapping[str, str] | None = None):
         self.facts = HistoryFacts(header, registry)
         self.ctl = new_control()
-        for path in (*map(encoding, HISTORY), *map(str, rules)):
+        self.context = DecisionNames()
+        for path in (*rule_files(overrides), *map(str, rules)):
             self.ctl.load(path)
         control_add_facts(self.ctl, self.facts.base)
-        self.ctl.ground([("base", [])])
+        self.ctl.ground([("base", [])], context=self.context)
         self._last_turn: int | None = None
+        self._view: int | None = None
+        self.statistics = {}
 
-    def add(self, utterance: UtteranceBase | dict, verdicts: Mapping[int, list[Verdict]] | None = None) -> Candidate:
+    def add(self, utterance: UtteranceBase | dict, verdicts: Mapping[int, list[Verdict]] | None = None,
+            given: Mapping[int, Sequence[clingo.Symbol | str]] | None = None) -> Candidate:
         """Ground one candidate utterance (accepted or not, the encoding decides)."""
         u = self._utterance(utterance)
         turn = u.turn if u.turn is not None else (self._last_turn or 0) + 1
-        candidate, facts = self.facts.add(u, turn, verdicts)
+        candidate, facts = self.facts.add(u, turn, verdicts, given)
         self._ground(candidate, facts)
         if self.is_fact(F.Accepted(candidate.u)):
             self._last_turn = turn
@@ -224,34 +298,44 @@ class IncrementalHistory(_History):
 
     def _ground(self, c: Candidate, facts: FactBase) -> None:
         n = clingo.Number
+        ground = self.ctl.ground
         # Facts go in through the backend: a program part per utterance would make
         # every later ground call scan all of them.
         control_add_facts(self.ctl, facts)
         for s in range(c.first_step, c.close_step):
-            self.ctl.ground([("step", [n(s), n(c.u)]), ("point", [n(3 * s), n(c.u)])])
-            self.ctl.ground([("freeze", [n(s), n(c.u)]), ("point", [n(3 * s + 1), n(c.u)]),
-                             ("point", [n(3 * s + 2), n(c.u)])])
-        self.ctl.ground([("close", [n(c.u)])])
-        self.ctl.ground([("last", [n(c.u)])])
+            ground([("point", [n(3 * s), n(c.u)]), ("step", [n(s)])], context=self.context)
+            ground([("freeze", [n(s)]), ("point", [n(3 * s + 1), n(c.u)]), ("point", [n(3 * s + 2), n(c.u)])],
+                   context=self.context)
+        ground([("close", [n(c.u)])], context=self.context)
+        ground([("last", [n(c.u)]), ("point", [n(3 * c.close_step), n(0)]), ("after", [n(c.u)])],
+               context=self.context)
 
-    def is_fact(self, predicate) -> bool:
+    def is_fact(self, predicate: F.Predicate) -> bool:
         atom = self.ctl.symbolic_atoms[predicate.raw]
         return atom is not None and atom.is_fact
 
     def all_decided(self) -> bool:
         """True when grounding alone decided every atom of the history (nothing left to
-        search); only the view answers switched by the external now/1 are open."""
+        search); only the view answers switched by the external now/1 (and the
+        released externals of earlier views) are open."""
         return all(a.is_fact for a in self.ctl.symbolic_atoms
-                   if not a.is_external and not a.symbol.name.startswith("now_"))
+                   if not a.is_external and not a.symbol.name.startswith("now"))
 
     def view(self, upto: int | None = None) -> None:
-        """Ground the state after candidate ``upto`` (default: the last) as the current view."""
+        """Ground the state after candidate ``upto`` (default: the last) as the current view.
+
+        The previous view's ``now`` external is released: its answers leave the
+        solver's program, so a view per turn does not make later solves slower.
+        """
         x = self.facts.view_point(upto)
         n = clingo.Number
-        if self.ctl.symbolic_atoms[clingo.Function("now", [n(x)])] is None:
-            self.ctl.ground([("point", [n(x), n(0)]), ("view", [n(x)]), ("query", [n(x)])])
-        for atom in self.ctl.symbolic_atoms.by_signature("now", 1):
-            self.ctl.assign_external(atom.symbol, atom.symbol.arguments[0].number == x)
+        if x == self._view:
+            return
+        if self._view is not None:
+            self.ctl.release_external(clingo.Function("now", [n(self._view)]))
+        self.ctl.ground([("point", [n(x), n(0)]), ("view", [n(x)]), ("query", [n(x)])], context=self.context)
+        self.ctl.assign_external(clingo.Function("now", [n(x)]), True)
+        self._view = x
 
     def solve(self) -> HistoryAnswer:
         return self._answer(self.ctl)
@@ -264,34 +348,41 @@ class OneShotHistory(_History):
     grounding there is no knowing which earlier utterance was accepted.
     """
 
-    def __init__(self, header: Header, registry: OperationRegistry, rules: Iterable[str] = ()):
+    def __init__(self, header: Header, registry: OperationRegistry, rules: Iterable[str] = (),
+                 overrides: Mapping[str, str] | None = None):
         self.facts = HistoryFacts(header, registry)
-        self.rules = tuple(map(str, rules))
+        self.files = [*rule_files(overrides), str((overrides or {}).get("oneshot.lp", encoding("oneshot.lp"))),
+                      *map(str, rules)]
         self._added = FactBase(self.facts.base)
-        self.statistics: dict = {}
+        self.statistics = {}
+        self.timings: dict[str, float] = {}
 
-    def add(self, utterance: UtteranceBase | dict, verdicts: Mapping[int, list[Verdict]] | None = None) -> Candidate:
+    def add(self, utterance: UtteranceBase | dict, verdicts: Mapping[int, list[Verdict]] | None = None,
+            given: Mapping[int, Sequence[clingo.Symbol | str]] | None = None) -> Candidate:
         u = self._utterance(utterance)
         if u.turn is None:
             raise InputError(f"utterance {len(self.candidates) + 1} has no turn: a whole log "
                              "is checked in one shot only when every utterance says its turn")
-        candidate, facts = self.facts.add(u, u.turn, verdicts)
+        candidate, facts = self.facts.add(u, u.turn, verdicts, given)
         self._added.update(facts)
         return candidate
 
     def solve(self, upto: int | None = None) -> HistoryAnswer:
         """Ground everything and read the answer, with the view after candidate ``upto``."""
-        # --eq=0: clasp's equivalence preprocessing (clingo 5.8.3) reports some of
-        # these programs unsatisfiable although they are stratified; adding a rule
-        # for an otherwise unused atom was enough to flip a reproduced case.  The
-        # program is decided by propagation, so nothing is lost without it.
+        # --eq=0: clasp's equivalence preprocessing (clingo 5.8.3) reported some of
+        # these programs unsatisfiable although they are stratified; the program is
+        # decided by propagation, so nothing is lost without it.
         ctl = new_control(["--eq=0"])
-        add_one_shot(ctl, [*(encoding(name) for name in (*HISTORY, "oneshot.lp")), *self.rules])
+        add_one_shot(ctl, self.files)
         control_add_facts(ctl, self._added)
         x = self.facts.view_point(upto) if self.candidates else 0
         control_add_facts(ctl, FactBase([F.TheView(x)]))
-        ctl.ground([("base", [])])
+        start = time.perf_counter()
+        ctl.ground([("base", [])], context=DecisionNames())
+        self.timings["ground"] = time.perf_counter() - start
         ctl.assign_external(clingo.Function("now", [clingo.Number(x)]), True)
+        start = time.perf_counter()
         answer = self._answer(ctl)
-        self.statistics = ctl.statistics
+        self.timings["solve"] = time.perf_counter() - start
         return answer
+
