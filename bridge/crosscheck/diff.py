@@ -34,6 +34,7 @@ class _Missing:
 
 
 _MISSING = _Missing()
+_CONTAINERS = (dict, set, frozenset)
 
 
 def first_difference(a: Any, b: Any, path: str = "") -> tuple[str, Any, Any] | None:
@@ -47,9 +48,12 @@ def first_difference(a: Any, b: Any, path: str = "") -> tuple[str, Any, Any] | N
     if isinstance(a, dict) and isinstance(b, dict):
         for key in _ordered(set(a) | set(b)):
             av, bv = a.get(key, _MISSING), b.get(key, _MISSING)
+            if av is _MISSING and isinstance(bv, _CONTAINERS):
+                av = type(bv)()  # an absent table reads as an empty one: name its first element
+            if bv is _MISSING and isinstance(av, _CONTAINERS):
+                bv = type(av)()
             if av != bv:
-                return first_difference(av, bv, f"{path}[{key!r}]") if _MISSING not in (av, bv) \
-                    else (f"{path}[{key!r}]", av, bv)
+                return first_difference(av, bv, f"{path}[{key!r}]")
     if isinstance(a, (set, frozenset)) and isinstance(b, (set, frozenset)):
         only_a, only_b = _ordered(set(a - b)), _ordered(set(b - a))
         if only_a:

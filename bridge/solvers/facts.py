@@ -14,7 +14,9 @@ decision-name helpers of ``history.lp`` work on the escaped form.
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, NamedTuple
 
 import clingo
 from clorm import BaseField, ConstantField, IntegerField, Predicate, Raw, RawField, StringField
@@ -614,6 +616,70 @@ class Closure(Predicate):
         name = "closure"
 
 
+# -- reading an answer ------------------------------------------------------------------
+# clorm's unify builds a Predicate object per atom (tens of microseconds each: seconds
+# for a long history).  Answers are read instead with the same declarations, field by
+# field, into one named tuple type per predicate.
+
+def _reader(defn: BaseField) -> Callable[[clingo.Symbol], Any]:
+    if isinstance(defn, Text):
+        return lambda s: decode(s.string)
+    if isinstance(defn, IntegerField):
+        return lambda s: s.number
+    if isinstance(defn, StringField):
+        return lambda s: s.string
+    if isinstance(defn, ConstantField):
+        return lambda s: s.name
+    if isinstance(defn, Cause):
+        return Cause.cltopy  # type: ignore[return-value]
+    if isinstance(defn, RawField):
+        return lambda s: s
+    raise TypeError(f"no reader for {defn!r}")
+
+
+class Answer:
+    """The atoms of one answer set, grouped by the predicate declared for them.
+
+    ``query(P).all()`` gives the atoms of predicate class ``P`` as named tuples
+    with ``P``'s field names and Python values (as ``clorm.unify`` would, but
+    without building a Predicate object per atom); iterating gives the symbols.
+    """
+
+    def __init__(self, symbols: Iterable[clingo.Symbol], predicates: Iterable[type[Predicate]]):
+        self._symbols = list(symbols)
+        self._types: dict[tuple[str, int], tuple[type, list[Callable[[clingo.Symbol], Any]]]] = {}
+        self._classes: dict[type[Predicate], tuple[str, int]] = {}
+        for cls in predicates:
+            key = (cls.meta.name, cls.meta.arity)
+            row = NamedTuple(cls.__name__, [(f.name, Any) for f in cls.meta])  # type: ignore[misc]
+            self._types[key] = (row, [_reader(f.defn) for f in cls.meta])
+            self._classes[cls] = key
+        self._rows: dict[tuple[str, int], list[Any]] = defaultdict(list)
+        for sym in self._symbols:
+            key = (sym.name, len(sym.arguments))
+            if key in self._types:
+                row, readers = self._types[key]
+                self._rows[key].append(row(*(r(a) for r, a in zip(readers, sym.arguments, strict=True))))
+
+    def query(self, cls: type[Predicate]) -> _Rows:
+        return _Rows(self._rows.get(self._classes[cls], []))
+
+    def __iter__(self) -> Iterator[clingo.Symbol]:
+        return iter(self._symbols)
+
+    def __len__(self) -> int:
+        return len(self._symbols)
+
+
+class _Rows:
+    def __init__(self, rows: list[Any]):
+        self._rows = rows
+
+    def all(self) -> list[Any]:
+        return list(self._rows)
+
+
 __all__ = [name for name, value in globals().items()
            if isinstance(value, type) and issubclass(value, Predicate) and value is not Predicate]
-__all__ += ["EFFECTS", "MODEL_EFFECTS", "Cause", "Text", "decode", "effect_symbol", "effect_value", "encode"]
+__all__ += ["EFFECTS", "MODEL_EFFECTS", "Answer", "Cause", "Text", "decode", "effect_symbol", "effect_value",
+            "encode"]

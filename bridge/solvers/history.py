@@ -28,7 +28,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import clingo
-from clorm import FactBase, unify
+from clorm import Predicate
 from clorm.clingo import control_add_facts
 
 from grounded.core.errors import InputError
@@ -41,6 +41,8 @@ from grounded.solvers.asp import encoding, new_control
 from grounded.solvers.oneshot import add_one_shot
 
 DRIVER = ("history.lp", "vocabulary.lp")
+VIEW_ANSWERS = frozenset({"taken_out", "flagged", "now_grounded", "now_affected_one", "now_hop", "now_note",
+                          "now_reinstatable"})
 QUERIES = ("queries.lp",)
 
 
@@ -53,14 +55,14 @@ def rule_files(overrides: Mapping[str, str] | None = None) -> list[str]:
     """The encoding's files in load order; ``overrides`` replaces some (by name) with other paths."""
     overrides = overrides or {}
     names = (*DRIVER, *builtin_ops(), *QUERIES)
-    unknown = set(overrides) - set(names) - {"oneshot.lp"}
+    unknown = set(overrides) - set(names) - {"oneshot.lp", "oneshot_view.lp"}
     if unknown:
         raise InputError(f"no ASP rule file named {sorted(unknown)} (known: {list(names)})")
     return [str(overrides.get(name, encoding(name))) for name in names]
 
 
 class DecisionNames:
-    """The string helpers the rules call (``@decide_parse``, ``@decide_name``).
+    """The helpers the rules call (``@decide_parse``, ``@decide_name``, ``@effect_known``).
 
     Which decision id an authoritative Resolve takes is decided by the rules
     (resolve.lp: the first N whose id is not yet a proposition); these only
@@ -70,6 +72,13 @@ class DecisionNames:
     """
 
     PREFIX = "decide_"
+
+    @staticmethod
+    def effect_known(effect: clingo.Symbol) -> clingo.Symbol:
+        """1 if ``effect`` is in the effect vocabulary (name and arity), else 0."""
+        known = (effect.type == clingo.SymbolType.Function and effect.name in F.EFFECTS
+                 and len(effect.arguments) == len(F.EFFECTS[effect.name]))
+        return clingo.Number(int(known))
 
     @staticmethod
     def decide_name(atom: clingo.Symbol, n: clingo.Symbol) -> list[clingo.Symbol]:
@@ -117,7 +126,7 @@ class HistoryAnswer:
     candidates: list[Candidate]
     accepted: set[int]
     violations: dict[int, set[tuple[int, str]]]
-    facts: FactBase
+    facts: F.Answer
     step_of: dict[int, tuple[int, int]] = field(default_factory=dict)
     """step -> (utterance, operation index): the precomputed map every reader uses."""
     arg_id: dict[int, int] = field(default_factory=dict)
@@ -140,23 +149,23 @@ class HistoryFacts:
         self.candidates: list[Candidate] = []
         self._next_step = 1
         self._literals: set[str] = set()
-        self.base = FactBase()
+        self.base: list[Predicate] = []
         for name, agent in header.agents.items():
-            self.base.add(F.Agent(name, "true" if agent.authority else "false"))
+            self.base.append(F.Agent(name, "true" if agent.authority else "false"))
         if not header.agents:
-            self.base.add(F.OpenAgents())
+            self.base.append(F.OpenAgents())
         if header.acyclic:
-            self.base.add(F.Acyclic())
+            self.base.append(F.Acyclic())
         if header.world is not None:
-            self.base.add(F.WorldModel())
+            self.base.append(F.WorldModel())
         for spec in registry.specs.values():
             for f in spec.fields:
-                self.base.add(F.OperationField(spec.name, f.name, f.type,
+                self.base.append(F.OperationField(spec.name, f.name, f.type,
                                                "required" if f.required else "optional"))
         for p in header.props:
-            self.base.add(F.Prop0(p.id, p.kind))
+            self.base.append(F.Prop0(p.id, p.kind))
             if p.aware:
-                self.base.add(F.Aware0(p.id))
+                self.base.append(F.Aware0(p.id))
             self._literal_facts(p.id, self.base)
 
     @property
@@ -165,7 +174,7 @@ class HistoryFacts:
         return self._next_step
 
     def add(self, u: UtteranceBase, turn: int, verdicts: Mapping[int, list[Verdict]] | None = None,
-            given: Mapping[int, Sequence[clingo.Symbol | str]] | None = None) -> tuple[Candidate, FactBase]:
+            given: Mapping[int, Sequence[clingo.Symbol | str]] | None = None) -> tuple[Candidate, list[Predicate]]:
         """The facts of one utterance.
 
         ``verdicts``: what the world model found per operation index; ``given``:
@@ -174,29 +183,29 @@ class HistoryFacts:
         recorded for it.
         """
         index = len(self.candidates) + 1
-        facts = FactBase([F.Utterance(index, turn, u.speaker)])
+        facts: list[Predicate] = [F.Utterance(index, turn, u.speaker)]
         first = self._next_step
         ops = u.ops  # type: ignore[attr-defined]
         for i, op in enumerate(ops):
             s = first + i
-            facts.add(F.Step(s, index, i, op.op))
+            facts.append(F.Step(s, index, i, op.op))
             for v in (verdicts or {}).get(i, ()):
-                facts.add(self._verdict_fact(s, v))
+                facts.append(self._verdict_fact(s, v))
                 if v[0] in ("problem", *LITERAL_KINDS):
                     self._literal_facts(v[1], facts)
             for spec in self.registry.specs[op.op].fields:
                 value = getattr(op, spec.name)
                 if spec.type == "literal" and value is not None:
-                    facts.add(F.Field(s, spec.name, value))
+                    facts.append(F.Field(s, spec.name, value))
                     self._literal_facts(value, facts)
                 elif spec.type == "literals":
                     for v in value:
-                        facts.add(F.Item(s, spec.name, v))
+                        facts.append(F.Item(s, spec.name, v))
                         self._literal_facts(v, facts)
             for item in (given or {}).get(i, ()):
-                facts.add(F.GivenViolation(s, item) if isinstance(item, str) else F.GivenEffect(s, item))
+                facts.append(F.GivenViolation(s, item) if isinstance(item, str) else F.GivenEffect(s, item))
         close = first + len(ops)
-        facts.add(F.Close(index, close))
+        facts.append(F.Close(index, close))
         self._next_step = close + 1
         candidate = Candidate(index, turn, u.speaker, [op.op for op in ops], first, close)
         self.candidates.append(candidate)
@@ -213,16 +222,16 @@ class HistoryFacts:
             return F.EpProblem(s, v[1], truth(v[2]), truth(v[3]), truth(v[4]))
         return F.EpLit(s, kind, v[1])
 
-    def _literal_facts(self, literal: str, facts: FactBase) -> None:
+    def _literal_facts(self, literal: str, facts: list[Predicate]) -> None:
         for lit in (literal, negate(literal)):
             if lit not in self._literals:
                 self._literals.add(lit)
-                facts.add(F.AtomOf(lit, atom_of(lit)))
-                facts.add(F.Negation(lit, negate(lit)))
+                facts.append(F.AtomOf(lit, atom_of(lit)))
+                facts.append(F.Negation(lit, negate(lit)))
                 if lit.startswith("-"):
-                    facts.add(F.Negated(lit))
+                    facts.append(F.Negated(lit))
                 else:
-                    facts.update(F.DecideName(p, lit, n) for p, n in DecisionNames.readings(lit))
+                    facts.extend(F.DecideName(p, lit, n) for p, n in DecisionNames.readings(lit))
 
     def view_point(self, upto: int | None = None) -> int:
         """The point where the state after candidate ``upto`` (default: the last) is read."""
@@ -253,7 +262,7 @@ class _History:
 
 
 def read_answer(candidates: list[Candidate], symbols: list[clingo.Symbol]) -> HistoryAnswer:
-    facts = unify(F.ANSWER, symbols)
+    facts = F.Answer(symbols, F.ANSWER)
     step_of = {c.first_step + i: (c.u, i) for c in candidates for i in range(len(c.ops))}
     accepted = {a.u for a in facts.query(F.Accepted).all()}
     violations: dict[int, set[tuple[int, str]]] = {}
@@ -296,7 +305,7 @@ class IncrementalHistory(_History):
             self._last_turn = turn
         return candidate
 
-    def _ground(self, c: Candidate, facts: FactBase) -> None:
+    def _ground(self, c: Candidate, facts: list[Predicate]) -> None:
         n = clingo.Number
         ground = self.ctl.ground
         # Facts go in through the backend: a program part per utterance would make
@@ -351,9 +360,9 @@ class OneShotHistory(_History):
     def __init__(self, header: Header, registry: OperationRegistry, rules: Iterable[str] = (),
                  overrides: Mapping[str, str] | None = None):
         self.facts = HistoryFacts(header, registry)
-        self.files = [*rule_files(overrides), str((overrides or {}).get("oneshot.lp", encoding("oneshot.lp"))),
-                      *map(str, rules)]
-        self._added = FactBase(self.facts.base)
+        self.overrides = dict(overrides or {})
+        self.files = [*rule_files(overrides), *map(str, rules)]
+        self._added: list[Predicate] = list(self.facts.base)
         self.statistics = {}
         self.timings: dict[str, float] = {}
 
@@ -364,25 +373,52 @@ class OneShotHistory(_History):
             raise InputError(f"utterance {len(self.candidates) + 1} has no turn: a whole log "
                              "is checked in one shot only when every utterance says its turn")
         candidate, facts = self.facts.add(u, u.turn, verdicts, given)
-        self._added.update(facts)
+        self._added.extend(facts)
         return candidate
 
     def solve(self, upto: int | None = None) -> HistoryAnswer:
-        """Ground everything and read the answer, with the view after candidate ``upto``."""
+        """Ground everything and read the answer, with the view after candidate ``upto``.
+
+        Two ground calls: the history (acceptance and events, decided by
+        propagation), then the states after each utterance and the final view,
+        read off those events as facts (decided by grounding alone).
+        """
         # --eq=0: clasp's equivalence preprocessing (clingo 5.8.3) reported some of
         # these programs unsatisfiable although they are stratified; the program is
         # decided by propagation, so nothing is lost without it.
         ctl = new_control(["--eq=0"])
-        add_one_shot(ctl, self.files)
+        add_one_shot(ctl, [*self.files, self._domains("oneshot.lp")])
         control_add_facts(ctl, self._added)
-        x = self.facts.view_point(upto) if self.candidates else 0
-        control_add_facts(ctl, FactBase([F.TheView(x)]))
         start = time.perf_counter()
         ctl.ground([("base", [])], context=DecisionNames())
         self.timings["ground"] = time.perf_counter() - start
-        ctl.assign_external(clingo.Function("now", [clingo.Number(x)]), True)
         start = time.perf_counter()
-        answer = self._answer(ctl)
+        history = self._model(ctl)
         self.timings["solve"] = time.perf_counter() - start
-        return answer
+        self.statistics = ctl.statistics
+        del ctl
+        start = time.perf_counter()
+        ctl = new_control()
+        add_one_shot(ctl, [*self.files, self._domains("oneshot_view.lp")])
+        control_add_facts(ctl, self._added)
+        x = self.facts.view_point(upto) if self.candidates else 0
+        with ctl.backend() as backend:
+            for symbol in [*history, F.TheView(x).raw]:
+                backend.add_rule([backend.add_atom(symbol)])
+        ctl.ground([("base", [])], context=DecisionNames())
+        ctl.assign_external(clingo.Function("now", [clingo.Number(x)]), True)
+        views = [v for v in self._model(ctl) if v.name in VIEW_ANSWERS]
+        self.timings["views"] = time.perf_counter() - start
+        return read_answer(self.candidates, [*history, *views])
 
+    def _domains(self, name: str) -> str:
+        return str(self.overrides.get(name, encoding(name)))
+
+    @staticmethod
+    def _model(ctl: clingo.Control) -> list[clingo.Symbol]:
+        models: list[list[clingo.Symbol]] = []
+        ctl.configuration.solve.models = 0  # all of them: there must be exactly one
+        result = ctl.solve(on_model=lambda m: models.append(list(m.symbols(shown=True))))
+        if not result.satisfiable or len(models) != 1:  # pragma: no cover - the encoding is deterministic
+            raise RuntimeError(f"asp/history.lp has {len(models)} answer sets, expected exactly one")
+        return models[0]
