@@ -204,9 +204,8 @@ def test_a_broken_twin_is_caught(concede, tmp_path):
     """The twin is really compared: a twin that forgets the commitment disagrees, naming it."""
     pl = tmp_path / "concede.pl"
     pl.write_text(concede.read_text())
-    pl.with_suffix(".lp").write_text("#program step(s).\n"
-                                     "violation(s, concede_not_standing) :- op(s, concede), field(s, target, T),"
-                                     " not stands(s, T).\n")
+    pl.with_suffix(".lp").write_text("#program concede(s).\n"
+                                     "violation(s, concede_not_standing) :- field(s, target, T), not stands(s, T).\n")
     candidates = [{"turn": 1, "speaker": "alice", "ops": [{"op": "observe", "claim": "o1"}]},
                   {"turn": 2, "speaker": "bob", "ops": [{"op": "concede", "target": "o1"}]}]
     report = check_history(Header.model_validate(TALK), candidates, extensions=[pl])

@@ -304,6 +304,35 @@ class GivenViolation(Predicate):
         name = "given_violation"
 
 
+class OkStep(Predicate):
+    """Step s belongs to an accepted utterance (derived by close(u); given to a fresh control)."""
+
+    s = IntegerField
+
+    class Meta:
+        name = "ok_step"
+
+
+class StepTurn(Predicate):
+    """The turn of step s (derived by step(s); given to a fresh control)."""
+
+    s = IntegerField
+    turn = IntegerField
+
+    class Meta:
+        name = "step_turn"
+
+
+class LastTurn(Predicate):
+    """The last accepted turn as of utterance u (derived by last(u); given to a fresh control)."""
+
+    u = IntegerField
+    turn = IntegerField
+
+    class Meta:
+        name = "lt"
+
+
 class TheView(Predicate):
     """The point whose state one-shot grounding is asked about (asp/oneshot.lp)."""
 

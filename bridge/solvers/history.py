@@ -149,6 +149,8 @@ class HistoryFacts:
         self.candidates: list[Candidate] = []
         self._next_step = 1
         self._literals: set[str] = set()
+        self.literals: list[Predicate] = []
+        """Every fact about a literal given so far (a fresh control needs them all)."""
         self.base: list[Predicate] = []
         for name, agent in header.agents.items():
             self.base.append(F.Agent(name, "true" if agent.authority else "false"))
@@ -226,12 +228,14 @@ class HistoryFacts:
         for lit in (literal, negate(literal)):
             if lit not in self._literals:
                 self._literals.add(lit)
-                facts.append(F.AtomOf(lit, atom_of(lit)))
-                facts.append(F.Negation(lit, negate(lit)))
+                new: list[Predicate] = [F.AtomOf(lit, atom_of(lit)), F.Negation(lit, negate(lit))]
                 if lit.startswith("-"):
-                    facts.append(F.Negated(lit))
+                    new.append(F.Negated(lit))
                 else:
-                    facts.extend(F.DecideName(p, lit, n) for p, n in DecisionNames.readings(lit))
+                    new.extend(F.DecideName(p, lit, n) for p, n in DecisionNames.readings(lit))
+                facts.extend(new)
+                if facts is not self.base:
+                    self.literals.extend(new)
 
     def view_point(self, upto: int | None = None) -> int:
         """The point where the state after candidate ``upto`` (default: the last) is read."""
@@ -279,24 +283,89 @@ def read_answer(candidates: list[Candidate], symbols: list[clingo.Symbol]) -> Hi
 
 
 class IncrementalHistory(_History):
-    """The live mode: one utterance at a time, each grounded once, never again."""
+    """The live mode: one utterance at a time, each grounded once, never again.
+
+    Every ground call costs gringo time in proportion to the atoms of the
+    predicates its rules read, so a control that held the whole history would
+    make each turn slower than the last.  Every ``window`` utterances the
+    control is replaced by a fresh one that starts from the events decided so
+    far (as facts): a turn then costs about the same at turn 100 and at turn
+    20,000.  The answer is the same, the union of what each control decided.
+    """
 
     def __init__(self, header: Header, registry: OperationRegistry, rules: Iterable[str] = (),
-                 overrides: Mapping[str, str] | None = None):
+                 overrides: Mapping[str, str] | None = None, window: int = 1000):
         self.facts = HistoryFacts(header, registry)
-        self.ctl = new_control()
+        self.files = [*rule_files(overrides), *map(str, rules)]
         self.context = DecisionNames()
-        for path in (*rule_files(overrides), *map(str, rules)):
-            self.ctl.load(path)
-        control_add_facts(self.ctl, self.facts.base)
-        self.ctl.ground([("base", [])], context=self.context)
+        self.window = window
+        self._archive: set[clingo.Symbol] = set()  # what the controls before this one decided
+        self._start = 0  # the first candidate this control grounds
         self._last_turn: int | None = None
-        self._view: int | None = None
         self.statistics = {}
+        self._new_control([])
+
+    @classmethod
+    def resume(cls, history: OneShotHistory, answer: HistoryAnswer, window: int = 1000) -> IncrementalHistory:
+        """Go on turn by turn from a history decided in one shot (a long log, then live turns)."""
+        live = cls.__new__(cls)
+        live.facts, live.files, live.context, live.window = history.facts, history.files, DecisionNames(), window
+        live._archive, live._start, live.statistics = set(answer.facts), len(history.candidates), {}
+        accepted = [c for c in history.candidates if c.u in answer.accepted]
+        live._last_turn = accepted[-1].turn if accepted else None
+        live._new_control(live._seed())
+        return live
+
+    def _new_control(self, seed: list[clingo.Symbol]) -> None:
+        self.ctl = new_control()
+        for path in self.files:
+            self.ctl.load(path)
+        control_add_facts(self.ctl, [*self.facts.base, *self.facts.literals])
+        with self.ctl.backend() as backend:
+            for symbol in seed:
+                backend.add_rule([backend.add_atom(symbol)])
+        self.ctl.ground([("base", [])], context=self.context)
+        self._view: int | None = None
+        self._pending: list[tuple[str, list[clingo.Symbol]]] = []
+
+    def _rotate(self) -> None:
+        self._flush()
+        self._archive.update(self._shown())
+        self._start = len(self.candidates)
+        self._new_control(self._seed())
+
+    def _seed(self) -> list[clingo.Symbol]:
+        """The decided history as facts for a fresh control: the events of accepted
+        utterances, which steps they are, the last accepted turn, who joined."""
+        accepted = {a.arguments[0].number for a in self._archive if a.name == "accepted"}
+        ok = {c.first_step + i for c in self.candidates[:self._start] if c.u in accepted for i in range(len(c.ops))}
+        seed: list[clingo.Symbol] = [F.OkStep(s).raw for s in sorted(ok)]
+        seed += [F.StepTurn(c.first_step + i, c.turn).raw for c in self.candidates[:self._start]
+                 for i in range(len(c.ops))]
+        for a in self._archive:
+            if a.name in _SEEDED and a.arguments[_SEEDED[a.name]].number in ok:
+                seed.append(a)
+            elif a.name == "st_event" and a.arguments[2].number in ok:
+                seed.append(clingo.Function("f_st", a.arguments))
+            elif a.name == "joined":
+                seed.append(a)
+            if a.name == "f_arg" and a.arguments[2].name == "decision" and a.arguments[0].number in ok:
+                name = F.decode(a.arguments[1].string)
+                seed += [F.DecideName(p, name, n).raw for p, n in DecisionNames.readings(name)]
+        if self._start:
+            seed.append(F.LastTurn(self._start, -1 if self._last_turn is None else self._last_turn).raw)
+        return seed
+
+    def _shown(self) -> list[clingo.Symbol]:
+        models: list[list[clingo.Symbol]] = []
+        self.ctl.solve(on_model=lambda m: models.append(list(m.symbols(shown=True))))
+        return [s for s in models[0] if not s.name.startswith("now_")]
 
     def add(self, utterance: UtteranceBase | dict, verdicts: Mapping[int, list[Verdict]] | None = None,
             given: Mapping[int, Sequence[clingo.Symbol | str]] | None = None) -> Candidate:
         """Ground one candidate utterance (accepted or not, the encoding decides)."""
+        if len(self.candidates) - self._start >= self.window:
+            self._rotate()
         u = self._utterance(utterance)
         turn = u.turn if u.turn is not None else (self._last_turn or 0) + 1
         candidate, facts = self.facts.add(u, turn, verdicts, given)
@@ -306,18 +375,46 @@ class IncrementalHistory(_History):
         return candidate
 
     def _ground(self, c: Candidate, facts: list[Predicate]) -> None:
+        """Ground utterance ``c`` in as few calls as keep each call stratified.
+
+        A step's parts (its point, the driver's step, its operation) go in one
+        call, and last(u-1), which makes u-1's acceptance count, joins u's first
+        step; the freezing of a step goes in the next call, and that of u's last
+        step takes close(u) along.  A step and the freezing of the one before it
+        cannot share a call (events feed the state, the state feeds events), nor
+        close(u) with last(u-1) or last(u): a turn's acceptance reads the one before.
+        """
         n = clingo.Number
-        ground = self.ctl.ground
         # Facts go in through the backend: a program part per utterance would make
         # every later ground call scan all of them.
         control_add_facts(self.ctl, facts)
-        for s in range(c.first_step, c.close_step):
-            ground([("point", [n(3 * s), n(c.u)]), ("step", [n(s)])], context=self.context)
-            ground([("freeze", [n(s)]), ("point", [n(3 * s + 1), n(c.u)]), ("point", [n(3 * s + 2), n(c.u)])],
-                   context=self.context)
-        ground([("close", [n(c.u)])], context=self.context)
-        ground([("last", [n(c.u)]), ("point", [n(3 * c.close_step), n(0)]), ("after", [n(c.u)])],
-               context=self.context)
+        parts, self._pending = self._pending, []
+        for s, op in enumerate(c.ops, c.first_step):
+            if s > c.first_step:
+                self._call(self._freeze(s - 1, c.u))
+            self._call(parts + [("point", [n(3 * s), n(c.u)]), ("step", [n(s)]), (op, [n(s)])])
+            parts = []
+        if c.ops:
+            parts = self._freeze(c.close_step - 1, c.u)
+        elif parts:
+            self._call(parts)
+            parts = []
+        self._call(parts + [("close", [n(c.u)])])
+        self._pending = [("last", [n(c.u)]), ("point", [n(3 * c.close_step), n(0)]), ("after", [n(c.u)])]
+
+    @staticmethod
+    def _freeze(s: int, u: int) -> list[tuple[str, list[clingo.Symbol]]]:
+        n = clingo.Number
+        return [("freeze", [n(s)]), ("point", [n(3 * s + 1), n(u)]), ("point", [n(3 * s + 2), n(u)])]
+
+    def _call(self, parts: list[tuple[str, list[clingo.Symbol]]]) -> None:
+        self.ctl.ground(parts, context=self.context)
+
+    def _flush(self) -> None:
+        """Ground the parts the next utterance would have taken along (before a view or an answer)."""
+        if self._pending:
+            self._call(self._pending)
+            self._pending = []
 
     def is_fact(self, predicate: F.Predicate) -> bool:
         atom = self.ctl.symbolic_atoms[predicate.raw]
@@ -327,6 +424,7 @@ class IncrementalHistory(_History):
         """True when grounding alone decided every atom of the history (nothing left to
         search); only the view answers switched by the external now/1 (and the
         released externals of earlier views) are open."""
+        self._flush()
         return all(a.is_fact for a in self.ctl.symbolic_atoms
                    if not a.is_external and not a.symbol.name.startswith("now"))
 
@@ -336,8 +434,12 @@ class IncrementalHistory(_History):
         The previous view's ``now`` external is released: its answers leave the
         solver's program, so a view per turn does not make later solves slower.
         """
+        if upto is not None and upto <= self._start:
+            raise InputError(f"the view after utterance {upto} is no longer held: this history "
+                             f"keeps views from utterance {self._start + 1} on")
         x = self.facts.view_point(upto)
         n = clingo.Number
+        self._flush()
         if x == self._view:
             return
         if self._view is not None:
@@ -347,7 +449,15 @@ class IncrementalHistory(_History):
         self._view = x
 
     def solve(self) -> HistoryAnswer:
-        return self._answer(self.ctl)
+        self._flush()
+        answer = self._answer(self.ctl)
+        if not self._archive:
+            return answer
+        return read_answer(self.candidates, [*self._archive.union(answer.facts)])
+
+
+_SEEDED = {"f_arg": 0, "f_dep": 2, "f_expl": 2, "f_att": 2, "f_com": 2, "f_dis": 2, "f_prop": 2, "f_aware": 1}
+"""Events carried into a fresh control (by the position of their step)."""
 
 
 class OneShotHistory(_History):
@@ -387,7 +497,7 @@ class OneShotHistory(_History):
         # these programs unsatisfiable although they are stratified; the program is
         # decided by propagation, so nothing is lost without it.
         ctl = new_control(["--eq=0"])
-        add_one_shot(ctl, [*self.files, self._domains("oneshot.lp")])
+        add_one_shot(ctl, [*self.files, self._domains("oneshot.lp")], self.facts.registry.specs)
         control_add_facts(ctl, self._added)
         start = time.perf_counter()
         ctl.ground([("base", [])], context=DecisionNames())
@@ -399,7 +509,7 @@ class OneShotHistory(_History):
         del ctl
         start = time.perf_counter()
         ctl = new_control()
-        add_one_shot(ctl, [*self.files, self._domains("oneshot_view.lp")])
+        add_one_shot(ctl, [*self.files, self._domains("oneshot_view.lp")], self.facts.registry.specs)
         control_add_facts(ctl, self._added)
         x = self.facts.view_point(upto) if self.candidates else 0
         with ctl.backend() as backend:
