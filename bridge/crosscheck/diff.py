@@ -60,7 +60,7 @@ def first_difference(a: Any, b: Any, path: str = "") -> tuple[str, Any, Any] | N
             return (f"{path} element", only_a[0], only_b[0] if only_b else _MISSING)
         return (f"{path} element", _MISSING, only_b[0])
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and type(a) is type(b):
-        for i, (av, bv) in enumerate(zip(a, b)):
+        for i, (av, bv) in enumerate(zip(a, b, strict=False)):
             if av != bv:
                 return first_difference(av, bv, f"{path}[{i}]")
         i = min(len(a), len(b))

@@ -32,7 +32,7 @@ from clorm import Predicate
 from clorm.clingo import control_add_facts
 
 from grounded.core.errors import InputError
-from grounded.core.literals import atom_of, negate
+from grounded.core.literals import atom_of
 from grounded.dmap.model import Header
 from grounded.dmap.operations import BUILTIN_OPERATIONS, OperationRegistry, UtteranceBase
 from grounded.epistemic.verdicts import FLAGS, LITERAL_KINDS, Verdict, truth
@@ -62,7 +62,8 @@ def rule_files(overrides: Mapping[str, str] | None = None) -> list[str]:
 
 
 class DecisionNames:
-    """The helpers the rules call (``@decide_parse``, ``@decide_name``, ``@effect_known``).
+    """The helpers the rules call: literals (``@atom_of``, ``@negation``, ``@negated``),
+    decision ids (``@decide_parse``, ``@decide_name``), ``@effect_known``.
 
     Which decision id an authoritative Resolve takes is decided by the rules
     (resolve.lp: the first N whose id is not yet a proposition); these only
@@ -72,6 +73,20 @@ class DecisionNames:
     """
 
     PREFIX = "decide_"
+
+    @staticmethod
+    def atom_of(literal: clingo.Symbol) -> clingo.Symbol:
+        text = literal.string
+        return clingo.String(text[1:] if text.startswith("-") else text)
+
+    @staticmethod
+    def negation(literal: clingo.Symbol) -> clingo.Symbol:
+        text = literal.string
+        return clingo.String(text[1:] if text.startswith("-") else "-" + text)
+
+    @staticmethod
+    def negated(literal: clingo.Symbol) -> clingo.Symbol:
+        return clingo.Number(int(literal.string.startswith("-")))
 
     @staticmethod
     def effect_known(effect: clingo.Symbol) -> clingo.Symbol:
@@ -225,17 +240,14 @@ class HistoryFacts:
         return F.EpLit(s, kind, v[1])
 
     def _literal_facts(self, literal: str, facts: list[Predicate]) -> None:
-        for lit in (literal, negate(literal)):
-            if lit not in self._literals:
-                self._literals.add(lit)
-                new: list[Predicate] = [F.AtomOf(lit, atom_of(lit)), F.Negation(lit, negate(lit))]
-                if lit.startswith("-"):
-                    new.append(F.Negated(lit))
-                else:
-                    new.extend(F.DecideName(p, lit, n) for p, n in DecisionNames.readings(lit))
-                facts.extend(new)
-                if facts is not self.base:
-                    self.literals.extend(new)
+        """The decision families a proposition id belongs to (decide_name/3), once per id."""
+        atom = atom_of(literal)
+        if atom not in self._literals:
+            self._literals.add(atom)
+            new: list[Predicate] = [F.DecideName(p, atom, n) for p, n in DecisionNames.readings(atom)]
+            facts.extend(new)
+            if facts is not self.base:
+                self.literals.extend(new)
 
     def view_point(self, upto: int | None = None) -> int:
         """The point where the state after candidate ``upto`` (default: the last) is read."""
@@ -342,16 +354,26 @@ class IncrementalHistory(_History):
         seed: list[clingo.Symbol] = [F.OkStep(s).raw for s in sorted(ok)]
         seed += [F.StepTurn(c.first_step + i, c.turn).raw for c in self.candidates[:self._start]
                  for i in range(len(c.ops))]
+        standing: dict[int, clingo.Symbol] = {}  # only the newest standing event of each argument counts
+        commitment: dict[tuple[clingo.Symbol, int], clingo.Symbol] = {}  # and the newest commitment event
         for a in self._archive:
             if a.name in _SEEDED and a.arguments[_SEEDED[a.name]].number in ok:
                 seed.append(a)
             elif a.name == "st_event" and a.arguments[2].number in ok:
-                seed.append(clingo.Function("f_st", a.arguments))
+                key, newest = a.arguments[0].number, standing.get(a.arguments[0].number)
+                if newest is None or _order(a) > _order(newest):
+                    standing[key] = a
+            elif a.name == "f_com" and a.arguments[2].number in ok:
+                held = commitment.get((a.arguments[0], a.arguments[1].number))
+                if held is None or a.arguments[2].number > held.arguments[2].number:
+                    commitment[(a.arguments[0], a.arguments[1].number)] = a
             elif a.name == "joined":
                 seed.append(a)
             if a.name == "f_arg" and a.arguments[2].name == "decision" and a.arguments[0].number in ok:
                 name = F.decode(a.arguments[1].string)
                 seed += [F.DecideName(p, name, n).raw for p, n in DecisionNames.readings(name)]
+        seed += [clingo.Function("f_st", a.arguments) for a in standing.values()]
+        seed += [a for a in commitment.values() if a.arguments[3].name == "add"]
         if self._start:
             seed.append(F.LastTurn(self._start, -1 if self._last_turn is None else self._last_turn).raw)
         return seed
@@ -456,8 +478,12 @@ class IncrementalHistory(_History):
         return read_answer(self.candidates, [*self._archive.union(answer.facts)])
 
 
-_SEEDED = {"f_arg": 0, "f_dep": 2, "f_expl": 2, "f_att": 2, "f_com": 2, "f_dis": 2, "f_prop": 2, "f_aware": 1}
-"""Events carried into a fresh control (by the position of their step)."""
+_SEEDED = {"f_arg": 0, "f_dep": 2, "f_expl": 2, "f_att": 2, "f_dis": 2, "f_prop": 2, "f_aware": 1}
+"""Events carried into a fresh control whole (by the position of their step)."""
+
+
+def _order(st_event: clingo.Symbol) -> tuple[int, int]:
+    return st_event.arguments[2].number, st_event.arguments[3].number
 
 
 class OneShotHistory(_History):

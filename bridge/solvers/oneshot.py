@@ -50,8 +50,8 @@ def _domain_literal(location: ast.Location, part: str, params: list[str], operat
     if part in operations and len(params) == 1:
         # the part of one operation's rules: the steps whose operation it is
         anything = ast.Variable(location, "_")
-        atom = ast.SymbolicAtom(ast.Function(location, "step", [args[0], anything, anything,
-                                                                  ast.SymbolicTerm(location, clingo.Function(part))], 0))
+        name = ast.SymbolicTerm(location, clingo.Function(part))
+        atom = ast.SymbolicAtom(ast.Function(location, "step", [args[0], anything, anything, name], 0))
     else:
         atom = ast.SymbolicAtom(ast.Function(location, f"dom_{part}", args, 0))
     return ast.Literal(location, ast.Sign.NoSign, atom)
@@ -89,7 +89,8 @@ def _file_statements(path: str, text: str, operations: frozenset[str]) -> tuple[
             statements.append(stm)
             return
         if kind not in _REWRITTEN:
-            raise ValueError(f"{path}:{stm.location.begin.line}: cannot ground a {kind.name} of part {name} in one shot")
+            raise ValueError(f"{path}:{stm.location.begin.line}: cannot ground a {kind.name} "
+                             f"of part {name} in one shot")
         stm = _Parameters(set(params))(stm)
         statements.append(stm.update(body=[*stm.body, _domain_literal(stm.location, name, params, operations)]))
 
