@@ -251,7 +251,7 @@ class HistoryFacts:
 
     def view_point(self, upto: int | None = None) -> int:
         """The point where the state after candidate ``upto`` (default: the last) is read."""
-        return 3 * self.candidates[(upto or len(self.candidates)) - 1].close_step + 1
+        return 2 * self.candidates[(upto or len(self.candidates)) - 1].close_step + 1
 
 
 class _History:
@@ -356,6 +356,7 @@ class IncrementalHistory(_History):
                  for i in range(len(c.ops))]
         standing: dict[int, clingo.Symbol] = {}  # only the newest standing event of each argument counts
         commitment: dict[tuple[clingo.Symbol, int], clingo.Symbol] = {}  # and the newest commitment event
+        problem: dict[clingo.Symbol, clingo.Symbol] = {}  # and the newest problem event of each literal
         for a in self._archive:
             if a.name in _SEEDED and a.arguments[_SEEDED[a.name]].number in ok:
                 seed.append(a)
@@ -367,6 +368,10 @@ class IncrementalHistory(_History):
                 held = commitment.get((a.arguments[0], a.arguments[1].number))
                 if held is None or a.arguments[2].number > held.arguments[2].number:
                     commitment[(a.arguments[0], a.arguments[1].number)] = a
+            elif a.name == "prob" and a.arguments[1].number in ok:
+                held = problem.get(a.arguments[0])
+                if held is None or a.arguments[1].number > held.arguments[1].number:
+                    problem[a.arguments[0]] = a
             elif a.name == "joined":
                 seed.append(a)
             if a.name == "f_arg" and a.arguments[2].name == "decision" and a.arguments[0].number in ok:
@@ -374,6 +379,7 @@ class IncrementalHistory(_History):
                 seed += [F.DecideName(p, name, n).raw for p, n in DecisionNames.readings(name)]
         seed += [clingo.Function("f_st", a.arguments) for a in standing.values()]
         seed += [a for a in commitment.values() if a.arguments[3].name == "add"]
+        seed += [clingo.Function("f_prob", a.arguments) for a in problem.values() if a.arguments[2].name == "open"]
         if self._start:
             seed.append(F.LastTurn(self._start, -1 if self._last_turn is None else self._last_turn).raw)
         return seed
@@ -414,7 +420,7 @@ class IncrementalHistory(_History):
         for s, op in enumerate(c.ops, c.first_step):
             if s > c.first_step:
                 self._call(self._freeze(s - 1, c.u))
-            self._call(parts + [("point", [n(3 * s), n(c.u)]), ("step", [n(s)]), (op, [n(s)])])
+            self._call(parts + [("point", [n(2 * s), n(c.u)]), ("step", [n(s)]), (op, [n(s)])])
             parts = []
         if c.ops:
             parts = self._freeze(c.close_step - 1, c.u)
@@ -422,12 +428,12 @@ class IncrementalHistory(_History):
             self._call(parts)
             parts = []
         self._call(parts + [("close", [n(c.u)])])
-        self._pending = [("last", [n(c.u)]), ("point", [n(3 * c.close_step), n(0)]), ("after", [n(c.u)])]
+        self._pending = [("last", [n(c.u)]), ("point", [n(2 * c.close_step), n(0)]), ("after", [n(c.u)])]
 
     @staticmethod
     def _freeze(s: int, u: int) -> list[tuple[str, list[clingo.Symbol]]]:
         n = clingo.Number
-        return [("freeze", [n(s)]), ("point", [n(3 * s + 1), n(u)]), ("point", [n(3 * s + 2), n(u)])]
+        return [("freeze", [n(s)]), ("point", [n(2 * s + 1), n(u)])]
 
     def _call(self, parts: list[tuple[str, list[clingo.Symbol]]]) -> None:
         self.ctl.ground(parts, context=self.context)
