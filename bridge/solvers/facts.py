@@ -203,6 +203,33 @@ class Item(Predicate):
     value = Text
 
 
+class AtomOf(Predicate):
+    """A literal and its proposition: ``o5`` -> ``o5``, ``-a3`` -> ``a3``."""
+
+    lit = Text
+    atom = Text
+
+    class Meta:
+        name = "atom_of"
+
+
+class Negated(Predicate):
+    """A negative literal (``-a3``)."""
+
+    lit = Text
+
+
+class Negation(Predicate):
+    lit = Text
+    neg = Text
+
+
+class Builtin(Predicate):
+    """One of the eight operations of the paper (their rule files are trusted to emit known effects)."""
+
+    op = ConstantField
+
+
 class DecideName(Predicate):
     """``name`` reads as the n-th decision id for ``atom`` (decide_P, decide_P_2, ...).
 

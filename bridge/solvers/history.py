@@ -32,7 +32,7 @@ from clorm import Predicate
 from clorm.clingo import control_add_facts
 
 from grounded.core.errors import InputError
-from grounded.core.literals import atom_of
+from grounded.core.literals import atom_of, negate
 from grounded.dmap.model import Header
 from grounded.dmap.operations import BUILTIN_OPERATIONS, OperationRegistry, UtteranceBase
 from grounded.epistemic.verdicts import FLAGS, LITERAL_KINDS, Verdict, truth
@@ -62,8 +62,8 @@ def rule_files(overrides: Mapping[str, str] | None = None) -> list[str]:
 
 
 class DecisionNames:
-    """The helpers the rules call: literals (``@atom_of``, ``@negation``, ``@negated``),
-    decision ids (``@decide_parse``, ``@decide_name``), ``@effect_known``.
+    """The helpers the rules call: decision ids (``@decide_parse``, ``@decide_name``) and
+    ``@effect_known`` (for extension operations).
 
     Which decision id an authoritative Resolve takes is decided by the rules
     (resolve.lp: the first N whose id is not yet a proposition); these only
@@ -74,19 +74,6 @@ class DecisionNames:
 
     PREFIX = "decide_"
 
-    @staticmethod
-    def atom_of(literal: clingo.Symbol) -> clingo.Symbol:
-        text = literal.string
-        return clingo.String(text[1:] if text.startswith("-") else text)
-
-    @staticmethod
-    def negation(literal: clingo.Symbol) -> clingo.Symbol:
-        text = literal.string
-        return clingo.String(text[1:] if text.startswith("-") else "-" + text)
-
-    @staticmethod
-    def negated(literal: clingo.Symbol) -> clingo.Symbol:
-        return clingo.Number(int(literal.string.startswith("-")))
 
     @staticmethod
     def effect_known(effect: clingo.Symbol) -> clingo.Symbol:
@@ -175,6 +162,7 @@ class HistoryFacts:
             self.base.append(F.Acyclic())
         if header.world is not None:
             self.base.append(F.WorldModel())
+        self.base.extend(F.Builtin(name) for name in registry.specs if name in BUILTIN_OPERATIONS)
         for spec in registry.specs.values():
             for f in spec.fields:
                 self.base.append(F.OperationField(spec.name, f.name, f.type,
@@ -240,11 +228,18 @@ class HistoryFacts:
         return F.EpLit(s, kind, v[1])
 
     def _literal_facts(self, literal: str, facts: list[Predicate]) -> None:
-        """The decision families a proposition id belongs to (decide_name/3), once per id."""
-        atom = atom_of(literal)
-        if atom not in self._literals:
-            self._literals.add(atom)
-            new: list[Predicate] = [F.DecideName(p, atom, n) for p, n in DecisionNames.readings(atom)]
+        """What the rules read about a literal and its negation (once each): its atom, its
+        negation, whether it is negated, the decision families its atom belongs to."""
+        for lit in (literal, negate(literal)):
+            if lit in self._literals:
+                continue
+            self._literals.add(lit)
+            atom = atom_of(lit)
+            new: list[Predicate] = [F.AtomOf(lit, atom), F.Negation(lit, negate(lit))]
+            if lit.startswith("-"):
+                new.append(F.Negated(lit))
+            else:
+                new.extend(F.DecideName(p, atom, n) for p, n in DecisionNames.readings(atom))
             facts.extend(new)
             if facts is not self.base:
                 self.literals.extend(new)
