@@ -210,8 +210,8 @@ def test_a_broken_twin_is_caught(concede, tmp_path):
                   {"turn": 2, "speaker": "bob", "ops": [{"op": "concede", "target": "o1"}]}]
     report = check_history(Header.model_validate(TALK), candidates, extensions=[pl])
     assert not report.ok
-    assert any("utterance 2 (turn 2) transitions of op [0][('commit', 'bob', 1)]: Prolog 1 but ASP absent" in m
-               for m in report.mismatches), report.mismatches
+    assert any("utterance 2 (turn 2) transitions of op [0] element: Prolog ('commit', 'bob', 1) but ASP absent"
+               in m for m in report.mismatches), report.mismatches
 
 
 def _announce_lines() -> tuple[str, str]:

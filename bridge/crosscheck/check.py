@@ -195,7 +195,7 @@ def check_history(header: Header, candidates: list[dict], extensions=(), label: 
                 report.given[op] = report.given.get(op, 0) + 1
         outcomes.append(outcome)
         asp.add(data, engine.last_verdicts, given)
-        if n % 500 == 0:
+        if n % 200 == 0 or n == len(candidates):
             tell("replay", n, len(candidates))
     report.timings["replay"] = time.perf_counter() - start
     report.accepted = sum(o.accepted for o in outcomes)

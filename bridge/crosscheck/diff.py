@@ -1,12 +1,14 @@
 """Where two answers first differ: the element, not two long identical prefixes.
 
 ``first_difference`` walks dicts key by key (in sorted order), lists and tuples
-position by position, and sets by membership, and names the first place where
-the two sides part: its path, and the value on each side.
+position by position, and sets and multisets (Counter) by membership, and names
+the first place where the two sides part: its path, and the value on each side
+(for a set, the first element only one side has, and the other side's).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 ABSENT = "absent"
@@ -34,7 +36,7 @@ class _Missing:
 
 
 _MISSING = _Missing()
-_CONTAINERS = (dict, set, frozenset)
+_CONTAINERS = (dict, set, frozenset)  # Counter is a dict
 
 
 def first_difference(a: Any, b: Any, path: str = "") -> tuple[str, Any, Any] | None:
@@ -45,6 +47,9 @@ def first_difference(a: Any, b: Any, path: str = "") -> tuple[str, Any, Any] | N
     """
     if a == b:
         return None
+    if isinstance(a, Counter) and isinstance(b, Counter):
+        # a multiset: the first element either side has more of, and the other side's first
+        return _first_only(path, sorted_elements(a - b), sorted_elements(b - a))
     if isinstance(a, dict) and isinstance(b, dict):
         for key in _ordered(set(a) | set(b)):
             av, bv = a.get(key, _MISSING), b.get(key, _MISSING)
@@ -55,10 +60,7 @@ def first_difference(a: Any, b: Any, path: str = "") -> tuple[str, Any, Any] | N
             if av != bv:
                 return first_difference(av, bv, f"{path}[{key!r}]")
     if isinstance(a, (set, frozenset)) and isinstance(b, (set, frozenset)):
-        only_a, only_b = _ordered(set(a - b)), _ordered(set(b - a))
-        if only_a:
-            return (f"{path} element", only_a[0], only_b[0] if only_b else _MISSING)
-        return (f"{path} element", _MISSING, only_b[0])
+        return _first_only(path, _ordered(set(a - b)), _ordered(set(b - a)))
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and type(a) is type(b):
         for i, (av, bv) in enumerate(zip(a, b, strict=False)):
             if av != bv:
@@ -66,6 +68,14 @@ def first_difference(a: Any, b: Any, path: str = "") -> tuple[str, Any, Any] | N
         i = min(len(a), len(b))
         return (f"{path}[{i}]", a[i] if i < len(a) else _MISSING, b[i] if i < len(b) else _MISSING)
     return (path, a, b)
+
+
+def sorted_elements(counts: Counter) -> list[Any]:
+    return _ordered(set(counts))
+
+
+def _first_only(path: str, only_a: list[Any], only_b: list[Any]) -> tuple[str, Any, Any]:
+    return (f"{path} element", only_a[0] if only_a else _MISSING, only_b[0] if only_b else _MISSING)
 
 
 def describe(what: str, left: str, a: Any, right: str, b: Any) -> str | None:
