@@ -88,6 +88,34 @@ def test_a_planted_mutation_is_named_by_its_element(name, tmp_path):
     assert all(len(line) < 600 for line in report.mismatches)
 
 
+# -- competing hypotheses (DESIGN.md section 2) -----------------------------------------
+
+DIAGNOSIS = [
+    u(1, "alice", {"op": "observe", "claim": "fever"}),
+    u(2, "bob", {"op": "hypothesize", "claim": "flu", "deps": ["fever"], "explains": ["fever"]}),
+    # a second, competing explanation of the same symptom is accepted: fever is still open
+    u(3, "carol", {"op": "hypothesize", "claim": "covid", "deps": ["fever"], "explains": ["fever"]}),
+    u(4, "carol", {"op": "observe", "claim": "negative_test"}),
+    u(5, "carol", {"op": "revise", "target": "covid", "by": "negative_test"}),
+    u(6, "alice", {"op": "resolve", "target": "flu"}),
+]
+
+
+def test_competing_explanations_agree_three_ways_at_every_turn():
+    header = Header.model_validate(HEADER)
+    for turn in range(1, len(DIAGNOSIS) + 1):
+        report = check_history(header, DIAGNOSIS[:turn])
+        assert report.ok, (turn, report.mismatches)
+        assert report.accepted == turn
+    with Engine(header) as engine:
+        for utterance in DIAGNOSIS:
+            engine.apply(utterance)
+            if utterance["turn"] in (3, 5):
+                assert "fever" in engine.open_problems()
+        assert "fever" not in engine.open_problems()  # settled once flu is resolved
+        assert engine.verify("flu").grounded and not engine.verify("covid").grounded
+
+
 # -- hostile ids and texts ----------------------------------------------------------
 # Ids may use letters, digits and _ . : - (bridge/core/literals.py); texts anything.
 # Both go to clingo as typed symbols (clorm), never as program text.

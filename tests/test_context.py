@@ -47,7 +47,7 @@ def test_summaries_say_what_changed(phase2):
     engine, updates = phase2
     t7 = context.summarize(engine, updates[7]).splitlines()
     assert t7 == ["alice observed o9 (observation): Auth errors are 401 'token expired', not 503 'session lookup "
-                  "failed'.", "o9 attacks h2.", "h2 is now weakened by o9.", "Open problems: o9, o1 and o5."]
+                  "failed'.", "o9 attacks h2.", "h2 is now weakened by o9.", "Open problem: o9."]
     assert "h2 was abandoned by o9." in context.summarize(engine, updates[9])
     t12 = context.summarize(engine, updates[12])
     assert t12.startswith("carol hypothesized h4 (hypothesis): Token bug -> retry storm -> Redis connection pool "

@@ -42,14 +42,17 @@ def test_observe_supersedes_abandons_the_old_fact_and_attacks_it(team):
     assert (new, old, 2) in team.state.attacks
 
 
-def test_hypothesize_records_deps_explains_and_settles_the_problem(team):
+def test_hypothesize_records_deps_explains_and_resolving_it_settles_the_problem(team):
     say(team, "carol", obs("o1"), obs("o2"))
     update = say(team, "bob", hyp("h1", ["o1"], ["o2"]))
     (arg,) = team.arguments("h1")
     assert (arg.deps, arg.explains, arg.kind) == (["o1"], ["o2"], "hypothesis")
-    assert ("o2", "closed") in update.of("problem")
-    assert "o2" not in team.open_problems()
+    # competing hypotheses: an explanation in good standing leaves the problem open ...
+    assert ("o2", "closed") not in update.of("problem") and "o2" in team.open_problems()
     assert team.verify("h1").chain == ("h1", "o1")
+    # ... until it is resolved
+    update = say(team, "alice", {"op": "resolve", "target": "h1"})
+    assert ("o2", "closed") in update.of("problem") and "o2" not in team.open_problems()
 
 
 def test_hypothesize_may_rest_on_a_known_but_unclaimed_literal(team):
@@ -81,9 +84,10 @@ def test_support_of_a_weakened_claim_records_evidence_without_reinstating_it(tea
 
 def test_undermine_attacks_and_weakens_and_reopens_what_the_target_explained(team):
     h1_explains_o2(team)
+    say(team, "alice", {"op": "resolve", "target": "h1"})  # settles o2 (T3)
     update = say(team, "alice", {"op": "undermine", "target": "h1", "by": "o3"})
     assert team.standing("h1") == "weakened"
-    assert team.verify("h1").reason == "h1 weakened at T3 by o3"
+    assert team.verify("h1").reason == "h1 weakened at T4 by o3"
     assert ("o2", "open") in update.of("problem")
     assert "o3" in team.commitments()["alice"]
     h1 = team.arguments("h1")[0].id

@@ -47,7 +47,9 @@ CASES = {
                                      "explains nope, which is not a known proposition"),
     "hypothesize_trivial": (STORY, ("bob", [hyp("a1", ["o1"], ["a1", "q1"])]),
                             "a1 cannot explain itself"),
-    "hypothesize_nothing_to_explain": (STORY, ("bob", [hyp("h2", ["o1"], ["o2"])]),
+    # competing hypotheses: o2 stays open while h1 merely stands; resolving h1 settles it
+    "hypothesize_nothing_to_explain": (STORY + [("alice", [{"op": "resolve", "target": "h1"}])],
+                                       ("bob", [hyp("h2", ["o1"], ["o2"])]),
                                        "none of [o2] is an open problem"),
     # -- support ----------------------------------------------------------------------
     "support_target_unknown": (STORY, ("bob", [{"op": "support", "target": "zz", "by": "o1"}]),

@@ -122,9 +122,9 @@ def expected_open_problems(dm: DependencyMap) -> set[str]:
         if p.kind == "question" and not any(
                 r.standing == "resolved" and p.id in r.explains for r in dm.args):
             result.add(p.id)
-    for r in dm.args:
+    for r in dm.args:  # competing hypotheses: only a resolved explanation settles an observation
         if r.kind == "observation" and r.standing in GOOD_STANDING and not any(
-                e.standing in GOOD_STANDING and r.claim in e.explains for e in dm.args):
+                e.standing == "resolved" and r.claim in e.explains for e in dm.args):
             result.add(r.claim)
     return result
 
