@@ -36,7 +36,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from grounded.bench.synthetic import HEADER, build
 from grounded.crosscheck.check import candidates_of, check, check_history
@@ -45,12 +47,13 @@ from grounded.dung import Framework, extensions
 from grounded.engine import Engine
 from grounded.solvers.history import IncrementalHistory, OneShotHistory
 
+T = TypeVar("T")
 CHECK_KS = (500, 2000, 8000)
 AF_SIZES = (25, 50, 100, 1000, 10_000)
 TAIL = 200
 
 
-def timed(fn) -> tuple[float, object]:
+def timed(fn: Callable[[], T]) -> tuple[float, T]:
     start = time.perf_counter()
     value = fn()
     return time.perf_counter() - start, value

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from grounded.cli.app import AsJson, At, Extensions, File, app, out
 from grounded.crosscheck.budget import GB, default_budget, memory_bound
@@ -35,7 +35,7 @@ def check_command(
     """Recompute the history with Python, Prolog and ASP; 'all agree' or the differences; exit 1 on any."""
     budget = int(memory_limit * GB) if memory_limit is not None else default_budget()
     with _progress() as progress:
-        tasks: dict[str, int] = {}
+        tasks: dict[str, TaskID] = {}
 
         def tell(phase: str, done: int, total: int) -> None:
             if phase not in tasks:

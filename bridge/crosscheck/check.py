@@ -231,11 +231,11 @@ def _given(ops: list[str], twinless: set[str], outcome: Outcome, created: dict[i
         return None
     given: dict[int, list[clingo.Symbol | str]] = {i: [] for i, op in enumerate(ops) if op in twinless}
     if not outcome.accepted:
-        codes = defaultdict(list)
+        codes: dict[int, list[clingo.Symbol | str]] = defaultdict(list)
         for i, code in outcome.violations:
             codes[i].append(code)
         for i in given:
-            given[i] = codes.get(i) or ["rejected_by_the_engine"]
+            given[i] = list(codes.get(i) or ["rejected_by_the_engine"])
         return given
     assert outcome.update is not None
     for t in outcome.update.transitions:

@@ -14,9 +14,9 @@ decision-name helpers of ``history.lp`` work on the escaped form.
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import defaultdict, namedtuple
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, NamedTuple
+from typing import Any
 
 import clingo
 from clorm import BaseField, ConstantField, IntegerField, Predicate, Raw, RawField, StringField
@@ -43,21 +43,25 @@ def decode(text: str) -> str:
 class Text(StringField):
     """A literal, id or name: any string, escaped for clingo."""
 
-    pytocl = encode  # type: ignore[assignment]
-    cltopy = decode  # type: ignore[assignment]
+    # clorm's way of deriving a field: convert, then hand on to StringField (its stubs
+    # type these as attributes without arguments)
+    pytocl = staticmethod(encode)  # type: ignore[assignment]
+    cltopy = staticmethod(decode)  # type: ignore[assignment]
 
 
 class Cause(BaseField):
     """Why a standing changed: ``none`` (None) or ``by(L)`` (the literal L)."""
 
-    def cltopy(raw: clingo.Symbol) -> str | None:  # type: ignore[misc]  # clorm calls it unbound
+    @staticmethod
+    def cltopy(raw: Any) -> Any:
         if raw.type == clingo.SymbolType.Function and raw.name == "by" and len(raw.arguments) == 1:
             return decode(raw.arguments[0].string)
         if raw.type == clingo.SymbolType.Function and raw.name == "none" and not raw.arguments:
             return None
         raise TypeError(f"not a cause: {raw}")
 
-    def pytocl(value: str | None) -> clingo.Symbol:  # type: ignore[misc]
+    @staticmethod
+    def pytocl(value: Any) -> Any:
         return clingo.Function("none") if value is None else clingo.Function("by", [clingo.String(encode(value))])
 
 
@@ -99,14 +103,13 @@ def effect_symbol(name: str, *args: Any) -> clingo.Symbol:
         elif kind == "const":
             out.append(clingo.Function(str(value)))
         else:
-            out.append(Cause.pytocl(value))  # type: ignore[call-arg]
+            out.append(Cause.pytocl(value))
     return clingo.Function(name, out)
 
 
-def effect_value(symbol: clingo.Symbol | Raw) -> tuple[Any, ...]:
+def effect_value(term: clingo.Symbol | Raw) -> tuple[Any, ...]:
     """An effect term read back: (name, values...) with ids as ints, literals decoded."""
-    if isinstance(symbol, Raw):
-        symbol = symbol.symbol
+    symbol: clingo.Symbol = term.symbol if isinstance(term, Raw) else term
     values: list[Any] = [symbol.name]
     for kind, arg in zip(EFFECTS[symbol.name], symbol.arguments, strict=True):
         if kind == "arg":
@@ -116,7 +119,7 @@ def effect_value(symbol: clingo.Symbol | Raw) -> tuple[Any, ...]:
         elif kind == "const":
             values.append(arg.name)
         else:
-            values.append(Cause.cltopy(arg))  # type: ignore[call-arg]
+            values.append(Cause.cltopy(arg))
     return tuple(values)
 
 
@@ -666,7 +669,7 @@ def _reader(defn: BaseField) -> Callable[[clingo.Symbol], Any]:
     if isinstance(defn, ConstantField):
         return lambda s: s.name
     if isinstance(defn, Cause):
-        return Cause.cltopy  # type: ignore[return-value]
+        return Cause.cltopy
     if isinstance(defn, RawField):
         return lambda s: s
     raise TypeError(f"no reader for {defn!r}")
@@ -686,15 +689,15 @@ class Answer:
         self._classes: dict[type[Predicate], tuple[str, int]] = {}
         for cls in predicates:
             key = (cls.meta.name, cls.meta.arity)
-            row = NamedTuple(cls.__name__, [(f.name, Any) for f in cls.meta])  # type: ignore[misc]
-            self._types[key] = (row, [_reader(f.defn) for f in cls.meta])
+            self._types[key] = (namedtuple(cls.__name__, [f.name for f in cls.meta]),  # noqa: PYI024
+                                [_reader(f.defn) for f in cls.meta])
             self._classes[cls] = key
         self._rows: dict[tuple[str, int], list[Any]] = defaultdict(list)
         for sym in self._symbols:
             key = (sym.name, len(sym.arguments))
             if key in self._types:
-                row, readers = self._types[key]
-                self._rows[key].append(row(*(r(a) for r, a in zip(readers, sym.arguments, strict=True))))
+                make, readers = self._types[key]
+                self._rows[key].append(make(*(r(a) for r, a in zip(readers, sym.arguments, strict=True))))
 
     def query(self, cls: type[Predicate]) -> _Rows:
         return _Rows(self._rows.get(self._classes[cls], []))

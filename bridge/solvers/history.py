@@ -26,6 +26,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 import clingo
 from clorm import Predicate
@@ -264,7 +265,7 @@ class _History:
 
     def _answer(self, ctl: clingo.Control) -> HistoryAnswer:
         models: list[list[clingo.Symbol]] = []
-        ctl.configuration.solve.models = 0  # all of them: there must be exactly one
+        cast(clingo.Configuration, ctl.configuration.solve).models = 0  # all: there must be exactly one
         result = ctl.solve(on_model=lambda m: models.append(list(m.symbols(shown=True))))
         self.statistics = ctl.statistics
         if not result.satisfiable or len(models) != 1:  # pragma: no cover - the encoding is deterministic
@@ -554,7 +555,7 @@ class OneShotHistory(_History):
     @staticmethod
     def _model(ctl: clingo.Control) -> list[clingo.Symbol]:
         models: list[list[clingo.Symbol]] = []
-        ctl.configuration.solve.models = 0  # all of them: there must be exactly one
+        cast(clingo.Configuration, ctl.configuration.solve).models = 0  # all: there must be exactly one
         result = ctl.solve(on_model=lambda m: models.append(list(m.symbols(shown=True))))
         if not result.satisfiable or len(models) != 1:  # pragma: no cover - the encoding is deterministic
             raise RuntimeError(f"asp/history.lp has {len(models)} answer sets, expected exactly one")
