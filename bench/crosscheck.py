@@ -9,8 +9,9 @@ Three tables:
   ASP solve, ASP views, comparison) are timed inside it.  The fitted exponent
   is the slope of log(seconds) over log(K).  Beside it, the incremental mode:
   milliseconds per turn over the last ``tail`` turns of the K-turn history,
-  going on from that history decided in one shot (``IncrementalHistory.resume``),
-  and over the first ``tail`` turns from an empty one: flat means equal.
+  going on from the rest decided in one shot by another process
+  (``IncrementalHistory.resume``), and over the first ``tail`` turns from an
+  empty history: flat means equal.
 * preferred extensions of random frameworks with 100 to 10,000 arguments,
   acyclic (the paper's A2: the fast path) and with a few cycles (the general
   encoding with domain heuristics), against the pure-Python enumeration of
@@ -40,12 +41,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+import clingo
+
 from grounded.bench.synthetic import HEADER, build
 from grounded.crosscheck.check import candidates_of, check, check_history
 from grounded.dmap.model import Header
 from grounded.dung import Framework, extensions
 from grounded.engine import Engine
-from grounded.solvers.history import IncrementalHistory, OneShotHistory
+from grounded.solvers.history import IncrementalHistory, OneShotHistory, read_answer
 
 T = TypeVar("T")
 CHECK_KS = (500, 2000, 8000)
@@ -88,9 +91,44 @@ def child_check(path: str) -> dict:
             "utterances": report.utterances, "transitions": report.transitions}
 
 
-def child_incremental(path: str, tail: int, where: str) -> dict:
-    """ms per turn (wall and CPU) over the last ``tail`` turns, going on from the rest
-    decided in one shot, or over the first ``tail`` turns from an empty history."""
+def _to_data(symbol: clingo.Symbol) -> object:
+    """A symbol as plain JSON data (to hand a decided history to another process)."""
+    if symbol.type == clingo.SymbolType.Number:
+        return symbol.number
+    if symbol.type == clingo.SymbolType.String:
+        return {"s": symbol.string}
+    return [symbol.name, [_to_data(a) for a in symbol.arguments]]
+
+
+def _from_data(data: object) -> clingo.Symbol:
+    if isinstance(data, int):
+        return clingo.Number(data)
+    if isinstance(data, dict):
+        return clingo.String(data["s"])
+    assert isinstance(data, list)
+    name: str = data[0]
+    args: list[object] = data[1]
+    return clingo.Function(name, [_from_data(a) for a in args])
+
+
+def child_decide(path: str, tail: int, out: str) -> dict:
+    """Decide all but the last ``tail`` utterances in one shot; write the answer for child_incremental."""
+    header, candidates, _ = candidates_of(path)
+    with Engine(header) as engine:
+        registry = engine.registry
+    whole = OneShotHistory(header, registry)
+    for u in candidates[:-tail]:
+        whole.add(u)
+    answer = whole.solve()
+    Path(out).write_text(json.dumps([_to_data(s) for s in answer.facts]))
+    return {}
+
+
+def child_incremental(path: str, tail: int, where: str, decided: str = "") -> dict:
+    """ms per turn (wall and CPU) over the last ``tail`` turns, going on from the rest as
+    another process decided it in one shot, or over the first ``tail`` turns from an empty
+    history.  (Going on in the process that grounded the whole history would measure that
+    process: clingo keeps every symbol it ever made.)"""
     header, candidates, _ = candidates_of(path)
     with Engine(header) as engine:
         registry = engine.registry
@@ -98,9 +136,10 @@ def child_incremental(path: str, tail: int, where: str) -> dict:
         whole = OneShotHistory(header, registry)
         for u in candidates[:-tail]:
             whole.add(u)
-        live = IncrementalHistory.resume(whole, whole.solve())
+        symbols = [_from_data(d) for d in json.loads(Path(decided).read_text())]
+        live = IncrementalHistory.resume(whole, read_answer(whole.candidates, symbols))
         turns = candidates[-tail:]
-        del whole
+        del whole, symbols
     else:
         live = IncrementalHistory(header, registry)
         turns = candidates[:tail]
@@ -122,8 +161,10 @@ def measure_check(k: int, seed: int, tail: int = TAIL, log=print) -> dict:
         if not result["ok"]:
             raise AssertionError(f"grounded check disagrees on the synthetic log: {result['mismatches']}")
         log(f"checked K={k} in {result['seconds']:.1f} s")
+        decided = str(Path(tmp) / "decided.json")
+        _child("decide", path, str(tail), decided)
         result.update(_child("incremental", path, str(tail), "first"))
-        result.update(_child("incremental", path, str(tail), "last"))
+        result.update(_child("incremental", path, str(tail), "last", decided))
     return {"k": k, **result}
 
 
@@ -314,8 +355,10 @@ def main(argv: list[str] | None = None) -> int:
             out = child_build(int(rest[0]), int(rest[1]), rest[2])
         elif kind == "check":
             out = child_check(rest[0])
+        elif kind == "decide":
+            out = child_decide(rest[0], int(rest[1]), rest[2])
         else:
-            out = child_incremental(rest[0], int(rest[1]), rest[2])
+            out = child_incremental(rest[0], int(rest[1]), *rest[2:])
         print(json.dumps(out))
         return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])

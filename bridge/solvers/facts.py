@@ -342,6 +342,15 @@ class LastTurn(Predicate):
         name = "lt"
 
 
+class TakesOut(Predicate):
+    """Utterance u set some argument to a standing outside S_t (so its flagged set is read)."""
+
+    u = IntegerField
+
+    class Meta:
+        name = "takes_out"
+
+
 class TheView(Predicate):
     """The point whose state one-shot grounding is asked about (asp/oneshot.lp)."""
 

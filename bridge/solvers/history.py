@@ -424,7 +424,9 @@ class IncrementalHistory(_History):
             self._call(parts)
             parts = []
         self._call(parts + [("close", [n(c.u)])])
-        self._pending = [("last", [n(c.u)]), ("point", [n(2 * c.close_step), n(0)]), ("after", [n(c.u)])]
+        self._pending = [("last", [n(c.u)])]
+        if self.is_fact(F.TakesOut(c.u)):  # only then is there a flagged set to read
+            self._pending += [("point", [n(2 * c.close_step), n(0)]), ("after", [n(c.u)])]
 
     @staticmethod
     def _freeze(s: int, u: int) -> list[tuple[str, list[clingo.Symbol]]]:
