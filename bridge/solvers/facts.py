@@ -332,14 +332,20 @@ class StepTurn(Predicate):
         name = "step_turn"
 
 
-class LastTurn(Predicate):
-    """The last accepted turn as of utterance u (derived by last(u); given to a fresh control)."""
+class CarriedTurn(Predicate):
+    """The last accepted turn as of utterance u (-1: none), given to a fresh control."""
 
     u = IntegerField
     turn = IntegerField
 
     class Meta:
-        name = "lt"
+        name = "carried_turn"
+
+
+class Ahead(Predicate):
+    """Utterance u's turn is above the turn of every candidate before it (no turn-order check needed)."""
+
+    u = IntegerField
 
 
 class TakesOut(Predicate):

@@ -152,6 +152,7 @@ class HistoryFacts:
         self.candidates: list[Candidate] = []
         self._next_step = 1
         self._literals: set[str] = set()
+        self._max_turn: int | None = None
         self.literals: list[Predicate] = []
         """Every fact about a literal given so far (a fresh control needs them all)."""
         self.base: list[Predicate] = []
@@ -190,6 +191,9 @@ class HistoryFacts:
         """
         index = len(self.candidates) + 1
         facts: list[Predicate] = [F.Utterance(index, turn, u.speaker)]
+        if self._max_turn is None or turn > self._max_turn:
+            facts.append(F.Ahead(index))
+        self._max_turn = turn if self._max_turn is None else max(self._max_turn, turn)
         first = self._next_step
         ops = u.ops  # type: ignore[attr-defined]
         for i, op in enumerate(ops):
@@ -352,7 +356,6 @@ class IncrementalHistory(_History):
                  for i in range(len(c.ops))]
         standing: dict[int, clingo.Symbol] = {}  # only the newest standing event of each argument counts
         commitment: dict[tuple[clingo.Symbol, int], clingo.Symbol] = {}  # and the newest commitment event
-        problem: dict[clingo.Symbol, clingo.Symbol] = {}  # and the newest problem event of each literal
         for a in self._archive:
             if a.name in _SEEDED and a.arguments[_SEEDED[a.name]].number in ok:
                 seed.append(a)
@@ -364,10 +367,6 @@ class IncrementalHistory(_History):
                 held = commitment.get((a.arguments[0], a.arguments[1].number))
                 if held is None or a.arguments[2].number > held.arguments[2].number:
                     commitment[(a.arguments[0], a.arguments[1].number)] = a
-            elif a.name == "prob" and a.arguments[1].number in ok:
-                held = problem.get(a.arguments[0])
-                if held is None or a.arguments[1].number > held.arguments[1].number:
-                    problem[a.arguments[0]] = a
             elif a.name == "joined":
                 seed.append(a)
             if a.name == "f_arg" and a.arguments[2].name == "decision" and a.arguments[0].number in ok:
@@ -375,9 +374,11 @@ class IncrementalHistory(_History):
                 seed += [F.DecideName(p, name, n).raw for p, n in DecisionNames.readings(name)]
         seed += [clingo.Function("f_st", a.arguments) for a in standing.values()]
         seed += [a for a in commitment.values() if a.arguments[3].name == "add"]
-        seed += [clingo.Function("f_prob", a.arguments) for a in problem.values() if a.arguments[2].name == "open"]
+        # a question declared in the header enters the queue only once a step touches it
+        seed += [clingo.Function("f_touched", [a.arguments[1], a.arguments[0]]) for a in self._archive
+                 if a.name == "header_question_touched" and a.arguments[1].number in ok]
         if self._start:
-            seed.append(F.LastTurn(self._start, -1 if self._last_turn is None else self._last_turn).raw)
+            seed.append(F.CarriedTurn(self._start, -1 if self._last_turn is None else self._last_turn).raw)
         return seed
 
     def _shown(self) -> list[clingo.Symbol]:
