@@ -1,8 +1,9 @@
 """asp/history.lp over a stream of candidate utterances, two ways.
 
 ``IncrementalHistory`` is the live mode: each utterance adds its typed facts
-and grounds, in order, ``point(3s,u)`` with ``step(s)``, ``freeze(s)`` with the
-points around it, then ``close(u)``, then ``last(u)`` with ``after(u)``.  Every
+and grounds, in order, ``point(2s,u)`` with ``step(s)`` and the operation's
+part, ``freeze(s)`` with the point after it, then ``close(u)``, then ``last(u)``
+(with ``after(u)`` when u took something out of S_t).  Every
 part reads earlier steps only through the facts they derived, so gringo
 decides the history while grounding and a new turn never re-grounds an old
 one.  A view of the state is selected with the external ``now(x)``; the
