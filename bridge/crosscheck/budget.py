@@ -130,7 +130,8 @@ def _child(spec_json: str, budget: str, result_path: str) -> int:
 
     spec = json.loads(spec_json)
     out = Path(result_path)
-    phases = {"read": "reading the log", "replay": "replaying through the engine", "asp": "recomputing in ASP", "compare": "comparing"}
+    phases = {"read": "reading the log", "replay": "replaying through the engine", "asp": "recomputing in ASP",
+              "compare": "comparing"}
     console = Console(stderr=True)
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                         console=console, transient=True, disable=not console.is_terminal)
@@ -157,10 +158,11 @@ def _child(spec_json: str, budget: str, result_path: str) -> int:
     except Exception as exc:  # noqa: BLE001 - reported by the parent as an internal error
         out.write_text(json.dumps({"error": f"{type(exc).__name__}: {exc}", "internal": True}))
         return 2
+    status = report.log_status
     out.write_text(json.dumps({"report": report.to_json(), "lines": report.mismatches + report.failures,
                                "summary": report.summary(), "ok": report.ok, "utterances": report.utterances,
-                               "torn_note": None if report.log_status is None else report.log_status.torn_note(),
-                               "partial_note": None if report.log_status is None else report.log_status.partial_note()}))
+                               "torn_note": None if status is None else status.torn_note(),
+                               "partial_note": None if status is None else status.partial_note()}))
     return 0
 
 

@@ -24,6 +24,7 @@ from grounded.engine import Engine
 from grounded.solvers import facts as F
 from grounded.solvers.history import HistoryAnswer
 
+
 def transition_key(e: Effect) -> tuple[Any, ...]:
     """An effect reported by the Prolog rules, as a tuple (name, values...)."""
     return (e.name, *fields_of(e))

@@ -27,6 +27,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib import resources
 from typing import cast
 
 import clingo
@@ -37,7 +38,7 @@ from grounded.core.errors import InputError
 from grounded.core.literals import atom_of, negate
 from grounded.core.turns import assign_turn
 from grounded.dmap.model import Header
-from grounded.dmap.operations import BUILTIN_OPERATIONS, OperationRegistry, UtteranceBase
+from grounded.dmap.operations import OperationRegistry, UtteranceBase
 from grounded.epistemic.verdicts import FLAGS, LITERAL_KINDS, Verdict, truth
 from grounded.solvers import facts as F
 from grounded.solvers.asp import encoding, new_control
@@ -50,8 +51,9 @@ QUERIES = ("queries.lp",)
 
 
 def builtin_ops() -> tuple[str, ...]:
-    """The rule files of the eight built-in operations, ``ops/<op>.lp``."""
-    return tuple(f"ops/{name}.lp" for name in BUILTIN_OPERATIONS)
+    """The ASP twins the package ships, ``ops/<op>.lp``: one per built-in operation (prolog/ops/<op>.pl)."""
+    return tuple(sorted(f"ops/{entry.name}" for entry in resources.files("grounded.asp").joinpath("ops").iterdir()
+                        if entry.name.endswith(".lp")))
 
 
 def rule_files(overrides: Mapping[str, str] | None = None) -> list[str]:
@@ -166,7 +168,7 @@ class HistoryFacts:
             self.base.append(F.Acyclic())
         if header.world is not None:
             self.base.append(F.WorldModel())
-        self.base.extend(F.Builtin(name) for name in registry.specs if name in BUILTIN_OPERATIONS)
+        self.base.extend(F.Builtin(name) for name in registry.specs if name in registry.builtins)
         for spec in registry.specs.values():
             for f in spec.fields:
                 self.base.append(F.OperationField(spec.name, f.name, f.type,
