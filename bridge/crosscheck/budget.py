@@ -130,7 +130,7 @@ def _child(spec_json: str, budget: str, result_path: str) -> int:
 
     spec = json.loads(spec_json)
     out = Path(result_path)
-    phases = {"read": "reading the log", "replay": "replaying through the engine", "asp": "recomputing in ASP",
+    phases = {"read": f"reading {Path(spec['file']).name}", "replay": "replaying through the engine", "asp": "recomputing in ASP",
               "compare": "comparing"}
     console = Console(stderr=True)
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
