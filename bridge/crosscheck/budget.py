@@ -130,8 +130,8 @@ def _child(spec_json: str, budget: str, result_path: str) -> int:
 
     spec = json.loads(spec_json)
     out = Path(result_path)
-    phases = {"read": f"reading {Path(spec['file']).name}", "replay": "replaying through the engine", "asp": "recomputing in ASP",
-              "compare": "comparing"}
+    phases = {"read": f"reading {Path(spec['file']).name}", "replay": "replaying through the engine",
+              "asp": "recomputing in ASP", "compare": "comparing"}
     console = Console(stderr=True)
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                         console=console, transient=True, disable=not console.is_terminal)
