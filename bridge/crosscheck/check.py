@@ -188,7 +188,7 @@ def check_history(header: Header, candidates: list[dict], extensions=(), label: 
             outcome = Outcome(True, set(), update)
             for e in update.of(NewArg):
                 created[e.arg] = first + e.index
-        ops = [op.op for op in engine.registry.utterance(data).ops]  # type: ignore[attr-defined]
+        ops = [op.op for op in engine.registry.utterance(data).ops]
         given = _given(ops, twinless, outcome, created, first)
         if given is not None:
             outcome.given = True

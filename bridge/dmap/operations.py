@@ -125,6 +125,8 @@ class UtteranceBase(Strict):
         default_factory=list,
         description="The Interpreter's classification of the utterance (operation names), kept for scoring; "
                     "the rules read only `ops`.")
+    ops: list[Operation] = Field(default_factory=list)
+    """Narrowed by each registry's generated model to the union of its operations, told apart by ``op``."""
 
     @model_validator(mode="before")
     @classmethod
@@ -184,7 +186,7 @@ class OperationRegistry:
 
     def utterance(self, data: UtteranceBase | dict) -> UtteranceBase:
         if isinstance(data, UtteranceBase):
-            if all(op.op in self.models for op in data.ops):  # type: ignore[attr-defined]
+            if all(op.op in self.models for op in data.ops):
                 return data
             data = data.model_dump()
         return self.utterance_model.model_validate(data)
@@ -195,7 +197,7 @@ class OperationRegistry:
         Only the fields the rules read go in (not the text), literals as
         ``-(a3)``, optional fields left out when empty.
         """
-        ops = [self._encode_op(op) for op in utterance.ops]  # type: ignore[attr-defined]
+        ops = [self._encode_op(op) for op in utterance.ops]
         return ("utterance", turn, utterance.speaker, ops)
 
     def _encode_op(self, op: Operation) -> tuple:
@@ -213,7 +215,7 @@ class OperationRegistry:
 ModelFactory = Callable[[OperationSpec], type[BaseModel]]
 
 
-def op_to_json(op: BaseModel) -> dict[str, Any]:
+def op_to_json(op: Operation) -> dict[str, Any]:
     """An operation as written to the event log: ``op`` first, defaults left out."""
     body = op.model_dump(mode="json", exclude_defaults=True, exclude={"op"})
-    return {"op": op.op, **body}  # type: ignore[attr-defined]
+    return {"op": op.op, **body}

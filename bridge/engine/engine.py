@@ -299,7 +299,7 @@ class Engine(Displayable):
         if isinstance(result, Rejected):
             raise PreconditionError(turn, u.speaker, result.violations)
         # accepted, committed by the rules and written to the log: mirror it
-        self.state.apply(result.effects, turn, u.speaker, u.text, u.ops)  # type: ignore[attr-defined]
+        self.state.apply(result.effects, turn, u.speaker, u.text, u.ops)
         worlds = None
         if reading is not None and self.world is not None:
             worlds = (self.world.current.model.size, reading.frame.model.size)

@@ -88,7 +88,7 @@ def split_header(obj: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
 
 def utterance_json(turn: int, utterance: UtteranceBase) -> dict[str, Any]:
     line = {"turn": turn, "speaker": utterance.speaker, "text": utterance.text,
-            "ops": [op_to_json(op) for op in utterance.ops]}  # type: ignore[attr-defined]
+            "ops": [op_to_json(op) for op in utterance.ops]}
     if utterance.labels:
         line["labels"] = list(utterance.labels)
     return line

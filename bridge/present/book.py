@@ -109,7 +109,7 @@ def _accepted(engine: Engine, update: Update) -> Frame:
 
 def _rejected(engine: Engine, utterance: dict[str, Any], rejection: PreconditionError) -> Frame:
     u = engine.registry.utterance(utterance)
-    ops = [describe_op(op) for op in u.ops]  # type: ignore[attr-defined]
+    ops = [describe_op(op) for op in u.ops]
     violations = [{"index": v.index, "op": v.op, "code": v.code, "message": v.message}
                   for v in rejection.violations]
     return Frame(rejection.turn, rejection.speaker, u.text, ops, "rejected", violations=violations)

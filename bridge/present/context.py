@@ -54,7 +54,7 @@ def changes(engine: Engine, update: Update) -> list[Change]:
     """The changes of one update, in the order the rules made them."""
     args = engine.state.args
     new_args = {e.arg for e in update.of(NewArg)}
-    ops = update.utterance.ops  # type: ignore[attr-defined]
+    ops = update.utterance.ops
     out = []
     for e in update.effects:
         if isinstance(e, NewArg):

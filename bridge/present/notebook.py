@@ -110,7 +110,7 @@ def update_html(update: Update) -> str:
     # an Update does not know its engine; its own fields say what it did
     ops = [op.op + " " + " ".join(f"{k}={v}" for k, v in op.model_dump(exclude_defaults=True,
                                                                          exclude={"op", "text"}).items())
-           for op in update.utterance.ops]  # type: ignore[attr-defined]
+           for op in update.utterance.ops]
     body = [f"<p><b>T{update.turn} {escape(update.speaker)}</b> {escape(update.utterance.text)}</p>",
             "<p><b>operations</b>: " + escape("; ".join(ops) or "(none)") + "</p>",
             _transitions_html(update)]

@@ -74,7 +74,7 @@ def world_line(engine: Engine, update: Update) -> str:
 def render_update(console: Console, engine: Engine, update: Update) -> None:
     u = update.utterance
     console.print(Text(f"T{update.turn} {update.speaker}", style="bold cyan"), Text(u.text, style="dim"))
-    ops = "; ".join(describe_op(op) for op in u.ops)  # type: ignore[attr-defined]
+    ops = "; ".join(describe_op(op) for op in u.ops)
     console.print(Text("  ops: ", style="bold") + Text(ops or "(none)"))
     for line in describe_changes(engine, update):
         console.print("  " + line, markup=False)

@@ -76,7 +76,7 @@ def update_summary(engine: Engine, update: Update) -> dict[str, Any]:
         "turn": update.turn,
         "speaker": update.speaker,
         "text": update.utterance.text,
-        "ops": [describe_op(op) for op in update.utterance.ops],  # type: ignore[attr-defined]
+        "ops": [describe_op(op) for op in update.utterance.ops],
         "changes": render.describe_changes(engine, update),
         "changed": sorted(touched_arguments(update)),
         "new": sorted(e.arg for e in update.of(NewArg)),

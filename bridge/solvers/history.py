@@ -199,7 +199,7 @@ class HistoryFacts:
             facts.append(F.Ahead(index))
         self._max_turn = turn if self._max_turn is None else max(self._max_turn, turn)
         first = self._next_step
-        ops = u.ops  # type: ignore[attr-defined]
+        ops = u.ops
         for i, op in enumerate(ops):
             s = first + i
             facts.append(F.Step(s, index, i, op.op))
