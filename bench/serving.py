@@ -23,19 +23,9 @@ from pathlib import Path
 import httpx
 
 from grounded.bench.pgserver import free_port
-from grounded.service.keys import new_key
-from grounded.service.store import open_store
+from grounded.service.store import create_key
 
-
-def make_key(db: str, tenant: str) -> str:
-    """A new API key for ``tenant`` in the store at ``db`` (created as ``grounded keys create`` does)."""
-    store = open_store(db)
-    try:
-        key_id, key, digest = new_key()
-        store.add_key(key_id, tenant, digest)
-    finally:
-        store.close()
-    return key
+make_key = create_key
 
 
 class ServerProcess:

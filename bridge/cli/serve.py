@@ -76,17 +76,11 @@ def serve(
 def keys_create(tenant: Annotated[str, typer.Argument(help="The tenant the key acts for (created if new).")],
                 db: Db = None) -> None:
     """Create an API key for TENANT; the key is printed once (only its hash is stored)."""
-    from grounded.service.keys import check_name, new_key
-    from grounded.service.store import open_store
+    from grounded.service.keys import check_name
+    from grounded.service.store import create_key
 
     check_name("tenant", tenant)
-    store = open_store(db)
-    try:
-        key_id, key, digest = new_key()
-        store.add_key(key_id, tenant, digest)
-    finally:
-        store.close()
-    print(key)
+    print(create_key(db, tenant))
 
 
 @keys_app.command("revoke")

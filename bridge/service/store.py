@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from grounded.service.errors import Exists, NotFound, StoreUnavailable
+from grounded.service.keys import new_key
 
 SCHEMA_VERSION = 1
 
@@ -358,3 +359,14 @@ def open_store(url: str | Path | None = None) -> Store:
     elif "://" in url:
         raise StoreUnavailable(f"--db {url}: expected a file path, sqlite:///path or postgresql://...")
     return SQLiteStore(url)
+
+
+def create_key(db: str | Path | None, tenant: str) -> str:
+    """A new API key for ``tenant`` (created if new) in the store at ``db``; only its hash is stored."""
+    store = open_store(db)
+    try:
+        key_id, key, digest = new_key()
+        store.add_key(key_id, tenant, digest)
+    finally:
+        store.close()
+    return key
