@@ -101,11 +101,12 @@ def test_the_scenarios_through_the_api_answer_as_the_library(served, name):
                     got = c.get(f"/conversations/{cid}/affected",
                                 params={"claim": claim, "closure": str(closure).lower(), **params})
                     assert got.json() == _affected_json(lib, claim, closure, at), claim
-        for prop in lib.state.props_at(None):
-            if prop.text:
-                got = c.post(f"/conversations/{cid}/verify", json={"text": prop.text}).json()
-                want = {k: v for k, v in verify_text(lib, prop.text).to_json().items() if v is not None}
-                assert got == want
+        # a few texts: each runs the sentence encoder on both sides, and the anchoring
+        # itself is tested in test_text_verify.py; here, only that the API answers as the library
+        for prop in [p for p in lib.state.props_at(None) if p.text][:3]:
+            got = c.post(f"/conversations/{cid}/verify", json={"text": prop.text}).json()
+            want = {k: v for k, v in verify_text(lib, prop.text).to_json().items() if v is not None}
+            assert got == want
         # utterances the rules refuse, answered with the library's codes and messages
         speaker = next(iter(scenario.header.agents), "ann")
         for ops in ([{"op": "hypothesize", "claim": "h_new", "deps": ["nowhere"]}],
