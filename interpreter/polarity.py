@@ -66,6 +66,15 @@ TROUBLE_WORDS = frozenset({
     "dissent", "elevated", "spike", "spikes", "rate-limiting", "throttling", "throttled", "blocker",
     "problem", "problems", "rewrite", "irreversible", "conflates", "mislabels", "mislabelled", "mislabeled",
     "misleading", "wrong",
+    # generic words of trouble, added with the reader's revision (not drawn from any item)
+    "slow", "slower", "costly", "expensive", "painful", "fragile", "flaky", "flapping", "bottleneck", "leak",
+    "leaking", "leaks", "bug", "buggy", "crash", "crashes", "crashing", "crashed", "doubt", "doubtful",
+    "uncertain", "questionable", "poor", "bad", "worse", "dangerous", "unsafe", "impossible", "infeasible",
+    "unrealistic", "unreliable", "unstable", "incorrect", "inaccurate", "invalid", "bloated", "balloon",
+    "balloons", "ballooning", "huge", "massive", "heavy", "dead", "dying", "died", "lost", "losing", "stuck",
+    "hung", "saturated", "starved", "starving", "breaking", "breaks", "broke", "rejecting", "lapsed", "stale",
+    "outdated", "missing", "undocumented", "immature", "unproven", "complex", "complicated", "subtle", "issue",
+    "issues", "danger", "worry", "worries", "worried", "worrying", "unworkable",
 })
 """Words reporting that something is wrong."""
 
@@ -73,6 +82,13 @@ ORDER_WORDS = frozenset({
     "normal", "healthy", "fine", "valid", "ok", "okay", "plenty", "ample", "accepts", "accepting", "low-risk",
     "safe", "simple", "easy", "proven", "agrees", "works", "working", "realistic", "reliable", "stable",
     "refactor", "accurate", "correct",
+    # generic words of order, added with the reader's revision (not drawn from any item)
+    "flat", "steady", "unchanged", "usual", "expected", "cheap", "inexpensive", "trivial", "straightforward",
+    "feasible", "possible", "manageable", "smooth", "smoothly", "fast", "quick", "solid", "mature", "sound",
+    "good", "great", "documented", "well-documented", "clear", "clean", "available", "reachable", "reversible",
+    "sufficient", "enough", "adequate", "calm", "quiet", "resolved", "recovered", "success", "successful",
+    "succeeds", "succeeding", "passing", "supported", "compatible", "harmless", "benign", "tiny", "small",
+    "negligible", "minor", "comfortable", "on-board", "happy", "satisfied", "endorses", "supports",
 })
 """Words saying that something is in order."""
 
@@ -99,6 +115,26 @@ _DIRECTION_ONLY = re.compile(r"^(?:the )?(?:other way (?:a)?round|reverse|opposi
 # -- one part's stance ---------------------------------------------------------------------
 
 _WORD = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
+_PREFIXED = re.compile(r"^(?:un|non-?)([a-z]{4,})$")
+NOT_PREFIXED = ("under", "unit", "uniq", "univers", "unless", "until", "union", "unix", "unicode", "uniform",
+                "unif", "unanim", "none", "nonce", "nonethe")
+"""Words that begin like a negating prefix (un-, non-) without being one."""
+
+
+COPULAS = frozenset({"is", "are", "was", "were", "be", "been", "being", "remain", "remains", "remained", "stays",
+                     "stay", "stayed", "still", "seems", "looks", "became", "become", "becomes", "went", "goes"})
+
+
+def _predicative(words: list[re.Match[str]], k: int) -> bool:
+    """The word at ``k`` is what its part says of its subject ('X is still unconfirmed'), not a modifier
+    ('unthrottled requests'): a copula within the two words before it."""
+    return any(m.group() in COPULAS for m in words[max(0, k - 2): k])
+
+
+def prefix_negated(word: str) -> bool:
+    """'unconfirmed', 'non-blocking': a word negated by its prefix (its own evaluation aside)."""
+    return bool(_PREFIXED.match(word)) and not word.startswith(NOT_PREFIXED) and \
+        word not in TROUBLE_WORDS and word not in ORDER_WORDS
 _NEG_SUFFIX = re.compile(r"\w+n't\b")
 
 
@@ -163,6 +199,9 @@ def stance(text: str) -> Stance:
             cues.append((m.start(), w))
         elif w == "without" and any(x.group() in TROUBLE_WORDS for x in words[k + 1: k + 4]):
             negations += 1  # "without any timeouts"; not "without rate limiting"
+            cues.append((m.start(), w))
+        elif prefix_negated(w) and _predicative(words, k):
+            negations += 1  # "still unconfirmed" against "not confirmed"; "unthrottled" against "throttled"
             cues.append((m.start(), w))
         elif w in TROUBLE_WORDS:
             trouble = True
