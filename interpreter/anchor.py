@@ -220,6 +220,21 @@ class AnchorIndex:
 
     # -- reading a continuation ----------------------------------------------------------------
 
+    def _evaluated(self, facet: Facet) -> Stance:
+        """The facet's stance; one that evaluates nothing takes its claim's evaluation when the claim's
+        other facets agree on one ("the 'database' alert is really about Redis" is read with
+        "monitoring conflates the two": the alert is wrong)."""
+        s = facet.stance
+        if s.trouble or s.order:
+            return s
+        found = {(f.stance.trouble, f.stance.order) for f in self.facets
+                 if f.claim == facet.claim and f.stance.trouble != f.stance.order
+                 and not (f.stance.negations or f.stance.inability)}
+        if len(found) != 1:
+            return s
+        trouble, order = found.pop()
+        return Stance(s.negations, s.inability, trouble, order, s.cues)
+
     def _read_clause(self, clause: Clause) -> list[tuple[str, int, float, str]]:
         """(claim, +1 asserts / -1 denies, score, how) for one clause of a continuation."""
         scores = self.facet_scores(clause.text)
@@ -254,7 +269,7 @@ class AnchorIndex:
             else:
                 parts = [p for p in clause.parts if not p.condition] or list(clause.parts)
                 part = max(parts, key=lambda p: overlap(p.text, facet.text))
-                sign = relation(part.stance, facet.stance)
+                sign = relation(part.stance, self._evaluated(facet))
                 cues = part.stance.cues
                 how = f"negation ({', '.join(cues)})" if sign < 0 and cues else (
                     "opposite polarity" if sign < 0 else "similarity")
