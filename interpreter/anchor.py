@@ -38,6 +38,7 @@ from grounded.core.literals import negate
 from grounded.engine import Engine
 from grounded.interpreter import embedding
 from grounded.interpreter.causal import direction, link, overlap
+from grounded.interpreter.mood import directive, proposal
 from grounded.interpreter.polarity import Clause, Stance, clauses, relation
 from grounded.interpreter.similarity import TextIndex, terms
 from grounded.interpreter.texts import claim_texts
@@ -53,6 +54,8 @@ EMBED_WEIGHT = 1.0
 """With the embedding model, a clause's similarity is this share of the cosine plus the rest of TF-IDF's."""
 FOREIGN_MARGIN = 0.15
 """Added to the threshold for a clause naming something the conversation never mentions (Kafka, a CDN)."""
+PROPOSAL_MARGIN = 0.15
+"""A recommendation anchors to the course of action it is close to when that one scores within this of the best."""
 NODE_LEAST = 0.5
 """Least word overlap for a cause or effect to sit on a node of a claim's causal chain."""
 
@@ -168,6 +171,9 @@ class AnchorIndex:
         self._claim_of = np.array([self.claims.index(f.claim) for f in self.facets], dtype=int)
         self._acronyms = acronyms([f.text for f in self.facets])
         self._known = vocabulary(engine, at)
+        kinds = {p.id: p.kind for p in engine.state.props_at(at)}
+        self.proposals = np.array([proposal(kinds.get(c.lstrip("-")), [f.text for f in self.facets if f.claim == c])
+                                   for c in self.claims], dtype=bool)
         texts = [self.expand(f.text) for f in self.facets]
         self._tfidf = TextIndex([str(k) for k in range(len(self.facets))], texts)
         self._vectors = embedding.encode(texts) if similarity == "embed" else None
@@ -243,6 +249,10 @@ class AnchorIndex:
         least = self.threshold + (FOREIGN_MARGIN if foreign_names(clause.text, self._known) else 0.0)
         if not len(order) or best[order[0]] < least:
             return []
+        if directive(clause.text):  # a recommendation asserts the course of action it is close to
+            close = [c for c in order if self.proposals[c] and best[c] >= max(least, best[order[0]] - PROPOSAL_MARGIN)]
+            if close:
+                order = np.array([close[0], *(c for c in order if c != close[0])])
         causal = link(clause.text)
         found: list[tuple[str, int, float, str]] = []
         for rank, c in enumerate(order):
