@@ -151,11 +151,9 @@ def llm_judge(call_log: Path) -> _LLMJudge:
 
 def prefetch(items: list[Item], engines: dict[int, Engine]) -> None:
     """Encode every clause of the items in one batch (one sentence at a time costs ~20x more)."""
-    from grounded.interpreter.polarity import clauses
-
     for phase, engine in engines.items():
         index = AnchorIndex(engine, None, "embed")
-        embedding.encode([index.expand(c.text) for i in items if i.phase == phase for c in clauses(i.text)])
+        embedding.encode([index.expand(c.text) for i in items if i.phase == phase for c in index.clauses(i.text)])
 
 
 def methods(llm: Judge | None = None) -> dict[str, tuple[str, Judge]]:

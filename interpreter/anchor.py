@@ -37,6 +37,7 @@ import numpy as np
 from grounded.core.literals import negate
 from grounded.engine import Engine
 from grounded.interpreter import embedding
+from grounded.interpreter.anaphora import known_names
 from grounded.interpreter.causal import direction, link, overlap
 from grounded.interpreter.mood import directive, proposal
 from grounded.interpreter.polarity import Clause, Stance, clauses, relation
@@ -171,12 +172,23 @@ class AnchorIndex:
         self._claim_of = np.array([self.claims.index(f.claim) for f in self.facets], dtype=int)
         self._acronyms = acronyms([f.text for f in self.facets])
         self._known = vocabulary(engine, at)
+        self.names = known_names(self._said(engine, at))
         kinds = {p.id: p.kind for p in engine.state.props_at(at)}
         self.proposals = np.array([proposal(kinds.get(c.lstrip("-")), [f.text for f in self.facets if f.claim == c])
                                    for c in self.claims], dtype=bool)
         texts = [self.expand(f.text) for f in self.facets]
         self._tfidf = TextIndex([str(k) for k in range(len(self.facets))], texts)
         self._vectors = embedding.encode(texts) if similarity == "embed" else None
+
+    @staticmethod
+    def _said(engine: Engine, at: int | None) -> list[str]:
+        dm = engine.state
+        return [t for r in dm.args if dm.visible(r.id, at) for t in (r.utterance or "", r.text or "")] + \
+            [p.text for p in dm.props_at(at) if p.text]
+
+    def clauses(self, text: str) -> list[Clause]:
+        """The clauses of a continuation, its pronouns read as the conversation's names they stand for."""
+        return clauses(text, self.names)
 
     def expand(self, text: str) -> str:
         """``text`` with the conversation's acronyms spelled out after them ("OT (Operational Transformation)")."""
@@ -291,7 +303,7 @@ class AnchorIndex:
     def read(self, text: str) -> tuple[list[Finding], list[Finding]]:
         """The findings (asserted, denied) of ``text``, verified as of the index's turn."""
         stance: dict[str, tuple[int, float, str, str]] = {}
-        for clause in clauses(text):
+        for clause in self.clauses(text):
             for claim, sign, score, how in self._read_clause(clause):
                 if claim not in stance or score > stance[claim][1]:
                     stance[claim] = (sign, score, how, clause.text)

@@ -39,6 +39,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from grounded.interpreter.anaphora import resolve
 from grounded.interpreter.similarity import terms
 
 # -- cue lists -----------------------------------------------------------------------------
@@ -354,10 +355,17 @@ def sentences(text: str) -> list[str]:
     return [p.strip() for p in pieces if p.strip()]
 
 
-def clauses(text: str) -> list[Clause]:
-    """The clauses of ``text`` with their parts; questions assert nothing and are left out."""
+def clauses(text: str, names: frozenset[str] = frozenset()) -> list[Clause]:
+    """The clauses of ``text`` with their parts; questions assert nothing and are left out.
+
+    With ``names`` (the names a conversation uses), a pronoun in a sentence is
+    read as the last name of the sentence before it (``anaphora.py``).
+    """
     out: list[Clause] = []
-    for sentence in sentences(text):
+    pieces = sentences(text)
+    if names:
+        pieces = resolve(pieces, names)
+    for sentence in pieces:
         if sentence.rstrip().endswith("?"):
             continue
         out.extend(_split_contrast(sentence))
