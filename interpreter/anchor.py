@@ -110,6 +110,29 @@ def _facets(engine: Engine, at: int | None) -> list[Facet]:
     return out
 
 
+def _links(engine: Engine, at: int | None, facets: list[Facet]) -> list[tuple[str, ...]]:
+    """Every cause -> effect the conversation states: the claims' causal chains, and each hypothesis with
+    what it explains (h1 explains o7: its text, then o7's)."""
+    out = [f.chain for f in facets if f.chain]
+    first: dict[str, str] = {}
+    for f in facets:
+        first.setdefault(f.claim, f.text)
+    dm = engine.state
+    for r in dm.args:
+        if dm.visible(r.id, at):
+            for e in r.explains_at(at):
+                if r.claim in first and e in first:
+                    out.append((first[r.claim], first[e]))
+    return out
+
+
+def unstated(causal: list[str]) -> str:
+    """A name for a cause nobody in the conversation stated: 'unstated:stripe_itself_down:causes:payments_fail'."""
+    def words(node: str) -> str:
+        return "_".join(re.findall(r"[a-z0-9]+", node.lower())[:6]) or "x"
+    return f"unstated:{words(causal[0])}:causes:{words(causal[-1])}"
+
+
 _ACRONYM_SOURCE = re.compile(r"\b((?:[A-Z][a-z]+[\s-]+){1,5}[A-Z][a-z]+)\b")
 
 
@@ -171,6 +194,7 @@ class AnchorIndex:
         self.claims = list(dict.fromkeys(f.claim for f in self.facets))
         self._claim_of = np.array([self.claims.index(f.claim) for f in self.facets], dtype=int)
         self._acronyms = acronyms([f.text for f in self.facets])
+        self.links = _links(engine, at, self.facets)
         self._known = vocabulary(engine, at)
         self.names = known_names(self._said(engine, at))
         kinds = {p.id: p.kind for p in engine.state.props_at(at)}
@@ -238,6 +262,26 @@ class AnchorIndex:
 
     # -- reading a continuation ----------------------------------------------------------------
 
+    def _unstated_cause(self, clause: Clause, c: int) -> bool:
+        """``clause`` states a cause (an unambiguous connective, not negated) for claim ``c``, which has
+        no causal chain of its own, and no chain or explanation of the conversation places the cause
+        and the effect in either order."""
+        if clause.negated or any(self.facets[k].chain for k in np.flatnonzero(self._claim_of == c)):
+            return False
+        strong = link(clause.text, weak=False)
+        if strong is None or strong[1]:
+            return False
+        return not any(direction(strong[0], chain, NODE_LEAST, self._node_similarity) for chain in self.links)
+
+    def _node_similarity(self, a: str, b: str) -> float:
+        """How well a cause or effect sits on a node of a chain: shared words, or (with the embedding
+        model) the cosine of the two, whichever is higher."""
+        lexical = overlap(a, b)
+        if self._vectors is None:
+            return lexical
+        va, vb = embedding.encode([self.expand(a), self.expand(b)])
+        return max(lexical, float(va @ vb))
+
     def _evaluated(self, facet: Facet) -> Stance:
         """The facet's stance; one that evaluates nothing takes its claim's evaluation when the claim's
         other facets agree on one ("the 'database' alert is really about Redis" is read with
@@ -297,6 +341,13 @@ class AnchorIndex:
                     "opposite polarity" if sign < 0 else "similarity")
             if rank > 0 and not (turn < 0 and sign < 0):
                 continue  # beyond the best claim, only a denial by reversed causation counts
+            if rank == 0 and self._unstated_cause(clause, c):
+                # the clause gives a cause for what an observation reports, and the cause and effect sit
+                # on no chain the conversation states: it asserts a cause nobody proposed ("Stripe itself
+                # is down, that is why payments fail"), which has no anchor, whatever claim its words
+                # are close to
+                found.append((unstated(causal[0] if causal else [clause.text]), 1, score, "unstated cause"))
+                continue
             found.append((self.claims[c], sign, score, how))
         return found
 
