@@ -191,6 +191,7 @@ def stance(text: str) -> Stance:
             negations += 1
     words = list(_WORD.finditer(low))
     trouble = order = False
+    evaluations: list[tuple[int, str]] = []  # (word index, 'trouble' | 'order')
     for k, m in enumerate(words):
         if not free(m.start(), m.end()):
             continue
@@ -205,9 +206,15 @@ def stance(text: str) -> Stance:
             negations += 1  # "still unconfirmed" against "not confirmed"; "unthrottled" against "throttled"
             cues.append((m.start(), w))
         elif w in TROUBLE_WORDS:
-            trouble = True
+            evaluations.append((k, "trouble"))
         elif w in ORDER_WORDS:
-            order = True
+            evaluations.append((k, "order"))
+    kinds = {e for _, e in evaluations}
+    if len(kinds) == 2:  # "the failure rate is flat": what the part says of its subject is its predicate's
+        copula = next((k for k, m in enumerate(words) if m.group() in COPULAS), None)
+        said = {e for k, e in evaluations if copula is not None and k > copula}
+        kinds = said or kinds
+    trouble, order = "trouble" in kinds, "order" in kinds
     return Stance(negations, inability, trouble, order, tuple(c for _, c in sorted(cues)))
 
 
