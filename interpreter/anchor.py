@@ -40,6 +40,7 @@ from grounded.interpreter import embedding
 from grounded.interpreter.anaphora import known_names
 from grounded.interpreter.causal import direction, link, overlap
 from grounded.interpreter.mood import directive, proposal
+from grounded.interpreter.restriction import restricted, unrestricted
 from grounded.interpreter.polarity import Clause, Stance, clauses, relation
 from grounded.interpreter.similarity import TextIndex, terms
 from grounded.interpreter.texts import claim_texts
@@ -55,6 +56,9 @@ EMBED_WEIGHT = 1.0
 """With the embedding model, a clause's similarity is this share of the cosine plus the rest of TF-IDF's."""
 FOREIGN_MARGIN = 0.15
 """Added to the threshold for a clause naming something the conversation never mentions (Kafka, a CDN)."""
+RESTRICTION_MARGIN = 0.1
+"""An alternative an "only" denies is this close to the clause's frame (its restricted words taken out) as the
+claim the clause anchors to."""
 PROPOSAL_MARGIN = 0.15
 """A recommendation anchors to the course of action it is close to when that one scores within this of the best."""
 NODE_LEAST = 0.5
@@ -198,6 +202,9 @@ class AnchorIndex:
         self._known = vocabulary(engine, at)
         self.names = known_names(self._said(engine, at))
         kinds = {p.id: p.kind for p in engine.state.props_at(at)}
+        self.kinds = [kinds.get(c.lstrip("-")) for c in self.claims]
+        self._claim_terms = [set().union(*(terms(self.expand(f.text)) for f in self.facets if f.claim == c))
+                             for c in self.claims]
         self.proposals = np.array([proposal(kinds.get(c.lstrip("-")), [f.text for f in self.facets if f.claim == c])
                                    for c in self.claims], dtype=bool)
         texts = [self.expand(f.text) for f in self.facets]
@@ -349,7 +356,31 @@ class AnchorIndex:
                 found.append((unstated(causal[0] if causal else [clause.text]), 1, score, "unstated cause"))
                 continue
             found.append((self.claims[c], sign, score, how))
+            if rank == 0:
+                found += self._alternatives(clause, c, best, which, least)
         return found
+
+    def _alternatives(self, clause: Clause, c: int, best: np.ndarray, which: np.ndarray,
+                      least: float) -> list[tuple[str, int, float, str]]:
+        """The claims an "only" in ``clause`` denies: of claim ``c``'s kind, close to the clause, sharing none
+        of the restricted words, and saying the same of their own subject (``restriction.py``)."""
+        words = restricted(clause.text)
+        if not words or not words & self._claim_terms[c]:
+            return []
+        frame = set(terms(clause.text)) - words  # what is said of the restricted subject: "failing"
+        framed, _ = self._claim_scores(self.facet_scores(unrestricted(clause.text)))
+        out = []
+        for k in range(len(self.claims)):
+            if k == c or self.kinds[k] != self.kinds[c] or words & self._claim_terms[k]:
+                continue
+            if not frame or not all(any(t[:4] == u[:4] for u in self._claim_terms[k]) for t in frame):
+                continue  # an alternative says the same thing of another subject
+            if framed[k] < max(least, framed[c] - RESTRICTION_MARGIN):
+                continue  # the alternative must be as close to "... are failing" as the claim anchored
+            part = max(clause.parts, key=lambda p: overlap(p.text, self.facets[which[k]].text))
+            if relation(part.stance, self._evaluated(self.facets[which[k]])) > 0:
+                out.append((self.claims[k], -1, float(best[k]), f"restriction (only {' '.join(sorted(words))})"))
+        return out
 
     def read(self, text: str) -> tuple[list[Finding], list[Finding]]:
         """The findings (asserted, denied) of ``text``, verified as of the index's turn."""
