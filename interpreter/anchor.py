@@ -40,6 +40,7 @@ from grounded.interpreter import embedding
 from grounded.interpreter.anaphora import known_names
 from grounded.interpreter.causal import direction, link, overlap
 from grounded.interpreter.mood import directive, proposal
+from grounded.interpreter.quantity import conflict
 from grounded.interpreter.restriction import restricted, unrestricted
 from grounded.interpreter.polarity import Clause, Stance, clauses, relation
 from grounded.interpreter.similarity import TextIndex, terms
@@ -56,6 +57,8 @@ EMBED_WEIGHT = 1.0
 """With the embedding model, a clause's similarity is this share of the cosine plus the rest of TF-IDF's."""
 FOREIGN_MARGIN = 0.15
 """Added to the threshold for a clause naming something the conversation never mentions (Kafka, a CDN)."""
+QUANTITY_MARGIN = 0.15
+"""Beyond the best claim, one this close whose amount the clause contradicts is denied too."""
 RESTRICTION_MARGIN = 0.1
 """An alternative an "only" denies is this close to the clause's frame (its restricted words taken out) as the
 claim the clause anchors to."""
@@ -269,6 +272,14 @@ class AnchorIndex:
 
     # -- reading a continuation ----------------------------------------------------------------
 
+    def _quantity_conflict(self, text: str, c: int) -> str | None:
+        """The measure on which ``text`` gives an amount no text of claim ``c`` allows (``quantity.py``)."""
+        for k in np.flatnonzero(self._claim_of == c):
+            measure = conflict(text, self.facets[k].text)
+            if measure:
+                return measure
+        return None
+
     def _unstated_cause(self, clause: Clause, c: int) -> bool:
         """``clause`` states a cause (an unambiguous connective, not negated) for claim ``c``, which has
         no causal chain of its own, and no chain or explanation of the conversation places the cause
@@ -346,8 +357,12 @@ class AnchorIndex:
                 cues = part.stance.cues
                 how = f"negation ({', '.join(cues)})" if sign < 0 and cues else (
                     "opposite polarity" if sign < 0 else "similarity")
-            if rank > 0 and not (turn < 0 and sign < 0):
-                continue  # beyond the best claim, only a denial by reversed causation counts
+                measure = self._quantity_conflict(clause.text, c) if sign > 0 else None
+                if measure:  # "hundreds of pages" against "5-10 pages": another amount of the same thing
+                    sign, how = -1, f"another amount ({measure})"
+            close = score >= best[order[0]] - QUANTITY_MARGIN
+            if rank > 0 and not (turn < 0 and sign < 0) and not (close and how.startswith("another amount")):
+                continue  # beyond the best claim, only a denial by reversed causation or by amount counts
             if rank == 0 and self._unstated_cause(clause, c):
                 # the clause gives a cause for what an observation reports, and the cause and effect sit
                 # on no chain the conversation states: it asserts a cause nobody proposed ("Stripe itself
