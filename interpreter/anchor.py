@@ -65,6 +65,9 @@ claim the clause anchors to."""
 PROPOSAL_MARGIN = 0.15
 """A recommendation anchors to the course of action it is close to when that one scores within this of the best."""
 NODE_LEAST = 0.5
+NODE_COSINE_DISCOUNT = 0.2
+"""A node placed by cosine needs NODE_LEAST plus this: two short phrases naming one system ("Stripe had an
+outage", "unthrottled Stripe requests") are close without one being the other."""
 """Least word overlap for a cause or effect to sit on a node of a claim's causal chain."""
 
 
@@ -293,12 +296,12 @@ class AnchorIndex:
 
     def _node_similarity(self, a: str, b: str) -> float:
         """How well a cause or effect sits on a node of a chain: shared words, or (with the embedding
-        model) the cosine of the two, whichever is higher."""
+        model) the cosine of the two less NODE_COSINE_DISCOUNT, whichever is higher."""
         lexical = overlap(a, b)
         if self._vectors is None:
             return lexical
         va, vb = embedding.encode([self.expand(a), self.expand(b)])
-        return max(lexical, float(va @ vb))
+        return max(lexical, float(va @ vb) - NODE_COSINE_DISCOUNT)
 
     def _evaluated(self, facet: Facet) -> Stance:
         """The facet's stance; one that evaluates nothing takes its claim's evaluation when the claim's
