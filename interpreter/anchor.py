@@ -39,7 +39,7 @@ from grounded.engine import Engine
 from grounded.interpreter import embedding
 from grounded.interpreter.anaphora import known_names
 from grounded.interpreter.causal import direction, link, overlap
-from grounded.interpreter.mood import directive, proposal
+from grounded.interpreter.mood import directive, imperative, proposal
 from grounded.interpreter.quantity import conflict
 from grounded.interpreter.restriction import restricted, unrestricted
 from grounded.interpreter.polarity import Clause, Stance, clauses, relation
@@ -57,6 +57,9 @@ EMBED_WEIGHT = 1.0
 """With the embedding model, a clause's similarity is this share of the cosine plus the rest of TF-IDF's."""
 FOREIGN_MARGIN = 0.15
 """Added to the threshold for a clause naming something the conversation never mentions (Kafka, a CDN)."""
+UNANCHORED_LEAST = 3
+"""A clause with this many content words that anchors nowhere is an assertion with no anchor (abstain); a
+shorter one ("Root cause", "no need to revisit") is taken as harmless."""
 QUANTITY_MARGIN = 0.15
 """Beyond the best claim, one this close whose amount the clause contradicts is denied too."""
 RESTRICTION_MARGIN = 0.1
@@ -136,11 +139,14 @@ def _links(engine: Engine, at: int | None, facets: list[Facet]) -> list[tuple[st
     return out
 
 
-def unstated(causal: list[str]) -> str:
-    """A name for a cause nobody in the conversation stated: 'unstated:stripe_itself_down:causes:payments_fail'."""
+def unstated(nodes: list[str], prefix: str = "unstated") -> str:
+    """A name for what nobody in the conversation stated, a literal no argument claims (no anchor):
+    'unstated:stripe_itself_down:causes:payments_fail' for a cause, 'unanchored:the_kafka_lag' for a clause."""
     def words(node: str) -> str:
         return "_".join(re.findall(r"[a-z0-9]+", node.lower())[:6]) or "x"
-    return f"unstated:{words(causal[0])}:causes:{words(causal[-1])}"
+    if len(nodes) == 1:
+        return f"{prefix}:{words(nodes[0])}"
+    return f"{prefix}:{words(nodes[0])}:causes:{words(nodes[-1])}"
 
 
 _ACRONYM_SOURCE = re.compile(r"\b((?:[A-Z][a-z]+[\s-]+){1,5}[A-Z][a-z]+)\b")
@@ -404,7 +410,14 @@ class AnchorIndex:
         """The findings (asserted, denied) of ``text``, verified as of the index's turn."""
         stance: dict[str, tuple[int, float, str, str]] = {}
         for clause in self.clauses(text):
-            for claim, sign, score, how in self._read_clause(clause):
+            found = self._read_clause(clause)
+            if not found and not clause.negated and not imperative(clause.text) \
+                    and len(set(terms(clause.text))) >= UNANCHORED_LEAST:
+                # a clause that says something of its own and anchors nowhere: the text asserts what the
+                # conversation never established, next to whatever else anchors; it is not accepted (an
+                # imperative that anchors nowhere is advice, not a claim)
+                found = [(unstated([clause.text], "unanchored"), 1, 0.0, "no anchor")]
+            for claim, sign, score, how in found:
                 if claim not in stance or score > stance[claim][1]:
                     stance[claim] = (sign, score, how, clause.text)
         state = self.engine.state
