@@ -17,7 +17,7 @@ never resolved in the first sentence, which has no sentence before it).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 PRONOUNS = {"it": "", "they": "", "them": "", "its": "'s", "their": "'s", "theirs": "'s"}
 """Pronouns resolved, with the ending the antecedent takes in their place."""
@@ -60,8 +60,14 @@ def resolve(sentences: list[str], names: frozenset[str]) -> list[str]:
         name = antecedent(sentences[k - 1], names)
         if name is None or name in out[k]:
             continue
-        out[k] = _PRONOUN.sub(lambda m, n=name: n + PRONOUNS[m.group(1).lower()], out[k])
+        out[k] = _PRONOUN.sub(_replacement(name), out[k])
     return out
+
+
+def _replacement(name: str) -> Callable[[re.Match[str]], str]:
+    def replace(m: re.Match[str]) -> str:
+        return name + PRONOUNS[m.group(1).lower()]
+    return replace
 
 
 __all__ = ["PRONOUNS", "antecedent", "known_names", "resolve"]

@@ -40,9 +40,9 @@ from grounded.interpreter import embedding
 from grounded.interpreter.anaphora import known_names
 from grounded.interpreter.causal import direction, link, overlap
 from grounded.interpreter.mood import directive, imperative, proposal
+from grounded.interpreter.polarity import Clause, Stance, clauses, relation
 from grounded.interpreter.quantity import conflict
 from grounded.interpreter.restriction import restricted, unrestricted
-from grounded.interpreter.polarity import Clause, Stance, clauses, relation
 from grounded.interpreter.similarity import TextIndex, terms
 from grounded.interpreter.texts import claim_texts
 from grounded.interpreter.verdict import Finding, TextVerdict, verdict_of

@@ -23,7 +23,7 @@ DIRECTIVE_VERBS = frozenset({
     "use", "implement", "build", "adopt", "pick", "choose", "go", "write", "ship", "deploy", "restart", "add",
     "move", "roll", "page", "file", "scale", "fix", "increase", "decrease", "tell", "get", "switch", "keep",
     "proceed", "stick", "drop", "skip", "migrate", "replace", "run", "start", "stop", "decide", "take", "opt",
-    "revert", "rewrite", "hand-roll", "abandon", "commit", "choose", "select", "favour", "favor", "prefer",
+    "revert", "rewrite", "hand-roll", "abandon", "commit", "select", "favour", "favor", "prefer",
     "make", "put", "set", "turn", "disable", "enable", "relabel", "remove", "raise", "lower", "bump", "block",
     "let", "let's", "lets", "do", "don't", "never", "stay", "wait", "ditch", "go-with", "evaluate", "restore",
     "warn", "notify", "escalate", "bring", "reconsider", "revisit", "rebuild", "reimplement",
@@ -48,7 +48,7 @@ _FIRST = re.compile(r"^\s*([A-Za-z][A-Za-z'-]*)")
 def imperative(text: str) -> bool:
     """The text opens with a verb in the imperative ("Pick ShareDB", "So, restart Redis")."""
     m = _FIRST.match(_LEAD.sub("", text))
-    return bool(m) and m.group(1).lower() in DIRECTIVE_VERBS
+    return m is not None and m.group(1).lower() in DIRECTIVE_VERBS
 
 
 def directive(text: str) -> bool:

@@ -73,7 +73,7 @@ TROUBLE_WORDS = frozenset({
     "uncertain", "questionable", "poor", "bad", "worse", "dangerous", "unsafe", "impossible", "infeasible",
     "unrealistic", "unreliable", "unstable", "incorrect", "inaccurate", "invalid", "bloated", "balloon",
     "balloons", "ballooning", "huge", "massive", "heavy", "dead", "dying", "died", "lost", "losing", "stuck",
-    "hung", "saturated", "starved", "starving", "breaking", "breaks", "broke", "rejecting", "lapsed", "stale",
+    "hung", "saturated", "starved", "starving", "breaking", "breaks", "broke", "lapsed", "stale",
     "outdated", "missing", "undocumented", "immature", "unproven", "complex", "complicated", "subtle", "issue",
     "issues", "danger", "worry", "worries", "worried", "worrying", "unworkable",
 })

@@ -14,20 +14,20 @@ from __future__ import annotations
 
 import re
 
-NUMBER_WORDS = {
+NUMBER_WORDS: dict[str, float] = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
     "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
     "hundred": 100, "thousand": 1000, "a": 1, "an": 1, "single": 1, "double": 2, "twice": 2, "triple": 3,
     "quadruple": 4, "half": 0.5,
 }
-VAGUE = {
+VAGUE: dict[str, tuple[float, float]] = {
     "a few": (2, 5), "few": (2, 5), "a couple of": (2, 3), "a couple": (2, 3), "a handful of": (3, 6),
     "several": (3, 9), "dozens of": (24, 99), "dozens": (24, 99), "hundreds of": (100, 999),
     "hundreds": (100, 999), "thousands of": (1000, 9999), "thousands": (1000, 9999), "many": (5, 10**6),
 }
 """Vague amounts, as intervals."""
 
-UNITS = {
+UNITS: dict[str, tuple[str, float]] = {
     "page": ("pages", 1), "pages": ("pages", 1),
     "minute": ("days", 1 / 1440), "minutes": ("days", 1 / 1440), "hour": ("days", 1 / 24), "hours": ("days", 1 / 24),
     "day": ("days", 1), "days": ("days", 1), "week": ("days", 7), "weeks": ("days", 7), "month": ("days", 30),

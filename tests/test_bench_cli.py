@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
@@ -115,3 +116,23 @@ def test_latency_quick_run(tmp_path):
         assert (r["none_us"] is None) == (r["none_queries"] == 0) and (r["one_us"] is None) == (r["one_queries"] == 0)
     assert {g["to_k"] for g in result["growth"].values()} == {500} and "none" in result["growth"]["naive"]
     assert (tmp_path / "latency.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_the_verifier_bench_runs_one_split_on_request(tmp_path):
+    """`--split dev` is what tuning runs: the test split's items are never read by the anchorers."""
+    from tests.inprocess import grounded as here
+
+    path = tmp_path / "items.yaml"
+    path.write_text("items:\n  - {id: d1, phase: 2, category: actual, split: dev, at: 13, "
+                    "text: 'The retry storm is exhausting Redis.', asserts: [h4], expected: accept}\n"
+                    "  - {id: t1, phase: 2, category: stale, split: test, at: 13, "
+                    "text: 'Redis being down broke Auth.', asserts: [h2], expected: reject}\n")
+    env = {"GROUNDED_EMBED": "0"}
+    out = tmp_path / "out"
+    done = here("bench", "verify", "--items", path, "--split", "dev", "--no-llm", "--out", out, env=env,
+                drop_env=("OPENAI_",))
+    assert done.returncode == 0, done.stderr
+    data = json.loads((out / "verify.json").read_text())
+    assert data["splits"] == {"dev": 1, "test": 0} and [i["id"] for i in data["item_verdicts"]] == ["d1"]
+    bad = here("bench", "verify", "--items", path, "--split", "holdout", "--out", out, env=env)
+    assert bad.returncode == 2 and "--split: unknown 'holdout'" in bad.stderr
