@@ -68,10 +68,10 @@ claim the clause anchors to."""
 PROPOSAL_MARGIN = 0.15
 """A recommendation anchors to the course of action it is close to when that one scores within this of the best."""
 NODE_LEAST = 0.5
+"""Least word overlap for a cause or effect to sit on a node of a claim's causal chain."""
 NODE_COSINE_DISCOUNT = 0.2
 """A node placed by cosine needs NODE_LEAST plus this: two short phrases naming one system ("Stripe had an
 outage", "unthrottled Stripe requests") are close without one being the other."""
-"""Least word overlap for a cause or effect to sit on a node of a claim's causal chain."""
 
 
 class Anchor(NamedTuple):
