@@ -247,6 +247,8 @@ _CONTRAST_TAIL = re.compile(r",\s+(?:and |but )?not\s+|\s+(?:and|but) not\s+|,?\
                             re.I)
 _NOT_BUT = re.compile(r"^(.*?)\bnot\s+(.+?),?\s+but\s+(.+)$", re.I)
 _COPULA = re.compile(r"^(.*?\b(?:is|are|was|were|be|been|being|means|mean)\b\s)", re.I)
+_NOUN_PHRASE = re.compile(r"^(?:the|a|an|any|some)\s", re.I)
+"""A fragment opening with a determiner: a noun phrase, which says nothing without a subject and copula."""
 _PARTS = re.compile(r"\s*,\s*|\s+(?=(?:" + "|".join(re.escape(s) for s in SUBORDINATORS) + r")\b)", re.I)
 
 
@@ -314,8 +316,14 @@ def _in_frame(affirmed: str, fragment: str) -> str:
     The fragment replaces the affirmed part from the last occurrence of its
     first word ("from"); failing that, it follows the affirmed part's copula
     ("The alert is" + "Redis").  A fragment of three or more content words
-    stands on its own.
+    stands on its own, unless both sides are noun phrases after one copula:
+    "Redis is a victim here, not the culprit behind the auth failures" denies
+    that Redis is the culprit, so the phrase takes the copula's subject ("The
+    queue is fine, not the worker" contrasts subjects and is left alone).
     """
+    m = _COPULA.match(affirmed)
+    if m and _NOUN_PHRASE.match(fragment) and _NOUN_PHRASE.match(affirmed[m.end():]):
+        return m.group(1) + fragment
     if len(terms(fragment)) >= 3:
         return fragment
     words = fragment.split()
@@ -325,7 +333,6 @@ def _in_frame(affirmed: str, fragment: str) -> str:
         hits = list(re.finditer(r"\b" + first + r"\b", low))
         if hits and hits[-1].start() > 0:
             return affirmed[: hits[-1].start()] + fragment
-    m = _COPULA.match(affirmed)
     return (m.group(1) + fragment) if m else fragment
 
 

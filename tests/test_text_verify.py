@@ -83,6 +83,18 @@ def test_contrast_splits_the_affirmed_from_the_denied_part():
     assert not a.negated and a.text.endswith("the token bug") and b.negated and b.text.endswith("the cache")
 
 
+def test_a_denied_noun_phrase_takes_the_subject_of_the_affirmed_copula():
+    # "X is A, not the B of C": what is denied is that X is the B of C, however long the phrase
+    a, b = clauses("The scheduler is a bystander here, not the source of the duplicate invoices.")
+    assert not a.negated and a.text == "The scheduler is a bystander here"
+    assert b.negated and b.text == "The scheduler is the source of the duplicate invoices"
+    # "fine, not the worker" contrasts subjects: the long phrase stands alone, as before
+    _, c = clauses("The queue is fine, not the billing worker that crashed twice overnight.")
+    assert c.negated and c.text == "the billing worker that crashed twice overnight"
+    _, d = clauses("The invoices come from the retry job, not from the nightly export worker.")
+    assert d.text == "from the nightly export worker"
+
+
 def test_a_contrast_that_only_insists_on_the_direction_is_dropped():
     for text in ("The storm exhausts Redis, not the other way round.", "The storm exhausts Redis rather than "
                  "the reverse.", "The storm exhausts Redis and not vice versa."):
