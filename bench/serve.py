@@ -16,9 +16,9 @@ client (httpx):
   acknowledged utterance read back (``serving.kill_rounds``);
 * **switching** (in process, no HTTP): the CPU an append costs when
   appends to two conversations of length L alternate, against the same
-  appends one conversation after the other.  The rules hold one engine's
-  state at a time, so each switch reloads the whole state of the
-  conversation it switches to: this is the figure that grows with L.
+  appends one conversation after the other.  Each engine's facts live in
+  a Prolog module of their own, so the two should match at every L; a
+  gap growing with L would mean a switch reloads state again.
 
 Latencies are measured twice: by the client (send to answer, through the
 client's own event loop on the same cores) and by the server (its request

@@ -153,7 +153,8 @@ def test_check_exits_1_when_a_rule_diverges_from_the_reference(tmp_path):
     rule.write_text("effect(question, U, _, commit(S, 1)) :- speaker(U, S), argument(1, _, _, _, _).\n")
     result = grounded("check", PHASE2, "-x", rule)
     assert result.returncode == 1
-    assert "events commitments: Python" in result.stdout and "disagreements" in result.stdout
+    assert "transitions of op [2] element: Prolog ('commit', 'alice', 1) but ASP absent" in result.stdout
+    assert "disagreements" in result.stdout
 
 
 def test_check_of_a_log_cut_short_checks_the_lines_before(tmp_path):
