@@ -220,6 +220,8 @@ def markdown(result: dict) -> str:
     if result.get("llm"):
         lines += [f"LLM text: {result['llm']}", ""]
     for split in SPLITS:
+        if not result["splits"][split]:
+            continue  # a run of one split (--split) says nothing of the other
         rows = []
         for c in (*CATEGORIES, "overall"):
             rows.append([c, result["scores"][names[0]][split][c]["n"],

@@ -134,5 +134,7 @@ def test_the_verifier_bench_runs_one_split_on_request(tmp_path):
     assert done.returncode == 0, done.stderr
     data = json.loads((out / "verify.json").read_text())
     assert data["splits"] == {"dev": 1, "test": 0} and [i["id"] for i in data["item_verdicts"]] == ["d1"]
+    md = (out / "verify.md").read_text()
+    assert "## dev split" in md and "## test split" not in md
     bad = here("bench", "verify", "--items", path, "--split", "holdout", "--out", out, env=env)
     assert bad.returncode == 2 and "--split: unknown 'holdout'" in bad.stderr
