@@ -113,12 +113,16 @@ def verify(
                                       help="Read the texts through the configured endpoint too.")] = True,
     call_log: Annotated[Path | None, typer.Option(help="JSONL log of the LLM anchoring calls "
                                                        "(default: OUT/verify.calls.jsonl).")] = None,
+    split: Annotated[str, typer.Option(help="Items to run: all, or only dev (what cue lists and thresholds "
+                                            "may be tuned on) or only test.")] = "all",
 ) -> None:
     """Direct verifier test, Phases 2 and 3: by claim, offline text, LLM text; dev and test splits by category."""
     from grounded.bench import llm as llm_mod
     from grounded.bench import verifier
 
-    chosen = verifier.load_items(items)
+    if split not in ("all", *verifier.SPLITS):
+        raise InputError(f"--split: unknown {split!r} (expected all, dev or test)")
+    chosen = [i for i in verifier.load_items(items) if split in ("all", i.split)]
     if quick:
         chosen = [i for k, i in enumerate(chosen) if k % 6 == 0]
     endpoint = llm_mod.configured() if llm else None

@@ -151,11 +151,9 @@ def llm_judge(call_log: Path) -> _LLMJudge:
 
 def prefetch(items: list[Item], engines: dict[int, Engine]) -> None:
     """Encode every clause of the items in one batch (one sentence at a time costs ~20x more)."""
-    from grounded.interpreter.polarity import clauses
-
     for phase, engine in engines.items():
         index = AnchorIndex(engine, None, "embed")
-        embedding.encode([index.expand(c.text) for i in items if i.phase == phase for c in clauses(i.text)])
+        embedding.encode([index.expand(c.text) for i in items if i.phase == phase for c in index.clauses(i.text)])
 
 
 def methods(llm: Judge | None = None) -> dict[str, tuple[str, Judge]]:
@@ -222,6 +220,8 @@ def markdown(result: dict) -> str:
     if result.get("llm"):
         lines += [f"LLM text: {result['llm']}", ""]
     for split in SPLITS:
+        if not result["splits"][split]:
+            continue  # a run of one split (--split) says nothing of the other
         rows = []
         for c in (*CATEGORIES, "overall"):
             rows.append([c, result["scores"][names[0]][split][c]["n"],

@@ -37,8 +37,12 @@ import numpy as np
 from grounded.core.literals import negate
 from grounded.engine import Engine
 from grounded.interpreter import embedding
+from grounded.interpreter.anaphora import known_names
 from grounded.interpreter.causal import direction, link, overlap
+from grounded.interpreter.mood import directive, imperative, proposal
 from grounded.interpreter.polarity import Clause, Stance, clauses, relation
+from grounded.interpreter.quantity import conflict
+from grounded.interpreter.restriction import restricted, unrestricted
 from grounded.interpreter.similarity import TextIndex, terms
 from grounded.interpreter.texts import claim_texts
 from grounded.interpreter.verdict import Finding, TextVerdict, verdict_of
@@ -53,8 +57,21 @@ EMBED_WEIGHT = 1.0
 """With the embedding model, a clause's similarity is this share of the cosine plus the rest of TF-IDF's."""
 FOREIGN_MARGIN = 0.15
 """Added to the threshold for a clause naming something the conversation never mentions (Kafka, a CDN)."""
+UNANCHORED_LEAST = 3
+"""A clause with this many content words that anchors nowhere is an assertion with no anchor (abstain); a
+shorter one ("Root cause", "no need to revisit") is taken as harmless."""
+QUANTITY_MARGIN = 0.15
+"""Beyond the best claim, one this close whose amount the clause contradicts is denied too."""
+RESTRICTION_MARGIN = 0.1
+"""An alternative an "only" denies is this close to the clause's frame (its restricted words taken out) as the
+claim the clause anchors to."""
+PROPOSAL_MARGIN = 0.15
+"""A recommendation anchors to the course of action it is close to when that one scores within this of the best."""
 NODE_LEAST = 0.5
 """Least word overlap for a cause or effect to sit on a node of a claim's causal chain."""
+NODE_COSINE_DISCOUNT = 0.2
+"""A node placed by cosine needs NODE_LEAST plus this: two short phrases naming one system ("Stripe had an
+outage", "unthrottled Stripe requests") are close without one being the other."""
 
 
 class Anchor(NamedTuple):
@@ -104,6 +121,32 @@ def _facets(engine: Engine, at: int | None) -> list[Facet]:
                 found = link(c.text)
                 out.append(Facet(claim, c.text, c.stance, tuple(found[0]) if found else None))
     return out
+
+
+def _links(engine: Engine, at: int | None, facets: list[Facet]) -> list[tuple[str, ...]]:
+    """Every cause -> effect the conversation states: the claims' causal chains, and each hypothesis with
+    what it explains (h1 explains o7: its text, then o7's)."""
+    out = [f.chain for f in facets if f.chain]
+    first: dict[str, str] = {}
+    for f in facets:
+        first.setdefault(f.claim, f.text)
+    dm = engine.state
+    for r in dm.args:
+        if dm.visible(r.id, at):
+            for e in r.explains_at(at):
+                if r.claim in first and e in first:
+                    out.append((first[r.claim], first[e]))
+    return out
+
+
+def unstated(nodes: list[str], prefix: str = "unstated") -> str:
+    """A name for what nobody in the conversation stated, a literal no argument claims (no anchor):
+    'unstated:stripe_itself_down:causes:payments_fail' for a cause, 'unanchored:the_kafka_lag' for a clause."""
+    def words(node: str) -> str:
+        return "_".join(re.findall(r"[a-z0-9]+", node.lower())[:6]) or "x"
+    if len(nodes) == 1:
+        return f"{prefix}:{words(nodes[0])}"
+    return f"{prefix}:{words(nodes[0])}:causes:{words(nodes[-1])}"
 
 
 _ACRONYM_SOURCE = re.compile(r"\b((?:[A-Z][a-z]+[\s-]+){1,5}[A-Z][a-z]+)\b")
@@ -167,10 +210,28 @@ class AnchorIndex:
         self.claims = list(dict.fromkeys(f.claim for f in self.facets))
         self._claim_of = np.array([self.claims.index(f.claim) for f in self.facets], dtype=int)
         self._acronyms = acronyms([f.text for f in self.facets])
+        self.links = _links(engine, at, self.facets)
         self._known = vocabulary(engine, at)
+        self.names = known_names(self._said(engine, at))
+        kinds = {p.id: p.kind for p in engine.state.props_at(at)}
+        self.kinds = [kinds.get(c.lstrip("-")) for c in self.claims]
+        self._claim_terms = [set().union(*(terms(self.expand(f.text)) for f in self.facets if f.claim == c))
+                             for c in self.claims]
+        self.proposals = np.array([proposal(kinds.get(c.lstrip("-")), [f.text for f in self.facets if f.claim == c])
+                                   for c in self.claims], dtype=bool)
         texts = [self.expand(f.text) for f in self.facets]
         self._tfidf = TextIndex([str(k) for k in range(len(self.facets))], texts)
         self._vectors = embedding.encode(texts) if similarity == "embed" else None
+
+    @staticmethod
+    def _said(engine: Engine, at: int | None) -> list[str]:
+        dm = engine.state
+        return [t for r in dm.args if dm.visible(r.id, at) for t in (r.utterance or "", r.text or "")] + \
+            [p.text for p in dm.props_at(at) if p.text]
+
+    def clauses(self, text: str) -> list[Clause]:
+        """The clauses of a continuation, its pronouns read as the conversation's names they stand for."""
+        return clauses(text, self.names)
 
     def expand(self, text: str) -> str:
         """``text`` with the conversation's acronyms spelled out after them ("OT (Operational Transformation)")."""
@@ -220,6 +281,49 @@ class AnchorIndex:
 
     # -- reading a continuation ----------------------------------------------------------------
 
+    def _quantity_conflict(self, text: str, c: int) -> str | None:
+        """The measure on which ``text`` gives an amount no text of claim ``c`` allows (``quantity.py``)."""
+        for k in np.flatnonzero(self._claim_of == c):
+            measure = conflict(text, self.facets[k].text)
+            if measure:
+                return measure
+        return None
+
+    def _unstated_cause(self, clause: Clause, c: int) -> bool:
+        """``clause`` states a cause (an unambiguous connective, not negated) for claim ``c``, which has
+        no causal chain of its own, and no chain or explanation of the conversation places the cause
+        and the effect in either order."""
+        if clause.negated or any(self.facets[k].chain for k in np.flatnonzero(self._claim_of == c)):
+            return False
+        strong = link(clause.text, weak=False)
+        if strong is None or strong[1]:
+            return False
+        return not any(direction(strong[0], chain, NODE_LEAST, self._node_similarity) for chain in self.links)
+
+    def _node_similarity(self, a: str, b: str) -> float:
+        """How well a cause or effect sits on a node of a chain: shared words, or (with the embedding
+        model) the cosine of the two less NODE_COSINE_DISCOUNT, whichever is higher."""
+        lexical = overlap(a, b)
+        if self._vectors is None:
+            return lexical
+        va, vb = embedding.encode([self.expand(a), self.expand(b)])
+        return max(lexical, float(va @ vb) - NODE_COSINE_DISCOUNT)
+
+    def _evaluated(self, facet: Facet) -> Stance:
+        """The facet's stance; one that evaluates nothing takes its claim's evaluation when the claim's
+        other facets agree on one ("the 'database' alert is really about Redis" is read with
+        "monitoring conflates the two": the alert is wrong)."""
+        s = facet.stance
+        if s.trouble or s.order:
+            return s
+        found = {(f.stance.trouble, f.stance.order) for f in self.facets
+                 if f.claim == facet.claim and f.stance.trouble != f.stance.order
+                 and not (f.stance.negations or f.stance.inability)}
+        if len(found) != 1:
+            return s
+        trouble, order = found.pop()
+        return Stance(s.negations, s.inability, trouble, order, s.cues)
+
     def _read_clause(self, clause: Clause) -> list[tuple[str, int, float, str]]:
         """(claim, +1 asserts / -1 denies, score, how) for one clause of a continuation."""
         scores = self.facet_scores(clause.text)
@@ -228,6 +332,10 @@ class AnchorIndex:
         least = self.threshold + (FOREIGN_MARGIN if foreign_names(clause.text, self._known) else 0.0)
         if not len(order) or best[order[0]] < least:
             return []
+        if directive(clause.text):  # a recommendation asserts the course of action it is close to
+            close = [c for c in order if self.proposals[c] and best[c] >= max(least, best[order[0]] - PROPOSAL_MARGIN)]
+            if close:
+                order = np.array([close[0], *(c for c in order if c != close[0])])
         causal = link(clause.text)
         found: list[tuple[str, int, float, str]] = []
         for rank, c in enumerate(order):
@@ -254,20 +362,62 @@ class AnchorIndex:
             else:
                 parts = [p for p in clause.parts if not p.condition] or list(clause.parts)
                 part = max(parts, key=lambda p: overlap(p.text, facet.text))
-                sign = relation(part.stance, facet.stance)
+                sign = relation(part.stance, self._evaluated(facet))
                 cues = part.stance.cues
                 how = f"negation ({', '.join(cues)})" if sign < 0 and cues else (
                     "opposite polarity" if sign < 0 else "similarity")
-            if rank > 0 and not (turn < 0 and sign < 0):
-                continue  # beyond the best claim, only a denial by reversed causation counts
+                measure = self._quantity_conflict(clause.text, c) if sign > 0 else None
+                if measure:  # "hundreds of pages" against "5-10 pages": another amount of the same thing
+                    sign, how = -1, f"another amount ({measure})"
+            close = score >= best[order[0]] - QUANTITY_MARGIN
+            if rank > 0 and not (turn < 0 and sign < 0) and not (close and how.startswith("another amount")):
+                continue  # beyond the best claim, only a denial by reversed causation or by amount counts
+            if rank == 0 and self._unstated_cause(clause, c):
+                # the clause gives a cause for what an observation reports, and the cause and effect sit
+                # on no chain the conversation states: it asserts a cause nobody proposed ("Stripe itself
+                # is down, that is why payments fail"), which has no anchor, whatever claim its words
+                # are close to
+                found.append((unstated(causal[0] if causal else [clause.text]), 1, score, "unstated cause"))
+                continue
             found.append((self.claims[c], sign, score, how))
+            if rank == 0:
+                found += self._alternatives(clause, c, best, which, least)
         return found
+
+    def _alternatives(self, clause: Clause, c: int, best: np.ndarray, which: np.ndarray,
+                      least: float) -> list[tuple[str, int, float, str]]:
+        """The claims an "only" in ``clause`` denies: of claim ``c``'s kind, close to the clause, sharing none
+        of the restricted words, and saying the same of their own subject (``restriction.py``)."""
+        words = restricted(clause.text)
+        if not words or not words & self._claim_terms[c]:
+            return []
+        frame = set(terms(clause.text)) - words  # what is said of the restricted subject: "failing"
+        framed, _ = self._claim_scores(self.facet_scores(unrestricted(clause.text)))
+        out = []
+        for k in range(len(self.claims)):
+            if k == c or self.kinds[k] != self.kinds[c] or words & self._claim_terms[k]:
+                continue
+            if not frame or not all(any(t[:4] == u[:4] for u in self._claim_terms[k]) for t in frame):
+                continue  # an alternative says the same thing of another subject
+            if framed[k] < max(least, framed[c] - RESTRICTION_MARGIN):
+                continue  # the alternative must be as close to "... are failing" as the claim anchored
+            part = max(clause.parts, key=lambda p: overlap(p.text, self.facets[which[k]].text))
+            if relation(part.stance, self._evaluated(self.facets[which[k]])) > 0:
+                out.append((self.claims[k], -1, float(best[k]), f"restriction (only {' '.join(sorted(words))})"))
+        return out
 
     def read(self, text: str) -> tuple[list[Finding], list[Finding]]:
         """The findings (asserted, denied) of ``text``, verified as of the index's turn."""
         stance: dict[str, tuple[int, float, str, str]] = {}
-        for clause in clauses(text):
-            for claim, sign, score, how in self._read_clause(clause):
+        for clause in self.clauses(text):
+            found = self._read_clause(clause)
+            if not found and not clause.negated and not imperative(clause.text) \
+                    and len(set(terms(clause.text))) >= UNANCHORED_LEAST:
+                # a clause that says something of its own and anchors nowhere: the text asserts what the
+                # conversation never established, next to whatever else anchors; it is not accepted (an
+                # imperative that anchors nowhere is advice, not a claim)
+                found = [(unstated([clause.text], "unanchored"), 1, 0.0, "no anchor")]
+            for claim, sign, score, how in found:
                 if claim not in stance or score > stance[claim][1]:
                     stance[claim] = (sign, score, how, clause.text)
         state = self.engine.state

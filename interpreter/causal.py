@@ -65,19 +65,20 @@ def chain(text: str) -> list[str] | None:
     return found[0] if found else None
 
 
-def link(text: str) -> tuple[list[str], str | None] | None:
+def link(text: str, weak: bool = True) -> tuple[list[str], str | None] | None:
     """(chain, negation): the causal chain, cause first, and the negation just before its connective.
 
     An arrow chain gives all its nodes; otherwise the first (leftmost, longest)
     connective splits the clause in two, both sides with content words.  The
     link is denied by a negation just before its connective ("Redis didn't
-    cause", "is not why", "isn't caused by").
+    cause", "is not why", "isn't caused by").  ``weak=False`` reads only the
+    unambiguous connectives (not "so", "hence", "makes").
     """
     if _ARROW.search(text):
         nodes = [n for n in _ARROW.split(text) if terms(n)]
         return (nodes, None) if len(nodes) >= 2 else None
     best: tuple[int, int, str, int] | None = None  # (start, -length, connective, direction)
-    for tier in _TIERS:
+    for tier in _TIERS if weak else _TIERS[:1]:
         for connective, direction, pattern in tier:
             for m in pattern.finditer(text):
                 if not terms(text[: m.start()]) or not terms(text[m.end():]):

@@ -39,6 +39,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from grounded.interpreter.anaphora import resolve
 from grounded.interpreter.similarity import terms
 
 # -- cue lists -----------------------------------------------------------------------------
@@ -66,6 +67,15 @@ TROUBLE_WORDS = frozenset({
     "dissent", "elevated", "spike", "spikes", "rate-limiting", "throttling", "throttled", "blocker",
     "problem", "problems", "rewrite", "irreversible", "conflates", "mislabels", "mislabelled", "mislabeled",
     "misleading", "wrong",
+    # generic words of trouble, added with the reader's revision (not drawn from any item)
+    "slow", "slower", "costly", "expensive", "painful", "fragile", "flaky", "flapping", "bottleneck", "leak",
+    "leaking", "leaks", "bug", "buggy", "crash", "crashes", "crashing", "crashed", "doubt", "doubtful",
+    "uncertain", "questionable", "poor", "bad", "worse", "dangerous", "unsafe", "impossible", "infeasible",
+    "unrealistic", "unreliable", "unstable", "incorrect", "inaccurate", "invalid", "bloated", "balloon",
+    "balloons", "ballooning", "huge", "massive", "heavy", "dead", "dying", "died", "lost", "losing", "stuck",
+    "hung", "saturated", "starved", "starving", "breaking", "breaks", "broke", "lapsed", "stale",
+    "outdated", "missing", "undocumented", "immature", "unproven", "complex", "complicated", "subtle", "issue",
+    "issues", "danger", "worry", "worries", "worried", "worrying", "unworkable",
 })
 """Words reporting that something is wrong."""
 
@@ -73,6 +83,13 @@ ORDER_WORDS = frozenset({
     "normal", "healthy", "fine", "valid", "ok", "okay", "plenty", "ample", "accepts", "accepting", "low-risk",
     "safe", "simple", "easy", "proven", "agrees", "works", "working", "realistic", "reliable", "stable",
     "refactor", "accurate", "correct",
+    # generic words of order, added with the reader's revision (not drawn from any item)
+    "flat", "steady", "unchanged", "usual", "expected", "cheap", "inexpensive", "trivial", "straightforward",
+    "feasible", "possible", "manageable", "smooth", "smoothly", "fast", "quick", "solid", "mature", "sound",
+    "good", "great", "documented", "well-documented", "clear", "clean", "available", "reachable", "reversible",
+    "sufficient", "enough", "adequate", "calm", "quiet", "resolved", "recovered", "success", "successful",
+    "succeeds", "succeeding", "passing", "supported", "compatible", "harmless", "benign", "tiny", "small",
+    "negligible", "minor", "comfortable", "on-board", "happy", "satisfied", "endorses", "supports",
 })
 """Words saying that something is in order."""
 
@@ -99,6 +116,26 @@ _DIRECTION_ONLY = re.compile(r"^(?:the )?(?:other way (?:a)?round|reverse|opposi
 # -- one part's stance ---------------------------------------------------------------------
 
 _WORD = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
+_PREFIXED = re.compile(r"^(?:un|non-?)([a-z]{4,})$")
+NOT_PREFIXED = ("under", "unit", "uniq", "univers", "unless", "until", "union", "unix", "unicode", "uniform",
+                "unif", "unanim", "none", "nonce", "nonethe")
+"""Words that begin like a negating prefix (un-, non-) without being one."""
+
+
+COPULAS = frozenset({"is", "are", "was", "were", "be", "been", "being", "remain", "remains", "remained", "stays",
+                     "stay", "stayed", "still", "seems", "looks", "became", "become", "becomes", "went", "goes"})
+
+
+def _predicative(words: list[re.Match[str]], k: int) -> bool:
+    """The word at ``k`` is what its part says of its subject ('X is still unconfirmed'), not a modifier
+    ('unthrottled requests'): a copula within the two words before it."""
+    return any(m.group() in COPULAS for m in words[max(0, k - 2): k])
+
+
+def prefix_negated(word: str) -> bool:
+    """'unconfirmed', 'non-blocking': a word negated by its prefix (its own evaluation aside)."""
+    return bool(_PREFIXED.match(word)) and not word.startswith(NOT_PREFIXED) and \
+        word not in TROUBLE_WORDS and word not in ORDER_WORDS
 _NEG_SUFFIX = re.compile(r"\w+n't\b")
 
 
@@ -154,6 +191,7 @@ def stance(text: str) -> Stance:
             negations += 1
     words = list(_WORD.finditer(low))
     trouble = order = False
+    evaluations: list[tuple[int, str]] = []  # (word index, 'trouble' | 'order')
     for k, m in enumerate(words):
         if not free(m.start(), m.end()):
             continue
@@ -164,10 +202,19 @@ def stance(text: str) -> Stance:
         elif w == "without" and any(x.group() in TROUBLE_WORDS for x in words[k + 1: k + 4]):
             negations += 1  # "without any timeouts"; not "without rate limiting"
             cues.append((m.start(), w))
+        elif prefix_negated(w) and _predicative(words, k):
+            negations += 1  # "still unconfirmed" against "not confirmed"; "unthrottled" against "throttled"
+            cues.append((m.start(), w))
         elif w in TROUBLE_WORDS:
-            trouble = True
+            evaluations.append((k, "trouble"))
         elif w in ORDER_WORDS:
-            order = True
+            evaluations.append((k, "order"))
+    kinds = {e for _, e in evaluations}
+    if len(kinds) == 2:  # "the failure rate is flat": what the part says of its subject is its predicate's
+        copula = next((k for k, m in enumerate(words) if m.group() in COPULAS), None)
+        said = {e for k, e in evaluations if copula is not None and k > copula}
+        kinds = said or kinds
+    trouble, order = "trouble" in kinds, "order" in kinds
     return Stance(negations, inability, trouble, order, tuple(c for _, c in sorted(cues)))
 
 
@@ -200,6 +247,8 @@ _CONTRAST_TAIL = re.compile(r",\s+(?:and |but )?not\s+|\s+(?:and|but) not\s+|,?\
                             re.I)
 _NOT_BUT = re.compile(r"^(.*?)\bnot\s+(.+?),?\s+but\s+(.+)$", re.I)
 _COPULA = re.compile(r"^(.*?\b(?:is|are|was|were|be|been|being|means|mean)\b\s)", re.I)
+_NOUN_PHRASE = re.compile(r"^(?:the|a|an|any|some)\s", re.I)
+"""A fragment opening with a determiner: a noun phrase, which says nothing without a subject and copula."""
 _PARTS = re.compile(r"\s*,\s*|\s+(?=(?:" + "|".join(re.escape(s) for s in SUBORDINATORS) + r")\b)", re.I)
 
 
@@ -267,8 +316,14 @@ def _in_frame(affirmed: str, fragment: str) -> str:
     The fragment replaces the affirmed part from the last occurrence of its
     first word ("from"); failing that, it follows the affirmed part's copula
     ("The alert is" + "Redis").  A fragment of three or more content words
-    stands on its own.
+    stands on its own, unless both sides are noun phrases after one copula:
+    "Redis is a victim here, not the culprit behind the auth failures" denies
+    that Redis is the culprit, so the phrase takes the copula's subject ("The
+    queue is fine, not the worker" contrasts subjects and is left alone).
     """
+    m = _COPULA.match(affirmed)
+    if m and _NOUN_PHRASE.match(fragment) and _NOUN_PHRASE.match(affirmed[m.end():]):
+        return m.group(1) + fragment
     if len(terms(fragment)) >= 3:
         return fragment
     words = fragment.split()
@@ -278,7 +333,6 @@ def _in_frame(affirmed: str, fragment: str) -> str:
         hits = list(re.finditer(r"\b" + first + r"\b", low))
         if hits and hits[-1].start() > 0:
             return affirmed[: hits[-1].start()] + fragment
-    m = _COPULA.match(affirmed)
     return (m.group(1) + fragment) if m else fragment
 
 
@@ -315,10 +369,17 @@ def sentences(text: str) -> list[str]:
     return [p.strip() for p in pieces if p.strip()]
 
 
-def clauses(text: str) -> list[Clause]:
-    """The clauses of ``text`` with their parts; questions assert nothing and are left out."""
+def clauses(text: str, names: frozenset[str] = frozenset()) -> list[Clause]:
+    """The clauses of ``text`` with their parts; questions assert nothing and are left out.
+
+    With ``names`` (the names a conversation uses), a pronoun in a sentence is
+    read as the last name of the sentence before it (``anaphora.py``).
+    """
     out: list[Clause] = []
-    for sentence in sentences(text):
+    pieces = sentences(text)
+    if names:
+        pieces = resolve(pieces, names)
+    for sentence in pieces:
         if sentence.rstrip().endswith("?"):
             continue
         out.extend(_split_contrast(sentence))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
@@ -49,13 +50,13 @@ def test_missing_data_says_what_is_needed_and_where_it_comes_from(tmp_path, comm
 def test_the_direct_verifier_set_is_right_by_claim_in_every_category_and_split(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")} | {"GROUNDED_EMBED": "0"}
     result = bench("verify", tmp_path, env=env)  # the model's own path: test_text_verify
-    assert result["items"] == 30 and list(result["methods"]) == ["by_claim", "offline_tfidf"]
+    assert result["items"] == 39 and list(result["methods"]) == ["by_claim", "offline_tfidf"]
     assert "LLM reader skipped" in result["llm"]  # no endpoint in the test environment
     items = verifier.load_items()
-    assert len(items) == 180 and sum(i.split == "test" for i in items) == 60
+    assert len(items) == 233 and sum(i.split == "test" for i in items) == 60
     assert {c: sum(i.category == c for i in items) for c in verifier.CATEGORIES} == {
-        "actual": 41, "stale": 39, "cross_conversation": 28, "counterfactual": 32, "negated_stale": 20,
-        "paraphrase": 20}
+        "actual": 46, "stale": 50, "cross_conversation": 35, "counterfactual": 50, "negated_stale": 25,
+        "paraphrase": 27}
     assert {i.phase for i in items} == {2, 3}
     engines = {p: verifier.scenario_engine(p) for p in (2, 3)}
     try:
@@ -115,3 +116,25 @@ def test_latency_quick_run(tmp_path):
         assert (r["none_us"] is None) == (r["none_queries"] == 0) and (r["one_us"] is None) == (r["one_queries"] == 0)
     assert {g["to_k"] for g in result["growth"].values()} == {500} and "none" in result["growth"]["naive"]
     assert (tmp_path / "latency.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_the_verifier_bench_runs_one_split_on_request(tmp_path):
+    """`--split dev` is what tuning runs: the test split's items are never read by the anchorers."""
+    from tests.inprocess import grounded as here
+
+    path = tmp_path / "items.yaml"
+    path.write_text("items:\n  - {id: d1, phase: 2, category: actual, split: dev, at: 13, "
+                    "text: 'The retry storm is exhausting Redis.', asserts: [h4], expected: accept}\n"
+                    "  - {id: t1, phase: 2, category: stale, split: test, at: 13, "
+                    "text: 'Redis being down broke Auth.', asserts: [h2], expected: reject}\n")
+    env = {"GROUNDED_EMBED": "0"}
+    out = tmp_path / "out"
+    done = here("bench", "verify", "--items", path, "--split", "dev", "--no-llm", "--out", out, env=env,
+                drop_env=("OPENAI_",))
+    assert done.returncode == 0, done.stderr
+    data = json.loads((out / "verify.json").read_text())
+    assert data["splits"] == {"dev": 1, "test": 0} and [i["id"] for i in data["item_verdicts"]] == ["d1"]
+    md = (out / "verify.md").read_text()
+    assert "## dev split" in md and "## test split" not in md
+    bad = here("bench", "verify", "--items", path, "--split", "holdout", "--out", out, env=env)
+    assert bad.returncode == 2 and "--split: unknown 'holdout'" in bad.stderr

@@ -20,9 +20,13 @@ from hypothesis import strategies as st
 from grounded import Engine
 from grounded.bench.verifier import scenario_engine
 from grounded.interpreter import embedding
+from grounded.interpreter.anaphora import known_names, resolve
 from grounded.interpreter.anchor import AnchorIndex, acronyms, foreign_names, verify_text
 from grounded.interpreter.causal import chain, direction, link
+from grounded.interpreter.mood import directive, imperative, proposal
 from grounded.interpreter.polarity import clauses, relation, stance
+from grounded.interpreter.quantity import amounts, conflict
+from grounded.interpreter.restriction import restricted, unrestricted
 from grounded.interpreter.verdict import ABSTAIN, ACCEPT, REJECT, by_claim
 from tests.inprocess import grounded as here
 
@@ -77,6 +81,18 @@ def test_contrast_splits_the_affirmed_from_the_denied_part():
     assert not x.negated and x.text == "We have six months to ship" and y.negated and "six weeks" in y.text
     a, b = clauses("It is not the cache but the token bug.")
     assert not a.negated and a.text.endswith("the token bug") and b.negated and b.text.endswith("the cache")
+
+
+def test_a_denied_noun_phrase_takes_the_subject_of_the_affirmed_copula():
+    # "X is A, not the B of C": what is denied is that X is the B of C, however long the phrase
+    a, b = clauses("The scheduler is a bystander here, not the source of the duplicate invoices.")
+    assert not a.negated and a.text == "The scheduler is a bystander here"
+    assert b.negated and b.text == "The scheduler is the source of the duplicate invoices"
+    # "fine, not the worker" contrasts subjects: the long phrase stands alone, as before
+    _, c = clauses("The queue is fine, not the billing worker that crashed twice overnight.")
+    assert c.negated and c.text == "the billing worker that crashed twice overnight"
+    _, d = clauses("The invoices come from the retry job, not from the nightly export worker.")
+    assert d.text == "from the nightly export worker"
 
 
 def test_a_contrast_that_only_insists_on_the_direction_is_dropped():
@@ -197,6 +213,130 @@ def test_embed_switched_off_falls_back_to_tfidf(p2, monkeypatch):
     assert not embedding.enabled() and AnchorIndex(p2, 13).similarity == "tfidf"
     monkeypatch.setenv(embedding.ENV_SWITCH, "1")
     assert embedding.enabled() and AnchorIndex(p2, 13).similarity == "embed"
+
+
+# -- the reader's revision: predicates, recommendations, pronouns, restriction, amounts, novelty --
+
+
+def findings(v) -> list[tuple[str, str, str]]:
+    return [(f.stance, f.literal, f.how) for f in v.findings]
+
+
+@pytest.mark.parametrize("text,negated", [
+    ("The Q2 documents are still unconfirmed", True),  # a prefix negates what the part says of its subject
+    ("The session store was unreachable", True),
+    ("Unthrottled Stripe requests pile up", False),  # a modifier, not the predicate
+    ("The understanding is complete", False),  # 'under-' is no prefix
+    ("ShareDB's ProseMirror integration is unclear", False),  # an evaluation of its own (trouble), no negator
+])
+def test_a_negating_prefix_counts_only_in_the_predicate(text, negated):
+    assert stance(text).negated is negated
+
+
+def test_with_trouble_and_order_in_one_part_the_predicate_decides():
+    flat = stance("Auth's failure rate is flat")  # 'failure' names the subject, 'flat' is said of it
+    assert flat.order and not flat.trouble
+    assert relation(flat, stance("Auth failure rate elevated")) == -1
+    assert relation(stance("The failure rate is elevated"), stance("Auth failure rate elevated")) == 1
+
+
+@pytest.mark.parametrize("similarity", SIMILARITIES)
+def test_a_facet_without_evaluation_takes_its_claims(p2, similarity):
+    """mis_monitor's 'the alert is really about Redis' evaluates nothing; 'monitoring conflates the two' does."""
+    v = read(p2, "The database alert is accurate.", 13, similarity)
+    assert v.verdict == REJECT and ("denies", "mis_monitor", "opposite polarity") in findings(v)
+
+
+def test_mood_tells_a_recommendation_and_a_course_of_action():
+    assert imperative("Pick the cheaper option") and imperative("So, restart the cluster")
+    assert not imperative("The cluster restarted") and not imperative("Picking is hard")
+    assert directive("We should keep the hosted option") and directive("That is the route to take")
+    assert not directive("The hosted option is expensive")
+    assert proposal("position", ["OT: established"]) and proposal("hypothesis", ["Use Yjs (a CRDT library)."])
+    assert not proposal("observation", ["ShareDB's ProseMirror integration is unclear."])
+
+
+@pytest.mark.parametrize("similarity", SIMILARITIES)
+def test_a_recommendation_asserts_the_course_of_action_it_names(p3, similarity):
+    index = AnchorIndex(p3, 19, similarity)
+    courses = {c for c, yes in zip(index.claims, index.proposals, strict=True) if yes}
+    assert {"P1", "P2", "P3", "P4", "alpha18"} <= courses and "alpha19" not in courses
+    v = index.verify("Go with ShareDB for the editor.")
+    assert v.verdict == REJECT and [f.literal for f in v.asserted] == ["P4"]  # P4 is out of standing
+
+
+def test_a_pronoun_is_read_as_the_last_name_of_the_sentence_before():
+    names = known_names(["Ask Bob about Redis.", "The yjs-prosemirror binding helps Yjs.",
+                         "We said Those would do; those did."])
+    assert {"Redis", "Yjs", "Bob"} <= names
+    assert "Ask" not in names and "Those" not in names  # first word; a word also written in lower case
+    assert resolve(["Restart Redis", "once it is back, their queue drains"], names) == [
+        "Restart Redis", "once Redis is back, Redis's queue drains"]
+    assert resolve(["It is unclear", "it may rain"], names) == ["It is unclear", "it may rain"]  # no name before
+
+
+@pytest.mark.parametrize("similarity", SIMILARITIES)
+def test_a_resolved_pronoun_anchors_to_what_it_stands_for(p3, similarity):
+    v = read(p3, "We tried Yjs last year; it cannot run behind a central server.", 19, similarity)
+    assert v.verdict == REJECT and ("denies", "alpha7", "negation (cannot)") in findings(v)
+
+
+@pytest.mark.parametrize("similarity", SIMILARITIES)
+def test_a_cause_nobody_stated_has_no_anchor(p2, similarity):
+    v = read(p2, "Payment timeouts to Redis are caused by a kernel upgrade on the payment hosts.", 13, similarity)
+    assert v.verdict == ABSTAIN
+    (f,) = v.asserted
+    assert f.how == "unstated cause" and f.literal.startswith("unstated:a_kernel_upgrade") and \
+        f.verification.status == "no_anchor"
+    stated = read(p2, "The retry storm is exhausting Redis.", 13, similarity)  # on h4's chain
+    assert stated.verdict == ACCEPT
+
+
+def test_a_cause_sharing_only_a_name_with_a_chain_has_no_anchor(p2):
+    v = read(p2, "The Stripe 429s are because Stripe had a regional outage.", 13, "embed")
+    assert v.verdict == ABSTAIN and [f.how for f in v.asserted] == ["unstated cause"]
+
+
+@pytest.mark.parametrize("similarity", SIMILARITIES)
+def test_a_clause_anchored_nowhere_keeps_the_text_from_acceptance(p2, similarity):
+    text = "The retry storm is exhausting Redis. Our marketing team redesigned the company logo last spring."
+    v = read(p2, text, 13, similarity)
+    assert v.verdict == ABSTAIN and "no anchor" in v.reason
+    assert ("asserts", "h4", "causal direction") in findings(v)
+    short = read(p2, "The retry storm is exhausting Redis. Root cause found.", 13, similarity)
+    assert short.verdict == ACCEPT  # two content words: harmless
+
+
+def test_only_restricts_to_the_words_after_it():
+    assert restricted("only payments are failing") == {"payment"}
+    assert restricted("Yjs can only run peer-to-peer") == {"peer"}
+    assert restricted("It is not only Redis") == frozenset() and restricted("Redis is down") == frozenset()
+    assert unrestricted("Only payments are failing") == "are failing"
+
+
+@pytest.mark.parametrize("similarity", SIMILARITIES)
+def test_only_denies_the_alternatives_that_stand(p2, similarity):
+    v = read(p2, "Only payments are failing.", 13, similarity)
+    assert v.verdict == REJECT and ("asserts", "o2", "similarity") in findings(v)
+    assert any(s == "denies" and how.startswith("restriction (only payment)") for s, _, how in findings(v))
+    assert read(p2, "Payments are failing.", 13, similarity).verdict == ACCEPT
+
+
+def test_amounts_of_one_measure_meet_or_contradict():
+    assert amounts("Our documents are typically 5-10 pages.") == {"pages": (5.0, 10.0)}
+    assert conflict("hundreds of pages", "5-10 pages") == "pages"
+    assert conflict("roughly three times its usual volume", "about 3x normal") is None
+    assert conflict("roughly triple what we'd expect", "3x normal") is None
+    assert conflict("six months", "six weeks") == "days" and conflict("a few days", "edited for months") == "days"
+    assert conflict("six pages", "six weeks") is None  # different measures are never compared
+
+
+@pytest.mark.parametrize("similarity", SIMILARITIES)
+def test_another_amount_contradicts_the_claim(p3, similarity):
+    v = read(p3, "Our documents are thousands of pages long.", 19, similarity)
+    assert v.verdict == REJECT and ("denies", "a1", "another amount (pages)") in findings(v)
+    assert read(p3, "Our documents are five to ten pages long.", 19, similarity).verdict == ACCEPT
+    assert read(p3, "We have six months to ship this.", 19, similarity).verdict == REJECT  # timeline: six weeks
 
 
 # -- the verdict rule ----------------------------------------------------------------------
