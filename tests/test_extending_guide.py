@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -87,38 +88,37 @@ def workdir(tmp_path_factory) -> Path:
 
 
 def test_the_doc_sessions_print_what_the_doc_shows(workdir):
-    """Python sessions (doctest) and shell sessions in document order: a session may use a file
-    an earlier one wrote (the event log).  `# exits N` on a command is its exit status (else 0)."""
+    """The Python sessions (doctest, in document order, sharing one namespace), then the shell
+    commands, which may read the event logs the Python sessions wrote.  The commands only read, so
+    they run two at a time; `# exits N` on a command is its exit status (else 0)."""
     text = DOC.read_text()
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
-           "COLUMNS": "200", "NO_COLOR": "1"}
-    ran, namespace = 0, {}
+    namespace: dict = {}
     cwd = os.getcwd()
     os.chdir(workdir)
     try:
-        for m in FENCE.finditer(text):
-            lang, body = m.group(1), m.group(2)
-            if lang == "pycon":
-                test = doctest.DocTestParser().get_doctest(body, namespace, "extending.md", str(DOC), 0)
-                runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-                runner.run(test, clear_globs=False)
-                namespace.update(test.globs)
-                assert runner.failures == 0, f"a Python session of docs/extending.md failed:\n{body}"
-                ran += 1
-            elif lang == "console":
-                for chunk in re.split(r"^(?=\$ )", body, flags=re.M):
-                    if not chunk.startswith("$ "):
-                        continue
-                    command, _, shown = chunk[2:].partition("\n")
-                    status = re.search(r"#\s*exits (\d)\s*$", command)
-                    done = subprocess.run(command, shell=True, cwd=workdir, env=env, capture_output=True, text=True,
-                                          timeout=120)
-                    assert done.returncode == (int(status.group(1)) if status else 0), (command, done.stderr)
-                    assert normal(done.stdout + done.stderr) == normal(shown), command
-                    ran += 1
+        for body in blocks("pycon"):
+            test = doctest.DocTestParser().get_doctest(body, namespace, "extending.md", str(DOC), 0)
+            runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+            runner.run(test, clear_globs=False)
+            namespace.update(test.globs)
+            assert runner.failures == 0, f"a Python session of docs/extending.md failed:\n{body}"
     finally:
         os.chdir(cwd)
-    assert ran >= 10
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+           "COLUMNS": "200", "NO_COLOR": "1"}
+
+    def run(command: str) -> subprocess.CompletedProcess:
+        return subprocess.run(command, shell=True, cwd=workdir, env=env, capture_output=True, text=True, timeout=120)
+
+    commands = sessions()
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(run, [c for c, _ in commands]))
+    for (command, shown), done in zip(commands, results, strict=True):
+        status = re.search(r"#\s*exits (\d)\s*$", command)
+        assert done.returncode == (int(status.group(1)) if status else 0), (command, done.stderr)
+        assert normal(done.stdout + done.stderr) == normal(shown), command
+    assert len(blocks("pycon")) >= 3 and len(commands) >= 15
+    assert "grounded.core.errors.InputError: ops[0].second: Field required" in text
 
 
 def test_both_operations_are_checked_three_ways_by_the_doc():
@@ -334,7 +334,7 @@ def competing_and_merged(engine: Engine):
                      st.sampled_from(["m0", "m1", "h1"]))
 
 
-@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_random_histories_with_withdraw_and_merge_agree_three_ways(data):
     header = Header.model_validate(HEADER)
