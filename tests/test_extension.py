@@ -50,8 +50,8 @@ def test_the_documented_example_runs_as_documented(concede):
     engine.apply({"speaker": "alice", "ops": [{"op": "observe", "claim": "o1"}]})
     engine.apply({"speaker": "bob", "ops": [{"op": "concede", "target": "o1"}]})
     assert engine.commitments() == {"alice": ["o1"], "bob": ["o1"]}
-    python = re.search(r"```python\n(.*?)```", DOC.read_text(), re.S).group(1)
-    assert "engine.commitments()   # {'alice': ['o1'], 'bob': ['o1']}" in python
+    sessions = re.findall(r"```pycon\n(.*?)```", DOC.read_text(), re.S)
+    assert any(">>> engine.commitments()\n{'alice': ['o1'], 'bob': ['o1']}" in s for s in sessions)
 
 
 def test_the_new_operation_has_preconditions_model_and_schema(concede):
