@@ -36,7 +36,7 @@ class Verification(Displayable):
     """The answer to Verify(c), as of turn ``at`` (None: the latest).
 
     Built for the hot path.  Each kind of answer is its own subclass
-    (``_Grounded``, ``_Ungrounded``, ``_NoAnchor``) holding ``grounded`` and
+    (``Grounded``, ``_Ungrounded``, ``_NoAnchor``) holding ``grounded`` and
     ``status`` as class attributes, and there is no ``__init__``: ``verify``
     sets the two or three slots the answer needs, and the rest is computed
     when read.  The witness is one argument id (an anchor resting on nothing),
@@ -118,13 +118,15 @@ class Verification(Displayable):
                 "reason": self.reason, "status": self.status, "at": self.at}
 
 
-class _Grounded(Verification):
+class Grounded(Verification):
+    """Grounded; ``_witness`` the anchor's id (``Engine.verify`` builds one itself for a leaf anchor)."""
+
     __slots__ = ()
     grounded = True
     status = GROUNDED
 
 
-class _Walked(_Grounded):
+class _Walked(Grounded):
     """A witness found by the single-claimant walk, held as its claims: each names its one claimant."""
 
     __slots__ = ()
@@ -174,7 +176,7 @@ class _Ungrounded(Verification):
 
 
 def _grounded(claim: str, at: int | None, dm: DependencyMap, witness: list[int]) -> Verification:
-    v = _Grounded()
+    v = Grounded()
     v._claim, v._at, v._dm, v._witness = claim, at, dm, witness
     return v
 
@@ -199,7 +201,7 @@ def verify(dm: DependencyMap, literal: str, t: int | None = None) -> Verificatio
     newest = dm.args[ids[-1] - 1]
     if newest.standing in GOOD_STANDING:
         if not newest.deps:  # an observation-like anchor grounds itself
-            v = _Grounded()
+            v = Grounded()
             v._claim = literal
             v._witness = newest.id
             return v
