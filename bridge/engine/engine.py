@@ -47,11 +47,15 @@ from grounded.io.eventlog import (
 )
 from grounded.queries import affected as _affected
 from grounded.queries import verify as _verify
-from grounded.solvers.prolog import PrologRules, Rejected, header_facts
+from grounded.solvers.prolog import PrologRules, header_facts
+from grounded.solvers.replies import Accepted, Rejected
 from grounded.solvers.ruleset import file_sha256, rules_version
 from grounded.solvers.terms import Value
 
 E = TypeVar("E")
+
+BATCH = 256
+"""Log lines ``Engine.load`` hands the rules per request."""
 
 
 class Update(Displayable):
@@ -214,7 +218,7 @@ class Engine(Displayable):
     @classmethod
     def _replay(cls, path: str | Path, extensions: Iterable[str | Path], strict: bool,
                 on_update: Callable[[Engine, Update], None] | None, allow_rules_change: bool,
-                progress: Callable[[int, int], None] | None) -> Engine:
+                progress: Callable[[int, int], None] | None, batch: int = BATCH) -> Engine:
         reader = LogReader(path)
         try:
             paths = tuple(_extension_path(p) for p in extensions)
@@ -224,30 +228,12 @@ class Engine(Displayable):
             reader.close()
             raise
         status = LogStatus(str(path))
-        lineno = 1
         try:
-            for lineno, data in reader:
-                try:
-                    update = engine.apply(data)
-                except InputError as exc:
-                    raise LogError(exc.detail, path=str(path), line=lineno, engine=engine) from exc
-                except PreconditionError as exc:
-                    raise LogError(f"rejected by the rules: {exc}", path=str(path), line=lineno,
-                                   engine=engine) from exc
-                status.utterances += 1
-                if on_update is not None:
-                    on_update(engine, update)
-                if progress is not None:
-                    progress(reader.offset, reader.size)
+            engine._replay_lines(reader, status, on_update, progress, batch)
         except LogError as exc:
             if strict:
                 raise
             engine.load_error = exc
-        except InputError as exc:  # raised by the reader: a line too long, bad JSON or encoding
-            error = LogError(exc.detail, path=str(path), line=exc.line or lineno + 1, engine=engine)
-            if strict:
-                raise error from exc
-            engine.load_error = error
         finally:
             reader.close()
         if engine.load_error is not None:
@@ -259,6 +245,79 @@ class Engine(Displayable):
         engine._reader_end = reader.end
         engine._reader_unterminated = reader.unterminated
         return engine
+
+    def _replay_lines(self, reader: LogReader, status: LogStatus, on_update: Callable[[Engine, Update], None] | None,
+                      progress: Callable[[int, int], None] | None, batch: int) -> None:
+        """Apply a log's utterance lines, ``batch`` per request to the rules; LogError names the
+        line that stops the reading (the lines before it are applied, none after it)."""
+        pending: list[tuple[int, int, UtteranceBase]] = []  # (line, turn, utterance), validated
+        last = self.state.last_turn
+        lines = reader.raw_lines()
+        while True:
+            try:
+                item = next(lines, None)
+            except InputError as exc:  # the reader's own: a line too long
+                self._apply_lines(pending, reader.name, status, on_update)
+                raise LogError(exc.detail, path=reader.name, line=exc.line or 0, engine=self) from exc
+            if item is None:
+                break
+            lineno, body = item
+            try:
+                u = self._line_utterance(reader, lineno, body)
+                turn = self._turn_of(u, last)
+            except InputError as exc:
+                self._apply_lines(pending, reader.name, status, on_update)
+                raise LogError(exc.detail, path=reader.name, line=lineno, engine=self) from exc
+            pending.append((lineno, turn, u))
+            last = turn
+            if len(pending) >= batch:
+                self._apply_lines(pending, reader.name, status, on_update)
+                if progress is not None:
+                    progress(reader.offset, reader.size)
+        self._apply_lines(pending, reader.name, status, on_update)
+        if progress is not None:
+            progress(reader.offset, reader.size)
+
+    def _line_utterance(self, reader: LogReader, lineno: int, body: bytes) -> UtteranceBase:
+        """A log line as a validated utterance: straight from its bytes, or, when that fails,
+        by the JSON reading and validation that name what is wrong exactly as ``apply`` would."""
+        try:
+            return self.registry.utterance_model.model_validate_json(body)
+        except ValidationError:
+            pass
+        return self._validated(reader.decode(lineno, body))
+
+    def _apply_lines(self, pending: list[tuple[int, int, UtteranceBase]], path: str, status: LogStatus,
+                     on_update: Callable[[Engine, Update], None] | None) -> None:
+        """Apply validated lines in order: in one request to the rules, or one request per line
+        with a world model (the rules ask it about each operation as they go).  Empties ``pending``."""
+        stop: tuple[int, Rejected] | None = None
+        if self.world is not None:
+            for i, (_, turn, u) in enumerate(pending):
+                reading = self.world.reading(u.speaker)
+                result = self._decide(turn, u, reading)
+                if isinstance(result, Rejected):
+                    stop = (i, result)
+                    break
+                self._accepted(self._mirror(turn, u, result, reading), status, on_update)
+        elif pending:
+            self._prolog.use_extensions(self.extensions)
+            accepted, stop = self.rules.apply_batch([self.registry.encode(turn, u) for _, turn, u in pending])
+            for (_, turn, u), result in zip(pending, accepted):
+                self._accepted(self._mirror(turn, u, result, None), status, on_update)
+        if stop is not None:
+            index, rejected = stop
+            lineno, turn, u = pending[index]
+            pending.clear()
+            error = PreconditionError(turn, u.speaker, rejected.violations)
+            raise LogError(f"rejected by the rules: {error}", path=path, line=lineno, engine=self) from error
+        pending.clear()
+
+    def _accepted(self, update: Update, status: LogStatus, on_update: Callable[[Engine, Update], None] | None
+                  ) -> None:
+        status.utterances += 1
+        if on_update is not None:
+            on_update(self, update)
 
     def _continue(self, writer: EventLogWriter) -> None:
         """Make ``writer`` this engine's log, its tail repaired so the next line starts a line of its own."""
@@ -282,23 +341,39 @@ class Engine(Displayable):
 
     def apply(self, utterance: UtteranceBase | dict[str, Any]) -> Update:
         """Apply one utterance atomically, or raise PreconditionError and change nothing."""
-        try:
-            u = self.registry.utterance(utterance)
-        except ValidationError as exc:
-            raise InputError(describe_validation_error(exc, frozenset(self.registry.models))) from exc
-        turn = assign_turn(u.turn, self.state.last_turn)
-        if turn > MAX_TURN:
-            raise InputError(f"turn: {turn} is beyond the last turn a log can hold ({MAX_TURN})")
-        self._prolog.use_extensions(self.extensions)
+        u = self._validated(utterance)
+        turn = self._turn_of(u, self.state.last_turn)
         reading = None if self.world is None else self.world.reading(u.speaker)
-        recorder = _Recorder(self, turn, u, reading)
-        try:
-            result = self.rules.apply(self.registry.encode(turn, u), recorder, record=self._log is not None)
-        finally:
-            self.last_verdicts = {} if reading is None else reading.verdicts
+        result = self._decide(turn, u, reading)
         if isinstance(result, Rejected):
             raise PreconditionError(turn, u.speaker, result.violations)
-        # accepted, committed by the rules and written to the log: mirror it
+        return self._mirror(turn, u, result, reading)
+
+    def _validated(self, utterance: UtteranceBase | dict[str, Any]) -> UtteranceBase:
+        try:
+            return self.registry.utterance(utterance)
+        except ValidationError as exc:
+            raise InputError(describe_validation_error(exc, frozenset(self.registry.models))) from exc
+
+    @staticmethod
+    def _turn_of(u: UtteranceBase, last: int | None) -> int:
+        turn = assign_turn(u.turn, last)
+        if turn > MAX_TURN:
+            raise InputError(f"turn: {turn} is beyond the last turn a log can hold ({MAX_TURN})")
+        return turn
+
+    def _decide(self, turn: int, u: UtteranceBase, reading: Reading | None) -> Accepted | Rejected:
+        """The rules' verdict on one utterance (written to the log inside their transaction when
+        they accept it and the engine keeps one); nothing is mirrored yet."""
+        self._prolog.use_extensions(self.extensions)
+        recorder = _Recorder(self, turn, u, reading)
+        try:
+            return self.rules.apply(self.registry.encode(turn, u), recorder, record=self._log is not None)
+        finally:
+            self.last_verdicts = {} if reading is None else reading.verdicts
+
+    def _mirror(self, turn: int, u: UtteranceBase, result: Accepted, reading: Reading | None) -> Update:
+        """An accepted utterance, committed by the rules (and logged): mirror it in the Python state."""
         self.state.apply(result.effects, turn, u.speaker, u.text, u.ops)  # type: ignore[attr-defined]
         worlds = None
         if reading is not None and self.world is not None:
@@ -306,7 +381,7 @@ class Engine(Displayable):
             self.world.commit(turn, reading.frame)
         self._history.append((turn, u))
         left = tuple(result.left)
-        return Update(turn, u.speaker, u, result.effects, left, self._flagged(left), worlds,
+        return Update(turn, u.speaker, u, result.effects, left, self._flagged(left) if left else {}, worlds,
                       reading.frame.applied if reading is not None else ())
 
     def _flagged(self, left: tuple[str, ...]) -> dict[str, list[str]]:

@@ -27,17 +27,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from grounded.core.errors import PrologError, Violation
-from grounded.dmap.effects import (
-    SHAPES,
-    TRANSITION_SHAPE,
-    VIOLATION_SHAPE,
-    Effect,
-    effect,
-    transitions_of,
-    violations_of,
-)
+from grounded.dmap.effects import SHAPES, Effect, effect, violations_of
 from grounded.dmap.model import StandingNote
 from grounded.dmap.operations import OperationRegistry, OperationSpec
+from grounded.solvers.replies import ACCEPTED_SHAPE, STOP_SHAPE, Accepted, Rejected, read_accepted
 from grounded.solvers.terms import PlString, Shape, Terms, Value
 
 RULES_PACKAGE = "grounded.prolog"
@@ -45,7 +38,8 @@ RULES_PACKAGE = "grounded.prolog"
 PROTOCOL_NAMES: list[tuple[str, int]] = [
     ("ok", 1), ("error", 1), ("o", 2), ("v", 4), ("-", 1), ("-", 2), ("by", 1), ("note", 4), ("a", 3),
     ("queries", 2), ("in", 1), ("operation", 3), ("field", 3), ("read", 2), ("applied", 1), ("accepted", 2),
-    ("rejected", 1), ("refused", 1), *((name, len(kinds)) for name, kinds in SHAPES.items()),
+    ("rejected", 1), ("refused", 1), ("flat", 2), ("terms", 1), ("batch", 2), ("stopped", 2), ("done", 0),
+    *((name, len(kinds)) for name, kinds in SHAPES.items()),
 ]
 """The functors the rules answer with: created once, read back by handle."""
 
@@ -86,19 +80,6 @@ class Session(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
-class Accepted:
-    effects: list[Effect]
-    """What the rules applied, in order (grounded.dmap.effects)."""
-    left: list[str]
-    """The claims the utterance took out of S_t (the rules' left_standing/2)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Rejected:
-    violations: list[Violation]
-
-
-@dataclass(frozen=True, slots=True)
 class QueryAnswers:
     """The rules' own answers (prolog/queries.pl): grounded arguments, Affected* with hops."""
 
@@ -106,8 +87,8 @@ class QueryAnswers:
     affected: dict[str, dict[int, int]]
 
 
-RESULT_SHAPE: Shape = {"accepted": (("list", TRANSITION_SHAPE), ("list", "literal")),
-                       "rejected": (("list", VIOLATION_SHAPE),), "refused": ("text",)}
+RESULT_SHAPE: Shape = {**ACCEPTED_SHAPE, **STOP_SHAPE}  # type: ignore[dict-item]  # both are functor tables
+BATCH_SHAPE: Shape = {"batch": (ACCEPTED_SHAPE, {"done": (), "stopped": ("int", STOP_SHAPE)})}
 WORLD_SHAPE: Shape = {"read": ("int", ("list", SHAPES)), "applied": ("int",)}
 STANDINGS_SHAPE: Shape = ("list", {"-": ("int", "text")})
 INTS_SHAPE: Shape = ("list", "int")
@@ -299,11 +280,35 @@ class RuleState:
             result = rules.request(("apply", self.module, utterance, record), RESULT_SHAPE)
         finally:
             rules.session = None
-        if result[0] == "accepted":
-            return Accepted(transitions_of(result[1]), result[2])
         if result[0] == "rejected":
             return Rejected(violations_of(result[1]))
-        raise PrologError(f"the rules did not record the utterance: {result[1]}")
+        if result[0] == "refused":
+            raise PrologError(f"the rules did not record the utterance: {result[1]}")
+        return read_accepted(result)[0]
+
+    def apply_batch(self, utterances: list[tuple], session: Session | None = None
+                    ) -> tuple[list[Accepted], tuple[int, Rejected] | None]:
+        """Run many utterances in one request, in order, each atomically, recording none
+        (a log being replayed is already written).
+
+        Returns what each accepted one did and, if one was rejected, its position
+        and violations: the batch stopped there, and the rules' state holds the
+        utterances before it.  ``session`` answers the world model's questions
+        (only one utterance at a time may have a world model to ask).
+        """
+        rules = self.rules
+        rules.session = session
+        try:
+            _, accepted, stop = rules.request(("apply_batch", self.module, utterances), BATCH_SHAPE)
+        finally:
+            rules.session = None
+        done = read_accepted(accepted)
+        if stop[0] == "done":
+            return done, None
+        _, index, result = stop
+        if result[0] == "refused":
+            raise PrologError(f"the rules did not apply the utterance: {result[1]}")
+        return done, (index, Rejected(violations_of(result[1])))
 
     def standings(self) -> dict[int, str]:
         """Argument id -> standing, as the rules hold it now."""

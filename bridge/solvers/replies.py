@@ -1,0 +1,121 @@
+"""The rules' replies about accepted utterances, read in one piece.
+
+Reading a reply term node by node costs the bridge one or more foreign calls
+per node, several per effect: for a log replayed in bulk that was most of
+the time spent outside the rules.  So the driver (prolog/grounded.pl,
+flat_reply/2) writes what accepted utterances did as one text of tokens,
+each followed by the separator U+001F, and this module reads it with one
+``split``:
+
+    per utterance:  <effects> (<op index> <name> <value>...)...  <left> <claim>...
+
+A value is read by its effect's declared shape (``SHAPES`` in
+grounded.dmap.effects): ``int`` as an integer, ``text`` and ``literal`` as
+they are written (a literal ``-(p)`` is written ``-p``, the bridge's own
+spelling), ``cause`` as None for ``none`` and the literal ``L`` for ``+L``
+(``by(L)``).  The token count travels beside the text; if any atom held the
+separator, the driver sends the terms instead (``terms(...)``), read by
+shape as before, so no value can be split or merged unnoticed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import get_args
+
+from grounded.core.errors import PrologError, Violation
+from grounded.dmap.effects import SHAPES, TRANSITION_SHAPE, VIOLATION_SHAPE, Effect, transitions_of
+from grounded.solvers.terms import Shape
+
+SEPARATOR = "\x1f"
+
+
+@dataclass(frozen=True, slots=True)
+class Accepted:
+    effects: list[Effect]
+    """What the rules applied, in order (grounded.dmap.effects)."""
+    left: list[str]
+    """The claims the utterance took out of S_t (the rules' left_standing/2)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rejected:
+    violations: list[Violation]
+
+
+ACCEPTED_SHAPE: Shape = {"flat": ("text", "int"),
+                         "terms": (("list", {"-": (("list", TRANSITION_SHAPE), ("list", "literal"))}),)}
+"""What the driver says about accepted utterances: ``flat(Text, N)`` or ``terms([Transitions-Left, ...])``."""
+
+STOP_SHAPE: Shape = {"rejected": (("list", VIOLATION_SHAPE),), "refused": ("text",)}
+"""An utterance the rules did not accept: its violations, or why it could not be recorded."""
+
+
+def _cause(token: str) -> str | None:
+    if token == "none":
+        return None
+    if token[:1] != "+":
+        raise PrologError(f"expected a cause (none or +literal) from Prolog, got {token!r:.80}")
+    return token[1:]
+
+
+_CLASSES: dict[str, type] = {cls.name: cls for cls in get_args(Effect)}
+
+_READ: dict[str, Callable[[str], object]] = {"int": int, "text": str, "literal": str, "cause": _cause}
+
+Maker = Callable[[int, list[str], int], Effect]
+
+
+def _maker(name: str) -> tuple[Maker, int]:
+    """How to build effect ``name`` from the tokens at ``i``: (maker, number of values)."""
+    cls = _CLASSES[name]
+    reads = [_READ[kind] for kind in SHAPES[name]]
+    n = len(reads)
+    if n == 1:
+        (r0,) = reads
+        return (lambda ix, t, i: cls(ix, r0(t[i]))), 1
+    if n == 2:
+        r0, r1 = reads
+        return (lambda ix, t, i: cls(ix, r0(t[i]), r1(t[i + 1]))), 2
+    if n == 3:
+        r0, r1, r2 = reads
+        return (lambda ix, t, i: cls(ix, r0(t[i]), r1(t[i + 1]), r2(t[i + 2]))), 3
+    return (lambda ix, t, i: cls(ix, *(r(v) for r, v in zip(reads, t[i:i + n], strict=True)))), n
+
+
+_MAKERS: dict[str, tuple[Maker, int]] = {name: _maker(name) for name in SHAPES}
+
+
+def read_accepted(value: tuple) -> list[Accepted]:
+    """The accepted utterances of a reply read by ``ACCEPTED_SHAPE``, in order."""
+    if value[0] == "terms":
+        return [Accepted(transitions_of(transitions), left) for _, transitions, left in value[1]]
+    _, text, count = value
+    return read_flat(text, count)
+
+
+def read_flat(text: str, count: int) -> list[Accepted]:
+    tokens = text.split(SEPARATOR)
+    if len(tokens) != count + 1 or tokens[-1] != "":
+        raise PrologError(f"the rules' reply splits into {len(tokens) - 1} tokens, not the {count} they wrote")
+    makers = _MAKERS
+    out = []
+    i = 0
+    try:
+        while i < count:
+            effects = []
+            n_effects = int(tokens[i])
+            i += 1
+            for _ in range(n_effects):
+                make, n = makers[tokens[i + 1]]
+                effects.append(make(int(tokens[i]), tokens, i + 2))
+                i += 2 + n
+            left_end = i + 1 + int(tokens[i])
+            out.append(Accepted(effects, tokens[i + 1:left_end]))
+            i = left_end
+    except (KeyError, ValueError, IndexError) as exc:
+        raise PrologError(f"a malformed reply from the rules at token {i}: {exc!r:.80}") from None
+    if i != count:
+        raise PrologError(f"the rules' reply ends at token {i} of {count}")
+    return out
