@@ -303,7 +303,7 @@ class Engine(Displayable):
         elif pending:
             self._prolog.use_extensions(self.extensions)
             accepted, stop = self.rules.apply_batch([self.registry.encode(turn, u) for _, turn, u in pending])
-            for (_, turn, u), result in zip(pending, accepted):
+            for (_, turn, u), result in zip(pending, accepted, strict=False):  # shorter if one was rejected
                 self._accepted(self._mirror(turn, u, result, None), status, on_update)
         if stop is not None:
             index, rejected = stop

@@ -26,7 +26,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol
 
-from grounded.core.errors import PrologError, Violation
+from grounded.core.errors import PrologError
 from grounded.dmap.effects import SHAPES, Effect, effect, violations_of
 from grounded.dmap.model import StandingNote
 from grounded.dmap.operations import OperationRegistry, OperationSpec
