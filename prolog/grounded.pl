@@ -125,8 +125,7 @@ apply_utterance(utterance(Turn, Speaker, Ops), Record, Result) :-
 
 run_utterance(Turn, Speaker, Ops, Record, accepted(Transitions, Left)) :-
     U = u(Turn, Speaker),
-    findall(v(-1, utterance, C, M), utterance_violation(U, C, M), V0),
-    findall(E, admission(U, E), Admit),
+    admission(U, V0, Admit),
     apply_each(Admit, U),
     run_ops(Ops, 0, U, Vss, Tss),
     append([V0|Vss], Violations),
@@ -163,13 +162,12 @@ apply_each([E|Es], U) :-
 %  then the two facts.  Its reply is the one run_utterance/5 would give.
 admit_utterance(Turn, Speaker, Record, Result) :-
     U = u(Turn, Speaker),
-    findall(v(-1, utterance, C, M), utterance_violation(U, C, M), Violations),
+    admission(U, Violations, Admit),
     (   Violations \== []
     ->  Result = rejected(Violations)
     ;   Record == true, \+ commit_call(record, true)
     ->  Result = refused("the bridge could not record the utterance")
-    ;   findall(E, admission(U, E), Admit),
-        apply_each(Admit, U),
+    ;   apply_each(Admit, U),
         Result = accepted([o(-1, Admit)], [])
     ).
 
@@ -183,6 +181,23 @@ utterance_violation(u(_, S), unknown_speaker, M) :-
 
 admission(u(_, S), new_agent(S)) :- open_agents, \+ agent(S, _).
 admission(u(T, _), turn(T)).
+
+%  admission(+U, -Violations, -Effects): the utterance's own violations
+%  (utterance_violation/3, as v/4 records) and its admission effects
+%  (admission/2, in order).  The usual case, a known speaker after the last
+%  turn, is decided without collecting solutions: it runs for every
+%  utterance, chatter included.
+admission(U, Violations, Admit) :-
+    U = u(T, S),
+    (   ( last_turn(Last) -> T > Last ; true ),
+        (   open_agents
+        ->  ( agent(S, _) -> Admit = [turn(T)] ; Admit = [new_agent(S), turn(T)] )
+        ;   agent(S, _), Admit = [turn(T)]
+        )
+    ->  Violations = []
+    ;   findall(v(-1, utterance, C, M), utterance_violation(U, C, M), Violations),
+        findall(E, admission(U, E), Admit)
+    ).
 
 %  run_ops(+Ops, +I, +U, -Violations, -Transitions): one list of each per
 %  operation, in order (tail-recursive: an utterance may be long).
@@ -461,6 +476,57 @@ apply_batch([U|Us], I, Replies, Stop) :-
         Stop = stopped(I, Result)
     ).
 
+%  batch_utterances(+Batch, -Utterances): a batch as the bridge sends it:
+%  a list of utterance terms, or flat(Text, N), the same as N tokens each
+%  followed by the separator (see grounded.solvers.flat):
+%      <utterances>, per utterance <turn> <speaker> <ops>, per op <name>
+%      <fields>, per field <key> = <literal> or <key> # <n> <literal>...
+%  A token becomes an integer, an atom, or -(Atom) for a literal written -P;
+%  nothing is read as Prolog text.  A text that does not split into N
+%  tokens, or does not decode to exactly its utterances, is an error.
+batch_utterances(flat(Text, N), Utterances) :- !,
+    split_string(Text, "\x1f\", "", Parts),
+    (   length(Parts, N1), N1 =:= N + 1,
+        phrase(flat_batch(Utterances), Parts, [""])
+    ->  true
+    ;   throw(error(format("a malformed flat batch of ~w tokens", [N]), _))
+    ).
+batch_utterances(Utterances, Utterances).
+
+flat_batch(Us) --> flat_int(K), flat_utterances(K, Us).
+
+flat_utterances(0, []) --> !.
+flat_utterances(K, [utterance(T, S, Ops)|Us]) -->
+    flat_int(T), flat_atom(S), flat_int(NOps), flat_ops(NOps, Ops),
+    { K1 is K - 1 },
+    flat_utterances(K1, Us).
+
+flat_ops(0, []) --> !.
+flat_ops(N, [op(Name, Fields)|Ops]) -->
+    flat_atom(Name), flat_int(NF), flat_fields(NF, Fields),
+    { N1 is N - 1 },
+    flat_ops(N1, Ops).
+
+flat_fields(0, []) --> !.
+flat_fields(N, [Key=Value|Fields]) -->
+    flat_atom(Key), [Mark], flat_field_value(Mark, Value),
+    { N1 is N - 1 },
+    flat_fields(N1, Fields).
+
+flat_field_value("=", L) --> flat_literal(L).
+flat_field_value("#", Ls) --> flat_int(N), flat_literals(N, Ls).
+
+flat_literals(0, []) --> !.
+flat_literals(N, [L|Ls]) --> flat_literal(L), { N1 is N - 1 }, flat_literals(N1, Ls).
+
+flat_int(I) --> [S], { number_string(I, S), integer(I) }.
+flat_atom(A) --> [S], { atom_string(A, S) }.
+flat_literal(L) --> [S],
+    {   sub_string(S, 0, 1, After, "-")
+    ->  sub_string(S, 1, After, 0, P), atom_string(A, P), L = -(A)
+    ;   atom_string(L, S)
+    }.
+
 %  flat_reply(+Accepted, -Reply): what the accepted utterances did, read back
 %  by the bridge in one piece instead of term by term (a term costs the
 %  bridge a foreign call per node: several per effect).  Reply is
@@ -542,7 +608,8 @@ request(apply(M, Utterance, Record), Reply) :-
     ->  flat_reply([Ts-Left], Reply)
     ;   Reply = Result
     ).
-request(apply_batch(M, Utterances), batch(Accepted, Stop)) :-
+request(apply_batch(M, Batch), batch(Accepted, Stop)) :-
+    batch_utterances(Batch, Utterances),
     use_state(M), apply_batch(Utterances, 0, Replies, Stop),
     flat_reply(Replies, Accepted).
 request(new_state(M, Facts), true) :-

@@ -48,7 +48,7 @@ from grounded.io.eventlog import (
 from grounded.queries import affected as _affected
 from grounded.queries import verify as _verify
 from grounded.solvers.prolog import PrologRules, header_facts
-from grounded.solvers.replies import Accepted, Rejected
+from grounded.solvers.flat import Accepted, Rejected
 from grounded.solvers.ruleset import file_sha256, rules_version
 from grounded.solvers.terms import Value
 

@@ -30,7 +30,7 @@ from grounded.core.errors import PrologError
 from grounded.dmap.effects import SHAPES, Effect, effect, violations_of
 from grounded.dmap.model import StandingNote
 from grounded.dmap.operations import OperationRegistry, OperationSpec
-from grounded.solvers.replies import ACCEPTED_SHAPE, STOP_SHAPE, Accepted, Rejected, read_accepted
+from grounded.solvers.flat import ACCEPTED_SHAPE, STOP_SHAPE, Accepted, Rejected, flat_utterances, read_accepted
 from grounded.solvers.terms import PlString, Shape, Terms, Value
 
 RULES_PACKAGE = "grounded.prolog"
@@ -299,7 +299,9 @@ class RuleState:
         rules = self.rules
         rules.session = session
         try:
-            _, accepted, stop = rules.request(("apply_batch", self.module, utterances), BATCH_SHAPE)
+            flat = flat_utterances(utterances)
+            batch: Value = utterances if flat is None else ("flat", PlString(flat[0]), flat[1])
+            _, accepted, stop = rules.request(("apply_batch", self.module, batch), BATCH_SHAPE)
         finally:
             rules.session = None
         done = read_accepted(accepted)

@@ -1,21 +1,30 @@
-"""The rules' replies about accepted utterances, read in one piece.
+"""Many utterances to the rules and what they did back, each as one flat text.
 
-Reading a reply term node by node costs the bridge one or more foreign calls
-per node, several per effect: for a log replayed in bulk that was most of
-the time spent outside the rules.  So the driver (prolog/grounded.pl,
-flat_reply/2) writes what accepted utterances did as one text of tokens,
-each followed by the separator U+001F, and this module reads it with one
-``split``:
+Term by term, a batch of utterances costs the bridge a foreign call per node
+going in, and the reply several per effect coming back: for a log replayed
+in bulk, most of the time spent outside the rules.  So a batch travels as
+one text of tokens, each followed by the separator U+001F, split on the
+other side in one call (``split`` here, split_string/4 in prolog/grounded.pl).
+
+Going in (``flat_utterances``; batch_utterances//1 in the driver):
+
+    <utterances>  per utterance: <turn> <speaker> <ops>
+                  per op: <name> <fields>, per field: <key> = <literal> | <key> # <n> <literal>...
+
+Coming back (``read_flat``; flat_reply/2 in the driver):
 
     per utterance:  <effects> (<op index> <name> <value>...)...  <left> <claim>...
 
-A value is read by its effect's declared shape (``SHAPES`` in
-grounded.dmap.effects): ``int`` as an integer, ``text`` and ``literal`` as
-they are written (a literal ``-(p)`` is written ``-p``, the bridge's own
-spelling), ``cause`` as None for ``none`` and the literal ``L`` for ``+L``
-(``by(L)``).  The token count travels beside the text; if any atom held the
-separator, the driver sends the terms instead (``terms(...)``), read by
-shape as before, so no value can be split or merged unnoticed.
+A literal ``-(p)`` is spelled ``-p``, the bridge's own spelling (a validated
+id never starts with ``-``).  A returned value is read by its effect's
+declared shape (``SHAPES`` in grounded.dmap.effects): ``int`` as an integer,
+``text`` and ``literal`` as spelled, ``cause`` as None for ``none`` and the
+literal ``L`` for ``+L`` (``by(L)``).  The token count travels beside each
+text: a value holding the separator would split into more tokens than were
+written, so either side falls back to terms (``terms(...)`` in a reply,
+``flat_utterances`` returning None) rather than read it wrongly.  Nothing in
+a text is ever parsed as Prolog: each token becomes one atom, integer or
+negated atom.
 """
 
 from __future__ import annotations
@@ -26,9 +35,65 @@ from typing import get_args
 
 from grounded.core.errors import PrologError, Violation
 from grounded.dmap.effects import SHAPES, TRANSITION_SHAPE, VIOLATION_SHAPE, Effect, transitions_of
-from grounded.solvers.terms import Shape
+from grounded.solvers.terms import PlString, Shape
 
 SEPARATOR = "\x1f"
+
+
+class _NotFlat(Exception):
+    """A value the flat text does not carry exactly: the batch goes as terms."""
+
+
+def _literal(value: object) -> str:
+    if isinstance(value, str) and not isinstance(value, PlString) and value[:1] != "-":
+        return value
+    if (isinstance(value, tuple) and len(value) == 2 and value[0] == "-" and isinstance(value[1], str)
+            and not isinstance(value[1], PlString) and value[1][:1] != "-"):
+        return "-" + value[1]
+    raise _NotFlat
+
+
+def _atom(value: object) -> str:
+    if isinstance(value, str) and not isinstance(value, PlString):
+        return value
+    raise _NotFlat
+
+
+def _int(value: object) -> str:
+    if type(value) is int:
+        return str(value)
+    raise _NotFlat
+
+
+def flat_utterances(utterances: list[tuple]) -> tuple[str, int] | None:
+    """Utterance terms (``utterance(Turn, Speaker, [op(Name, [Key=Value, ...]), ...])`` as term data,
+    grounded.dmap.operations) as one flat text and its token count; None if one does not fit."""
+    tokens = [str(len(utterances))]
+    add, extend = tokens.append, tokens.extend
+    try:
+        for tag, turn, speaker, ops in utterances:
+            if tag != "utterance":
+                raise _NotFlat
+            extend((_int(turn), _atom(speaker), str(len(ops))))
+            for op_tag, name, fields in ops:
+                if op_tag != "op":
+                    raise _NotFlat
+                extend((_atom(name), str(len(fields))))
+                for eq, key, value in fields:
+                    if eq != "=":
+                        raise _NotFlat
+                    add(_atom(key))
+                    if isinstance(value, list):
+                        extend(("#", str(len(value))))
+                        extend(_literal(v) for v in value)
+                    else:
+                        extend(("=", _literal(value)))
+    except (_NotFlat, TypeError, ValueError):
+        return None
+    text = SEPARATOR.join(tokens) + SEPARATOR
+    if text.count(SEPARATOR) != len(tokens):
+        return None
+    return text, len(tokens)
 
 
 @dataclass(frozen=True, slots=True)
