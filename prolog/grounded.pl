@@ -128,10 +128,10 @@ run_utterance(Turn, Speaker, Ops, Record, accepted(Transitions, Left)) :-
     admission(U, V0, Admit),
     apply_each(Admit, U),
     run_ops(Ops, 0, U, Vss, Tss),
-    append([V0|Vss], Violations),
-    (   Violations == []
+    (   V0 == [], all_empty(Vss)
     ->  true
-    ;   throw(rejected(Violations))
+    ;   append([V0|Vss], Violations),
+        throw(rejected(Violations))
     ),
     drop_empty([o(-1, Admit)|Tss], Transitions),
     left_standing(Transitions, Left),
@@ -148,6 +148,9 @@ drop_empty([T|Ts], Out) :-
     ;   Out = [T|Out1]
     ),
     drop_empty(Ts, Out1).
+
+all_empty([]).
+all_empty([[]|Ls]) :- all_empty(Ls).
 
 apply_each([], _).
 apply_each([E|Es], U) :-
@@ -329,7 +332,10 @@ creates(new_arg(_, _)).
 
 %  dedupe(+List, -Set): first occurrences in order (effect lists are short).
 dedupe(Xs, Set) :-
-    dedupe(Xs, [], Set).
+    (   sort(Xs, Sorted), same_length(Sorted, Xs)
+    ->  Set = Xs                        % no two are ==: the usual case
+    ;   dedupe(Xs, [], Set)
+    ).
 
 dedupe([], _, []).
 dedupe([X|Xs], Seen, Set) :-
@@ -404,6 +410,9 @@ bind_each([E0|Es0], Id, [E|Es]) :-
 %  Only a position typed `arg` holding `new` names the new argument (an atom
 %  `new` elsewhere, say a claim, stays); the effects are ground here.
 bind_new(Id, new_arg(L, K), new_arg(Id, L, K)) :- !.
+bind_new(_, E0, E) :-
+    \+ arg(_, E0, new), !,
+    E = E0.
 bind_new(Id, E0, E) :-
     E0 =.. [F|As0],
     effect_signature(F, Types),
