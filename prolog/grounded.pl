@@ -66,9 +66,11 @@ apply_effect(u(T, S), new_arg(Id, L, K)) :-
     store(standing(Id, active, T, none)).
 apply_effect(u(T, _), set_standing(A, S, C)) :-
     unstore(standing(A, _, _, _)), store(standing(A, S, T, C)).
-apply_effect(_, add_dep(A, L))           :- store(dep(A, L)).
+apply_effect(_, add_dep(A, L))           :- store(dep(A, L)), claims(A, C), edge_added(dep, C, L).
 apply_effect(_, add_explains(A, L))      :- store(explains(A, L)).
-apply_effect(_, add_attack(F, T))        :- store(att(F, T)).
+apply_effect(_, add_attack(F, T))        :-
+    store(att(F, T)),
+    (   option(acyclic_attacks) -> edge_added(att, F, T) ; true ).
 apply_effect(_, commit(G, A))            :- store(committed(G, A)).
 apply_effect(_, retract_commitment(G, A)) :- unstore(committed(G, A)).
 apply_effect(_, dissent(A, G))           :- store(dissent(A, G)).
@@ -611,7 +613,8 @@ message_to_codes(E, Codes) :-
     '$messages':translate_message(E, Lines, []),
     with_output_to(codes(Codes), print_message_lines(current_output, '', Lines)).
 
-request(apply(M, Utterance, Record), Reply) :-
+request(apply(M, Sent, Record), Reply) :-
+    (   Sent = flat(_, _) -> batch_utterances(Sent, [Utterance]) ; Utterance = Sent ),
     use_state(M), apply_utterance(Utterance, Record, Result),
     (   Result = accepted(Ts, Left)
     ->  flat_reply([Ts-Left], Reply)
@@ -621,8 +624,13 @@ request(apply_batch(M, Batch), batch(Accepted, Stop)) :-
     batch_utterances(Batch, Utterances),
     use_state(M), apply_batch(Utterances, 0, Replies, Stop),
     flat_reply(Replies, Accepted).
+request(catch_up(M, Turn), true) :-
+    use_state(M),
+    (   unstore(last_turn(_)) -> true ; true ),
+    store(last_turn(Turn)).
 request(new_state(M, Facts), true) :-
-    new_state(M, Facts).
+    new_state(M, Facts),
+    use_state(M), rebuild_levels.
 request(free_state(M), true) :-
     clear_state(M),
     (   db(M) -> retractall(db(_)) ; true ).

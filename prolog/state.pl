@@ -34,6 +34,14 @@ state_predicate(open_problem/1). % open_problem(Literal): the abductive-problem 
 state_predicate(last_turn/1).
 state_predicate(arg_count/1).
 
+%  What the rules keep beside the facts to decide quickly, derived from them
+%  (prolog/invariants.pl): levels that keep Dep and the attacks acyclic, and
+%  the mark of a cycle found during the utterance being run.  Cleared with a
+%  state, rebuilt when a state is given as facts, never reported as facts.
+index_predicate(dep_level/3).   % dep_level(Atom, pos|neg, Level)
+index_predicate(att_level/2).   % att_level(Arg, Level)
+index_predicate(cycle_found/1). % cycle_found(dep|att)
+
 %  The accessors: each reads the current state module.
 agent(G, Authority)        :- db(M), M:agent(G, Authority).
 open_agents                :- db(M), M:open_agents.
@@ -50,6 +58,9 @@ dissent(A, G)              :- db(M), M:dissent(A, G).
 open_problem(L)            :- db(M), M:open_problem(L).
 last_turn(T)               :- db(M), nb_getval(M, counters(T, _)), T \== none.
 arg_count(N)               :- db(M), nb_getval(M, counters(_, N)), N \== none.
+dep_level(P, Sign, N)      :- db(M), M:dep_level(P, Sign, N).
+att_level(A, N)            :- db(M), M:att_level(A, N).
+cycle_found(G)             :- db(M), M:cycle_found(G).
 
 %  store(+Fact), unstore(+Fact): change the current state.
 %
@@ -85,7 +96,7 @@ use_state(M) :-
 
 %  new_state(+Module, +Facts): Module holds exactly Facts (the header's).
 new_state(M, Facts) :-
-    forall(state_predicate(N/A), dynamic(M:N/A)),
+    forall(( state_predicate(N/A) ; index_predicate(N/A) ), dynamic(M:N/A)),
     clear_state(M),
     forall(member(F, Facts), ( state_fact(F) -> store_in(M, F) ; type_error(state_fact, F) )).
 
@@ -101,7 +112,7 @@ db_pop(Old) :- retractall(db(_)), ( Old == none -> true ; assertz(db(Old)) ).
 state_fact(F) :- callable(F), functor(F, N, A), state_predicate(N/A).
 
 clear_state(M) :-
-    forall(state_predicate(N/A),
+    forall(( state_predicate(N/A) ; index_predicate(N/A) ),
            ( functor(H, N, A), ( counter_fact(H) -> true ; retractall(M:H) ) )),
     nb_setval(M, counters(none, none)).
 

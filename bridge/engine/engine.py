@@ -28,6 +28,7 @@ from grounded.core.literals import is_literal
 from grounded.core.turns import assign_turn
 from grounded.core.vocabulary import GOOD_STANDING
 from grounded.dmap.effects import Effect
+from grounded.dmap.effects import Turn as TurnEffect
 from grounded.dmap.model import Argument, Header
 from grounded.dmap.operations import UtteranceBase
 from grounded.dmap.state import DependencyMap
@@ -48,8 +49,8 @@ from grounded.io.eventlog import (
 )
 from grounded.queries import affected as _affected
 from grounded.queries import verify as _verify
-from grounded.solvers.prolog import PrologRules, header_facts
 from grounded.solvers.flat import Accepted, Rejected
+from grounded.solvers.prolog import PrologRules, header_facts
 from grounded.solvers.ruleset import file_sha256, rules_version
 from grounded.solvers.terms import Value
 
@@ -362,12 +363,31 @@ class Engine(Displayable):
     def apply(self, utterance: UtteranceBase | dict[str, Any]) -> Update:
         """Apply one utterance atomically, or raise PreconditionError and change nothing."""
         u = self._validated(utterance)
-        turn = self._turn_of(u, self.state.last_turn)
+        last = self.state.last_turn
+        turn = self._turn_of(u, last)
+        if not u.ops and self.world is None and (last is None or turn > last) and u.speaker in self.state.agents:  # type: ignore[attr-defined]
+            return self._admit(turn, u)
         reading = None if self.world is None else self.world.reading(u.speaker)
         result = self._decide(turn, u, reading)
         if isinstance(result, Rejected):
             raise PreconditionError(turn, u.speaker, result.violations)
         return self._mirror(turn, u, result, reading)
+
+    def _admit(self, turn: int, u: UtteranceBase) -> Update:
+        """An utterance without operations, by a known speaker, after the last turn: a turn and
+        nothing else, admitted without a rule run.
+
+        Its only check is the rules' own for every utterance (the speaker, the turn
+        order: ``utterance_violation/3``), here found to pass; any other chatter (a
+        new speaker, a turn out of order) goes to the rules, which add the speaker or
+        name the violation.  Its only effect is the turn, as the rules would report it;
+        it is logged first, and the rules learn the turn with their next request.
+        """
+        self.last_verdicts = {}
+        if self._log is not None:
+            self._log.append(turn, u)
+        self.rules.admitted(turn)
+        return self._mirror(turn, u, Accepted([TurnEffect(-1, turn)], []), None)
 
     def _validated(self, utterance: UtteranceBase | dict[str, Any]) -> UtteranceBase:
         try:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import shutil
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -265,19 +266,49 @@ class RuleState:
 
     The answers are what ``grounded check`` compares with the Python queries and
     with ASP: the rules decide them from their own facts, not from the bridge's.
+
+    Two things may be owed to the rules before the next request about this
+    state, and are settled first by every method here: turns the engine
+    admitted without them (``admitted``: an utterance without operations,
+    whose only effect is the turn), and the facts of a state restored from a
+    snapshot (``restore``), put in only when the rules are first needed.
     """
 
     def __init__(self, rules: PrologRules, module: str):
         self.rules = rules
         self.module = module
+        self.behind: int | None = None
+        """The last turn the engine admitted without the rules (None: they know every turn)."""
+        self._facts: Callable[[], list[Value]] | None = None
+
+    def admitted(self, turn: int) -> None:
+        """The engine admitted turn ``turn`` itself (see ``Engine.apply``): tell the rules
+        with the next request, before anything else."""
+        self.behind = turn
+
+    def restore(self, facts: Callable[[], list[Value]]) -> None:
+        """This state is ``facts()`` (a snapshot's), put into the rules when first needed."""
+        self._facts = facts
+        self.behind = None
+
+    def _ready(self) -> None:
+        if self._facts is not None:
+            facts, self._facts = self._facts, None
+            self.rules.request(("new_state", self.module, facts()), "text")
+        if self.behind is not None:
+            self.rules.request(("catch_up", self.module, self.behind), "text")
+            self.behind = None
 
     def apply(self, utterance: tuple, session: Session, record: bool = False) -> Accepted | Rejected:
         """Run one utterance.  With ``record`` the rules ask ``session.record()`` to write it
         to the event log before they commit, so a failed write rolls them back too."""
+        self._ready()
         rules = self.rules
+        flat = flat_utterances([utterance])
+        sent: Value = utterance if flat is None else ("flat", PlString(flat[0]), flat[1])
         rules.session = session
         try:
-            result = rules.request(("apply", self.module, utterance, record), RESULT_SHAPE)
+            result = rules.request(("apply", self.module, sent, record), RESULT_SHAPE)
         finally:
             rules.session = None
         if result[0] == "rejected":
@@ -296,6 +327,7 @@ class RuleState:
         utterances before it.  ``session`` answers the world model's questions
         (only one utterance at a time may have a world model to ask).
         """
+        self._ready()
         rules = self.rules
         rules.session = session
         try:
@@ -312,25 +344,28 @@ class RuleState:
             raise PrologError(f"the rules did not apply the utterance: {result[1]}")
         return done, (index, Rejected(violations_of(result[1])))
 
+    def _ask(self, request: str, shape: Shape = "any") -> Any:
+        self._ready()
+        return self.rules.request((request, self.module), shape)
+
     def standings(self) -> dict[int, str]:
         """Argument id -> standing, as the rules hold it now."""
-        pairs = self.rules.request(("standings", self.module), STANDINGS_SHAPE)
-        return {a: s for _, a, s in pairs}
+        return {a: s for _, a, s in self._ask("standings", STANDINGS_SHAPE)}
 
     def reinstatable(self) -> list[int]:
         """Arguments out of standing whose every attacker has left S_t (prolog/queries.pl)."""
-        return list(self.rules.request(("reinstatable", self.module), INTS_SHAPE))
+        return list(self._ask("reinstatable", INTS_SHAPE))
 
     def notes(self) -> dict[str, StandingNote]:
         """Claim -> how its newest argument reached its standing (claim_standing/4)."""
-        notes = self.rules.request(("claim_standings", self.module), NOTES_SHAPE)
+        notes = self._ask("claim_standings", NOTES_SHAPE)
         return {literal: StandingNote(standing, turn, cause) for _, literal, standing, turn, cause in notes}
 
     def open_problems(self) -> list[str]:
-        return list(self.rules.request(("open_problems", self.module), LITERALS_SHAPE))
+        return list(self._ask("open_problems", LITERALS_SHAPE))
 
     def queries(self) -> QueryAnswers:
-        _, grounded, affected = self.rules.request(("queries", self.module), QUERIES_SHAPE)
+        _, grounded, affected = self._ask("queries", QUERIES_SHAPE)
         by_literal: dict[str, dict[int, int]] = {}
         for _, p, a, hop in affected:
             by_literal.setdefault(p, {})[a] = hop
@@ -338,11 +373,11 @@ class RuleState:
 
     def invariant_holds(self) -> bool:
         """Lemma 2.4 in its global form: no attacked argument in S_t."""
-        return self.rules.request(("invariant", self.module), "text") == "true"
+        return self._ask("invariant", "text") == "true"
 
     def facts(self) -> list[Value]:
         """Every fact of this state, sorted, as term data (for tests and cross-checks)."""
-        return list(self.rules.request(("state_facts", self.module)))
+        return list(self._ask("state_facts"))
 
 
 def header_facts(agents: dict[str, bool], props: list[tuple[str, str, bool]], *, acyclic: bool,
