@@ -469,6 +469,14 @@ left_standing(Ts, Claims) :-
                  *        MANY UTTERANCES       *
                  *******************************/
 
+%  catch_up(+Behind): the bridge admitted turns up to Behind without a rule
+%  run (utterances without operations, by a known speaker, in turn order:
+%  Engine.apply), or Behind is none.  Only the last turn changes.
+catch_up(none) :- !.
+catch_up(Turn) :-
+    (   unstore(last_turn(_)) -> true ; true ),
+    store(last_turn(Turn)).
+
 %  apply_batch(+Utterances, +I, -Accepted, -Stop): apply the utterances in
 %  order, each atomically and judged by the rules as apply_utterance/3
 %  judges one (Record = false: a log being replayed is already written).
@@ -613,21 +621,21 @@ message_to_codes(E, Codes) :-
     '$messages':translate_message(E, Lines, []),
     with_output_to(codes(Codes), print_message_lines(current_output, '', Lines)).
 
-request(apply(M, Sent, Record), Reply) :-
+request(apply(M, Sent, Record, Behind), Reply) :-
     (   Sent = flat(_, _) -> batch_utterances(Sent, [Utterance]) ; Utterance = Sent ),
-    use_state(M), apply_utterance(Utterance, Record, Result),
+    use_state(M), catch_up(Behind),
+    apply_utterance(Utterance, Record, Result),
     (   Result = accepted(Ts, Left)
     ->  flat_reply([Ts-Left], Reply)
     ;   Reply = Result
     ).
-request(apply_batch(M, Batch), batch(Accepted, Stop)) :-
+request(apply_batch(M, Batch, Behind), batch(Accepted, Stop)) :-
     batch_utterances(Batch, Utterances),
-    use_state(M), apply_batch(Utterances, 0, Replies, Stop),
+    use_state(M), catch_up(Behind),
+    apply_batch(Utterances, 0, Replies, Stop),
     flat_reply(Replies, Accepted).
-request(catch_up(M, Turn), true) :-
-    use_state(M),
-    (   unstore(last_turn(_)) -> true ; true ),
-    store(last_turn(Turn)).
+request(catch_up(M, Behind), true) :-
+    use_state(M), catch_up(Behind).
 request(new_state(M, Facts), true) :-
     new_state(M, Facts),
     use_state(M), rebuild_levels.

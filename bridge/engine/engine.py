@@ -13,6 +13,7 @@ state, for the current turn or any earlier one.
 from __future__ import annotations
 
 import gc
+import json
 import weakref
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -109,6 +110,8 @@ class _Recorder:
         self.turn = turn
         self.u = u
         self.reading = reading
+        self.line: bytes | None = None
+        """The line written to the log, once recorded."""
 
     def read(self, index: int, effects: list[Effect]) -> list[Value]:
         if self.reading is None:
@@ -121,7 +124,7 @@ class _Recorder:
 
     def record(self) -> None:
         if self.engine._log is not None:
-            self.engine._log.append(self.turn, self.u)
+            self.line = self.engine._log.append(self.turn, self.u)
 
 
 class Engine(Displayable):
@@ -168,7 +171,7 @@ class Engine(Displayable):
         """How much of its log a loaded engine holds (None for an engine that was not loaded)."""
         self._reader_end = 0  # where the reading of a loaded log ended (for append)
         self._reader_unterminated = False
-        self._history: list[tuple[int, UtteranceBase | bytes]] = []
+        self._history: list[tuple[int, UtteranceBase | bytes | str]] = []
         """The accepted utterances and their turns, which ``whatif`` replays (a line read from a log
         is kept as its bytes: see ``history``)."""
         self.last_verdicts: dict[int, list[Verdict]] = {}
@@ -264,7 +267,7 @@ class Engine(Displayable):
         cost a fifth of the replay.  Cycles an ``on_update`` callback makes are
         collected once the replay returns.
         """
-        pending: list[tuple[int, int, UtteranceBase, bytes | UtteranceBase]] = []  # line, turn, utterance, kept
+        pending: list[tuple[int, int, UtteranceBase, bytes | str]] = []  # line, turn, utterance, kept
         last = self.state.last_turn
         lines = reader.raw_lines()
         while True:
@@ -293,7 +296,7 @@ class Engine(Displayable):
             progress(reader.offset, reader.size)
 
     def _line_utterance(self, reader: LogReader, lineno: int, body: bytes
-                        ) -> tuple[UtteranceBase, bytes | UtteranceBase]:
+                        ) -> tuple[UtteranceBase, bytes | str]:
         """A log line as a validated utterance, and what the history keeps of it.
 
         Straight from its bytes (then the history keeps the bytes: no objects for
@@ -305,9 +308,9 @@ class Engine(Displayable):
         except ValidationError:
             pass
         u = self._validated(reader.decode(lineno, body))
-        return u, u
+        return u, u.model_dump_json()
 
-    def _apply_lines(self, pending: list[tuple[int, int, UtteranceBase, bytes | UtteranceBase]], path: str,
+    def _apply_lines(self, pending: list[tuple[int, int, UtteranceBase, bytes | str]], path: str,
                      status: LogStatus,
                      on_update: Callable[[Engine, Update], None] | None) -> None:
         """Apply validated lines in order: in one request to the rules, or one request per line
@@ -316,7 +319,7 @@ class Engine(Displayable):
         if self.world is not None:
             for i, (_, turn, u, kept) in enumerate(pending):
                 reading = self.world.reading(u.speaker)
-                result = self._decide(turn, u, reading)
+                result, _ = self._decide(turn, u, reading)
                 if isinstance(result, Rejected):
                     stop = (i, result)
                     break
@@ -366,14 +369,14 @@ class Engine(Displayable):
         last = self.state.last_turn
         turn = self._turn_of(u, last)
         if not u.ops and self.world is None and (last is None or turn > last) and u.speaker in self.state.agents:  # type: ignore[attr-defined]
-            return self._admit(turn, u)
+            return self._admit(turn, u, utterance)
         reading = None if self.world is None else self.world.reading(u.speaker)
-        result = self._decide(turn, u, reading)
+        result, line = self._decide(turn, u, reading)
         if isinstance(result, Rejected):
             raise PreconditionError(turn, u.speaker, result.violations)
-        return self._mirror(turn, u, result, reading)
+        return self._mirror(turn, u, result, reading, line or _as_json(utterance))
 
-    def _admit(self, turn: int, u: UtteranceBase) -> Update:
+    def _admit(self, turn: int, u: UtteranceBase, given: object) -> Update:
         """An utterance without operations, by a known speaker, after the last turn: a turn and
         nothing else, admitted without a rule run.
 
@@ -384,10 +387,9 @@ class Engine(Displayable):
         it is logged first, and the rules learn the turn with their next request.
         """
         self.last_verdicts = {}
-        if self._log is not None:
-            self._log.append(turn, u)
+        line = self._log.append(turn, u) if self._log is not None else None
         self.rules.admitted(turn)
-        return self._mirror(turn, u, Accepted([TurnEffect(-1, turn)], []), None)
+        return self._mirror(turn, u, Accepted([TurnEffect(-1, turn)], []), None, line or _as_json(given))
 
     def _validated(self, utterance: UtteranceBase | dict[str, Any]) -> UtteranceBase:
         try:
@@ -402,26 +404,32 @@ class Engine(Displayable):
             raise InputError(f"turn: {turn} is beyond the last turn a log can hold ({MAX_TURN})")
         return turn
 
-    def _decide(self, turn: int, u: UtteranceBase, reading: Reading | None) -> Accepted | Rejected:
-        """The rules' verdict on one utterance (written to the log inside their transaction when
-        they accept it and the engine keeps one); nothing is mirrored yet."""
+    def _decide(self, turn: int, u: UtteranceBase, reading: Reading | None) -> tuple[Accepted | Rejected, bytes | None]:
+        """The rules' verdict on one utterance, and its log line when the engine keeps a log (the
+        rules have it written inside their transaction when they accept); nothing is mirrored yet."""
         self._prolog.use_extensions(self.extensions)
         recorder = _Recorder(self, turn, u, reading)
         try:
-            return self.rules.apply(self.registry.encode(turn, u), recorder, record=self._log is not None)
+            return (self.rules.apply(self.registry.encode(turn, u), recorder, record=self._log is not None),
+                    recorder.line)
         finally:
             self.last_verdicts = {} if reading is None else reading.verdicts
 
     def _mirror(self, turn: int, u: UtteranceBase, result: Accepted, reading: Reading | None,
-                kept: bytes | UtteranceBase | None = None) -> Update:
+                kept: bytes | str | UtteranceBase | None = None) -> Update:
         """An accepted utterance, committed by the rules (and logged): mirror it in the Python state.
-        ``kept`` is what the history keeps of it (the utterance itself by default)."""
+
+        ``kept`` is what the history keeps of it: by default its JSON, text with no
+        objects inside for the garbage collector to walk (a conversation of 10^5
+        utterances kept as models is most of the objects a full collection visits,
+        and most of the history's memory); ``history`` validates it again when asked.
+        """
         self.state.apply(result.effects, turn, u.speaker, u.text, u.ops)  # type: ignore[attr-defined]
         worlds = None
         if reading is not None and self.world is not None:
             worlds = (self.world.current.model.size, reading.frame.model.size)
             self.world.commit(turn, reading.frame)
-        self._history.append((turn, u if kept is None else kept))
+        self._history.append((turn, u.model_dump_json() if kept is None else kept))
         left = tuple(result.left)
         return Update(turn, u.speaker, u, result.effects, left, self._flagged(left) if left else {}, worlds,
                       reading.frame.applied if reading is not None else ())
@@ -551,7 +559,7 @@ class Engine(Displayable):
         """The accepted utterances up to turn ``at`` (all of them if None), each with its turn."""
         t = _check_turn(at)
         model = self.registry.utterance_model
-        return [(turn, model.model_validate_json(u) if isinstance(u, bytes) else u)
+        return [(turn, model.model_validate_json(u) if isinstance(u, bytes | str) else u)
                 for turn, u in self._history if t is None or turn <= t]
 
     def whatif(self, utterance: UtteranceBase | dict[str, Any], at: int | None = None) -> WhatIf:
@@ -602,6 +610,17 @@ class Engine(Displayable):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _as_json(utterance: object) -> str | None:
+    """An utterance given as a dict, as JSON text (validating it again gives the same utterance);
+    None if it is not JSON (the history then writes the validated utterance)."""
+    if not isinstance(utterance, dict):
+        return None
+    try:
+        return json.dumps(utterance)
+    except (TypeError, ValueError):
+        return None
 
 
 def _check_literal(literal: str) -> None:

@@ -291,24 +291,29 @@ class RuleState:
         self._facts = facts
         self.behind = None
 
-    def _ready(self) -> None:
+    def _ready(self, catch_up: bool = True) -> None:
         if self._facts is not None:
             facts, self._facts = self._facts, None
             self.rules.request(("new_state", self.module, facts()), "text")
-        if self.behind is not None:
+        if catch_up and self.behind is not None:
             self.rules.request(("catch_up", self.module, self.behind), "text")
             self.behind = None
+
+    def _behind(self) -> Value:
+        """The turn to catch up on, sent with an utterance (forgotten once the request returns)."""
+        return "none" if self.behind is None else self.behind
 
     def apply(self, utterance: tuple, session: Session, record: bool = False) -> Accepted | Rejected:
         """Run one utterance.  With ``record`` the rules ask ``session.record()`` to write it
         to the event log before they commit, so a failed write rolls them back too."""
-        self._ready()
+        self._ready(catch_up=False)
         rules = self.rules
         flat = flat_utterances([utterance])
         sent: Value = utterance if flat is None else ("flat", PlString(flat[0]), flat[1])
         rules.session = session
         try:
-            result = rules.request(("apply", self.module, sent, record), RESULT_SHAPE)
+            result = rules.request(("apply", self.module, sent, record, self._behind()), RESULT_SHAPE)
+            self.behind = None
         finally:
             rules.session = None
         if result[0] == "rejected":
@@ -327,13 +332,14 @@ class RuleState:
         utterances before it.  ``session`` answers the world model's questions
         (only one utterance at a time may have a world model to ask).
         """
-        self._ready()
+        self._ready(catch_up=False)
         rules = self.rules
         rules.session = session
         try:
             flat = flat_utterances(utterances)
             batch: Value = utterances if flat is None else ("flat", PlString(flat[0]), flat[1])
-            _, accepted, stop = rules.request(("apply_batch", self.module, batch), BATCH_SHAPE)
+            _, accepted, stop = rules.request(("apply_batch", self.module, batch, self._behind()), BATCH_SHAPE)
+            self.behind = None
         finally:
             rules.session = None
         done = read_accepted(accepted)
