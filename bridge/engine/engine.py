@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gc
 import json
+import os
 import weakref
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -48,10 +49,11 @@ from grounded.io.eventlog import (
     describe_validation_error,
     header_json,
 )
+from grounded.io.snapshot import SnapshotKey, read_snapshot, write_snapshot
 from grounded.queries import affected as _affected
 from grounded.queries import verify as _verify
 from grounded.solvers.flat import Accepted, Rejected
-from grounded.solvers.prolog import PrologRules, header_facts
+from grounded.solvers.prolog import RULES_DIR_VARIABLE, PrologRules, header_facts, state_facts
 from grounded.solvers.ruleset import file_sha256, rules_version
 from grounded.solvers.terms import Value
 
@@ -172,6 +174,8 @@ class Engine(Displayable):
         self._reader_end = 0  # where the reading of a loaded log ended (for append)
         self._reader_unterminated = False
         self._history: list[tuple[int, UtteranceBase | bytes | str]] = []
+        self._history_log: tuple[str, SnapshotKey] | None = None
+        """A restored engine's older history: the log and the part of it the snapshot covers."""
         """The accepted utterances and their turns, which ``whatif`` replays (a line read from a log
         is kept as its bytes: see ``history``)."""
         self.last_verdicts: dict[int, list[Verdict]] = {}
@@ -184,7 +188,7 @@ class Engine(Displayable):
     def load(cls, path: str | Path, *, extensions: Iterable[str | Path] = (), strict: bool = True,
              append: bool = False, on_update: Callable[[Engine, Update], None] | None = None,
              fsync: FsyncPolicy = "always", allow_rules_change: bool = False,
-             progress: Callable[[int, int], None] | None = None) -> Engine:
+             progress: Callable[[int, int], None] | None = None, snapshot: bool = False) -> Engine:
         """Replay an event log through the rules: the one way every command reads a log.
 
         Strict by default: a line that is not valid JSON, fails the schema or
@@ -205,12 +209,23 @@ class Engine(Displayable):
         then keeps writing to it with the given ``fsync`` policy: a torn final
         line is cut off, a whole last line missing its newline gets one.  It is
         refused on a log with a bad line, strict or not.  ``on_update`` sees
-        each utterance as it is replayed; ``progress(bytes read, bytes in all)``
-        is called after each line.
+        each utterance as it is replayed, with the Python state as of that
+        utterance (the rules, which take many lines per request, may be ahead);
+        ``progress(bytes read, bytes in all)`` is called after each batch of lines.
+
+        ``snapshot=True`` reads the state from the snapshot beside the log
+        (``<path>.snapshot``, grounded.io.snapshot) when it fits the log, replays
+        only the lines after it, and writes the snapshot again when the state it
+        holds is not the one read: the answer is the same as a full replay's.  A
+        stale snapshot is replayed over; a corrupt one too, with a note in
+        ``log_status.snapshot_note``.  Not with a world model (its M is not
+        snapshotted), nor, for reading, with ``on_update`` (the lines before the
+        snapshot would not be seen).
         """
         writer = EventLogWriter(path, fsync=fsync) if append else None
         try:
-            engine = cls._replay(path, extensions, strict or append, on_update, allow_rules_change, progress)
+            engine = cls._replay(path, extensions, strict or append, on_update, allow_rules_change, progress,
+                                 snapshot=snapshot)
             if writer is not None:
                 if engine.load_error is not None:
                     raise engine.load_error
@@ -222,21 +237,36 @@ class Engine(Displayable):
         return engine
 
     @classmethod
-    def _replay(cls, path: str | Path, extensions: Iterable[str | Path], strict: bool,
-                on_update: Callable[[Engine, Update], None] | None, allow_rules_change: bool,
-                progress: Callable[[int, int], None] | None, batch: int = BATCH) -> Engine:
-        reader = LogReader(path)
+    def _open(cls, path: str | Path, paths: tuple[str, ...], allow_rules_change: bool, digest: bool
+              ) -> tuple[LogReader, Engine]:
+        reader = LogReader(path, digest=digest)
         try:
-            paths = tuple(_extension_path(p) for p in extensions)
             _check_origin(reader.origin, paths, allow_rules_change, str(path))
-            engine = cls(reader.header, extensions=paths)
+            return reader, cls(reader.header, extensions=paths)
         except BaseException:
             reader.close()
             raise
+
+    @classmethod
+    def _replay(cls, path: str | Path, extensions: Iterable[str | Path], strict: bool,
+                on_update: Callable[[Engine, Update], None] | None, allow_rules_change: bool,
+                progress: Callable[[int, int], None] | None, batch: int = BATCH, snapshot: bool = False) -> Engine:
+        paths = tuple(_extension_path(p) for p in extensions)
+        snapshot = snapshot and RULES_DIR_VARIABLE not in os.environ  # rules_version() covers the shipped rules
+        reader, engine = cls._open(path, paths, allow_rules_change, digest=snapshot)
         status = LogStatus(str(path))
+        restored: SnapshotKey | None = None
+        if snapshot and engine.world is not None:
+            snapshot = False
         collecting = gc.isenabled()
-        gc.disable()  # see _replay_lines
+        gc.disable()  # see _replay_lines; reading a snapshot makes many objects and no garbage either
         try:
+            if snapshot and on_update is None:
+                header_end = reader.offset
+                restored = engine._from_snapshot(path, reader, status)
+                if restored is None and reader.offset != header_end:  # the log is not what the snapshot
+                    reader.close()                                    # was taken from: read it all again
+                    reader, engine = cls._open(path, paths, allow_rules_change, digest=True)
             engine._replay_lines(reader, status, on_update, progress, batch)
         except LogError as exc:
             if strict:
@@ -254,7 +284,43 @@ class Engine(Displayable):
         engine.log_status = status
         engine._reader_end = reader.end
         engine._reader_unterminated = reader.unterminated
+        if (snapshot and engine.load_error is None and not reader.unterminated
+                and (restored is None or restored.log_size != reader.end)):
+            key = SnapshotKey(reader.end, reader.end_line, reader.digest(), status.utterances, rules_version(),
+                              engine._extension_refs())
+            status.snapshot_note = write_snapshot(path, key, engine.state.to_data()) or status.snapshot_note
         return engine
+
+    def _from_snapshot(self, path: str | Path, reader: LogReader, status: LogStatus) -> SnapshotKey | None:
+        """Take the state from the snapshot beside the log if it fits the log read so far by
+        ``reader`` (which then stands after the bytes it covers); its key, or None."""
+        found = read_snapshot(path, rules_version(), self._extension_refs())
+        status.snapshot_note = found.note
+        if found.snapshot is None:
+            return None
+        key = found.snapshot.key
+        if not (key.log_size >= reader.end and reader.skip_to(key.log_size, key.log_lines)
+                and reader.digest() == key.log_sha256):
+            return None
+        try:
+            self._restore(found.snapshot.state, str(path), key)
+        except (ValueError, KeyError, TypeError, IndexError):  # MAC'd, yet of another shape
+            status.snapshot_note = f"{path}.snapshot: snapshot ignored (not a state this version reads)"
+            self.state = DependencyMap(self.header)
+            return None
+        status.utterances = status.restored = key.utterances
+        return key
+
+    def _extension_refs(self) -> tuple[tuple[str, str], ...]:
+        return tuple((Path(p).name, file_sha256(p)) for p in self.extensions)
+
+    def _restore(self, data: dict, path: str, key: SnapshotKey) -> None:
+        """Take the state of a snapshot (this engine is new): the Python state now, the rules'
+        facts when the rules are first asked, the history's lines when it is first read."""
+        self.state = DependencyMap.from_data(self.header, data)
+        state = self.state
+        self.rules.restore(lambda: state_facts(state))
+        self._history_log = (path, key)
 
     def _replay_lines(self, reader: LogReader, status: LogStatus, on_update: Callable[[Engine, Update], None] | None,
                       progress: Callable[[int, int], None] | None, batch: int) -> None:
@@ -558,9 +624,29 @@ class Engine(Displayable):
     def history(self, at: int | None = None) -> list[tuple[int, UtteranceBase]]:
         """The accepted utterances up to turn ``at`` (all of them if None), each with its turn."""
         t = _check_turn(at)
+        if self._history_log is not None:
+            self._history[:0] = self._read_history(*self._history_log)
+            self._history_log = None
         model = self.registry.utterance_model
         return [(turn, model.model_validate_json(u) if isinstance(u, bytes | str) else u)
                 for turn, u in self._history if t is None or turn <= t]
+
+    def _read_history(self, path: str, key: SnapshotKey) -> list[tuple[int, UtteranceBase | bytes | str]]:
+        """The utterances a snapshot's state came from: the log's lines it covers, read now,
+        and only if those bytes are still the ones the snapshot was taken from."""
+        entries: list[tuple[int, UtteranceBase | bytes | str]] = []
+        last: int | None = None
+        with LogReader(path, mark=key.log_size) as reader:
+            for lineno, body in reader.raw_lines():
+                if reader.end > key.log_size:
+                    break
+                u, kept = self._line_utterance(reader, lineno, body)
+                last = assign_turn(u.turn, last)
+                entries.append((last, kept))
+            if reader.marked_digest != key.log_sha256:
+                raise InputError("the log changed since its state was read (its first bytes differ from the "
+                                 "snapshot's): read it again", path=path)
+        return entries
 
     def whatif(self, utterance: UtteranceBase | dict[str, Any], at: int | None = None) -> WhatIf:
         """What the rules would do with ``utterance`` after turn ``at`` (None: now), recording nothing.

@@ -51,6 +51,10 @@ class LogStatus:
     torn_line: int | None = None
     utterances: int = 0
     """Utterance lines applied."""
+    restored: int = 0
+    """Of the utterances applied, those whose state came from the snapshot beside the log."""
+    snapshot_note: str | None = None
+    """Why the snapshot beside the log was not used or not written (grounded.io.snapshot), if it matters."""
 
     def to_json(self) -> dict[str, Any]:
         """The keys every command adds to its JSON answer."""
@@ -85,7 +89,7 @@ class LogReader:
     offset just after the last whole line (where an appending writer goes on).
     """
 
-    def __init__(self, path: str | Path, *, digest: bool = False):
+    def __init__(self, path: str | Path, *, digest: bool = False, mark: int | None = None):
         self.path = Path(path)
         self.name = str(path)
         try:
@@ -101,8 +105,11 @@ class LogReader:
             self.torn_line: int | None = None
             self.unterminated = False
             self._lineno = 0
-            self._hash = hashlib.sha256() if digest else None
+            self._hash = hashlib.sha256() if digest or mark is not None else None
             self._unhashed: list[bytes] = []
+            self._mark = mark
+            self.marked_digest: str | None = None
+            """With ``mark``: the sha256 of the bytes before ``mark``, once the reading ended a line there."""
             self.header, self.origin = self._read_header()
         except BaseException:
             self._handle.close()
@@ -147,6 +154,8 @@ class LogReader:
         if self._hash is not None:
             for raw in self._unhashed:
                 self._hash.update(raw)
+            if self.end == self._mark:
+                self.marked_digest = self._hash.hexdigest()
         self._unhashed.clear()
 
     # -- lines ---------------------------------------------------------------------

@@ -28,9 +28,11 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from grounded.core.errors import PrologError
+from grounded.core.literals import literal_term
 from grounded.dmap.effects import SHAPES, Effect, effect, violations_of
 from grounded.dmap.model import StandingNote
 from grounded.dmap.operations import OperationRegistry, OperationSpec
+from grounded.dmap.state import DependencyMap
 from grounded.solvers.flat import ACCEPTED_SHAPE, STOP_SHAPE, Accepted, Rejected, flat_utterances, read_accepted
 from grounded.solvers.terms import PlString, Shape, Terms, Value
 
@@ -404,5 +406,45 @@ def header_facts(agents: dict[str, bool], props: list[tuple[str, str, bool]], *,
     return facts
 
 
+def state_facts(dm: DependencyMap) -> list[Value]:
+    """The facts prolog/state.pl holds for the state ``dm`` mirrors, as term data, in the order the
+    rules asserted them wherever the rules read them in order (arguments by id, the attacks, the
+    commitments and the open problems as they came): a state restored from a snapshot is put
+    into the rules with these (``RuleState.restore``), and the rules then decide as if they had
+    replayed the log.  A test holds them equal to the rules' own facts after random conversations.
+    """
+    facts: list[Value] = [("agent", name, "true" if a.authority else "false") for name, a in dm.agents.items()]
+    if dm.open_agents:
+        facts.append("open_agents")
+    if dm.acyclic:
+        facts.append(("option", "acyclic_attacks"))
+    if dm.header.world is not None:
+        facts.append(("option", "world_model"))
+    for p in dm.props.values():
+        facts.append(("prop", p.id, p.kind))
+    facts.extend(("aware", p.id) for p in dm.props.values() if p.aware_turn is not None)
+    for r in dm.args:
+        facts.append(("argument", r.id, literal_term(r.claim), r.kind, r.speaker, r.turn))
+    for r in dm.args:
+        turn, standing, cause = r.history[-1]
+        facts.append(("standing", r.id, standing, turn, "none" if cause is None else ("by", literal_term(cause))))
+    facts.extend(("dep", r.id, literal_term(d)) for r in dm.args for d in r.deps)
+    facts.extend(("explains", r.id, literal_term(x)) for r in dm.args for x in r.explains)
+    facts.extend(("att", a, b) for a, b, _ in dm.attacks)
+    committed: dict[tuple[str, int], None] = {}
+    for _, agent, arg, added in dm.commit_events:
+        if added:
+            committed[(agent, arg)] = None
+        else:
+            committed.pop((agent, arg), None)
+    facts.extend(("committed", agent, arg) for agent, arg in committed)
+    facts.extend(("dissent", a, agent) for a, agents in dm.dissent.items() for agent in agents)
+    facts.extend(("open_problem", literal_term(p)) for p in dm.open_problems)
+    if dm.last_turn is not None:
+        facts.append(("last_turn", dm.last_turn))
+    facts.append(("arg_count", len(dm.args)))
+    return facts
+
+
 __all__ = ["Accepted", "PlString", "PrologRules", "QueryAnswers", "Rejected", "RuleState", "Session",
-           "header_facts", "rules_dir"]
+           "header_facts", "rules_dir", "state_facts"]
