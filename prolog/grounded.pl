@@ -546,6 +546,39 @@ flat_literal(L) --> [S],
     ;   atom_string(L, S)
     }.
 
+%  flat_facts(+flat(Text, N), -Facts): the facts of a state as the bridge
+%  sends them to restore it (grounded.solvers.flat, flat_facts): per fact its
+%  name, its arity and its values; a value is a<atom>, i<integer>, -<atom>
+%  for -(Atom), or b followed by the value inside by(...).
+flat_facts(flat(Text, N), Facts) :-
+    split_string(Text, "\x1f\", "", Parts),
+    (   length(Parts, N1), N1 =:= N + 1,
+        phrase(flat_fact_list(Facts), Parts, [""])
+    ->  true
+    ;   throw(error(format("a malformed flat list of facts of ~w tokens", [N]), _))
+    ).
+
+flat_fact_list([F|Fs]) --> flat_fact(F), !, flat_fact_list(Fs).
+flat_fact_list([]) --> [].
+
+flat_fact(F) -->
+    flat_atom(Name), flat_int(Arity), flat_values(Arity, Values),
+    { compound_name_arguments(F0, Name, Values), ( Arity =:= 0 -> F = Name ; F = F0 ) }.
+
+flat_values(0, []) --> !.
+flat_values(N, [V|Vs]) --> flat_tagged(V), { N1 is N - 1 }, flat_values(N1, Vs).
+
+flat_tagged(V) --> [S],
+    {   sub_string(S, 0, 1, After, Tag),
+        sub_string(S, 1, After, 0, Rest)
+    },
+    flat_tagged(Tag, Rest, V).
+
+flat_tagged("a", Rest, A) --> { atom_string(A, Rest) }.
+flat_tagged("i", Rest, I) --> { number_string(I, Rest), integer(I) }.
+flat_tagged("-", Rest, -(A)) --> { atom_string(A, Rest) }.
+flat_tagged("b", "", by(L)) --> flat_tagged(L).
+
 %  flat_reply(+Accepted, -Reply): what the accepted utterances did, read back
 %  by the bridge in one piece instead of term by term (a term costs the
 %  bridge a foreign call per node: several per effect).  Reply is
@@ -636,7 +669,8 @@ request(apply_batch(M, Batch, Behind), batch(Accepted, Stop)) :-
     flat_reply(Replies, Accepted).
 request(catch_up(M, Behind), true) :-
     use_state(M), catch_up(Behind).
-request(new_state(M, Facts), true) :-
+request(new_state(M, Sent), true) :-
+    (   Sent = flat(_, _) -> flat_facts(Sent, Facts) ; Facts = Sent ),
     new_state(M, Facts),
     use_state(M), rebuild_levels.
 request(free_state(M), true) :-

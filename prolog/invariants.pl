@@ -181,13 +181,15 @@ rebuild_levels(G) :-
     list_to_rbtree(OutDegrees, Out),
     pairs_values(Edges, Heads0),
     sort(Heads0, Heads),
-    exclude([N]>>rb_lookup(N, _, Out), Heads, Sinks),   % pointed to, pointing nowhere: level 0
+    exclude(has_key(Out), Heads, Sinks),                % pointed to, pointing nowhere: level 0
     rb_empty(Levels0),
     kahn(Sinks, Preds, Out, Left, Levels0, Levels),
     (   \+ ( rb_in(_, D, Left), D > 0 )                 % every node placed
     ->  forall(( rb_in(N, L, Levels), L > 0 ), set_level(G, N, L))
     ;   domain_error(acyclic_graph, G)                 % a stored state is never cyclic
     ).
+
+has_key(Tree, Key) :- rb_lookup(Key, _, Tree).
 
 %  kahn(+Queue, +Preds, +Out0, -Out, +Levels0, -Levels): Queue holds the
 %  nodes whose successors all have their levels; each is one above the

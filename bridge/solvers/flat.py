@@ -96,6 +96,44 @@ def flat_utterances(utterances: list[tuple]) -> tuple[str, int] | None:
     return text, len(tokens)
 
 
+def _value(value: object, out: list[str]) -> None:
+    if type(value) is int:
+        out.append(f"i{value}")
+    elif isinstance(value, str) and not isinstance(value, PlString):
+        out.append("a" + value)
+    elif isinstance(value, tuple) and len(value) == 2 and value[0] == "-" and type(value[1]) is str:
+        out.append("-" + value[1])
+    elif isinstance(value, tuple) and len(value) == 2 and value[0] == "by":
+        out.append("b")
+        _value(value[1], out)
+    else:
+        raise _NotFlat
+
+
+def flat_facts(facts: list[object]) -> tuple[str, int] | None:
+    """State facts (term data: an atom, or a compound of integers, atoms, ``-(Atom)`` and ``by(...)``)
+    as one flat text and its token count, for restoring a state (flat_facts/2 in the driver):
+    per fact its name, its arity and its values, each tagged a (atom), i (integer), - (negated
+    atom) or b (``by``, the value inside following).  None if one does not fit."""
+    tokens: list[str] = []
+    try:
+        for fact in facts:
+            if isinstance(fact, str) and not isinstance(fact, PlString):
+                tokens += (fact, "0")
+                continue
+            if not isinstance(fact, tuple) or not fact or not isinstance(fact[0], str):
+                raise _NotFlat
+            tokens += (fact[0], str(len(fact) - 1))
+            for value in fact[1:]:
+                _value(value, tokens)
+    except _NotFlat:
+        return None
+    text = SEPARATOR.join(tokens) + SEPARATOR
+    if text.count(SEPARATOR) != len(tokens):
+        return None
+    return text, len(tokens)
+
+
 @dataclass(frozen=True, slots=True)
 class Accepted:
     effects: list[Effect]

@@ -33,7 +33,15 @@ from grounded.dmap.effects import SHAPES, Effect, effect, violations_of
 from grounded.dmap.model import StandingNote
 from grounded.dmap.operations import OperationRegistry, OperationSpec
 from grounded.dmap.state import DependencyMap
-from grounded.solvers.flat import ACCEPTED_SHAPE, STOP_SHAPE, Accepted, Rejected, flat_utterances, read_accepted
+from grounded.solvers.flat import (
+    ACCEPTED_SHAPE,
+    STOP_SHAPE,
+    Accepted,
+    Rejected,
+    flat_facts,
+    flat_utterances,
+    read_accepted,
+)
 from grounded.solvers.terms import PlString, Shape, Terms, Value
 
 RULES_PACKAGE = "grounded.prolog"
@@ -296,7 +304,10 @@ class RuleState:
     def _ready(self, catch_up: bool = True) -> None:
         if self._facts is not None:
             facts, self._facts = self._facts, None
-            self.rules.request(("new_state", self.module, facts()), "text")
+            given = facts()
+            flat = flat_facts(given)
+            sent: Value = given if flat is None else ("flat", PlString(flat[0]), flat[1])
+            self.rules.request(("new_state", self.module, sent), "text")
         if catch_up and self.behind is not None:
             self.rules.request(("catch_up", self.module, self.behind), "text")
             self.behind = None
