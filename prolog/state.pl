@@ -41,6 +41,7 @@ state_predicate(arg_count/1).
 index_predicate(dep_level/3).   % dep_level(Atom, pos|neg, Level)
 index_predicate(att_level/2).   % att_level(Arg, Level)
 index_predicate(cycle_found/1). % cycle_found(dep|att)
+index_predicate(rested_on/2).   % rested_on(Atom, pos|neg): some argument's Dep holds the literal
 
 %  The accessors: each reads the current state module.
 agent(G, Authority)        :- db(M), M:agent(G, Authority).
@@ -61,6 +62,7 @@ arg_count(N)               :- db(M), nb_getval(M, counters(_, N)), N \== none.
 dep_level(P, Sign, N)      :- db(M), M:dep_level(P, Sign, N).
 att_level(A, N)            :- db(M), M:att_level(A, N).
 cycle_found(G)             :- db(M), M:cycle_found(G).
+rested_on(P, Sign)         :- db(M), M:rested_on(P, Sign).
 
 %  store(+Fact), unstore(+Fact): change the current state.
 %
