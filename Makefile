@@ -36,7 +36,21 @@ $(VENV)/.installed: pyproject.toml
 demo: setup
 	$(BIN)/grounded demo
 
-test: setup
+# mypy cannot follow setuptools' package-dir mapping (grounded -> bridge/, grounded.interpreter ->
+# interpreter/, ...), so it checks a tree of symlinks laid out as the installed package is.
+TYPING := $(VENV)/typing
+
+lint: setup
+	$(BIN)/ruff check .
+	$(MAKE) --no-print-directory typecheck
+
+typecheck: setup
+	@rm -rf $(TYPING) && mkdir -p $(TYPING)/grounded
+	@ln -s $(CURDIR)/bridge/* $(TYPING)/grounded/
+	@for d in interpreter prolog asp scenarios bench; do ln -s $(CURDIR)/$$d $(TYPING)/grounded/$$d; done
+	MYPYPATH=$(TYPING) $(BIN)/mypy -p grounded
+
+test: setup lint
 	$(BIN)/python -m pytest -q
 
 bench: setup
@@ -52,4 +66,4 @@ serve: setup
 	$(BIN)/grounded serve
 
 clean:
-	rm -rf $(VENV) *.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) *.egg-info .pytest_cache .hypothesis .mypy_cache

@@ -133,7 +133,7 @@ def verify(
         result = verifier.run(chosen, llm=judge, note_llm=note)
     finally:
         if judge is not None:
-            judge.close()  # type: ignore[attr-defined]
+            judge.close()
     _publish(out, "verify", result, verifier.markdown)
 
 
@@ -197,7 +197,8 @@ def latency(
     from grounded.bench import latency_figure as lat
     from grounded.bench.report import progress
 
-    ks, repeat = lat.KS, 200
+    ks: tuple[int, ...] = lat.KS
+    repeat = 200
     if quick:
         seeds, queries, repeat, ks = 1, 20, 20, (13, 100, 500)
     with progress() as prog:

@@ -4,10 +4,14 @@ Three tables:
 
 * ``grounded check`` on synthetic logs of K turns (bench/synthetic.py, naive
   regime), end to end: the engine replays the log through the Prolog rules,
-  ASP recomputes it, both are compared.  Beside it, the ASP side alone: the
-  whole log grounded in one shot, the whole log grounded turn by turn, and
-  the cost of taking one more turn at K: incrementally (ground that turn) or
-  from scratch (ground all K turns again).
+  ASP recomputes it, both are compared.  Each K runs in a fresh process, so
+  the peak memory (RSS) is the check's own; the phases (replay, ASP ground,
+  ASP solve, ASP views, comparison) are timed inside it.  The fitted exponent
+  is the slope of log(seconds) over log(K).  Beside it, the incremental mode:
+  milliseconds per turn over the last ``tail`` turns of the K-turn history,
+  going on from the rest decided in one shot by another process
+  (``IncrementalHistory.resume``), and over the first ``tail`` turns from an
+  empty history: flat means equal.
 * preferred extensions of random frameworks with 100 to 10,000 arguments,
   acyclic (the paper's A2: the fast path) and with a few cycles (the general
   encoding with domain heuristics), against the pure-Python enumeration of
@@ -16,68 +20,168 @@ Three tables:
 * a soak: synthetic conversations with invalid utterances mixed in, each
   checked three ways.
 
-Run:  grounded bench crosscheck [--quick] [--out DIR]   (or python -m grounded.bench.crosscheck)
+Run:  grounded bench crosscheck [--quick] [--out DIR]
+      grounded bench crosscheck --turns 500,2000,8000,20000   (the scaling table alone)
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
+import json
+import math
 import multiprocessing as mp
 import random
+import resource
+import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
+
+import clingo
 
 from grounded.bench.synthetic import HEADER, build
-from grounded.crosscheck.check import check, check_history
+from grounded.crosscheck.check import candidates_of, check, check_history
 from grounded.dmap.model import Header
 from grounded.dung import Framework, extensions
 from grounded.engine import Engine
-from grounded.solvers.history import IncrementalHistory, OneShotHistory
+from grounded.solvers.history import IncrementalHistory, OneShotHistory, read_answer
 
-CHECK_KS = (100, 1000, 2000)
+T = TypeVar("T")
+CHECK_KS = (500, 2000, 8000)
 AF_SIZES = (25, 50, 100, 1000, 10_000)
+TAIL = 200
 
 
-def timed(fn) -> tuple[float, object]:
+def timed(fn: Callable[[], T]) -> tuple[float, T]:
     start = time.perf_counter()
     value = fn()
     return time.perf_counter() - start, value
 
 
-def measure_check(k: int, seed: int, incremental_total: bool, tail: int = 20) -> dict:
-    header = Header.model_validate(HEADER)
+# -- grounded check at scale: one fresh process per measurement ----------------------
+
+def _child(*args: str) -> dict:
+    """Run one measurement in a fresh Python process and read its JSON answer."""
+    done = subprocess.run([sys.executable, "-m", "grounded.bench.crosscheck", "--child", *args],
+                          capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"bench child {args} failed: {done.stderr.strip()[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def child_build(k: int, seed: int, path: str) -> dict:
+    conv = build(k, "naive", seed, log=Path(path))
+    conv.engine.close()
+    return {"utterances": len(conv.history)}
+
+
+def child_check(path: str) -> dict:
+    start, cpu = time.perf_counter(), time.process_time()
+    report = check(path)
+    return {"ok": report.ok, "mismatches": report.mismatches[:3], "seconds": time.perf_counter() - start,
+            "cpu": time.process_time() - cpu, "phases": report.timings, "peak_mb": _peak_mb(),
+            "utterances": report.utterances, "transitions": report.transitions}
+
+
+def _to_data(symbol: clingo.Symbol) -> object:
+    """A symbol as plain JSON data (to hand a decided history to another process)."""
+    if symbol.type == clingo.SymbolType.Number:
+        return symbol.number
+    if symbol.type == clingo.SymbolType.String:
+        return {"s": symbol.string}
+    return [symbol.name, [_to_data(a) for a in symbol.arguments]]
+
+
+def _from_data(data: object) -> clingo.Symbol:
+    if isinstance(data, int):
+        return clingo.Number(data)
+    if isinstance(data, dict):
+        return clingo.String(data["s"])
+    assert isinstance(data, list)
+    name: str = data[0]
+    args: list[object] = data[1]
+    return clingo.Function(name, [_from_data(a) for a in args])
+
+
+def child_decide(path: str, tail: int, out: str) -> dict:
+    """Decide all but the last ``tail`` utterances in one shot; write the answer for child_incremental."""
+    header, candidates, _ = candidates_of(path)
     with Engine(header) as engine:
         registry = engine.registry
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "log.jsonl"
-        conv = build(k, "naive", seed, log=path)
-        history = conv.history
-        conv.engine.close()
-        check_seconds, report = timed(lambda: check(path))
-    assert report.ok, report.mismatches[:5]
+    whole = OneShotHistory(header, registry)
+    for u in candidates[:-tail]:
+        whole.add(u)
+    answer = whole.solve()
+    Path(out).write_text(json.dumps([_to_data(s) for s in answer.facts]))
+    return {}
 
-    def one_shot(utterances):
-        h = OneShotHistory(header, registry)
-        for u in utterances:
-            h.add(u)
-        return h.solve()
 
-    whole_seconds, _ = timed(lambda: one_shot(history))
-    live = IncrementalHistory(header, registry)
-    start = time.perf_counter()
-    for u in history[:-tail]:
+def child_incremental(path: str, tail: int, where: str, decided: str = "") -> dict:
+    """ms per turn (wall and CPU) over the last ``tail`` turns, going on from the rest as
+    another process decided it in one shot, or over the first ``tail`` turns from an empty
+    history.  (Going on in the process that grounded the whole history would measure that
+    process: clingo keeps every symbol it ever made.)"""
+    header, candidates, _ = candidates_of(path)
+    with Engine(header) as engine:
+        registry = engine.registry
+    if where == "last":
+        whole = OneShotHistory(header, registry)
+        for u in candidates[:-tail]:
+            whole.add(u)
+        symbols = [_from_data(d) for d in json.loads(Path(decided).read_text())]
+        live = IncrementalHistory.resume(whole, read_answer(whole.candidates, symbols))
+        turns = candidates[-tail:]
+        del whole, symbols
+    else:
+        live = IncrementalHistory(header, registry)
+        turns = candidates[:tail]
+    gc.collect()
+    gc.freeze()  # what is already held is not the turns' doing
+    start, cpu = time.perf_counter(), time.process_time()
+    for u in turns:
         live.add(u)
-    prefix_seconds = time.perf_counter() - start
-    tail_seconds, _ = timed(lambda: [live.add(u) for u in history[-tail:]])
-    incremental_seconds = None
-    if incremental_total:
-        incremental_seconds = prefix_seconds + tail_seconds + timed(lambda: (live.view(), live.solve()))[0]
-    per_turn = tail_seconds / tail
-    return dict(k=k, utterances=len(history), check=check_seconds,
-                whole=whole_seconds, incremental=incremental_seconds, per_turn=per_turn,
-                ratio=whole_seconds / per_turn)
+    return {f"{where}_ms": (time.perf_counter() - start) / len(turns) * 1000,
+            f"{where}_cpu_ms": (time.process_time() - cpu) / len(turns) * 1000}
+
+
+def measure_check(k: int, seed: int, tail: int = TAIL, log=print) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = str(Path(tmp) / "log.jsonl")
+        built = _child("build", str(k), str(seed), path)
+        log(f"built a {k}-turn log ({built['utterances']} utterances)")
+        result = _child("check", path)
+        if not result["ok"]:
+            raise AssertionError(f"grounded check disagrees on the synthetic log: {result['mismatches']}")
+        log(f"checked K={k} in {result['seconds']:.1f} s")
+        decided = str(Path(tmp) / "decided.json")
+        _child("decide", path, str(tail), decided)
+        result.update(_child("incremental", path, str(tail), "first"))
+        result.update(_child("incremental", path, str(tail), "last", decided))
+    return {"k": k, **result}
+
+
+def exponent(rows: list[dict], key: str = "seconds") -> float | None:
+    """The least-squares slope of log(key) over log(K)."""
+    points = [(math.log(r["k"]), math.log(r[key])) for r in rows if r[key] > 0]
+    if len(points) < 2:
+        return None
+    mx = sum(x for x, _ in points) / len(points)
+    my = sum(y for _, y in points) / len(points)
+    return sum((x - mx) * (y - my) for x, y in points) / sum((x - mx) ** 2 for x, _ in points)
+
+
+def scaling(turns: list[int], seed: int = 1, tail: int = TAIL, log=print) -> dict:
+    rows = [measure_check(k, seed, tail, log) for k in turns]
+    return {"turns": list(turns), "seed": seed, "tail": tail, "checks": rows,
+            "exponent": exponent(rows), "exponent_cpu": exponent(rows, "cpu")}
 
 
 def claims_of(history: list[dict]) -> list[str]:
@@ -188,12 +292,9 @@ def soak(runs: int, k: int) -> tuple[int, int, int, float]:
 def run(quick: bool = False, soak_runs: int = 8, py_arg_limit: float = 30.0, seed: int = 1,
         log=print) -> dict:
     """Every figure of the three tables, as plain data."""
-    ks = [k for k in CHECK_KS if not quick or k <= 1000]
+    ks = [k for k in CHECK_KS if not quick or k <= 500]
     sizes = [n for n in AF_SIZES if not quick or n <= 1000]
-    checks = []
-    for k in ks:
-        checks.append(measure_check(k, seed, incremental_total=True))
-        log(f"done: check K={k}")
+    checks = scaling(ks, seed, TAIL if not quick else 50, log)
     frameworks = []
     for cyclic in (False, True):
         limit: float | None = py_arg_limit
@@ -204,19 +305,34 @@ def run(quick: bool = False, soak_runs: int = 8, py_arg_limit: float = 30.0, see
                 limit = None  # larger frameworks would only time out too
             log(f"done: frameworks n={n} cyclic={cyclic}")
     runs, utterances, rejected, seconds = soak(2 if quick else soak_runs, 150 if quick else 400)
-    return {"quick": quick, "checks": checks, "frameworks": frameworks,
+    return {"quick": quick, "scaling": checks, "frameworks": frameworks,
             "soak": {"conversations": runs, "utterances": utterances, "rejected": rejected, "seconds": seconds}}
+
+
+def scaling_markdown(result: dict) -> str:
+    from grounded.bench.report import markdown_table
+
+    rows = []
+    for r in result["checks"]:
+        p = r["phases"]
+        rows.append([f"{r['k']:,}", f"{r['utterances']:,}", f"{r['seconds']:.2f}", f"{r['cpu']:.2f}",
+                     f"{p.get('replay', 0):.2f}", f"{p.get('asp_ground', 0):.2f}", f"{p.get('asp_solve', 0):.2f}",
+                     f"{p.get('asp_views', 0):.2f}", f"{p.get('compare', 0):.2f}", f"{r['peak_mb']:.0f}",
+                     f"{r['first_ms']:.1f} ({r['first_cpu_ms']:.1f})", f"{r['last_ms']:.1f} ({r['last_cpu_ms']:.1f})"])
+    table = markdown_table(
+        ["K turns", "utterances", "check, s", "CPU, s", "replay, s", "ASP ground, s", "ASP solve, s",
+         "ASP views, s", "compare, s", "peak RSS, MB", f"turn by turn: first {result['tail']}, ms/turn (CPU)",
+         f"last {result['tail']}, ms/turn (CPU)"], rows)
+    exp, cpu = result["exponent"], result["exponent_cpu"]
+    fit = ("" if exp is None else f"\n\nFitted exponent (seconds ~ K^e, K = {result['turns'][0]:,} to "
+           f"{result['turns'][-1]:,}): e = {exp:.2f} end to end, {cpu:.2f} in CPU time.")
+    return table + fit + "\n"
 
 
 def markdown(result: dict) -> str:
     from grounded.bench.report import markdown_table
 
-    checks = markdown_table(
-        ["K", "utterances", "check (end to end), s", "ASP one shot, s", "ASP turn by turn, s",
-         "one more turn: incremental, ms", "one more turn: from scratch, s", "from scratch / incremental"],
-        [[f"{r['k']:,}", f"{r['utterances']:,}", f"{r['check']:.2f}", f"{r['whole']:.2f}",
-          f"{r['incremental']:.2f}", f"{r['per_turn'] * 1000:.1f}", f"{r['whole']:.2f}",
-          f"{r['ratio']:.0f}x"] for r in result["checks"]])
+    checks = scaling_markdown(result["scaling"])
     afs = markdown_table(
         ["arguments", "attacks", "attack graph", "preferred extensions", "fast path (acyclic), s",
          "general (domRec), s", "PyArg (pure Python)"],
@@ -227,20 +343,36 @@ def markdown(result: dict) -> str:
     soak_line = (f"Soak: {s['conversations']} noisy conversations, {s['utterances']:,} utterances "
                  f"({s['rejected']:,} rejected), Python = Prolog = ASP on every one (Proposition 2.5 / "
                  f"Corollary 2.6 decided on every fourth), {s['seconds']:.1f} s.")
-    return ("## grounded check, and the ASP history in one shot or turn by turn\n\n" + checks +
+    return ("## grounded check end to end, and the ASP history turn by turn\n\n" + checks +
             "\n\n## Preferred extensions of random frameworks\n\n" + afs + "\n\n" + soak_line + "\n")
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--child"]:
+        kind, *rest = argv[1:]
+        if kind == "build":
+            out = child_build(int(rest[0]), int(rest[1]), rest[2])
+        elif kind == "check":
+            out = child_check(rest[0])
+        elif kind == "decide":
+            out = child_decide(rest[0], int(rest[1]), rest[2])
+        else:
+            out = child_incremental(rest[0], int(rest[1]), *rest[2:])
+        print(json.dumps(out))
+        return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--quick", action="store_true", help="K <= 1000, frameworks <= 1000, short soak")
+    parser.add_argument("--quick", action="store_true", help="K <= 500, frameworks <= 1000, short soak")
+    parser.add_argument("--turns", help="only the scaling table, at these K (e.g. 500,2000,8000,20000)")
     parser.add_argument("--soak", type=int, default=8, help="conversations in the soak")
     parser.add_argument("--py-arg-limit", type=float, default=30.0, help="seconds PyArg may take")
     args = parser.parse_args(argv)
-    result = run(args.quick, args.soak, args.py_arg_limit, args.seed,
-                 log=lambda line: print(f"  {line}", file=sys.stderr))
-    print(markdown(result))
+    log = lambda line: print(f"  {line}", file=sys.stderr)  # noqa: E731
+    if args.turns:
+        print(scaling_markdown(scaling([int(k) for k in args.turns.split(",")], args.seed, log=log)))
+        return 0
+    print(markdown(run(args.quick, args.soak, args.py_arg_limit, args.seed, log=log)))
     return 0
 
 

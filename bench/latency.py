@@ -30,18 +30,21 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from rich.console import Console
 from rich.table import Table
 
 from grounded.bench.synthetic import Conversation, build, replay_affected
 
+T = TypeVar("T")
+
 KS = (13, 100, 1000, 2000, 10_000, 100_000)
 CHAIN_BINS = ((1, 1), (2, 4), (5, 16), (17, 10**9))
 POOLED = ("small", "none", "one", "every", "sizes", "replay")  # per-query lists, pooled over seeds
 
 
-def per_call(fn, repeat: int) -> tuple[float, object]:
+def per_call(fn: Callable[[], T], repeat: int) -> tuple[float, T]:
     """Seconds per call of fn(), timed over a loop after one untimed call (caches warm); and that call's result."""
     result = fn()
     start = time.perf_counter()
@@ -140,9 +143,9 @@ def collect(ks: Sequence[int], regime: str, seeds: int, queries: int, repeat: in
             runs[r["k"]].append(r)
         if progress is not None:
             progress(seed)
-    merged = {}
+    merged: dict[int, dict] = {}
     for k in ks:
-        pooled = {key: [x for r in runs[k] for x in r[key]] for key in POOLED}
+        pooled: dict[str, Any] = {key: [x for r in runs[k] for x in r[key]] for key in POOLED}
         pooled["verify"] = {b: [x for r in runs[k] for x in r["verify"][b]] for b in CHAIN_BINS}
         merged[k] = dict(k=k, regime=regime, args=statistics.mean(r["args"] for r in runs[k]),
                          ingest=statistics.median(r["ingest"] for r in runs[k]),
@@ -186,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
     console = Console(highlight=False, soft_wrap=True, width=200)
     ks = [k for k in KS if k <= args.max_k]
     warm_up()
-    rows = []
+    rows: list[dict] = []
     for regime in ("naive", "bounded"):
         done = functools.partial(_report_seed, regime)
         rows += collect(ks, regime, args.seeds, args.queries, args.repeat, done).values()

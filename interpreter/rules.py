@@ -210,7 +210,8 @@ def _build(engine: Engine, view: _View, said: Said, tagged: list[tuple[str, set[
                     aux.append({"op": "observe", "claim": evidence, "text": sentence})
                     entry["by"] = evidence
             elif op == "revise":
-                by = (new_hypotheses or new_observations or [None])[-1]
+                recent: list[str] = list(new_hypotheses or new_observations)
+                by = recent[-1] if recent else None
                 if by is not None:
                     entry["by"] = by
             elif op == "resolve":  # consensual or a decision: the rules decide, and name the decision

@@ -75,22 +75,22 @@ def _op_model(spec: OperationSpec) -> type[ResponseOp]:
     """The answer model of one operation: its declared fields (the same generator as the
     event-log models, with references allowed), ``by`` always optional and ``evidence``
     beside it."""
-    fields: dict[str, Any] = {"op": (Literal[spec.name], ...)}  # type: ignore[valid-type]
+    fields: dict[str, Any] = {"op": (Literal[spec.name], ...)}
     fields.update(field_definitions(spec, ANSWER_TYPES))
     by_required = any(f.name == "by" and f.required for f in spec.fields)
     if "by" in fields:
         fields["by"] = (Ref | None, None)
         fields["evidence"] = (str, "")
     model = create_model("Proposed" + class_name(spec), __base__=ResponseOp, __doc__=spec.doc, **fields)
-    model.by_required = classmethod(lambda cls: by_required)  # type: ignore[method-assign]
+    setattr(model, "by_required", classmethod(lambda cls: by_required))  # noqa: B010 - a class built at run time
     return model
 
 
 @lru_cache(maxsize=32)
 def _response_model(specs: tuple[OperationSpec, ...]) -> type[BaseModel]:
-    union = Union[tuple(_op_model(s) for s in specs)]  # noqa: UP007
-    return create_model("InterpreterResponse", __config__=ConfigDict(extra="ignore"),
-                        operations=(list[Annotated[union, Field(discriminator="op")]], ...))  # type: ignore[valid-type]
+    union: Any = Union[tuple(_op_model(s) for s in specs)]  # noqa: UP007 - a union built at run time
+    operations: Any = list[Annotated[union, Field(discriminator="op")]]
+    return create_model("InterpreterResponse", __config__=ConfigDict(extra="ignore"), operations=(operations, ...))
 
 
 def response_model(registry: OperationRegistry) -> type[BaseModel]:

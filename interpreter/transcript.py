@@ -55,8 +55,8 @@ def read_transcript(path: str | Path, header: Header | None = None) -> Transcrip
     path = Path(path)
     if path.suffix in SCENARIO_SUFFIXES:
         scenario = Scenario.load(path)
-        turns = [Said(t.turn, t.speaker, t.text, t) for t in scenario.turns]
-        return Transcript(str(path), header or scenario.header, turns)
+        said = [Said(t.turn, t.speaker, t.text, t) for t in scenario.turns]
+        return Transcript(str(path), header or scenario.header, said)
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
@@ -87,7 +87,7 @@ def read_header(path: str | Path) -> Header:
         return Scenario.load(path).header
     if path.suffix == ".jsonl":
         header, lines = read_log(path)
-        lines.close()  # type: ignore[attr-defined]
+        lines.close()
         return header
     try:
         data = json.loads(path.read_text(encoding="utf-8"))

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import sys
+from dataclasses import dataclass
 
 from grounded.cli import main
 
@@ -28,3 +30,34 @@ def run_cli(*args: object) -> tuple[int, str, str]:
     finally:
         sys.argv = argv
     return code, stdout.getvalue(), stderr.getvalue()
+
+
+@dataclass
+class Completed:
+    """What ``subprocess.run`` returns, for tests written against a real process."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def grounded(*args: object, cwd: str | os.PathLike | None = None, env: dict[str, str] | None = None,
+             drop_env: tuple[str, ...] = ()) -> Completed:
+    """``grounded ARGS`` in this process, as ``subprocess.run`` would report it.
+
+    ``env`` sets variables and ``drop_env`` removes those starting with any of
+    the prefixes, for the call only; ``cwd`` changes directory for the call.
+    """
+    saved = dict(os.environ)
+    here = os.getcwd()
+    try:
+        for name in [n for n in os.environ if n.startswith(drop_env)] if drop_env else []:
+            del os.environ[name]
+        os.environ.update(env or {})
+        if cwd is not None:
+            os.chdir(cwd)
+        return Completed(*run_cli(*args))
+    finally:
+        os.chdir(here)
+        os.environ.clear()
+        os.environ.update(saved)

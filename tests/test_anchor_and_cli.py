@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +11,7 @@ from grounded import Engine
 from grounded.cli.demo import DEMO_VERDICT
 from grounded.interpreter.anchor import THRESHOLD, AnchorIndex, anchor, verify_text
 from grounded.scenario import Scenario, run
+from tests.inprocess import grounded as run_grounded
 
 ROOT = Path(__file__).resolve().parent.parent
 PHASE2, PHASE3 = ROOT / "scenarios" / "phase2.yaml", ROOT / "scenarios" / "phase3.yaml"
@@ -22,11 +20,9 @@ ACTUAL = "Roll back the token refresh change; its retry storm is exhausting the 
 UNKNOWN = "The moon is made of cheese."
 
 
-def grounded(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    """The CLI as a user runs it, with no endpoint configured (so offline)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
-    return subprocess.run([sys.executable, "-m", "grounded", *map(str, args)], capture_output=True, text=True,
-                          timeout=120, env=env, cwd=cwd)
+def grounded(*args: str, cwd: Path | None = None):
+    """The CLI as a user runs it (in this process), with no endpoint configured (so offline)."""
+    return run_grounded(*args, cwd=cwd, drop_env=("OPENAI_",))
 
 
 @pytest.fixture(scope="module")

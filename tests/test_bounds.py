@@ -10,8 +10,6 @@ utterance reached Prolog.  Up to the bounds everything works.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -21,15 +19,12 @@ from grounded import Engine, InputError, LogError
 from grounded.core.bounds import MAX_FORMULA_DEPTH, MAX_ID_LENGTH, MAX_LINE_BYTES, MAX_TEXT_LENGTH, MAX_TURN
 from grounded.crosscheck.check import check
 from grounded.epistemic.parse import parse
+from tests.inprocess import grounded
 
 from .inprocess import run_cli
 
 HEADER = {"grounded": 1, "agents": {"alice": {}}}
 
-
-def grounded(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "grounded", *map(str, args)], capture_output=True, text=True,
-                          timeout=120)
 
 
 def log_of(tmp_path: Path, *utterances: dict) -> Path:

@@ -1,4 +1,5 @@
-"""The command line, run as users run it: a real process, real files."""
+"""The command line, run as users run it: real files; in this process (tests/inprocess.py), except the
+smoke tests marked below, which start ``python -m grounded`` as a user would."""
 
 from __future__ import annotations
 
@@ -10,19 +11,21 @@ from pathlib import Path
 import pytest
 
 from grounded import Engine
+from tests.inprocess import grounded
 
 ROOT = Path(__file__).resolve().parent.parent
 PHASE2 = ROOT / "scenarios" / "phase2.yaml"
 PHASE3 = ROOT / "scenarios" / "phase3.yaml"
 
 
-def grounded(*args: str) -> subprocess.CompletedProcess:
+def grounded_process(*args: str) -> subprocess.CompletedProcess:
+    """A real ``python -m grounded`` process (the smoke tests: entry point, imports, exit status)."""
     return subprocess.run([sys.executable, "-m", "grounded", *map(str, args)],
                           capture_output=True, text=True, timeout=120)
 
 
-def test_demo_runs_offline_end_to_end():
-    result = grounded("demo")
+def test_demo_runs_offline_end_to_end():  # smoke test: a real process
+    result = grounded_process("demo")
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "T13 alice" in out and "h2 abandoned by o9" in out
@@ -39,10 +42,10 @@ def test_run_passes_the_paper_scenarios(scenario):
     assert " 0 failed" in result.stdout
 
 
-def test_run_exits_1_on_a_failed_expectation(tmp_path):
+def test_run_exits_1_on_a_failed_expectation(tmp_path):  # smoke test: a real process
     path = tmp_path / "wrong.yaml"
     path.write_text(PHASE2.read_text().replace("grounded: [h4]\n", "grounded: [h2]\n", 1))
-    result = grounded("run", path)
+    result = grounded_process("run", path)
     assert result.returncode == 1
     assert "FAIL grounded h2 (not: {'h2': 'h2 abandoned at T9 by o9'})" in result.stdout
     assert "1 failed" in result.stdout
@@ -150,7 +153,8 @@ def test_check_exits_1_when_a_rule_diverges_from_the_reference(tmp_path):
     rule.write_text("effect(question, U, _, commit(S, 1)) :- speaker(U, S), argument(1, _, _, _, _).\n")
     result = grounded("check", PHASE2, "-x", rule)
     assert result.returncode == 1
-    assert "events commitments: Python" in result.stdout and "disagreements" in result.stdout
+    assert "transitions of op [2] element: Prolog ('commit', 'alice', 1) but ASP absent" in result.stdout
+    assert "disagreements" in result.stdout
 
 
 def test_check_of_a_log_cut_short_checks_the_lines_before(tmp_path):

@@ -143,3 +143,33 @@ def test_one_shot_grounding_on_the_history_that_tripped_the_solver():
     report = check_history(Header.model_validate(HEADER), REJECTED_THEN_REFERENCED)
     assert report.ok, report.mismatches
     assert report.utterances - report.accepted == 2
+
+
+@budget(15)
+@given(data=st.data())
+def test_a_fresh_control_every_few_turns_changes_nothing(data):
+    """The live mode replaces its control every `window` utterances, seeded with the decided
+    state; with a window of 3 the answer is still the one-shot one (a declared question included)."""
+    header = Header.model_validate({**HEADER, "props": [*HEADER["props"], {"id": "q9", "kind": "question"}]})
+    candidates = draw_candidates(data, max_size=20, header=header.model_dump())
+    with Engine(header) as engine:
+        registry = engine.registry
+    live, whole = IncrementalHistory(header, registry, window=3), OneShotHistory(header, registry)
+    for u in candidates:
+        live.add(u)
+        whole.add(u)
+    live.view()
+    assert sorted(map(str, live.solve().facts)) == sorted(map(str, whole.solve().facts))
+    assert live.all_decided()
+
+
+def test_a_question_declared_in_the_header_waits_for_a_step_to_queue_it():
+    """The rules start from an empty queue: a declared question is no open problem until touched."""
+    header = Header.model_validate({"agents": {"alice": {}}, "props": [{"id": "q9", "kind": "question"}]})
+    candidates = [{"turn": 1, "speaker": "alice", "ops": [obs("o1")]},
+                  {"turn": 2, "speaker": "alice", "ops": [hyp("h1", ["o1"], ["q9"])]},
+                  {"turn": 3, "speaker": "alice", "ops": [hyp("h2", ["o1"], ["o1"])]}]
+    for incremental in (False, True):
+        report = check_history(header, candidates, incremental=incremental)
+        assert report.ok, report.mismatches
+        assert report.accepted == 2  # h1 explains a question nobody has asked yet

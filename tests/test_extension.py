@@ -19,6 +19,9 @@ from grounded.crosscheck.check import check_history
 from grounded.dmap.model import Header
 from grounded.solvers.prolog import PrologRules
 
+from .test_epistemic_properties import header as epistemic_header
+from .test_properties import ops_for
+
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "extending.md"
 
@@ -180,11 +183,94 @@ def test_the_asp_twin_agrees_three_ways(concede, concede_twin, stream):
     assert report.ok, report.mismatches[:5]
 
 
-def test_without_a_twin_asp_is_skipped_and_said_so(concede, tmp_path):
+def test_without_a_twin_asp_is_skipped_only_where_the_operation_is_used(concede, tmp_path):
+    """The engine's record of a twinless operation stands in for its rules; the rest is recomputed."""
     alone = tmp_path / "concede.pl"
     alone.write_text(concede.read_text())
     candidates = [{"turn": 1, "speaker": "alice", "ops": [{"op": "observe", "claim": "o1"}]},
-                  {"turn": 2, "speaker": "bob", "ops": [{"op": "concede", "target": "o1"}]}]
+                  {"turn": 2, "speaker": "bob", "ops": [{"op": "concede", "target": "o1"}]},
+                  {"turn": 3, "speaker": "bob", "ops": [{"op": "concede", "target": "o9"}]},
+                  {"turn": 4, "speaker": "carol", "ops": [{"op": "observe", "claim": "o2"}]},
+                  # bob's commitment to o1 came from the concede: ASP must see it to find this redundant
+                  {"turn": 5, "speaker": "bob", "ops": [{"op": "support", "target": "o1", "by": "o2"}]},
+                  {"turn": 6, "speaker": "bob", "ops": [{"op": "support", "target": "o1", "by": "o2"}]}]
     report = check_history(Header.model_validate(TALK), candidates, extensions=[alone])
-    assert report.ok and not report.asp
-    assert "ASP skipped: the extension operations have no .lp twin" in report.summary()
+    assert report.ok, report.mismatches
+    assert report.asp and report.given == {"concede": 2}
+    assert report.accepted == 4
+    assert "ASP took the engine's effects for 2 utterances using concede (no .lp twin)" in report.summary()
+
+
+def test_a_broken_twin_is_caught(concede, tmp_path):
+    """The twin is really compared: a twin that forgets the commitment disagrees, naming it."""
+    pl = tmp_path / "concede.pl"
+    pl.write_text(concede.read_text())
+    pl.with_suffix(".lp").write_text("#program concede(s).\n"
+                                     "violation(s, concede_not_standing) :- field(s, target, T), not stands(s, T).\n")
+    candidates = [{"turn": 1, "speaker": "alice", "ops": [{"op": "observe", "claim": "o1"}]},
+                  {"turn": 2, "speaker": "bob", "ops": [{"op": "concede", "target": "o1"}]}]
+    report = check_history(Header.model_validate(TALK), candidates, extensions=[pl])
+    assert not report.ok
+    assert any("utterance 2 (turn 2) transitions of op [0] element: Prolog ('commit', 'bob', 1) but ASP absent"
+               in m for m in report.mismatches), report.mismatches
+
+
+def _announce_lines() -> tuple[str, str]:
+    """The two `announce` lines docs/extending.md gives for a concede that publishes its target."""
+    text = DOC.read_text()
+    pl = re.search(r"`(effect\(concede, _, Op, announce\(T\)\) :- [^`]*)`", text).group(1)
+    lp = re.search(r"`(effect\(s, announce\(T\)\) :- [^`]*)`", text).group(1)
+    return pl, lp
+
+
+@pytest.fixture(scope="module")
+def announcing_concede(concede, concede_twin, tmp_path_factory) -> Path:
+    pl_line, lp_line = _announce_lines()
+    path = tmp_path_factory.mktemp("announce") / "concede.pl"
+    path.write_text(concede.read_text() + "\n" + pl_line + "\n")
+    path.with_suffix(".lp").write_text(concede_twin.read_text() + "\n" + lp_line + "\n")
+    return path
+
+
+@settings(max_examples=12, deadline=None)
+@given(data=st.data(), actual=st.booleans())
+def test_an_announcing_twin_agrees_three_ways_with_a_world_model(announcing_concede, data, actual):
+    """docs/extending.md's `announce` line in both twins: the world model judges the announcement
+    the same way on both sides (the drivers derive it from the effect)."""
+    header = Header.model_validate(epistemic_header(actual))
+    engine = Engine(header, extensions=[announcing_concede])
+    candidates = []
+    for t in range(1, data.draw(st.integers(4, 12), label="length") + 1):
+        claimed = sorted(engine.state.claimants) or ["x0"]
+        concede_op = st.builds(lambda c: {"op": "concede", "target": c}, st.sampled_from(claimed))
+        ops = data.draw(st.lists(st.one_of(ops_for(engine.state), concede_op), min_size=1, max_size=2), label="ops")
+        u = {"turn": t, "speaker": data.draw(st.sampled_from(["alice", "bob", "carol"]), label="who"), "ops": ops}
+        candidates.append(u)
+        try:
+            engine.apply(u)
+        except PreconditionError:
+            pass
+    engine.close()
+    report = check_history(header, candidates, extensions=[announcing_concede])
+    assert report.ok, report.mismatches[:5]
+    assert not report.given
+
+
+FALSE_ANNOUNCEMENT = [
+    {"turn": 1, "speaker": "alice", "ops": [{"op": "observe", "claim": "x0"}]},
+    {"turn": 2, "speaker": "alice", "ops": [{"op": "hypothesize", "claim": "-x4", "deps": ["x0"]}]},
+    {"turn": 3, "speaker": "bob", "ops": [{"op": "concede", "target": "-x4"}]},  # -x4 is false in the actual world
+]
+
+
+def test_a_false_announcement_is_rejected_on_both_sides(announcing_concede, tmp_path):
+    header = Header.model_validate(epistemic_header(True))
+    report = check_history(header, FALSE_ANNOUNCEMENT, extensions=[announcing_concede])
+    assert report.ok, report.mismatches
+    assert report.accepted == 2
+    # a twin that forgets the announce line accepts what the rules reject: the check says so
+    pl = tmp_path / "concede.pl"
+    pl.write_text(announcing_concede.read_text())
+    pl.with_suffix(".lp").write_text(announcing_concede.with_suffix(".lp").read_text().split("effect(s, announce")[0])
+    report = check_history(header, FALSE_ANNOUNCEMENT, extensions=[pl])
+    assert "utterance 3 (turn 3, bob): engine [(0, 'announce_false')] but ASP accepted" in report.mismatches

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,16 +12,13 @@ from hypothesis import strategies as st
 
 from grounded.core.errors import InputError
 from grounded.dung import Framework, extensions, iccma
+from tests.inprocess import grounded
 
 from .test_dung import frameworks
 from .test_properties import budget
 
 ROOT = Path(__file__).resolve().parent.parent
 
-
-def grounded(*args: object) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "grounded", *map(str, args)],
-                          capture_output=True, text=True, timeout=120)
 
 
 def as_names(named: iccma.NamedFramework) -> tuple[set[str], set[tuple[str, str]]]:

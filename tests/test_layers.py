@@ -137,3 +137,22 @@ def test_the_layer_check_sees_an_upward_import(tmp_path, monkeypatch):
     graph.add_edge("grounded.core.errors", "grounded.engine.engine")
     assert layer_of("grounded.engine.engine") > layer_of("grounded.core.errors")
     assert any(len(c) > 1 for c in nx.strongly_connected_components(graph))
+
+
+def test_the_architecture_page_names_code_that_exists():
+    """docs/architecture.md follows one utterance hop by hop (file:function); each hop must exist,
+    and the page's layer list must name every package of LAYERS."""
+    import re
+
+    page = (ROOT / "docs" / "architecture.md").read_text()
+    hops = re.findall(r"`((?:bridge|prolog)/[\w/]+\.(?:py|pl)):([\w.]+)(?:/\d)?`", page)
+    assert len(hops) >= 8
+    for path, name in hops:
+        source = (ROOT / path).read_text()
+        last = name.split(".")[-1]
+        pattern = rf"^\s*(def|class) {last}\b" if path.endswith(".py") else rf"^{last}\("
+        assert re.search(pattern, source, re.M), f"docs/architecture.md names {path}:{name}, which is not there"
+    for layer in LAYERS:
+        for package in layer:
+            assert f" {package.rpartition('.')[2]} " in page or f" {package.rpartition('.')[2]}\n" in page or \
+                f"| {package.rpartition('.')[2]} " in page, f"docs/architecture.md does not draw {package}"

@@ -7,7 +7,6 @@ and against the paper's walkthrough), h2 is drawn as abandoned.
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -20,6 +19,7 @@ from grounded import Engine, InputError
 from grounded.cli.app import load_engine
 from grounded.present.picture import ViewError, default_view, picture, run_view, stable_svgs
 from grounded.present.picture import facts as picture_facts
+from tests.inprocess import grounded as run_grounded
 
 from .test_properties import HEADER, budget, draw_stream
 
@@ -189,9 +189,8 @@ def test_the_view_draws_every_argument_dep_and_attack_of_random_histories(data):
     engine.close()
 
 
-def grounded(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "grounded", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=120)
+def grounded(*args: str, cwd: Path = ROOT):
+    return run_grounded(*args, cwd=cwd)
 
 
 def test_show_command(tmp_path):

@@ -3,20 +3,15 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 from grounded.bench.synthetic import build
+from tests.inprocess import grounded
 
 ROOT = Path(__file__).resolve().parent.parent
 PHASE2 = ROOT / "scenarios" / "phase2.yaml"
 PHASE3 = ROOT / "scenarios" / "phase3.yaml"
 
-
-def grounded(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "grounded", *map(str, args)],
-                          capture_output=True, text=True, timeout=120)
 
 
 def test_retractions_shows_x_s_prime_and_the_extensions():

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-import subprocess
-import sys
 
 import pytest
 
@@ -16,6 +14,7 @@ from grounded.service.errors import Forbidden, NotFound, StoreUnavailable, Unaut
 from grounded.service.host import EngineHost
 from grounded.service.keys import new_key
 from grounded.service.store import open_store
+from tests.inprocess import grounded as run_grounded
 
 
 def _say(claim: str, speaker: str = "ann") -> dict:
@@ -92,9 +91,8 @@ def test_engines_are_caches_of_the_store(tmp_path):
     two.close()
 
 
-def _grounded(*args: str, cwd=None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "grounded", *args], capture_output=True, text=True, timeout=120,
-                          cwd=cwd)
+def _grounded(*args: str, cwd=None):
+    return run_grounded(*args, cwd=cwd)
 
 
 def test_cli_keys_and_export(tmp_path):

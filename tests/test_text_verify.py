@@ -24,6 +24,7 @@ from grounded.interpreter.anchor import AnchorIndex, acronyms, foreign_names, ve
 from grounded.interpreter.causal import chain, direction, link
 from grounded.interpreter.polarity import clauses, relation, stance
 from grounded.interpreter.verdict import ABSTAIN, ACCEPT, REJECT, by_claim
+from tests.inprocess import grounded as here
 
 ROOT = Path(__file__).resolve().parent.parent
 PHASE2 = ROOT / "scenarios" / "phase2.yaml"
@@ -218,6 +219,7 @@ def test_the_verdict_rule_on_given_literals(p2, p3):
 
 
 def grounded(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    """A real process: the model must load with the network closed, from a fresh interpreter."""
     base = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
     return subprocess.run([sys.executable, "-m", "grounded", *map(str, args)], capture_output=True, text=True,
                           timeout=180, env={**base, **(env or {})})
@@ -234,10 +236,11 @@ def test_cli_done_when_offline_with_the_model_and_no_network():
     assert data["verdict"] == "reject" and "all-MiniLM-L6-v2" in data["method"]
     assert data["denied"][0]["literal"] == "h4" and data["denied"][0]["grounded"] is True
     assert "contradicts hypothesis h4" in data["flag"]
-    plain = grounded("verify", PHASE2, "--text", DONE_WHEN, "--anchor", "tfidf")
+    plain = here("verify", PHASE2, "--text", DONE_WHEN, "--anchor", "tfidf", drop_env=("OPENAI_",))
     assert plain.returncode == 1 and "verdict: REJECT" in plain.stdout and "denies h4 (reversed causation" in \
         plain.stdout and "read by: offline (TF-IDF)" in plain.stdout
-    ok = grounded("verify", PHASE2, "--text", "The retry storm is exhausting Redis.", "--anchor", "tfidf")
+    ok = here("verify", PHASE2, "--text", "The retry storm is exhausting Redis.", "--anchor", "tfidf",
+              drop_env=("OPENAI_",))
     assert ok.returncode == 0 and "verdict: ACCEPT" in ok.stdout
-    bad = grounded("verify", PHASE2, "--text", "x", "--anchor", "telepathy")
+    bad = here("verify", PHASE2, "--text", "x", "--anchor", "telepathy")
     assert bad.returncode == 2 and "--anchor: unknown 'telepathy'" in bad.stderr

@@ -161,6 +161,7 @@ def _question(stream: Stream, store: ActiveStore, retriever: TfidfRetriever, act
 
 def _llm_answers(results: dict[str, list[QuestionResult]], settings: Settings, prog, length: str) -> None:
     """Each retrieval arm's prompt, as built for its token count, sent to the configured model."""
+    assert settings.llm is not None, "the LLM reader runs only with an endpoint configured"
     reader = llm_mod.Reader(settings.llm, workers=settings.workers)
     items = [(r, arm) for hop in HOPS for r in results[hop] for arm in ("verifier", "rag")]
     task = prog.add_task(f"MemAB-FC {length}: LLM reader", total=len(items)) if prog else None

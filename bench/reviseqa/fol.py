@@ -80,7 +80,7 @@ def _tokens(text: str, dialect: str, where: str) -> list[tuple[str, str, int]]:
         m = lexer.match(text, pos)
         if m is None:
             raise FOLSyntaxError(f"unexpected character {text[pos]!r}", text, pos, where)
-        if m.lastgroup not in ("space", "end"):
+        if m.lastgroup is not None and m.lastgroup not in ("space", "end"):
             out.append((m.lastgroup, m.group(), pos))
         pos = m.end()
     out.append(("eof", "", len(text)))

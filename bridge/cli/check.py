@@ -1,4 +1,11 @@
-"""`grounded check`: Python, Prolog and ASP held equal over a whole history."""
+"""`grounded check`: Python, Prolog and ASP held equal over a whole history.
+
+The check runs in a child process capped at its memory budget
+(grounded.crosscheck.budget): a history too large for the machine stops the
+child, and this command says so in one line (exit 2), whatever way it died.
+A log is read as every command reads it: strict, or up to its first bad line
+with --partial.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +14,9 @@ from typing import Annotated
 
 import typer
 
-from grounded.cli.app import AllowRulesChange, AsJson, At, Extensions, File, LoadProgress, Partial, app, err, out
+from grounded.cli.app import AllowRulesChange, AsJson, At, Extensions, File, Partial, app, err, out
 from grounded.cli.retraction import EveryTurn, Seed
-from grounded.crosscheck.check import check as check_history_file
+from grounded.crosscheck.budget import GB, default_budget, run_isolated
 
 
 @app.command("check")
@@ -23,32 +30,31 @@ def check_command(
         "literal at every turn (docs/retraction.md).")] = False,
     every_turn: EveryTurn = None,
     seed: Seed = None,
+    memory_limit: Annotated[float | None, typer.Option(
+        "--memory-limit", min=0.01,
+        help="GB the check may use beyond what its process holds at the start (default: half of the "
+             "memory available); beyond it the check stops with exit 2.")] = None,
     as_json: AsJson = False,
     extension: Extensions = None,
     partial: Partial = False,
     allow_rules_change: AllowRulesChange = False,
 ) -> None:
-    """Recompute the history with Python, Prolog and ASP; 'all agree' or the differences; exit 1 on any.
-
-    A log is read as every command reads it: strict, or up to its first bad line with --partial.
-    """
-    with LoadProgress(f"reading {file.name}", then="checking: Python, Prolog and ASP", delay=0) as progress:
-        report = check_history_file(file, at, extension or (), incremental=incremental, retraction=retraction,
-                                    partial=partial, allow_rules_change=allow_rules_change, progress=progress,
-                                    every_turn=every_turn, seed=seed)
-    status = report.log_status
-    if status is not None and status.torn_line is not None:
-        err.print(f"warning: {status.torn_note()}", style="yellow", markup=False)
-    note = status.partial_note() if status is not None else None
-    if note is not None:
-        err.print(f"warning: {note}", style="yellow", markup=False)
-    if as_json:
-        print(json.dumps(report.to_json()))
-    else:
-        for line in report.mismatches + report.failures:
-            out.print(line, style="red", markup=False)
-        out.print(f"{file}: {report.summary()}", style="bold green" if report.ok else "bold red", markup=False)
+    """Recompute the history with Python, Prolog and ASP; 'all agree' or the differences; exit 1 on any."""
+    budget = int(memory_limit * GB) if memory_limit is not None else default_budget()
+    spec = {"file": str(file), "at": at, "extensions": [str(p) for p in extension or ()],
+            "incremental": incremental, "retraction": retraction, "every_turn": every_turn, "seed": seed,
+            "partial": partial, "allow_rules_change": allow_rules_change}
+    answer = run_isolated(spec, budget)
+    for note in (answer["torn_note"], answer["partial_note"]):
         if note is not None:
-            out.print(note, style="bold yellow", markup=False)
-    if not report.ok:
+            err.print(f"warning: {note}", style="yellow", markup=False)
+    if as_json:
+        print(json.dumps(answer["report"]))
+    else:
+        for line in answer["lines"]:
+            out.print(line, style="red", markup=False)
+        out.print(f"{file}: {answer['summary']}", style="bold green" if answer["ok"] else "bold red", markup=False)
+        if answer["partial_note"] is not None:
+            out.print(answer["partial_note"], style="bold yellow", markup=False)
+    if not answer["ok"]:
         raise typer.Exit(1)

@@ -22,7 +22,7 @@ def demo() -> None:
     engine = Engine(scenario.header)
     out.rule(f"[bold]{scenario.title}[/]: replaying the gold operations through the rules")
     for outcome in run(scenario, engine):
-        if outcome.turn is None:
+        if outcome.turn is None or outcome.update is None:
             break
         render.render_update(out, engine, outcome.update)
         out.print(context.summarize(engine, outcome.update, "text").replace("\n", "\n    "),

@@ -2,30 +2,53 @@
 
 The engine replays the file (its Prolog rules decide, its Python state
 mirrors); asp/history.lp recomputes the same history from the same candidate
-utterances.  Compared:
+utterances, in one shot (or turn by turn).  Compared:
 
 * which utterances are accepted, and the violation codes of the others;
-* every event: arguments, standing changes, Dep, explanations, attacks,
-  commitments, dissent, open problems, propositions, awareness, agents;
-* after every accepted utterance, the standing of every argument: Python's
-  view at that turn, the rules' live facts, the ASP events up to it;
-* at the last turn (or ``at``): the grounded arguments, Verify for every
-  claim, Affected and Affected* (with hops) for every literal.
+* per accepted utterance, per operation, the transitions the Prolog rules
+  reported against the events ASP derived (standing changes, Dep, attacks,
+  commitments, decisions and their ids, open problems, world-model effects ...),
+  and the claims the utterance took out of S_t with what rests on them
+  (``Update.flagged``);
+* every event of the Python state (arguments and their standing histories,
+  Dep, explanations, attacks, commitments, dissent, problems, propositions,
+  awareness, agents) against the ASP events;
+* at the last turn (or ``at``): the standings the rules hold, the grounded
+  arguments, Verify for every claim, Affected and Affected* (with hops) for
+  every literal, the reinstatable arguments and each claim's standing note.
+
+Every comparison is linear in the history: transitions per utterance instead of
+standings snapshots per turn.  A difference names the first differing element.
 """
 
 from __future__ import annotations
 
+import re
+import time
 from collections import defaultdict
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import clingo
+
 from grounded.core.errors import InputError, PreconditionError
 from grounded.core.turns import assign_turn
 from grounded.core.vocabulary import GOOD_STANDING
+from grounded.crosscheck.diff import describe
+from grounded.crosscheck.events import (
+    asp_events,
+    asp_flagged,
+    asp_transitions,
+    engine_events,
+    prolog_transitions,
+    transition_key,
+)
 from grounded.crosscheck.retraction import RetractionReport, check_retractions
+from grounded.dmap.effects import Effect, NewArg, Problem
 from grounded.dmap.model import Header
-from grounded.engine import Engine
+from grounded.engine import Engine, Update
 from grounded.engine.replay import applied_lines
 from grounded.io.eventlog import LogStatus
 from grounded.queries.verify import least_fixpoint
@@ -33,9 +56,12 @@ from grounded.scenario import SCENARIO_SUFFIXES, Scenario
 from grounded.solvers import facts as F
 from grounded.solvers.history import HistoryAnswer, IncrementalHistory, OneShotHistory
 
+Progress = Callable[[str, int, int], None]
+"""progress(phase, done, total): called as a long check goes (the CLI draws it on stderr)."""
+
 
 def candidates_of(path: str | Path, extensions=(), *, strict: bool = True, allow_rules_change: bool = False,
-                  progress=None) -> tuple[Header, list[dict], LogStatus | None]:
+                  progress: Progress | None = None) -> tuple[Header, list[dict], LogStatus | None]:
     """The header and every utterance of a log or scenario (a scenario's rejected turns included).
 
     A log is read as every command reads it (``Engine.load``: strict unless
@@ -45,13 +71,17 @@ def candidates_of(path: str | Path, extensions=(), *, strict: bool = True, allow
     if path.suffix in SCENARIO_SUFFIXES:
         scenario = Scenario.load(path)
         return scenario.header, [t.utterance() for t in scenario.turns], None
-    return applied_lines(path, extensions, strict=strict, allow_rules_change=allow_rules_change, progress=progress)
+    read = None if progress is None else (lambda done, total: progress("read", done, total))
+    return applied_lines(path, extensions, strict=strict, allow_rules_change=allow_rules_change, progress=read)
 
 
 @dataclass
 class Outcome:
     accepted: bool
     violations: set[tuple[int, str]]
+    update: Update | None = None
+    given: bool = False
+    """The utterance uses an operation without an ASP twin: ASP took the engine's record."""
 
 
 @dataclass
@@ -59,11 +89,13 @@ class CheckReport:
     path: str
     utterances: int = 0
     accepted: int = 0
-    standings: int = 0
+    transitions: int = 0
     claims: int = 0
     literals: int = 0
     events: int = 0
     asp: bool = True
+    given: dict[str, int] = field(default_factory=dict)
+    """Operations without an ASP twin -> utterances whose effects ASP took from the engine."""
     retractions: int = 0
     """Retractions for which Proposition 2.5 / Corollary 2.6 were decided (``retraction=True``)."""
     mismatches: list[str] = field(default_factory=list)
@@ -72,95 +104,124 @@ class CheckReport:
     retraction: RetractionReport | None = None
     log_status: LogStatus | None = None
     """How the reading of a log ended (None for a scenario); a partial reading checked the lines before it."""
+    timings: dict[str, float] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
         return not self.mismatches and not self.failures
 
+    def sides(self) -> str:
+        if not self.given:
+            return "Python, Prolog and ASP"
+        skipped = ", ".join(f"{n} utterances using {op}" for op, n in sorted(self.given.items()))
+        return f"Python, Prolog and ASP; ASP took the engine's effects for {skipped} (no .lp twin)"
+
     def summary(self) -> str:
-        sides = ("Python, Prolog and ASP" if self.asp else
-                 "Python and Prolog (ASP skipped: the extension operations have no .lp twin)")
         props = f"; {self.retraction.summary()}" if self.retraction is not None and not self.failures else ""
         if self.ok:
-            return (f"all agree ({sides}): {self.utterances} utterances ({self.accepted} accepted), "
-                    f"{self.events} events, {self.standings} standings over the turns, Verify of "
-                    f"{self.claims} claims, Affected and Affected* of {self.literals} literals{props}")
-        parts = [f"{len(self.mismatches)} disagreements ({sides})"] if self.mismatches else []
+            return (f"all agree ({self.sides()}): {self.utterances} utterances ({self.accepted} accepted), "
+                    f"{self.transitions} transitions, {self.events} events, Verify of {self.claims} claims, "
+                    f"Affected and Affected* of {self.literals} literals{props}")
+        parts = [f"{len(self.mismatches)} disagreements ({self.sides()})"] if self.mismatches else []
         if self.retraction is not None and self.failures:
             parts.append(self.retraction.summary())
         return ", ".join(parts)
 
     def to_json(self) -> dict:
         return {"path": self.path, "ok": self.ok, "utterances": self.utterances, "accepted": self.accepted,
-                "events": self.events, "standings": self.standings, "claims": self.claims,
-                "literals": self.literals, "asp": self.asp, "retractions": self.retractions,
-                "mismatches": self.mismatches, "failures": self.failures,
+                "transitions": self.transitions, "events": self.events, "claims": self.claims,
+                "literals": self.literals, "asp": self.asp, "given": self.given,
+                "retractions": self.retractions, "mismatches": self.mismatches, "failures": self.failures,
                 "retraction": None if self.retraction is None else self.retraction.to_json(),
                 **(self.log_status.to_json() if self.log_status is not None else {"complete": True})}
 
 
 def check(path: str | Path, at: int | None = None, extensions=(), incremental: bool = False,
           retraction: bool = False, every_turn: bool | None = None, seed: int | None = None, *,
-          partial: bool = False, allow_rules_change: bool = False, progress=None) -> CheckReport:
+          partial: bool = False, allow_rules_change: bool = False,
+          asp_overrides: Mapping[str, str] | None = None, progress: Progress | None = None) -> CheckReport:
     """Check a log or scenario file, up to turn ``at`` if given (``partial``: up to a log's first bad line)."""
     header, candidates, status = candidates_of(path, extensions, strict=not partial,
                                                allow_rules_change=allow_rules_change, progress=progress)
     if at is not None:
         candidates = [c for c in candidates if c.get("turn") is None or c["turn"] <= at]
     report = check_history(header, candidates, extensions, label=str(path), incremental=incremental,
-                           retraction=retraction, every_turn=every_turn, seed=seed)
+                           retraction=retraction, every_turn=every_turn, seed=seed,
+                           asp_overrides=asp_overrides, progress=progress)
     report.log_status = status
     return report
 
 
 def check_history(header: Header, candidates: list[dict], extensions=(), label: str = "history",
                   incremental: bool = False, retraction: bool = False, every_turn: bool | None = None,
-                  seed: int | None = None) -> CheckReport:
+                  seed: int | None = None, asp_overrides: Mapping[str, str] | None = None,
+                  progress: Progress | None = None) -> CheckReport:
     """Replay candidate utterances (rejected ones included) three ways and compare.
 
     ASP grounds the history in one shot unless ``incremental`` (turn by turn, as
     a live conversation would); both modes must give the same answer.  With
     ``retraction``, Proposition 2.5 and Corollary 2.6 are decided by clingo from
     the raw history at every turn (a seeded sample above a size, or always
-    with ``every_turn``): crosscheck/retraction.py.
+    with ``every_turn``): crosscheck/retraction.py.  ``asp_overrides``
+    replaces shipped rule files by name (``{"ops/undermine.lp": path}``).
     """
+    tell = progress or (lambda phase, done, total: None)
     engine = Engine(header, extensions=extensions)
     report = CheckReport(label, utterances=len(candidates))
+    twins, twinless = asp_twins(extensions)
     mode = IncrementalHistory if incremental else OneShotHistory
-    twins = asp_twins(extensions)
-    asp = mode(header, engine.registry, twins) if twins or not engine.registry.extension_names else None
-    report.asp = asp is not None
+    asp = mode(header, engine.registry, twins, asp_overrides)
     outcomes: list[Outcome] = []
-    prolog_standings: dict[int, dict[int, str]] = {}
-    for data in candidates:
+    created: dict[int, int] = {}  # engine argument id -> the ASP step that created it
+    start = time.perf_counter()
+    for n, data in enumerate(candidates, 1):
         if isinstance(data, dict) and data.get("turn") is None:
             data = {**data, "turn": assign_turn(None, engine.state.last_turn)}  # the turn the engine gives it
+        first = asp.facts.next_step
         try:
             update = engine.apply(data)
         except PreconditionError as exc:
-            outcomes.append(Outcome(False, {(v.index, v.code) for v in exc.violations}))
+            outcome = Outcome(False, {(v.index, v.code) for v in exc.violations})
         except InputError as exc:
             raise InputError(f"utterance {len(outcomes) + 1}: {exc.detail}", path=label) from exc
         else:
-            outcomes.append(Outcome(True, set()))
-            prolog_standings[update.turn] = engine.rules.standings()
-        if asp is not None:
-            asp.add(data, engine.last_verdicts)
+            outcome = Outcome(True, set(), update)
+            for e in update.of(NewArg):
+                created[e.arg] = first + e.index
+        ops = [op.op for op in engine.registry.utterance(data).ops]  # type: ignore[attr-defined]
+        given = _given(ops, twinless, outcome, created, first)
+        if given is not None:
+            outcome.given = True
+            for op in {op for op in ops if op in twinless}:
+                report.given[op] = report.given.get(op, 0) + 1
+        outcomes.append(outcome)
+        asp.add(data, engine.last_verdicts, given)
+        if n % 200 == 0 or n == len(candidates):
+            tell("replay", n, len(candidates))
+    report.timings["replay"] = time.perf_counter() - start
     report.accepted = sum(o.accepted for o in outcomes)
+    tell("asp", 0, 1)
+    answer = None
+    if asp.candidates:
+        start = time.perf_counter()
+        if incremental:
+            asp.view()  # type: ignore[union-attr]
+        answer = asp.solve()
+        report.timings["asp"] = time.perf_counter() - start
+        report.timings.update({f"asp_{k}": v for k, v in getattr(asp, "timings", {}).items()})
+    tell("compare", 0, 1)
+    start = time.perf_counter()
     python = engine_events(engine)
     report.events = sum(len(v) for v in python.values())
-    answer = None
-    if asp is not None and asp.candidates:
-        if incremental:
-            asp.view()
-        answer = asp.solve()
+    if answer is not None:
         _compare_outcomes(report, outcomes, answer)
-        _compare(report, "events", python, asp_events(answer))
-    _compare_standings(report, engine, prolog_standings, answer)
-    _compare_queries(report, engine, answer)
+        _compare_transitions(report, outcomes, answer)
+        _add(report, describe("events ", "Python", python, "ASP", asp_events(answer)))
+    _compare_final(report, engine, answer)
+    report.timings["compare"] = time.perf_counter() - start
     if retraction:
         r = report.retraction = check_retractions(engine.state, every_turn=every_turn, seed=seed,
-                                                  accepted_turns=len(prolog_standings))
+                                                  accepted_turns=report.accepted)
         report.retractions = len(r.results)
         report.failures.extend(r.failure_lines())
         report.mismatches.extend(r.mismatches)
@@ -168,25 +229,65 @@ def check_history(header: Header, candidates: list[dict], extensions=(), label: 
     return report
 
 
-def asp_twins(extensions) -> list[str]:
-    """The ASP twin of each extension rule file: ``rules.lp`` beside ``rules.pl``."""
-    return [str(twin) for p in extensions if (twin := Path(p).with_suffix(".lp")).is_file()]
+def _given(ops: list[str], twinless: set[str], outcome: Outcome, created: dict[int, int],
+           first: int) -> dict[int, list[clingo.Symbol | str]] | None:
+    """What the engine recorded for the operations of this utterance that have no ASP twin."""
+    if not any(op in twinless for op in ops):
+        return None
+    given: dict[int, list[clingo.Symbol | str]] = {i: [] for i, op in enumerate(ops) if op in twinless}
+    if not outcome.accepted:
+        codes: dict[int, list[clingo.Symbol | str]] = defaultdict(list)
+        for i, code in outcome.violations:
+            codes[i].append(code)
+        for i in given:
+            given[i] = list(codes.get(i) or ["rejected_by_the_engine"])
+        return given
+    assert outcome.update is not None
+    for e in outcome.update.effects:
+        if e.index in given and not isinstance(e, Problem):
+            given[e.index].append(_effect(e, created, first))
+    return given
 
 
-def _compare(report: CheckReport, what: str, python: dict, asp: dict) -> None:
-    for key in sorted(set(python) | set(asp)):
-        p, a = python.get(key), asp.get(key)
-        if p != a:
-            report.mismatches.append(f"{what} {key}: Python {_short(p)} but ASP {_short(a)}")
+def _effect(e: Effect, created: dict[int, int], first: int) -> clingo.Symbol:
+    """An effect the engine reported, as the effect an ASP rule would state."""
+    name, *values = transition_key(e)
+
+    def arg(a: int) -> int | str:
+        return "new" if created[a] == first + e.index else created[a]
+
+    if name == "new_arg":
+        return F.effect_symbol(name, values[1], values[2])
+    positions = {"set_standing": (0,), "add_dep": (0,), "add_explains": (0,), "add_attack": (0, 1),
+                 "commit": (1,), "retract_commitment": (1,), "dissent": (0,)}.get(name, ())
+    return F.effect_symbol(name, *(arg(v) if i in positions else v for i, v in enumerate(values)))
 
 
-def _short(value: Any, limit: int = 300) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit] + "..."
+_OPERATION = re.compile(r"^operation\(\s*([a-z]\w*)\s*,", re.M)
+
+
+def asp_twins(extensions) -> tuple[list[str], set[str]]:
+    """The ASP twin of each extension rule file (``rules.lp`` beside ``rules.pl``), and the
+    operations declared (``operation/3``) in the rule files that have none."""
+    twins, twinless = [], set()
+    for p in map(Path, extensions):
+        twin = p.with_suffix(".lp")
+        if twin.is_file():
+            twins.append(str(twin))
+        else:
+            twinless.update(_OPERATION.findall(p.read_text(encoding="utf-8")))
+    return twins, twinless
+
+
+def _add(report: CheckReport, line: str | None) -> None:
+    if line is not None:
+        report.mismatches.append(line)
 
 
 def _compare_outcomes(report: CheckReport, outcomes: list[Outcome], answer: HistoryAnswer) -> None:
     for c, o in zip(answer.candidates, outcomes, strict=True):
+        if o.given:
+            continue
         asp_ok = c.u in answer.accepted
         asp_viol = answer.violations.get(c.u, set())
         if o.accepted != asp_ok or o.violations != asp_viol:
@@ -196,113 +297,58 @@ def _compare_outcomes(report: CheckReport, outcomes: list[Outcome], answer: Hist
                 f"{'accepted' if asp_ok else sorted(asp_viol)}")
 
 
-# -- events, keyed the same way on both sides -------------------------------------
+def _compare_transitions(report: CheckReport, outcomes: list[Outcome], answer: HistoryAnswer) -> None:
+    """Per accepted utterance: Prolog's reported transitions and flagged set against ASP's."""
+    asp = asp_transitions(answer)
+    flagged = asp_flagged(answer)
+    for c, o in zip(answer.candidates, outcomes, strict=True):
+        if o.update is None or o.given or c.u not in answer.accepted:
+            continue
+        prolog = prolog_transitions(o.update.effects)
+        report.transitions += sum(sum(v.values()) for v in prolog.values())
+        where = f"utterance {c.u} (turn {c.turn}) transitions of op "
+        _add(report, describe(where, "Prolog", prolog, "ASP", asp.get(c.u, {})))
+        python_flagged = {claim: set(losing) for claim, losing in o.update.flagged.items()}
+        _add(report, describe(f"utterance {c.u} (turn {c.turn}) flagged claims ", "Python", python_flagged,
+                              "ASP", flagged.get(c.u, {})))
 
-def engine_events(engine: Engine) -> dict[str, Any]:
+
+# -- the last turn ----------------------------------------------------------------
+
+def _compare_final(report: CheckReport, engine: Engine, answer: HistoryAnswer | None) -> None:
     dm = engine.state
-    return {
-        "arguments": {r.id: (r.claim, r.kind, r.speaker, r.turn) for r in dm.args},
-        "standing": {r.id: [(t, s, c) for t, s, c in r.history] for r in dm.args},
-        "dep": sorted((r.id, d, t) for r in dm.args for d, t in zip(r.deps, r.dep_turns, strict=True)),
-        "explains": sorted((r.id, x, t) for r in dm.args for x, t in zip(r.explains, r.explain_turns, strict=True)),
-        "attacks": sorted(dm.attacks),
-        "commitments": sorted(dm.commit_events),
-        "dissent": sorted((a, g) for a, gs in dm.dissent.items() for g in gs),
-        "problems": sorted(dm.problem_events),
-        "props": {p.id: (p.kind, p.turn) for p in dm.props.values() if p.turn is not None},
-        "aware": {p.id: p.aware_turn for p in dm.props.values() if p.aware_turn not in (None, -1)},
-        "joined": dict(dm.agent_turns),
-    }
-
-
-def asp_events(answer: HistoryAnswer) -> dict[str, Any]:
-    facts, ids, turn = answer.facts, answer.arg_id, answer.step_turn
-    ok = set(turn) and {s for s in turn if _utterance_of(answer, s) in answer.accepted}
-
-    def q(kind):
-        return facts.query(kind).all()
-
-    standing: dict[int, list] = defaultdict(list)
-    for e in sorted(q(F.StEvent), key=lambda e: (e.s, e.order)):
-        if e.s in ok:
-            standing[ids[e.a]].append((turn[e.s], str(e.standing), e.cause or None))
-    return {
-        "arguments": {ids[a.a]: (a.claim, str(a.kind), a.speaker, a.turn) for a in q(F.FArg) if a.a in ok},
-        "standing": dict(standing),
-        "dep": sorted((ids[d.a], d.lit, turn[d.s]) for d in q(F.FDep) if d.s in ok),
-        "explains": sorted((ids[d.a], d.lit, turn[d.s]) for d in q(F.FExpl) if d.s in ok),
-        "attacks": sorted((ids[d.b], ids[d.a], turn[d.s]) for d in q(F.FAtt) if d.s in ok),
-        "commitments": sorted((turn[d.s], d.agent, ids[d.a], str(d.kind) == "add") for d in q(F.FCom) if d.s in ok),
-        "dissent": sorted((ids[d.a], d.agent) for d in q(F.FDis) if d.s in ok),
-        "problems": sorted((turn[d.s], d.lit, str(d.status) == "open") for d in q(F.Prob) if d.s in ok),
-        "props": {d.atom: (str(d.kind), turn[d.s]) for d in q(F.FProp) if d.s in ok},
-        "aware": {d.atom: turn[d.s] for d in q(F.FAware) if d.s in ok},
-        "joined": {d.agent: answer.candidates[d.u - 1].turn for d in q(F.Joined)},
-    }
-
-
-def _utterance_of(answer: HistoryAnswer, step: int) -> int:
-    for c in answer.candidates:
-        if c.first_step <= step < c.close_step:
-            return c.u
-    raise KeyError(step)
-
-
-# -- standing after every accepted utterance ---------------------------------------
-
-def _compare_standings(report: CheckReport, engine: Engine, prolog: dict[int, dict[int, str]],
-                       answer: HistoryAnswer | None) -> None:
-    dm = engine.state
-    asp_by_turn = _asp_standings_by_turn(answer) if answer is not None else {}
-    for t, live in prolog.items():
-        python = {r.id: r.standing_at(t) for r in dm.args if r.turn <= t}
-        report.standings += len(python)
-        if python != live:
-            report.mismatches.append(f"standing at turn {t}: Python {_diff(python, live)} Prolog")
-        if answer is not None and asp_by_turn.get(t) != python:
-            report.mismatches.append(f"standing at turn {t}: Python {_diff(python, asp_by_turn.get(t, {}))} ASP")
-
-
-def _asp_standings_by_turn(answer: HistoryAnswer) -> dict[int, dict[int, str]]:
-    events = defaultdict(list)
-    for e in answer.facts.query(F.StEvent).all():
-        events[_utterance_of(answer, e.s)].append(e)
-    current: dict[int, str] = {}
-    result = {}
-    for c in answer.candidates:
-        if c.u in answer.accepted:
-            for e in sorted(events[c.u], key=lambda e: (e.s, e.order)):
-                current[answer.arg_id[e.a]] = str(e.standing)
-            result[c.turn] = dict(current)
-    return result
-
-
-def _diff(a: dict, b: dict) -> str:
-    keys = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))[:5]
-    return ", ".join(f"#{k}: {a.get(k)} vs {b.get(k)}" for k in keys) + " differs from"
-
-
-# -- the queries at the last turn ----------------------------------------------------
-
-def _compare_queries(report: CheckReport, engine: Engine, answer: HistoryAnswer | None) -> None:
-    dm = engine.state
-    answers = engine.rules.queries()
+    rules = engine.rules
+    python_standings = {r.id: r.standing for r in dm.args}
+    _add(report, describe("standings at the last turn", "Python", python_standings, "Prolog", rules.standings()))
+    answers = rules.queries()
     prolog_grounded, prolog_affected = answers.grounded, answers.affected
+    python_reinstatable = engine.reinstatable()
+    python_notes = {claim: str(dm.note(claim)) for claim in dm.claimants}
+    _add(report, describe("reinstatable arguments", "Python", python_reinstatable, "Prolog",
+                          sorted(rules.reinstatable())))
+    _add(report, describe("standing notes", "Python", python_notes, "Prolog",
+                          {claim: str(note) for claim, note in rules.notes().items()}))
     anchors = [r.id for r in dm.args if r.standing in GOOD_STANDING]
     _, python_grounded = least_fixpoint(dm, anchors, None)
-    asp_grounded = asp_affected = asp_one = None
+    asp_grounded: set[int] | None = None
+    asp_affected: dict[str, dict[int, int]] = defaultdict(dict)
+    asp_one: dict[str, set[int]] = defaultdict(set)
     if answer is not None:
         ids = answer.arg_id
-        asp_grounded = {ids[a.a] for a in answer.facts.query(F.NowGrounded).all()}
-        asp_affected = defaultdict(dict)
-        for h in answer.facts.query(F.NowHop).all():
+        facts = answer.facts
+        asp_grounded = {ids[a.a] for a in facts.query(F.NowGrounded).all()}
+        for h in facts.query(F.NowHop).all():
             asp_affected[h.lit][ids[h.a]] = h.hop
-        asp_one = defaultdict(set)
-        for h in answer.facts.query(F.NowAffectedOne).all():
+        for h in facts.query(F.NowAffectedOne).all():
             asp_one[h.lit].add(ids[h.a])
+        reinstatable = sorted(ids[r.a] for r in facts.query(F.NowReinstatable).all())
+        _add(report, describe("reinstatable arguments", "Python", python_reinstatable, "ASP", reinstatable))
+        asp_notes = {n.lit: f"{n.standing} at T{n.turn}" + (f" by {n.cause}" if n.cause else "")
+                     for n in facts.query(F.NowNote).all()}
+        _add(report, describe("standing notes", "Python", python_notes, "ASP", asp_notes))
     for side, other in (("Prolog", prolog_grounded), ("ASP", asp_grounded)):
-        if other is not None and python_grounded != other:
-            report.mismatches.append(f"grounded arguments: Python {sorted(python_grounded)} {side} {sorted(other)}")
+        if other is not None:
+            _add(report, describe("grounded arguments", "Python", python_grounded, side, other))
     claims = sorted(dm.claimants)
     report.claims = len(claims)
     for claim in claims:
@@ -315,14 +361,11 @@ def _compare_queries(report: CheckReport, engine: Engine, answer: HistoryAnswer 
     report.literals = len(literals)
     for p in literals:
         star = engine.affected(p)
-        python = dict(zip(star.arguments, star.hops, strict=True))
+        python: dict[int, Any] = dict(zip(star.arguments, star.hops, strict=True))
         one = set(engine.affected(p, closure=False).arguments)
-        if python != prolog_affected.get(p, {}):
-            report.mismatches.append(f"Affected*({p}): Python {python} Prolog {prolog_affected.get(p, {})}")
-        if asp_affected is not None:
-            if python != asp_affected.get(p, {}):
-                report.mismatches.append(f"Affected*({p}): Python {python} ASP {asp_affected.get(p, {})}")
-            if one != asp_one.get(p, set()):
-                report.mismatches.append(f"Affected({p}): Python {sorted(one)} ASP {sorted(asp_one.get(p, set()))}")
+        _add(report, describe(f"Affected*({p})", "Python", python, "Prolog", prolog_affected.get(p, {})))
+        if answer is not None:
+            _add(report, describe(f"Affected*({p})", "Python", python, "ASP", asp_affected.get(p, {})))
+            _add(report, describe(f"Affected({p})", "Python", one, "ASP", asp_one.get(p, set())))
         if one != {a for a, k in python.items() if k == 1}:
             report.mismatches.append(f"Affected({p}) is not hop 1 of Affected*({p})")

@@ -225,7 +225,7 @@ VIOLATION_SHAPE: dict = {"v": ("int", "text", "text", "text")}
 def effect(index: int, term: tuple) -> Effect:
     """An effect read by its shape (``("set_standing", 3, "weakened", "o2")``) as its dataclass."""
     name, *values = term
-    return _CLASSES[name](index, *values)  # type: ignore[no-any-return]
+    return _CLASSES[name](index, *values)
 
 
 def transitions_of(records: list) -> list[Effect]:

@@ -112,9 +112,9 @@ def class_name(spec: OperationSpec) -> str:
 @cache
 def model_from_spec(spec: OperationSpec) -> type[Operation]:
     """The pydantic model of an operation: generated once per declaration."""
-    fields: FieldDefinitions = {"op": (Literal[spec.name], spec.name)}  # type: ignore[dict-item]
+    fields: FieldDefinitions = {"op": (Literal[spec.name], spec.name)}
     fields.update(field_definitions(spec))
-    return create_model(class_name(spec), __base__=Operation, __doc__=spec.doc, **fields)  # type: ignore[call-overload,no-any-return]
+    return create_model(class_name(spec), __base__=Operation, __doc__=spec.doc, **fields)  # type: ignore[call-overload]  # field definitions built at run time
 
 
 class UtteranceBase(Strict):
@@ -144,7 +144,7 @@ UTTERANCE_DOC = "One line of the event log: who spoke, what they said, and its o
 def utterance_model(specs: tuple[OperationSpec, ...]) -> type[UtteranceBase]:
     """The utterance model whose ``ops`` are these operations, told apart by ``op``."""
     union = Annotated[Union[tuple(model_from_spec(s) for s in specs)], Field(discriminator="op")]  # type: ignore[valid-type]  # noqa: UP007
-    return create_model(  # type: ignore[call-overload,no-any-return]
+    return create_model(
         "Utterance", __base__=UtteranceBase, __doc__=UTTERANCE_DOC,
         ops=(list[union], Field(default_factory=list)),  # type: ignore[valid-type]
     )
@@ -180,7 +180,7 @@ class OperationRegistry:
     def operation(self, data: Operation | dict) -> Operation:
         if isinstance(data, Operation) and data.op in self.models:
             return data
-        return self._op_adapter.validate_python(data if isinstance(data, dict) else data.model_dump())  # type: ignore[no-any-return]
+        return self._op_adapter.validate_python(data if isinstance(data, dict) else data.model_dump())
 
     def utterance(self, data: UtteranceBase | dict) -> UtteranceBase:
         if isinstance(data, UtteranceBase):

@@ -20,7 +20,7 @@ evaluates at the declared actual world, or model-wide when there is none.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -84,7 +84,7 @@ def distinct(background: PlausibilityModel, gamma: Formula, chi: Formula,
     return not np.array_equal(truth(background, gamma, defs)[live], truth(background, chi, defs)[live])
 
 
-def abduce(model: PlausibilityModel, agent: str, gamma: Formula, problems: list[Problem] = (),
+def abduce(model: PlausibilityModel, agent: str, gamma: Formula, problems: Sequence[Problem] = (),
            point: int | None | str = "actual", defs: Mapping[str, Formula] = NO_DEFS) -> AbductionVerdict:
     """Every check of Definition A.2 for gamma as agent's explanation of each problem."""
     model.check_agent(agent)

@@ -262,6 +262,7 @@ def show(f: Formula) -> str:
         return sym.join(_wrap(a, level + 1) for a in f.args)
     if isinstance(f, Implies):
         return _wrap(f.left, level + 1) + sym + _wrap(f.right, level)
+    assert isinstance(f, (Iff, Xor)), f"cannot print {f!r}"
     return _wrap(f.left, level) + sym + _wrap(f.right, level + 1)  # Iff, Xor: left-associative
 
 

@@ -132,8 +132,8 @@ class PlausibilityModel(Displayable):
             frozen(np.zeros((0, 1), bool))
         pos = {a: i for i, a in enumerate(atoms)}
         cells, ncells = {}, {}
-        for agent, seen in observes.items():
-            seen = list(dict.fromkeys(seen))
+        for agent, observed in observes.items():
+            seen = list(dict.fromkeys(observed))
             unknown = [a for a in seen if a not in pos]
             if unknown:
                 raise ModelError(f"agent {agent} observes {unknown}, which are not atoms of the model")
@@ -147,9 +147,9 @@ class PlausibilityModel(Displayable):
         w = None
         if actual is not None:
             true = set(actual)
-            unknown = true - set(atoms)
-            if unknown:
-                raise ModelError(f"the actual world makes {sorted(unknown)} true, which are not atoms")
+            strangers = true - set(atoms)
+            if strangers:
+                raise ModelError(f"the actual world makes {sorted(strangers)} true, which are not atoms")
             w = sum(1 << pos[a] for a in true)
         return cls(atoms, val, cells, ncells, ranks, actual=w)
 
@@ -185,8 +185,9 @@ class PlausibilityModel(Displayable):
 
     def replace(self, **changes: Any) -> PlausibilityModel:
         """A copy with some parts replaced (the rest shared); W is recomputed if facts change."""
-        parts = dict(atoms=self.atoms, val=self.val, cells=self.cells, ncells=self.ncells, ranks=self.ranks,
-                     aware=self.aware, facts=self.facts, alive=self.alive, actual=self.actual)
+        parts: dict[str, Any] = dict(atoms=self.atoms, val=self.val, cells=self.cells, ncells=self.ncells,
+                                     ranks=self.ranks, aware=self.aware, facts=self.facts, alive=self.alive,
+                                     actual=self.actual)
         if "facts" in changes and "alive" not in changes:
             parts["alive"] = None
         parts.update(changes)
@@ -244,6 +245,10 @@ class PlausibilityModel(Displayable):
 
     def actual_alive(self) -> bool:
         return self.actual is not None and bool(self.alive[self.actual])
+
+    def alive_actual(self) -> int | None:
+        """The declared actual world, if it is still in W (else None)."""
+        return self.actual if self.actual is not None and bool(self.alive[self.actual]) else None
 
     def check_agent(self, agent: str) -> None:
         if agent not in self.cells:

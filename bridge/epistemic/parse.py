@@ -179,7 +179,8 @@ class _Parser:
         if tok.kind == "not":
             return Not(self.prefixed(tok))
         if tok.kind == "modal":
-            letter, group = tok.value  # type: ignore[misc]
+            assert isinstance(tok.value, tuple), tok
+            letter, group = tok.value
             arg = self.prefixed(tok)
             if letter == "C":
                 return C(group, arg)

@@ -111,9 +111,10 @@ def render_state(console: Console, engine: Engine, at: int | None = None, full: 
     lines = [("open problems", ", ".join(engine.open_problems(at)) or "none")]
     if engine.world is not None:
         model = engine.model_at(at)
+        actual = model.alive_actual()
         lines.append(("world model", f"|W| = {model.size} over {len(model.atoms)} atoms"
-                      + (f"; actual world {{{', '.join(sorted(model.valuation(model.actual)))}}}"
-                         if model.actual_alive() else "")))
+                      + (f"; actual world {{{', '.join(sorted(model.valuation(actual)))}}}"
+                         if actual is not None else "")))
     if full:
         lines.append(("commitments", "; ".join(f"{agent}: {', '.join(claims)}"
                                                for agent, claims in engine.commitments(at).items()) or "none"))

@@ -113,8 +113,9 @@ def _check_common(e: Engine, spec: Any, at: int | None) -> Result:
 
 def _check_levels(e: Engine, spec: dict, at: int | None) -> Result:
     model = e.model_at(at)
-    if model.actual_alive():
-        got = {agent: model.levels(agent, model.actual) for agent in spec}
+    actual = model.alive_actual()
+    if actual is not None:
+        got = {agent: model.levels(agent, actual) for agent in spec}
     else:
         got = {agent: model.most_levels(agent) for agent in spec}
     ok = got == dict(spec)

@@ -92,7 +92,7 @@ class Scenario:
             mark = getattr(exc, "problem_mark", None)
             raise InputError(f"invalid YAML: {getattr(exc, 'problem', exc)}", path=path,
                              line=mark.line + 1 if mark else None) from exc
-        if not isinstance(data, dict):
+        if not isinstance(data, _Mapping):
             raise InputError("a scenario is a mapping with a header and `turns`", path=path)
         unknown = set(data) - set(HEADER_KEYS) - {"title", "description", "turns", "expect", "key_shifts"}
         if unknown:

@@ -63,7 +63,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return Conversations(open_store(settings.db), extensions, settings.cache)
 
     @asynccontextmanager
-    async def lifespan(app: FastAPI):  # type: ignore[no-untyped-def]  # FastAPI's own signature
+    async def lifespan(app: FastAPI):
         holder["host"] = EngineHost(make)
         try:
             yield

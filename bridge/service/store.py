@@ -305,7 +305,7 @@ class PostgresStore(Store):
 
     def _execute(self, sql: str, args: tuple = ()) -> Any:
         try:
-            return self._db.execute(sql, args)  # type: ignore[arg-type]  # our SQL is built from constants
+            return self._db.execute(sql, args)
         except self._psycopg.Error as exc:
             raise StoreUnavailable(f"{self.url}: {' '.join(str(exc).split())}") from exc
 

@@ -1,29 +1,37 @@
 """asp/history.lp over a stream of candidate utterances, two ways.
 
 ``IncrementalHistory`` is the live mode: each utterance adds its typed facts
-and grounds, in order, ``step(s,u)`` with the point before it, ``freeze(s,u)``
-with the points around it, then ``close(u)`` and ``last(u)``.  Every part reads
-earlier steps only through frozen events, so gringo decides the history while
-grounding and a new turn never re-grounds an old one.
+and grounds, in order, ``point(2s,u)`` with ``step(s)`` and the operation's
+part, ``freeze(s)`` with the point after it, then ``close(u)``, then ``last(u)``
+(with ``after(u)`` when u took something out of S_t).  Every
+part reads earlier steps only through the facts they derived, so gringo
+decides the history while grounding and a new turn never re-grounds an old
+one.  A view of the state is selected with the external ``now(x)``; the
+previous view's external is released, so old views cost nothing afterwards.
 
 ``OneShotHistory`` answers for a whole log at once: the same rules, their part
-parameters turned into variables (bridge/asp_oneshot.py), one ground call and
-one solve.  Turn by turn, each new part instance costs time proportional to the
-history before it (gringo indexes each new rule afresh); in one shot every rule
-is indexed once, which is what ``grounded check`` uses.
+parameters turned into variables (bridge/solvers/oneshot.py), one ground call
+and one solve, decided by propagation alone.  That is what ``grounded check``
+uses.
 
-Both read the answer into the same ``HistoryAnswer``.  ``rules`` adds rule files
-written in history.lp's vocabulary: the ASP twin of an operation added in
-Prolog (docs/extending.md).
+Both read the answer into the same ``HistoryAnswer``.  The rule files are the
+driver (history.lp), the rule-author layer (vocabulary.lp), one file per
+operation (ops/<op>.lp), the queries (queries.lp) and any extension twins
+(docs/extending.md).  An extension operation without a twin is not skipped
+wholesale: its effects (or violations) as the engine recorded them are given
+as facts for the steps that use it (``given``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import time
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib import resources
+from typing import cast
 
 import clingo
-from clorm import FactBase, unify
+from clorm import Predicate
 from clorm.clingo import control_add_facts
 
 from grounded.core.errors import InputError
@@ -36,7 +44,74 @@ from grounded.solvers import facts as F
 from grounded.solvers.asp import encoding, new_control
 from grounded.solvers.oneshot import add_one_shot
 
-HISTORY = ("history.lp", "queries.lp")
+DRIVER = ("history.lp", "vocabulary.lp")
+VIEW_ANSWERS = frozenset({"taken_out", "flagged", "now_grounded", "now_affected_one", "now_hop", "now_note",
+                          "now_reinstatable"})
+QUERIES = ("queries.lp",)
+
+
+def builtin_ops() -> tuple[str, ...]:
+    """The ASP twins the package ships, ``ops/<op>.lp``: one per built-in operation (prolog/ops/<op>.pl)."""
+    return tuple(sorted(f"ops/{entry.name}" for entry in resources.files("grounded.asp").joinpath("ops").iterdir()
+                        if entry.name.endswith(".lp")))
+
+
+def rule_files(overrides: Mapping[str, str] | None = None) -> list[str]:
+    """The encoding's files in load order; ``overrides`` replaces some (by name) with other paths."""
+    overrides = overrides or {}
+    names = (*DRIVER, *builtin_ops(), *QUERIES)
+    unknown = set(overrides) - set(names) - {"oneshot.lp", "oneshot_view.lp"}
+    if unknown:
+        raise InputError(f"no ASP rule file named {sorted(unknown)} (known: {list(names)})")
+    return [str(overrides.get(name, encoding(name))) for name in names]
+
+
+class DecisionNames:
+    """The helpers the rules call: decision ids (``@decide_parse``, ``@decide_name``) and
+    ``@effect_known`` (for extension operations).
+
+    Which decision id an authoritative Resolve takes is decided by the rules
+    (resolve.lp: the first N whose id is not yet a proposition); these only
+    spell ``decide_P`` / ``decide_P_N`` and read a literal back as the members of
+    such families it could be.  They work on the escaped strings of facts.py,
+    whose escapes never touch the prefix or the ``_N`` suffix.
+    """
+
+    PREFIX = "decide_"
+
+
+    @staticmethod
+    def effect_known(effect: clingo.Symbol) -> clingo.Symbol:
+        """1 if ``effect`` is in the effect vocabulary (name and arity), else 0."""
+        known = (effect.type == clingo.SymbolType.Function and effect.name in F.EFFECTS
+                 and len(effect.arguments) == len(F.EFFECTS[effect.name]))
+        return clingo.Number(int(known))
+
+    @staticmethod
+    def decide_name(atom: clingo.Symbol, n: clingo.Symbol) -> list[clingo.Symbol]:
+        # gringo may ask while grounding a #min that could still be empty (#sup): no name then
+        if atom.type != clingo.SymbolType.String or n.type != clingo.SymbolType.Number or n.number < 1:
+            return []
+        base = DecisionNames.PREFIX + atom.string
+        return [clingo.String(base if n.number == 1 else f"{base}_{n.number}")]
+
+    @staticmethod
+    def readings(text: str) -> list[tuple[str, int]]:
+        """Every (P, N) such that ``text`` is the N-th decision id for P."""
+        if not text.startswith(DecisionNames.PREFIX) or len(text) == len(DecisionNames.PREFIX):
+            return []
+        rest = text[len(DecisionNames.PREFIX):]
+        found = [(rest, 1)]
+        head, sep, tail = rest.rpartition("_")
+        if sep and head and tail.isdigit() and tail.isascii() and not tail.startswith("0") and int(tail) >= 2:
+            found.append((head, int(tail)))
+        return found
+
+    @staticmethod
+    def decide_parse(name: clingo.Symbol) -> list[clingo.Symbol]:
+        if name.type != clingo.SymbolType.String:
+            return []
+        return [clingo.Tuple_([clingo.String(p), clingo.Number(n)]) for p, n in DecisionNames.readings(name.string)]
 
 
 @dataclass
@@ -58,9 +133,19 @@ class HistoryAnswer:
     candidates: list[Candidate]
     accepted: set[int]
     violations: dict[int, set[tuple[int, str]]]
-    facts: FactBase
-    arg_id: dict[int, int] = field(default_factory=dict)  # creating step -> argument id
+    facts: F.Answer
+    step_of: dict[int, tuple[int, int]] = field(default_factory=dict)
+    """step -> (utterance, operation index): the precomputed map every reader uses."""
+    arg_id: dict[int, int] = field(default_factory=dict)
+    """creating step -> argument id (the engine numbers accepted arguments 1, 2, ...)."""
     step_turn: dict[int, int] = field(default_factory=dict)
+
+    def utterance_of(self, step: int) -> int:
+        return self.step_of[step][0]
+
+    def ok(self, step: int) -> bool:
+        """Was the utterance of ``step`` accepted?"""
+        return self.step_of[step][0] in self.accepted
 
 
 class HistoryFacts:
@@ -71,56 +156,77 @@ class HistoryFacts:
         self.candidates: list[Candidate] = []
         self._next_step = 1
         self._literals: set[str] = set()
-        self._decide: dict[str, int] = {}  # atom -> candidate decision ids given so far
-        self._resolves: dict[str, int] = {}  # atom -> Resolve operations on it so far
-        self.base = FactBase()
+        self._max_turn: int | None = None
+        self.literals: list[Predicate] = []
+        """Every fact about a literal given so far (a fresh control needs them all)."""
+        self.base: list[Predicate] = []
         for name, agent in header.agents.items():
-            self.base.add(F.Agent(name, "true" if agent.authority else "false"))
+            self.base.append(F.Agent(name, "true" if agent.authority else "false"))
         if not header.agents:
-            self.base.add(F.OpenAgents())
+            self.base.append(F.OpenAgents())
         if header.acyclic:
-            self.base.add(F.Acyclic())
+            self.base.append(F.Acyclic())
         if header.world is not None:
-            self.base.add(F.WorldModel())
+            self.base.append(F.WorldModel())
+        self.base.extend(F.Builtin(name) for name in registry.specs if name in registry.builtins)
+        for spec in registry.specs.values():
+            for f in spec.fields:
+                self.base.append(F.OperationField(spec.name, f.name, f.type,
+                                               "required" if f.required else "optional"))
         for p in header.props:
-            self.base.add(F.Prop0(p.id, p.kind))
+            self.base.append(F.Prop0(p.id, p.kind))
             if p.aware:
-                self.base.add(F.Aware0(p.id))
+                self.base.append(F.Aware0(p.id))
             self._literal_facts(p.id, self.base)
 
-    def add(self, u: UtteranceBase, turn: int,
-            verdicts: Mapping[int, list[Verdict]] | None = None) -> tuple[Candidate, FactBase]:
-        """The facts of one utterance; ``verdicts``: what the world model found per operation."""
+    @property
+    def next_step(self) -> int:
+        """The step number the next utterance's first operation will get."""
+        return self._next_step
+
+    def add(self, u: UtteranceBase, turn: int, verdicts: Mapping[int, list[Verdict]] | None = None,
+            given: Mapping[int, Sequence[clingo.Symbol | str]] | None = None) -> tuple[Candidate, list[Predicate]]:
+        """The facts of one utterance.
+
+        ``verdicts``: what the world model found per operation index; ``given``:
+        per operation index of an operation without an ASP twin, the effects
+        (symbols, ``facts.effect_symbol``) or violation codes (str) the engine
+        recorded for it.
+        """
         index = len(self.candidates) + 1
-        facts = FactBase([F.Utterance(index, turn, u.speaker)])
+        facts: list[Predicate] = [F.Utterance(index, turn, u.speaker)]
+        if self._max_turn is None or turn > self._max_turn:
+            facts.append(F.Ahead(index))
+        self._max_turn = turn if self._max_turn is None else max(self._max_turn, turn)
         first = self._next_step
-        for i, op in enumerate(u.ops):  # type: ignore[attr-defined]
+        ops = u.ops  # type: ignore[attr-defined]
+        for i, op in enumerate(ops):
             s = first + i
-            facts.add(F.Step(s, index, i, op.op))
+            facts.append(F.Step(s, index, i, op.op))
             for v in (verdicts or {}).get(i, ()):
-                facts.add(self._verdict_fact(s, v))
+                facts.append(self._verdict_fact(s, v))
                 if v[0] in ("problem", *LITERAL_KINDS):
                     self._literal_facts(v[1], facts)
             for spec in self.registry.specs[op.op].fields:
                 value = getattr(op, spec.name)
                 if spec.type == "literal" and value is not None:
-                    facts.add(F.Field(s, spec.name, value))
+                    facts.append(F.Field(s, spec.name, value))
                     self._literal_facts(value, facts)
                 elif spec.type == "literals":
                     for v in value:
-                        facts.add(F.Item(s, spec.name, v))
+                        facts.append(F.Item(s, spec.name, v))
                         self._literal_facts(v, facts)
-            if op.op == "resolve":
-                self._decide_names(atom_of(op.target), facts)
-        close = first + len(u.ops)  # type: ignore[attr-defined]
-        facts.add(F.Close(index, close))
+            for item in (given or {}).get(i, ()):
+                facts.append(F.GivenViolation(s, item) if isinstance(item, str) else F.GivenEffect(s, item))
+        close = first + len(ops)
+        facts.append(F.Close(index, close))
         self._next_step = close + 1
-        candidate = Candidate(index, turn, u.speaker, [op.op for op in u.ops], first, close)  # type: ignore[attr-defined]
+        candidate = Candidate(index, turn, u.speaker, [op.op for op in ops], first, close)
         self.candidates.append(candidate)
         return candidate, facts
 
     @staticmethod
-    def _verdict_fact(s: int, v: Verdict):
+    def _verdict_fact(s: int, v: Verdict) -> F.Predicate:
         kind = v[0]
         if kind == "agent":
             return F.EpAgent(s, v[1])
@@ -130,39 +236,33 @@ class HistoryFacts:
             return F.EpProblem(s, v[1], truth(v[2]), truth(v[3]), truth(v[4]))
         return F.EpLit(s, kind, v[1])
 
-    def _literal_facts(self, literal: str, facts: FactBase) -> None:
+    def _literal_facts(self, literal: str, facts: list[Predicate]) -> None:
+        """What the rules read about a literal and its negation (once each): its atom, its
+        negation, whether it is negated, the decision families its atom belongs to."""
         for lit in (literal, negate(literal)):
-            if lit not in self._literals:
-                self._literals.add(lit)
-                facts.add(F.Literal(lit, atom_of(lit), int(lit.startswith("-"))))
-                facts.add(F.Negation(lit, negate(lit)))
-
-    def _decide_names(self, atom: str, facts: FactBase) -> None:
-        """Enough candidate decision ids for this Resolve: one more than could be taken.
-
-        Taken are the decisions of earlier resolves on the atom and any literal
-        of the family (decide_P, decide_P_2, ...) seen so far.
-        """
-        base = f"decide_{atom}"
-        family = sum(1 for lit in self._literals if lit == base or lit.startswith(base + "_"))
-        self._resolves[atom] = self._resolves.get(atom, 0) + 1
-        have = self._decide.get(atom, 0)
-        want = self._resolves[atom] + family + 1
-        for n in range(have + 1, want + 1):
-            name = base if n == 1 else f"{base}_{n}"
-            facts.add(F.DecideName(atom, n, name))
-            self._literal_facts(name, facts)
-        self._decide[atom] = max(have, want)
+            if lit in self._literals:
+                continue
+            self._literals.add(lit)
+            atom = atom_of(lit)
+            new: list[Predicate] = [F.AtomOf(lit, atom), F.Negation(lit, negate(lit))]
+            if lit.startswith("-"):
+                new.append(F.Negated(lit))
+            else:
+                new.extend(F.DecideName(p, atom, n) for p, n in DecisionNames.readings(atom))
+            facts.extend(new)
+            if facts is not self.base:
+                self.literals.extend(new)
 
     def view_point(self, upto: int | None = None) -> int:
-        """The point after candidate ``upto`` (default: the last): where a view is read."""
-        return 3 * self.candidates[(upto or len(self.candidates)) - 1].close_step
+        """The point where the state after candidate ``upto`` (default: the last) is read."""
+        return 2 * self.candidates[(upto or len(self.candidates)) - 1].close_step + 1
 
 
 class _History:
     """What both modes share: validating utterances and reading the answer."""
 
     facts: HistoryFacts
+    statistics: dict
 
     @property
     def candidates(self) -> list[Candidate]:
@@ -173,19 +273,17 @@ class _History:
 
     def _answer(self, ctl: clingo.Control) -> HistoryAnswer:
         models: list[list[clingo.Symbol]] = []
-        ctl.configuration.solve.models = 0  # all of them: there must be exactly one
+        cast(clingo.Configuration, ctl.configuration.solve).models = 0  # all: there must be exactly one
         result = ctl.solve(on_model=lambda m: models.append(list(m.symbols(shown=True))))
+        self.statistics = ctl.statistics
         if not result.satisfiable or len(models) != 1:  # pragma: no cover - the encoding is deterministic
             raise RuntimeError(f"asp/history.lp has {len(models)} answer sets, expected exactly one")
         return read_answer(self.candidates, models[0])
 
 
 def read_answer(candidates: list[Candidate], symbols: list[clingo.Symbol]) -> HistoryAnswer:
-    facts = unify(F.ANSWER, symbols)
-    step_of = {}
-    for c in candidates:
-        for i in range(len(c.ops)):
-            step_of[c.first_step + i] = (c.u, i)
+    facts = F.Answer(symbols, F.ANSWER)
+    step_of = {c.first_step + i: (c.u, i) for c in candidates for i in range(len(c.ops))}
     accepted = {a.u for a in facts.query(F.Accepted).all()}
     violations: dict[int, set[tuple[int, str]]] = {}
     for v in facts.query(F.Uviol).all():
@@ -194,68 +292,207 @@ def read_answer(candidates: list[Candidate], symbols: list[clingo.Symbol]) -> Hi
         for v in facts.query(kind).all():
             u, i = step_of[v.s]
             violations.setdefault(u, set()).add((i, v.code))
-    answer = HistoryAnswer(candidates, accepted, violations, facts)
     created = sorted(a.a for a in facts.query(F.FArg).all() if step_of[a.a][0] in accepted)
-    answer.arg_id = {s: i + 1 for i, s in enumerate(created)}
-    answer.step_turn = {s: candidates[u - 1].turn for s, (u, _) in step_of.items()}
-    return answer
+    return HistoryAnswer(candidates, accepted, violations, facts, step_of,
+                         arg_id={s: i + 1 for i, s in enumerate(created)},
+                         step_turn={s: candidates[u - 1].turn for s, (u, _) in step_of.items()})
 
 
 class IncrementalHistory(_History):
-    """The live mode: one utterance at a time, each grounded once, never again."""
+    """The live mode: one utterance at a time, each grounded once, never again.
 
-    def __init__(self, header: Header, registry: OperationRegistry, rules: Iterable[str] = ()):
+    Every ground call costs gringo time in proportion to the atoms of the
+    predicates its rules read, so a control that held the whole history would
+    make each turn slower than the last.  Every ``window`` utterances the
+    control is replaced by a fresh one that starts from the events decided so
+    far (as facts): a turn then costs about the same at turn 100 and at turn
+    20,000.  The answer is the same, the union of what each control decided.
+    """
+
+    def __init__(self, header: Header, registry: OperationRegistry, rules: Iterable[str] = (),
+                 overrides: Mapping[str, str] | None = None, window: int = 1000):
         self.facts = HistoryFacts(header, registry)
-        self.ctl = new_control()
-        for path in (*map(encoding, HISTORY), *map(str, rules)):
-            self.ctl.load(path)
-        control_add_facts(self.ctl, self.facts.base)
-        self.ctl.ground([("base", [])])
+        self.files = [*rule_files(overrides), *map(str, rules)]
+        self.context = DecisionNames()
+        self.window = window
+        self._archive: set[clingo.Symbol] = set()  # what the controls before this one decided
+        self._start = 0  # the first candidate this control grounds
         self._last_turn: int | None = None
+        self.statistics = {}
+        self._new_control([])
 
-    def add(self, utterance: UtteranceBase | dict, verdicts: Mapping[int, list[Verdict]] | None = None) -> Candidate:
+    @classmethod
+    def resume(cls, history: OneShotHistory, answer: HistoryAnswer, window: int = 1000) -> IncrementalHistory:
+        """Go on turn by turn from a history decided in one shot (a long log, then live turns)."""
+        live = cls.__new__(cls)
+        live.facts, live.files, live.context, live.window = history.facts, history.files, DecisionNames(), window
+        live._archive, live._start, live.statistics = set(answer.facts), len(history.candidates), {}
+        accepted = [c for c in history.candidates if c.u in answer.accepted]
+        live._last_turn = accepted[-1].turn if accepted else None
+        live._new_control(live._seed())
+        return live
+
+    def _new_control(self, seed: list[clingo.Symbol]) -> None:
+        self.ctl = new_control()
+        for path in self.files:
+            self.ctl.load(path)
+        control_add_facts(self.ctl, [*self.facts.base, *self.facts.literals])
+        with self.ctl.backend() as backend:
+            for symbol in seed:
+                backend.add_rule([backend.add_atom(symbol)])
+        self.ctl.ground([("base", [])], context=self.context)
+        self._view: int | None = None
+        self._pending: list[tuple[str, list[clingo.Symbol]]] = []
+
+    def _rotate(self) -> None:
+        self._flush()
+        self._archive.update(self._shown())
+        self._start = len(self.candidates)
+        self._new_control(self._seed())
+
+    def _seed(self) -> list[clingo.Symbol]:
+        """The decided history as facts for a fresh control: the events of accepted
+        utterances, which steps they are, the last accepted turn, who joined."""
+        accepted = {a.arguments[0].number for a in self._archive if a.name == "accepted"}
+        ok = {c.first_step + i for c in self.candidates[:self._start] if c.u in accepted for i in range(len(c.ops))}
+        seed: list[clingo.Symbol] = [F.OkStep(s).raw for s in sorted(ok)]
+        seed += [F.StepTurn(c.first_step + i, c.turn).raw for c in self.candidates[:self._start]
+                 for i in range(len(c.ops))]
+        standing: dict[int, clingo.Symbol] = {}  # only the newest standing event of each argument counts
+        commitment: dict[tuple[clingo.Symbol, int], clingo.Symbol] = {}  # and the newest commitment event
+        for a in self._archive:
+            if a.name in _SEEDED and a.arguments[_SEEDED[a.name]].number in ok:
+                seed.append(a)
+            elif a.name == "st_event" and a.arguments[2].number in ok:
+                key, newest = a.arguments[0].number, standing.get(a.arguments[0].number)
+                if newest is None or _order(a) > _order(newest):
+                    standing[key] = a
+            elif a.name == "f_com" and a.arguments[2].number in ok:
+                held = commitment.get((a.arguments[0], a.arguments[1].number))
+                if held is None or a.arguments[2].number > held.arguments[2].number:
+                    commitment[(a.arguments[0], a.arguments[1].number)] = a
+            elif a.name == "joined":
+                seed.append(a)
+            if a.name == "f_arg" and a.arguments[2].name == "decision" and a.arguments[0].number in ok:
+                name = F.decode(a.arguments[1].string)
+                seed += [F.DecideName(p, name, n).raw for p, n in DecisionNames.readings(name)]
+        seed += [clingo.Function("f_st", a.arguments) for a in standing.values()]
+        seed += [a for a in commitment.values() if a.arguments[3].name == "add"]
+        # a question declared in the header enters the queue only once a step touches it
+        seed += [clingo.Function("f_touched", [a.arguments[1], a.arguments[0]]) for a in self._archive
+                 if a.name == "header_question_touched" and a.arguments[1].number in ok]
+        if self._start:
+            seed.append(F.CarriedTurn(self._start, -1 if self._last_turn is None else self._last_turn).raw)
+        return seed
+
+    def _shown(self) -> list[clingo.Symbol]:
+        models: list[list[clingo.Symbol]] = []
+        self.ctl.solve(on_model=lambda m: models.append(list(m.symbols(shown=True))))
+        return [s for s in models[0] if not s.name.startswith("now_")]
+
+    def add(self, utterance: UtteranceBase | dict, verdicts: Mapping[int, list[Verdict]] | None = None,
+            given: Mapping[int, Sequence[clingo.Symbol | str]] | None = None) -> Candidate:
         """Ground one candidate utterance (accepted or not, the encoding decides)."""
+        if len(self.candidates) - self._start >= self.window:
+            self._rotate()
         u = self._utterance(utterance)
         turn = assign_turn(u.turn, self._last_turn)
-        candidate, facts = self.facts.add(u, turn, verdicts)
+        candidate, facts = self.facts.add(u, turn, verdicts, given)
         self._ground(candidate, facts)
         if self.is_fact(F.Accepted(candidate.u)):
             self._last_turn = turn
         return candidate
 
-    def _ground(self, c: Candidate, facts: FactBase) -> None:
+    def _ground(self, c: Candidate, facts: list[Predicate]) -> None:
+        """Ground utterance ``c`` in as few calls as keep each call stratified.
+
+        A step's parts (its point, the driver's step, its operation) go in one
+        call, and last(u-1), which makes u-1's acceptance count, joins u's first
+        step; the freezing of a step goes in the next call, and that of u's last
+        step takes close(u) along.  A step and the freezing of the one before it
+        cannot share a call (events feed the state, the state feeds events), nor
+        close(u) with last(u-1) or last(u): a turn's acceptance reads the one before.
+        """
         n = clingo.Number
         # Facts go in through the backend: a program part per utterance would make
         # every later ground call scan all of them.
         control_add_facts(self.ctl, facts)
-        for s in range(c.first_step, c.close_step):
-            self.ctl.ground([("step", [n(s), n(c.u)]), ("point", [n(3 * s), n(c.u)])])
-            self.ctl.ground([("freeze", [n(s), n(c.u)]), ("point", [n(3 * s + 1), n(c.u)]),
-                             ("point", [n(3 * s + 2), n(c.u)])])
-        self.ctl.ground([("close", [n(c.u)])])
-        self.ctl.ground([("last", [n(c.u)])])
+        parts, self._pending = self._pending, []
+        for s, op in enumerate(c.ops, c.first_step):
+            if s > c.first_step:
+                self._call(self._freeze(s - 1, c.u))
+            self._call(parts + [("point", [n(2 * s), n(c.u)]), ("step", [n(s)]), (op, [n(s)])])
+            parts = []
+        if c.ops:
+            parts = self._freeze(c.close_step - 1, c.u)
+        elif parts:
+            self._call(parts)
+            parts = []
+        self._call(parts + [("close", [n(c.u)])])
+        self._pending = [("last", [n(c.u)])]
+        if self.is_fact(F.TakesOut(c.u)):  # only then is there a flagged set to read
+            self._pending += [("point", [n(2 * c.close_step), n(0)]), ("after", [n(c.u)])]
 
-    def is_fact(self, predicate) -> bool:
+    @staticmethod
+    def _freeze(s: int, u: int) -> list[tuple[str, list[clingo.Symbol]]]:
+        n = clingo.Number
+        return [("freeze", [n(s)]), ("point", [n(2 * s + 1), n(u)])]
+
+    def _call(self, parts: list[tuple[str, list[clingo.Symbol]]]) -> None:
+        self.ctl.ground(parts, context=self.context)
+
+    def _flush(self) -> None:
+        """Ground the parts the next utterance would have taken along (before a view or an answer)."""
+        if self._pending:
+            self._call(self._pending)
+            self._pending = []
+
+    def is_fact(self, predicate: F.Predicate) -> bool:
         atom = self.ctl.symbolic_atoms[predicate.raw]
         return atom is not None and atom.is_fact
 
     def all_decided(self) -> bool:
         """True when grounding alone decided every atom of the history (nothing left to
-        search); only the view answers switched by the external now/1 are open."""
+        search); only the view answers switched by the external now/1 (and the
+        released externals of earlier views) are open."""
+        self._flush()
         return all(a.is_fact for a in self.ctl.symbolic_atoms
-                   if not a.is_external and not a.symbol.name.startswith("now_"))
+                   if not a.is_external and not a.symbol.name.startswith("now"))
 
     def view(self, upto: int | None = None) -> None:
-        """Ground the state after candidate ``upto`` (default: the last) as the current view."""
+        """Ground the state after candidate ``upto`` (default: the last) as the current view.
+
+        The previous view's ``now`` external is released: its answers leave the
+        solver's program, so a view per turn does not make later solves slower.
+        """
+        if upto is not None and upto <= self._start:
+            raise InputError(f"the view after utterance {upto} is no longer held: this history "
+                             f"keeps views from utterance {self._start + 1} on")
         x = self.facts.view_point(upto)
         n = clingo.Number
-        if self.ctl.symbolic_atoms[clingo.Function("now", [n(x)])] is None:
-            self.ctl.ground([("point", [n(x), n(0)]), ("view", [n(x)]), ("query", [n(x)])])
-        for atom in self.ctl.symbolic_atoms.by_signature("now", 1):
-            self.ctl.assign_external(atom.symbol, atom.symbol.arguments[0].number == x)
+        self._flush()
+        if x == self._view:
+            return
+        if self._view is not None:
+            self.ctl.release_external(clingo.Function("now", [n(self._view)]))
+        self.ctl.ground([("point", [n(x), n(0)]), ("view", [n(x)]), ("query", [n(x)])], context=self.context)
+        self.ctl.assign_external(clingo.Function("now", [n(x)]), True)
+        self._view = x
 
     def solve(self) -> HistoryAnswer:
-        return self._answer(self.ctl)
+        self._flush()
+        answer = self._answer(self.ctl)
+        if not self._archive:
+            return answer
+        return read_answer(self.candidates, [*self._archive.union(answer.facts)])
+
+
+_SEEDED = {"f_arg": 0, "f_dep": 2, "f_expl": 2, "f_att": 2, "f_dis": 2, "f_prop": 2, "f_aware": 1}
+"""Events carried into a fresh control whole (by the position of their step)."""
+
+
+def _order(st_event: clingo.Symbol) -> tuple[int, int]:
+    return st_event.arguments[2].number, st_event.arguments[3].number
 
 
 class OneShotHistory(_History):
@@ -265,34 +502,68 @@ class OneShotHistory(_History):
     grounding there is no knowing which earlier utterance was accepted.
     """
 
-    def __init__(self, header: Header, registry: OperationRegistry, rules: Iterable[str] = ()):
+    def __init__(self, header: Header, registry: OperationRegistry, rules: Iterable[str] = (),
+                 overrides: Mapping[str, str] | None = None):
         self.facts = HistoryFacts(header, registry)
-        self.rules = tuple(map(str, rules))
-        self._added = FactBase(self.facts.base)
-        self.statistics: dict = {}
+        self.overrides = dict(overrides or {})
+        self.files = [*rule_files(overrides), *map(str, rules)]
+        self._added: list[Predicate] = list(self.facts.base)
+        self.statistics = {}
+        self.timings: dict[str, float] = {}
 
-    def add(self, utterance: UtteranceBase | dict, verdicts: Mapping[int, list[Verdict]] | None = None) -> Candidate:
+    def add(self, utterance: UtteranceBase | dict, verdicts: Mapping[int, list[Verdict]] | None = None,
+            given: Mapping[int, Sequence[clingo.Symbol | str]] | None = None) -> Candidate:
         u = self._utterance(utterance)
         if u.turn is None:
             raise InputError(f"utterance {len(self.candidates) + 1} has no turn: a whole log "
                              "is checked in one shot only when every utterance says its turn")
-        candidate, facts = self.facts.add(u, u.turn, verdicts)
-        self._added.update(facts)
+        candidate, facts = self.facts.add(u, u.turn, verdicts, given)
+        self._added.extend(facts)
         return candidate
 
     def solve(self, upto: int | None = None) -> HistoryAnswer:
-        """Ground everything and read the answer, with the view after candidate ``upto``."""
-        # --eq=0: clasp's equivalence preprocessing (clingo 5.8.3) reports some of
-        # these programs unsatisfiable although they are stratified; adding a rule
-        # for an otherwise unused atom was enough to flip a reproduced case.  The
-        # program is decided by propagation, so nothing is lost without it.
+        """Ground everything and read the answer, with the view after candidate ``upto``.
+
+        Two ground calls: the history (acceptance and events, decided by
+        propagation), then the states after each utterance and the final view,
+        read off those events as facts (decided by grounding alone).
+        """
+        # --eq=0: clasp's equivalence preprocessing (clingo 5.8.3) reported some of
+        # these programs unsatisfiable although they are stratified; the program is
+        # decided by propagation, so nothing is lost without it.
         ctl = new_control(["--eq=0"])
-        add_one_shot(ctl, [*(encoding(name) for name in (*HISTORY, "oneshot.lp")), *self.rules])
+        add_one_shot(ctl, [*self.files, self._domains("oneshot.lp")], self.facts.registry.specs)
+        control_add_facts(ctl, self._added)
+        start = time.perf_counter()
+        ctl.ground([("base", [])], context=DecisionNames())
+        self.timings["ground"] = time.perf_counter() - start
+        start = time.perf_counter()
+        history = self._model(ctl)
+        self.timings["solve"] = time.perf_counter() - start
+        self.statistics = ctl.statistics
+        del ctl
+        start = time.perf_counter()
+        ctl = new_control()
+        add_one_shot(ctl, [*self.files, self._domains("oneshot_view.lp")], self.facts.registry.specs)
         control_add_facts(ctl, self._added)
         x = self.facts.view_point(upto) if self.candidates else 0
-        control_add_facts(ctl, FactBase([F.TheView(x)]))
-        ctl.ground([("base", [])])
+        with ctl.backend() as backend:
+            for symbol in [*history, F.TheView(x).raw]:
+                backend.add_rule([backend.add_atom(symbol)])
+        ctl.ground([("base", [])], context=DecisionNames())
         ctl.assign_external(clingo.Function("now", [clingo.Number(x)]), True)
-        answer = self._answer(ctl)
-        self.statistics = ctl.statistics
-        return answer
+        views = [v for v in self._model(ctl) if v.name in VIEW_ANSWERS]
+        self.timings["views"] = time.perf_counter() - start
+        return read_answer(self.candidates, [*history, *views])
+
+    def _domains(self, name: str) -> str:
+        return str(self.overrides.get(name, encoding(name)))
+
+    @staticmethod
+    def _model(ctl: clingo.Control) -> list[clingo.Symbol]:
+        models: list[list[clingo.Symbol]] = []
+        cast(clingo.Configuration, ctl.configuration.solve).models = 0  # all: there must be exactly one
+        result = ctl.solve(on_model=lambda m: models.append(list(m.symbols(shown=True))))
+        if not result.satisfiable or len(models) != 1:  # pragma: no cover - the encoding is deterministic
+            raise RuntimeError(f"asp/history.lp has {len(models)} answer sets, expected exactly one")
+        return models[0]

@@ -8,8 +8,12 @@ indices for each, so a turn costs time proportional to the history before it.
 Here the same rules are rewritten through clingo's AST: inside a part
 ``p(x, u)`` the constants ``x`` and ``u`` become the variables ``P_X`` and
 ``P_U``, and every statement gets the body literal ``dom_p(P_X, P_U)``, whose
-facts (asp/oneshot.lp) enumerate exactly the instances the incremental driver
-would ground.  One ground call, one solve; the answer set is the same.
+facts (asp/oneshot.lp, asp/oneshot_view.lp) enumerate exactly the instances the
+incremental driver would ground; the answer set is the same.  A part named after
+an operation (``#program observe(s).``) gets ``step(P_S, _, _, observe)``: the
+steps of that operation.  (Grounding the
+rewritten rules in several calls, a chunk of the history each, was measured
+slower: every call rebuilds gringo's indices over everything before it.)
 """
 
 from __future__ import annotations
@@ -41,18 +45,33 @@ class _Parameters(ast.Transformer):
         return term
 
 
-def _domain_literal(location: ast.Location, part: str, params: list[str]) -> ast.AST:
+def _domain_literal(location: ast.Location, part: str, params: list[str], operations: frozenset[str]) -> ast.AST:
     args = [ast.Variable(location, variable_name(p)) for p in params]
-    atom = ast.SymbolicAtom(ast.Function(location, f"dom_{part}", args, 0))
+    if part in operations and len(params) == 1:
+        # the part of one operation's rules: the steps whose operation it is
+        anything = ast.Variable(location, "_")
+        name = ast.SymbolicTerm(location, clingo.Function(part))
+        atom = ast.SymbolicAtom(ast.Function(location, "step", [args[0], anything, anything, name], 0))
+    else:
+        atom = ast.SymbolicAtom(ast.Function(location, f"dom_{part}", args, 0))
     return ast.Literal(location, ast.Sign.NoSign, atom)
 
 
-@cache
-def one_shot_statements(files: tuple[str, ...]) -> tuple[ast.AST, ...]:
+def one_shot_statements(files: tuple[str, ...], operations: frozenset[str] = frozenset()) -> tuple[ast.AST, ...]:
     """The statements of ``files``, every part folded into base, parameters rewritten.
 
-    Parsed once per process: a check grounds many histories with the same rules.
+    Each file is parsed once per process and contents: a check grounds many
+    histories with the same rules, and a file rewritten in place is parsed again.
     """
+    statements: list[ast.AST] = []
+    for path in files:
+        with open(path, encoding="utf-8") as handle:
+            statements.extend(_file_statements(path, handle.read(), operations))
+    return tuple(statements)
+
+
+@cache
+def _file_statements(path: str, text: str, operations: frozenset[str]) -> tuple[ast.AST, ...]:
     statements: list[ast.AST] = []
     part: tuple[str, list[str]] = ("base", [])
 
@@ -70,19 +89,21 @@ def one_shot_statements(files: tuple[str, ...]) -> tuple[ast.AST, ...]:
             statements.append(stm)
             return
         if kind not in _REWRITTEN:
-            raise ValueError(f"{stm.location.begin.filename}:{stm.location.begin.line}: "
-                             f"cannot ground a {kind.name} of part {name} in one shot")
+            raise ValueError(f"{path}:{stm.location.begin.line}: cannot ground a {kind.name} "
+                             f"of part {name} in one shot")
         stm = _Parameters(set(params))(stm)
-        statements.append(stm.update(body=[*stm.body, _domain_literal(stm.location, name, params)]))
+        statements.append(stm.update(body=[*stm.body, _domain_literal(stm.location, name, params, operations)]))
 
-    for path in files:
-        with open(path, encoding="utf-8") as handle:
-            ast.parse_string(handle.read(), add)
+    ast.parse_string(text, add)
     return tuple(statements)
 
 
-def add_one_shot(ctl: clingo.Control, files: Iterable[str]) -> None:
-    """Add every part of ``files`` to ``ctl``'s base part, parameters rewritten."""
+def add_one_shot(ctl: clingo.Control, files: Iterable[str], operations: Iterable[str] = ()) -> None:
+    """Add every part of ``files`` to ``ctl``'s base part, parameters rewritten.
+
+    A part named after one of ``operations`` (``#program observe(s).``) holds that
+    operation's rules: its instances are the steps of that operation.
+    """
     with ast.ProgramBuilder(ctl) as builder:
-        for stm in one_shot_statements(tuple(files)):
+        for stm in one_shot_statements(tuple(files), frozenset(operations)):
             builder.add(stm)

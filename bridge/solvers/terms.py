@@ -371,7 +371,7 @@ class Terms:
         return read_compound
 
     def _pool(self) -> int:
-        return self.c.new_term_refs(3 * POOL_DEPTH)  # type: ignore[no-any-return]
+        return int(self.c.new_term_refs(3 * POOL_DEPTH))
 
     def _atom_text(self, t: int, atom: int) -> str:
         """The text of an atom, by its handle when this process has seen it before.
