@@ -97,7 +97,10 @@ def measure_bulk(path: Path, utterances: list[dict], settings: Settings, log: Lo
                 def mark(done: int, total: int, marks: list = marks, start: float = start) -> None:
                     marks.append((time.perf_counter() - start, done))
 
-                wall, cpu, engine = _timed(lambda mark=mark: Engine.load(path, progress=mark))
+                def load(mark: Callable[[int, int], None] = mark) -> Engine:
+                    return Engine.load(path, progress=mark)
+
+                wall, cpu, engine = _timed(load)
                 assert isinstance(engine, Engine) and engine.log_status is not None
                 assert engine.log_status.utterances == len(utterances)
                 rows[name].append((wall, cpu))
@@ -112,11 +115,11 @@ def measure_bulk(path: Path, utterances: list[dict], settings: Settings, log: Lo
                 rows[name].append((wall, cpu))
         log(f"bulk: round {r + 1}/{settings.rounds}")
     n = len(utterances)
-    wall = {k: statistics.median(w for w, _ in v) for k, v in rows.items()}
-    cpu = {k: statistics.median(c for _, c in v) for k, v in rows.items()}
+    walls = {k: statistics.median(w for w, _ in v) for k, v in rows.items()}
+    cpus = {k: statistics.median(c for _, c in v) for k, v in rows.items()}
     ratios = [g[0] / a[0] for g, a in zip(rows["grounded"], rows["authors"], strict=True)]
-    return {"utterances": n, "per_second": {k: n / v for k, v in wall.items()},
-            "cpu_per_second": {k: n / v for k, v in cpu.items()}, "ratio": statistics.median(ratios),
+    return {"utterances": n, "per_second": {k: n / v for k, v in walls.items()},
+            "cpu_per_second": {k: n / v for k, v in cpus.items()}, "ratio": statistics.median(ratios),
             "tenths": tenths}
 
 
