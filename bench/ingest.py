@@ -93,12 +93,13 @@ def measure_bulk(path: Path, utterances: list[dict], settings: Settings, log: Lo
         for name in order:
             if name == "grounded":
                 marks: list[tuple[float, int]] = []
-                start = time.perf_counter()
+                start = [0.0]  # set when the load begins, after _timed's gc.collect()
 
-                def mark(done: int, total: int, marks: list = marks, start: float = start) -> None:
-                    marks.append((time.perf_counter() - start, done))
+                def mark(done: int, total: int, marks: list = marks, start: list = start) -> None:
+                    marks.append((time.perf_counter() - start[0], done))
 
-                def load(mark: Callable[[int, int], None] = mark) -> Engine:
+                def load(mark: Callable[[int, int], None] = mark, start: list = start) -> Engine:
+                    start[0] = time.perf_counter()
                     return Engine.load(path, progress=mark)
 
                 wall, cpu, engine = _timed(load)
