@@ -66,9 +66,11 @@ apply_effect(u(T, S), new_arg(Id, L, K)) :-
     store(standing(Id, active, T, none)).
 apply_effect(u(T, _), set_standing(A, S, C)) :-
     unstore(standing(A, _, _, _)), store(standing(A, S, T, C)).
-apply_effect(_, add_dep(A, L))           :- store(dep(A, L)).
+apply_effect(_, add_dep(A, L))           :- store(dep(A, L)), claims(A, C), edge_added(dep, C, L).
 apply_effect(_, add_explains(A, L))      :- store(explains(A, L)).
-apply_effect(_, add_attack(F, T))        :- store(att(F, T)).
+apply_effect(_, add_attack(F, T))        :-
+    store(att(F, T)),
+    (   option(acyclic_attacks) -> edge_added(att, F, T) ; true ).
 apply_effect(_, commit(G, A))            :- store(committed(G, A)).
 apply_effect(_, retract_commitment(G, A)) :- unstore(committed(G, A)).
 apply_effect(_, dissent(A, G))           :- store(dissent(A, G)).
@@ -103,36 +105,76 @@ model_effect(abduce(_)).
 %  rejected(Violations), with v(Index, Op, Code, Message); or refused(Why):
 %  the bridge could not record it (Record == true: it says why).  Nothing
 %  changes unless it is accepted.
+apply_utterance(utterance(Turn, Speaker, []), Record, Result) :-
+    !,
+    admit_utterance(Turn, Speaker, Record, Result).
 apply_utterance(utterance(Turn, Speaker, Ops), Record, Result) :-
-    catch(transaction(run_utterance(Turn, Speaker, Ops, Record, Result)), Stop, true),
+    saved_counters(Saved),
+    (   catch(transaction(run_utterance(Turn, Speaker, Ops, Record, Result)), Stop, true)
+    ->  true
+    ;   restore_counters(Saved), fail
+    ),
     (   var(Stop)
     ->  true
-    ;   Stop = rejected(Vs)
-    ->  Result = rejected(Vs)
-    ;   Stop == refused
-    ->  Result = refused("the bridge could not record the utterance")
-    ;   throw(Stop)
+    ;   restore_counters(Saved),
+        (   Stop = rejected(Vs)
+        ->  Result = rejected(Vs)
+        ;   Stop == refused
+        ->  Result = refused("the bridge could not record the utterance")
+        ;   throw(Stop)
+        )
     ).
 
 run_utterance(Turn, Speaker, Ops, Record, accepted(Transitions, Left)) :-
     U = u(Turn, Speaker),
-    findall(v(-1, utterance, C, M), utterance_violation(U, C, M), V0),
-    findall(E, admission(U, E), Admit),
-    maplist(apply_effect(U), Admit),
+    admission(U, V0, Admit),
+    apply_each(Admit, U),
     run_ops(Ops, 0, U, Vss, Tss),
-    append([V0|Vss], Violations),
-    (   Violations == []
+    (   V0 == [], all_empty(Vss)
     ->  true
-    ;   throw(rejected(Violations))
+    ;   append([V0|Vss], Violations),
+        throw(rejected(Violations))
     ),
-    exclude(no_effects, [o(-1, Admit)|Tss], Transitions),
+    drop_empty([o(-1, Admit)|Tss], Transitions),
     left_standing(Transitions, Left),
     (   Record == true
     ->  (   commit_call(record, true) -> true ; throw(refused) )
     ;   true
     ).
 
-no_effects(o(_, [])).
+%  drop_empty(+Transitions, -NonEmpty): leave out operations without effects.
+drop_empty([], []).
+drop_empty([T|Ts], Out) :-
+    (   T = o(_, [])
+    ->  Out = Out1
+    ;   Out = [T|Out1]
+    ),
+    drop_empty(Ts, Out1).
+
+all_empty([]).
+all_empty([[]|Ls]) :- all_empty(Ls).
+
+apply_each([], _).
+apply_each([E|Es], U) :-
+    apply_effect(U, E),
+    apply_each(Es, U).
+
+%  admit_utterance(+Turn, +Speaker, +Record, -Result): an utterance without
+%  operations (chatter) is still a turn: the same speaker and turn-order
+%  checks, the same admission effects (a new speaker, the turn), recorded
+%  before they apply.  With no operation to run there is nothing to roll
+%  back, so it needs no transaction: the checks come first, then the write,
+%  then the two facts.  Its reply is the one run_utterance/5 would give.
+admit_utterance(Turn, Speaker, Record, Result) :-
+    U = u(Turn, Speaker),
+    admission(U, Violations, Admit),
+    (   Violations \== []
+    ->  Result = rejected(Violations)
+    ;   Record == true, \+ commit_call(record, true)
+    ->  Result = refused("the bridge could not record the utterance")
+    ;   apply_each(Admit, U),
+        Result = accepted([o(-1, Admit)], [])
+    ).
 
 utterance_violation(u(T, _), turn_order, M) :-
     last_turn(Last), T =< Last,
@@ -144,6 +186,23 @@ utterance_violation(u(_, S), unknown_speaker, M) :-
 
 admission(u(_, S), new_agent(S)) :- open_agents, \+ agent(S, _).
 admission(u(T, _), turn(T)).
+
+%  admission(+U, -Violations, -Effects): the utterance's own violations
+%  (utterance_violation/3, as v/4 records) and its admission effects
+%  (admission/2, in order).  The usual case, a known speaker after the last
+%  turn, is decided without collecting solutions: it runs for every
+%  utterance, chatter included.
+admission(U, Violations, Admit) :-
+    U = u(T, S),
+    (   ( last_turn(Last) -> T > Last ; true ),
+        (   open_agents
+        ->  ( agent(S, _) -> Admit = [turn(T)] ; Admit = [new_agent(S), turn(T)] )
+        ;   agent(S, _), Admit = [turn(T)]
+        )
+    ->  Violations = []
+    ;   findall(v(-1, utterance, C, M), utterance_violation(U, C, M), Violations),
+        findall(E, admission(U, E), Admit)
+    ).
 
 %  run_ops(+Ops, +I, +U, -Violations, -Transitions): one list of each per
 %  operation, in order (tail-recursive: an utterance may be long).
@@ -177,11 +236,17 @@ op_violation(Name, U, Op, Code, M) :-
 %  the model satisfies it after the operations before it) or false in the
 %  declared actual world.  A hard announcement must be truthful.
 op_violation(Name, U, Op, announce_impossible, M) :-
+    has_findings(Op),
     epistemic(Op, impossible(L)), effect(Name, U, Op, announce(L)),
     fmt(M, "announcing ~w leaves no possible world: the world model already rules it out", [L]).
 op_violation(Name, U, Op, announce_false, M) :-
+    has_findings(Op),
     epistemic(Op, false(L)), effect(Name, U, Op, announce(L)),
     fmt(M, "~w is false in the actual world the world model declares", [L]).
+
+%  has_findings(+Op): the world model's findings were added to Op (only
+%  then can epistemic/2 succeed; a quick test spares the clauses above).
+has_findings(op(_, Fields)) :- memberchk(epistemic=_, Fields).
 
 %  run_effects(+I, +Name, +U, +Op, -Violations, -Transitions): ask the rules
 %  for the effects (all read the state before the operation), check and
@@ -195,23 +260,40 @@ run_effects(I, Name, U, Op, Violations, Transitions) :-
     (   Bad \== []
     ->  tag(I, Name, Bad, Violations), Transitions = []
     ;   bind_new_argument(Es1, Es2),
-        exclude(redundant, Es2, Es),
+        drop_redundant(Es2, Es),
         epistemic_violations(I, Name, U, Op, Es, EpVs),
         (   EpVs \== []
         ->  Violations = EpVs, Transitions = []
-        ;   foldl(apply_checked(U), Es, [], Broken),
+        ;   apply_checked_each(Es, U, [], Broken),
             findall(C-M, (member(E, Es), broken_invariant(E, C, M)), After),
             append(Broken, After, Bad2),
             tag(I, Name, Bad2, Violations),
             problem_updates(Es, Ps),
-            maplist(apply_effect(U), Ps),
+            apply_each(Ps, U),
             world_applied(I, Es),
             append(Es, Ps, Transitions)
         )
     ).
 
-tag(I, Name, Pairs, Violations) :-
-    findall(v(I, Name, C, M), member(C-M, Pairs), Violations).
+tag(_, _, [], []).
+tag(I, Name, [C-M|Pairs], [v(I, Name, C, M)|Violations]) :-
+    tag(I, Name, Pairs, Violations).
+
+%  The driver's loops over effect lists are written out rather than passed
+%  to maplist/exclude/partition: they run for every effect of every
+%  operation, and a closure costs a meta-call per element.
+drop_redundant([], []).
+drop_redundant([E|Es], Out) :-
+    (   redundant(E)
+    ->  Out = Out1
+    ;   Out = [E|Out1]
+    ),
+    drop_redundant(Es, Out1).
+
+apply_checked_each([], _, Broken, Broken).
+apply_checked_each([E|Es], U, Broken0, Broken) :-
+    apply_checked(U, E, Broken0, Broken1),
+    apply_checked_each(Es, U, Broken1, Broken).
 
 %  epistemic_violations(+I, +Name, +U, +Op, +Effects, -Violations): with a
 %  world model, the bridge reads the operation's model effects in M (after
@@ -235,18 +317,38 @@ world_applied(I, Es) :-
 %  New propositions and the new argument come first, so that the other
 %  effects of the operation may refer to them.
 order_effects(Es, Ordered) :-
-    partition(creates, Es, First, Rest),
+    split_creates(Es, First, Rest),
     append(First, Rest, Ordered).
+
+split_creates([], [], []).
+split_creates([E|Es], First, Rest) :-
+    (   creates(E)
+    ->  First = [E|First1], Rest = Rest1
+    ;   First = First1, Rest = [E|Rest1]
+    ),
+    split_creates(Es, First1, Rest1).
 
 creates(new_prop(_, _)).
 creates(aware(_)).
 creates(new_arg(_, _)).
 
 %  dedupe(+List, -Set): first occurrences in order (effect lists are short).
-dedupe([], []).
-dedupe([X|Xs], [X|Ys]) :-
-    exclude(==(X), Xs, Rest),
-    dedupe(Rest, Ys).
+dedupe(Xs, Set) :-
+    (   sort(Xs, Sorted), same_length(Sorted, Xs)
+    ->  Set = Xs                        % no two are ==: the usual case
+    ;   dedupe(Xs, [], Set)
+    ).
+
+dedupe([], _, []).
+dedupe([X|Xs], Seen, Set) :-
+    (   memberchk_eq(X, Seen)
+    ->  Set = Set1
+    ;   Set = [X|Set1]
+    ),
+    dedupe(Xs, [X|Seen], Set1).
+
+memberchk_eq(X, [Y|Ys]) :-
+    (   X == Y -> true ; memberchk_eq(X, Ys) ).
 
 %  malformed_effects(+Name, +Effects, -Bad): rule-author mistakes, as
 %  Code-Message pairs: an effect outside the vocabulary or with a value of
@@ -254,6 +356,20 @@ dedupe([X|Xs], [X|Ys]) :-
 %  argument, two new arguments from one operation.
 malformed_effects(Name, Es, Bad) :-
     (   memberchk(new_arg(_, _), Es) -> New = true ; New = false ),
+    (   all_valid(Es, New, 0, NewArgs), NewArgs =< 1
+    ->  Bad = []
+    ;   malformed_effects(Name, Es, New, Bad)
+    ).
+
+%  all_valid(+Effects, +New, +N0, -N): every effect is valid (the usual
+%  case, checked in one pass), N0 + the number of new arguments is N.
+all_valid([], _, N, N).
+all_valid([E|Es], New, N0, N) :-
+    valid_effect(New, E),
+    (   E = new_arg(_, _) -> N1 is N0 + 1 ; N1 = N0 ),
+    all_valid(Es, New, N1, N).
+
+malformed_effects(Name, Es, New, Bad) :-
     findall(unknown_effect-M,
             ( member(E, Es), \+ valid_effect(New, E),
               fmt(M, "~w emitted ~q, which is not an effect (see effect_signature/2 in prolog/vocabulary.pl)",
@@ -270,7 +386,12 @@ valid_effect(New, E) :-
     ground(E), compound(E),
     compound_name_arguments(E, F, Args),
     effect_signature(F, Types),
-    maplist(valid_value(New), Types, Args).
+    valid_values(Types, Args, New).
+
+valid_values([], [], _).
+valid_values([T|Ts], [X|Xs], New) :-
+    valid_value(New, T, X),
+    valid_values(Ts, Xs, New).
 
 valid_value(New, arg, X) :- !,
     (   X == new -> New == true ; integer(X), once(argument(X, _, _, _, _)) ).
@@ -279,19 +400,31 @@ valid_value(_, Type, X) :- value_type(Type, X).
 bind_new_argument(Es0, Es) :-
     (   memberchk(new_arg(_, _), Es0)
     ->  arg_count(N0), Id is N0 + 1,
-        maplist(bind_new(Id), Es0, Es)
+        bind_each(Es0, Id, Es)
     ;   Es = Es0
     ).
 
+bind_each([], _, []).
+bind_each([E0|Es0], Id, [E|Es]) :-
+    bind_new(Id, E0, E),
+    bind_each(Es0, Id, Es).
+
+%  Only a position typed `arg` holding `new` names the new argument (an atom
+%  `new` elsewhere, say a claim, stays); the effects are ground here.
 bind_new(Id, new_arg(L, K), new_arg(Id, L, K)) :- !.
+bind_new(_, E0, E) :-
+    \+ arg(_, E0, new), !,
+    E = E0.
 bind_new(Id, E0, E) :-
     E0 =.. [F|As0],
     effect_signature(F, Types),
-    maplist(bind_position(Id), Types, As0, As),
+    bind_positions(Types, As0, Id, As),
     E =.. [F|As].
 
-bind_position(Id, arg, new, Id) :- !.
-bind_position(_, _, X, X).
+bind_positions([], [], _, []).
+bind_positions([T|Ts], [X|Xs], Id, [Y|Ys]) :-
+    (   T == arg, X == new -> Y = Id ; Y = X ),
+    bind_positions(Ts, Xs, Id, Ys).
 
 apply_checked(U, E, Broken0, Broken) :-
     (   E = set_standing(A, New, _), standing(A, Old, _, _),
@@ -308,7 +441,7 @@ apply_checked(U, E, Broken0, Broken) :-
 %  whose status these effects may have changed.
 problem_updates(Es, Ps) :-
     findall(L, (member(E, Es), touched(E, L)), Ls0),
-    list_to_set(Ls0, Ls),
+    dedupe(Ls0, Ls),
     findall(P, (member(L, Ls), problem_change(L, P)), Ps).
 
 touched(new_arg(_, L, _), L).
@@ -323,11 +456,175 @@ problem_change(L, problem(L, closed)) :- open_problem(L), \+ is_open(L).
 %  of S_t: an argument for each left good standing, and none stands now.
 %  The bridge flags what rests on them (Affected* in S_t).
 left_standing(Ts, Claims) :-
-    findall(L, ( member(o(_, Es), Ts), member(set_standing(A, S, _), Es),
-                 \+ good_standing(S),
-                 claims(A, L), \+ stands(L) ),
-            Ls),
-    list_to_set(Ls, Claims).
+    (   member(o(_, Es), Ts), memberchk(set_standing(_, _, _), Es)
+    ->  findall(L, ( member(o(_, Es1), Ts), member(set_standing(A, S, _), Es1),
+                     \+ good_standing(S),
+                     claims(A, L), \+ stands(L) ),
+                Ls),
+        dedupe(Ls, Claims)
+    ;   Claims = []
+    ).
+
+                 /*******************************
+                 *        MANY UTTERANCES       *
+                 *******************************/
+
+%  catch_up(+Behind): the bridge admitted turns up to Behind without a rule
+%  run (utterances without operations, by a known speaker, in turn order:
+%  Engine.apply), or Behind is none.  Only the last turn changes.
+catch_up(none) :- !.
+catch_up(Turn) :-
+    (   unstore(last_turn(_)) -> true ; true ),
+    store(last_turn(Turn)).
+
+%  apply_batch(+Utterances, +I, -Accepted, -Stop): apply the utterances in
+%  order, each atomically and judged by the rules as apply_utterance/3
+%  judges one (Record = false: a log being replayed is already written).
+%  Accepted holds Transitions-Left of each accepted one; the first that is
+%  not accepted stops the batch: Stop is stopped(I, Result), its position
+%  and its rejected(...) or refused(...), and the state is as it was before
+%  it.  Stop is done when every utterance was accepted.
+apply_batch([], _, [], done).
+apply_batch([U|Us], I, Replies, Stop) :-
+    apply_utterance(U, false, Result),
+    (   Result = accepted(Ts, Left)
+    ->  Replies = [Ts-Left|Replies1],
+        I1 is I + 1,
+        apply_batch(Us, I1, Replies1, Stop)
+    ;   Replies = [],
+        Stop = stopped(I, Result)
+    ).
+
+%  batch_utterances(+Batch, -Utterances): a batch as the bridge sends it:
+%  a list of utterance terms, or flat(Text, N), the same as N tokens each
+%  followed by the separator (see grounded.solvers.flat):
+%      <utterances>, per utterance <turn> <speaker> <ops>, per op <name>
+%      <fields>, per field <key> = <literal> or <key> # <n> <literal>...
+%  A token becomes an integer, an atom, or -(Atom) for a literal written -P;
+%  nothing is read as Prolog text.  A text that does not split into N
+%  tokens, or does not decode to exactly its utterances, is an error.
+batch_utterances(flat(Text, N), Utterances) :- !,
+    split_string(Text, "\x1f\", "", Parts),
+    (   length(Parts, N1), N1 =:= N + 1,
+        phrase(flat_batch(Utterances), Parts, [""])
+    ->  true
+    ;   throw(error(format("a malformed flat batch of ~w tokens", [N]), _))
+    ).
+batch_utterances(Utterances, Utterances).
+
+flat_batch(Us) --> flat_int(K), flat_utterances(K, Us).
+
+flat_utterances(0, []) --> !.
+flat_utterances(K, [utterance(T, S, Ops)|Us]) -->
+    flat_int(T), flat_atom(S), flat_int(NOps), flat_ops(NOps, Ops),
+    { K1 is K - 1 },
+    flat_utterances(K1, Us).
+
+flat_ops(0, []) --> !.
+flat_ops(N, [op(Name, Fields)|Ops]) -->
+    flat_atom(Name), flat_int(NF), flat_fields(NF, Fields),
+    { N1 is N - 1 },
+    flat_ops(N1, Ops).
+
+flat_fields(0, []) --> !.
+flat_fields(N, [Key=Value|Fields]) -->
+    flat_atom(Key), [Mark], flat_field_value(Mark, Value),
+    { N1 is N - 1 },
+    flat_fields(N1, Fields).
+
+flat_field_value("=", L) --> flat_literal(L).
+flat_field_value("#", Ls) --> flat_int(N), flat_literals(N, Ls).
+
+flat_literals(0, []) --> !.
+flat_literals(N, [L|Ls]) --> flat_literal(L), { N1 is N - 1 }, flat_literals(N1, Ls).
+
+flat_int(I) --> [S], { number_string(I, S), integer(I) }.
+flat_atom(A) --> [S], { atom_string(A, S) }.
+flat_literal(L) --> [S],
+    {   sub_string(S, 0, 1, After, "-")
+    ->  sub_string(S, 1, After, 0, P), atom_string(A, P), L = -(A)
+    ;   atom_string(L, S)
+    }.
+
+%  flat_facts(+flat(Text, N), -Facts): the facts of a state as the bridge
+%  sends them to restore it (grounded.solvers.flat, flat_facts): per fact its
+%  name, its arity and its values; a value is a<atom>, i<integer>, -<atom>
+%  for -(Atom), or b followed by the value inside by(...).
+flat_facts(flat(Text, N), Facts) :-
+    split_string(Text, "\x1f\", "", Parts),
+    (   length(Parts, N1), N1 =:= N + 1,
+        phrase(flat_fact_list(Facts), Parts, [""])
+    ->  true
+    ;   throw(error(format("a malformed flat list of facts of ~w tokens", [N]), _))
+    ).
+
+flat_fact_list([F|Fs]) --> flat_fact(F), !, flat_fact_list(Fs).
+flat_fact_list([]) --> [].
+
+flat_fact(F) -->
+    flat_atom(Name), flat_int(Arity), flat_values(Arity, Values),
+    { compound_name_arguments(F0, Name, Values), ( Arity =:= 0 -> F = Name ; F = F0 ) }.
+
+flat_values(0, []) --> !.
+flat_values(N, [V|Vs]) --> flat_tagged(V), { N1 is N - 1 }, flat_values(N1, Vs).
+
+flat_tagged(V) --> [S],
+    {   sub_string(S, 0, 1, After, Tag),
+        sub_string(S, 1, After, 0, Rest)
+    },
+    flat_tagged(Tag, Rest, V).
+
+flat_tagged("a", Rest, A) --> { atom_string(A, Rest) }.
+flat_tagged("i", Rest, I) --> { number_string(I, Rest), integer(I) }.
+flat_tagged("-", Rest, -(A)) --> { atom_string(A, Rest) }.
+flat_tagged("b", "", by(L)) --> flat_tagged(L).
+
+%  flat_reply(+Accepted, -Reply): what the accepted utterances did, read back
+%  by the bridge in one piece instead of term by term (a term costs the
+%  bridge a foreign call per node: several per effect).  Reply is
+%  flat(Text, N): N tokens, each followed by the separator (unit separator,
+%  U+001F).  Per utterance: the number of effects; per effect its operation
+%  index, its name and its values; then the number of claims that left S_t,
+%  and those claims.  A value is an integer or atom as written, a literal
+%  -(P) as -P (the bridge's spelling), a cause by(L) as +L and none as none.
+%  The bridge reads each value by the effect's declared shape
+%  (grounded.dmap.effects), so an atom that looks like a number stays text.
+%  If a value is not atomic or an atom holds the separator (the text would
+%  then split into more than N tokens), Reply is terms(Accepted) instead.
+flat_reply(Accepted, Reply) :-
+    (   phrase(flat_accepted(Accepted), Tokens),
+        length(Tokens, N),
+        atomic_list_concat(Tokens, '\x1f\', Text0),
+        string_concat(Text0, "\x1f\", Text),
+        split_string(Text, "\x1f\", "", Parts),
+        length(Parts, N1), N1 =:= N + 1
+    ->  Reply = flat(Text, N)
+    ;   Reply = terms(Accepted)
+    ).
+
+flat_accepted([]) --> [].
+flat_accepted([Ts-Left|As]) -->
+    { foldl(count_effects, Ts, 0, NE), length(Left, NL) },
+    [NE], flat_transitions(Ts), [NL], flat_values(Left),
+    flat_accepted(As).
+
+count_effects(o(_, Es), N0, N) :- length(Es, K), N is N0 + K.
+
+flat_transitions([]) --> [].
+flat_transitions([o(I, Es)|Ts]) --> flat_effects(Es, I), flat_transitions(Ts).
+
+flat_effects([], _) --> [].
+flat_effects([E|Es], I) -->
+    { compound_name_arguments(E, Name, Values) },
+    [I, Name], flat_values(Values),
+    flat_effects(Es, I).
+
+flat_values([]) --> [].
+flat_values([V|Vs]) --> { flat_value(V, T) }, [T], flat_values(Vs).
+
+flat_value(V, V) :- atomic(V), !, \+ string(V).
+flat_value(-(P), T) :- !, atom(P), atom_concat(-, P, T).
+flat_value(by(L), T) :- flat_value(L, T0), atom(T0), atom_concat(+, T0, T).
 
                  /*******************************
                  *       FOREIGN INTERFACE      *
@@ -357,10 +654,25 @@ message_to_codes(E, Codes) :-
     '$messages':translate_message(E, Lines, []),
     with_output_to(codes(Codes), print_message_lines(current_output, '', Lines)).
 
-request(apply(M, Utterance, Record), Result) :-
-    use_state(M), apply_utterance(Utterance, Record, Result).
-request(new_state(M, Facts), true) :-
-    new_state(M, Facts).
+request(apply(M, Sent, Record, Behind), Reply) :-
+    (   Sent = flat(_, _) -> batch_utterances(Sent, [Utterance]) ; Utterance = Sent ),
+    use_state(M), catch_up(Behind),
+    apply_utterance(Utterance, Record, Result),
+    (   Result = accepted(Ts, Left)
+    ->  flat_reply([Ts-Left], Reply)
+    ;   Reply = Result
+    ).
+request(apply_batch(M, Batch, Behind), batch(Accepted, Stop)) :-
+    batch_utterances(Batch, Utterances),
+    use_state(M), catch_up(Behind),
+    apply_batch(Utterances, 0, Replies, Stop),
+    flat_reply(Replies, Accepted).
+request(catch_up(M, Behind), true) :-
+    use_state(M), catch_up(Behind).
+request(new_state(M, Sent), true) :-
+    (   Sent = flat(_, _) -> flat_facts(Sent, Facts) ; Facts = Sent ),
+    new_state(M, Facts),
+    use_state(M), rebuild_levels.
 request(free_state(M), true) :-
     clear_state(M),
     (   db(M) -> retractall(db(_)) ; true ).

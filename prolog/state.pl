@@ -34,6 +34,15 @@ state_predicate(open_problem/1). % open_problem(Literal): the abductive-problem 
 state_predicate(last_turn/1).
 state_predicate(arg_count/1).
 
+%  What the rules keep beside the facts to decide quickly, derived from them
+%  (prolog/invariants.pl): levels that keep Dep and the attacks acyclic, and
+%  the mark of a cycle found during the utterance being run.  Cleared with a
+%  state, rebuilt when a state is given as facts, never reported as facts.
+index_predicate(dep_level/3).   % dep_level(Atom, pos|neg, Level)
+index_predicate(att_level/2).   % att_level(Arg, Level)
+index_predicate(cycle_found/1). % cycle_found(dep|att)
+index_predicate(rested_on/2).   % rested_on(Atom, pos|neg): some argument's Dep holds the literal
+
 %  The accessors: each reads the current state module.
 agent(G, Authority)        :- db(M), M:agent(G, Authority).
 open_agents                :- db(M), M:open_agents.
@@ -48,12 +57,40 @@ att(B, A)                  :- db(M), M:att(B, A).
 committed(G, A)            :- db(M), M:committed(G, A).
 dissent(A, G)              :- db(M), M:dissent(A, G).
 open_problem(L)            :- db(M), M:open_problem(L).
-last_turn(T)               :- db(M), M:last_turn(T).
-arg_count(N)               :- db(M), M:arg_count(N).
+last_turn(T)               :- db(M), nb_getval(M, counters(T, _)), T \== none.
+arg_count(N)               :- db(M), nb_getval(M, counters(_, N)), N \== none.
+dep_level(P, Sign, N)      :- db(M), M:dep_level(P, Sign, N).
+att_level(A, N)            :- db(M), M:att_level(A, N).
+cycle_found(G)             :- db(M), M:cycle_found(G).
+rested_on(P, Sign)         :- db(M), M:rested_on(P, Sign).
 
 %  store(+Fact), unstore(+Fact): change the current state.
+%
+%  last_turn/1 and arg_count/1 change with nearly every utterance.  Kept as
+%  clauses, each change would leave an erased clause behind, and clause
+%  garbage collection, run that often, rescans every predicate with erased
+%  clauses (standing/4 among them, one clause per argument): a cost that
+%  grows with the conversation.  So the two counters live in a global
+%  variable named after the state module, counters(LastTurn, ArgCount)
+%  (none: no such fact), read and written through the same accessors and
+%  reported by state_facts/2 as the facts they stand for.  A transaction
+%  does not roll a global variable back: apply_utterance/3 saves the
+%  counters before an utterance and restores them when it is not accepted
+%  (saved_counters/1, restore_counters/1).
+store(last_turn(T)) :- !, db(M), nb_getval(M, counters(_, N)), nb_setval(M, counters(T, N)).
+store(arg_count(N)) :- !, db(M), nb_getval(M, counters(T, _)), nb_setval(M, counters(T, N)).
 store(F)   :- db(M), assertz(M:F).
+unstore(last_turn(T)) :- !, db(M), nb_getval(M, counters(T0, N)), T0 \== none, T = T0,
+    nb_setval(M, counters(none, N)).
+unstore(arg_count(N)) :- !, db(M), nb_getval(M, counters(T, N0)), N0 \== none, N = N0,
+    nb_setval(M, counters(T, none)).
 unstore(F) :- db(M), retract(M:F), !.
+
+saved_counters(C) :- db(M), nb_getval(M, C).
+restore_counters(C) :- db(M), nb_setval(M, C).
+
+counter_fact(last_turn(_)).
+counter_fact(arg_count(_)).
 
 %  use_state(+Module): the rules read and write Module from now on.
 use_state(M) :-
@@ -61,18 +98,31 @@ use_state(M) :-
 
 %  new_state(+Module, +Facts): Module holds exactly Facts (the header's).
 new_state(M, Facts) :-
-    forall(state_predicate(N/A), dynamic(M:N/A)),
+    forall(( state_predicate(N/A) ; index_predicate(N/A) ), dynamic(M:N/A)),
     clear_state(M),
-    forall(member(F, Facts), ( state_fact(F) -> assertz(M:F) ; type_error(state_fact, F) )).
+    forall(member(F, Facts), ( state_fact(F) -> store_in(M, F) ; type_error(state_fact, F) )).
+
+store_in(M, F) :-
+    (   counter_fact(F)
+    ->  setup_call_cleanup(db_push(M, Old), store(F), db_pop(Old))
+    ;   assertz(M:F)
+    ).
+
+db_push(M, Old) :- ( db(Old) -> true ; Old = none ), retractall(db(_)), assertz(db(M)).
+db_pop(Old) :- retractall(db(_)), ( Old == none -> true ; assertz(db(Old)) ).
 
 state_fact(F) :- callable(F), functor(F, N, A), state_predicate(N/A).
 
 clear_state(M) :-
-    forall(state_predicate(N/A),
-           ( functor(H, N, A), retractall(M:H) )).
+    forall(( state_predicate(N/A) ; index_predicate(N/A) ),
+           ( functor(H, N, A), ( counter_fact(H) -> true ; retractall(M:H) ) )),
+    nb_setval(M, counters(none, none)).
 
 %  state_facts(+Module, -Facts): every fact of Module, sorted (for tests and
 %  cross-checks: the rules' copy of a state, compared with the bridge's).
 state_facts(M, Facts) :-
-    findall(H, ( state_predicate(N/A), functor(H, N, A), catch(M:H, _, fail) ), Hs),
-    msort(Hs, Facts).
+    findall(H, ( state_predicate(N/A), functor(H, N, A), \+ counter_fact(H), catch(M:H, _, fail) ), Hs),
+    nb_getval(M, counters(T, C)),
+    findall(F, ( T \== none, F = last_turn(T) ; C \== none, F = arg_count(C) ), Cs),
+    append(Hs, Cs, All),
+    msort(All, Facts).

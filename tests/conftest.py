@@ -38,6 +38,16 @@ def team() -> Engine:
     engine.close()
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _snapshot_key(tmp_path_factory):
+    """The snapshots query commands write beside logs are keyed by a key in the user's cache
+    directory (grounded.io.snapshot): the tests use one of their own."""
+    import os
+
+    os.environ.setdefault("GROUNDED_CACHE_DIR", str(tmp_path_factory.mktemp("grounded-cache")))
+    yield
+
+
 @pytest.fixture(scope="session")
 def postgres_url():
     """A throw-away PostgreSQL cluster on a loopback port (Debian's postgresql package; see bench/pgserver.py)."""

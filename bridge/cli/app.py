@@ -75,7 +75,8 @@ def load_engine(path: Path, extensions: list[Path] | None, partial: bool = False
 
     A log is read strictly unless ``partial``; what the reading found (a torn
     line, a partial answer) is said on stderr, and by ``log_json``/``say_partial``
-    in the answer.
+    in the answer.  The state comes from the snapshot beside the log when it fits
+    (docs/reliability.md), and the snapshot is written again when it did not.
     """
     if path.suffix in SCENARIO_SUFFIXES:
         scenario = Scenario.load(path)
@@ -85,7 +86,7 @@ def load_engine(path: Path, extensions: list[Path] | None, partial: bool = False
         return engine
     with LoadProgress(f"reading {path.name}") as progress:
         engine = Engine.load(path, extensions=extensions or (), strict=not partial,
-                             allow_rules_change=allow_rules_change, progress=progress)
+                             allow_rules_change=allow_rules_change, progress=progress, snapshot=True)
     report_reading(engine)
     return engine
 
@@ -99,6 +100,8 @@ def report_reading(engine: Engine) -> None:
         err.print(f"warning: {status.torn_note()}", style="yellow", markup=False)
     if not status.complete:
         err.print(f"warning: {status.partial_note()}", style="yellow", markup=False)
+    if status.snapshot_note is not None:
+        err.print(f"note: {status.snapshot_note}", style="dim", markup=False)
 
 
 def log_json(engine: Engine) -> dict[str, Any]:

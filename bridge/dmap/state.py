@@ -11,7 +11,8 @@ and keeps what the fast queries need:
 
 Everything is append-only, in turn order, so the state as of an earlier turn
 is a prefix of each list (found by bisection): that is how every query takes
-``at=t`` without replaying anything.
+``at=t`` without replaying anything.  ``to_data``/``from_data`` write the
+state as plain data and read it back (a snapshot beside a log).
 """
 
 from __future__ import annotations
@@ -313,3 +314,55 @@ class DependencyMap:
             "agent_turns": dict(self.agent_turns),
             "last_turn": self.last_turn,
         }
+
+    # -- as plain data, for a snapshot (grounded.io.snapshot) ----------------------------
+
+    def to_data(self) -> dict:
+        """This state as plain data (lists, tuples, dicts, str, int, None); ``from_data`` with the
+        same header gives it back, equal."""
+        return {
+            "agents": [[n, a.role, a.authority] for n, a in self.agents.items()],
+            "props": [[p.id, p.text, p.kind, p.turn, p.aware_turn] for p in self.props.values()],
+            "args": [[r.id, r.claim, r.kind, r.speaker, r.turn, r.text, r.op, r.op_index, r.utterance, r.standing,
+                      r.history, r.deps, r.dep_turns, r.explains, r.explain_turns] for r in self.args],
+            "rev": [[k, v, self.rev_turns[k]] for k, v in self.rev.items()],
+            "attacks": self.attacks,
+            "committed": [[k, list(v)] for k, v in self.committed.items()],
+            "commit_events": self.commit_events,
+            "dissent": [[k, v] for k, v in self.dissent.items()],
+            "open_problems": list(self.open_problems),
+            "problem_events": self.problem_events,
+            "agent_turns": [[k, v] for k, v in self.agent_turns.items()],
+            "last_turn": self.last_turn,
+        }
+
+    @classmethod
+    def from_data(cls, header: Header, data: dict) -> DependencyMap:
+        """The state ``to_data`` wrote (for the same header).  Raises ValueError, KeyError or
+        TypeError on data of another shape."""
+        dm = cls(header)
+        dm.agents = {n: Agent(role=role, authority=authority) for n, role, authority in data["agents"]}
+        dm.props = {i: PropRecord(i, text, kind, turn, aware) for i, text, kind, turn, aware in data["props"]}
+        args = dm.args
+        claimants = dm.claimants
+        for (i, claim, kind, speaker, turn, text, op, op_index, utterance, standing, history, deps, dep_turns,
+             explains, explain_turns) in data["args"]:
+            if i != len(args) + 1:
+                raise ValueError(f"argument {i} out of order")
+            args.append(ArgRecord(i, claim, kind, speaker, turn, text, op, op_index, utterance, standing,
+                                  [tuple(h) for h in history], deps, dep_turns, explains, explain_turns))
+            claimants.setdefault(claim, []).append(i)
+        for k, ids, turns in data["rev"]:
+            dm.rev[k] = ids
+            dm.rev_turns[k] = turns
+        dm.attacks = [(a, b, t) for a, b, t in data["attacks"]]
+        for a, b, _ in dm.attacks:
+            dm.attackers.setdefault(b, []).append(a)
+        dm.committed = {k: dict.fromkeys(v) for k, v in data["committed"]}
+        dm.commit_events = [(t, g, a, bool(added)) for t, g, a, added in data["commit_events"]]
+        dm.dissent = {int(k): v for k, v in data["dissent"]}
+        dm.open_problems = dict.fromkeys(data["open_problems"])
+        dm.problem_events = [(t, lit, bool(o)) for t, lit, o in data["problem_events"]]
+        dm.agent_turns = dict(data["agent_turns"])
+        dm.last_turn = data["last_turn"]
+        return dm

@@ -12,6 +12,9 @@ state, for the current turn or any earlier one.
 
 from __future__ import annotations
 
+import gc
+import json
+import os
 import weakref
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -27,6 +30,7 @@ from grounded.core.literals import is_literal
 from grounded.core.turns import assign_turn
 from grounded.core.vocabulary import GOOD_STANDING
 from grounded.dmap.effects import Effect
+from grounded.dmap.effects import Turn as TurnEffect
 from grounded.dmap.model import Argument, Header
 from grounded.dmap.operations import UtteranceBase
 from grounded.dmap.state import DependencyMap
@@ -45,13 +49,18 @@ from grounded.io.eventlog import (
     describe_validation_error,
     header_json,
 )
+from grounded.io.snapshot import SnapshotKey, read_snapshot, write_snapshot
 from grounded.queries import affected as _affected
 from grounded.queries import verify as _verify
-from grounded.solvers.prolog import PrologRules, Rejected, header_facts
+from grounded.solvers.flat import Accepted, Rejected
+from grounded.solvers.prolog import RULES_DIR_VARIABLE, PrologRules, header_facts, state_facts
 from grounded.solvers.ruleset import file_sha256, rules_version
 from grounded.solvers.terms import Value
 
 E = TypeVar("E")
+
+BATCH = 256
+"""Log lines ``Engine.load`` hands the rules per request."""
 
 
 class Update(Displayable):
@@ -103,6 +112,8 @@ class _Recorder:
         self.turn = turn
         self.u = u
         self.reading = reading
+        self.line: bytes | None = None
+        """The line written to the log, once recorded."""
 
     def read(self, index: int, effects: list[Effect]) -> list[Value]:
         if self.reading is None:
@@ -115,7 +126,7 @@ class _Recorder:
 
     def record(self) -> None:
         if self.engine._log is not None:
-            self.engine._log.append(self.turn, self.u)
+            self.line = self.engine._log.append(self.turn, self.u)
 
 
 class Engine(Displayable):
@@ -162,8 +173,11 @@ class Engine(Displayable):
         """How much of its log a loaded engine holds (None for an engine that was not loaded)."""
         self._reader_end = 0  # where the reading of a loaded log ended (for append)
         self._reader_unterminated = False
-        self._history: list[tuple[int, UtteranceBase]] = []
-        """The accepted utterances and their turns, which ``whatif`` replays."""
+        self._history: list[tuple[int, UtteranceBase | bytes | str]] = []
+        self._history_log: tuple[str, SnapshotKey] | None = None
+        """A restored engine's older history: the log and the part of it the snapshot covers."""
+        """The accepted utterances and their turns, which ``whatif`` replays (a line read from a log
+        is kept as its bytes: see ``history``)."""
         self.last_verdicts: dict[int, list[Verdict]] = {}
         """What the world model found about each operation of the last utterance
         (op index -> verdicts), accepted or not: the ASP reference reads the same."""
@@ -174,7 +188,7 @@ class Engine(Displayable):
     def load(cls, path: str | Path, *, extensions: Iterable[str | Path] = (), strict: bool = True,
              append: bool = False, on_update: Callable[[Engine, Update], None] | None = None,
              fsync: FsyncPolicy = "always", allow_rules_change: bool = False,
-             progress: Callable[[int, int], None] | None = None) -> Engine:
+             progress: Callable[[int, int], None] | None = None, snapshot: bool = False) -> Engine:
         """Replay an event log through the rules: the one way every command reads a log.
 
         Strict by default: a line that is not valid JSON, fails the schema or
@@ -195,12 +209,23 @@ class Engine(Displayable):
         then keeps writing to it with the given ``fsync`` policy: a torn final
         line is cut off, a whole last line missing its newline gets one.  It is
         refused on a log with a bad line, strict or not.  ``on_update`` sees
-        each utterance as it is replayed; ``progress(bytes read, bytes in all)``
-        is called after each line.
+        each utterance as it is replayed, with the Python state as of that
+        utterance (the rules, which take many lines per request, may be ahead);
+        ``progress(bytes read, bytes in all)`` is called after each batch of lines.
+
+        ``snapshot=True`` reads the state from the snapshot beside the log
+        (``<path>.snapshot``, grounded.io.snapshot) when it fits the log, replays
+        only the lines after it, and writes the snapshot again when the state it
+        holds is not the one read: the answer is the same as a full replay's.  A
+        stale snapshot is replayed over; a corrupt one too, with a note in
+        ``log_status.snapshot_note``.  Not with a world model (its M is not
+        snapshotted), nor, for reading, with ``on_update`` (the lines before the
+        snapshot would not be seen).
         """
         writer = EventLogWriter(path, fsync=fsync) if append else None
         try:
-            engine = cls._replay(path, extensions, strict or append, on_update, allow_rules_change, progress)
+            engine = cls._replay(path, extensions, strict or append, on_update, allow_rules_change, progress,
+                                 snapshot=snapshot)
             if writer is not None:
                 if engine.load_error is not None:
                     raise engine.load_error
@@ -212,44 +237,45 @@ class Engine(Displayable):
         return engine
 
     @classmethod
-    def _replay(cls, path: str | Path, extensions: Iterable[str | Path], strict: bool,
-                on_update: Callable[[Engine, Update], None] | None, allow_rules_change: bool,
-                progress: Callable[[int, int], None] | None) -> Engine:
-        reader = LogReader(path)
+    def _open(cls, path: str | Path, paths: tuple[str, ...], allow_rules_change: bool, digest: bool
+              ) -> tuple[LogReader, Engine]:
+        reader = LogReader(path, digest=digest)
         try:
-            paths = tuple(_extension_path(p) for p in extensions)
             _check_origin(reader.origin, paths, allow_rules_change, str(path))
-            engine = cls(reader.header, extensions=paths)
+            return reader, cls(reader.header, extensions=paths)
         except BaseException:
             reader.close()
             raise
+
+    @classmethod
+    def _replay(cls, path: str | Path, extensions: Iterable[str | Path], strict: bool,
+                on_update: Callable[[Engine, Update], None] | None, allow_rules_change: bool,
+                progress: Callable[[int, int], None] | None, batch: int = BATCH, snapshot: bool = False) -> Engine:
+        paths = tuple(_extension_path(p) for p in extensions)
+        snapshot = snapshot and RULES_DIR_VARIABLE not in os.environ  # rules_version() covers the shipped rules
+        reader, engine = cls._open(path, paths, allow_rules_change, digest=snapshot)
         status = LogStatus(str(path))
-        lineno = 1
+        restored: SnapshotKey | None = None
+        if snapshot and engine.world is not None:
+            snapshot = False
+        collecting = gc.isenabled()
+        gc.disable()  # see _replay_lines; reading a snapshot makes many objects and no garbage either
         try:
-            for lineno, data in reader:
-                try:
-                    update = engine.apply(data)
-                except InputError as exc:
-                    raise LogError(exc.detail, path=str(path), line=lineno, engine=engine) from exc
-                except PreconditionError as exc:
-                    raise LogError(f"rejected by the rules: {exc}", path=str(path), line=lineno,
-                                   engine=engine) from exc
-                status.utterances += 1
-                if on_update is not None:
-                    on_update(engine, update)
-                if progress is not None:
-                    progress(reader.offset, reader.size)
+            if snapshot and on_update is None:
+                header_end = reader.offset
+                restored = engine._from_snapshot(path, reader, status)
+                if restored is None and reader.offset != header_end:  # the log is not what the snapshot
+                    reader.close()                                    # was taken from: read it all again
+                    reader, engine = cls._open(path, paths, allow_rules_change, digest=True)
+            engine._replay_lines(reader, status, on_update, progress, batch)
         except LogError as exc:
             if strict:
                 raise
             engine.load_error = exc
-        except InputError as exc:  # raised by the reader: a line too long, bad JSON or encoding
-            error = LogError(exc.detail, path=str(path), line=exc.line or lineno + 1, engine=engine)
-            if strict:
-                raise error from exc
-            engine.load_error = error
         finally:
             reader.close()
+            if collecting:
+                gc.enable()
         if engine.load_error is not None:
             status.complete = False
             status.stopped_at = engine.load_error.line
@@ -258,7 +284,130 @@ class Engine(Displayable):
         engine.log_status = status
         engine._reader_end = reader.end
         engine._reader_unterminated = reader.unterminated
+        if (snapshot and engine.load_error is None and not reader.unterminated
+                and (restored is None or restored.log_size != reader.end)):
+            key = SnapshotKey(reader.end, reader.end_line, reader.digest(), status.utterances, rules_version(),
+                              engine._extension_refs())
+            status.snapshot_note = write_snapshot(path, key, engine.state.to_data()) or status.snapshot_note
         return engine
+
+    def _from_snapshot(self, path: str | Path, reader: LogReader, status: LogStatus) -> SnapshotKey | None:
+        """Take the state from the snapshot beside the log if it fits the log read so far by
+        ``reader`` (which then stands after the bytes it covers); its key, or None."""
+        found = read_snapshot(path, rules_version(), self._extension_refs())
+        status.snapshot_note = found.note
+        if found.snapshot is None:
+            return None
+        key = found.snapshot.key
+        if not (key.log_size >= reader.end and reader.skip_to(key.log_size, key.log_lines)
+                and reader.digest() == key.log_sha256):
+            return None
+        try:
+            self._restore(found.snapshot.state, str(path), key)
+        except (ValueError, KeyError, TypeError, IndexError):  # MAC'd, yet of another shape
+            status.snapshot_note = f"{path}.snapshot: snapshot ignored (not a state this version reads)"
+            self.state = DependencyMap(self.header)
+            return None
+        status.utterances = status.restored = key.utterances
+        return key
+
+    def _extension_refs(self) -> tuple[tuple[str, str], ...]:
+        return tuple((Path(p).name, file_sha256(p)) for p in self.extensions)
+
+    def _restore(self, data: dict, path: str, key: SnapshotKey) -> None:
+        """Take the state of a snapshot (this engine is new): the Python state now, the rules'
+        facts when the rules are first asked, the history's lines when it is first read."""
+        self.state = DependencyMap.from_data(self.header, data)
+        state = self.state
+        self.rules.restore(lambda: state_facts(state))
+        self._history_log = (path, key)
+
+    def _replay_lines(self, reader: LogReader, status: LogStatus, on_update: Callable[[Engine, Update], None] | None,
+                      progress: Callable[[int, int], None] | None, batch: int) -> None:
+        """Apply a log's utterance lines, ``batch`` per request to the rules; LogError names the
+        line that stops the reading (the lines before it are applied, none after it).
+
+        The caller runs this with Python's cyclic garbage collector paused: a replay
+        allocates tens of objects per line and keeps few of them, and makes no
+        reference cycles, so the collections it would trigger find nothing, yet
+        cost a fifth of the replay.  Cycles an ``on_update`` callback makes are
+        collected once the replay returns.
+        """
+        pending: list[tuple[int, int, UtteranceBase, bytes | str]] = []  # line, turn, utterance, kept
+        last = self.state.last_turn
+        lines = reader.raw_lines()
+        while True:
+            try:
+                item = next(lines, None)
+            except InputError as exc:  # the reader's own: a line too long
+                self._apply_lines(pending, reader.name, status, on_update)
+                raise LogError(exc.detail, path=reader.name, line=exc.line or 0, engine=self) from exc
+            if item is None:
+                break
+            lineno, body = item
+            try:
+                u, kept = self._line_utterance(reader, lineno, body)
+                turn = self._turn_of(u, last)
+            except InputError as exc:
+                self._apply_lines(pending, reader.name, status, on_update)
+                raise LogError(exc.detail, path=reader.name, line=lineno, engine=self) from exc
+            pending.append((lineno, turn, u, kept))
+            last = turn
+            if len(pending) >= batch:
+                self._apply_lines(pending, reader.name, status, on_update)
+                if progress is not None:
+                    progress(reader.offset, reader.size)
+        self._apply_lines(pending, reader.name, status, on_update)
+        if progress is not None:
+            progress(reader.offset, reader.size)
+
+    def _line_utterance(self, reader: LogReader, lineno: int, body: bytes
+                        ) -> tuple[UtteranceBase, bytes | str]:
+        """A log line as a validated utterance, and what the history keeps of it.
+
+        Straight from its bytes (then the history keeps the bytes: no objects for
+        the garbage collector to walk, a tenth of the memory, validated again only
+        if ``history`` is asked for), or, when that fails, by the JSON reading and
+        validation that name what is wrong exactly as ``apply`` would."""
+        try:
+            return self.registry.utterance_model.model_validate_json(body), body
+        except ValidationError:
+            pass
+        u = self._validated(reader.decode(lineno, body))
+        return u, u.model_dump_json()
+
+    def _apply_lines(self, pending: list[tuple[int, int, UtteranceBase, bytes | str]], path: str,
+                     status: LogStatus,
+                     on_update: Callable[[Engine, Update], None] | None) -> None:
+        """Apply validated lines in order: in one request to the rules, or one request per line
+        with a world model (the rules ask it about each operation as they go).  Empties ``pending``."""
+        stop: tuple[int, Rejected] | None = None
+        if self.world is not None:
+            for i, (_, turn, u, kept) in enumerate(pending):
+                reading = self.world.reading(u.speaker)
+                result, _ = self._decide(turn, u, reading)
+                if isinstance(result, Rejected):
+                    stop = (i, result)
+                    break
+                self._accepted(self._mirror(turn, u, result, reading, kept), status, on_update)
+        elif pending:
+            self._prolog.use_extensions(self.extensions)
+            accepted, stop = self.rules.apply_batch([self.registry.encode(turn, u) for _, turn, u, _ in pending])
+            for (_, turn, u, kept), result in zip(pending, accepted, strict=False):  # shorter if one was rejected
+                self._accepted(self._mirror(turn, u, result, None, kept), status, on_update)
+        if stop is not None:
+            index, rejected = stop
+            lineno, turn, u, _ = pending[index]
+            pending.clear()
+            error = PreconditionError(turn, u.speaker, rejected.violations)
+            raise LogError(f"rejected by the rules: {error}", path=path, line=lineno, engine=self) from error
+        pending.clear()
+
+    def _accepted(self, update: Update, status: LogStatus, on_update: Callable[[Engine, Update], None] | None
+                  ) -> None:
+        status.utterances += 1
+        if on_update is not None:
+            on_update(self, update)
 
     def _continue(self, writer: EventLogWriter) -> None:
         """Make ``writer`` this engine's log, its tail repaired so the next line starts a line of its own."""
@@ -282,31 +431,73 @@ class Engine(Displayable):
 
     def apply(self, utterance: UtteranceBase | dict[str, Any]) -> Update:
         """Apply one utterance atomically, or raise PreconditionError and change nothing."""
-        try:
-            u = self.registry.utterance(utterance)
-        except ValidationError as exc:
-            raise InputError(describe_validation_error(exc, frozenset(self.registry.models))) from exc
-        turn = assign_turn(u.turn, self.state.last_turn)
-        if turn > MAX_TURN:
-            raise InputError(f"turn: {turn} is beyond the last turn a log can hold ({MAX_TURN})")
-        self._prolog.use_extensions(self.extensions)
+        u = self._validated(utterance)
+        last = self.state.last_turn
+        turn = self._turn_of(u, last)
+        if not u.ops and self.world is None and (last is None or turn > last) and u.speaker in self.state.agents:
+            return self._admit(turn, u, utterance)
         reading = None if self.world is None else self.world.reading(u.speaker)
-        recorder = _Recorder(self, turn, u, reading)
-        try:
-            result = self.rules.apply(self.registry.encode(turn, u), recorder, record=self._log is not None)
-        finally:
-            self.last_verdicts = {} if reading is None else reading.verdicts
+        result, line = self._decide(turn, u, reading)
         if isinstance(result, Rejected):
             raise PreconditionError(turn, u.speaker, result.violations)
-        # accepted, committed by the rules and written to the log: mirror it
+        return self._mirror(turn, u, result, reading, line or _as_json(utterance))
+
+    def _admit(self, turn: int, u: UtteranceBase, given: object) -> Update:
+        """An utterance without operations, by a known speaker, after the last turn: a turn and
+        nothing else, admitted without a rule run.
+
+        Its only check is the rules' own for every utterance (the speaker, the turn
+        order: ``utterance_violation/3``), here found to pass; any other chatter (a
+        new speaker, a turn out of order) goes to the rules, which add the speaker or
+        name the violation.  Its only effect is the turn, as the rules would report it;
+        it is logged first, and the rules learn the turn with their next request.
+        """
+        self.last_verdicts = {}
+        line = self._log.append(turn, u) if self._log is not None else None
+        self.rules.admitted(turn)
+        return self._mirror(turn, u, Accepted([TurnEffect(-1, turn)], []), None, line or _as_json(given))
+
+    def _validated(self, utterance: UtteranceBase | dict[str, Any]) -> UtteranceBase:
+        try:
+            return self.registry.utterance(utterance)
+        except ValidationError as exc:
+            raise InputError(describe_validation_error(exc, frozenset(self.registry.models))) from exc
+
+    @staticmethod
+    def _turn_of(u: UtteranceBase, last: int | None) -> int:
+        turn = assign_turn(u.turn, last)
+        if turn > MAX_TURN:
+            raise InputError(f"turn: {turn} is beyond the last turn a log can hold ({MAX_TURN})")
+        return turn
+
+    def _decide(self, turn: int, u: UtteranceBase, reading: Reading | None) -> tuple[Accepted | Rejected, bytes | None]:
+        """The rules' verdict on one utterance, and its log line when the engine keeps a log (the
+        rules have it written inside their transaction when they accept); nothing is mirrored yet."""
+        self._prolog.use_extensions(self.extensions)
+        recorder = _Recorder(self, turn, u, reading)
+        try:
+            return (self.rules.apply(self.registry.encode(turn, u), recorder, record=self._log is not None),
+                    recorder.line)
+        finally:
+            self.last_verdicts = {} if reading is None else reading.verdicts
+
+    def _mirror(self, turn: int, u: UtteranceBase, result: Accepted, reading: Reading | None,
+                kept: bytes | str | UtteranceBase | None = None) -> Update:
+        """An accepted utterance, committed by the rules (and logged): mirror it in the Python state.
+
+        ``kept`` is what the history keeps of it: by default its JSON, text with no
+        objects inside for the garbage collector to walk (a conversation of 10^5
+        utterances kept as models is most of the objects a full collection visits,
+        and most of the history's memory); ``history`` validates it again when asked.
+        """
         self.state.apply(result.effects, turn, u.speaker, u.text, u.ops)
         worlds = None
         if reading is not None and self.world is not None:
             worlds = (self.world.current.model.size, reading.frame.model.size)
             self.world.commit(turn, reading.frame)
-        self._history.append((turn, u))
+        self._history.append((turn, u.model_dump_json() if kept is None else kept))
         left = tuple(result.left)
-        return Update(turn, u.speaker, u, result.effects, left, self._flagged(left), worlds,
+        return Update(turn, u.speaker, u, result.effects, left, self._flagged(left) if left else {}, worlds,
                       reading.frame.applied if reading is not None else ())
 
     def _flagged(self, left: tuple[str, ...]) -> dict[str, list[str]]:
@@ -445,7 +636,29 @@ class Engine(Displayable):
     def history(self, at: int | None = None) -> list[tuple[int, UtteranceBase]]:
         """The accepted utterances up to turn ``at`` (all of them if None), each with its turn."""
         t = _check_turn(at)
-        return [(turn, u) for turn, u in self._history if t is None or turn <= t]
+        if self._history_log is not None:
+            self._history[:0] = self._read_history(*self._history_log)
+            self._history_log = None
+        model = self.registry.utterance_model
+        return [(turn, model.model_validate_json(u) if isinstance(u, bytes | str) else u)
+                for turn, u in self._history if t is None or turn <= t]
+
+    def _read_history(self, path: str, key: SnapshotKey) -> list[tuple[int, UtteranceBase | bytes | str]]:
+        """The utterances a snapshot's state came from: the log's lines it covers, read now,
+        and only if those bytes are still the ones the snapshot was taken from."""
+        entries: list[tuple[int, UtteranceBase | bytes | str]] = []
+        last: int | None = None
+        with LogReader(path, mark=key.log_size) as reader:
+            for lineno, body in reader.raw_lines():
+                if reader.end > key.log_size:
+                    break
+                u, kept = self._line_utterance(reader, lineno, body)
+                last = assign_turn(u.turn, last)
+                entries.append((last, kept))
+            if reader.marked_digest != key.log_sha256:
+                raise InputError("the log changed since its state was read (its first bytes differ from the "
+                                 "snapshot's): read it again", path=path)
+        return entries
 
     def whatif(self, utterance: UtteranceBase | dict[str, Any], at: int | None = None) -> WhatIf:
         """What the rules would do with ``utterance`` after turn ``at`` (None: now), recording nothing.
@@ -495,6 +708,17 @@ class Engine(Displayable):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _as_json(utterance: object) -> str | None:
+    """An utterance given as a dict, as JSON text (validating it again gives the same utterance);
+    None if it is not JSON (the history then writes the validated utterance)."""
+    if not isinstance(utterance, dict):
+        return None
+    try:
+        return json.dumps(utterance)
+    except (TypeError, ValueError):
+        return None
 
 
 def _check_literal(literal: str) -> None:

@@ -18,6 +18,7 @@ engine's to say (``Engine.load``): this module only yields JSON objects.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Iterator
@@ -50,6 +51,10 @@ class LogStatus:
     torn_line: int | None = None
     utterances: int = 0
     """Utterance lines applied."""
+    restored: int = 0
+    """Of the utterances applied, those whose state came from the snapshot beside the log."""
+    snapshot_note: str | None = None
+    """Why the snapshot beside the log was not used or not written (grounded.io.snapshot), if it matters."""
 
     def to_json(self) -> dict[str, Any]:
         """The keys every command adds to its JSON answer."""
@@ -84,7 +89,7 @@ class LogReader:
     offset just after the last whole line (where an appending writer goes on).
     """
 
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, *, digest: bool = False, mark: int | None = None):
         self.path = Path(path)
         self.name = str(path)
         try:
@@ -95,13 +100,63 @@ class LogReader:
             self.size = _size(self._handle)
             self.offset = 0
             self.end = 0
+            self.end_line = 0
+            """The number of lines (blank ones included) in the bytes before ``end``."""
             self.torn_line: int | None = None
             self.unterminated = False
             self._lineno = 0
+            self._hash = hashlib.sha256() if digest or mark is not None else None
+            self._unhashed: list[bytes] = []
+            self._mark = mark
+            self.marked_digest: str | None = None
+            """With ``mark``: the sha256 of the bytes before ``mark``, once the reading ended a line there."""
             self.header, self.origin = self._read_header()
         except BaseException:
             self._handle.close()
             raise
+
+    # -- the bytes read ------------------------------------------------------------
+
+    def digest(self) -> str:
+        """The sha256 of the bytes before ``end`` (the header and every whole line read so far).
+
+        Only for a reader opened with ``digest=True``: what a snapshot of the
+        state read from those bytes is keyed by (grounded.io.snapshot).
+        """
+        if self._hash is None:
+            raise ValueError("this reader was opened without digest=True")
+        return self._hash.hexdigest()
+
+    def skip_to(self, offset: int, lines: int) -> bool:
+        """Move on to ``offset`` without reading lines, hashing the bytes on the way.
+
+        ``offset`` must lie after the header; it becomes ``end`` and the next line
+        read is line ``lines + 1``.  False (and the reader unusable) if the file is
+        shorter than ``offset``.
+        """
+        if self.offset != self.end or offset < self.offset:
+            raise ValueError("skip_to goes forward from the end of a whole line")
+        while self.offset < offset:
+            chunk = self._handle.read(min(1 << 20, offset - self.offset))
+            if not chunk:
+                return False
+            self.offset += len(chunk)
+            if self._hash is not None:
+                self._hash.update(chunk)
+        self._lineno = lines
+        self._set_end()
+        return True
+
+    def _set_end(self) -> None:
+        """The bytes read so far are whole lines: ``end`` moves to ``offset``."""
+        self.end = self.offset
+        self.end_line = self._lineno
+        if self._hash is not None:
+            for raw in self._unhashed:
+                self._hash.update(raw)
+            if self.end == self._mark:
+                self.marked_digest = self._hash.hexdigest()
+        self._unhashed.clear()
 
     # -- lines ---------------------------------------------------------------------
 
@@ -116,6 +171,8 @@ class LogReader:
                 return None
             self._lineno += 1
             self.offset += len(raw)
+            if self._hash is not None:
+                self._unhashed.append(raw)
             terminated = raw.endswith(b"\n")
             body = raw[:-1] if terminated else raw
             if body.endswith(b"\r"):
@@ -125,17 +182,21 @@ class LogReader:
                                  "not an event log, or a corrupt one", path=self.name, line=self._lineno)
             if not body.strip():
                 if terminated:
-                    self.end = self.offset
+                    self._set_end()
                 continue
             if terminated:
-                self.end = self.offset
+                self._set_end()
                 return self._lineno, body, True
             if _parses(body):  # whole, only the newline is missing
-                self.end = self.offset
+                self._set_end()
                 self.unterminated = True
                 return self._lineno, body, False
             self.torn_line = self._lineno
             return self._lineno, None, False
+
+    def decode(self, lineno: int, body: bytes) -> Any:
+        """A line's bytes as JSON (InputError naming the line if they are not valid UTF-8 and JSON)."""
+        return self._decode(lineno, body)
 
     def _decode(self, lineno: int, body: bytes) -> Any:
         try:
@@ -167,6 +228,25 @@ class LogReader:
             return Header.model_validate(fields), LogOrigin.model_validate(origin)
         except ValidationError as exc:
             raise InputError("header: " + describe_validation_error(exc), path=self.name, line=lineno) from exc
+
+    def raw_lines(self) -> Iterator[tuple[int, bytes]]:
+        """Each utterance line as (number, its bytes without the newline), not yet decoded.
+
+        For a reader that decodes in bulk (``Engine.load``); ``decode`` gives the
+        JSON, or the error naming the line, as iterating would.  A torn final
+        line ends the lines.
+        """
+        try:
+            while True:
+                item = self._next_raw()
+                if item is None:
+                    return
+                lineno, body, _ = item
+                if body is None:  # torn: the last line, never acknowledged
+                    return
+                yield lineno, body
+        finally:
+            self.close()
 
     def __iter__(self) -> Iterator[tuple[int, Any]]:
         try:

@@ -82,9 +82,12 @@ class EventLogWriter:
         """The byte offset after the last whole line: where the next line goes."""
         return self._end
 
-    def append(self, turn: int, utterance: UtteranceBase) -> None:
-        """Write the utterance's line; on return it is in the log (durably under ``fsync="always"``)."""
-        self._write(encode_line(utterance_json(turn, utterance)))
+    def append(self, turn: int, utterance: UtteranceBase) -> bytes:
+        """Write the utterance's line; on return it is in the log (durably under ``fsync="always"``).
+        Returns the line written, without its newline."""
+        line = encode_line(utterance_json(turn, utterance))
+        self._write(line)
+        return line[:-1]
 
     def write_line(self, obj: dict[str, Any]) -> None:
         self._write(encode_line(obj))

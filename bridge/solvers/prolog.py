@@ -21,23 +21,27 @@ from __future__ import annotations
 import os
 import shutil
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol
 
-from grounded.core.errors import PrologError, Violation
-from grounded.dmap.effects import (
-    SHAPES,
-    TRANSITION_SHAPE,
-    VIOLATION_SHAPE,
-    Effect,
-    effect,
-    transitions_of,
-    violations_of,
-)
+from grounded.core.errors import PrologError
+from grounded.core.literals import literal_term
+from grounded.dmap.effects import SHAPES, Effect, effect, violations_of
 from grounded.dmap.model import StandingNote
 from grounded.dmap.operations import OperationRegistry, OperationSpec
+from grounded.dmap.state import DependencyMap
+from grounded.solvers.flat import (
+    ACCEPTED_SHAPE,
+    STOP_SHAPE,
+    Accepted,
+    Rejected,
+    flat_facts,
+    flat_utterances,
+    read_accepted,
+)
 from grounded.solvers.terms import PlString, Shape, Terms, Value
 
 RULES_PACKAGE = "grounded.prolog"
@@ -45,7 +49,8 @@ RULES_PACKAGE = "grounded.prolog"
 PROTOCOL_NAMES: list[tuple[str, int]] = [
     ("ok", 1), ("error", 1), ("o", 2), ("v", 4), ("-", 1), ("-", 2), ("by", 1), ("note", 4), ("a", 3),
     ("queries", 2), ("in", 1), ("operation", 3), ("field", 3), ("read", 2), ("applied", 1), ("accepted", 2),
-    ("rejected", 1), ("refused", 1), *((name, len(kinds)) for name, kinds in SHAPES.items()),
+    ("rejected", 1), ("refused", 1), ("flat", 2), ("terms", 1), ("batch", 2), ("stopped", 2), ("done", 0),
+    *((name, len(kinds)) for name, kinds in SHAPES.items()),
 ]
 """The functors the rules answer with: created once, read back by handle."""
 
@@ -86,19 +91,6 @@ class Session(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
-class Accepted:
-    effects: list[Effect]
-    """What the rules applied, in order (grounded.dmap.effects)."""
-    left: list[str]
-    """The claims the utterance took out of S_t (the rules' left_standing/2)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Rejected:
-    violations: list[Violation]
-
-
-@dataclass(frozen=True, slots=True)
 class QueryAnswers:
     """The rules' own answers (prolog/queries.pl): grounded arguments, Affected* with hops."""
 
@@ -106,8 +98,8 @@ class QueryAnswers:
     affected: dict[str, dict[int, int]]
 
 
-RESULT_SHAPE: Shape = {"accepted": (("list", TRANSITION_SHAPE), ("list", "literal")),
-                       "rejected": (("list", VIOLATION_SHAPE),), "refused": ("text",)}
+RESULT_SHAPE: Shape = {**ACCEPTED_SHAPE, **STOP_SHAPE}  # type: ignore[dict-item]  # both are functor tables
+BATCH_SHAPE: Shape = {"batch": (ACCEPTED_SHAPE, {"done": (), "stopped": ("int", STOP_SHAPE)})}
 WORLD_SHAPE: Shape = {"read": ("int", ("list", SHAPES)), "applied": ("int",)}
 STANDINGS_SHAPE: Shape = ("list", {"-": ("int", "text")})
 INTS_SHAPE: Shape = ("list", "int")
@@ -284,46 +276,115 @@ class RuleState:
 
     The answers are what ``grounded check`` compares with the Python queries and
     with ASP: the rules decide them from their own facts, not from the bridge's.
+
+    Two things may be owed to the rules before the next request about this
+    state, and are settled first by every method here: turns the engine
+    admitted without them (``admitted``: an utterance without operations,
+    whose only effect is the turn), and the facts of a state restored from a
+    snapshot (``restore``), put in only when the rules are first needed.
     """
 
     def __init__(self, rules: PrologRules, module: str):
         self.rules = rules
         self.module = module
+        self.behind: int | None = None
+        """The last turn the engine admitted without the rules (None: they know every turn)."""
+        self._facts: Callable[[], list[Value]] | None = None
+
+    def admitted(self, turn: int) -> None:
+        """The engine admitted turn ``turn`` itself (see ``Engine.apply``): tell the rules
+        with the next request, before anything else."""
+        self.behind = turn
+
+    def restore(self, facts: Callable[[], list[Value]]) -> None:
+        """This state is ``facts()`` (a snapshot's), put into the rules when first needed."""
+        self._facts = facts
+        self.behind = None
+
+    def _ready(self, catch_up: bool = True) -> None:
+        if self._facts is not None:
+            facts, self._facts = self._facts, None
+            given = facts()
+            flat = flat_facts(given)
+            sent: Value = given if flat is None else ("flat", PlString(flat[0]), flat[1])
+            self.rules.request(("new_state", self.module, sent), "text")
+        if catch_up and self.behind is not None:
+            self.rules.request(("catch_up", self.module, self.behind), "text")
+            self.behind = None
+
+    def _behind(self) -> Value:
+        """The turn to catch up on, sent with an utterance (forgotten once the request returns)."""
+        return "none" if self.behind is None else self.behind
 
     def apply(self, utterance: tuple, session: Session, record: bool = False) -> Accepted | Rejected:
         """Run one utterance.  With ``record`` the rules ask ``session.record()`` to write it
         to the event log before they commit, so a failed write rolls them back too."""
+        self._ready(catch_up=False)
+        rules = self.rules
+        flat = flat_utterances([utterance])
+        sent: Value = utterance if flat is None else ("flat", PlString(flat[0]), flat[1])
+        rules.session = session
+        try:
+            result = rules.request(("apply", self.module, sent, record, self._behind()), RESULT_SHAPE)
+            self.behind = None
+        finally:
+            rules.session = None
+        if result[0] == "rejected":
+            return Rejected(violations_of(result[1]))
+        if result[0] == "refused":
+            raise PrologError(f"the rules did not record the utterance: {result[1]}")
+        return read_accepted(result)[0]
+
+    def apply_batch(self, utterances: list[tuple], session: Session | None = None
+                    ) -> tuple[list[Accepted], tuple[int, Rejected] | None]:
+        """Run many utterances in one request, in order, each atomically, recording none
+        (a log being replayed is already written).
+
+        Returns what each accepted one did and, if one was rejected, its position
+        and violations: the batch stopped there, and the rules' state holds the
+        utterances before it.  ``session`` answers the world model's questions
+        (only one utterance at a time may have a world model to ask).
+        """
+        self._ready(catch_up=False)
         rules = self.rules
         rules.session = session
         try:
-            result = rules.request(("apply", self.module, utterance, record), RESULT_SHAPE)
+            flat = flat_utterances(utterances)
+            batch: Value = utterances if flat is None else ("flat", PlString(flat[0]), flat[1])
+            _, accepted, stop = rules.request(("apply_batch", self.module, batch, self._behind()), BATCH_SHAPE)
+            self.behind = None
         finally:
             rules.session = None
-        if result[0] == "accepted":
-            return Accepted(transitions_of(result[1]), result[2])
-        if result[0] == "rejected":
-            return Rejected(violations_of(result[1]))
-        raise PrologError(f"the rules did not record the utterance: {result[1]}")
+        done = read_accepted(accepted)
+        if stop[0] == "done":
+            return done, None
+        _, index, result = stop
+        if result[0] == "refused":
+            raise PrologError(f"the rules did not apply the utterance: {result[1]}")
+        return done, (index, Rejected(violations_of(result[1])))
+
+    def _ask(self, request: str, shape: Shape = "any") -> Any:
+        self._ready()
+        return self.rules.request((request, self.module), shape)
 
     def standings(self) -> dict[int, str]:
         """Argument id -> standing, as the rules hold it now."""
-        pairs = self.rules.request(("standings", self.module), STANDINGS_SHAPE)
-        return {a: s for _, a, s in pairs}
+        return {a: s for _, a, s in self._ask("standings", STANDINGS_SHAPE)}
 
     def reinstatable(self) -> list[int]:
         """Arguments out of standing whose every attacker has left S_t (prolog/queries.pl)."""
-        return list(self.rules.request(("reinstatable", self.module), INTS_SHAPE))
+        return list(self._ask("reinstatable", INTS_SHAPE))
 
     def notes(self) -> dict[str, StandingNote]:
         """Claim -> how its newest argument reached its standing (claim_standing/4)."""
-        notes = self.rules.request(("claim_standings", self.module), NOTES_SHAPE)
+        notes = self._ask("claim_standings", NOTES_SHAPE)
         return {literal: StandingNote(standing, turn, cause) for _, literal, standing, turn, cause in notes}
 
     def open_problems(self) -> list[str]:
-        return list(self.rules.request(("open_problems", self.module), LITERALS_SHAPE))
+        return list(self._ask("open_problems", LITERALS_SHAPE))
 
     def queries(self) -> QueryAnswers:
-        _, grounded, affected = self.rules.request(("queries", self.module), QUERIES_SHAPE)
+        _, grounded, affected = self._ask("queries", QUERIES_SHAPE)
         by_literal: dict[str, dict[int, int]] = {}
         for _, p, a, hop in affected:
             by_literal.setdefault(p, {})[a] = hop
@@ -331,11 +392,11 @@ class RuleState:
 
     def invariant_holds(self) -> bool:
         """Lemma 2.4 in its global form: no attacked argument in S_t."""
-        return self.rules.request(("invariant", self.module), "text") == "true"
+        return self._ask("invariant", "text") == "true"
 
     def facts(self) -> list[Value]:
         """Every fact of this state, sorted, as term data (for tests and cross-checks)."""
-        return list(self.rules.request(("state_facts", self.module)))
+        return list(self._ask("state_facts"))
 
 
 def header_facts(agents: dict[str, bool], props: list[tuple[str, str, bool]], *, acyclic: bool,
@@ -356,5 +417,45 @@ def header_facts(agents: dict[str, bool], props: list[tuple[str, str, bool]], *,
     return facts
 
 
+def state_facts(dm: DependencyMap) -> list[Value]:
+    """The facts prolog/state.pl holds for the state ``dm`` mirrors, as term data, in the order the
+    rules asserted them wherever the rules read them in order (arguments by id, the attacks, the
+    commitments and the open problems as they came): a state restored from a snapshot is put
+    into the rules with these (``RuleState.restore``), and the rules then decide as if they had
+    replayed the log.  A test holds them equal to the rules' own facts after random conversations.
+    """
+    facts: list[Value] = [("agent", name, "true" if a.authority else "false") for name, a in dm.agents.items()]
+    if dm.open_agents:
+        facts.append("open_agents")
+    if dm.acyclic:
+        facts.append(("option", "acyclic_attacks"))
+    if dm.header.world is not None:
+        facts.append(("option", "world_model"))
+    for p in dm.props.values():
+        facts.append(("prop", p.id, p.kind))
+    facts.extend(("aware", p.id) for p in dm.props.values() if p.aware_turn is not None)
+    for r in dm.args:
+        facts.append(("argument", r.id, literal_term(r.claim), r.kind, r.speaker, r.turn))
+    for r in dm.args:
+        turn, standing, cause = r.history[-1]
+        facts.append(("standing", r.id, standing, turn, "none" if cause is None else ("by", literal_term(cause))))
+    facts.extend(("dep", r.id, literal_term(d)) for r in dm.args for d in r.deps)
+    facts.extend(("explains", r.id, literal_term(x)) for r in dm.args for x in r.explains)
+    facts.extend(("att", a, b) for a, b, _ in dm.attacks)
+    committed: dict[tuple[str, int], None] = {}
+    for _, agent, arg, added in dm.commit_events:
+        if added:
+            committed[(agent, arg)] = None
+        else:
+            committed.pop((agent, arg), None)
+    facts.extend(("committed", agent, arg) for agent, arg in committed)
+    facts.extend(("dissent", a, agent) for a, agents in dm.dissent.items() for agent in agents)
+    facts.extend(("open_problem", literal_term(p)) for p in dm.open_problems)
+    if dm.last_turn is not None:
+        facts.append(("last_turn", dm.last_turn))
+    facts.append(("arg_count", len(dm.args)))
+    return facts
+
+
 __all__ = ["Accepted", "PlString", "PrologRules", "QueryAnswers", "Rejected", "RuleState", "Session",
-           "header_facts", "rules_dir"]
+           "header_facts", "rules_dir", "state_facts"]

@@ -1,0 +1,341 @@
+"""``grounded bench ingest``: reading logs in bulk, applying live, deep inputs, the snapshot (issue 13).
+
+What is measured (one run, figures as ratios within it where a peer exists):
+
+* **bulk**: ``Engine.load`` of the naive synthetic stream of K turns
+  (``synthetic.py``, written as a real log), against the paper authors'
+  engine fed the same utterances (``reference.py``), in alternating rounds:
+  utterances per second of wall time and of CPU time, and the time of each
+  tenth of the log (flat when the cost per line does not grow);
+* **live**: the same utterances through ``Engine.apply`` one at a time into a
+  fresh engine without a log: utterances per second and the time of every
+  10,000 (the first against the last: flat per utterance);
+* **memory** after the K utterances, each engine in a fresh interpreter
+  (``footprint.py``): resident-set growth and Python heap, ours fed live and
+  loaded from the log;
+* **deep inputs**: a Dep chain of D hypotheses (each resting on the one
+  before), built live, with the time of each tenth (the acyclicity check must
+  not grow with the depth); D hypotheses resting on one literal; for both,
+  Verify and Affected* and ``Engine.load`` of their log;
+* **the snapshot**: ``grounded verify`` on the K-turn log as a command (a new
+  process): the first call replays the log and writes the snapshot, the next
+  ones read it; beside them the same command on a two-line log, the cost of
+  starting the interpreter and the rules;
+* **durability**: live apply with an event log under each fsync policy.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grounded.bench.reference import ReferenceEngine
+from grounded.bench.report import markdown_table
+from grounded.bench.synthetic import HEADER, build
+from grounded.engine import Engine
+from grounded.io.eventlog import header_json
+
+
+@dataclass
+class Settings:
+    k: int = 100_000
+    """Turns of the naive synthetic stream."""
+    depth: int = 100_000
+    """Hypotheses in the Dep chain, and resting on one literal."""
+    rounds: int = 3
+    """Alternating rounds of bulk reading (grounded, authors)."""
+    fsync_utterances: int = 2_000
+    seed: int = 0
+    memory: bool = True
+    cli_calls: int = 3
+    extra: dict = field(default_factory=dict)
+
+    @classmethod
+    def quick(cls) -> Settings:
+        return cls(k=2_000, depth=500, rounds=1, fsync_utterances=100, memory=False, cli_calls=1)
+
+
+Log = Callable[[str], None]
+
+
+def write_log(path: Path, header: dict, utterances: list[dict]) -> None:
+    with open(path, "w") as f:
+        f.write(json.dumps(header) + "\n")
+        for u in utterances:
+            f.write(json.dumps(u) + "\n")
+
+
+def _timed(fn: Callable[[], object]) -> tuple[float, float, object]:
+    """(wall seconds, CPU seconds of this process, result)."""
+    gc.collect()
+    w, c = time.perf_counter(), time.process_time()
+    result = fn()
+    return time.perf_counter() - w, time.process_time() - c, result
+
+
+# -- bulk and live -------------------------------------------------------------------
+
+def measure_bulk(path: Path, utterances: list[dict], settings: Settings, log: Log) -> dict:
+    rows: dict[str, list] = {"grounded": [], "authors": []}
+    tenths: list[float] = []
+    for r in range(settings.rounds):
+        order = ["grounded", "authors"] if r % 2 == 0 else ["authors", "grounded"]
+        for name in order:
+            if name == "grounded":
+                marks: list[tuple[float, int]] = []
+                start = [0.0]  # set when the load begins, after _timed's gc.collect()
+
+                def mark(done: int, total: int, marks: list = marks, start: list = start) -> None:
+                    marks.append((time.perf_counter() - start[0], done))
+
+                def load(mark: Callable[[int, int], None] = mark, start: list = start) -> Engine:
+                    start[0] = time.perf_counter()
+                    return Engine.load(path, progress=mark)
+
+                wall, cpu, engine = _timed(load)
+                assert isinstance(engine, Engine) and engine.log_status is not None
+                assert engine.log_status.utterances == len(utterances)
+                rows[name].append((wall, cpu))
+                tenths = _tenths(marks)
+                engine.close()
+            else:
+                def feed() -> None:
+                    ref = ReferenceEngine()
+                    for u in utterances:
+                        ref.apply(u)
+                wall, cpu, _ = _timed(feed)
+                rows[name].append((wall, cpu))
+        log(f"bulk: round {r + 1}/{settings.rounds}")
+    n = len(utterances)
+    walls = {k: statistics.median(w for w, _ in v) for k, v in rows.items()}
+    cpus = {k: statistics.median(c for _, c in v) for k, v in rows.items()}
+    ratios = [g[0] / a[0] for g, a in zip(rows["grounded"], rows["authors"], strict=True)]
+    return {"utterances": n, "per_second": {k: n / v for k, v in walls.items()},
+            "cpu_per_second": {k: n / v for k, v in cpus.items()}, "ratio": statistics.median(ratios),
+            "tenths": tenths}
+
+
+def _tenths(marks: list[tuple[float, int]]) -> list[float]:
+    """Seconds spent on each tenth of the bytes, from (elapsed, bytes done) marks."""
+    if not marks:
+        return []
+    total = marks[-1][1]
+    out, last_t, step = [], 0.0, 1
+    for t, done in marks:
+        while step <= 10 and done >= total * step / 10:
+            out.append(t - last_t)
+            last_t, step = t, step + 1
+    return out
+
+
+def measure_live(utterances: list[dict], log: Log, chunk: int = 10_000) -> dict:
+    lines = [json.dumps(u) for u in utterances]  # what a caller holds: text, parsed as it is applied
+    engine = Engine(HEADER)
+    chunk = min(chunk, max(1, len(lines) // 10))
+    gc.collect()
+    times: list[float] = []
+    w0, c0 = time.perf_counter(), time.process_time()
+    t = w0
+    for i, line in enumerate(lines, 1):
+        engine.apply(json.loads(line))
+        if i % chunk == 0:
+            now = time.perf_counter()
+            times.append(now - t)
+            t = now
+    wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+    engine.close()
+    log("live: done")
+    return {"utterances": len(lines), "per_second": len(lines) / wall, "cpu_per_second": len(lines) / cpu,
+            "chunk": chunk, "chunks": times, "last_over_first": times[-1] / times[0] if times else None}
+
+
+def measure_memory(path: Path, log: Log) -> dict:
+    found: dict[str, dict[str, int]] = {}
+    for mode in ("rss", "heap"):
+        for engine in ("grounded", "grounded-load", "authors"):
+            done = subprocess.run([sys.executable, "-m", "grounded.bench.footprint", engine, str(path), mode],
+                                  capture_output=True, text=True, check=True, timeout=3600)
+            found.setdefault(engine, {})[mode] = json.loads(done.stdout)["bytes"]
+            log(f"memory: {engine} ({mode})")
+    return {"bytes": found, "ratio": {e: {m: found[e][m] / max(1, found["authors"][m]) for m in ("rss", "heap")}
+                                      for e in ("grounded", "grounded-load")}}
+
+
+# -- deep inputs ---------------------------------------------------------------------
+
+def deep(kind: str, depth: int, tmp: Path, log: Log) -> dict:
+    """A Dep chain of ``depth`` hypotheses (``chain``) or ``depth`` hypotheses on one literal (``wide``)."""
+    header = {"agents": {"a": {"authority": True}}}
+    path = tmp / f"{kind}.jsonl"
+    engine = Engine(header, log=path, fsync="never")
+    engine.apply({"speaker": "a", "ops": [{"op": "observe", "claim": "o0"}]})  # an open problem: o0
+    tenth = max(1, depth // 10)
+    times: list[float] = []
+    start, cpu0 = time.perf_counter(), time.process_time()
+    since = start
+    prev = "o0"
+    for i in range(1, depth + 1):
+        dep = prev if kind == "chain" else "o0"
+        engine.apply({"speaker": "a", "ops": [{"op": "hypothesize", "claim": f"h{i}", "deps": [dep]}]})
+        prev = f"h{i}"
+        if i % tenth == 0:
+            now = time.perf_counter()
+            times.append(now - since)
+            since = now
+    build, build_cpu = time.perf_counter() - start, time.process_time() - cpu0
+    engine.close()
+    log(f"{kind}: built")
+    top = f"h{depth}"
+    verify_s, _, v = _timed(lambda: engine.verify(top))
+    affected_s, _, a = _timed(lambda: engine.affected("o0"))
+    assert v.grounded and len(v.arguments) == (depth + 1 if kind == "chain" else 2)  # type: ignore[attr-defined]
+    assert len(a.arguments) == depth  # type: ignore[attr-defined]
+    load_s, _, loaded = _timed(lambda: Engine.load(path))
+    assert isinstance(loaded, Engine) and loaded.snapshot() == engine.snapshot()
+    write_s, _, _ = _timed(lambda: Engine.load(path, snapshot=True))
+    restore_s, _, restored = _timed(lambda: Engine.load(path, snapshot=True))
+    assert isinstance(restored, Engine) and restored.log_status is not None
+    assert restored.log_status.restored == depth + 1
+    # the first utterance after the snapshot: the rules' facts are put in when first needed
+    facts_s, _, _ = _timed(lambda: restored.apply({"speaker": "a", "ops": [{"op": "observe", "claim": "z0"}]}))
+    log(f"{kind}: queried")
+    return {"kind": kind, "depth": depth, "build_s": build, "build_cpu_s": build_cpu,
+            "per_hypothesize_us": build / depth * 1e6, "tenths": times,
+            "last_over_first": times[-1] / times[0] if times else None,
+            "verify_ms": verify_s * 1e3, "affected_ms": affected_s * 1e3, "load_s": load_s,
+            "snapshot_write_s": write_s, "snapshot_read_s": restore_s, "rules_restore_s": facts_s}
+
+
+# -- the snapshot, as a command ----------------------------------------------------------
+
+def measure_cli(path: Path, claim: str, tmp: Path, settings: Settings, log: Log) -> dict:
+    """Wall and CPU seconds (user + system, of the child) of each call.  The child writes and
+    reads its modules' bytecode as an installed package does: PYTHONDONTWRITEBYTECODE, if
+    set here, is not passed on (else every call compiles the package's modules again)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["GROUNDED_CACHE_DIR"] = str(tmp / "cache")
+    tiny = tmp / "tiny.jsonl"
+    write_log(tiny, {"grounded": 1, **HEADER},
+              [{"turn": 1, "speaker": "alice", "ops": [{"op": "observe", "claim": "o1"}]}])
+
+    def run(log_path: Path, literal: str) -> tuple[float, float]:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        done = subprocess.run([sys.executable, "-m", "grounded", "verify", str(log_path), literal],
+                              capture_output=True, text=True, env=env, timeout=3600)
+        took = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if done.returncode not in (0, 1):
+            raise RuntimeError(f"grounded verify failed: {done.stderr}")
+        return took, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+    Path(str(path) + ".snapshot").unlink(missing_ok=True)
+    run(tiny, "o1")  # the package's bytecode written, as after an install
+    cold = run(path, claim)
+    warm = [run(path, claim) for _ in range(settings.cli_calls)]
+    start = [run(tiny, "o1") for _ in range(settings.cli_calls)]
+    log("cli: done")
+    return {"cold_s": cold[0], "cold_cpu_s": cold[1],
+            "warm_s": statistics.median(w for w, _ in warm), "warm_cpu_s": statistics.median(c for _, c in warm),
+            "start_s": statistics.median(w for w, _ in start), "start_cpu_s": statistics.median(c for _, c in start),
+            "snapshot_bytes": Path(str(path) + ".snapshot").stat().st_size, "log_bytes": path.stat().st_size}
+
+
+# -- durability -------------------------------------------------------------------------
+
+def measure_fsync(utterances: list[dict], tmp: Path, settings: Settings, log: Log) -> dict:
+    stream = utterances[: settings.fsync_utterances]
+    rates = {}
+    for policy in ("none", "never", "batch", "always"):
+        path = tmp / f"fsync-{policy}.jsonl"
+        path.unlink(missing_ok=True)
+        engine = Engine(HEADER) if policy == "none" else Engine(HEADER, log=path, fsync=policy)  # type: ignore[arg-type]
+        start = time.perf_counter()
+        for u in stream:
+            engine.apply(u)
+        engine.close()
+        rates[policy] = len(stream) / (time.perf_counter() - start)
+        log(f"fsync: {policy}")
+    return {"utterances": len(stream), "per_second": rates,
+            "slowdown": {p: rates["none"] / r for p, r in rates.items() if p != "none"}}
+
+
+# -- the whole run -------------------------------------------------------------------------
+
+def run(settings: Settings, log: Log = lambda line: None) -> dict:
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        conv = build(settings.k, "naive", settings.seed)
+        utterances = conv.history
+        header = header_json(conv.engine.header, conv.engine.origin())
+        conv.engine.close()
+        del conv
+        path = tmp / "naive.jsonl"
+        write_log(path, header, utterances)
+        log(f"stream: {len(utterances):,} utterances")
+        result: dict = {"settings": {k: v for k, v in settings.__dict__.items() if k != "extra"}}
+        result["bulk"] = measure_bulk(path, utterances, settings, log)
+        result["live"] = measure_live(utterances, log)
+        result["memory"] = measure_memory(path, log) if settings.memory else None
+        result["deep"] = [deep("chain", settings.depth, tmp, log), deep("wide", settings.depth, tmp, log)]
+        claim = next(op["claim"] for u in reversed(utterances) for op in u["ops"] if op["op"] == "hypothesize")
+        result["cli"] = measure_cli(path, claim, tmp, settings, log)
+        result["fsync"] = measure_fsync(utterances, tmp, settings, log)
+    return result
+
+
+def markdown(result: dict) -> str:
+    b, lv = result["bulk"], result["live"]
+    lines = [f"## Reading a log in bulk: `Engine.load` of {b['utterances']:,} utterances (naive stream)", "",
+             markdown_table(["engine", "utterances/s (wall)", "utterances/s (CPU)"],
+                            [[n, f"{b['per_second'][n]:,.0f}", f"{b['cpu_per_second'][n]:,.0f}"]
+                             for n in ("grounded", "authors")]),
+             "", f"grounded / authors (time): {b['ratio']:.1f}x; seconds per tenth of the log: "
+                 + ", ".join(f"{t:.2f}" for t in b["tenths"]), "",
+             f"## Live: `Engine.apply` of the same {lv['utterances']:,} utterances", "",
+             f"{lv['per_second']:,.0f} utterances/s (wall), {lv['cpu_per_second']:,.0f} (CPU); seconds per "
+             f"{lv['chunk']:,}: " + ", ".join(f"{t:.2f}" for t in lv["chunks"])
+             + (f" (last / first: {lv['last_over_first']:.2f})" if lv["last_over_first"] else "")]
+    mem = result.get("memory")
+    if mem:
+        mb = mem["bytes"]
+        lines += ["", f"## Memory after {b['utterances']:,} utterances (a fresh interpreter per figure)", "",
+                  markdown_table(["engine", "resident set growth, MB", "Python heap, MB", "RSS / authors",
+                                  "heap / authors"],
+                                 [[n, f"{mb[n]['rss'] / 2**20:.1f}", f"{mb[n]['heap'] / 2**20:.1f}",
+                                   f"{mem['ratio'][n]['rss']:.2f}" if n in mem["ratio"] else "-",
+                                   f"{mem['ratio'][n]['heap']:.2f}" if n in mem["ratio"] else "-"]
+                                  for n in ("grounded", "grounded-load", "authors")])]
+    rows = [[d["kind"], f"{d['depth']:,}", f"{d['build_s']:.2f}", f"{d['per_hypothesize_us']:.0f}",
+             f"{d['last_over_first']:.2f}", f"{d['verify_ms']:.1f}", f"{d['affected_ms']:.1f}", f"{d['load_s']:.2f}",
+             f"{d['snapshot_read_s']:.2f}", f"{d['rules_restore_s']:.2f}"] for d in result["deep"]]
+    lines += ["", "## Deep inputs: a Dep chain (each hypothesis rests on the one before) and a fan "
+                  "(every hypothesis rests on o0), built live", "",
+              markdown_table(["input", "hypotheses", "built in, s", "us per Hypothesize", "last / first tenth",
+                              "Verify (top), ms", "Affected*(o0), ms", "Engine.load, s", "from the snapshot, s",
+                              "next utterance (rules restored), s"], rows)]
+    c = result["cli"]
+    lines += ["", "## `grounded verify` as a command on the stream's log", "",
+              markdown_table(["call", "seconds (wall)", "seconds (CPU)"],
+                             [[label, f"{c[key + '_s']:.2f}", f"{c[key + '_cpu_s']:.2f}"] for label, key in (
+                                 ("first (replays the log, writes the snapshot)", "cold"),
+                                 ("next (reads the snapshot)", "warm"),
+                                 ("on a one-line log (interpreter and rules starting)", "start"))]),
+              "", f"log {c['log_bytes'] / 2**20:.1f} MB, snapshot {c['snapshot_bytes'] / 2**20:.1f} MB."]
+    f = result["fsync"]
+    lines += ["", f"## Durability: live apply with an event log ({f['utterances']:,} utterances)", "",
+              markdown_table(["log", "utterances/s", "slowdown"],
+                             [[p if p != "none" else "no log", f"{r:,.0f}",
+                               f"{f['slowdown'][p]:.2f}x" if p in f["slowdown"] else "-"]
+                              for p, r in f["per_second"].items()])]
+    return "\n".join(lines)

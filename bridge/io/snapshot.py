@@ -1,0 +1,217 @@
+"""A snapshot beside an event log: the state its lines give, so a query need not replay them.
+
+``talk.jsonl.snapshot`` holds the Python state after the first ``log_size``
+bytes of ``talk.jsonl`` (the header and every whole line up to there) and is
+keyed by what those bytes and their reading depend on:
+
+* the log: the number of bytes covered, the lines among them, and the sha256
+  of those bytes.  A log that was appended to still starts with them, so its
+  state is the snapshot's plus the lines after them (``Engine.load`` replays
+  only those); any other change to the log (a different hash, fewer bytes)
+  makes the snapshot stale;
+* the reading: the rules version and the extensions (name and sha256) the
+  state was computed with, and this format's version.
+
+A stale snapshot is never used: the log is replayed and the snapshot written
+again.  A snapshot is a cache written by this machine's user, so it carries
+an HMAC under a key kept in the user's cache directory
+(``$GROUNDED_CACHE_DIR``, else ``$XDG_CACHE_HOME/grounded``, else
+``~/.cache/grounded``): a snapshot that was torn by a crash, corrupted, or
+written by anyone else (one that came with a log from elsewhere) fails it and
+is ignored with a note, and rebuilt.  Without a usable key directory there are
+no snapshots (every query replays).
+
+The file is the key (one line of JSON, with the MAC) and the body: the state
+(grounded.dmap.state.DependencyMap.to_data) in ``marshal``'s format, which
+Python reads back ten times faster than JSON.  ``marshal`` is not meant for
+data from elsewhere; the body is read only once its MAC shows it was written
+here, by this Python version (part of the key).  It is written to a temporary file and renamed over the old one,
+so a reader sees the old snapshot or the new one.  What the state excludes:
+a conversation with a world model is never snapshotted (its model M is kept
+as a history of frames that are not written out), and neither is a reading
+that stopped early or ended on a line without its newline.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import marshal
+import os
+import secrets
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+SUFFIX = ".snapshot"
+FORMAT = 1
+PYTHON = f"{sys.implementation.name}-{sys.version_info[0]}.{sys.version_info[1]}-marshal{marshal.version}"
+"""What writes and reads the body: another Python makes a snapshot stale."""
+KEY_FILE = "snapshot.key"
+CACHE_VARIABLE = "GROUNDED_CACHE_DIR"
+
+
+@dataclass(frozen=True)
+class SnapshotKey:
+    """What a snapshot's state depends on (see the module docstring)."""
+
+    log_size: int
+    log_lines: int
+    log_sha256: str
+    utterances: int
+    rules: str
+    extensions: tuple[tuple[str, str], ...]
+    """(file name, sha256) of each extension, in the order given."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"grounded_snapshot": FORMAT, "python": PYTHON, "log_size": self.log_size, "log_lines": self.log_lines,
+                "log_sha256": self.log_sha256, "utterances": self.utterances, "rules": self.rules,
+                "extensions": [list(e) for e in self.extensions]}
+
+    @classmethod
+    def from_json(cls, obj: Any) -> SnapshotKey:
+        if not isinstance(obj, dict) or obj.get("grounded_snapshot") != FORMAT or obj.get("python") != PYTHON:
+            raise ValueError("not a snapshot of this format and Python")
+        ints = [obj.get(k) for k in ("log_size", "log_lines", "utterances")]
+        if not all(type(v) is int and v >= 0 for v in ints):
+            raise ValueError("a count is not a non-negative integer")
+        texts = [obj.get(k) for k in ("log_sha256", "rules")]
+        extensions = obj.get("extensions")
+        if not all(isinstance(v, str) for v in texts) or not isinstance(extensions, list) or not all(
+                isinstance(e, list) and len(e) == 2 and all(isinstance(x, str) for x in e) for e in extensions):
+            raise ValueError("a field has the wrong type")
+        return cls(ints[0], ints[1], texts[0], ints[2], texts[1],  # type: ignore[arg-type]
+                   tuple((e[0], e[1]) for e in extensions))
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    key: SnapshotKey
+    state: dict[str, Any]
+    """The Python state as plain data (DependencyMap.to_data)."""
+
+
+@dataclass(frozen=True)
+class Found:
+    """What looking for a snapshot found: a snapshot (None if there is none to use) and,
+    when one was there but could not be used, why (a note for the user)."""
+
+    snapshot: Snapshot | None
+    note: str | None = None
+
+
+def snapshot_path(log: str | Path) -> Path:
+    return Path(str(log) + SUFFIX)
+
+
+def cache_dir() -> Path:
+    explicit = os.environ.get(CACHE_VARIABLE)
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "grounded"
+
+
+def _secret() -> bytes | None:
+    """This user's snapshot key, created on first use (None if the cache directory is unusable)."""
+    path = cache_dir() / KEY_FILE
+    try:
+        return _read_secret(path)
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # another process made it first
+        try:
+            return _read_secret(path)
+        except OSError:
+            return None
+    except OSError:
+        return None
+    secret = secrets.token_bytes(32)
+    try:
+        os.write(fd, secret.hex().encode())
+    finally:
+        os.close(fd)
+    return secret
+
+
+def _read_secret(path: Path) -> bytes | None:
+    try:
+        secret = bytes.fromhex(path.read_text().strip())
+    except ValueError:
+        return None
+    return secret if len(secret) >= 32 else None
+
+
+def _mac(secret: bytes, key: dict[str, Any], body: bytes) -> str:
+    head = json.dumps(key, sort_keys=True, separators=(",", ":")).encode()
+    return hmac.new(secret, head + b"\n" + body, hashlib.sha256).hexdigest()
+
+
+def read_snapshot(log: str | Path, rules: str, extensions: tuple[tuple[str, str], ...]) -> Found:
+    """The snapshot beside ``log`` if there is one made by these rules and extensions, intact.
+
+    Whether it still fits the log (its bytes and hash) is the caller's to check
+    while reading the log (``LogReader.skip_to``, ``digest``).
+    """
+    path = snapshot_path(log)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return Found(None)
+    except OSError as exc:
+        return Found(None, f"{path}: cannot read the snapshot ({exc.strerror}); replaying the log")
+    secret = _secret()
+    if secret is None:
+        return Found(None)
+    head, _, body = data.partition(b"\n")
+    try:
+        obj = json.loads(head)
+        mac = obj.pop("mac", None) if isinstance(obj, dict) else None
+        if isinstance(obj, dict) and obj.get("python") not in (None, PYTHON):
+            return Found(None)  # written by another Python: stale, rebuilt without a note
+        key = SnapshotKey.from_json(obj)
+        if not isinstance(mac, str) or not hmac.compare_digest(mac, _mac(secret, obj, body)):
+            raise ValueError("its MAC does not match: torn, corrupted, or not written here")
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        return Found(None, f"{path}: snapshot ignored ({exc}); replaying the log and writing it again")
+    if key.rules != rules or key.extensions != extensions:
+        return Found(None)  # made under other rules: stale, rebuilt without a note
+    try:
+        state = marshal.loads(body)  # written here (the MAC says so), by this Python (the key says so)
+    except (ValueError, EOFError, TypeError) as exc:
+        return Found(None, f"{path}: snapshot ignored (its body does not read: {exc}); replaying the log")
+    if not isinstance(state, dict):
+        return Found(None, f"{path}: snapshot ignored (its body is not a state); replaying the log")
+    return Found(Snapshot(key, state))
+
+
+def write_snapshot(log: str | Path, key: SnapshotKey, state: dict[str, Any]) -> str | None:
+    """Write the snapshot beside ``log`` (atomically: renamed into place).  Returns None, or a
+    note saying why it could not be written (a cache: the next reading replays the log)."""
+    secret = _secret()
+    if secret is None:
+        return None
+    path = snapshot_path(log)
+    obj = key.to_json()
+    body = marshal.dumps(state)
+    obj["mac"] = _mac(secret, key.to_json(), body)
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(json.dumps(obj).encode() + b"\n")
+            f.write(body)
+        os.replace(tmp, path)
+    except OSError as exc:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        return f"{path}: cannot write the snapshot ({exc.strerror}); the next query replays the log again"
+    return None
