@@ -169,13 +169,28 @@ def crosscheck(
     quick: Quick = False,
     soak: Annotated[int, typer.Option(help="Noisy conversations in the soak.")] = 8,
     py_arg_limit: Annotated[float, typer.Option(help="Seconds PyArg may take per framework.")] = 30.0,
+    turns: Annotated[str | None, typer.Option(help="Only the scaling table of grounded check, at these numbers "
+                                                   "of turns (e.g. 500,2000,8000,20000).")] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the synthetic conversations.")] = 1,
 ) -> None:
     """grounded check at 100-2,000 turns (one shot vs turn by turn); preferred extensions vs PyArg; a soak."""
     from grounded.bench import crosscheck as cc
     from grounded.bench.report import stderr
 
-    result = cc.run(quick, soak, py_arg_limit, log=lambda line: stderr.print(line, markup=False))
-    _publish(out, "crosscheck", result, cc.markdown)
+    def log(line: str) -> None:
+        stderr.print(line, markup=False)
+
+    if turns is not None:
+        try:
+            ks = [int(k) for k in turns.split(",")]
+        except ValueError:
+            raise typer.BadParameter(f"{turns!r}: expected numbers of turns separated by commas",
+                                     param_hint="--turns") from None
+        if not ks or min(ks) < 1:
+            raise typer.BadParameter(f"{turns!r}: every number of turns must be at least 1", param_hint="--turns")
+        _publish(out, "crosscheck-scaling", cc.scaling(ks, seed, log=log), cc.scaling_markdown)
+        return
+    _publish(out, "crosscheck", cc.run(quick, soak, py_arg_limit, seed, log=log), cc.markdown)
 
 
 @bench_app.command("del")

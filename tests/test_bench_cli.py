@@ -138,3 +138,16 @@ def test_the_verifier_bench_runs_one_split_on_request(tmp_path):
     assert "## dev split" in md and "## test split" not in md
     bad = here("bench", "verify", "--items", path, "--split", "holdout", "--out", out, env=env)
     assert bad.returncode == 2 and "--split: unknown 'holdout'" in bad.stderr
+
+
+def test_crosscheck_scaling_at_the_turns_asked(tmp_path):
+    """`grounded bench crosscheck --turns` (issue 13's done-when command): one row per K and the fitted exponent."""
+    result = grounded("bench", "crosscheck", "--turns", "40,80", "--out", tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    data = json.loads((tmp_path / "crosscheck-scaling.json").read_text())
+    assert [row["k"] for row in data["checks"]] == [40, 80]
+    assert all(row["seconds"] > 0 and row["peak_mb"] > 0 for row in data["checks"])
+    assert data["exponent"] is not None
+    assert "Fitted exponent" in result.stdout and "| 80 |" in result.stdout
+    bad = grounded("bench", "crosscheck", "--turns", "40,many", "--out", tmp_path)
+    assert bad.returncode == 2 and "--turns" in bad.stderr
