@@ -78,35 +78,3 @@ def standing_invariant(dm: DependencyMap, t: int | None = None) -> bool:
                    for a, b, turn in dm.attacks if t is None or turn <= t)
 
 
-def _lit(literal: str):
-    return ("-", literal[1:]) if literal.startswith("-") else literal
-
-
-def rule_facts(dm: DependencyMap) -> set:
-    """The facts prolog/state.pl should hold for this state, as term data
-    (grounded.solvers.terms): the bridge's mirror, written as the rules store it."""
-    facts: set = {("agent", name, "true" if a.authority else "false") for name, a in dm.agents.items()}
-    if dm.open_agents:
-        facts.add("open_agents")
-    if dm.acyclic:
-        facts.add(("option", "acyclic_attacks"))
-    if dm.header.world is not None:
-        facts.add(("option", "world_model"))
-    for p in dm.props.values():
-        facts.add(("prop", p.id, p.kind))
-        if p.aware_turn is not None:
-            facts.add(("aware", p.id))
-    for r in dm.args:
-        facts.add(("argument", r.id, _lit(r.claim), r.kind, r.speaker, r.turn))
-        turn, standing, cause = r.history[-1]
-        facts.add(("standing", r.id, standing, turn, "none" if cause is None else ("by", _lit(cause))))
-        facts.update(("dep", r.id, _lit(d)) for d in r.deps)
-        facts.update(("explains", r.id, _lit(x)) for x in r.explains)
-    facts.update(("att", a, b) for a, b, _ in dm.attacks)
-    facts.update(("committed", agent, i) for agent, ids in dm.committed.items() for i in ids)
-    facts.update(("dissent", a, agent) for a, agents in dm.dissent.items() for agent in agents)
-    facts.update(("open_problem", _lit(p)) for p in dm.open_problems)
-    if dm.last_turn is not None:
-        facts.add(("last_turn", dm.last_turn))
-    facts.add(("arg_count", len(dm.args)))
-    return facts
