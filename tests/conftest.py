@@ -48,6 +48,16 @@ def _snapshot_key(tmp_path_factory):
     yield
 
 
+@pytest.fixture
+def server():
+    """A scripted OpenAI-compatible server on 127.0.0.1 (tests/openai_server.py), closed after the test."""
+    from .openai_server import ScriptedServer
+
+    s = ScriptedServer()
+    yield s
+    s.close()
+
+
 @pytest.fixture(scope="session")
 def postgres_url():
     """A throw-away PostgreSQL cluster on a loopback port (Debian's postgresql package; see bench/pgserver.py)."""

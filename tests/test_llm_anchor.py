@@ -16,7 +16,7 @@ from grounded.interpreter.llm import LLMConfig
 from grounded.interpreter.llm_anchor import LLMAnchor, claims_shown, parse_answer
 from grounded.interpreter.verdict import ABSTAIN, ACCEPT, REJECT
 
-from .openai_server import ScriptedServer, reply, status
+from .openai_server import reply, status
 
 ROOT = Path(__file__).resolve().parent.parent
 PHASE2 = ROOT / "scenarios" / "phase2.yaml"
@@ -28,13 +28,6 @@ def p2():
     engine = scenario_engine(2)
     yield engine
     engine.close()
-
-
-@pytest.fixture
-def server():
-    s = ScriptedServer()
-    yield s
-    s.close()
 
 
 @pytest.fixture

@@ -26,7 +26,7 @@ from grounded.interpreter.llm import LLMConfig, LLMInterpreter
 from grounded.interpreter.session import interpret
 from grounded.interpreter.transcript import Said
 
-from .openai_server import ScriptedServer, html, raw, reply, trickle
+from .openai_server import html, raw, reply, trickle
 
 HEADER = {"agents": {"carol": {}, "bob": {}}}
 GOOD = {"operations": [{"op": "observe", "claim": "#1", "text": "Auth failures are up."},
@@ -47,13 +47,6 @@ HOSTILE = {
     "nested brackets in the answer": reply("[" * DEEP + "]" * DEEP),
     "nested object in the answer": reply('{"operations": ' + "[" * DEEP + "]" * DEEP + "}"),
 }
-
-
-@pytest.fixture
-def server():
-    s = ScriptedServer()
-    yield s
-    s.close()
 
 
 def make(server, tmp_path, **config):

@@ -18,7 +18,7 @@ from grounded.interpreter.runner import interpret_file
 from grounded.interpreter.session import interpret, interpret_turn
 from grounded.interpreter.transcript import Said
 
-from .openai_server import ScriptedServer, reply, slow, status
+from .openai_server import reply, slow, status
 
 HEADER = {"agents": {"carol": {}, "bob": {}, "alice": {"authority": True}},
           "props": [{"id": "mis_monitor", "aware": False, "text": "Monitoring conflates Redis with the database."}]}
@@ -30,13 +30,6 @@ def ops(*items: dict) -> dict:
 
 OBSERVE_AND_ASK = ops({"op": "observe", "claim": "#1", "text": "Auth failures are up."},
                       {"op": "question", "claim": "#2", "text": "What causes the failures?"})
-
-
-@pytest.fixture
-def server():
-    s = ScriptedServer()
-    yield s
-    s.close()
 
 
 @pytest.fixture

@@ -249,17 +249,8 @@ class LogReader:
             self.close()
 
     def __iter__(self) -> Iterator[tuple[int, Any]]:
-        try:
-            while True:
-                item = self._next_raw()
-                if item is None:
-                    return
-                lineno, body, _ = item
-                if body is None:  # torn: the last line, never acknowledged
-                    return
-                yield lineno, self._decode(lineno, body)
-        finally:
-            self.close()
+        for lineno, body in self.raw_lines():
+            yield lineno, self._decode(lineno, body)
 
     def close(self) -> None:
         self._handle.close()

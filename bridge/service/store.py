@@ -248,9 +248,7 @@ class SQLiteStore(Store):
     def _execute(self, sql: str, args: tuple = ()) -> Any:
         try:
             return self._db.execute(sql, args)
-        except sqlite3.IntegrityError as exc:
-            raise StoreUnavailable(f"{self.url}: {exc}") from exc
-        except sqlite3.OperationalError as exc:
+        except (sqlite3.IntegrityError, sqlite3.OperationalError) as exc:
             raise StoreUnavailable(f"{self.url}: {exc}") from exc
 
     @contextmanager
