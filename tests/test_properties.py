@@ -291,3 +291,31 @@ def test_circular_support_grounds_nothing():
     # an independent argument for c1 grounds both
     dm = synthetic_map(3, [0, 1, 1], [[1], [0], []], ["active"] * 3)
     assert fast_verify(dm, "c0").grounded and fast_verify(dm, "c1").grounded
+
+
+@budget(25)
+@given(data=st.data())
+def test_chatter_admitted_without_the_rules_is_what_the_rules_admit(data):
+    """``Engine.apply`` admits an utterance without operations by a known speaker after the
+    last turn without a rule run (a fast path for chatter). The log it writes is then read
+    back by the rules alone (``Engine.load`` judges every line): they must accept every line
+    and reach the same state, so the fast path never admits what the rules would refuse."""
+    header = HEADER if data.draw(st.booleans(), label="declared agents") else {**HEADER, "agents": {}}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "log.jsonl"
+        live = Engine(header, log=path)
+        for _ in range(data.draw(st.integers(5, 30), label="length")):
+            u: dict = {"speaker": data.draw(st.sampled_from(SPEAKERS), label="speaker")}
+            if data.draw(st.booleans(), label="operations"):
+                u["ops"] = data.draw(st.lists(ops_for(live.state), min_size=1, max_size=2), label="ops")
+            if data.draw(st.booleans(), label="explicit turn"):
+                u["turn"] = data.draw(st.integers(0, (live.turn or 0) + 2), label="turn")
+            try:
+                live.apply(u)
+            except PreconditionError as exc:
+                assert not u.get("ops") or exc.violations
+        live.close()
+        loaded = Engine.load(path)
+        assert loaded.snapshot() == live.snapshot()
+        assert loaded.prolog_state() == live.prolog_state()
+        loaded.close()
