@@ -65,14 +65,13 @@ TROUBLE_WORDS = frozenset({
     "503s", "sick", "unhealthy", "degraded", "degradation", "overloaded", "overwhelmed", "overload",
     "risky", "risk", "hard", "difficult", "unclear", "trouble", "concern", "concerns", "short-sighted",
     "dissent", "elevated", "spike", "spikes", "rate-limiting", "throttling", "throttled", "blocker",
-    "problem", "problems", "rewrite", "irreversible", "conflates", "mislabels", "mislabelled", "mislabeled",
+    "problem", "problems", "irreversible", "conflates", "mislabels",
     "misleading", "wrong",
     # generic words of trouble, added with the reader's revision (not drawn from any item)
     "slow", "slower", "costly", "expensive", "painful", "fragile", "flaky", "flapping", "bottleneck", "leak",
     "leaking", "leaks", "bug", "buggy", "crash", "crashes", "crashing", "crashed", "doubt", "doubtful",
     "uncertain", "questionable", "poor", "bad", "worse", "dangerous", "unsafe", "impossible", "infeasible",
-    "unrealistic", "unreliable", "unstable", "incorrect", "inaccurate", "invalid", "bloated", "balloon",
-    "balloons", "ballooning", "huge", "massive", "heavy", "dead", "dying", "died", "lost", "losing", "stuck",
+    "unrealistic", "unreliable", "unstable", "incorrect", "inaccurate", "invalid", "bloated", "huge", "massive", "heavy", "dead", "dying", "died", "lost", "losing", "stuck",
     "hung", "saturated", "starved", "starving", "breaking", "breaks", "broke", "lapsed", "stale",
     "outdated", "missing", "undocumented", "immature", "unproven", "complex", "complicated", "subtle", "issue",
     "issues", "danger", "worry", "worries", "worried", "worrying", "unworkable",
@@ -82,7 +81,7 @@ TROUBLE_WORDS = frozenset({
 ORDER_WORDS = frozenset({
     "normal", "healthy", "fine", "valid", "ok", "okay", "plenty", "ample", "accepts", "accepting", "low-risk",
     "safe", "simple", "easy", "proven", "agrees", "works", "working", "realistic", "reliable", "stable",
-    "refactor", "accurate", "correct",
+    "accurate", "correct",
     # generic words of order, added with the reader's revision (not drawn from any item)
     "flat", "steady", "unchanged", "usual", "expected", "cheap", "inexpensive", "trivial", "straightforward",
     "feasible", "possible", "manageable", "smooth", "smoothly", "fast", "quick", "solid", "mature", "sound",
