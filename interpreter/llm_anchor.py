@@ -21,7 +21,6 @@ call log carries ``task: "anchor"``, the prompt version and the candidate.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from typing import Any
@@ -31,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from grounded.engine import Engine
 from grounded.interpreter.calllog import CallLog
 from grounded.interpreter.llm import LLMConfig, LLMInterpreter
+from grounded.interpreter.schema import InterpreterError, parse_json
 from grounded.interpreter.texts import claim_texts
 from grounded.interpreter.verdict import Finding, TextVerdict, verdict_of
 
@@ -105,11 +105,10 @@ def parse_answer(content: str | None, known: set[str]) -> AnchorAnswer:
     """The answer in ``content`` (prose or a code fence around the object is tolerated), ids checked."""
     if not content or "{" not in content or "}" not in content:
         raise AnchorAnswerError("the answer holds no JSON object")
-    body = content[content.index("{"): content.rindex("}") + 1]
     try:
-        data = json.loads(body)
-    except json.JSONDecodeError as exc:
-        raise AnchorAnswerError(f"not valid JSON: {exc.msg} at position {exc.pos}") from exc
+        data = parse_json(content)
+    except InterpreterError as exc:  # invalid, or nested past the parser's depth
+        raise AnchorAnswerError(str(exc)) from None
     try:
         answer = AnchorAnswer.model_validate(data)
     except ValidationError as exc:

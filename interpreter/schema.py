@@ -102,7 +102,7 @@ def parse_response(registry: OperationRegistry, content: str | None) -> list[Res
     """The operations of a model's answer; InterpreterError says what is wrong with it."""
     if not content or not content.strip():
         raise InterpreterError("the answer was empty")
-    data = _json(content)
+    data = parse_json(content)
     if isinstance(data, list):
         data = {"operations": data}
     if not isinstance(data, dict):
@@ -118,7 +118,7 @@ def parse_response(registry: OperationRegistry, content: str | None) -> list[Res
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
 
 
-def _json(content: str) -> Any:
+def parse_json(content: str) -> Any:
     """Parse JSON, tolerating a Markdown code fence or prose around one object."""
     candidates = [content.strip()]
     candidates += [m.group(1).strip() for m in _FENCE.finditer(content)]

@@ -13,7 +13,7 @@ import pytest
 from grounded.bench.verifier import scenario_engine
 from grounded.interpreter.calllog import CallLog, read_call_log
 from grounded.interpreter.llm import LLMConfig
-from grounded.interpreter.llm_anchor import LLMAnchor, claims_shown, parse_answer
+from grounded.interpreter.llm_anchor import AnchorAnswerError, LLMAnchor, claims_shown, parse_answer
 from grounded.interpreter.verdict import ABSTAIN, ACCEPT, REJECT
 
 from .openai_server import reply, status
@@ -114,3 +114,9 @@ def test_cli_verify_text_with_the_llm(server, tmp_path):
     data = json.loads(result.stdout)
     assert data["verdict"] == "reject" and data["method"] == "llm (scripted)" and data["denied"][0]["literal"] == "h4"
     assert [r["outcome"] for r in read_call_log(log)] == ["accepted"]
+
+
+def test_an_answer_nested_past_the_parser_is_an_error_never_a_crash():
+    deep = '{"asserts": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    with pytest.raises(AnchorAnswerError, match="nested too deeply"):
+        parse_answer(deep, {"h4"})
