@@ -230,3 +230,13 @@ def test_check_stops_at_its_memory_budget_with_exit_2(tmp_path):
     assert done.returncode == 2, done.stdout + done.stderr
     assert "memory budget of 0.05 GB" in done.stderr and "--memory-limit" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_an_error_that_only_mentions_memory_is_not_a_memory_budget_error():
+    from grounded.core.errors import InputError
+    from grounded.crosscheck.budget import MemoryBudgetError, memory_bound
+
+    with pytest.raises(InputError, match="memory_leak"), memory_bound(2**34):
+        raise InputError("talk.jsonl:3: ops[0].target: memory_leak is not known")
+    with pytest.raises(MemoryBudgetError), memory_bound(2**34):
+        raise RuntimeError("std::bad_alloc")

@@ -50,12 +50,17 @@ def _mapped_bytes() -> int:
         return 0
 
 
+_OUT_OF_MEMORY = ("bad_alloc", "out of memory", "not enough memory", "cannot allocate memory",
+                  "not enough resources", "resource_error(")
+"""How clingo (C++), SWI-Prolog and the C library say an allocation failed; a message merely
+mentioning memory (a literal named ``memory_leak``) is not one of them."""
+
+
 def _out_of_memory(exc: BaseException) -> bool:
     if isinstance(exc, MemoryError):
         return True
     text = str(exc).lower()
-    return any(word in text for word in ("bad_alloc", "out of memory", "not enough memory",
-                                         "resource_error", "memory"))
+    return any(words in text for words in _OUT_OF_MEMORY)
 
 
 @contextmanager
@@ -72,8 +77,6 @@ def memory_bound(budget: int | None) -> Iterator[None]:
     try:
         yield
     except Exception as exc:
-        if isinstance(exc, GroundedError) and not _out_of_memory(exc):
-            raise
         if not _out_of_memory(exc):
             raise
         raise MemoryBudgetError(
