@@ -43,7 +43,7 @@ def check_command(
     budget = int(memory_limit * GB) if memory_limit is not None else default_budget()
     spec = {"file": str(file), "at": at, "extensions": [str(p) for p in extension or ()],
             "incremental": incremental, "retraction": retraction, "every_turn": every_turn, "seed": seed,
-            "partial": partial, "allow_rules_change": allow_rules_change}
+            "partial": partial, "allow_rules_change": allow_rules_change, "as_json": as_json}
     answer = run_isolated(spec, budget)
     for note in (answer["torn_note"], answer["partial_note"]):
         if note is not None:

@@ -162,7 +162,9 @@ def _child(spec_json: str, budget: str, result_path: str) -> int:
         out.write_text(json.dumps({"error": f"{type(exc).__name__}: {exc}", "internal": True}))
         return 2
     status = report.log_status
-    out.write_text(json.dumps({"report": report.to_json(), "lines": report.mismatches + report.failures,
+    # the JSON report describes every retraction (and its extensions): built only when asked for
+    out.write_text(json.dumps({"report": report.to_json() if spec.get("as_json") else None,
+                               "lines": report.mismatches + report.failures,
                                "summary": report.summary(), "ok": report.ok, "utterances": report.utterances,
                                "torn_note": None if status is None else status.torn_note(),
                                "partial_note": None if status is None else status.partial_note()}))
