@@ -122,26 +122,25 @@ def export(
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write here instead of stdout.")] = None,
 ) -> None:
     """Write a stored conversation as the event log (JSON Lines) that Engine.load reads."""
+    from grounded.io.format import encode_line
+    from grounded.service.conversations import event_log_lines
     from grounded.service.keys import check_name
     from grounded.service.store import open_store
 
     check_name("conversation", conversation)
     store = open_store(db)
     try:
-        row = store.conversation(conversation)
-        if row is None:
+        lines = event_log_lines(store, conversation)
+        if lines is None:
             raise InputError(f"no conversation {conversation} in {store.url}")
-        head = dict(row.header)
-        if row.extensions:
-            head["extensions"] = row.extensions
-        lines = [head, *(line for _, line in store.lines(conversation))]
     finally:
         store.close()
-    text = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+    data = b"".join(map(encode_line, lines))
     if output is None:
-        sys.stdout.write(text)
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
     else:
-        output.write_text(text, encoding="utf-8")
+        output.write_bytes(data)
 
 
 @app.command()

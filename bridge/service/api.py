@@ -26,6 +26,7 @@ from fastapi.responses import JSONResponse, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from grounded.core.errors import GroundedError, InputError, PreconditionError
+from grounded.io.format import encode_line
 from grounded.service import schemas as s
 from grounded.service.conversations import Conversations, ExtensionFile, input_error_json, rejection_json
 from grounded.service.errors import ServiceError
@@ -184,8 +185,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def export(request: Request, cid: str, key: Key) -> Response:
         """The conversation as an event log: the header line, then one line per utterance."""
         lines = await ask(request, key, lambda c, t: c.export(t, cid), reads=cid)
-        body = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
-        return Response(body, media_type="application/x-ndjson")
+        return Response(b"".join(map(encode_line, lines)), media_type="application/x-ndjson")
 
     return RequestGuard(app, settings.max_body)  # type: ignore[return-value]  # an ASGI app wrapping FastAPI
 

@@ -154,12 +154,9 @@ class Conversations:
     def export(self, tenant: str, cid: str) -> list[dict[str, Any]]:
         """The event log: the header line, then every stored utterance line (what ``Engine.load`` reads)."""
         self._check_tenant(tenant, cid)
-        row = self.store.conversation(cid)
-        assert row is not None  # _check_tenant found it
-        head = dict(row.header)
-        if row.extensions:
-            head["extensions"] = row.extensions
-        return [head, *(line for _, line in self.store.lines(cid))]
+        lines = event_log_lines(self.store, cid)
+        assert lines is not None  # _check_tenant found it
+        return lines
 
     def _summary(self, cid: str, entry: _Entry) -> dict[str, Any]:
         return {"id": cid, "tenant": entry.tenant, "turn": entry.engine.turn, "length": entry.length}
@@ -344,6 +341,18 @@ class Conversations:
         for interp in self._interpreters.values():
             interp.close()
         self.store.close()
+
+
+def event_log_lines(store: Store, cid: str) -> list[dict[str, Any]] | None:
+    """The conversation ``cid`` as event-log lines (the header, with its extensions, then each
+    stored utterance), None if the store has none; ``encode_line`` writes each."""
+    row = store.conversation(cid)
+    if row is None:
+        return None
+    head = dict(row.header)
+    if row.extensions:
+        head["extensions"] = row.extensions
+    return [head, *(line for _, line in store.lines(cid))]
 
 
 def state_json(engine: Engine, at: int | None = None) -> dict[str, Any]:
