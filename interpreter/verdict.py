@@ -27,7 +27,7 @@ from typing import Literal
 
 from grounded.engine import Engine
 from grounded.present import context
-from grounded.queries.verify import GROUNDED, NO_ANCHOR, UNGROUNDED, Verification
+from grounded.queries.verify import NO_ANCHOR, UNGROUNDED, Verification
 
 ACCEPT, REJECT, ABSTAIN = "accept", "reject", "abstain"
 Stance = Literal["asserts", "denies"]
@@ -163,8 +163,5 @@ def by_claim(engine: Engine, asserts: Iterable[str], denies: Iterable[str], at: 
     return verdict_of(text, asserted, denied, method="by claim", at=at)
 
 
-STATUS_OF_VERDICT = {ACCEPT: GROUNDED, REJECT: UNGROUNDED, ABSTAIN: NO_ANCHOR}
-"""Verify's status a single asserted literal would have for each verdict (what older callers expect)."""
-
-__all__ = ["ABSTAIN", "ACCEPT", "REJECT", "STATUS_OF_VERDICT", "Finding", "TextVerdict", "by_claim", "decide",
+__all__ = ["ABSTAIN", "ACCEPT", "REJECT", "Finding", "TextVerdict", "by_claim", "decide",
            "verdict_of"]

@@ -81,15 +81,6 @@ def literal_term(literal: str) -> str | tuple[str, str]:
     return ("-", literal[1:]) if literal.startswith("-") else literal
 
 
-def term_literal(value: object) -> str:
-    """The inverse of ``literal_term``; anything else is a protocol error (ValueError)."""
-    if isinstance(value, str):
-        return value
-    if (isinstance(value, tuple) and len(value) == 2 and value[0] == "-" and isinstance(value[1], str)):
-        return "-" + value[1]
-    raise ValueError(f"not a literal term: {value!r:.80}")
-
-
 Lit = Annotated[str, AfterValidator(check_literal)]
 """A validated literal, as used in operation fields."""
 

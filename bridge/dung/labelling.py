@@ -35,7 +35,6 @@ class Labelling:
         """IN: the grounded extension."""
         self.total = decided == len(af.arguments)
         """No UNDEC argument: the grounded extension is the only complete, preferred and stable one."""
-        self._af = af
         self._label = label  # per position: _UNDEC, _IN or _OUT
         self._ids = ids  # position -> argument (None: the arguments are 1..n, position = argument)
 

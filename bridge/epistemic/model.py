@@ -244,7 +244,7 @@ class PlausibilityModel(Displayable):
         return [self.valuation(int(w)) for w in self.world_ids()]
 
     def actual_alive(self) -> bool:
-        return self.actual is not None and bool(self.alive[self.actual])
+        return self.alive_actual() is not None
 
     def alive_actual(self) -> int | None:
         """The declared actual world, if it is still in W (else None)."""

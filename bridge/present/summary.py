@@ -134,7 +134,7 @@ def model_summary(model: PlausibilityModel, limit: int = WORLD_LIMIT) -> dict[st
         "universe": model.universe,
         "atoms": list(model.atoms),
         "worlds": [names[w] for w in listed],
-        "actual": names.get(model.actual) if model.actual is not None and model.actual_alive() else None,
+        "actual": None if (actual := model.alive_actual()) is None else names.get(actual),
         "agents": agents,
         "cells": {agent: int(np.unique(model.cells[agent][live]).size) for agent in model.agents},
         "shown": len(listed),

@@ -613,62 +613,6 @@ class ViewQuery(Predicate):
         name = "v_query"
 
 
-# -- one retraction, as asp/retraction.lp reads it (bridge/crosscheck/retraction.py) ----
-
-class DArg(Predicate):
-    a = IntegerField
-
-    class Meta:
-        name = "d_arg"
-
-
-class DAtt(Predicate):
-    attacker = IntegerField
-    target = IntegerField
-
-    class Meta:
-        name = "d_att"
-
-
-class Good(Predicate):
-    """An argument in S_t."""
-
-    a = IntegerField
-
-    class Meta:
-        name = "good"
-
-
-class RClaim(Predicate):
-    a = IntegerField
-    lit = Text
-
-    class Meta:
-        name = "r_claim"
-
-
-class RDep(Predicate):
-    a = IntegerField
-    lit = Text
-
-    class Meta:
-        name = "r_dep"
-
-
-class Retract(Predicate):
-    lit = Text
-
-    class Meta:
-        name = "retract"
-
-
-class Closure(Predicate):
-    """Present: Affected* (Corollary 2.6); absent: Affected (Proposition 2.5)."""
-
-    class Meta:
-        name = "closure"
-
-
 # -- reading an answer ------------------------------------------------------------------
 # clorm's unify builds a Predicate object per atom (tens of microseconds each: seconds
 # for a long history).  Answers are read instead with the same declarations, field by

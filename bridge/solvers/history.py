@@ -140,9 +140,6 @@ class HistoryAnswer:
     """creating step -> argument id (the engine numbers accepted arguments 1, 2, ...)."""
     step_turn: dict[int, int] = field(default_factory=dict)
 
-    def utterance_of(self, step: int) -> int:
-        return self.step_of[step][0]
-
     def ok(self, step: int) -> bool:
         """Was the utterance of ``step`` accepted?"""
         return self.step_of[step][0] in self.accepted
