@@ -35,7 +35,6 @@ import clingo
 
 from grounded.core.errors import InputError, PreconditionError
 from grounded.core.turns import assign_turn
-from grounded.core.vocabulary import GOOD_STANDING
 from grounded.crosscheck.diff import describe
 from grounded.crosscheck.events import (
     asp_events,
@@ -51,7 +50,7 @@ from grounded.dmap.model import Header
 from grounded.engine import Engine, Update
 from grounded.engine.replay import applied_lines
 from grounded.io.eventlog import LogStatus
-from grounded.queries.verify import least_fixpoint
+from grounded.queries.verify import grounded_arguments
 from grounded.scenario import SCENARIO_SUFFIXES, Scenario
 from grounded.solvers import facts as F
 from grounded.solvers.history import HistoryAnswer, IncrementalHistory, OneShotHistory
@@ -328,8 +327,7 @@ def _compare_final(report: CheckReport, engine: Engine, answer: HistoryAnswer | 
                           sorted(rules.reinstatable())))
     _add(report, describe("standing notes", "Python", python_notes, "Prolog",
                           {claim: str(note) for claim, note in rules.notes().items()}))
-    anchors = [r.id for r in dm.args if r.standing in GOOD_STANDING]
-    _, python_grounded = least_fixpoint(dm, anchors, None)
+    python_grounded = grounded_arguments(dm)
     asp_grounded: set[int] | None = None
     asp_affected: dict[str, dict[int, int]] = defaultdict(dict)
     asp_one: dict[str, set[int]] = defaultdict(set)

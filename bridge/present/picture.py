@@ -26,10 +26,8 @@ import clingo
 import graphviz
 
 from grounded.core.errors import GroundedError, InputError
-from grounded.core.vocabulary import GOOD_STANDING
-from grounded.dmap.state import DependencyMap
 from grounded.engine import Engine
-from grounded.queries.verify import least_fixpoint
+from grounded.queries.verify import grounded_arguments
 
 FORMATS = ("svg", "png", "pdf", "dot")
 
@@ -56,12 +54,6 @@ def _fact(name: str, *args: object) -> clingo.Symbol:
     symbols = [a if isinstance(a, clingo.Symbol) else clingo.Number(a) if isinstance(a, int)
                else clingo.String(str(a)) for a in args]
     return clingo.Function(name, symbols)
-
-
-def grounded_arguments(dm: DependencyMap, t: int | None) -> set[int]:
-    """The arguments in S_t whose Dep is grounded all the way down (Verify's least fixpoint)."""
-    anchors = [r.id for r in dm.args if r.standing_at(t) in GOOD_STANDING]
-    return least_fixpoint(dm, anchors, t)[1] if anchors else set()
 
 
 def facts(engine: Engine, at: int | None = None, *, changed: Iterable[int] = (), new: Iterable[int] = (),

@@ -10,12 +10,11 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from grounded.core.vocabulary import GOOD_STANDING
 from grounded.dmap.operations import Operation
 from grounded.engine import Engine, Update
 from grounded.present import context
 from grounded.queries.affected import Affected
-from grounded.queries.verify import Verification, least_fixpoint
+from grounded.queries.verify import Verification, grounded_arguments
 
 STANDING_STYLE = {"active": "green", "resolved": "bold green", "weakened": "yellow", "abandoned": "red"}
 
@@ -85,19 +84,12 @@ def state_table(engine: Engine, at: int | None = None, title: str | None = None)
     table = Table(title=title, show_edge=False, pad_edge=False, header_style="bold")
     for name in ("#", "claim", "kind", "by", "T", "standing", "grounded", "Dep"):
         table.add_column(name, no_wrap=name != "Dep")
-    dm = engine.state
-    # Verify of every claim at once: one least fixpoint over S_t (asking Verify claim by claim
-    # walks a Dep chain once per claim on it: quadratic in its depth)
-    anchors = [r.id for r in dm.args if r.standing_at(at) in GOOD_STANDING]
-    grounded = least_fixpoint(dm, anchors, at)[1] if anchors else set()
-    grounded_cache: dict[str, bool] = {}
-    for r in dm.args:
+    grounded = grounded_arguments(engine.state, at)
+    for r in engine.state.args:
         standing = r.standing_at(at)
         if standing is None:
             continue
-        if r.claim not in grounded_cache:
-            grounded_cache[r.claim] = any(a in grounded for a in dm.claimants_at(r.claim, at))
-        ok = standing in GOOD_STANDING and grounded_cache[r.claim]
+        ok = r.id in grounded
         table.add_row(str(r.id), r.claim, r.kind, r.speaker, str(r.turn),
                       Text(standing, style=STANDING_STYLE.get(standing, "")),
                       Text("yes" if ok else "no", style="green" if ok else "red"),

@@ -27,9 +27,8 @@ from grounded.dmap.operations import Operation
 from grounded.engine import Engine, Update
 from grounded.epistemic.model import PlausibilityModel
 from grounded.present import render
-from grounded.present.picture import grounded_arguments
 from grounded.queries.affected import Affected
-from grounded.queries.verify import Verification
+from grounded.queries.verify import Verification, grounded_arguments
 
 WORLD_LIMIT = 64
 """At most this many worlds are listed one by one; the rest are counted (and said to be left out)."""

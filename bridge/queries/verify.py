@@ -326,6 +326,13 @@ def _explain(dm: DependencyMap, literal: str, t: int | None) -> tuple[str, str]:
     return _first_failure(dm, anchors[-1], established, t)
 
 
+def grounded_arguments(dm: DependencyMap, t: int | None = None) -> set[int]:
+    """Every argument of S_t grounded all the way down, in one least fixpoint (Verify of every
+    claim at once: asking claim by claim walks a Dep chain once per claim on it)."""
+    anchors = [r.id for r in dm.args if r.standing_at(t) in GOOD_STANDING]
+    return least_fixpoint(dm, anchors, t)[1] if anchors else set()
+
+
 def least_fixpoint(dm: DependencyMap, anchors: list[int], t: int | None) -> tuple[dict[str, int], set[int]]:
     """Ground what can be grounded among the arguments the anchors rest on.
 
