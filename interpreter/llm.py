@@ -266,8 +266,7 @@ class _LLMExchange(Exchange):
 
     def propose(self, feedback: list[Violation] | None) -> Proposal | None:
         if feedback is not None:
-            self._settle("rejected", violations=[{"index": v.index, "op": v.op, "code": v.code,
-                                                   "message": v.message} for v in feedback])
+            self._settle("rejected", violations=[v.to_json() for v in feedback])
             self.messages.append({"role": "user", "content": prompts.rejection_message_v1(
                 [str(v) for v in feedback])})
         while self.answers < self.interp.config.max_attempts:

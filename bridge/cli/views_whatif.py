@@ -46,8 +46,7 @@ def whatif(
         body = {"at": at, "turn": w.turn, "speaker": w.speaker, "accepted": w.accepted,
                 "transitions": [[e.index, e.name, *fields_of(e)] for e in w.update.effects] if w.accepted else [],
                 "changes": summary["changes"] if summary else [], "flagged": w.flagged,
-                "violations": [{"index": v.index, "op": v.op, "code": v.code, "message": v.message}
-                               for v in w.violations]}
+                "violations": [v.to_json() for v in w.violations]}
         print(json.dumps(body))
     elif w.accepted:
         out.print(f"what if T{w.turn} {w.speaker} ({when}): accepted; nothing is recorded", markup=False)

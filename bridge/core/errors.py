@@ -25,6 +25,9 @@ class Violation:
     code: str
     message: str
 
+    def to_json(self) -> dict[str, object]:
+        return {"index": self.index, "op": self.op, "code": self.code, "message": self.message}
+
     def __str__(self) -> str:
         where = "utterance" if self.index < 0 else f"op {self.index} ({self.op})"
         return f"{where}: [{self.code}] {self.message}"

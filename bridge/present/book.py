@@ -31,10 +31,10 @@ from grounded.core.errors import LogError, PreconditionError
 from grounded.engine import Engine, Update
 from grounded.present.picture import facts as picture_facts
 from grounded.present.picture import run_view, stable_svgs
+from grounded.present.render import describe_op
 from grounded.present.summary import (
     affected_json,
     argument_rows,
-    describe_op,
     model_summary,
     state_summary,
     update_summary,
@@ -110,8 +110,7 @@ def _accepted(engine: Engine, update: Update) -> Frame:
 def _rejected(engine: Engine, utterance: dict[str, Any], rejection: PreconditionError) -> Frame:
     u = engine.registry.utterance(utterance)
     ops = [describe_op(op) for op in u.ops]
-    violations = [{"index": v.index, "op": v.op, "code": v.code, "message": v.message}
-                  for v in rejection.violations]
+    violations = [v.to_json() for v in rejection.violations]
     return Frame(rejection.turn, rejection.speaker, u.text, ops, "rejected", violations=violations)
 
 

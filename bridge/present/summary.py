@@ -23,7 +23,6 @@ from grounded.dmap.effects import (
     RetractCommitment,
     SetStanding,
 )
-from grounded.dmap.operations import Operation
 from grounded.engine import Engine, Update
 from grounded.epistemic.model import PlausibilityModel
 from grounded.present import render
@@ -62,10 +61,6 @@ def state_summary(engine: Engine, at: int | None = None) -> dict[str, Any]:
     }
 
 
-def describe_op(op: Operation) -> str:
-    return render.describe_op(op)
-
-
 def update_summary(engine: Engine, update: Update) -> dict[str, Any]:
     """What an update did: its operations, its changes as short phrases, the arguments it touched, flags.
 
@@ -75,7 +70,7 @@ def update_summary(engine: Engine, update: Update) -> dict[str, Any]:
         "turn": update.turn,
         "speaker": update.speaker,
         "text": update.utterance.text,
-        "ops": [describe_op(op) for op in update.utterance.ops],
+        "ops": [render.describe_op(op) for op in update.utterance.ops],
         "changes": render.describe_changes(engine, update),
         "changed": sorted(touched_arguments(update)),
         "new": sorted(e.arg for e in update.of(NewArg)),

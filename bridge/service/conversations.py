@@ -30,6 +30,7 @@ from grounded.dmap.effects import fields_of
 from grounded.dmap.model import Header
 from grounded.engine import Engine, Update
 from grounded.io.eventlog import header_json, utterance_json
+from grounded.present.summary import state_summary
 from grounded.service import keys
 from grounded.service.errors import Conflict, Forbidden, Inconsistent, Invalid, NotFound, Unauthorized
 from grounded.service.store import Store
@@ -188,7 +189,8 @@ class Conversations:
                 # engine is then unchanged and the transaction writes nothing.
                 update, rounds = self._apply(engine, utterance, interpreter)
                 applied = True
-                seq = tx.insert(update.turn, utterance_json(update.turn, update.utterance))
+                line = utterance_json(update.turn, update.utterance)
+                seq = tx.insert(update.turn, line)
                 entry.length = seq
                 self._touched.add(cid)
         except BaseException:
@@ -196,7 +198,7 @@ class Conversations:
             if applied:
                 self._forget(cid)
             raise
-        return {"id": cid, "seq": seq, **update_json(update), "rejections": rounds}
+        return {"id": cid, "seq": seq, **update_json(update, line), "rejections": rounds}
 
     def _apply(self, engine: Engine, utterance: dict[str, Any],
                interpreter: str | None) -> tuple[Update, list[list[dict[str, Any]]]]:
@@ -211,7 +213,7 @@ class Conversations:
         said = Said(assign_turn(turn, engine.state.last_turn), utterance["speaker"],
                     utterance.get("text", ""))
         result = interpret_turn(engine, self._interpreter(interpreter), said)
-        return result.update, [[_violation(v) for v in r] for r in result.rejections]
+        return result.update, [[v.to_json() for v in r] for r in result.rejections]
 
     def _interpreter(self, name: str) -> Any:
         if name not in self._interpreters:
@@ -359,26 +361,21 @@ def state_json(engine: Engine, at: int | None = None) -> dict[str, Any]:
     """What ``GET .../state`` answers about an engine (the tests hold it equal to a replay's)."""
     return {"turn": engine.turn if at is None else at,
             "arguments": [a.model_dump(mode="json") for a in engine.arguments(at=at)],
-            "open_problems": engine.open_problems(at), "commitments": engine.commitments(at),
-            "dissent": engine.dissent(at),
-            "reinstatable": list(dict.fromkeys(engine.state.arg(i).claim for i in engine.reinstatable(at)))}
+            **state_summary(engine, at)}
 
 
-def update_json(update: Update) -> dict[str, Any]:
-    u = utterance_json(update.turn, update.utterance)
+def update_json(update: Update, line: dict[str, Any] | None = None) -> dict[str, Any]:
+    """An accepted update as the API answers it; ``line``: its event-log line, when already made."""
+    u = line if line is not None else utterance_json(update.turn, update.utterance)
     return {"turn": update.turn, "speaker": update.speaker, "ops": u["ops"],
             "transitions": [{"op": e.index, "name": e.name, "fields": list(fields_of(e))} for e in update.effects],
             "flagged": update.flagged}
 
 
-def _violation(v: Any) -> dict[str, Any]:
-    return {"index": v.index, "op": v.op, "code": v.code, "message": v.message}
-
-
 def rejection_json(exc: PreconditionError) -> dict[str, Any]:
     """A rejection as the API reports it: the rules' codes and messages, unchanged."""
     return {"error": "rejected", "message": str(exc), "turn": exc.turn, "speaker": exc.speaker,
-            "violations": [_violation(v) for v in exc.violations]}
+            "violations": [v.to_json() for v in exc.violations]}
 
 
 def input_error_json(exc: InputError) -> dict[str, Any]:
