@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 
 from grounded.cli.app import app, out
+from grounded.core.bounds import MAX_LINE_BYTES
 from grounded.core.errors import InputError
 
 Db = Annotated[str | None, typer.Option(
@@ -39,7 +40,7 @@ def serve(
     workers: Annotated[int, typer.Option(help="Worker processes (each owns its engines; share the store).")] = 1,
     extension: ServeExtensions = None,
     cache: Annotated[int, typer.Option(help="Conversations kept in memory per worker.")] = 1000,
-    max_body: Annotated[int, typer.Option(help="Largest request body, in bytes.")] = 4 * 1024 * 1024,
+    max_body: Annotated[int, typer.Option(help="Largest request body, in bytes.")] = MAX_LINE_BYTES,
     quiet: Annotated[bool, typer.Option("--quiet", help="No request log lines.")] = False,
 ) -> None:
     """Serve the HTTP API (docs/serve.md); durable in SQLite by default, PostgreSQL with --db postgresql://..."""

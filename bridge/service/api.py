@@ -25,6 +25,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from grounded.core.bounds import MAX_LINE_BYTES
 from grounded.core.errors import GroundedError, InputError, PreconditionError
 from grounded.io.format import encode_line
 from grounded.service import schemas as s
@@ -35,7 +36,8 @@ from grounded.service.middleware import RequestGuard, configure_request_log
 from grounded.service.store import open_store
 
 VERSION = _version("grounded")
-MAX_BODY = 4 * 1024 * 1024
+MAX_BODY = MAX_LINE_BYTES
+"""A request body may be as long as an event-log line."""
 """The event log's bound on one line (docs/reliability.md): no utterance needs a larger body."""
 
 

@@ -12,14 +12,12 @@ import hmac
 import re
 import secrets
 
-from grounded.core.literals import ATOM_PATTERN
+from grounded.core.bounds import preview
+from grounded.core.literals import check_atom
 from grounded.service.errors import Invalid
 
 PREFIX = "gk"
 _KEY = re.compile(r"gk_([0-9a-f]{16})_([A-Za-z0-9_\-]{43})")
-_NAME = re.compile(ATOM_PATTERN)
-MAX_ID = 200
-"""The library's bound on an id (docs/reliability.md), used for tenants and conversations too."""
 
 
 def new_key() -> tuple[str, str, str]:
@@ -44,9 +42,10 @@ def matches(secret: str, stored_hash: str) -> bool:
 
 
 def check_name(kind: str, name: str) -> str:
-    """A tenant or conversation id, spelt as the library spells proposition ids."""
-    if not isinstance(name, str) or not name or len(name) > MAX_ID or _NAME.fullmatch(name) is None:
-        shown = name if isinstance(name, str) and len(name) <= 60 else f"{str(name)[:60]}..."
-        raise Invalid(f"{kind} id {shown!r}: expected 1 to {MAX_ID} letters, digits, _ . : - "
-                      "(not starting with -)", field=kind)
-    return name
+    """A tenant or conversation id, spelt and bounded as the library's proposition ids."""
+    try:
+        if not isinstance(name, str):
+            raise ValueError(f"{preview(str(name))} is not a string")
+        return check_atom(name)
+    except ValueError as exc:
+        raise Invalid(f"{kind} id {exc}", field=kind) from None
