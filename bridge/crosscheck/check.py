@@ -92,7 +92,8 @@ class CheckReport:
     claims: int = 0
     literals: int = 0
     events: int = 0
-    asp: bool = True
+    asp: bool = False
+    """Did ASP recompute the history (False for a log with no utterance)?"""
     given: dict[str, int] = field(default_factory=dict)
     """Operations without an ASP twin -> utterances whose effects ASP took from the engine."""
     retractions: int = 0
@@ -187,7 +188,7 @@ def check_history(header: Header, candidates: list[dict], extensions=(), label: 
             outcome = Outcome(True, set(), update)
             for e in update.of(NewArg):
                 created[e.arg] = first + e.index
-        ops = [op.op for op in engine.registry.utterance(data).ops]
+        ops = [op.op for op in engine.registry.utterance(data).ops] if twinless else []
         given = _given(ops, twinless, outcome, created, first)
         if given is not None:
             outcome.given = True
@@ -208,6 +209,7 @@ def check_history(header: Header, candidates: list[dict], extensions=(), label: 
         answer = asp.solve()
         report.timings["asp"] = time.perf_counter() - start
         report.timings.update({f"asp_{k}": v for k, v in getattr(asp, "timings", {}).items()})
+    report.asp = answer is not None  # an empty history leaves ASP nothing to recompute
     tell("compare", 0, 1)
     start = time.perf_counter()
     python = engine_events(engine)
@@ -255,11 +257,10 @@ def _effect(e: Effect, created: dict[int, int], first: int) -> clingo.Symbol:
     def arg(a: int) -> int | str:
         return "new" if created[a] == first + e.index else created[a]
 
-    if name == "new_arg":
+    if name == "new_arg":  # the engine's (id, claim, kind): ASP states (claim, kind) of the step's new argument
         return F.effect_symbol(name, values[1], values[2])
-    positions = {"set_standing": (0,), "add_dep": (0,), "add_explains": (0,), "add_attack": (0, 1),
-                 "commit": (1,), "retract_commitment": (1,), "dissent": (0,)}.get(name, ())
-    return F.effect_symbol(name, *(arg(v) if i in positions else v for i, v in enumerate(values)))
+    return F.effect_symbol(name, *(arg(v) if kind == "arg" else v for kind, v in zip(F.EFFECTS[name], values,
+                                                                                      strict=True)))
 
 
 _OPERATION = re.compile(r"^operation\(\s*([a-z]\w*)\s*,", re.M)
