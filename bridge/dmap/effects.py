@@ -16,7 +16,7 @@ holds the two lists equal.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import ClassVar
+from typing import ClassVar, get_args
 
 from grounded.core.errors import Violation
 
@@ -209,11 +209,10 @@ SHAPES: dict[str, tuple[str, ...]] = {
 }
 """The shape of every effect term: what grounded.solvers.terms reads them by."""
 
-_CLASSES: dict[str, type] = {cls.name: cls for cls in (
-    NewProp, Aware, NewArg, SetStanding, AddDep, AddExplains, AddAttack, Commit, RetractCommitment, Dissent,
-    Announce, Upgrade, Withdraw, Refine, Abduce, Problem, NewAgent, Turn)}
+CLASSES: dict[str, type] = {cls.name: cls for cls in get_args(Effect)}
+"""Each effect's class by its name in the rules."""
 
-EFFECT_NAMES: frozenset[str] = frozenset(_CLASSES)
+EFFECT_NAMES: frozenset[str] = frozenset(CLASSES)
 
 TRANSITION_SHAPE: dict = {"o": ("int", ("list", SHAPES))}
 """``o(Index, Effects)``: the effects operation Index applied, in order, as the driver reports them."""
@@ -225,7 +224,7 @@ VIOLATION_SHAPE: dict = {"v": ("int", "text", "text", "text")}
 def effect(index: int, term: tuple) -> Effect:
     """An effect read by its shape (``("set_standing", 3, "weakened", "o2")``) as its dataclass."""
     name, *values = term
-    return _CLASSES[name](index, *values)
+    return CLASSES[name](index, *values)
 
 
 def transitions_of(records: list) -> list[Effect]:

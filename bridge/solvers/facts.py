@@ -86,7 +86,6 @@ EFFECTS: dict[str, tuple[str, ...]] = {
     "refine": ("text",),
     "abduce": ("text",),
 }
-MODEL_EFFECTS = frozenset({"announce", "upgrade", "withdraw", "refine", "abduce"})
 
 
 def effect_symbol(name: str, *args: Any) -> clingo.Symbol:
@@ -678,5 +677,5 @@ class _Rows:
 
 __all__ = [name for name, value in globals().items()
            if isinstance(value, type) and issubclass(value, Predicate) and value is not Predicate]
-__all__ += ["EFFECTS", "MODEL_EFFECTS", "Answer", "Cause", "Text", "decode", "effect_symbol", "effect_value",
+__all__ += ["EFFECTS", "Answer", "Cause", "Text", "decode", "effect_symbol", "effect_value",
             "encode"]

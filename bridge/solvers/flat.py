@@ -31,10 +31,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import get_args
 
 from grounded.core.errors import PrologError, Violation
-from grounded.dmap.effects import SHAPES, TRANSITION_SHAPE, VIOLATION_SHAPE, Effect, transitions_of
+from grounded.dmap.effects import CLASSES, SHAPES, TRANSITION_SHAPE, VIOLATION_SHAPE, Effect, transitions_of
 from grounded.solvers.terms import PlString, Shape
 
 SEPARATOR = "\x1f"
@@ -163,8 +162,6 @@ def _cause(token: str) -> str | None:
     return token[1:]
 
 
-_CLASSES: dict[str, type] = {cls.name: cls for cls in get_args(Effect)}
-
 _READ: dict[str, Callable[[str], object]] = {"int": int, "text": str, "literal": str, "cause": _cause}
 
 Maker = Callable[[int, list[str], int], Effect]
@@ -172,7 +169,7 @@ Maker = Callable[[int, list[str], int], Effect]
 
 def _maker(name: str) -> tuple[Maker, int]:
     """How to build effect ``name`` from the tokens at ``i``: (maker, number of values)."""
-    cls = _CLASSES[name]
+    cls = CLASSES[name]
     reads = [_READ[kind] for kind in SHAPES[name]]
     n = len(reads)
     if n == 1:
