@@ -53,7 +53,7 @@ from grounded.io.snapshot import SnapshotKey, read_snapshot, write_snapshot
 from grounded.queries import affected as _affected
 from grounded.queries import verify as _verify
 from grounded.solvers.flat import Accepted, Rejected
-from grounded.solvers.prolog import RULES_DIR_VARIABLE, PrologRules, header_facts, state_facts
+from grounded.solvers.prolog import RULES_DIR_VARIABLE, PrologRules, state_facts
 from grounded.solvers.ruleset import file_sha256, rules_version
 from grounded.solvers.terms import Value
 
@@ -158,10 +158,7 @@ class Engine(Displayable):
         self.state = DependencyMap(header)
         self.world = (None if header.world is None else
                       ConversationModel(header.world, list(header.agents), [p.id for p in header.props if not p.aware]))
-        self.rules = self._prolog.new_state(header_facts(
-            {name: a.authority for name, a in header.agents.items()},
-            [(p.id, p.kind, p.aware) for p in header.props],
-            acyclic=header.acyclic, world_model=header.world is not None))
+        self.rules = self._prolog.new_state(state_facts(self.state))
         """This engine's state in the rule base, and the rules' own answers about it
         (standings, reinstatable, notes, queries: what ``grounded check`` compares)."""
         weakref.finalize(self.rules, self._prolog.release, self.rules.module)  # freed with the last reference

@@ -399,24 +399,6 @@ class RuleState:
         return list(self._ask("state_facts"))
 
 
-def header_facts(agents: dict[str, bool], props: list[tuple[str, str, bool]], *, acyclic: bool,
-                 world_model: bool) -> list[Value]:
-    """The state facts of a header: agents (name -> authority), propositions (id, kind, aware)."""
-    facts: list[Value] = [("agent", name, "true" if authority else "false") for name, authority in agents.items()]
-    if not agents:
-        facts.append("open_agents")
-    if acyclic:
-        facts.append(("option", "acyclic_attacks"))
-    if world_model:
-        facts.append(("option", "world_model"))
-    for atom, kind, aware in props:
-        facts.append(("prop", atom, kind))
-        if aware:
-            facts.append(("aware", atom))
-    facts.append(("arg_count", 0))
-    return facts
-
-
 def state_facts(dm: DependencyMap) -> list[Value]:
     """The facts prolog/state.pl holds for the state ``dm`` mirrors, as term data, in the order the
     rules asserted them wherever the rules read them in order (arguments by id, the attacks, the
@@ -458,4 +440,4 @@ def state_facts(dm: DependencyMap) -> list[Value]:
 
 
 __all__ = ["Accepted", "PlString", "PrologRules", "QueryAnswers", "Rejected", "RuleState", "Session",
-           "header_facts", "rules_dir", "state_facts"]
+           "rules_dir", "state_facts"]
