@@ -202,8 +202,9 @@ class LLMInterpreter(Interpreter):
         if cfg.json_mode:
             kwargs["response_format"] = {"type": "json_object"}
         for retry in range(cfg.max_retries + 1):
-            record = {**base, "request": retry + 1, "model": cfg.model, "condition": cfg.condition,
-                      "prompt_version": self.condition.version, "messages": list(messages)}
+            # the caller's fields last: another task through this transport (the LLM anchor) names its own
+            record = {"request": retry + 1, "model": cfg.model, "condition": cfg.condition,
+                      "prompt_version": self.condition.version, "messages": list(messages), **base}
             start = time.monotonic()
             try:
                 content, usage = _content_of(self._run(self._request(kwargs)))

@@ -124,28 +124,12 @@ def parse_answer(content: str | None, known: set[str]) -> AnchorAnswer:
     return answer
 
 
-class _StampedLog(CallLog):
-    """The call log, each line marked as an anchoring request (not an interpretation)."""
-
-    def __init__(self, inner: CallLog):  # wraps an open log: does not open the file again
-        self.inner = inner
-        self.path = inner.path
-        self.stamp: dict[str, Any] = {}
-
-    def write(self, record: dict[str, Any]) -> None:
-        self.inner.write({**record, "task": "anchor", "condition": None, "prompt_version": PROMPT_VERSION,
-                          **self.stamp})
-
-    def close(self) -> None:
-        self.inner.close()
-
-
 class LLMAnchor:
     """Reads continuations through the endpoint of ``config``; one instance serves many texts."""
 
     def __init__(self, config: LLMConfig, call_log: CallLog | None = None,
                  sleep: Callable[[float], None] = time.sleep):
-        self.log = _StampedLog(call_log) if call_log is not None else None
+        self.log = call_log
         self.transport = LLMInterpreter(config, self.log, sleep)
         self.config = config
 
@@ -154,12 +138,11 @@ class LLMAnchor:
         known = {r["id"] for r in rows}
         messages: list[dict] = [{"role": "system", "content": SYSTEM_V1},
                                 {"role": "user", "content": user_message_v1(rows, text)}]
-        if self.log is not None:
-            self.log.stamp = {"candidate": text}
         error = None
         for attempt in (1, 2):  # the first answer, and one re-ask
-            content, record = self.transport.complete(messages, {"turn": at if at is not None else engine.turn,
-                                                                 "speaker": None, "attempt": attempt})
+            content, record = self.transport.complete(messages, {
+                "turn": at if at is not None else engine.turn, "speaker": None, "attempt": attempt,
+                "task": "anchor", "condition": None, "prompt_version": PROMPT_VERSION, "candidate": text})
             if record is None:
                 error = "no answer from the endpoint (see the call log)"
                 break
