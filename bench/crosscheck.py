@@ -91,26 +91,6 @@ def child_check(path: str) -> dict:
             "utterances": report.utterances, "transitions": report.transitions}
 
 
-def _to_data(symbol: clingo.Symbol) -> object:
-    """A symbol as plain JSON data (to hand a decided history to another process)."""
-    if symbol.type == clingo.SymbolType.Number:
-        return symbol.number
-    if symbol.type == clingo.SymbolType.String:
-        return {"s": symbol.string}
-    return [symbol.name, [_to_data(a) for a in symbol.arguments]]
-
-
-def _from_data(data: object) -> clingo.Symbol:
-    if isinstance(data, int):
-        return clingo.Number(data)
-    if isinstance(data, dict):
-        return clingo.String(data["s"])
-    assert isinstance(data, list)
-    name: str = data[0]
-    args: list[object] = data[1]
-    return clingo.Function(name, [_from_data(a) for a in args])
-
-
 def child_decide(path: str, tail: int, out: str) -> dict:
     """Decide all but the last ``tail`` utterances in one shot; write the answer for child_incremental."""
     header, candidates, _ = candidates_of(path)
@@ -120,7 +100,7 @@ def child_decide(path: str, tail: int, out: str) -> dict:
     for u in candidates[:-tail]:
         whole.add(u)
     answer = whole.solve()
-    Path(out).write_text(json.dumps([_to_data(s) for s in answer.facts]))
+    Path(out).write_text(json.dumps([str(s) for s in answer.facts]))  # clingo.parse_term reads them back
     return {}
 
 
@@ -136,7 +116,7 @@ def child_incremental(path: str, tail: int, where: str, decided: str = "") -> di
         whole = OneShotHistory(header, registry)
         for u in candidates[:-tail]:
             whole.add(u)
-        symbols = [_from_data(d) for d in json.loads(Path(decided).read_text())]
+        symbols = [clingo.parse_term(d) for d in json.loads(Path(decided).read_text())]
         live = IncrementalHistory.resume(whole, read_answer(whole.candidates, symbols))
         turns = candidates[-tail:]
         del whole, symbols
