@@ -9,6 +9,7 @@ soon as anything of ``grounded`` is imported.
 
 from __future__ import annotations
 
+import weakref
 from html import escape
 from typing import Any
 
@@ -59,7 +60,7 @@ def engine_html(engine: Engine, at: int | None = None) -> str:
         head += f"; |W| = {engine.model_at(at).size}"
     parts = [f"<p>{head}</p>"]
     if rows:
-        parts.append(picture(engine, at).svg())
+        parts.append(_svg(engine, at))
     parts.append(_rows_table(rows))
     parts.append(_summary_html(summary))
     return _wrap("".join(parts))
@@ -232,8 +233,22 @@ def model_markdown(model: PlausibilityModel) -> str:
 # -- registration ------------------------------------------------------------------------------------------
 
 
+_DRAWN: weakref.WeakKeyDictionary[Engine, tuple[tuple, str]] = weakref.WeakKeyDictionary()
+"""The last picture drawn of each engine: a notebook asks for every format of one object it
+shows (the HTML embeds the picture, the SVG is the picture), so it is drawn once, not twice."""
+
+
+def _svg(engine: Engine, at: int | None = None) -> str:
+    key = (at, engine.turn, len(engine.state.args))  # an engine changes only by a new turn
+    drawn = _DRAWN.get(engine)
+    if drawn is None or drawn[0] != key:
+        drawn = (key, picture(engine, at).svg())
+        _DRAWN[engine] = drawn
+    return drawn[1]
+
+
 def _engine_picture(engine: Engine) -> str | None:
-    return picture(engine).svg() if engine.state.args else None
+    return _svg(engine) if engine.state.args else None
 
 
 def show(engine: Engine, at: int | None = None, focus: str | None = None, affected: str | None = None) -> Picture:
