@@ -10,6 +10,7 @@ log under other rules or extensions is refused (docs/reliability.md).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -23,18 +24,22 @@ FORMAT_VERSION = 1
 
 def describe_validation_error(exc: ValidationError, skip: frozenset[str] = frozenset()) -> str:
     """A pydantic error as 'ops[1].target: Field required; ...' (tags in ``skip`` left out)."""
+    return describe_errors(exc.errors(), lambda seg: seg in skip)
+
+
+def describe_errors(errors: Iterable[Mapping[str, Any]], skip: Callable[[str], bool]) -> str:
+    """pydantic's error records (from the library or from FastAPI) as 'where: what; ...', once each;
+    a location segment for which ``skip`` holds (a union's tag) is left out of the path."""
     parts = []
-    for err in exc.errors():
+    for err in errors:
         where = ""
-        for seg in err["loc"]:
+        for seg in err.get("loc", ()):
             if isinstance(seg, int):
                 where += f"[{seg}]"
-            elif seg in skip:
-                continue
-            else:
+            elif not skip(seg):
                 where += ("." if where else "") + str(seg)
-        parts.append(f"{where}: {err['msg']}" if where else err["msg"])
-    return "; ".join(parts)
+        parts.append(f"{where}: {err.get('msg')}" if where else str(err.get("msg")))
+    return "; ".join(dict.fromkeys(parts))
 
 
 class ExtensionRef(BaseModel):

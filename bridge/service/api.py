@@ -27,7 +27,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from grounded.core.bounds import MAX_LINE_BYTES
 from grounded.core.errors import GroundedError, InputError, PreconditionError
-from grounded.io.format import encode_line
+from grounded.io.format import describe_errors, encode_line
 from grounded.service import schemas as s
 from grounded.service.conversations import Conversations, ExtensionFile, input_error_json, rejection_json
 from grounded.service.errors import ServiceError
@@ -251,18 +251,7 @@ def _errors(app: FastAPI) -> None:
 
 def describe_request_errors(errors: Any) -> str:
     """FastAPI's validation errors as the library words them: 'body.ops[0].claim: Field required'."""
-    parts = []
-    for err in errors:
-        where = ""
-        for seg in err.get("loc", ()):
-            if isinstance(seg, int):
-                where += f"[{seg}]"
-            elif seg.startswith("function-after") or seg in _UNION_TAGS:
-                continue
-            else:
-                where += ("." if where else "") + str(seg)
-        parts.append(f"{where}: {err.get('msg')}" if where else str(err.get("msg")))
-    return "; ".join(dict.fromkeys(parts))
+    return describe_errors(errors, lambda seg: seg.startswith("function-after") or seg in _UNION_TAGS)
 
 
 _UNION_TAGS = frozenset({"observe", "hypothesize", "support", "undermine", "revise", "expand_awareness", "resolve",
