@@ -471,11 +471,11 @@ left_standing(Ts, Claims) :-
 
 %  catch_up(+Behind): the bridge admitted turns up to Behind without a rule
 %  run (utterances without operations, by a known speaker, in turn order:
-%  Engine.apply), or Behind is none.  Only the last turn changes.
+%  Engine.apply), or Behind is none.  Only the last turn changes, by the
+%  admission effect turn/1 the rules would have applied (admission/3).
 catch_up(none) :- !.
 catch_up(Turn) :-
-    (   unstore(last_turn(_)) -> true ; true ),
-    store(last_turn(Turn)).
+    apply_effect(-1, turn(Turn)).
 
 %  apply_batch(+Utterances, +I, -Accepted, -Stop): apply the utterances in
 %  order, each atomically and judged by the rules as apply_utterance/3

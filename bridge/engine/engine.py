@@ -447,7 +447,9 @@ class Engine(Displayable):
         order: ``utterance_violation/3``), here found to pass; any other chatter (a
         new speaker, a turn out of order) goes to the rules, which add the speaker or
         name the violation.  Its only effect is the turn, as the rules would report it;
-        it is logged first, and the rules learn the turn with their next request.
+        it is logged first, and the rules learn the turn with their next request
+        (catch_up/1, by the same turn/1 effect). A property test holds this path to the
+        rules: a log it wrote is read back by the rules alone, every line accepted.
         """
         self.last_verdicts = {}
         line = self._log.append(turn, u) if self._log is not None else None
