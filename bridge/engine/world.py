@@ -166,18 +166,23 @@ class ConversationModel:
         """Bring into the model every latent atom these literals mention; activate
         the background constraints that then have all their atoms."""
         model = frame.model
+        new = self.new_atoms(model, literals)
+        if not new:
+            return frame
+        had = frozenset(model.atoms)
+        for a in new:
+            observers = [g for g in self.agents if a in self.declaration.observes(g)]
+            model = refine(model, a, observers, actual_value=self.actual is not None and a in self.actual)
+        return Frame(self._constrain(model, had), frame.before)
+
+    def new_atoms(self, model: PlausibilityModel, literals: Iterable[str]) -> list[str]:
+        """The latent atoms these literals mention that ``model`` does not have yet (in order, once)."""
         new: list[str] = []
         for literal in literals:
             f = self.formula_of(literal)
             if f is not None:
                 new.extend(a for a in sorted(expand(f, self.defs)) if a not in model.atom_index)
-        if not new:
-            return frame
-        had = frozenset(model.atoms)
-        for a in dict.fromkeys(new):
-            observers = [g for g in self.agents if a in self.declaration.observes(g)]
-            model = refine(model, a, observers, actual_value=self.actual is not None and a in self.actual)
-        return Frame(self._constrain(model, had), frame.before)
+        return list(dict.fromkeys(new))
 
     def _constrain(self, model: PlausibilityModel, had: frozenset[str]) -> PlausibilityModel:
         present = set(model.atoms)
@@ -345,7 +350,7 @@ class Reading:
         """Bring in the latent atoms these literals name, and read their truth in the prepared model."""
         world = self.world
         self.literals += literals
-        if world.prepare(self.prepared, literals) is not self.prepared:
+        if world.new_atoms(self.prepared.model, literals):
             # a new latent atom: prepare from the utterance's start, replay what was applied
             prepared = world.prepare(self.start, self.literals)
             self.prepared = prepared
