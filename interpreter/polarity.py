@@ -154,6 +154,10 @@ class Stance:
         """Negated on its own (inability counted as negation): the sign of a text read alone."""
         return (self.negations + self.inability) % 2 == 1
 
+    def contrasted(self) -> Stance:
+        """The stance of the denied side of a contrast ("not Y"): negated once more."""
+        return Stance(self.negations + 1, self.inability, self.trouble, self.order, self.cues + ("contrast",))
+
 
 def _read_idioms(text: str) -> str:
     out = text.lower().replace("’", "'")
@@ -275,21 +279,12 @@ class Clause:
     parts: tuple[Part, ...]
     contrast: bool = False
     """The clause is the denied side of a contrast ("not Y"): every part's stance is negated once more."""
-
-    @property
-    def stance(self) -> Stance:
-        """The stance of the whole clause (its parts' cues together)."""
-        s = stance(self.text)
-        return Stance(s.negations + self.contrast, s.inability, s.trouble, s.order,
-                      s.cues + (("contrast",) if self.contrast else ()))
+    stance: Stance = Stance()
+    """The stance of the whole clause (its parts' cues together), read once when the clause is made."""
 
     @property
     def negated(self) -> bool:
         return self.stance.negated
-
-    @property
-    def sign(self) -> int:
-        return -1 if self.negated else 1
 
 
 def _parts(text: str, contrast: bool) -> tuple[Part, ...]:
@@ -297,9 +292,7 @@ def _parts(text: str, contrast: bool) -> tuple[Part, ...]:
     out = []
     for p in pieces:
         s = stance(p)
-        if contrast:
-            s = Stance(s.negations + 1, s.inability, s.trouble, s.order, s.cues + ("contrast",))
-        out.append(Part(p.strip(), s))
+        out.append(Part(p.strip(), s.contrasted() if contrast else s))
     return tuple(out)
 
 
@@ -307,7 +300,8 @@ def _clause(text: str, contrast: bool = False) -> Clause | None:
     text = text.strip(" ,;:.-")
     if not terms(text):
         return None
-    return Clause(text, _parts(text, contrast), contrast)
+    whole = stance(text)
+    return Clause(text, _parts(text, contrast), contrast, whole.contrasted() if contrast else whole)
 
 
 def _in_frame(affirmed: str, fragment: str) -> str:
