@@ -273,11 +273,32 @@ class _History:
         out.extend(_F("h_att", [_N(a), _N(b), _N(t)]) for a, b, t in self.attacks)
         return out
 
-    def literals(self, turn: int) -> list[str]:
-        """Python's own list of the literals of the state at a turn (claims and Dep)."""
-        found = {r.claim for r in self.args if r.turn <= turn}
-        found.update(d for r in self.args for d, t in zip(r.deps, r.dep_turns, strict=True) if t <= turn)
-        return sorted(found)
+    def literals(self, turns: Iterable[int]) -> dict[int, list[str]]:
+        """Python's own list of the literals of the state (claims and Dep) at each of ``turns``,
+        in one pass over the events in turn order."""
+        events = sorted([(r.turn, r.claim) for r in self.args]
+                        + [(t, d) for r in self.args for d, t in zip(r.deps, r.dep_turns, strict=True)])
+        out: dict[int, list[str]] = {}
+        found: set[str] = set()
+        i = 0
+        for turn in sorted(turns):
+            while i < len(events) and events[i][0] <= turn:
+                found.add(events[i][1])
+                i += 1
+            out[turn] = sorted(found)
+        return out
+
+    def created(self, turns: Iterable[int]) -> dict[int, frozenset[int]]:
+        """The arguments made by each of ``turns`` (AF_t's arguments), in one pass (ids come in turn order)."""
+        out: dict[int, frozenset[int]] = {}
+        made: set[int] = set()
+        i = 0
+        for turn in sorted(turns):
+            while i < len(self.args) and self.args[i].turn <= turn:
+                made.add(self.args[i].id)
+                i += 1
+            out[turn] = frozenset(made)
+        return out
 
     def framework(self, turn: int) -> Framework:
         return Framework.of([r.id for r in self.args if r.turn <= turn],
@@ -300,13 +321,13 @@ def check_retractions(dm: DependencyMap, *, at: int | None = None, turns: Iterab
     report = RetractionReport(turns=chosen, claims={r.id: r.claim for r in history.args},
                               accepted_turns=accepted_turns or len(chosen), literals_given=literals is not None,
                               _history=history)
-    pool = {t: history.literals(t) for t in chosen}
+    pool = history.literals(chosen)
     explicit = literals is not None
     if literals is not None:
         # the given literals, at the turns where the state holds them (at the last turn if at none:
         # there X is empty and S' is S_t)
         wanted = sorted(set(literals))
-        pool = {t: [p for p in wanted if p in set(ls)] for t, ls in pool.items()}
+        pool = {t: [p for p in wanted if p in held] for t, held in ((t, set(ls)) for t, ls in pool.items())}
         if chosen:
             for p in wanted:
                 if not any(p in ls for ls in pool.values()):
@@ -380,11 +401,12 @@ def _decide(report: RetractionReport, history: _History, turns: list[int],
     answer = report._answer
     standing: set[int] = set()
     not_ground: set[int] = set()
+    made = history.created(turns)
     for t in turns:  # S_t and the grounded extension of AF_t, from the changes asp/retraction.lp reports
         standing = (standing - set(changes["s_out"][t])) | set(changes["s_in"][t])
         not_ground = (not_ground - set(changes["g_in"][t])) | set(changes["g_out"][t])
         answer.standing[t] = frozenset(standing)
-        answer.ground[t] = frozenset(history.framework(t).arguments - not_ground)
+        answer.ground[t] = made[t] - not_ground
     answer.cyclic = frozenset(cyclic)
     answer.touched = {k: (frozenset(v), frozenset(inside[k] & v)) for k, v in touched.items()}
     if not explicit:  # a sample is drawn from Python's lists of literals: ASP must know each
