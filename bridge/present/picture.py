@@ -284,24 +284,32 @@ def _graph(shown: list[clingo.Symbol], path: Path) -> Graph:
 # -- rendering ----------------------------------------------------------------------------------
 
 
+def _require_dot() -> None:
+    if shutil.which("dot") is None:
+        raise GroundedError("Graphviz is not installed (no dot on PATH): install it with "
+                            "`apt-get install graphviz`, or run `make setup`")
+
+
+def _split_svgs(out: bytes, n: int) -> list[bytes]:
+    """The ``n`` SVG documents of one Graphviz run over ``n`` graphs."""
+    docs = [b"<?xml" + part for part in out.split(b"<?xml")[1:]]
+    if len(docs) != n:
+        raise GroundedError(f"Graphviz drew {len(docs)} pictures for {n} graphs")
+    return docs
+
+
 def render(sources: Sequence[str], fmt: str = "svg") -> list[bytes]:
     """Lay out and render DOT sources with Graphviz (``dot``); SVG in one call for all of them."""
     if fmt not in FORMATS:
         raise InputError(f"unknown picture format {fmt!r}: expected one of {', '.join(FORMATS)}")
     if fmt == "dot":
         return [s.encode() for s in sources]
-    if shutil.which("dot") is None:
-        raise GroundedError("Graphviz is not installed (no dot on PATH): install it with "
-                            "`apt-get install graphviz`, or run `make setup`")
+    _require_dot()
     if fmt != "svg" or len(sources) == 1:
         return [graphviz.pipe("dot", fmt, s.encode(), quiet=True) for s in sources]
     if not sources:
         return []
-    out = graphviz.pipe("dot", "svg", "\n".join(sources).encode(), quiet=True)
-    docs = [b"<?xml" + part for part in out.split(b"<?xml")[1:]]
-    if len(docs) != len(sources):
-        raise GroundedError(f"Graphviz drew {len(docs)} pictures for {len(sources)} graphs")
-    return docs
+    return _split_svgs(graphviz.pipe("dot", "svg", "\n".join(sources).encode(), quiet=True), len(sources))
 
 
 @dataclass
@@ -386,9 +394,7 @@ def stable_svgs(graphs: Sequence[Graph]) -> list[str]:
     """
     if not graphs:
         return []
-    if shutil.which("dot") is None:
-        raise GroundedError("Graphviz is not installed (no dot on PATH): install it with "
-                            "`apt-get install graphviz`, or run `make setup`")
+    _require_dot()
     layout = json.loads(graphviz.pipe("dot", "json0", union(graphs).to_dot().encode(), quiet=True))
     node_pos = {o["name"]: o["pos"] for o in layout.get("objects", []) if "pos" in o}
     edge_pos = {e["id"]: {k: e[k] for k in ("pos", "lp", "xlp", "head_lp", "tail_lp") if k in e}
@@ -406,10 +412,7 @@ def stable_svgs(graphs: Sequence[Graph]) -> list[str]:
                         edges={k: {**a, **edge_pos.get(a["id"], {})} for k, a in g.edges.items()})
         sources.append(fixed.to_dot())
     out = graphviz.pipe("neato", "svg", "\n".join(sources).encode(), neato_no_op=2, quiet=True)
-    docs = [b"<?xml" + part for part in out.split(b"<?xml")[1:]]
-    if len(docs) != len(sources):
-        raise GroundedError(f"Graphviz drew {len(docs)} pictures for {len(sources)} graphs")
-    return [d.decode("utf-8") for d in docs]
+    return [d.decode("utf-8") for d in _split_svgs(out, len(sources))]
 
 
 def _name_key(name: str) -> tuple:
