@@ -702,6 +702,8 @@ request(acyclic_grounded(Args, Attacks), Result) :-
     (   acyclic_grounded(Args, Attacks, Members) -> Result = in(Members) ; Result = cyclic ).
 request(lint(File), Calls) :-
     undocumented_calls(File, Calls).
+request(catalogue, Text) :-                 % grounded rules: the precondition catalogue
+    catalogue:catalogue_text(Text).
 request(echo(Term), Term).                  % the protocol's own round-trip test
 request(vocabulary, vocabulary(Standings, Kinds, Signatures, Layer)) :-
     findall(S, standing_name(S), Standings),
@@ -713,6 +715,7 @@ request(vocabulary, vocabulary(Standings, Kinds, Signatures, Layer)) :-
 :- ensure_loaded(queries).
 :- ensure_loaded(dung).
 :- ensure_loaded(lint).
+:- use_module(catalogue, []).
 :- ensure_loaded(ops/observe).
 :- ensure_loaded(ops/hypothesize).
 :- ensure_loaded(ops/support).

@@ -16,9 +16,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from grounded.core.errors import PrologError
 from grounded.engine import Engine
-from grounded.solvers.prolog import rules_dir
+from grounded.solvers.prolog import PrologRules, rules_dir
 
 _PLACE = re.compile(r"~[wqap]")
 
@@ -89,7 +88,7 @@ def _relative(where: str) -> str:
 def catalogue(extensions: list[Path] | None = None) -> Catalogue:
     """Read the catalogue from the rules as loaded (with these extensions)."""
     with Engine(extensions=extensions or ()) as engine:
-        text = _catalogue_text()
+        text = PrologRules.get().catalogue_text()
         specs = engine.registry.specs
         ext_of = _extension_files(engine)
     ops = {name: OperationEntry(name, spec.doc, [{"name": f.name, "type": f.type, "required": f.required}
@@ -119,21 +118,6 @@ def catalogue(extensions: list[Path] | None = None) -> Catalogue:
             name, types = rest
             transitions[name] = types.split(",") if types else []
     return Catalogue(list(ops.values()), general, transitions)
-
-
-def _catalogue_text() -> str:
-    """Ask SWI-Prolog (already started by the engine, on this thread) for the catalogue lines."""
-    try:
-        from pyswip import Prolog
-    except ImportError as exc:  # pragma: no cover - the engine has imported it already
-        raise PrologError(f"cannot load pyswip: {exc}") from exc
-    path = str(rules_dir() / "catalogue.pl").replace("\\", "/").replace("'", "\\'")
-    list(Prolog.query(f"use_module('{path}')"))
-    answers = list(Prolog.query("catalogue:catalogue_text(T)"))
-    if not answers:
-        raise PrologError("catalogue:catalogue_text/1 failed")
-    value = answers[0]["T"]
-    return value.decode("utf-8") if isinstance(value, bytes) else str(value)
 
 
 def _extension_files(engine: Engine) -> dict[str, str]:

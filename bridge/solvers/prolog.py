@@ -266,6 +266,10 @@ class PrologRules:
             return None
         return frozenset(result[1])
 
+    def catalogue_text(self) -> str:
+        """The precondition catalogue as the rules read it from their loaded clauses (prolog/catalogue.pl)."""
+        return str(self.request(("catalogue",), "text"))
+
     def lint(self, path: str | Path) -> list[str]:
         """Predicates a rule file calls outside the documented layer (prolog/lint.pl)."""
         return [f"{n}/{a}" for _, n, a in self.request(("lint", str(path)))]
