@@ -73,8 +73,8 @@ def claims_shown(engine: Engine, at: int | None) -> list[dict[str, str]]:
         if p.kind == "question":
             continue
         kinds.setdefault(p.id, p.kind)
-        if p.text and p.id not in texts:
-            texts[p.id] = [p.text]
+        if p.text and p.text not in texts.get(p.id, ()):  # the declared text too, as the offline reader reads it
+            texts.setdefault(p.id, []).append(p.text)
     rows = []
     for claim, said in texts.items():
         claimants = dm.claimants_at(claim, at)
