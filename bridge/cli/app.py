@@ -165,3 +165,9 @@ def exit_with(code: int) -> None:
     """End a command with ``code`` (after its answer is printed)."""
     if code:
         raise typer.Exit(code)
+
+
+def check_at_within(engine: Engine, at: int | None) -> None:
+    """``--at`` past the conversation's last turn is an input error (a picture of nothing is no answer)."""
+    if at is not None and engine.turn is not None and at > engine.turn:
+        raise InputError(f"--at {at}: the conversation ends at turn {engine.turn}")

@@ -8,9 +8,8 @@ from typing import Annotated
 
 import typer
 
-from grounded.cli.app import At, Extensions, File, app, load_engine
-from grounded.core.errors import InputError
-from grounded.present.picture import FORMATS, picture
+from grounded.cli.app import At, Extensions, File, app, check_at_within, load_engine
+from grounded.present.picture import format_of, picture
 
 View = Annotated[Path | None, typer.Option("--view", help="Your own view program (.lp) instead of "
                                                           "asp/views/picture.lp.")]
@@ -30,14 +29,9 @@ def show(
 ) -> None:
     """The picture: arguments (shape by kind, colour by standing, ✓ when grounded), Dep, attacks,
     explains, decisions and dissent."""
-    fmt = "svg"
-    if output is not None:
-        fmt = output.suffix.lstrip(".").lower()
-        if fmt not in FORMATS:
-            raise InputError(f"--output {output}: cannot tell the format; use .svg, .png, .pdf or .dot")
+    fmt = "svg" if output is None else format_of(output, "--output")
     engine = load_engine(file, extension)
-    if at is not None and engine.turn is not None and at > engine.turn:
-        raise InputError(f"--at {at}: the conversation ends at turn {engine.turn}")
+    check_at_within(engine, at)
     pic = picture(engine, at, focus=focus, affected=affected, view=view)
     data = pic.render(fmt)
     if output is None:

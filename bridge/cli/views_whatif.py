@@ -8,10 +8,10 @@ from typing import Annotated
 
 import typer
 
-from grounded.cli.app import AsJson, At, Extensions, File, app, load_engine, out
+from grounded.cli.app import AsJson, At, Extensions, File, app, check_at_within, load_engine, out
 from grounded.core.errors import InputError
 from grounded.dmap.effects import fields_of
-from grounded.present.picture import FORMATS, picture
+from grounded.present.picture import format_of, picture
 from grounded.present.summary import update_summary
 
 
@@ -34,11 +34,10 @@ def whatif(
         raise InputError(f"--utterance: invalid JSON at column {exc.colno}: {exc.msg}") from exc
     if not isinstance(data, dict):
         raise InputError("--utterance: expected a JSON object with speaker and ops")
-    if output is not None and output.suffix.lstrip(".").lower() not in FORMATS:
-        raise InputError(f"--output {output}: cannot tell the format; use .svg, .png, .pdf or .dot")
+    if output is not None:
+        format_of(output, "--output")
     engine = load_engine(file, extension)
-    if at is not None and engine.turn is not None and at > engine.turn:
-        raise InputError(f"--at {at}: the conversation ends at turn {engine.turn}")
+    check_at_within(engine, at)
     w = engine.whatif(data, at=at)
     when = "at the end" if at is None else f"after T{at}"
     summary = update_summary(w.engine, w.update) if w.accepted else None

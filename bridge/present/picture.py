@@ -284,6 +284,16 @@ def _graph(shown: list[clingo.Symbol], path: Path) -> Graph:
 # -- rendering ----------------------------------------------------------------------------------
 
 
+def format_of(path: str | Path, option: str = "") -> str:
+    """The picture format a file's suffix names (svg, png, pdf, dot), or InputError naming the file
+    (and the command's ``option`` that gave it)."""
+    fmt = Path(path).suffix.lstrip(".").lower()
+    if fmt not in FORMATS:
+        where = f"{option} {path}" if option else str(path)
+        raise InputError(f"{where}: cannot tell the format from the suffix; use .svg, .png, .pdf or .dot")
+    return fmt
+
+
 def _require_dot() -> None:
     if shutil.which("dot") is None:
         raise GroundedError("Graphviz is not installed (no dot on PATH): install it with "
@@ -335,10 +345,7 @@ class Picture:
     def save(self, path: str | Path, fmt: str | None = None) -> Path:
         """Write the picture; the format is the file's suffix unless given (svg, png, pdf, dot)."""
         p = Path(path)
-        fmt = fmt or p.suffix.lstrip(".").lower()
-        if fmt not in FORMATS:
-            raise InputError(f"{p}: cannot tell the format from the suffix; use .svg, .png, .pdf or .dot")
-        p.write_bytes(self.render(fmt))
+        p.write_bytes(self.render(fmt or format_of(p)))
         return p
 
     def _repr_svg_(self) -> str:
