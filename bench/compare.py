@@ -45,7 +45,6 @@ import json
 import multiprocessing as mp
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -55,6 +54,7 @@ from pathlib import Path
 
 import networkx as nx
 
+from grounded.bench.footprint import measure_engines
 from grounded.bench.latency import per_call
 from grounded.bench.reference import ReferenceEngine
 from grounded.bench.report import markdown_table
@@ -242,16 +242,10 @@ def measure_ingestion(history: list[dict], settings: Settings, log: Callable[[st
 def measure_memory(history: list[dict], settings: Settings, log: Callable[[str], None]) -> dict:
     """Resident-set growth and Python heap after the same utterances, each engine in a fresh interpreter."""
     stream = history[: settings.memory]
-    found: dict[str, dict[str, int]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "utterances.jsonl"
         path.write_text("".join(json.dumps(u) + "\n" for u in stream))
-        for mode in ("rss", "heap"):
-            for engine in ("grounded", "authors"):
-                done = subprocess.run([sys.executable, "-m", "grounded.bench.footprint", engine, str(path), mode],
-                                      capture_output=True, text=True, check=True, timeout=3600)
-                found.setdefault(engine, {})[mode] = json.loads(done.stdout)["bytes"]
-                log(f"memory: {engine} ({mode})")
+        found = measure_engines(path, ("grounded", "authors"), log)
     return {"utterances": len(stream), "bytes": found,
             "ratio": {mode: found["grounded"][mode] / max(1, found["authors"][mode]) for mode in ("rss", "heap")}}
 

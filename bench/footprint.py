@@ -16,8 +16,10 @@ from __future__ import annotations
 import gc
 import json
 import os
+import subprocess
 import sys
 import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -83,6 +85,19 @@ def _measure_load(log: Path, mode: str) -> dict:
 
 
 HEADER_OF_NOTHING: dict = {}
+
+
+def measure_engines(path: Path, engines: tuple[str, ...], log: Callable[[str], None]) -> dict[str, dict[str, int]]:
+    """engine -> mode (rss, heap) -> bytes grown holding the utterances of ``path``, each figure
+    measured in a fresh interpreter."""
+    found: dict[str, dict[str, int]] = {}
+    for mode in ("rss", "heap"):
+        for engine in engines:
+            done = subprocess.run([sys.executable, "-m", "grounded.bench.footprint", engine, str(path), mode],
+                                  capture_output=True, text=True, check=True, timeout=3600)
+            found.setdefault(engine, {})[mode] = json.loads(done.stdout)["bytes"]
+            log(f"memory: {engine} ({mode})")
+    return found
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -39,6 +39,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from grounded.bench.footprint import measure_engines
 from grounded.bench.reference import ReferenceEngine
 from grounded.bench.report import markdown_table
 from grounded.bench.synthetic import HEADER, build
@@ -160,13 +161,7 @@ def measure_live(utterances: list[dict], log: Log, chunk: int = 10_000) -> dict:
 
 
 def measure_memory(path: Path, log: Log) -> dict:
-    found: dict[str, dict[str, int]] = {}
-    for mode in ("rss", "heap"):
-        for engine in ("grounded", "grounded-load", "authors"):
-            done = subprocess.run([sys.executable, "-m", "grounded.bench.footprint", engine, str(path), mode],
-                                  capture_output=True, text=True, check=True, timeout=3600)
-            found.setdefault(engine, {})[mode] = json.loads(done.stdout)["bytes"]
-            log(f"memory: {engine} ({mode})")
+    found = measure_engines(path, ("grounded", "grounded-load", "authors"), log)
     return {"bytes": found, "ratio": {e: {m: found[e][m] / max(1, found["authors"][m]) for m in ("rss", "heap")}
                                       for e in ("grounded", "grounded-load")}}
 
