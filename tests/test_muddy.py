@@ -44,3 +44,22 @@ def test_bad_sizes_are_refused():
         muddy_model(0, 0)
     with pytest.raises(ValueError):
         muddy(3, 0)
+
+
+def test_the_readme_states_the_world_counts_grounded_run_prints():
+    """The README and docs/epistemic.md quote |W| per turn of Phase 1: they must be what `grounded run` prints."""
+    import re
+    from pathlib import Path
+
+    from grounded.engine import Engine
+    from grounded.scenario import Scenario, run
+
+    scenario = Scenario.load(Path(__file__).parents[1] / "scenarios" / "phase1.yaml")
+    engine = Engine(scenario.header)
+    for _ in run(scenario, engine):
+        pass
+    counts = [len(engine.worlds(at=t)) for t in [-1, *range(1, engine.turn + 1)]]
+    quoted = f"|W| = {counts[0]} before the first turn, then {', '.join(map(str, counts[1:]))})"
+    for doc in ("README.md", "docs/epistemic.md"):
+        text = re.sub(r"\s+", " ", (Path(__file__).parents[1] / doc).read_text())
+        assert quoted in text, f"{doc} does not say {quoted!r}"
