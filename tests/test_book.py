@@ -38,6 +38,7 @@ turns:
   - turn: 2
     speaker: bob
     text: It must be the network.
+    note: "Ask the class: what must a hypothesis rest on?"
     ops: [{op: hypothesize, claim: h1, deps: [zz], explains: [o1]}]
     expect:
       - rejected: [hypothesize_dep_unknown]
@@ -179,9 +180,12 @@ def test_a_rejected_turn_shows_its_code_and_message(pages, browser):
     row = b.find_element(By.CSS_SELECTOR, "#violations tr.violation")
     assert row.get_attribute("data-code") == "hypothesize_dep_unknown"
     assert "dep zz is not a known proposition" in row.text
+    assert b.find_element(By.ID, "turn-note").text == "Ask the class: what must a hypothesis rest on?"
     # nothing of it applies: the standings are those of T1
     assert [e.get_attribute("data-claim") for e in b.find_elements(By.CSS_SELECTOR, "#standings tr[data-claim]")] \
         == ["o1"]
+    b.get(pages["rejected"].as_uri() + "#t=1")  # a turn without a note shows none
+    assert not b.find_element(By.ID, "turn-note").is_displayed()
 
 
 def test_a_log_cut_short_says_so(tmp_path):

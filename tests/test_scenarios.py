@@ -117,6 +117,37 @@ turns:
     assert [str(c) for o in results for c in o.checks] == ["PASS rejected with observe_unaware", "PASS grounded secret"]
 
 
+def test_rejected_true_expects_any_rejection_and_an_unexpected_one_fails_without_stopping(tmp_path):
+    path = tmp_path / "reject.yaml"
+    path.write_text("""
+grounded: 1
+agents: {alice: {}}
+turns:
+  - turn: 1
+    speaker: alice
+    note: "Support needs a target that exists: watch the code."
+    ops: [{op: support, target: nothing, by: nobody}]
+    expect:
+      - rejected: true
+  - turn: 2
+    speaker: alice
+    ops: [{op: support, target: nothing, by: nobody}]
+  - turn: 3
+    speaker: alice
+    ops: [{op: observe, claim: o1}]
+    expect:
+      - rejected: true
+      - grounded: [o1]
+""")
+    scenario = Scenario.load(path)
+    assert scenario.turns[0].note == "Support needs a target that exists: watch the code."
+    _, results = outcomes(path)
+    got = [str(c) for o in results for c in o.checks]
+    assert got[0] == "PASS rejected"
+    assert got[1].startswith("FAIL accepted (rejected: T2 alice: rejected: op 0 (support): [support_target_unknown]")
+    assert got[2:] == ["FAIL rejected (got accepted)", "PASS grounded o1"]
+
+
 @pytest.mark.parametrize("content,message", [
     ("grounded: 1\nturns: [{turn: 1, speaker: a, ops: []}]\nexpect:\n  - standng: {h: active}\n",
      "s.yaml:4: a check names exactly one of"),
@@ -125,8 +156,12 @@ turns:
     ("grounded: 1\nagents: {a: {authority: maybe}}\nturns: []\n", "s.yaml:1: header: agents.a.authority"),
     ("grounded: 1\nturns: [\n", "s.yaml:3: invalid YAML: expected the node content"),
     ("grounded: 1\ntitel: x\nturns: []\n", "s.yaml:1: unknown top-level keys ['titel']"),
-    ("grounded: 1\nturns:\n  - turn: 1\n    speaker: a\n    ops: [{op: support, target: x, by: y}]\n",
-     "s.yaml:3: turn 1 was rejected: T1 a: rejected: op 0 (support): [support_target_unknown]"),
+    ("grounded: 1\nturns:\n  - turn: 1\n    speaker: a\n    ops: []\n    expect: [{rejected: false}]\n",
+     "s.yaml:6: `rejected` takes true (any rejection), a code or a list of codes, not False"),
+    ("grounded: 1\nturns:\n  - turn: 1\n    speaker: a\n    ops: []\n    expect: [{rejected: []}]\n",
+     "s.yaml:6: `rejected` takes true"),
+    ("grounded: 1\nturns:\n  - {turn: 1, speaker: a, ops: [], note: [x]}\n",
+     "s.yaml:3: turn 1: `note` must be a text"),
     ("grounded: 1\nturns:\n  - turn: 1\n    speaker: a\n    ops: [{op: observe}]\n",
      "s.yaml:3: turn 1: ops[0].claim: Field required"),
     ("grounded: 1\nturns: []\nexpect:\n  - rejected: [x]\n", "s.yaml:4: `rejected` checks a turn"),

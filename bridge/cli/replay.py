@@ -57,6 +57,8 @@ def run_command(
             elif outcome.rejection is not None:
                 out.print(f"T{outcome.turn.turn} {outcome.turn.speaker}: rejected "
                           f"({', '.join(outcome.rejection.codes)})", style="yellow")
+            if outcome.turn.note:
+                out.print(f"  note: {outcome.turn.note}", style="italic", markup=False)
             if state:
                 render.render_state(out, engine)
         elif outcome.turn is None and not quiet:

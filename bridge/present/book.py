@@ -60,6 +60,8 @@ class Frame:
     flagged: dict[str, list[str]] = field(default_factory=dict)
     violations: list[dict[str, Any]] = field(default_factory=list)
     model_updates: list[str] = field(default_factory=list)
+    note: str = ""
+    """The scenario's note on this turn, for the lecturer and the class."""
 
 
 @dataclass
@@ -84,6 +86,7 @@ def collect(path: Path, extensions: list[Path] | None = None) -> Conversation:
                 frames.append(_accepted(engine, outcome.update))
             elif outcome.rejection is not None:
                 frames.append(_rejected(engine, outcome.turn.utterance(), outcome.rejection))
+            frames[-1].note = outcome.turn.note
         title, note = scenario.title or path.name, None
     else:
         def keep(engine: Engine, update: Update) -> None:

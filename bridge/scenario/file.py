@@ -26,6 +26,9 @@ from grounded.scenario.epistemic import validate as validate_epistemic
 SCENARIO_SUFFIXES = (".yaml", ".yml")
 """What a scenario file is called; anything else is read as an event log."""
 HEADER_KEYS = ("grounded", "agents", "props", "acyclic", "world")
+TOP_KEYS = ("title", "description", "turns", "expect", "key_shifts")
+"""The keys of a scenario besides the header's (docs/scenarios.md describes each; a test holds it to these)."""
+TURN_KEYS = ("turn", "speaker", "text", "labels", "ops", "expect", "note")
 
 
 class _Mapping(dict):
@@ -62,6 +65,8 @@ class ScenarioTurn:
     ops: list[dict]
     expect: list[Check]
     line: int
+    note: str = ""
+    """A lecturer's note on the turn: shown by `grounded run` and on the page, never given to the engine."""
 
     def utterance(self) -> dict:
         u = {"turn": self.turn, "speaker": self.speaker, "text": self.text, "ops": self.ops}
@@ -94,7 +99,7 @@ class Scenario:
                              line=mark.line + 1 if mark else None) from exc
         if not isinstance(data, _Mapping):
             raise InputError("a scenario is a mapping with a header and `turns`", path=path)
-        unknown = set(data) - set(HEADER_KEYS) - {"title", "description", "turns", "expect", "key_shifts"}
+        unknown = set(data) - set(HEADER_KEYS) - set(TOP_KEYS)
         if unknown:
             raise InputError(f"unknown top-level keys {sorted(unknown)}", path=path, line=data.line)
         try:
@@ -128,7 +133,7 @@ def _turn(path: str, t: Any) -> ScenarioTurn:
     if not isinstance(t, dict):
         raise InputError("each turn is a mapping with turn, speaker, text, ops", path=path)
     line = getattr(t, "line", None)
-    unknown = set(t) - {"turn", "speaker", "text", "labels", "ops", "expect"}
+    unknown = set(t) - set(TURN_KEYS)
     if unknown:
         raise InputError(f"turn: unknown keys {sorted(unknown)}", path=path, line=line)
     for key in ("turn", "speaker"):
@@ -139,9 +144,12 @@ def _turn(path: str, t: Any) -> ScenarioTurn:
     ops = t.get("ops") or []
     if not isinstance(ops, list):
         raise InputError(f"turn {t['turn']}: `ops` must be a list", path=path, line=line)
+    note = t.get("note", "")
+    if not isinstance(note, str):
+        raise InputError(f"turn {t['turn']}: `note` must be a text, not {note!r}", path=path, line=line)
     return ScenarioTurn(t["turn"], str(t["speaker"]), str(t.get("text", "")),
                         [str(x) for x in t.get("labels") or []], ops,
-                        _checks(path, t.get("expect") or [], line), line or 0)
+                        _checks(path, t.get("expect") or [], line), line or 0, note)
 
 
 def _checks(path: str, items: Any, line: int | None) -> list[Check]:
@@ -160,6 +168,9 @@ def _checks(path: str, items: Any, line: int | None) -> list[Check]:
                              path=path, line=where)
         if at is not None and not isinstance(at, int):
             raise InputError(f"`at` must be a turn number, not {at!r}", path=path, line=where)
+        if keys[0] == "rejected" and not _codes_or_true(item["rejected"]):
+            raise InputError("`rejected` takes true (any rejection), a code or a list of codes, "
+                             f"not {item['rejected']!r}", path=path, line=where)
         if keys[0] in EPISTEMIC_CHECKS:
             try:
                 validate_epistemic(keys[0], item[keys[0]])
@@ -167,3 +178,9 @@ def _checks(path: str, items: Any, line: int | None) -> list[Check]:
                 raise InputError(str(exc), path=path, line=where) from None
         checks.append(Check(keys[0], item[keys[0]], at, where or 0))
     return checks
+
+
+def _codes_or_true(spec: Any) -> bool:
+    if spec is True or (isinstance(spec, str) and spec):
+        return True
+    return isinstance(spec, list) and bool(spec) and all(isinstance(code, str) and code for code in spec)

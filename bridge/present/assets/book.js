@@ -58,6 +58,8 @@
     $("speaker").textContent = f.status === "start" ? "" : f.speaker;
     $("speaker").hidden = f.status === "start";
     $("utterance-text").textContent = f.status === "start" ? "Before the first utterance." : f.text;
+    $("turn-note").hidden = !f.note;
+    $("turn-note").textContent = f.note || "";
     $("ops").replaceChildren(...f.ops.map((o) => el("li", {}, o)));
     $("ops-box").hidden = f.status === "start";
 
