@@ -198,3 +198,43 @@ def test_a_log_cut_short_says_so(tmp_path):
     data = json.loads(re.search(r'<script id="book-data" type="application/json">(.*?)</script>', page,
                                 re.S).group(1).replace("<\\/", "</"))
     assert data["note"] == conv.note and [f["turn"] for f in data["frames"]] == [0, 1]
+
+
+def test_presentation_keys_step_and_jump(pages, browser):
+    """A clicker's PageUp/PageDown, Space and Shift+Space, Home and End move through the turns."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    b = browser
+    b.get(pages["phase2"].as_uri() + "#t=5")
+    body = b.find_element(By.TAG_NAME, "body")
+    turn = lambda: b.find_element(By.ID, "turn").text  # noqa: E731
+    body.send_keys(Keys.PAGE_DOWN)
+    assert turn() == "T6"
+    body.send_keys(Keys.PAGE_UP)
+    body.send_keys(Keys.PAGE_UP)
+    assert turn() == "T4"
+    body.send_keys(Keys.SPACE)
+    assert turn() == "T5"
+    ActionChains(b).key_down(Keys.SHIFT).send_keys(Keys.SPACE).key_up(Keys.SHIFT).perform()
+    assert turn() == "T4"
+    body.send_keys(Keys.END)
+    assert turn() == "T13"
+    body.send_keys(Keys.HOME)
+    assert turn() == "start"
+
+
+def test_a_turn_past_the_end_says_so_and_the_hint_names_a_literal_of_this_conversation(pages, browser):
+    from selenium.webdriver.common.by import By
+
+    b = browser
+    b.get(pages["rejected"].as_uri() + "#t=99")
+    assert b.find_element(By.ID, "turn").text == "T2"
+    assert b.find_element(By.ID, "hash-note").text == "There is no turn 99; showing T2."
+    b.get(pages["rejected"].as_uri() + "#t=x")
+    assert b.find_element(By.ID, "turn").text == "start"
+    assert "is not a turn number" in b.find_element(By.ID, "hash-note").text
+    b.get(pages["rejected"].as_uri() + "#t=1")
+    assert not b.find_element(By.ID, "hash-note").is_displayed()
+    assert b.find_element(By.ID, "hint-literal").text == "o1"  # not the o5 of Phase 2

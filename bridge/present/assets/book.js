@@ -230,17 +230,31 @@
     state.claim = params.get("claim");
     state.literal = params.get("literal");
     const t = params.get("t");
-    let index = 0;
+    let index = 0, missed = "";
     if (t !== null) {
       const k = frames.findIndex((f) => String(f.turn) === t);
       if (k >= 0) index = k;
+      else if (/^-?\d+$/.test(t)) {
+        // the turn nearest before the one asked for (the last one past the end), said aloud
+        const before = frames.map((f, i) => [f.turn, i]).filter(([turn]) => turn <= Number(t));
+        index = before.length ? before[before.length - 1][1] : 0;
+        missed = "There is no turn " + t + "; showing " + turnLabel(frames[index]) + ".";
+      } else missed = "\u201c" + t + "\u201d is not a turn number; showing the start.";
     }
+    $("hash-note").hidden = !missed;
+    $("hash-note").textContent = missed;
     show(index);
   }
+
+  // clickers send PageUp/PageDown; Space steps on (Shift+Space back), Home and End jump to the ends
+  const STEPS = { ArrowLeft: -1, PageUp: -1, ArrowRight: 1, PageDown: 1 };
 
   function init() {
     document.title = data.title;
     if (data.note) { $("note").hidden = false; $("note").textContent = data.note; }
+    const example = Object.values(data.args)[0];  // the hint's literal is one of this conversation's
+    $("hint-literal").textContent = example === undefined ? "" : example;
+    $("hint-literal").parentElement.hidden = example === undefined;
     const slider = $("slider");
     slider.max = String(frames.length - 1);
     slider.addEventListener("input", () => show(Number(slider.value)));
@@ -248,8 +262,12 @@
     $("next").addEventListener("click", () => show(state.index + 1));
     document.addEventListener("keydown", (e) => {
       if (e.target instanceof HTMLInputElement) return;  // the slider steps by itself
-      if (e.key === "ArrowLeft") { show(state.index - 1); e.preventDefault(); }
-      if (e.key === "ArrowRight") { show(state.index + 1); e.preventDefault(); }
+      let to = null;
+      if (e.key in STEPS) to = state.index + STEPS[e.key];
+      else if (e.key === " ") to = state.index + (e.shiftKey ? -1 : 1);
+      else if (e.key === "Home") to = 0;
+      else if (e.key === "End") to = frames.length - 1;
+      if (to !== null) { show(to); e.preventDefault(); }
     });
     window.addEventListener("hashchange", readHash);
     readHash();
