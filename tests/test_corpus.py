@@ -28,7 +28,7 @@ CATEGORIES = {"actual", "stale", "cross_conversation", "counterfactual", "negate
 ALLOWED = {"actual": {"accept"}, "stale": {"reject"}, "cross_conversation": {"abstain"},
            "counterfactual": {"reject"}, "negated_stale": {"accept"}, "paraphrase": {"accept", "reject"},
            "new_fact": {"abstain"}}
-ROW = re.compile(r"^\| `(\w+)` \| (dev|test) \| (\w+) \| (\w+) \|$")
+ROW = re.compile(r"^\| `(\w+)` \| (dev|test) \| (\S+) \| (\S+) \|$")
 
 
 def split_table() -> dict[str, tuple[str, str, str]]:
