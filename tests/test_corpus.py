@@ -91,12 +91,14 @@ def test_conversation_replays_with_every_expectation_holding(name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_every_item_gets_its_label_by_claim(name):
-    _, engine, _ = replay(name)
+    scenario, engine, _ = replay(name)
+    turns = {t.turn for t in scenario.turns}
     wrong = []
     its = items(name)
     assert len(its) >= 50
     for item in its:
         assert item["conversation"] == name
+        assert item["at"] in turns, item["id"]
         assert item["category"] in CATEGORIES, item["id"]
         assert item["expected"] in ALLOWED[item["category"]], item["id"]
         literals = [*item.get("asserts", []), *item.get("denies", [])]
