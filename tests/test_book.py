@@ -191,6 +191,12 @@ def test_a_log_cut_short_says_so(tmp_path):
                    + '{"turn": 2, "speaker": "alice", "ops": [{"op": "obs\n')
     page, conv = book(log)
     assert conv.note and "line 3" in conv.note
-    data = json.loads(re.search(r'<script id="book-data" type="application/json">(.*?)</script>', page,
-                                re.S).group(1).replace("<\\/", "</"))
+    data = embedded_data(page)
     assert data["note"] == conv.note and [f["turn"] for f in data["frames"]] == [0, 1]
+
+
+def embedded_data(page: str) -> dict:
+    """The data a page embeds, read as the page's script reads it (Python's JSON reader standing in
+    for the browser's: the browser tests check the page's own reading)."""
+    return json.loads(re.search(r'<script id="book-data" type="application/json">(.*?)</script>', page,
+                                re.S).group(1).replace("<\\/", "</"))
