@@ -238,6 +238,7 @@
 
   function init() {
     document.title = data.title;
+    $("title").textContent = data.title;  // exactly the title (the HTML parser drops NUL, folds CR)
     if (data.note) { $("note").hidden = false; $("note").textContent = data.note; }
     const slider = $("slider");
     slider.max = String(frames.length - 1);
