@@ -261,3 +261,22 @@ def test_every_text_round_trips_through_the_page(browser, tmp_path_factory, titl
                          "s.dispatchEvent(new Event('input'));")
         shown = b.execute_script(f"return ({CODE_POINTS})(document.getElementById('utterance-text').textContent)")
         assert b.execute_script("return document.body.dataset.turn") == str(k) and shown == code_points(said)
+
+
+def test_nodes_whose_ids_hold_colons_answer_clicks(browser, tmp_path):
+    """The page finds a literal node by its SVG id: ``lit-net:ok`` opens Affected*(net:ok)."""
+    from selenium.webdriver.common.by import By
+
+    from .test_picture import COLONS
+
+    source = tmp_path / "colons.yaml"
+    source.write_text(COLONS)
+    page = tmp_path / "colons.html"
+    page.write_text(book(source)[0], encoding="utf-8")
+    b = browser
+    b.get(page.as_uri() + "#t=2")
+    b.find_element(By.ID, "lit-net:ok").click()
+    affected = b.find_element(By.ID, "affected")
+    assert affected.get_attribute("data-literal") == "net:ok" and affected.get_attribute("data-claims") == "h:1"
+    b.find_element(By.ID, "arg2").click()
+    assert b.find_element(By.ID, "verify").get_attribute("data-claim") == "h:1"
