@@ -18,9 +18,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
+from grounded import Engine
 from grounded.cli.app import load_engine
-from grounded.present.book import book
+from grounded.present.book import book, collect, html, page_data
 
 from .browser import close, driver, dump_dom, parse_dom
 
@@ -195,8 +198,7 @@ def test_a_log_cut_short_says_so(tmp_path):
                    + '{"turn": 2, "speaker": "alice", "ops": [{"op": "obs\n')
     page, conv = book(log)
     assert conv.note and "line 3" in conv.note
-    data = json.loads(re.search(r'<script id="book-data" type="application/json">(.*?)</script>', page,
-                                re.S).group(1).replace("<\\/", "</"))
+    data = embedded_data(page)
     assert data["note"] == conv.note and [f["turn"] for f in data["frames"]] == [0, 1]
 
 
@@ -238,3 +240,87 @@ def test_a_turn_past_the_end_says_so_and_the_hint_names_a_literal_of_this_conver
     b.get(pages["rejected"].as_uri() + "#t=1")
     assert not b.find_element(By.ID, "hash-note").is_displayed()
     assert b.find_element(By.ID, "hint-literal").text == "o1"  # not the o5 of Phase 2
+
+
+def embedded_data(page: str) -> dict:
+    """The data a page embeds, read as the page's script reads it (Python's JSON reader standing in
+    for the browser's: the browser tests check the page's own reading)."""
+    return json.loads(re.search(r'<script id="book-data" type="application/json">(.*?)</script>', page,
+                                re.S).group(1))
+
+
+# -- every text round-trips through the page ---------------------------------------------------------
+
+SYNTAX = ["<!--", "-->", "--!>", "</script>", "</SCRIPT >", "<script>", "<script", "<!-- <script>", "]]>",
+          "<![CDATA[", "`", "${", "${x}", "\u2028", "\u2029", "\x00", "\r\n", "\r", "&amp;", "&lt;", "&#0;",
+          "<\\/", "\\u003c", "'", '"', "\\", "\ufeff", "\ufffd", "\ufffe", "\uffff", "\U0010ffff",
+          "<?xml ?>", "<svg onload=alert(1)>", "$title", "$data", "{{x}}"]
+"""HTML, XML and JavaScript syntax that could end, comment out or change an embedded script."""
+
+TEXT = st.lists(st.sampled_from(SYNTAX) | st.text(st.characters(exclude_categories=("Cs",)), max_size=24),
+                max_size=10).map("".join)
+"""Texts the log allows: any Unicode but a lone surrogate, mixed with SYNTAX."""
+
+CODE_POINTS = "(s) => Array.from(s, (c) => c.codePointAt(0))"
+
+
+def code_points(text: str) -> list[int]:
+    return [ord(c) for c in text]
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@example(title="".join(SYNTAX), texts=[("".join(SYNTAX[i::6]), "".join(reversed(SYNTAX[i::6]))) for i in range(6)])
+@given(title=TEXT, texts=st.lists(st.tuples(TEXT, TEXT), min_size=6, max_size=6))
+def test_every_text_round_trips_through_the_page(browser, tmp_path_factory, title, texts):
+    """A log whose utterance and operation texts (and the page's title) are drawn from all of Unicode
+    and from HTML/JS syntax, its page opened in Chromium: the page starts at T0, and every text the
+    page's script reads from its data, and shows, is the original, code point for code point
+    (issue "Trust, round two", item 7: ``<!--`` in a text left the page blank)."""
+    from selenium.webdriver.common.by import By
+
+    out = tmp_path_factory.mktemp("texts")
+    log = out / "talk.jsonl"
+    engine = Engine({"agents": {"alice": {}}}, log=log)
+    for k, (said, noted) in enumerate(texts):
+        engine.apply({"speaker": "alice", "text": said, "ops": [{"op": "observe", "claim": f"o{k}", "text": noted}]})
+    engine.close()
+    conv = collect(log)
+    conv.title = title
+    page = out / "talk.html"
+    page.write_text(html(page_data(conv)), encoding="utf-8")
+    b = browser
+    b.get(page.as_uri())
+    assert b.execute_script("return document.body.dataset.turn") == "0"
+    assert b.find_element(By.ID, "utterance-text").text == "Before the first utterance."
+    read = b.execute_script(f"const cp = {CODE_POINTS};"
+                            "const d = JSON.parse(document.getElementById('book-data').textContent);"
+                            "return {title: cp(d.title), said: d.frames.slice(1).map((f) => cp(f.text)),"
+                            "noted: d.frames.at(-1).rows.map((r) => cp(r.text)),"
+                            "shown_title: cp(document.getElementById('title').textContent)};")
+    assert read["title"] == read["shown_title"] == code_points(title)
+    assert read["said"] == [code_points(said) for said, _ in texts]
+    assert read["noted"] == [code_points(noted) for _, noted in texts]
+    for k, (said, _) in enumerate(texts, start=1):
+        b.execute_script(f"const s = document.getElementById('slider'); s.value = '{k}';"
+                         "s.dispatchEvent(new Event('input'));")
+        shown = b.execute_script(f"return ({CODE_POINTS})(document.getElementById('utterance-text').textContent)")
+        assert b.execute_script("return document.body.dataset.turn") == str(k) and shown == code_points(said)
+
+
+def test_nodes_whose_ids_hold_colons_answer_clicks(browser, tmp_path):
+    """The page finds a literal node by its SVG id: ``lit-net:ok`` opens Affected*(net:ok)."""
+    from selenium.webdriver.common.by import By
+
+    from .test_picture import COLONS
+
+    source = tmp_path / "colons.yaml"
+    source.write_text(COLONS)
+    page = tmp_path / "colons.html"
+    page.write_text(book(source)[0], encoding="utf-8")
+    b = browser
+    b.get(page.as_uri() + "#t=2")
+    b.find_element(By.ID, "lit-net:ok").click()
+    affected = b.find_element(By.ID, "affected")
+    assert affected.get_attribute("data-literal") == "net:ok" and affected.get_attribute("data-claims") == "h:1"
+    b.find_element(By.ID, "arg2").click()
+    assert b.find_element(By.ID, "verify").get_attribute("data-claim") == "h:1"

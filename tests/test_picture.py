@@ -7,6 +7,7 @@ and against the paper's walkthrough), h2 is drawn as abandoned.
 
 from __future__ import annotations
 
+import string
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -17,11 +18,15 @@ from hypothesis import strategies as st
 
 from grounded import Engine, InputError
 from grounded.cli.app import load_engine
+from grounded.core.bounds import MAX_ID_LENGTH
+from grounded.core.literals import check_atom
 from grounded.present.picture import ViewError, default_view, picture, run_view, stable_svgs
 from grounded.present.picture import facts as picture_facts
+from grounded.queries.verify import grounded_arguments
 from tests.inprocess import grounded as run_grounded
 
-from .test_properties import HEADER, budget, draw_stream
+from .test_book import embedded_data
+from .test_properties import ALL, HEADER, SPEAKERS, budget, draw_stream
 
 ROOT = Path(__file__).resolve().parents[1]
 SVG = "{http://www.w3.org/2000/svg}"
@@ -210,3 +215,146 @@ def test_show_command_refuses_an_unknown_format(tmp_path, monkeypatch, capsys):
     with pytest.raises(SystemExit) as exit_:
         main()
     assert exit_.value.code == 2 and "p.gif: cannot tell the format" in capsys.readouterr().err
+
+
+# -- every id the log allows draws as itself ---------------------------------------------------------
+
+XLINK_TITLE = "{http://www.w3.org/1999/xlink}title"
+ID_FIRST = string.ascii_letters + string.digits + "_"
+ID_CHAR = st.sampled_from(ID_FIRST + ".:-") | st.sampled_from(":.-")  # DOT's own characters, often
+ID = st.builds(lambda first, rest: first + rest, st.sampled_from(ID_FIRST),
+               st.text(ID_CHAR, max_size=MAX_ID_LENGTH - 1))
+"""Ids as the log allows them (grounded.core.literals.ATOM_PATTERN, at most MAX_ID_LENGTH characters)."""
+
+
+def renamed(obj, names: dict[str, str]):
+    """An utterance or header with every id (and its negation) spelled by ``names``."""
+    if isinstance(obj, dict):
+        return {renamed(k, names): v if k == "op" else renamed(v, names) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [renamed(v, names) for v in obj]
+    if isinstance(obj, str) and obj.lstrip("-") in names:
+        return obj[:len(obj) - len(obj.lstrip("-"))] + names[obj.lstrip("-")]
+    return obj
+
+
+def drawn(svg: str) -> tuple[dict[str, ET.Element], set[tuple[str, str, str]]]:
+    """The nodes of a Graphviz SVG by their SVG id, and its edges as (tail id, head id, kind), read
+    off the <title>s Graphviz writes (its own names for the nodes), not off our ids."""
+    root = ET.fromstring(svg)
+    groups = [g for g in root.iter(f"{SVG}g") if g.get("class")]
+    nodes = {g.find(f"{SVG}title").text: g for g in groups if "node" in classes(g) and "corner" not in classes(g)}
+    assert len({g.get("id") for g in nodes.values()}) == len(nodes), "two nodes share an SVG id"
+    edges = set()
+    for g in groups:
+        if "edge" in classes(g):
+            tail, head = g.find(f"{SVG}title").text.split("->")
+            edges.add((nodes[tail].get("id"), nodes[head].get("id"), (classes(g) - {"edge"}).pop()))
+    return {g.get("id"): g for g in nodes.values()}, edges
+
+
+def labelled(svg: str) -> tuple[dict[str, str], set[tuple[str, str, str]]]:
+    """Each node's label by its SVG id, and the edges."""
+    groups, edges = drawn(svg)
+    return {k: label(g) for k, g in groups.items()}, edges
+
+
+def tooltip(g: ET.Element) -> str | None:
+    return next((a.get(XLINK_TITLE) for a in g.iter(f"{SVG}a")), None)
+
+
+def expected_picture(engine: Engine, t: int) -> tuple[dict[str, str], set[tuple[str, str, str]]]:
+    """Each node's SVG id with its label, and each edge, read off the state itself."""
+    dm = engine.state
+    marked = grounded_arguments(dm, t)
+    visible = [r for r in dm.args if r.standing_at(t) is not None]
+    nodes = {f"arg{r.id}": r.claim + (" ✓" if r.id in marked else "") for r in visible}
+
+    def ends(literal: str) -> list[str]:
+        claimants = [f"arg{b}" for b in dm.claimants_at(literal, t)]
+        if not claimants:
+            nodes[f"lit-{literal}"] = literal
+        return claimants or [f"lit-{literal}"]
+
+    edges = set()
+    for r in visible:
+        edges |= {(end, f"arg{r.id}", "dep") for d in r.deps_at(t) for end in ends(d)}
+        edges |= {(f"arg{r.id}", end, "explains") for x in r.explains_at(t) for end in ends(x)}
+    edges |= {(f"arg{a}", f"arg{b}", "attack") for a, b, turn in dm.attacks if turn <= t}
+    for a, agents in dm.dissent.items():
+        if dm.visible(a, t):
+            nodes.update({f"agent-{g}": g for g in agents})
+            edges |= {(f"agent-{g}", f"arg{a}", "dissent") for g in agents}
+    return nodes, edges
+
+
+LITERAL_HEADER = {**HEADER, "props": [*HEADER["props"], *({"id": p, "kind": "assumption"} for p in ("p0", "p1", "p2"))]}
+LITERAL_PREFIX = [{"speaker": "alice", "ops": [{"op": "observe", "claim": "o_base"}]},
+                  {"speaker": "bob", "ops": [{"op": "hypothesize", "claim": "h_base", "deps": ["p0", "-p1", "p2"],
+                                              "explains": ["o_base"]}]}]
+"""Turns before the random ones, so that the picture has literals no argument claims (drawn by name)."""
+
+
+@budget(25)
+@given(data=st.data())
+def test_every_id_the_log_allows_draws_as_itself(data):
+    """Random histories replayed with their ids respelled from the log's whole id alphabet (``:``,
+    ``.``, ``-``, up to 200 characters): `grounded show`'s SVG and the book's stable drawing have one
+    node per argument and unclaimed literal, labelled exactly with its id, and the edges between
+    the right nodes (issue "Trust, round two", item 6: ``a:b`` drew an edge from a phantom node a)."""
+    plain = Engine(LITERAL_HEADER)
+    utterances = [{**u, "turn": plain.apply(u).turn} for u in LITERAL_PREFIX]
+    utterances += draw_stream(data, plain, max_size=12)
+    plain.close()
+    words = sorted({w.lstrip("-") for w in ALL + SPEAKERS + [p["id"] for p in LITERAL_HEADER["props"]]}
+                   | set(LITERAL_HEADER["agents"]) | {"o_base", "h_base"})
+    spelled = data.draw(st.lists(ID, min_size=len(words), max_size=len(words), unique=True), label="ids")
+    assert all(check_atom(s) for s in spelled)
+    names = dict(zip(words, spelled, strict=True))
+    engine = Engine(renamed(LITERAL_HEADER, names))
+    for u in utterances:
+        assert engine.apply(renamed({k: v for k, v in u.items() if k != "turn"}, names)).turn == u["turn"]
+    last = engine.state.last_turn or 0
+    t = data.draw(st.integers(0, last), label="at")
+    nodes, edges = expected_picture(engine, t)
+    shown = picture(engine, t).svg()
+    book_svgs = stable_svgs([run_view(picture_facts(engine, at)) for at in sorted({t, last})])
+    for svg in (shown, book_svgs[sorted({t, last}).index(t)]):
+        assert labelled(svg) == (nodes, edges)
+        groups, _ = drawn(svg)
+        for k, g in groups.items():
+            if k.startswith(("lit-", "agent-")):
+                assert tooltip(g) == nodes[k]  # hovering shows the id, not Graphviz's name for the node
+    engine.close()
+
+
+def test_show_and_book_draw_ids_with_colons(tmp_path):
+    """The CLI on a scenario whose ids hold ``:``: exit 0, and the literal is drawn once, as itself."""
+    source = tmp_path / "colons.yaml"
+    source.write_text(COLONS)
+    out = tmp_path / "colons.svg"
+    r = grounded("show", str(source), "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    expected = ({"arg1": "svc:redis ✓", "arg2": "h:1", "lit-net:ok": "net:ok"},
+                {("lit-net:ok", "arg2", "dep"), ("arg2", "arg1", "explains")})
+    assert labelled(out.read_text()) == expected
+    page = tmp_path / "colons.html"
+    r = grounded("book", str(source), "-o", str(page))
+    assert r.returncode == 0, r.stderr
+    assert labelled(embedded_data(page.read_text())["frames"][-1]["svg"]) == expected
+
+COLONS = """\
+grounded: 1
+title: Colons
+agents: {"a:lice": {}, bob: {}}
+props: [{id: "net:ok", kind: assumption}]
+turns:
+  - turn: 1
+    speaker: "a:lice"
+    text: Redis times out.
+    ops: [{op: observe, claim: "svc:redis"}]
+  - turn: 2
+    speaker: bob
+    text: the network
+    ops: [{op: hypothesize, claim: "h:1", deps: ["net:ok"], explains: ["svc:redis"]}]
+"""

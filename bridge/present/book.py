@@ -178,10 +178,22 @@ def _asset(name: str) -> str:
     return (resources.files(ASSETS) / "assets" / name).read_text(encoding="utf-8")
 
 
+_SCRIPT_SAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028",
+                              "\u2029": "\\u2029"})
+
+
 def _script_json(data: Any) -> str:
-    """JSON safe inside <script>: no '</' or '<!--' can close or comment the element."""
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/").replace("<!--",
-                                                                                                     "<\\!--")
+    """JSON to embed in a ``<script type="application/json">`` element, still JSON, that every text
+    survives.
+
+    The HTML parser ends a script at ``</script`` and reads ``<!--`` and ``<script`` inside it as
+    changes of state; the only safe spelling is none at all.  ``<``, ``>`` and ``&`` can only occur
+    inside JSON strings, so they are written as ``\\u`` escapes there (as Jinja's ``tojson`` and
+    Django's ``json_script`` do), and so are U+2028 and U+2029, which older JavaScript did not
+    allow in a string.  Control characters are escaped by ``json.dumps`` itself, so the HTML parser
+    (which turns NUL into U+FFFD and CR LF into LF) changes nothing.
+    """
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).translate(_SCRIPT_SAFE)
 
 
 def html(data: dict[str, Any]) -> str:

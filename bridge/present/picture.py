@@ -145,13 +145,25 @@ class Graph:
     nodes: dict[str, dict[str, str]] = field(default_factory=dict)
     edges: dict[tuple[str, str, str], dict[str, str]] = field(default_factory=dict)
 
+    def dot_names(self) -> dict[str, str]:
+        """The name each node goes by in DOT: ``n0``, ``n1``, ... in the order of ``nodes``.
+
+        Our names hold the user's ids (``lit-svc:redis``), and DOT gives such
+        names meanings of their own: in an edge, ``a:b`` is node ``a``, port
+        ``b``.  So Graphviz never sees them as names; each node carries its
+        name in the ``id`` attribute (the SVG id the page finds it by) and its
+        text in the label and tooltip, which are plain quoted strings.
+        """
+        return {name: f"n{i}" for i, name in enumerate(self.nodes)}
+
     def to_dot(self) -> str:
         g = graphviz.Digraph("dependency_map", graph_attr=self.graph, node_attr=self.node_defaults,
                              edge_attr=self.edge_defaults)
+        dot = self.dot_names()
         for name, attrs in self.nodes.items():
-            g.node(name, **attrs)
+            g.node(dot[name], **{"id": name, **attrs})
         for (tail, head, _), attrs in self.edges.items():
-            g.edge(tail, head, **attrs)
+            g.edge(dot[tail], dot[head], **attrs)
         return g.source
 
 
@@ -227,7 +239,12 @@ def _graph(shown: list[clingo.Symbol], path: Path) -> Graph:
             attrs.append((str(s.arguments[0]), None, s.arguments[1], s.arguments[2]))
     graph = Graph()
     order = sorted(nodes, key=_sort_key)
-    names = {n: node_name(n) for n in order}
+    names: dict[clingo.Symbol, str] = {}
+    drawn: dict[str, clingo.Symbol] = {}
+    for n in order:
+        names[n] = node_name(n)
+        if drawn.setdefault(names[n], n) != n:
+            raise ViewError(f"{path}: nodes {drawn[names[n]]} and {n} would both be drawn as {names[n]}")
     raw: dict[tuple[str, object], dict[str, list[tuple[int, str]]]] = {}
     for what, ident, name, value in attrs:
         owner: object = ident
@@ -402,8 +419,10 @@ def stable_svgs(graphs: Sequence[Graph]) -> list[str]:
     if not graphs:
         return []
     _require_dot()
-    layout = json.loads(graphviz.pipe("dot", "json0", union(graphs).to_dot().encode(), quiet=True))
-    node_pos = {o["name"]: o["pos"] for o in layout.get("objects", []) if "pos" in o}
+    whole = union(graphs)
+    ours = {dot: name for name, dot in whole.dot_names().items()}
+    layout = json.loads(graphviz.pipe("dot", "json0", whole.to_dot().encode(), quiet=True))
+    node_pos = {ours[o["name"]]: o["pos"] for o in layout.get("objects", []) if "pos" in o}
     edge_pos = {e["id"]: {k: e[k] for k in ("pos", "lp", "xlp", "head_lp", "tail_lp") if k in e}
                 for e in layout.get("edges", []) if "id" in e}
     # two invisible corners a little outside the layout's box: Graphviz sizes (and shifts) each drawing

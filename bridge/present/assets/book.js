@@ -251,6 +251,7 @@
 
   function init() {
     document.title = data.title;
+    $("title").textContent = data.title;  // exactly the title (the HTML parser drops NUL, folds CR)
     if (data.note) { $("note").hidden = false; $("note").textContent = data.note; }
     const example = Object.values(data.args)[0];  // the hint's literal is one of this conversation's
     $("hint-literal").textContent = example === undefined ? "" : example;
