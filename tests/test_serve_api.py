@@ -215,6 +215,11 @@ def test_bad_input_is_refused_naming_the_field(served):
         r = c.post(f"/conversations/{cid}/utterances", content=b"{" + b" " * (5 * 1024 * 1024) + b"}",
                    headers={"content-type": "application/json"})
         assert r.status_code == 413 and r.json()["error"] == "too_large"
+        # the same body sent in chunks (no Content-Length): refused as it arrives, with the same 413
+        chunked = c.post(f"/conversations/{cid}/utterances", content=(b" " * 65536 for _ in range(80)),
+                         headers={"content-type": "application/json"})
+        assert "content-length" not in chunked.request.headers
+        assert chunked.status_code == 413 and chunked.json() == r.json()
         assert c.get(f"/conversations/{cid}").json()["length"] == 0  # nothing refused was stored
 
 
