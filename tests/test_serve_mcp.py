@@ -120,3 +120,33 @@ def test_text_through_the_llm_interpreter_over_http(tmp_path):
     finally:
         llm.close()
     assert len(llm.requests) == 1
+
+
+def test_malformed_json_rpc_gets_an_error_reply(tmp_path):
+    """JSON-RPC 2.0: a line that is not JSON is answered -32700 (id null); JSON that is no JSON-RPC message
+    -32600, with the request's id when it has one; a blank line is skipped; the session goes on (the ping
+    after them is answered)."""
+    import subprocess
+    import threading
+
+    db = str(tmp_path / "mcp.db")
+    key = make_key(db, "agents")
+    lines = ['{"jsonrpc": "2.0", "id": 1, "method": "ping"', "[1, 2]",
+             '{"jsonrpc": "2.0", "id": 7, "method": 5}', '{"jsonrpc": "2.0", "id": 8, "method": "ping"}']
+    proc = subprocess.Popen([sys.executable, "-m", "grounded", "mcp", "--db", db, "--key", key],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    watchdog = threading.Timer(60, proc.kill)  # a reply that never comes ends the test, not the run
+    watchdog.start()
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write("".join(line + "\n" for line in ["", *lines]))
+        proc.stdin.flush()  # stdin stays open until the replies are read: EOF ends the session
+        replies = [json.loads(proc.stdout.readline() or "null") for _ in lines]
+    finally:
+        watchdog.cancel()
+        proc.stdin.close()  # type: ignore[union-attr]
+        proc.wait(timeout=30)
+    assert [(r.get("id"), r.get("error", {}).get("code")) for r in replies] == [
+        (None, -32700), (None, -32600), (7, -32600), (8, None)], replies
+    assert replies[-1]["result"] == {}
+    assert all(r["jsonrpc"] == "2.0" and "message" in r.get("error", {"message": ""}) for r in replies)

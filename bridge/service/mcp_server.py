@@ -105,8 +105,12 @@ def build_server(db: str | None, key: str, extensions: list[str] | None = None) 
 
 
 def serve_stdio(db: str | None, key: str, extensions: list[str] | None = None) -> None:
+    import anyio
+
+    from grounded.service.mcp_stdio import run_stdio
+
     server, host = build_server(db, key, extensions)
     try:
-        server.run("stdio")
+        anyio.run(run_stdio, server)
     finally:
         host.close()
