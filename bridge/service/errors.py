@@ -27,10 +27,6 @@ class Unauthorized(ServiceError):
     status, code = 401, "unauthorized"
 
 
-class Forbidden(ServiceError):
-    status, code = 403, "forbidden"
-
-
 class NotFound(ServiceError):
     status, code = 404, "not_found"
 
