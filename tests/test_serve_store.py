@@ -301,3 +301,6 @@ def test_a_store_of_a_later_schema_is_refused(tmp_path):
         conn.execute("UPDATE meta SET value = '99' WHERE key = 'schema'")
     with pytest.raises(StoreUnavailable, match="store schema version 99, this grounded reads version 2"):
         open_store(db)
+    refused = _grounded("keys", "list", "--db", str(db))  # said as a refusal, not as an internal error
+    assert refused.returncode == 2 and refused.stderr == f"error: {db}: store schema version 99, this grounded " \
+        "reads version 2\n"

@@ -24,17 +24,6 @@ keys_app = typer.Typer(no_args_is_help=True, help="API keys: one tenant per key;
 app.add_typer(keys_app, name="keys")
 
 
-def _checked_name(kind: str, name: str) -> str:
-    """A tenant or conversation id given on the command line; a bad one is the user's input error (exit 2)."""
-    from grounded.service.errors import Invalid
-    from grounded.service.keys import check_name
-
-    try:
-        return check_name(kind, name)
-    except Invalid as exc:
-        raise InputError(exc.message) from None
-
-
 def _require_serve() -> None:
     import importlib.util
 
@@ -88,9 +77,10 @@ def serve(
 def keys_create(tenant: Annotated[str, typer.Argument(help="The tenant the key acts for (created if new).")],
                 db: Db = None) -> None:
     """Create an API key for TENANT; the key is printed once (only its hash is stored)."""
+    from grounded.service.keys import check_name
     from grounded.service.store import create_key
 
-    _checked_name("tenant", tenant)
+    check_name("tenant", tenant)
     print(create_key(db, tenant))
 
 
@@ -137,11 +127,12 @@ def export(
     """Write a stored conversation as the event log (JSON Lines) that Engine.load reads."""
     from grounded.io.format import encode_line
     from grounded.service.conversations import event_log_lines
+    from grounded.service.keys import check_name
     from grounded.service.store import open_store
 
-    _checked_name("conversation", conversation)
+    check_name("conversation", conversation)
     if tenant is not None:
-        _checked_name("tenant", tenant)
+        check_name("tenant", tenant)
     store = open_store(db)
     try:
         owners = [tenant] if tenant is not None else store.tenants_of(conversation)
