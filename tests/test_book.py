@@ -196,7 +196,7 @@ def test_a_log_cut_short_says_so(tmp_path):
     log.write_text(json.dumps({"grounded": 1, "agents": {"alice": {}}}) + "\n"
                    + json.dumps({"turn": 1, "speaker": "alice", "ops": [{"op": "observe", "claim": "o1"}]}) + "\n"
                    + '{"turn": 2, "speaker": "alice", "ops": [{"op": "obs\n')
-    page, conv = book(log)
+    page, conv = book(log, partial=True)
     assert conv.note and "line 3" in conv.note
     data = embedded_data(page)
     assert data["note"] == conv.note and [f["turn"] for f in data["frames"]] == [0, 1]
@@ -324,3 +324,29 @@ def test_nodes_whose_ids_hold_colons_answer_clicks(browser, tmp_path):
     assert affected.get_attribute("data-literal") == "net:ok" and affected.get_attribute("data-claims") == "h:1"
     b.find_element(By.ID, "arg2").click()
     assert b.find_element(By.ID, "verify").get_attribute("data-claim") == "h:1"
+
+
+def _log_with_a_rejected_line(tmp_path: Path) -> Path:
+    log = tmp_path / "talk.jsonl"
+    log.write_text("".join(json.dumps(x) + "\n" for x in (
+        {"grounded": 1, "agents": {"alice": {}}},
+        {"turn": 1, "speaker": "alice", "ops": [{"op": "observe", "claim": "o1"}]},
+        {"turn": 2, "speaker": "alice", "ops": [{"op": "hypothesize", "claim": "h1", "deps": ["zz"]}]},
+        {"turn": 3, "speaker": "alice", "ops": [{"op": "observe", "claim": "o3"}]})))
+    return log
+
+
+def test_book_reads_a_log_strictly_as_every_command_does(tmp_path):
+    """A line the rules reject: exit 2 naming file:line, no page written; --partial writes the page of the
+    lines before it, which says so (as other commands' --partial answers do)."""
+    from tests.inprocess import run_cli
+
+    log, page = _log_with_a_rejected_line(tmp_path), tmp_path / "talk.html"
+    status, out, err = run_cli("book", log, "-o", page)
+    assert status == 2 and err.startswith(f"error: {log}:3: ") and "hypothesize_dep_unknown" in err, err
+    assert len(err.strip().splitlines()) == 1 and not page.exists()
+    status, out, err = run_cli("book", log, "-o", page, "--partial")
+    assert status == 0 and page.exists(), err
+    assert "warning: PARTIAL: answered from the 1 utterances before line 3" in err
+    data = embedded_data(page.read_text())
+    assert "line 3" in data["note"] and [f["turn"] for f in data["frames"]] == [0, 1]

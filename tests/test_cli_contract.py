@@ -99,3 +99,13 @@ def test_progress_goes_to_stderr_on_a_terminal_only(tmp_path):
     terminal = run("check", log, env={**os.environ, "FORCE_COLOR": "1"})  # rich draws as on a terminal
     assert terminal.returncode == 0 and "reading talk.jsonl" in terminal.stderr
     assert "all agree" in terminal.stdout and "reading" not in terminal.stdout
+
+
+def test_a_bad_tenant_name_is_an_input_error(tmp_path):
+    """`grounded keys create "a b"`: the name is the user's mistake, said as one (not an internal error),
+    and no key or tenant is created."""
+    db = tmp_path / "keys.db"
+    status, out, err = run_cli("keys", "create", "a b", "--db", db)
+    assert status == 2 and out == ""
+    assert err.startswith("error: tenant id 'a b'") and len(err.strip().splitlines()) == 1, err
+    assert run_cli("keys", "list", "--db", db)[1] == ""

@@ -164,32 +164,45 @@ def test_optimistic_concurrency_refuses_a_stale_append(served):
 
 
 def test_tenants_see_only_their_own_conversations(served):
+    """Ids are per tenant: another tenant's conversation answers 404 with the very body of a missing one
+    (nothing says the id is taken), and another tenant may create a conversation by the same id."""
     server, k1, k2 = served
     with client(server, k1) as c1, client(server, k2) as c2, client(server, None) as anon, \
             client(server, k1[:-4] + "AAAA") as wrong:
-        cid = c1.post("/conversations", json={"id": "private-1"}).json()["id"]
+        routes = [("GET", "/conversations/{}", None), ("GET", "/conversations/{}/state", None),
+                  ("GET", "/conversations/{}/verify?claim=o1", None),
+                  ("POST", "/conversations/{}/verify", {"claim": "o1"}),
+                  ("GET", "/conversations/{}/affected?claim=o1", None),
+                  ("GET", "/conversations/{}/open-problems", None),
+                  ("GET", "/conversations/{}/commitments", None), ("GET", "/conversations/{}/export", None),
+                  ("POST", "/conversations/{}/utterances", {"speaker": "b", "ops": [{"op": "observe",
+                                                                                    "claim": "o9"}]})]
+        cid = "private-1"
+        missing = [c2.request(method, path.format(cid), json=body) for method, path, body in routes]
+        assert c1.post("/conversations", json={"id": cid}).status_code == 201
         c1.post(f"/conversations/{cid}/utterances", json={"speaker": "a", "ops": [{"op": "observe", "claim": "o1"}]})
-        routes = [("GET", f"/conversations/{cid}", None), ("GET", f"/conversations/{cid}/state", None),
-                  ("GET", f"/conversations/{cid}/verify?claim=o1", None),
-                  ("POST", f"/conversations/{cid}/verify", {"claim": "o1"}),
-                  ("GET", f"/conversations/{cid}/affected?claim=o1", None),
-                  ("GET", f"/conversations/{cid}/open-problems", None),
-                  ("GET", f"/conversations/{cid}/commitments", None), ("GET", f"/conversations/{cid}/export", None),
-                  ("POST", f"/conversations/{cid}/utterances", {"speaker": "b", "ops": [{"op": "observe",
-                                                                                        "claim": "o9"}]})]
-        for method, path, body in routes:
-            assert c2.request(method, path, json=body).status_code == 403, path
+        for (method, path, body), before in zip(routes, missing, strict=True):
+            path = path.format(cid)
+            foreign = c2.request(method, path, json=body)
+            assert (foreign.status_code, foreign.json()) == (before.status_code, before.json()) == \
+                (404, {"error": "not_found", "message": f"no conversation {cid}", "conversation": cid}), path
             assert anon.request(method, path, json=body).status_code == 401, path
             assert wrong.request(method, path, json=body).status_code == 401, path
             assert c1.request(method, path, json=body).status_code in (200, 201), path
-        assert c2.post("/conversations", json={"id": "private-1"}).status_code == 409
         assert cid not in [x["id"] for x in c2.get("/conversations").json()]
         assert cid in [x["id"] for x in c1.get("/conversations").json()]
-        assert c2.get("/conversations/nowhere/state").status_code == 404
+        # tenant 2's own "private-1": a conversation of its own, beside tenant 1's
+        assert c2.post("/conversations", json={"id": cid}).json() == {"id": cid, "tenant": "t2", "turn": None,
+                                                                      "length": 0}
+        assert c2.post("/conversations", json={"id": cid}).status_code == 409  # taken, in its own tenant
+        assert c2.post(f"/conversations/{cid}/utterances", json=routes[-1][2]).json()["seq"] == 1
+        assert c2.get(f"/conversations/{cid}/verify", params={"claim": "o9"}).json()["grounded"] is True
+        assert c2.get(f"/conversations/{cid}/verify", params={"claim": "o1"}).json()["grounded"] is False
         assert anon.get("/conversations").json()["error"] == "unauthorized"
-    # only tenant 1's own append (in the loop above) landed; tenant 2's were refused before the store
+    # only tenant 1's own append (in the loop above) landed in its conversation
     with client(server, k1) as c1:
         assert c1.get(f"/conversations/{cid}").json()["length"] == 2
+        assert c1.get(f"/conversations/{cid}/verify", params={"claim": "o9"}).json()["grounded"] is True
 
 
 def test_bad_input_is_refused_naming_the_field(served):
@@ -215,6 +228,11 @@ def test_bad_input_is_refused_naming_the_field(served):
         r = c.post(f"/conversations/{cid}/utterances", content=b"{" + b" " * (5 * 1024 * 1024) + b"}",
                    headers={"content-type": "application/json"})
         assert r.status_code == 413 and r.json()["error"] == "too_large"
+        # the same body sent in chunks (no Content-Length): refused as it arrives, with the same 413
+        chunked = c.post(f"/conversations/{cid}/utterances", content=(b" " * 65536 for _ in range(80)),
+                         headers={"content-type": "application/json"})
+        assert "content-length" not in chunked.request.headers
+        assert chunked.status_code == 413 and chunked.json() == r.json()
         assert c.get(f"/conversations/{cid}").json()["length"] == 0  # nothing refused was stored
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 import anyio
@@ -27,7 +28,9 @@ TALK = [
 
 
 async def _session_calls(db: str, key: str) -> dict:
-    params = StdioServerParameters(command=sys.executable, args=["-m", "grounded", "mcp", "--db", db, "--key", key])
+    # the whole environment: the SDK passes on only a few variables, and PYTHONPATH says which grounded is tested
+    params = StdioServerParameters(command=sys.executable, args=["-m", "grounded", "mcp", "--db", db, "--key", key],
+                                   env=dict(os.environ))
     got: dict = {}
     with anyio.fail_after(120):
         async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
@@ -53,7 +56,8 @@ async def _session_calls(db: str, key: str) -> dict:
                                             text="Redis exhaustion bypasses rate limiting")
             got["affected"] = await call("affected", conversation="mcp-talk", claim="o1")
             got["state"] = await call("state", conversation="mcp-talk")
-            got["foreign"] = await call("state", conversation="other-tenant")
+            got["foreign"] = await call("state", conversation="theirs")
+            got["missing"] = await call("state", conversation="nowhere")
     return got
 
 
@@ -61,7 +65,8 @@ def test_the_mcp_tools_answer_as_the_library(tmp_path):
     db = str(tmp_path / "mcp.db")
     key = make_key(db, "agents")
     store = open_store(db)
-    store.create_conversation("other-tenant", "someone-else", {"grounded": 1}, [])
+    for cid in ("mcp-talk", "theirs"):  # another tenant's, by the ids the agent will use
+        store.create_conversation("someone-else", cid, {"grounded": 1}, [])
     store.close()
     got = anyio.run(_session_calls, db, key)
     lib = Engine(HEADER)
@@ -83,7 +88,10 @@ def test_the_mcp_tools_answer_as_the_library(tmp_path):
     assert got["verify_text"] == (False, verify_text(lib, "Redis exhaustion bypasses rate limiting").to_json())
     assert got["affected"][1]["lose_support"] == lib.affected("o1").lose_support
     assert {k: v for k, v in got["state"][1].items() if k not in ("id", "length")} == state_json(lib)
-    assert got["foreign"][0] is True and got["foreign"][1]["error"] == "forbidden"
+    assert got["foreign"] == (True, {"error": "not_found", "message": "no conversation theirs",
+                                     "conversation": "theirs"})
+    assert got["missing"] == (True, {**got["foreign"][1], "message": "no conversation nowhere",
+                                     "conversation": "nowhere"})
 
 
 def test_mcp_refuses_a_bad_key(tmp_path):
@@ -120,3 +128,33 @@ def test_text_through_the_llm_interpreter_over_http(tmp_path):
     finally:
         llm.close()
     assert len(llm.requests) == 1
+
+
+def test_malformed_json_rpc_gets_an_error_reply(tmp_path):
+    """JSON-RPC 2.0: a line that is not JSON is answered -32700 (id null); JSON that is no JSON-RPC message
+    -32600, with the request's id when it has one; a blank line is skipped; the session goes on (the ping
+    after them is answered)."""
+    import subprocess
+    import threading
+
+    db = str(tmp_path / "mcp.db")
+    key = make_key(db, "agents")
+    lines = ['{"jsonrpc": "2.0", "id": 1, "method": "ping"', "[1, 2]",
+             '{"jsonrpc": "2.0", "id": 7, "method": 5}', '{"jsonrpc": "2.0", "id": 8, "method": "ping"}']
+    proc = subprocess.Popen([sys.executable, "-m", "grounded", "mcp", "--db", db, "--key", key],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    watchdog = threading.Timer(60, proc.kill)  # a reply that never comes ends the test, not the run
+    watchdog.start()
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write("".join(line + "\n" for line in ["", *lines]))
+        proc.stdin.flush()  # stdin stays open until the replies are read: EOF ends the session
+        replies = [json.loads(proc.stdout.readline() or "null") for _ in lines]
+    finally:
+        watchdog.cancel()
+        proc.stdin.close()  # type: ignore[union-attr]
+        proc.wait(timeout=30)
+    assert [(r.get("id"), r.get("error", {}).get("code")) for r in replies] == [
+        (None, -32700), (None, -32600), (7, -32600), (8, None)], replies
+    assert replies[-1]["result"] == {}
+    assert all(r["jsonrpc"] == "2.0" and "message" in r.get("error", {"message": ""}) for r in replies)

@@ -10,7 +10,7 @@ import pytest
 
 from grounded import Engine
 from grounded.service.conversations import Conversations, state_json
-from grounded.service.errors import Forbidden, NotFound, StoreUnavailable, Unauthorized
+from grounded.service.errors import NotFound, StoreUnavailable, Unauthorized
 from grounded.service.host import EngineHost
 from grounded.service.keys import new_key
 from grounded.service.store import open_store
@@ -52,20 +52,20 @@ def test_a_failed_commit_acknowledges_nothing_and_drops_the_engine(tmp_path):
     def poisoned(c: Conversations) -> dict:
         answer = c.append("t", cid, _say("o2"))
         c.store._execute("PRAGMA defer_foreign_keys=ON")
-        c.store._execute("INSERT INTO utterances (conversation, seq, turn, line, created) "
-                         "VALUES ('ghost', 1, 1, '{}', 'now')")
+        c.store._execute("INSERT INTO utterances (tenant, conversation, seq, turn, line, created) "
+                         "VALUES ('t', 'ghost', 1, 1, '{}', 'now')")
         return answer
 
     async def two_writes_one_flush() -> list:
-        return await asyncio.gather(host.call(poisoned, True, cid),
-                                    host.call(lambda c: c.append("t", cid, _say("o3")), True, cid),
+        return await asyncio.gather(host.call(poisoned, True, ("t", cid)),
+                                    host.call(lambda c: c.append("t", cid, _say("o3")), True, ("t", cid)),
                                     return_exceptions=True)
 
     results = asyncio.run(two_writes_one_flush())
     assert all(isinstance(r, StoreUnavailable) and "commit failed" in str(r) for r in results), results
-    assert cid not in c._cache  # the engine that had moved on (o2, o3) is gone
+    assert ("t", cid) not in c._cache  # the engine that had moved on (o2, o3) is gone
     assert state_json(c._entry("t", cid).engine) == before  # rebuilt from the store: o2, o3 never happened
-    assert c.store.head(cid) == ("t", 1)
+    assert c.store.head("t", cid) == 1
     assert host.run(lambda c: c.append("t", cid, _say("o2")), write=True)["seq"] == 2
     host.close()
 
@@ -81,9 +81,9 @@ def test_engines_are_caches_of_the_store(tmp_path):
                                                      "explains": ["q1"]}]})
     assert one.verify("t", cid, "h1")["grounded"] is True  # one caught up with two's append
     other = one.create("t", {})["id"]  # cache=1: evicts cid's engine
-    assert cid not in one._cache and other in one._cache
+    assert ("t", cid) not in one._cache and ("t", other) in one._cache
     assert one.state("t", cid) == two.state("t", cid)
-    with pytest.raises(Forbidden):
+    with pytest.raises(NotFound):
         one.verify("u", cid, "h1")
     with pytest.raises(NotFound):
         one.verify("t", "missing", "h1")
@@ -121,6 +121,15 @@ def test_cli_keys_and_export(tmp_path):
         c.authenticate(key)
     missing = _grounded("export", "nowhere", "--db", db)
     assert missing.returncode == 2 and "no conversation nowhere" in missing.stderr
+    # ids are per tenant: with two conversations "talk", the operator names the tenant
+    c.create("other", {}, "talk")
+    both = _grounded("export", "talk", "--db", db)
+    assert both.returncode == 2 and "conversation talk: tenants acme, other each have one; name one with --tenant" \
+        in both.stderr
+    named = _grounded("export", "talk", "--db", db, "--tenant", "acme", "-o", str(tmp_path / "named.jsonl"))
+    assert named.returncode == 0 and (tmp_path / "named.jsonl").read_bytes() == (tmp_path / "talk.jsonl").read_bytes()
+    nobody = _grounded("export", "talk", "--db", db, "--tenant", "nobody")
+    assert nobody.returncode == 2 and "no conversation talk of tenant nobody" in nobody.stderr
     bad = _grounded("keys", "create", "bad tenant", "--db", db)
     assert bad.returncode == 2 and "tenant id 'bad tenant'" in bad.stderr
     c.close()
@@ -158,3 +167,140 @@ def test_a_conversation_records_its_extensions_and_refuses_a_server_without_them
     with pytest.raises(Inconsistent, match="this server has it loaded with sha256"):
         changed.state("t", cid)
     changed.close()
+
+
+def test_conversation_ids_are_per_tenant(tmp_path):
+    """Two tenants each create "talk": two conversations, each answering its own history; to a tenant,
+    another's conversation is a missing one (the same error, word for word), in every route's method."""
+    c = Conversations(open_store(tmp_path / "t.db"))
+    assert c.create("acme", {}, "talk")["tenant"] == "acme"
+    assert c.create("zeta", {}, "talk")["tenant"] == "zeta"  # was 409 "already exists": ids were global
+    c.append("acme", "talk", _say("o1"))
+    c.append("zeta", "talk", _say("z1"))
+    c.append("zeta", "talk", _say("z2"))
+    assert c.state("acme", "talk")["length"] == 1 and c.state("zeta", "talk")["length"] == 2
+    assert c.verify("acme", "talk", "o1")["grounded"] and not c.verify("acme", "talk", "z1")["grounded"]
+    assert [line.get("ops") for line in c.export("zeta", "talk")[1:]] == [
+        [{"op": "observe", "claim": "z1"}], [{"op": "observe", "claim": "z2"}]]
+    assert c.listing("acme") == [{"id": "talk", "length": 1}] and c.listing("zeta") == [{"id": "talk", "length": 2}]
+    calls = [lambda t, i: c.describe(t, i), lambda t, i: c.state(t, i), lambda t, i: c.verify(t, i, "o1"),
+             lambda t, i: c.affected(t, i, "o1"), lambda t, i: c.open_problems(t, i),
+             lambda t, i: c.commitments(t, i), lambda t, i: c.export(t, i), lambda t, i: c.snapshot(t, i),
+             lambda t, i: c.append(t, i, _say("o9"))]
+
+    def refusals() -> list[dict]:
+        found = []
+        for call in calls:
+            with pytest.raises(NotFound) as exc:
+                call("acme", "secret")
+            found.append(exc.value.to_json())
+        return found
+
+    missing = refusals()  # nobody has "secret" yet
+    c.create("zeta", {}, "secret")
+    assert refusals() == missing == [{"error": "not_found", "message": "no conversation secret",
+                                      "conversation": "secret"}] * len(calls)
+    assert c.state("zeta", "secret")["length"] == 0  # acme's append did not land in zeta's conversation
+    c.close()
+
+
+SCHEMA_1 = [  # the DDL of schema 1 (conversation ids global), as grounded wrote it
+    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "CREATE TABLE tenants (name TEXT PRIMARY KEY, created TEXT NOT NULL)",
+    """CREATE TABLE api_keys (
+        id TEXT PRIMARY KEY, tenant TEXT NOT NULL REFERENCES tenants(name),
+        hash TEXT NOT NULL, created TEXT NOT NULL, revoked TEXT)""",
+    """CREATE TABLE conversations (
+        id TEXT PRIMARY KEY, tenant TEXT NOT NULL REFERENCES tenants(name),
+        header TEXT NOT NULL, extensions TEXT NOT NULL,
+        length INTEGER NOT NULL DEFAULT 0, created TEXT NOT NULL)""",
+    """CREATE TABLE utterances (
+        conversation TEXT NOT NULL REFERENCES conversations(id), seq INTEGER NOT NULL,
+        turn BIGINT NOT NULL, line TEXT NOT NULL, created TEXT NOT NULL,
+        PRIMARY KEY (conversation, seq))""",
+    "CREATE INDEX conversations_by_tenant ON conversations (tenant)",
+    "INSERT INTO meta VALUES ('schema', '1')",
+]
+
+
+def _schema_1_store(db: str, key_hash: str) -> None:
+    """A store as schema 1 left it: tenant acme with a key and conversation "talk" (o1, then h1 on it)."""
+    import json
+
+    from grounded.io.eventlog import header_json, utterance_json
+
+    engine = Engine({"agents": {"ann": {"authority": True}}})
+    header = header_json(engine.header)
+    rows = [utterance_json(u.turn, u.utterance) for u in (
+        engine.apply(_say("o1")), engine.apply({"speaker": "ann", "ops": [
+            {"op": "question", "claim": "q1"}, {"op": "hypothesize", "claim": "h1", "deps": ["o1"],
+                                                "explains": ["q1"]}]}))]
+    engine.close()
+    statements = [*SCHEMA_1, ("INSERT INTO tenants VALUES (?, ?)", ("acme", "2026-01-01")),
+                  ("INSERT INTO api_keys VALUES (?, ?, ?, ?, NULL)", ("0123456789abcdef", "acme", key_hash, "x")),
+                  ("INSERT INTO conversations VALUES (?, ?, ?, ?, ?, ?)",
+                   ("talk", "acme", json.dumps(header), "[]", 2, "2026-01-01"))]
+    statements += [("INSERT INTO utterances VALUES (?, ?, ?, ?, ?)", ("talk", i, r["turn"], json.dumps(r), "x"))
+                   for i, r in enumerate(rows, 1)]
+    if db.startswith("postgresql://"):
+        import psycopg
+
+        with psycopg.connect(db, autocommit=True) as conn, conn.transaction():
+            for st in statements:
+                sql, args = st if isinstance(st, tuple) else (st, ())
+                conn.execute(sql.replace("?", "%s"), args)
+    else:
+        conn = sqlite3.connect(db)
+        with conn:
+            for st in statements:
+                conn.execute(*(st if isinstance(st, tuple) else (st,)))
+        conn.close()
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_a_schema_1_store_is_upgraded_when_opened(backend, tmp_path, request):
+    """A store written before ids were per tenant opens with this grounded: upgraded in place (once, by the
+    first process), its key, conversation and history answering as before; then ids are per tenant."""
+    from grounded.service.keys import digest
+    from grounded.service.store import SCHEMA_VERSION
+
+    if backend == "postgresql":
+        from tests.test_serve_api import _fresh_database
+
+        db = _fresh_database(request.getfixturevalue("postgres_url"), "schema1")
+    else:
+        db = str(tmp_path / "old.db")
+    secret = "s" * 43
+    _schema_1_store(db, digest(secret))
+    c = Conversations(open_store(db))
+    assert c.authenticate(f"gk_0123456789abcdef_{secret}") == "acme"
+    assert c.listing("acme") == [{"id": "talk", "length": 2}]
+    assert c.verify("acme", "talk", "h1")["grounded"] is True
+    assert c.append("acme", "talk", {"speaker": "ann", "ops": [{"op": "revise", "target": "o1"}]})["seq"] == 3
+    assert c.verify("acme", "talk", "h1")["grounded"] is False
+    assert len(c.export("acme", "talk")) == 4
+    assert c.create("zeta", {}, "talk")["id"] == "talk"  # ids are per tenant now
+    with pytest.raises(NotFound):
+        c.state("zeta", "missing")
+    assert c.store._one("SELECT value FROM meta WHERE key = 'schema'") == (str(SCHEMA_VERSION),)
+    c.close()
+    again = Conversations(open_store(db))  # a second opening finds schema 2: nothing to upgrade
+    assert again.state("acme", "talk")["length"] == 3 and again.listing("zeta") == [{"id": "talk", "length": 0}]
+    again.close()
+    if backend == "sqlite":  # the tables are those of a store created at schema 2
+        fresh = tmp_path / "fresh.db"
+        open_store(fresh).close()
+        ddl = "SELECT type, name, tbl_name, replace(sql, '\"', '') FROM sqlite_master ORDER BY name"  # renamed: quoted
+        assert sqlite3.connect(db).execute(ddl).fetchall() == sqlite3.connect(fresh).execute(ddl).fetchall()
+
+
+def test_a_store_of_a_later_schema_is_refused(tmp_path):
+    db = tmp_path / "later.db"
+    open_store(db).close()
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE meta SET value = '99' WHERE key = 'schema'")
+    with pytest.raises(StoreUnavailable, match="store schema version 99, this grounded reads version 2"):
+        open_store(db)
+    refused = _grounded("keys", "list", "--db", str(db))  # said as a refusal, not as an internal error
+    assert refused.returncode == 2 and refused.stderr == f"error: {db}: store schema version 99, this grounded " \
+        "reads version 2\n"

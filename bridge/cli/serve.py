@@ -120,6 +120,8 @@ def keys_list(db: Db = None) -> None:
 def export(
     conversation: Annotated[str, typer.Argument(help="The conversation's id.")],
     db: Db = None,
+    tenant: Annotated[str | None, typer.Option(
+        "--tenant", help="The tenant whose conversation it is (needed when several tenants have that id).")] = None,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write here instead of stdout.")] = None,
 ) -> None:
     """Write a stored conversation as the event log (JSON Lines) that Engine.load reads."""
@@ -129,11 +131,18 @@ def export(
     from grounded.service.store import open_store
 
     check_name("conversation", conversation)
+    if tenant is not None:
+        check_name("tenant", tenant)
     store = open_store(db)
     try:
-        lines = event_log_lines(store, conversation)
+        owners = [tenant] if tenant is not None else store.tenants_of(conversation)
+        if len(owners) > 1:
+            raise InputError(f"conversation {conversation}: tenants {', '.join(owners)} each have one; "
+                             "name one with --tenant")
+        lines = event_log_lines(store, owners[0], conversation) if owners else None
         if lines is None:
-            raise InputError(f"no conversation {conversation} in {store.url}")
+            where = f" of tenant {tenant}" if tenant is not None else ""
+            raise InputError(f"no conversation {conversation}{where} in {store.url}")
     finally:
         store.close()
     data = b"".join(map(encode_line, lines))

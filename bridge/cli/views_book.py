@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from grounded.cli.app import Extensions, File, app
+from grounded.cli.app import Extensions, File, Partial, app, report_reading
 from grounded.cli.views_show import View
 from grounded.present.book import book as make_book
 
@@ -19,11 +19,12 @@ def book(
     output: Annotated[Path, typer.Option("--output", "-o", help="The HTML file to write.")],
     view: View = None,
     extension: Extensions = None,
+    partial: Partial = False,
 ) -> None:
     """One HTML file that steps through the conversation (no server, no network): utterances, operations,
-    what the rules did, the picture, Verify and Affected* on click, the world model.  talk.html#t=9 opens T9."""
-    page, conv = make_book(file, extension, view)
+    what the rules did, the picture, Verify and Affected* on click, the world model.  talk.html#t=9 opens T9.
+    A log is read strictly (a bad line: exit 2 naming file:line); --partial pages the lines before it."""
+    page, conv = make_book(file, extension, view, partial=partial)
     output.write_text(page, encoding="utf-8")
-    if conv.note:
-        print(f"warning: {conv.note}", file=sys.stderr)
+    report_reading(conv.engine)  # a torn final line; with --partial, where the page stops (the page says it too)
     print(f"wrote {output}: {len(conv.frames) - 1} turns, {len(page) // 1024} KiB", file=sys.stderr)

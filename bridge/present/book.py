@@ -73,8 +73,13 @@ class Conversation:
     """Set when the page shows less than the whole input (a log cut short), saying where it stops."""
 
 
-def collect(path: Path, extensions: list[Path] | None = None) -> Conversation:
-    """Replay a scenario or a log, keeping a frame per utterance."""
+def collect(path: Path, extensions: list[Path] | None = None, partial: bool = False) -> Conversation:
+    """Replay a scenario or a log, keeping a frame per utterance.
+
+    A log is read as every command reads it: strictly (a bad line raises LogError
+    naming ``file:line``) unless ``partial``, which shows the lines before a bad one
+    and says so in ``note``.
+    """
     frames: list[Frame] = []
     if path.suffix in SCENARIO_SUFFIXES:
         scenario = Scenario.load(path)
@@ -92,7 +97,7 @@ def collect(path: Path, extensions: list[Path] | None = None) -> Conversation:
         def keep(engine: Engine, update: Update) -> None:
             frames.append(_accepted(engine, update))
 
-        engine = Engine.load(path, extensions=extensions or (), strict=False, on_update=keep)
+        engine = Engine.load(path, extensions=extensions or (), strict=not partial, on_update=keep)
         title = path.name
         note = None if engine.load_error is None else _cut_note(engine.load_error)
     first = frames[0].turn if frames else 1
@@ -207,9 +212,9 @@ def _escape(text: str) -> str:
 
 
 def book(path: Path, extensions: list[Path] | None = None, view: Path | None = None,
-         progress: Callable[[str], None] | None = None) -> tuple[str, Conversation]:
-    """The page for a scenario or a log, and the conversation it shows."""
-    conv = collect(path, extensions)
+         progress: Callable[[str], None] | None = None, partial: bool = False) -> tuple[str, Conversation]:
+    """The page for a scenario or a log (``partial``: see ``collect``), and the conversation it shows."""
+    conv = collect(path, extensions, partial)
     if progress is not None:
         progress(f"{len(conv.frames) - 1} turns replayed; drawing")
     return html(page_data(conv, view)), conv

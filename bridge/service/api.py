@@ -2,8 +2,9 @@
 
 Routes live under ``/v1``.  A request carries its API key as
 ``Authorization: Bearer gk_...``; the key decides the tenant, and a tenant
-sees only its own conversations (403 for another's, 401 for no or a bad
-key).  Refusals keep the library's words: a rejected utterance is 422 with
+sees only its own conversations: ids are per tenant, and another tenant's
+conversation is answered as a missing one (404, the same body); 401 for no
+or a bad key.  Refusals keep the library's words: a rejected utterance is 422 with
 every violation's code and message as ``PreconditionError`` reports them, a
 malformed field is 422 naming it.  The OpenAPI document (``/openapi.json``,
 published as docs/openapi.json) is the contract.
@@ -76,7 +77,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app = FastAPI(title="grounded", version=VERSION, lifespan=lifespan,
                   description="Verify, turn by turn, whether a continuation still rests on what a conversation "
                               "has established. See docs/serve.md.",
-                  responses={401: {"model": s.ErrorOut}, 403: {"model": s.ErrorOut}, 404: {"model": s.ErrorOut},
+                  responses={401: {"model": s.ErrorOut}, 404: {"model": s.ErrorOut},
                              413: {"model": s.ErrorOut}, 422: {"model": s.ErrorOut}})
     _errors(app)
 
@@ -84,27 +85,26 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                   fn: Callable[[Conversations, str], Any], write: str | None = None, reads: str | None = None) -> Any:
         """Authenticate and run ``fn(conversations, tenant)`` on the process's engines.
 
-        ``write`` names the conversation a write changes: the job is then answered
-        only once its batch has committed (see host.py).  ``reads`` names the
-        conversation a read is about: the key check fetches its head in the same query.
+        ``write`` names the conversation a write changes: the key is checked first
+        (inline, as a read), then the job is queued under (tenant, ``write``) and
+        answered only once its batch has committed (see host.py).  ``reads`` names
+        the conversation a read is about: the key check fetches its head in the same query.
         """
         token = key.credentials if key is not None else None
+        host = holder["host"]
+        state = request.scope.setdefault("state", {})
 
-        def job(c: Conversations) -> tuple[str | None, Any, BaseException | None]:
-            tenant = None
+        def read(c: Conversations) -> Any:
             try:
-                tenant = c.authenticate(token, reads)
-                return tenant, fn(c, tenant), None
-            except Exception as exc:  # noqa: BLE001 - re-raised below, after the tenant is logged
-                return tenant, None, exc
+                state["tenant"] = c.authenticate(token, reads)
+                return fn(c, state["tenant"])
             finally:
                 c.forget_prefetched()
 
-        tenant, result, exc = await holder["host"].call(job, write is not None, write or "")
-        request.scope.setdefault("state", {})["tenant"] = tenant
-        if exc is not None:
-            raise exc
-        return result
+        if write is None:
+            return await host.call(read)
+        tenant = state["tenant"] = await host.call(lambda c: c.authenticate(token))
+        return await host.call(lambda c: fn(c, tenant), True, (tenant, write))
 
     @app.get("/v1/health", tags=["service"])
     async def health() -> dict[str, str]:

@@ -10,7 +10,9 @@ after the rules accepted, the engine is dropped from the cache and rebuilt
 from the store next time: the store is the truth, the engine a cache.
 
 Each public method takes the tenant the caller's key belongs to and returns
-plain JSON-able data; the HTTP API and the MCP tools are thin front-ends.
+plain JSON-able data; the HTTP API and the MCP tools are thin front-ends.  A
+conversation is named by (tenant, id), in the store and in the cache alike:
+another tenant's conversation is, to a caller, one that does not exist.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from grounded.engine import Engine, Update
 from grounded.io.eventlog import header_json, utterance_json
 from grounded.present.summary import state_summary
 from grounded.service import keys
-from grounded.service.errors import Conflict, Forbidden, Inconsistent, Invalid, NotFound, Unauthorized
+from grounded.service.errors import Conflict, Inconsistent, Invalid, NotFound, Unauthorized
 from grounded.service.store import Store
 
 INTERPRETERS = ("rules", "llm")
@@ -55,6 +57,10 @@ class ExtensionFile:
         return cls(p.name, str(p), hashlib.sha256(p.read_bytes()).hexdigest())
 
 
+Key = tuple[str, str]
+"""(tenant, conversation id): what names a conversation."""
+
+
 class _Entry:
     __slots__ = ("engine", "tenant", "length")
 
@@ -63,18 +69,18 @@ class _Entry:
 
 
 class Conversations:
-    """The engines of one process, keyed by conversation id, at most ``cache`` of them."""
+    """The engines of one process, keyed by (tenant, conversation id), at most ``cache`` of them."""
 
     def __init__(self, store: Store, extensions: tuple[ExtensionFile, ...] = (), cache: int = 1000,
                  interpreter_options: dict[str, Any] | None = None):
         self.store = store
         self.extensions = {e.name: e for e in extensions}
         self.cache_size = cache
-        self._cache: OrderedDict[str, _Entry] = OrderedDict()
+        self._cache: OrderedDict[Key, _Entry] = OrderedDict()
         self._interpreters: dict[str, Any] = {}
         self._interpreter_options = interpreter_options or {}
-        self._touched: set[str] = set()
-        self._prefetched: tuple[str, tuple[str, int] | None] | None = None
+        self._touched: set[Key] = set()
+        self._prefetched: tuple[Key, int | None] | None = None
 
     @contextmanager
     def batch(self) -> Iterator[None]:
@@ -89,8 +95,8 @@ class Conversations:
             with self.store.transaction():
                 yield
         except BaseException:
-            for cid in self._touched:
-                self._forget(cid)
+            for key in self._touched:
+                self._forget(key)
             raise
         finally:
             self._touched = set()
@@ -100,9 +106,10 @@ class Conversations:
     def authenticate(self, key: str | None, conversation: str | None = None) -> str:
         """The tenant of a live API key, else Unauthorized (401).
 
-        With ``conversation``, the same round trip to the store also fetches that
-        conversation's tenant and length, which the read that follows uses (one
-        query per read, not two: on PostgreSQL each is a network round trip).
+        With ``conversation``, the same round trip to the store also fetches the
+        length of the key's tenant's conversation by that id, which the read that
+        follows uses (one query per read, not two: on PostgreSQL each is a network
+        round trip).
         """
         self._prefetched = None
         if not key:
@@ -113,7 +120,7 @@ class Conversations:
         if row is None or parsed is None or row.revoked is not None or not keys.matches(parsed[1], row.hash):
             raise Unauthorized("invalid or revoked API key")
         if conversation is not None and found is not None:
-            self._prefetched = (conversation, found[1])
+            self._prefetched = ((row.tenant, conversation), found[1])
         return row.tenant
 
     def forget_prefetched(self) -> None:
@@ -134,29 +141,30 @@ class Conversations:
         # load the extensions, before anything is stored.
         engine = Engine(header or {}, extensions=[e.path for e in exts])
         try:
-            self.store.create_conversation(cid, tenant, header_json(engine.header),
+            self.store.create_conversation(tenant, cid, header_json(engine.header),
                                            [{"name": e.name, "sha256": e.sha256} for e in exts])
         except BaseException:
             engine.close()
             raise
-        self._remember(cid, _Entry(engine, tenant, 0))
-        self._touched.add(cid)
-        return self._summary(cid, self._cache[cid])
+        entry = _Entry(engine, tenant, 0)
+        self._remember((tenant, cid), entry)
+        self._touched.add((tenant, cid))
+        return self._summary(cid, entry)
 
     def listing(self, tenant: str) -> list[dict[str, Any]]:
         return [{"id": cid, "length": n} for cid, n in self.store.conversations(tenant)]
 
     def describe(self, tenant: str, cid: str) -> dict[str, Any]:
         entry = self._entry(tenant, cid)
-        row = self.store.conversation(cid)
+        row = self.store.conversation(tenant, cid)
         assert row is not None  # _entry found it
         return {**self._summary(cid, entry), "header": row.header, "extensions": row.extensions}
 
     def export(self, tenant: str, cid: str) -> list[dict[str, Any]]:
         """The event log: the header line, then every stored utterance line (what ``Engine.load`` reads)."""
-        self._check_tenant(tenant, cid)
-        lines = event_log_lines(self.store, cid)
-        assert lines is not None  # _check_tenant found it
+        self._length(tenant, cid)
+        lines = event_log_lines(self.store, tenant, cid)
+        assert lines is not None  # _length found it
         return lines
 
     def _summary(self, cid: str, entry: _Entry) -> dict[str, Any]:
@@ -177,10 +185,8 @@ class Conversations:
         keys.check_name("conversation", cid)
         applied = False
         try:
-            with self.store.appending(cid) as tx:
-                if tx.tenant != tenant:
-                    raise Forbidden(f"conversation {cid} belongs to another tenant", conversation=cid)
-                entry = self._caught_up(cid, tx.tenant, tx.length)
+            with self.store.appending(tenant, cid) as tx:
+                entry = self._caught_up(tenant, cid, tx.length)
                 engine = entry.engine
                 if check_expected and expect_turn != engine.turn:
                     raise Conflict(f"conversation {cid} is at turn {engine.turn}, not {expect_turn}",
@@ -192,11 +198,11 @@ class Conversations:
                 line = utterance_json(update.turn, update.utterance)
                 seq = tx.insert(update.turn, line)
                 entry.length = seq
-                self._touched.add(cid)
+                self._touched.add((tenant, cid))
         except BaseException:
             # The engine moved on but the row is not committed: the store is the truth.
             if applied:
-                self._forget(cid)
+                self._forget((tenant, cid))
             raise
         return {"id": cid, "seq": seq, **update_json(update, line), "rejections": rounds}
 
@@ -260,47 +266,47 @@ class Conversations:
 
     # -- the cache ------------------------------------------------------------------------
 
-    def _check_tenant(self, tenant: str, cid: str) -> int:
+    def _length(self, tenant: str, cid: str) -> int:
+        """The length of the tenant's conversation ``cid``; NotFound if the tenant has none by that id
+        (whether another tenant has one is not the caller's to know: the answer is the same)."""
         keys.check_name("conversation", cid)
-        if self._prefetched is not None and self._prefetched[0] == cid:
-            head, self._prefetched = self._prefetched[1], None
+        if self._prefetched is not None and self._prefetched[0] == (tenant, cid):
+            length, self._prefetched = self._prefetched[1], None
         else:
-            head = self.store.head(cid)
-        if head is None:
+            length = self.store.head(tenant, cid)
+        if length is None:
             raise NotFound(f"no conversation {cid}", conversation=cid)
-        if head[0] != tenant:
-            raise Forbidden(f"conversation {cid} belongs to another tenant", conversation=cid)
-        return head[1]
+        return length
 
     def _entry(self, tenant: str, cid: str) -> _Entry:
         """The conversation's engine, caught up with the store."""
-        length = self._check_tenant(tenant, cid)
-        return self._caught_up(cid, tenant, length)
+        return self._caught_up(tenant, cid, self._length(tenant, cid))
 
-    def _caught_up(self, cid: str, tenant: str, length: int) -> _Entry:
-        entry = self._cache.get(cid)
+    def _caught_up(self, tenant: str, cid: str, length: int) -> _Entry:
+        key = (tenant, cid)
+        entry = self._cache.get(key)
         if entry is None:
-            entry = _Entry(self._build(cid), tenant, 0)
-            self._remember(cid, entry)
+            entry = _Entry(self._build(tenant, cid), tenant, 0)
+            self._remember(key, entry)
         else:
-            self._cache.move_to_end(cid)
+            self._cache.move_to_end(key)
         if entry.length < length:
             try:
-                for seq, line in self.store.lines(cid, entry.length):
+                for seq, line in self.store.lines(tenant, cid, entry.length):
                     if seq > length:
                         break
                     self._replay(cid, entry.engine, seq, line)
                     entry.length = seq
             except BaseException:
-                self._forget(cid)
+                self._forget(key)
                 raise
         elif entry.length > length:  # cannot happen unless the store was rolled back under us
-            self._forget(cid)
-            return self._caught_up(cid, tenant, length)
+            self._forget(key)
+            return self._caught_up(tenant, cid, length)
         return entry
 
-    def _build(self, cid: str) -> Engine:
-        row = self.store.conversation(cid)
+    def _build(self, tenant: str, cid: str) -> Engine:
+        row = self.store.conversation(tenant, cid)
         if row is None:
             raise NotFound(f"no conversation {cid}", conversation=cid)
         paths = []
@@ -325,36 +331,36 @@ class Conversations:
             raise Inconsistent(f"conversation {cid}, utterance {seq}: the stored line no longer replays: {exc}",
                                conversation=cid, seq=seq) from exc
 
-    def _remember(self, cid: str, entry: _Entry) -> None:
-        self._cache[cid] = entry
-        self._cache.move_to_end(cid)
+    def _remember(self, key: Key, entry: _Entry) -> None:
+        self._cache[key] = entry
+        self._cache.move_to_end(key)
         while len(self._cache) > self.cache_size:
             _, old = self._cache.popitem(last=False)
             old.engine.close()
 
-    def _forget(self, cid: str) -> None:
-        entry = self._cache.pop(cid, None)
+    def _forget(self, key: Key) -> None:
+        entry = self._cache.pop(key, None)
         if entry is not None:
             entry.engine.close()
 
     def close(self) -> None:
-        for cid in list(self._cache):
-            self._forget(cid)
+        for key in list(self._cache):
+            self._forget(key)
         for interp in self._interpreters.values():
             interp.close()
         self.store.close()
 
 
-def event_log_lines(store: Store, cid: str) -> list[dict[str, Any]] | None:
-    """The conversation ``cid`` as event-log lines (the header, with its extensions, then each
+def event_log_lines(store: Store, tenant: str, cid: str) -> list[dict[str, Any]] | None:
+    """The tenant's conversation ``cid`` as event-log lines (the header, with its extensions, then each
     stored utterance), None if the store has none; ``encode_line`` writes each."""
-    row = store.conversation(cid)
+    row = store.conversation(tenant, cid)
     if row is None:
         return None
     head = dict(row.header)
     if row.extensions:
         head["extensions"] = row.extensions
-    return [head, *(line for _, line in store.lines(cid))]
+    return [head, *(line for _, line in store.lines(tenant, cid))]
 
 
 def state_json(engine: Engine, at: int | None = None) -> dict[str, Any]:

@@ -7,9 +7,15 @@ messages unchanged.
 
 from __future__ import annotations
 
+from grounded.core.errors import GroundedError
 
-class ServiceError(Exception):
-    """An error with the HTTP status it maps to and a stable ``code``."""
+
+class ServiceError(GroundedError):
+    """An error with the HTTP status it maps to and a stable ``code``.
+
+    A GroundedError, so the command line (``grounded keys``, ``export``, ``mcp``)
+    says it as every refusal: one line, ``error: ...``, exit 2.
+    """
 
     status = 500
     code = "internal"
@@ -25,10 +31,6 @@ class ServiceError(Exception):
 
 class Unauthorized(ServiceError):
     status, code = 401, "unauthorized"
-
-
-class Forbidden(ServiceError):
-    status, code = 403, "forbidden"
 
 
 class NotFound(ServiceError):

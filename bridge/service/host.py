@@ -17,8 +17,9 @@ is blocked while a flush runs, so no read ever sees an engine moved on by a
 write that is not yet committed; under load, more writes wait for a flush
 and each commit carries more of them.  The writes of one flush were all in flight at
 once, so any order among them is a valid one; sorting them by conversation
-id means two processes locking several conversations' rows (PostgreSQL)
-take the locks in one global order and cannot deadlock.  If the commit
+(tenant, id), the store's key, means two processes locking several
+conversations' rows (PostgreSQL) take the locks in one global order and
+cannot deadlock.  If the commit
 fails, every write of the flush is answered with that failure (503) and the
 engines they moved on are dropped, to be rebuilt from the store.
 """
@@ -40,7 +41,7 @@ MAX_BATCH = 32
 class _Write:
     __slots__ = ("fn", "future", "order")
 
-    def __init__(self, fn: Callable[[Conversations], Any], future: asyncio.Future, order: str):
+    def __init__(self, fn: Callable[[Conversations], Any], future: asyncio.Future, order: tuple[str, str]):
         self.fn, self.future, self.order = fn, future, order
 
 
@@ -52,10 +53,11 @@ class EngineHost:
         self._writes: list[_Write] = []
         self._flushing = False
 
-    async def call(self, job: Callable[[Conversations], T], write: bool = False, order: str = "") -> T:
+    async def call(self, job: Callable[[Conversations], T], write: bool = False,
+                   order: tuple[str, str] = ("", "")) -> T:
         """Run ``job``: a read at once; a write at the next flush, answered once its group has committed.
 
-        ``order``: the conversation a write changes (a flush runs its writes sorted by it).
+        ``order``: the (tenant, conversation id) a write changes (a flush runs its writes sorted by it).
         """
         if not write:
             return job(self.conversations)

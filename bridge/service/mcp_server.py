@@ -49,7 +49,7 @@ def build_server(db: str | None, key: str, extensions: list[str] | None = None) 
 
     async def ask(fn: Any, write: str | None = None) -> Any:
         try:
-            return await host.call(lambda c: fn(c, tenant), write is not None, write or "")
+            return await host.call(lambda c: fn(c, tenant), write is not None, (tenant, write or ""))
         except PreconditionError as exc:
             raise ToolError(json.dumps(rejection_json(exc))) from exc
         except InputError as exc:
@@ -105,8 +105,12 @@ def build_server(db: str | None, key: str, extensions: list[str] | None = None) 
 
 
 def serve_stdio(db: str | None, key: str, extensions: list[str] | None = None) -> None:
+    import anyio
+
+    from grounded.service.mcp_stdio import run_stdio
+
     server, host = build_server(db, key, extensions)
     try:
-        server.run("stdio")
+        anyio.run(run_stdio, server)
     finally:
         host.close()

@@ -35,10 +35,13 @@ class RequestGuard:
         start = time.perf_counter()
         status = [500]
         state = scope.setdefault("state", {})
+        started, refused = [False], [False]
 
         async def sending(message: dict) -> None:
+            if refused[0]:  # the 413 is sent: what the application answers after it is dropped
+                return
             if message["type"] == "http.response.start":
-                status[0] = message["status"]
+                status[0], started[0] = message["status"], True
             await send(message)
 
         try:
@@ -54,13 +57,19 @@ class RequestGuard:
                 if message["type"] == "http.request":
                     seen[0] += len(message.get("body", b""))
                     if seen[0] > limit:
+                        # Answered here, as it arrives: the framework turns an exception raised
+                        # while it reads the body into its own 400, which ``sending`` then drops.
+                        if not started[0]:
+                            await _refuse(sending, limit)
+                            refused[0] = True
                         raise _BodyTooLarge
                 return dict(message)
 
             try:
                 await self.app(scope, receiving, sending)
             except _BodyTooLarge:
-                await _refuse(sending, self.max_body)
+                if not started[0]:
+                    await _refuse(sending, self.max_body)
         finally:
             if LOG.isEnabledFor(logging.INFO):
                 LOG.info(json.dumps({"method": scope["method"], "path": scope["path"],

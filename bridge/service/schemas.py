@@ -155,7 +155,7 @@ class CommitmentsOut(BaseModel):
 
 
 class ErrorOut(BaseModel):
-    error: str = Field(description="unauthorized, forbidden, not_found, conflict, exists, invalid, too_large, "
+    error: str = Field(description="unauthorized, not_found, conflict, exists, invalid, too_large, "
                                    "store_unavailable, inconsistent_store, internal")
     message: str
 

@@ -1,15 +1,20 @@
 """The store: tenants, API keys, conversations and their utterances, in SQLite or PostgreSQL.
 
-The store *is* the event log.  A conversation row holds the header line and
-the extensions (name and sha256) it was created with; each accepted
-utterance is one row ``(conversation, seq, turn, line)`` whose ``line`` is
-exactly the event-log line ``grounded.io.eventlog.utterance_json`` writes.
-``length`` on the conversation row counts those rows; an append reads it
-under a lock (SQLite: ``BEGIN IMMEDIATE``, the file's write lock;
-PostgreSQL: ``SELECT ... FOR UPDATE`` on the conversation's row), so any
-number of server processes append to one conversation in a single order, and
-``(conversation, seq)`` being the primary key makes a lost race an error,
-never a fork.
+The store *is* the event log.  A conversation is named by ``(tenant, id)``:
+each tenant has its own ids, and nothing of one tenant's conversations
+(not even whether an id is taken) shows through another's.  Its row holds
+the header line and the extensions (name and sha256) it was created with;
+each accepted utterance is one row ``(tenant, conversation, seq, turn,
+line)`` whose ``line`` is exactly the event-log line
+``grounded.io.eventlog.utterance_json`` writes.  ``length`` on the
+conversation row counts those rows; an append reads it under a lock (SQLite:
+``BEGIN IMMEDIATE``, the file's write lock; PostgreSQL: ``SELECT ... FOR
+UPDATE`` on the conversation's row), so any number of server processes
+append to one conversation in a single order, and ``(tenant, conversation,
+seq)`` being the primary key makes a lost race an error, never a fork.
+
+A store written by an earlier schema is upgraded when it is opened, in one
+transaction (see ``_upgrade``); a store of a later schema is refused.
 
 An append is acknowledged only after ``COMMIT`` returns.  SQLite runs in WAL
 mode with ``synchronous=FULL``: a committed row survives a crash of the
@@ -19,6 +24,7 @@ process and of the machine.
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -31,23 +37,38 @@ from typing import Any
 from grounded.service.errors import Exists, NotFound, StoreUnavailable
 from grounded.service.keys import new_key
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""1: conversation ids global; 2: ids per tenant (the primary keys start with the tenant)."""
+
+LOG = logging.getLogger("grounded.store")
+
+_META = "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
+
+
+def _conversation_tables(conversations: str = "conversations", utterances: str = "utterances") -> list[str]:
+    """The two tables a conversation lives in, under the names given (an upgrade builds them aside first).
+
+    The constraints are named, so a store created at this schema and one upgraded to it are the same.
+    """
+    return [f"""CREATE TABLE IF NOT EXISTS {conversations} (
+        tenant TEXT NOT NULL, id TEXT NOT NULL, header TEXT NOT NULL, extensions TEXT NOT NULL,
+        length INTEGER NOT NULL DEFAULT 0, created TEXT NOT NULL,
+        CONSTRAINT conversations_key PRIMARY KEY (tenant, id),
+        CONSTRAINT conversations_tenant FOREIGN KEY (tenant) REFERENCES tenants(name))""",
+            f"""CREATE TABLE IF NOT EXISTS {utterances} (
+        tenant TEXT NOT NULL, conversation TEXT NOT NULL, seq INTEGER NOT NULL,
+        turn BIGINT NOT NULL, line TEXT NOT NULL, created TEXT NOT NULL,
+        CONSTRAINT utterances_key PRIMARY KEY (tenant, conversation, seq),
+        CONSTRAINT utterances_conversation FOREIGN KEY (tenant, conversation)
+            REFERENCES {conversations} (tenant, id))"""]
+
 
 _TABLES = [
-    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS tenants (name TEXT PRIMARY KEY, created TEXT NOT NULL)",
     """CREATE TABLE IF NOT EXISTS api_keys (
         id TEXT PRIMARY KEY, tenant TEXT NOT NULL REFERENCES tenants(name),
         hash TEXT NOT NULL, created TEXT NOT NULL, revoked TEXT)""",
-    """CREATE TABLE IF NOT EXISTS conversations (
-        id TEXT PRIMARY KEY, tenant TEXT NOT NULL REFERENCES tenants(name),
-        header TEXT NOT NULL, extensions TEXT NOT NULL,
-        length INTEGER NOT NULL DEFAULT 0, created TEXT NOT NULL)""",
-    """CREATE TABLE IF NOT EXISTS utterances (
-        conversation TEXT NOT NULL REFERENCES conversations(id), seq INTEGER NOT NULL,
-        turn BIGINT NOT NULL, line TEXT NOT NULL, created TEXT NOT NULL,
-        PRIMARY KEY (conversation, seq))""",
-    "CREATE INDEX IF NOT EXISTS conversations_by_tenant ON conversations (tenant)",
+    *_conversation_tables(),
 ]
 
 
@@ -89,7 +110,8 @@ class Store:
         raise NotImplementedError
         yield  # pragma: no cover
 
-    def _lock_conversation(self, cid: str) -> tuple | None:
+    def _lock_conversation(self, tenant: str, cid: str) -> tuple | None:
+        """(length,) of the conversation, its append lock held until the transaction ends."""
         raise NotImplementedError
 
     @contextmanager
@@ -126,15 +148,50 @@ class Store:
         return int(self._execute(self._sql(sql), args).rowcount)
 
     def migrate(self) -> None:
+        """Create the tables of an empty store, upgrade an earlier schema's, refuse a later one's."""
         with self._transaction():
-            for statement in _TABLES:
-                self._execute(statement)
+            self._execute(_META)
             row = self._one("SELECT value FROM meta WHERE key = 'schema'")
-            if row is None:
+            found = int(row[0]) if row is not None else None
+            if found is None:
+                for statement in _TABLES:
+                    self._execute(statement)
                 self._run("INSERT INTO meta (key, value) VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-            elif int(row[0]) != SCHEMA_VERSION:
-                raise StoreUnavailable(f"{self.url}: store schema version {row[0]}, this grounded reads "
+            elif found == 1:
+                self._upgrade()
+            elif found != SCHEMA_VERSION:
+                raise StoreUnavailable(f"{self.url}: store schema version {found}, this grounded reads "
                                        f"version {SCHEMA_VERSION}")
+
+    def _upgrade(self) -> None:
+        """Schema 1 to 2, inside ``migrate``'s transaction: all of it or, if anything fails, none of it.
+
+        The conversation tables are rebuilt aside with the tenant in their keys,
+        every row copied (the counts are checked), the old tables dropped and the
+        new ones renamed into place.  Ids were unique across tenants in schema 1,
+        so every conversation keeps its id under its tenant; keys and tenants are
+        untouched.  A second process opening the store meanwhile waits for the
+        lock (SQLite's write lock, PostgreSQL's advisory lock) and finds schema 2.
+        """
+        for statement in _conversation_tables("conversations_v2", "utterances_v2"):
+            self._execute(statement)
+        self._run("INSERT INTO conversations_v2 (tenant, id, header, extensions, length, created) "
+                  "SELECT tenant, id, header, extensions, length, created FROM conversations")
+        self._run("INSERT INTO utterances_v2 (tenant, conversation, seq, turn, line, created) "
+                  "SELECT c.tenant, u.conversation, u.seq, u.turn, u.line, u.created "
+                  "FROM utterances u JOIN conversations c ON c.id = u.conversation")
+        for table in ("conversations", "utterances"):
+            had, copied = (int(self._all(f"SELECT count(*) FROM {t}")[0][0]) for t in (table, f"{table}_v2"))
+            if had != copied:
+                raise StoreUnavailable(f"{self.url}: upgrading the store to schema 2: {table} has {had} rows, "
+                                       f"{copied} were copied; nothing was changed")
+        self._execute("DROP TABLE utterances")
+        self._execute("DROP TABLE conversations")  # and its index conversations_by_tenant
+        self._execute("ALTER TABLE conversations_v2 RENAME TO conversations")
+        self._execute("ALTER TABLE utterances_v2 RENAME TO utterances")
+        self._run("UPDATE meta SET value = ? WHERE key = 'schema'", (str(SCHEMA_VERSION),))
+        LOG.warning("grounded: %s upgraded from store schema 1 to %d (conversation ids are now per tenant)",
+                    self.url, SCHEMA_VERSION)
 
     # tenants and keys
 
@@ -159,15 +216,17 @@ class Store:
         row = self._one("SELECT id, tenant, hash, created, revoked FROM api_keys WHERE id = ?", (key_id,))
         return KeyRow(*row) if row else None
 
-    def key_and_head(self, key_id: str, cid: str | None) -> tuple[KeyRow | None, tuple[str, int] | None]:
-        """A key's row and, in the same query, a conversation's (tenant, length) (None if either is missing)."""
+    def key_and_head(self, key_id: str, cid: str | None) -> tuple[KeyRow | None, int | None]:
+        """A key's row and, in the same query, the length of its tenant's conversation ``cid``
+        (None if either is missing)."""
         if cid is None:
             return self.key(key_id), None
-        row = self._one("SELECT k.id, k.tenant, k.hash, k.created, k.revoked, c.tenant, c.length "
-                        "FROM api_keys k LEFT JOIN conversations c ON c.id = ? WHERE k.id = ?", (cid, key_id))
+        row = self._one("SELECT k.id, k.tenant, k.hash, k.created, k.revoked, c.length FROM api_keys k "
+                        "LEFT JOIN conversations c ON c.tenant = k.tenant AND c.id = ? WHERE k.id = ?",
+                        (cid, key_id))
         if row is None:
             return None, None
-        return KeyRow(*row[:5]), (row[5], int(row[6])) if row[5] is not None else None
+        return KeyRow(*row[:5]), int(row[5]) if row[5] is not None else None
 
     def keys(self) -> list[KeyRow]:
         return [KeyRow(*r) for r in self._all("SELECT id, tenant, hash, created, revoked FROM api_keys "
@@ -175,58 +234,64 @@ class Store:
 
     # conversations
 
-    def create_conversation(self, cid: str, tenant: str, header: dict[str, Any],
+    def create_conversation(self, tenant: str, cid: str, header: dict[str, Any],
                             extensions: list[dict[str, str]]) -> None:
         with self._transaction(), self._savepoint():
             self.ensure_tenant(tenant)
-            if self._one("SELECT 1 FROM conversations WHERE id = ?", (cid,)) is not None:
+            if self._one("SELECT 1 FROM conversations WHERE tenant = ? AND id = ?", (tenant, cid)) is not None:
                 raise Exists(f"conversation {cid} already exists", conversation=cid)
-            self._run("INSERT INTO conversations (id, tenant, header, extensions, length, created) "
+            self._run("INSERT INTO conversations (tenant, id, header, extensions, length, created) "
                       "VALUES (?, ?, ?, ?, 0, ?)",
-                      (cid, tenant, json.dumps(header, ensure_ascii=False), json.dumps(extensions), _now()))
+                      (tenant, cid, json.dumps(header, ensure_ascii=False), json.dumps(extensions), _now()))
 
-    def conversation(self, cid: str) -> ConversationRow | None:
-        row = self._one("SELECT id, tenant, header, extensions, length FROM conversations WHERE id = ?", (cid,))
+    def conversation(self, tenant: str, cid: str) -> ConversationRow | None:
+        row = self._one("SELECT id, tenant, header, extensions, length FROM conversations "
+                        "WHERE tenant = ? AND id = ?", (tenant, cid))
         if row is None:
             return None
         return ConversationRow(row[0], row[1], json.loads(row[2]), json.loads(row[3]), int(row[4]))
 
-    def head(self, cid: str) -> tuple[str, int] | None:
-        """(tenant, length) of a conversation: what a read checks before it answers."""
-        row = self._one("SELECT tenant, length FROM conversations WHERE id = ?", (cid,))
-        return (row[0], int(row[1])) if row else None
+    def head(self, tenant: str, cid: str) -> int | None:
+        """The length of a tenant's conversation (None: it has none by that id): what a read checks first."""
+        row = self._one("SELECT length FROM conversations WHERE tenant = ? AND id = ?", (tenant, cid))
+        return int(row[0]) if row else None
 
     def conversations(self, tenant: str) -> list[tuple[str, int]]:
         return [(r[0], int(r[1])) for r in self._all(
             "SELECT id, length FROM conversations WHERE tenant = ? ORDER BY created, id", (tenant,))]
 
-    def lines(self, cid: str, after: int = 0) -> list[tuple[int, dict[str, Any]]]:
+    def tenants_of(self, cid: str) -> list[str]:
+        """The tenants having a conversation ``cid`` (for an operator's command naming only the id)."""
+        return [r[0] for r in self._all("SELECT tenant FROM conversations WHERE id = ? ORDER BY tenant", (cid,))]
+
+    def lines(self, tenant: str, cid: str, after: int = 0) -> list[tuple[int, dict[str, Any]]]:
         """The utterance lines with seq > ``after``, in order."""
         return [(int(seq), json.loads(line)) for seq, line in self._all(
-            "SELECT seq, line FROM utterances WHERE conversation = ? AND seq > ? ORDER BY seq", (cid, after))]
+            "SELECT seq, line FROM utterances WHERE tenant = ? AND conversation = ? AND seq > ? ORDER BY seq",
+            (tenant, cid, after))]
 
     @contextmanager
-    def appending(self, cid: str) -> Iterator[Appender]:
+    def appending(self, tenant: str, cid: str) -> Iterator[Appender]:
         """A transaction holding the conversation's append lock; commits when the block ends normally."""
         with self._transaction(), self._savepoint():
-            row = self._lock_conversation(cid)
+            row = self._lock_conversation(tenant, cid)
             if row is None:
                 raise NotFound(f"no conversation {cid}", conversation=cid)
-            yield Appender(self, cid, row[0], int(row[1]))
+            yield Appender(self, tenant, cid, int(row[0]))
 
 
 class Appender:
-    """The conversation as seen under its append lock: its tenant and length, and the one insert allowed."""
+    """The conversation as seen under its append lock: its length, and the one insert allowed."""
 
-    def __init__(self, store: Store, cid: str, tenant: str, length: int):
-        self.store, self.cid, self.tenant, self.length = store, cid, tenant, length
+    def __init__(self, store: Store, tenant: str, cid: str, length: int):
+        self.store, self.tenant, self.cid, self.length = store, tenant, cid, length
 
     def insert(self, turn: int, line: dict[str, Any]) -> int:
         seq = self.length + 1
         s = self.store
-        s._run("INSERT INTO utterances (conversation, seq, turn, line, created) VALUES (?, ?, ?, ?, ?)",
-               (self.cid, seq, turn, json.dumps(line, ensure_ascii=False), _now()))
-        s._run("UPDATE conversations SET length = ? WHERE id = ?", (seq, self.cid))
+        s._run("INSERT INTO utterances (tenant, conversation, seq, turn, line, created) VALUES (?, ?, ?, ?, ?, ?)",
+               (self.tenant, self.cid, seq, turn, json.dumps(line, ensure_ascii=False), _now()))
+        s._run("UPDATE conversations SET length = ? WHERE tenant = ? AND id = ?", (seq, self.tenant, self.cid))
         self.length = seq
         return seq
 
@@ -271,8 +336,8 @@ class SQLiteStore(Store):
             self._db.rollback()
             raise StoreUnavailable(f"{self.url}: commit failed: {exc}") from exc
 
-    def _lock_conversation(self, cid: str) -> tuple | None:
-        return self._one("SELECT tenant, length FROM conversations WHERE id = ?", (cid,))
+    def _lock_conversation(self, tenant: str, cid: str) -> tuple | None:
+        return self._one("SELECT length FROM conversations WHERE tenant = ? AND id = ?", (tenant, cid))
 
     def close(self) -> None:
         self._db.close()
@@ -328,8 +393,8 @@ class PostgresStore(Store):
             self._execute("SELECT pg_advisory_xact_lock(7236011)")
             super().migrate()
 
-    def _lock_conversation(self, cid: str) -> tuple | None:
-        return self._one("SELECT tenant, length FROM conversations WHERE id = ? FOR UPDATE", (cid,))
+    def _lock_conversation(self, tenant: str, cid: str) -> tuple | None:
+        return self._one("SELECT length FROM conversations WHERE tenant = ? AND id = ? FOR UPDATE", (tenant, cid))
 
     def close(self) -> None:
         self._db.close()
