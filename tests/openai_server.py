@@ -17,7 +17,9 @@ Hostile behaviours, for the Interpreter's robustness (it must never abort a run)
   100,000 deep...);
 * ``html(body)``: a 200 with an HTML page, as a proxy's error page is;
 * ``trickle(seconds_per_byte, content)``: the completion, one byte at a time, so
-  that every read succeeds and only a total deadline can stop the request.
+  that every read succeeds and only a total deadline can stop the request;
+* ``gzip_bomb(inflated)``: a completion sent with ``Content-Encoding: gzip``,
+  a thousandth of its size on the wire, inflating to ``inflated`` bytes.
 
 Every request body is kept in ``requests`` for the test to inspect.  The
 server runs in a daemon thread and stops when the fixture closes it.
@@ -25,9 +27,11 @@ server runs in a daemon thread and stops when the fixture closes it.
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 import time
+import zlib
 from collections import deque
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -43,6 +47,7 @@ class Step:
     body: bytes | None = None
     content_type: str = "application/json"
     trickle: float = 0.0
+    encoding: str | None = None
 
 
 def reply(content: Any) -> Step:
@@ -68,6 +73,21 @@ def html(body: str = "<html><head><title>502 Bad Gateway</title></head><body>ngi
 
 def trickle(seconds_per_byte: float, content: Any) -> Step:
     return Step(content=content, trickle=seconds_per_byte)
+
+
+@functools.cache
+def gzip_bomb(inflated: int = 200 << 20) -> Step:
+    """A well-formed completion whose content is ``inflated`` bytes of "a", gzip-compressed a MiB at a time
+    (the whole is never held here; made once per size, as it takes a second)."""
+    head = (b'{"id": "chatcmpl-bomb", "object": "chat.completion", "choices": [{"index": 0, "finish_reason": "stop", '
+            b'"message": {"role": "assistant", "content": "')
+    tail = b'"}}]}'
+    z = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    block = b"a" * (1 << 20)
+    parts = [z.compress(head)]
+    parts += [z.compress(block) for _ in range((inflated - len(head) - len(tail)) // len(block))]
+    parts += [z.compress(tail), z.flush()]
+    return Step(body=b"".join(parts), encoding="gzip")
 
 
 class ScriptedServer:
@@ -99,7 +119,8 @@ class ScriptedServer:
                                                        "type": "scripted", "code": step.status}}, headers)
                     return
                 if step.body is not None:
-                    self._send_bytes(200, step.body, step.content_type)
+                    self._send_bytes(200, step.body, step.content_type,
+                                     {"Content-Encoding": step.encoding} if step.encoding else None)
                     return
                 content = step.content if isinstance(step.content, str) else json.dumps(step.content)
                 self._send(200, {
