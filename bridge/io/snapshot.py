@@ -25,21 +25,23 @@ The file is the key (one line of JSON, with the MAC) and the body: the state
 (grounded.dmap.state.DependencyMap.to_data) in ``marshal``'s format, which
 Python reads back ten times faster than JSON.  ``marshal`` is not meant for
 data from elsewhere; the body is read only once its MAC shows it was written
-here, by this Python version (part of the key).  It is written to a temporary file and renamed over the old one,
-so a reader sees the old snapshot or the new one; the temporary file is made by
-``tempfile.mkstemp`` beside the log (created exclusively, under a name no one
-can predict, so a link planted where it will be written is never followed).  A
-log whose directory this user may not write (read-only, or not theirs) is
-answered without a snapshot, silently.
+here, by this Python version (part of the key).  What the state excludes: a
+conversation with a world model is never snapshotted (its model M is kept as
+a history of frames that are not written out), and neither is a reading that
+stopped early or ended on a line without its newline.
 
-The reader trusts nothing about the file before its MAC: it is opened without
+Writing: to a temporary file renamed over the old one, so a reader sees the
+old snapshot or the new one.  The temporary file is made by
+``tempfile.mkstemp`` beside the log: created exclusively, under a name no one
+can predict, so a link planted where it will be written is never followed.  A
+log whose directory this user may not write (read-only, immutable, not
+theirs) is answered without a snapshot, silently.
+
+Reading trusts nothing about the file before its MAC: it is opened without
 following a symbolic link and without waiting (a FIFO would block), and read
 only if it is a regular file of at most ``MAX_FACTOR`` times the log's size
 plus ``MAX_SLACK`` (a link to /dev/zero or a sparse file of gigabytes would
-exhaust memory); anything else is ignored with a note and rebuilt.  What the state excludes:
-a conversation with a world model is never snapshotted (its model M is kept
-as a history of frames that are not written out), and neither is a reading
-that stopped early or ended on a line without its newline.
+exhaust memory); anything else is ignored with a note and rebuilt.
 """
 
 from __future__ import annotations
