@@ -18,6 +18,7 @@ Hostile behaviours, for the Interpreter's robustness (it must never abort a run)
 * ``html(body)``: a 200 with an HTML page, as a proxy's error page is;
 * ``trickle(seconds_per_byte, content)``: the completion, one byte at a time, so
   that every read succeeds and only a total deadline can stop the request;
+* ``gzipped(content)``: the completion, sent gzip-compressed;
 * ``gzip_bomb(inflated)``: a completion sent with ``Content-Encoding: gzip``,
   a thousandth of its size on the wire, inflating to ``inflated`` bytes.
 
@@ -28,6 +29,7 @@ server runs in a daemon thread and stops when the fixture closes it.
 from __future__ import annotations
 
 import functools
+import gzip
 import json
 import threading
 import time
@@ -73,6 +75,11 @@ def html(body: str = "<html><head><title>502 Bad Gateway</title></head><body>ngi
 
 def trickle(seconds_per_byte: float, content: Any) -> Step:
     return Step(content=content, trickle=seconds_per_byte)
+
+
+def gzipped(content: Any) -> Step:
+    """The completion, sent gzip-compressed (``Content-Encoding: gzip``), as servers may."""
+    return Step(content=content, encoding="gzip")
 
 
 @functools.cache
@@ -130,11 +137,15 @@ class ScriptedServer:
                                  "message": {"role": "assistant", "content": content}}],
                     "usage": {"prompt_tokens": 100 + len(server.requests), "completion_tokens": 20,
                               "total_tokens": 120 + len(server.requests)},
-                }, trickle=step.trickle)
+                }, trickle=step.trickle, encoding=step.encoding)
 
             def _send(self, code: int, payload: dict, headers: dict[str, str] | None = None,
-                      trickle: float = 0.0) -> None:
-                self._send_bytes(code, json.dumps(payload).encode(), "application/json", headers, trickle)
+                      trickle: float = 0.0, encoding: str | None = None) -> None:
+                data = json.dumps(payload).encode()
+                if encoding == "gzip":
+                    data = gzip.compress(data)
+                    headers = {**(headers or {}), "Content-Encoding": "gzip"}
+                self._send_bytes(code, data, "application/json", headers, trickle)
 
             def _send_bytes(self, code: int, data: bytes, content_type: str,
                             headers: dict[str, str] | None = None, trickle: float = 0.0) -> None:

@@ -27,7 +27,7 @@ from grounded.interpreter.llm import LLMConfig, LLMInterpreter
 from grounded.interpreter.session import interpret
 from grounded.interpreter.transcript import Said
 
-from .openai_server import gzip_bomb, html, raw, reply, trickle
+from .openai_server import gzip_bomb, gzipped, html, raw, reply, trickle
 
 HEADER = {"agents": {"carol": {}, "bob": {}}}
 GOOD = {"operations": [{"op": "observe", "claim": "#1", "text": "Auth failures are up."},
@@ -179,7 +179,7 @@ def bomb():
 
 def test_an_answer_larger_than_the_bound_once_decoded_is_a_bad_response(server, tmp_path):
     assert len(bomb().body) < 300_000 < MAX_RESPONSE_BYTES < INFLATED
-    server.push(bomb(), bomb(), bomb(), reply(GOOD))
+    server.push(bomb(), bomb(), bomb(), gzipped(GOOD))  # a small compressed answer is read as ever
     interp, engine = make(server, tmp_path)
     try:
         first, second = interpret(engine, interp, [Said(1, "carol", "Something odd."),
