@@ -46,11 +46,14 @@ class Endpoint:
                              timeout=timeout, max_retries=max_retries)
 
     def async_client(self, *, timeout: float, max_retries: int):
-        """The asyncio client: a request on it can be cancelled at a total deadline."""
+        """The asyncio client: a request on it can be cancelled at a total deadline, and an answer
+        larger than ``bounded.MAX_RESPONSE_BYTES`` once decoded raises ``bounded.ResponseTooLarge``."""
         import openai
 
+        from grounded.interpreter.bounded import bounded_async_client
+
         return openai.AsyncOpenAI(base_url=self.base_url, api_key=self.api_key or "unused",
-                                  timeout=timeout, max_retries=max_retries)
+                                  timeout=timeout, max_retries=max_retries, http_client=bounded_async_client())
 
     def describe(self) -> str:
         return f"{self.model} at {self.base_url or 'the default OpenAI endpoint'}"

@@ -12,9 +12,11 @@ and ``GROUNDED_MODEL`` or from the arguments.  For each utterance:
    failing condition; both count against ``max_attempts`` answers;
 3. 429s, 5xx, timeouts and answers that are not a chat completion (an HTML
    page, truncated JSON, a wrong envelope, JSON nested past the parser's
-   depth) are retried with exponential backoff (honouring ``Retry-After``) up
-   to ``max_retries`` times per request; the client's own retries are off so
-   that every request is seen and logged here;
+   depth, a body larger than ``bounded.MAX_RESPONSE_BYTES`` once decoded, as
+   a gzip bomb is: cut off as it is read) are retried with exponential
+   backoff (honouring ``Retry-After``) up to ``max_retries`` times per
+   request; the client's own retries are off so that every request is seen
+   and logged here;
 4. when the attempts run out the utterance is recorded unclassified.
 
 Nothing an endpoint sends can abort a run: every utterance lands, unclassified
@@ -43,6 +45,7 @@ from grounded.core.errors import InputError, Violation
 from grounded.engine import Engine, Update
 from grounded.interpreter import prompts
 from grounded.interpreter.base import Exchange, Interpreter
+from grounded.interpreter.bounded import ResponseTooLarge
 from grounded.interpreter.calllog import CallLog
 from grounded.interpreter.endpoint import ENV_API_KEY, ENV_BASE_URL, ENV_MODEL, Endpoint
 from grounded.interpreter.proposal import Proposal, assign_ids
@@ -208,8 +211,8 @@ class LLMInterpreter(Interpreter):
             start = time.monotonic()
             try:
                 content, usage = _content_of(self._run(self._request(kwargs)))
-            except (openai.APIError, Deadline, BadResponse, ValueError, TypeError, AttributeError, LookupError,
-                    RecursionError, UnicodeError) as exc:
+            except (openai.APIError, Deadline, BadResponse, ResponseTooLarge, ValueError, TypeError, AttributeError,
+                    LookupError, RecursionError, UnicodeError) as exc:
                 # anything else a hostile endpoint can make the client raise is a bad response too
                 record["latency_ms"] = round((time.monotonic() - start) * 1000, 1)
                 outcome = _outcome(exc)

@@ -17,7 +17,10 @@ Hostile behaviours, for the Interpreter's robustness (it must never abort a run)
   100,000 deep...);
 * ``html(body)``: a 200 with an HTML page, as a proxy's error page is;
 * ``trickle(seconds_per_byte, content)``: the completion, one byte at a time, so
-  that every read succeeds and only a total deadline can stop the request.
+  that every read succeeds and only a total deadline can stop the request;
+* ``gzipped(content)``: the completion, sent gzip-compressed;
+* ``gzip_bomb(inflated)``: a completion sent with ``Content-Encoding: gzip``,
+  a thousandth of its size on the wire, inflating to ``inflated`` bytes.
 
 Every request body is kept in ``requests`` for the test to inspect.  The
 server runs in a daemon thread and stops when the fixture closes it.
@@ -25,9 +28,12 @@ server runs in a daemon thread and stops when the fixture closes it.
 
 from __future__ import annotations
 
+import functools
+import gzip
 import json
 import threading
 import time
+import zlib
 from collections import deque
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -43,6 +49,7 @@ class Step:
     body: bytes | None = None
     content_type: str = "application/json"
     trickle: float = 0.0
+    encoding: str | None = None
 
 
 def reply(content: Any) -> Step:
@@ -68,6 +75,26 @@ def html(body: str = "<html><head><title>502 Bad Gateway</title></head><body>ngi
 
 def trickle(seconds_per_byte: float, content: Any) -> Step:
     return Step(content=content, trickle=seconds_per_byte)
+
+
+def gzipped(content: Any) -> Step:
+    """The completion, sent gzip-compressed (``Content-Encoding: gzip``), as servers may."""
+    return Step(content=content, encoding="gzip")
+
+
+@functools.cache
+def gzip_bomb(inflated: int = 200 << 20) -> Step:
+    """A well-formed completion whose content is ``inflated`` bytes of "a", gzip-compressed a MiB at a time
+    (the whole is never held here; made once per size, as it takes a second)."""
+    head = (b'{"id": "chatcmpl-bomb", "object": "chat.completion", "choices": [{"index": 0, "finish_reason": "stop", '
+            b'"message": {"role": "assistant", "content": "')
+    tail = b'"}}]}'
+    z = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    block = b"a" * (1 << 20)
+    parts = [z.compress(head)]
+    parts += [z.compress(block) for _ in range((inflated - len(head) - len(tail)) // len(block))]
+    parts += [z.compress(tail), z.flush()]
+    return Step(body=b"".join(parts), encoding="gzip")
 
 
 class ScriptedServer:
@@ -99,7 +126,8 @@ class ScriptedServer:
                                                        "type": "scripted", "code": step.status}}, headers)
                     return
                 if step.body is not None:
-                    self._send_bytes(200, step.body, step.content_type)
+                    self._send_bytes(200, step.body, step.content_type,
+                                     {"Content-Encoding": step.encoding} if step.encoding else None)
                     return
                 content = step.content if isinstance(step.content, str) else json.dumps(step.content)
                 self._send(200, {
@@ -109,11 +137,15 @@ class ScriptedServer:
                                  "message": {"role": "assistant", "content": content}}],
                     "usage": {"prompt_tokens": 100 + len(server.requests), "completion_tokens": 20,
                               "total_tokens": 120 + len(server.requests)},
-                }, trickle=step.trickle)
+                }, trickle=step.trickle, encoding=step.encoding)
 
             def _send(self, code: int, payload: dict, headers: dict[str, str] | None = None,
-                      trickle: float = 0.0) -> None:
-                self._send_bytes(code, json.dumps(payload).encode(), "application/json", headers, trickle)
+                      trickle: float = 0.0, encoding: str | None = None) -> None:
+                data = json.dumps(payload).encode()
+                if encoding == "gzip":
+                    data = gzip.compress(data)
+                    headers = {**(headers or {}), "Content-Encoding": "gzip"}
+                self._send_bytes(code, data, "application/json", headers, trickle)
 
             def _send_bytes(self, code: int, data: bytes, content_type: str,
                             headers: dict[str, str] | None = None, trickle: float = 0.0) -> None:

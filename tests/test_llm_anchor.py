@@ -11,12 +11,13 @@ from pathlib import Path
 import pytest
 
 from grounded.bench.verifier import scenario_engine
+from grounded.interpreter.bounded import MAX_RESPONSE_BYTES
 from grounded.interpreter.calllog import CallLog, read_call_log
 from grounded.interpreter.llm import LLMConfig
 from grounded.interpreter.llm_anchor import AnchorAnswerError, LLMAnchor, claims_shown, parse_answer
 from grounded.interpreter.verdict import ABSTAIN, ACCEPT, REJECT
 
-from .openai_server import reply, status
+from .openai_server import gzip_bomb, reply, status
 
 ROOT = Path(__file__).resolve().parent.parent
 PHASE2 = ROOT / "scenarios" / "phase2.yaml"
@@ -92,6 +93,16 @@ def test_no_answer_at_all_abstains_naming_the_call_log(p2, anchor, server):
     server.push(status(500), status(500), status(500))
     v = anchor.verify(p2, TEXT, 13)
     assert v.verdict == ABSTAIN and "no answer from the endpoint" in v.error
+
+
+def test_an_answer_inflating_past_the_bound_is_a_bad_response_retried(p2, anchor, server, tmp_path):
+    """The anchor's requests go through the Interpreter's transport: a gzip bomb is cut off there too."""
+    server.push(gzip_bomb(), reply({"asserts": [], "denies": ["h2"]}))
+    v = anchor.verify(p2, "It was not Redis that broke Auth.", 13)
+    assert v.verdict == ACCEPT
+    records = read_call_log(tmp_path / "calls.jsonl")
+    assert [r["outcome"] for r in records] == ["bad_response", "accepted"]
+    assert f"exceeds {MAX_RESPONSE_BYTES} bytes once decoded" in records[0]["error"]
 
 
 def test_parse_answer_and_the_claims_shown(p2):

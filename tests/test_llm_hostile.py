@@ -21,12 +21,13 @@ import time
 import pytest
 
 from grounded import Engine
+from grounded.interpreter.bounded import MAX_RESPONSE_BYTES
 from grounded.interpreter.calllog import CallLog, read_call_log
 from grounded.interpreter.llm import LLMConfig, LLMInterpreter
 from grounded.interpreter.session import interpret
 from grounded.interpreter.transcript import Said
 
-from .openai_server import html, raw, reply, trickle
+from .openai_server import gzip_bomb, gzipped, html, raw, reply, trickle
 
 HEADER = {"agents": {"carol": {}, "bob": {}}}
 GOOD = {"operations": [{"op": "observe", "claim": "#1", "text": "Auth failures are up."},
@@ -164,3 +165,69 @@ def test_resume_refuses_a_log_of_another_transcript(server, tmp_path):
     with pytest.raises(InputError, match="--resume continues the event log and --force replaces it"):
         interpret_file(transcript, LLMInterpreter(LLMConfig(model="scripted", base_url=server.url), None), log,
                        resume=True, overwrite=True)
+
+
+# -- an answer that inflates (issue "Trust, round two", item 4) ----------------------------------
+
+INFLATED = 200 << 20
+"""A 200 KB gzip body inflating to 200 MB took `grounded interpret` to 1.4 GB."""
+
+
+def bomb():
+    return gzip_bomb(INFLATED)
+
+
+def test_an_answer_larger_than_the_bound_once_decoded_is_a_bad_response(server, tmp_path):
+    assert len(bomb().body) < 300_000 < MAX_RESPONSE_BYTES < INFLATED
+    server.push(bomb(), bomb(), bomb(), gzipped(GOOD))  # a small compressed answer is read as ever
+    interp, engine = make(server, tmp_path)
+    try:
+        first, second = interpret(engine, interp, [Said(1, "carol", "Something odd."),
+                                                   Said(2, "carol", "Auth failures are up. Why?")])
+    finally:
+        interp.close()
+        engine.close()
+    assert first.unclassified and not second.unclassified
+    records = read_call_log(tmp_path / "calls.jsonl")
+    assert [r["outcome"] for r in records[:4]] == ["bad_response"] * 3 + ["unclassified"]
+    assert all(f"exceeds {MAX_RESPONSE_BYTES} bytes once decoded" in r["error"] for r in records[:3])
+
+
+def run_measured(command: list, env: dict, cwd) -> tuple[int, int, str, str]:
+    """Run ``command``: its exit status, its own peak resident memory (bytes), stdout and stderr."""
+    out, err = cwd / "stdout.txt", cwd / "stderr.txt"
+    with open(out, "w") as o, open(err, "w") as e:
+        child = subprocess.Popen(command, stdout=o, stderr=e, env=env)
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline:
+            pid, status, usage = os.wait4(child.pid, os.WNOHANG)
+            if pid:
+                child.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
+                return child.returncode, usage.ru_maxrss * 1024, out.read_text(), err.read_text()
+            time.sleep(0.05)
+        child.kill()
+        child.wait()
+        raise AssertionError(f"{command} did not finish in 180 s")
+
+
+def test_the_cli_reads_a_gzip_bomb_in_bounded_memory(server, tmp_path):
+    """`grounded interpret` against an endpoint answering a 200 KB gzip body that inflates to 200 MB: the
+    utterance lands unclassified and the process's peak memory stays near that of a run with plain answers."""
+    transcript = tmp_path / "talk.txt"
+    transcript.write_text("Carol: Something odd.\nCarol: Auth failures are up. Why?\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    peaks = {}
+    for case, firsts in (("plain", [reply({"operations": []})]), ("bomb", [bomb(), bomb()])):  # one retry
+        (tmp_path / case).mkdir()
+        server.push(*firsts, reply(GOOD))
+        code, peaks[case], out, err = run_measured(
+            [sys.executable, "-m", "grounded", "interpret", transcript, "-i", "llm", "--model", "m", "--base-url",
+             server.url, "-o", tmp_path / case / "talk.jsonl", "--max-retries", "1"], env, tmp_path / case)
+        assert code == 0, err
+        assert "T2 carol: observe, question" in out
+    assert "T1 carol: UNCLASSIFIED" in out and "1 unclassified" in out
+    records = read_call_log(tmp_path / "bomb" / "talk.calls.jsonl")
+    assert [r["outcome"] for r in records[:3]] == ["bad_response", "bad_response", "unclassified"]
+    print(f"peak resident memory: plain answers {peaks['plain'] / 2**20:.0f} MiB, "
+          f"the gzip bomb {peaks['bomb'] / 2**20:.0f} MiB")
+    assert peaks["bomb"] < peaks["plain"] + 48 * 2**20, peaks  # inflated whole, it would be 200 MB more at least

@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -22,13 +25,14 @@ from hypothesis import strategies as st
 
 from grounded import Engine, PreconditionError
 from grounded.core.errors import LogError
-from grounded.io.snapshot import CACHE_VARIABLE, snapshot_path
+from grounded.io.snapshot import CACHE_VARIABLE, KEY_FILE, MAX_FACTOR, MAX_SLACK, snapshot_path
 from grounded.solvers.prolog import state_facts
 
-from .inprocess import run_cli
+from .inprocess import grounded, run_cli
 from .test_properties import ALL, HEADER, budget, draw_stream, ops_for
 
 SPEAKERS = ["alice", "bob", "carol"]
+PHASE2 = Path(__file__).resolve().parents[1] / "scenarios" / "phase2.yaml"
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -249,3 +253,133 @@ def test_query_commands_write_and_read_the_snapshot(tmp_path):
     snapshot_path(path).mkdir()  # a snapshot that cannot be written: answered all the same, with a note
     code, out, err = run_cli("verify", path, "o2")
     assert code == 0 and "o2: GROUNDED" in out and "cannot write the snapshot" in err
+
+
+# -- what may lie at the snapshot's path, and where it is written (issue "Trust, round two") --------
+
+MEMORY = 1536 << 20
+"""Address space of a query process run against a hostile snapshot: it answers in a third of it."""
+
+
+def cli(*args: object, timeout: float = 120, memory: int | None = None,
+        wrap: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+    """``grounded ARGS`` in a process of its own (``wrap`` before it), so that a hang is cut off at
+    ``timeout`` and a reading that would take all memory meets ``memory`` instead."""
+    def limit() -> None:
+        if memory is not None:
+            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+
+    return subprocess.run([*wrap, sys.executable, "-m", "grounded", *map(str, args)], capture_output=True,
+                          text=True, timeout=timeout, preexec_fn=limit)
+
+
+def rebuilt(path: Path) -> None:
+    """The snapshot beside ``path`` is a regular file again, and the next query reads it."""
+    snap = snapshot_path(path)
+    assert snap.is_file() and not snap.is_symlink()
+    assert Engine.load(path, snapshot=True).log_status.restored == 4
+
+
+def test_a_fifo_at_the_snapshot_path_is_not_waited_on(tmp_path):
+    path = tmp_path / "talk.jsonl"
+    conversation(path, ["o1", "o2"])
+    os.mkfifo(snapshot_path(path))  # opening it to read would wait for a writer forever
+    result = cli("verify", path, "o2", timeout=60)
+    assert result.returncode == 0 and "o2: GROUNDED" in result.stdout, result.stderr
+    assert "snapshot ignored (not a regular file)" in result.stderr
+    rebuilt(path)
+
+
+@pytest.mark.parametrize("planted", ["link to /dev/zero", "sparse file of 3 GB", "twice the bound"])
+def test_a_snapshot_too_large_to_read_is_not_read(tmp_path, planted):
+    path = tmp_path / "talk.jsonl"
+    conversation(path, ["o1", "o2"])
+    snap = snapshot_path(path)
+    if planted == "link to /dev/zero":
+        snap.symlink_to("/dev/zero")
+        said = "snapshot ignored (a symbolic link)"
+    else:
+        size = 3 << 30 if planted.startswith("sparse") else 2 * (MAX_FACTOR * path.stat().st_size + MAX_SLACK)
+        with open(snap, "wb") as f:
+            f.truncate(size)
+        said = f"snapshot ignored ({size} bytes, more than a log of {path.stat().st_size} bytes gives)"
+    result = cli("verify", path, "o2", memory=MEMORY)
+    assert result.returncode == 0 and "o2: GROUNDED" in result.stdout, result.stderr
+    assert said in result.stderr
+    rebuilt(path)
+    assert Path("/dev/zero").is_char_device()
+
+
+def test_a_link_planted_at_a_temporary_name_is_not_followed(tmp_path):
+    """The temporary file used to be ``<log>.snapshot.<pid>.tmp``: a link planted there was written through."""
+    path = tmp_path / "talk.jsonl"
+    conversation(path, ["o1", "o2"])
+    target = tmp_path / "precious.txt"
+    target.write_text("not yours to overwrite\n")
+    planted = [snapshot_path(path).with_name(f"{snapshot_path(path).name}.{os.getpid()}.tmp"),
+               snapshot_path(path).with_name(f"{snapshot_path(path).name}.tmp")]
+    for link in planted:
+        link.symlink_to(target)
+    code, out, err = run_cli("verify", path, "o2")  # in this process: the pid is this one
+    assert code == 0 and "o2: GROUNDED" in out, err
+    assert target.read_text() == "not yours to overwrite\n"
+    assert all(link.is_symlink() for link in planted)
+    rebuilt(path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [path.name, snapshot_path(path).name, target.name, *(link.name for link in planted)])  # no temporary left
+
+
+READ_ONLY = {
+    # a read-only bind mount of the log's directory, in a mount namespace of the query's own (EROFS)
+    "read-only mount": ("unshare", "--mount", "sh", "-c",
+                        'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"', "sh"),
+    # an immutable directory: no new file in it, even for root (EPERM)
+    "immutable directory": (),
+}
+
+
+@pytest.mark.parametrize("how", sorted(READ_ONLY))
+def test_a_log_in_a_read_only_directory_is_answered_without_a_snapshot_silently(tmp_path, how):
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    path = folder / "talk.jsonl"
+    conversation(path, ["o1", "o2"])
+    wrap = READ_ONLY[how]
+    if wrap:
+        wrap = (*wrap, str(folder))
+    else:
+        subprocess.run(["chattr", "+i", folder], check=True)
+    try:
+        result = cli("verify", path, "o2", wrap=wrap)
+        assert not snapshot_path(path).exists() and os.listdir(folder) == [path.name]
+    finally:
+        if not wrap:
+            subprocess.run(["chattr", "-i", folder], check=True)
+    assert result.returncode == 0 and "o2: GROUNDED" in result.stdout, result.stderr
+    assert result.stderr == ""  # nothing to say: the user's directory is theirs to keep read-only
+    assert (Path(os.environ[CACHE_VARIABLE]) / KEY_FILE).is_file()  # the key was there: only the directory refused
+    result = cli("verify", path, "o2")
+    assert result.returncode == 0 and snapshot_path(path).is_file()  # writable again: the snapshot is written
+
+
+def test_no_cache_neither_reads_nor_writes_a_snapshot_nor_makes_a_key(tmp_path, monkeypatch):
+    monkeypatch.setenv(CACHE_VARIABLE, str(tmp_path / "fresh-cache"))
+    path = tmp_path / "talk.jsonl"
+    conversation(path, ["o1", "o2"])
+    log = tmp_path / "p2.jsonl"
+    assert grounded("interpret", PHASE2, "-o", log).returncode == 0
+    commands = [("verify", path, "o2"), ("affected", path, "o1"), ("state", path), ("extensions", path),
+                ("retractions", path, "-p", "o1"), ("show", path),
+                ("whatif", path, "-u", '{"speaker": "a", "ops": []}'),
+                ("score", log, "--gold", PHASE2)]
+    for args in commands:
+        code, _, err = run_cli(*args, "--no-cache")
+        assert code == 0, (args, err)
+    assert not snapshot_path(path).exists() and not snapshot_path(log).exists()
+    assert not (tmp_path / "fresh-cache").exists()
+    run_cli("verify", path, "o2")  # without it: the key and the snapshot
+    assert snapshot_path(path).is_file() and (tmp_path / "fresh-cache" / KEY_FILE).is_file()
+    snapshot_path(path).write_bytes(b"not read with --no-cache")
+    code, out, err = run_cli("verify", path, "o2", "--no-cache")
+    assert code == 0 and "o2: GROUNDED" in out and err == ""
+    assert snapshot_path(path).read_bytes() == b"not read with --no-cache"

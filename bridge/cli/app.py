@@ -65,18 +65,23 @@ Partial = Annotated[bool, typer.Option(
 AllowRulesChange = Annotated[bool, typer.Option(
     "--allow-rules-change", help="Replay a log written by another rules version (its lines are still checked).")]
 
+NoCache = Annotated[bool, typer.Option(
+    "--no-cache", help="Neither read nor write the snapshot beside the log (<log>.snapshot) nor create its key: "
+                       "replay the whole log.")]
+
 PROGRESS_AFTER = 0.5
 """Seconds a load may run before a progress bar appears on stderr."""
 
 
 def load_engine(path: Path, extensions: list[Path] | None, partial: bool = False,
-                allow_rules_change: bool = False) -> Engine:
+                allow_rules_change: bool = False, no_cache: bool = False) -> Engine:
     """An engine holding a log's state, or a scenario's after all its gold turns.
 
     A log is read strictly unless ``partial``; what the reading found (a torn
     line, a partial answer) is said on stderr, and by ``log_json``/``say_partial``
     in the answer.  The state comes from the snapshot beside the log when it fits
-    (docs/reliability.md), and the snapshot is written again when it did not.
+    (docs/reliability.md), and the snapshot is written again when it did not;
+    ``no_cache`` (``--no-cache``) replays the whole log and writes nothing.
     """
     if path.suffix in SCENARIO_SUFFIXES:
         scenario = Scenario.load(path)
@@ -86,7 +91,7 @@ def load_engine(path: Path, extensions: list[Path] | None, partial: bool = False
         return engine
     with LoadProgress(f"reading {path.name}") as progress:
         engine = Engine.load(path, extensions=extensions or (), strict=not partial,
-                             allow_rules_change=allow_rules_change, progress=progress, snapshot=True)
+                             allow_rules_change=allow_rules_change, progress=progress, snapshot=not no_cache)
     report_reading(engine)
     return engine
 

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from grounded.cli.app import AsJson, app, load_engine, out
+from grounded.cli.app import AsJson, NoCache, app, load_engine, out
 from grounded.core.errors import InputError
 from grounded.engine import Engine
 from grounded.present import context
@@ -82,6 +82,7 @@ def score(
     turns: Annotated[str | None, typer.Option(help="Turns to score, e.g. 1-19 (default: every labelled turn).")] = None,
     key_shifts: Annotated[str | None, typer.Option(help="Key-shift turns (default: the scenario's).")] = None,
     as_json: AsJson = False,
+    no_cache: NoCache = False,
 ) -> None:
     """Multi-label F1 and exact match per utterance, overall and on key shifts; Dep extraction P/R/F1."""
     from grounded.interpreter.dependencies import score_dependencies
@@ -96,7 +97,7 @@ def score(
     scenario = Scenario.load(gold)
     classification = score_classification(log, scenario, chosen, shifts)
     last = max((t.turn for t in classification.turns), default=0)
-    with Engine(scenario.header) as reference, load_engine(log, None) as extracted:
+    with Engine(scenario.header) as reference, load_engine(log, None, no_cache=no_cache) as extracted:
         # the gold state as `run` builds it (turns expecting their own rejection leave it as it was)
         for _ in islice(run(scenario, reference), sum(t.turn <= last for t in scenario.turns)):
             pass

@@ -21,6 +21,7 @@ from grounded.cli.app import (
     At,
     Extensions,
     File,
+    NoCache,
     Partial,
     app,
     exit_with,
@@ -58,6 +59,7 @@ def verify(
     extension: Extensions = None,
     partial: Partial = False,
     allow_rules_change: AllowRulesChange = False,
+    no_cache: NoCache = False,
 ) -> None:
     """Verify(c): is the claim carried by an argument in good standing, grounded all the way down?
 
@@ -70,7 +72,7 @@ def verify(
         raise InputError(f"--anchor: unknown {anchor!r} (one of {', '.join(ANCHORS)})")
     if text is None and anchor != "offline":
         raise InputError("--anchor applies to --text only")
-    engine = load_engine(file, extension, partial, allow_rules_change)
+    engine = load_engine(file, extension, partial, allow_rules_change, no_cache)
     if text is not None:
         tv = _read_text(engine, text, at, anchor, threshold, model=model, base_url=base_url, api_key=api_key,
                         call_log=call_log)
@@ -139,12 +141,13 @@ def affected(
     extension: Extensions = None,
     partial: Partial = False,
     allow_rules_change: AllowRulesChange = False,
+    no_cache: NoCache = False,
 ) -> None:
     """Affected*(p): every argument that rests, transitively, on p.
 
     Exit 0 answered, 1 the literal is unknown to the state, 2 input error.
     """
-    engine = load_engine(file, extension, partial, allow_rules_change)
+    engine = load_engine(file, extension, partial, allow_rules_change, no_cache)
     a = engine.affected(claim, closure=not one_step, at=at)
     known = bool(a.arguments) or is_known(engine, claim, at)
     if as_json:

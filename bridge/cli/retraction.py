@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from grounded.cli.app import AsJson, Extensions, File, app, load_engine, out
+from grounded.cli.app import AsJson, Extensions, File, NoCache, app, load_engine, out
 from grounded.core.errors import InputError
 from grounded.crosscheck.retraction import EVERY_TURN_LIMIT, check_retraction, check_retractions
 from grounded.dung import SEMANTICS, Framework
@@ -37,11 +37,12 @@ def retractions(
     seed: Seed = None,
     as_json: AsJson = False,
     extension: Extensions = None,
+    no_cache: NoCache = False,
 ) -> None:
     """Proposition 2.5 and Corollary 2.6 per retraction: X, S' and the extensions of AF|X; exit 1 if one fails."""
     if at is not None and at < 0:
         raise InputError(f"--at {at}: a turn is a non-negative integer")
-    engine = load_engine(file, extension)
+    engine = load_engine(file, extension, no_cache=no_cache)
     for p in literal or ():
         engine.affected(p)  # a clear error for a malformed literal
     report = check_retractions(engine.state, at=at, turns=None if at is None else [at], literals=literal,

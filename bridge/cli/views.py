@@ -14,6 +14,7 @@ from grounded.cli.app import (
     At,
     Extensions,
     File,
+    NoCache,
     Partial,
     app,
     load_engine,
@@ -45,6 +46,7 @@ def extensions_command(
     extension: Extensions = None,
     partial: Partial = False,
     allow_rules_change: AllowRulesChange = False,
+    no_cache: NoCache = False,
     to: Annotated[str | None, typer.Option(
         "--to", help="Print the framework as apx or tgf (ICCMA formats) instead of its extensions.")] = None,
 ) -> None:
@@ -64,7 +66,7 @@ def extensions_command(
                 raise InputError(f"{option} applies to a conversation, not to the framework file {file}")
         _framework_file(iccma.read(file), semantics, limit, as_json, to)
         return
-    engine = load_engine(file, extension, partial, allow_rules_change)
+    engine = load_engine(file, extension, partial, allow_rules_change, no_cache)
     if retract is not None:
         return print_retraction_extensions(engine, retract, at, not one_step, semantics, limit, as_json)
     af = Framework.from_engine(engine, at)
@@ -112,8 +114,8 @@ def _headline(af: Framework, semantics: str, found: list) -> str:
 
 @app.command()
 def state(file: File, at: At = None, extension: Extensions = None, partial: Partial = False,
-          allow_rules_change: AllowRulesChange = False) -> None:
+          allow_rules_change: AllowRulesChange = False, no_cache: NoCache = False) -> None:
     """Every argument with its standing, groundedness and Dep; open problems, commitments, dissent."""
-    engine = load_engine(file, extension, partial, allow_rules_change)
+    engine = load_engine(file, extension, partial, allow_rules_change, no_cache)
     render.render_state(out, engine, at, full=True)
     say_partial(engine)

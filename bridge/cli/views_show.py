@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from grounded.cli.app import At, Extensions, File, app, check_at_within, load_engine
+from grounded.cli.app import At, Extensions, File, NoCache, app, check_at_within, load_engine
 from grounded.present.picture import format_of, picture
 
 View = Annotated[Path | None, typer.Option("--view", help="Your own view program (.lp) instead of "
@@ -26,11 +26,12 @@ def show(
     affected: Annotated[str | None, typer.Option("--affected", help="Highlight Affected* of this literal.")] = None,
     view: View = None,
     extension: Extensions = None,
+    no_cache: NoCache = False,
 ) -> None:
     """The picture: arguments (shape by kind, colour by standing, ✓ when grounded), Dep, attacks,
     explains, decisions and dissent."""
     fmt = "svg" if output is None else format_of(output, "--output")
-    engine = load_engine(file, extension)
+    engine = load_engine(file, extension, no_cache=no_cache)
     check_at_within(engine, at)
     pic = picture(engine, at, focus=focus, affected=affected, view=view)
     data = pic.render(fmt)

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from grounded.cli.app import AsJson, At, Extensions, File, app, check_at_within, load_engine, out
+from grounded.cli.app import AsJson, At, Extensions, File, NoCache, app, check_at_within, load_engine, out
 from grounded.core.errors import InputError
 from grounded.dmap.effects import fields_of
 from grounded.present.picture import format_of, picture
@@ -25,6 +25,7 @@ def whatif(
                                                                       "(.svg, .png, .pdf, .dot).")] = None,
     as_json: AsJson = False,
     extension: Extensions = None,
+    no_cache: NoCache = False,
 ) -> None:
     """Apply an utterance to the state as of turn --at (default: the last) without recording it; show the
     transitions and flagged claims, or the violations.  Exit 0 if the rules accept it, 1 if they reject it."""
@@ -36,7 +37,7 @@ def whatif(
         raise InputError("--utterance: expected a JSON object with speaker and ops")
     if output is not None:
         format_of(output, "--output")
-    engine = load_engine(file, extension)
+    engine = load_engine(file, extension, no_cache=no_cache)
     check_at_within(engine, at)
     w = engine.whatif(data, at=at)
     when = "at the end" if at is None else f"after T{at}"

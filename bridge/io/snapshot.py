@@ -25,22 +25,37 @@ The file is the key (one line of JSON, with the MAC) and the body: the state
 (grounded.dmap.state.DependencyMap.to_data) in ``marshal``'s format, which
 Python reads back ten times faster than JSON.  ``marshal`` is not meant for
 data from elsewhere; the body is read only once its MAC shows it was written
-here, by this Python version (part of the key).  It is written to a temporary file and renamed over the old one,
-so a reader sees the old snapshot or the new one.  What the state excludes:
-a conversation with a world model is never snapshotted (its model M is kept
-as a history of frames that are not written out), and neither is a reading
-that stopped early or ended on a line without its newline.
+here, by this Python version (part of the key).  What the state excludes: a
+conversation with a world model is never snapshotted (its model M is kept as
+a history of frames that are not written out), and neither is a reading that
+stopped early or ended on a line without its newline.
+
+Writing: to a temporary file renamed over the old one, so a reader sees the
+old snapshot or the new one.  The temporary file is made by
+``tempfile.mkstemp`` beside the log: created exclusively, under a name no one
+can predict, so a link planted where it will be written is never followed.  A
+log whose directory this user may not write (read-only, immutable, not
+theirs) is answered without a snapshot, silently.
+
+Reading trusts nothing about the file before its MAC: it is opened without
+following a symbolic link and without waiting (a FIFO would block), and read
+only if it is a regular file of at most ``MAX_FACTOR`` times the log's size
+plus ``MAX_SLACK`` (a link to /dev/zero or a sparse file of gigabytes would
+exhaust memory); anything else is ignored with a note and rebuilt.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import hmac
 import json
 import marshal
 import os
 import secrets
+import stat
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -49,6 +64,12 @@ SUFFIX = ".snapshot"
 FORMAT = 1
 PYTHON = f"{sys.implementation.name}-{sys.version_info[0]}.{sys.version_info[1]}-marshal{marshal.version}"
 """What writes and reads the body: another Python makes a snapshot stale."""
+MAX_FACTOR = 8
+MAX_SLACK = 1 << 20
+"""A snapshot longer than MAX_FACTOR times its log's bytes plus MAX_SLACK is not read (a state's
+snapshot measures about twice its log at most, docs/reliability.md)."""
+_UNWRITABLE = (errno.EACCES, errno.EPERM, errno.EROFS)
+"""Why a directory may refuse a new file: this user may not write there (no snapshot, no note)."""
 KEY_FILE = "snapshot.key"
 CACHE_VARIABLE = "GROUNDED_CACHE_DIR"
 
@@ -149,6 +170,29 @@ def _read_secret(path: Path) -> bytes | None:
     return secret if len(secret) >= 32 else None
 
 
+class _NotASnapshot(Exception):
+    """The file at the snapshot's path cannot be one: a link, not a regular file, too large."""
+
+
+def _read_bounded(path: Path, log_size: int) -> bytes:
+    """The bytes of the regular file at ``path``, if it is no larger than a log of ``log_size`` bytes allows."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise _NotASnapshot("a symbolic link") from None
+        raise
+    with os.fdopen(fd, "rb") as f:
+        mode = os.fstat(fd)
+        if not stat.S_ISREG(mode.st_mode):
+            raise _NotASnapshot("not a regular file")
+        limit = MAX_FACTOR * log_size + MAX_SLACK
+        data = b"" if mode.st_size > limit else f.read(limit + 1)  # read no more than the bound, even if it grows
+    if mode.st_size > limit or len(data) > limit:
+        raise _NotASnapshot(f"{max(mode.st_size, len(data))} bytes, more than a log of {log_size} bytes gives")
+    return data
+
+
 def _mac(secret: bytes, key: dict[str, Any], body: bytes) -> str:
     head = json.dumps(key, sort_keys=True, separators=(",", ":")).encode()
     return hmac.new(secret, head + b"\n" + body, hashlib.sha256).hexdigest()
@@ -162,9 +206,11 @@ def read_snapshot(log: str | Path, rules: str, extensions: tuple[tuple[str, str]
     """
     path = snapshot_path(log)
     try:
-        data = path.read_bytes()
+        data = _read_bounded(path, os.stat(log).st_size)
     except FileNotFoundError:
         return Found(None)
+    except _NotASnapshot as exc:
+        return Found(None, f"{path}: snapshot ignored ({exc}); replaying the log and writing it again")
     except OSError as exc:
         return Found(None, f"{path}: cannot read the snapshot ({exc.strerror}); replaying the log")
     secret = _secret()
@@ -202,16 +248,25 @@ def write_snapshot(log: str | Path, key: SnapshotKey, state: dict[str, Any]) -> 
     obj = key.to_json()
     body = marshal.dumps(state)
     obj["mac"] = _mac(secret, key.to_json(), body)
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
-        with open(tmp, "wb") as f:
+        fd, tmp = tempfile.mkstemp(prefix=f"{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        if exc.errno in _UNWRITABLE:
+            return None  # a directory this user may not write: answered without a cache, as asked
+        return _not_written(path, exc)
+    try:
+        with os.fdopen(fd, "wb") as f:
             f.write(json.dumps(obj).encode() + b"\n")
             f.write(body)
         os.replace(tmp, path)
     except OSError as exc:
         try:
-            tmp.unlink()
+            os.unlink(tmp)
         except OSError:
             pass
-        return f"{path}: cannot write the snapshot ({exc.strerror}); the next query replays the log again"
+        return _not_written(path, exc)
     return None
+
+
+def _not_written(path: Path, exc: OSError) -> str:
+    return f"{path}: cannot write the snapshot ({exc.strerror}); the next query replays the log again"
