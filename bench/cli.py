@@ -166,8 +166,9 @@ def _verify_corpus(out: Path, root: Path | None, split: str, limit: int | None, 
                    call_log: Path | None) -> None:
     """``verify --corpus``: the held-out conversations of ``split``, written as ``verify-corpus.<split>``."""
     from grounded.bench import heldout, verify_corpus
+    from grounded.bench.baseline import corpus_dir
 
-    root = root or heldout.corpus_dir()
+    root = root or corpus_dir()
     heldout.conversations(root, split)  # an unknown split or a changed test file: refused before any work
     note, judge = _llm_judge(llm, out, call_log)
     try:
@@ -176,6 +177,34 @@ def _verify_corpus(out: Path, root: Path | None, split: str, limit: int | None, 
         if judge is not None:
             judge.close()
     _publish(out, f"verify-corpus.{split}", result, verify_corpus.markdown)
+
+
+@bench_app.command("interpret")
+def interpret_corpus(
+    out: Out = DEFAULT_OUT,
+    split: Annotated[str, typer.Option(help="Conversations: dev (what may be tuned on), test or all.")] = "dev",
+    corpus_dir: CorpusDir = None,
+    only: Annotated[str | None, typer.Option("--only", help="Only these conversations of the split "
+                                                            "(comma-separated; a smoke run).")] = None,
+    record: Annotated[Path | None, typer.Option(help="Write the pooled figures to this baseline file (the one "
+                                                     "`grounded interpret` quotes is bench/corpus/"
+                                                     "rules_baseline.json); only for a whole split.")] = None,
+) -> None:
+    """The offline rules interpreter on the held-out corpus: multi-label F1, per-operation P/R, Dep-edge P/R."""
+    from grounded.bench import baseline, heldout
+    from grounded.bench import interpret_corpus as ic
+
+    root = corpus_dir or baseline.corpus_dir()
+    names = heldout.conversations(root, split)
+    chosen = [n.strip() for n in only.split(",") if n.strip()] if only else None
+    if chosen and (unknown := [n for n in chosen if n not in names]):
+        raise InputError(f"--only: {', '.join(unknown)} not among the {split} conversations ({', '.join(names)})")
+    if record is not None and chosen:
+        raise InputError("--record measures a whole split: drop --only")
+    result = ic.run(root, split, out / f"interpret-corpus.{split}.logs", chosen)
+    if record is not None:
+        ic.record(result, record)
+    _publish(out, f"interpret-corpus.{split}", result, ic.markdown)
 
 
 @bench_app.command()

@@ -9,17 +9,13 @@ naming the file that changed, so a held-out conversation cannot drift while
 the reader is tuned on the dev ones.
 
 The rules interpreter's F1 on the test split is recorded by
-``grounded bench interpret --split test --record FILE`` (the checked-in one is
-``corpus/rules_baseline.json``); ``grounded interpret`` quotes it when it
-falls back to that interpreter, so the figure is measured, never typed.
+``grounded bench interpret --split test --record FILE`` (``baseline.py``).
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Literal
 
@@ -49,16 +45,6 @@ class Conversation:
     split: Literal["dev", "test"]
     scenario_sha256: str | None = None
     items_sha256: str | None = None
-
-
-def corpus_dir() -> Path:
-    """The packaged corpus."""
-    return Path(str(resources.files("grounded.bench") / "corpus"))
-
-
-def baseline_path() -> Path:
-    """The checked-in record of the rules interpreter's F1 on the test split."""
-    return corpus_dir() / "rules_baseline.json"
 
 
 def sha256(path: Path) -> str:
@@ -138,12 +124,3 @@ def gold_engine(root: Path, name: str) -> Engine:
     for _ in run(sc, engine):
         pass
     return engine
-
-
-def read_baseline(path: Path | None = None) -> dict | None:
-    """The recorded rules-interpreter figures, or None when there are none to read."""
-    try:
-        data = json.loads((path or baseline_path()).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) and isinstance(data.get("f1"), int | float) else None
