@@ -13,6 +13,7 @@ figures check for it first.
 from __future__ import annotations
 
 import importlib.util
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
@@ -201,7 +202,8 @@ def interpret_corpus(
         raise InputError(f"--only: {', '.join(unknown)} not among the {split} conversations ({', '.join(names)})")
     if record is not None and chosen:
         raise InputError("--record measures a whole split: drop --only")
-    result = ic.run(root, split, out / f"interpret-corpus.{split}.logs", chosen)
+    with tempfile.TemporaryDirectory(prefix="grounded-interpret-") as logs:  # the event logs are a by-product
+        result = ic.run(root, split, Path(logs), chosen)
     if record is not None:
         ic.record(result, record)
     _publish(out, f"interpret-corpus.{split}", result, ic.markdown)
