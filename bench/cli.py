@@ -13,6 +13,7 @@ figures check for it first.
 from __future__ import annotations
 
 import importlib.util
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
@@ -102,6 +103,8 @@ def reviseqa(data: Data = None, out: Out = DEFAULT_OUT, quick: Quick = False) ->
 
 
 Items = Annotated[Path | None, typer.Option("--items", help="Verifier items (default: the packaged set).")]
+CorpusDir = Annotated[Path | None, typer.Option("--corpus-dir", help="The held-out corpus (default: the packaged "
+                                                                    "bench/corpus); implies --corpus.")]
 
 
 @bench_app.command()
@@ -115,16 +118,40 @@ def verify(
                                                        "(default: OUT/verify.calls.jsonl).")] = None,
     split: Annotated[str, typer.Option(help="Items to run: all, or only dev (what cue lists and thresholds "
                                             "may be tuned on) or only test.")] = "all",
+    corpus: Annotated[bool, typer.Option("--corpus", help="The held-out corpus (bench/corpus) instead of the "
+                                                          "Phase 2/3 items: per conversation and per category, "
+                                                          "unsafe accepts and coverage.")] = False,
+    corpus_dir: CorpusDir = None,
+    limit: Annotated[int | None, typer.Option(min=1, help="With --corpus: only the first N items of each "
+                                                          "category in each conversation (a smoke run).")] = None,
 ) -> None:
-    """Direct verifier test, Phases 2 and 3: by claim, offline text, LLM text; dev and test splits by category."""
-    from grounded.bench import llm as llm_mod
+    """Direct verifier test, Phases 2 and 3 (or the held-out corpus): by claim, offline text, LLM text."""
     from grounded.bench import verifier
 
+    if corpus or corpus_dir is not None:
+        _verify_corpus(out, corpus_dir, split, limit, llm, call_log)
+        return
+    if limit is not None:
+        raise InputError("--limit applies to --corpus only (the Phase 2/3 set has --quick)")
     if split not in ("all", *verifier.SPLITS):
         raise InputError(f"--split: unknown {split!r} (expected all, dev or test)")
     chosen = [i for i in verifier.load_items(items) if split in ("all", i.split)]
     if quick:
         chosen = [i for k, i in enumerate(chosen) if k % 6 == 0]
+    note, judge = _llm_judge(llm, out, call_log)
+    try:
+        result = verifier.run(chosen, llm=judge, note_llm=note)
+    finally:
+        if judge is not None:
+            judge.close()
+    _publish(out, "verify", result, verifier.markdown)
+
+
+def _llm_judge(llm: bool, out: Path, call_log: Path | None):
+    """The LLM judge when asked for and an endpoint is configured, and the note saying which (or why none)."""
+    from grounded.bench import llm as llm_mod
+    from grounded.bench import verifier
+
     endpoint = llm_mod.configured() if llm else None
     note = None if endpoint is None else f"{endpoint.describe()}"
     if llm and endpoint is None:
@@ -133,12 +160,53 @@ def verify(
     if endpoint is not None:
         out.mkdir(parents=True, exist_ok=True)
         judge = verifier.llm_judge(call_log or out / "verify.calls.jsonl")
+    return note, judge
+
+
+def _verify_corpus(out: Path, root: Path | None, split: str, limit: int | None, llm: bool,
+                   call_log: Path | None) -> None:
+    """``verify --corpus``: the held-out conversations of ``split``, written as ``verify-corpus.<split>``."""
+    from grounded.bench import heldout, verify_corpus
+    from grounded.bench.baseline import corpus_dir
+
+    root = root or corpus_dir()
+    heldout.conversations(root, split)  # an unknown split or a changed test file: refused before any work
+    note, judge = _llm_judge(llm, out, call_log)
     try:
-        result = verifier.run(chosen, llm=judge, note_llm=note)
+        result = verify_corpus.run(root, split, limit, llm=judge, note_llm=note)
     finally:
         if judge is not None:
             judge.close()
-    _publish(out, "verify", result, verifier.markdown)
+    _publish(out, f"verify-corpus.{split}", result, verify_corpus.markdown)
+
+
+@bench_app.command("interpret")
+def interpret_corpus(
+    out: Out = DEFAULT_OUT,
+    split: Annotated[str, typer.Option(help="Conversations: dev (what may be tuned on), test or all.")] = "dev",
+    corpus_dir: CorpusDir = None,
+    only: Annotated[str | None, typer.Option("--only", help="Only these conversations of the split "
+                                                            "(comma-separated; a smoke run).")] = None,
+    record: Annotated[Path | None, typer.Option(help="Write the pooled figures to this baseline file (the one "
+                                                     "`grounded interpret` quotes is bench/corpus/"
+                                                     "rules_baseline.json); only for a whole split.")] = None,
+) -> None:
+    """The offline rules interpreter on the held-out corpus: multi-label F1, per-operation P/R, Dep-edge P/R."""
+    from grounded.bench import baseline, heldout
+    from grounded.bench import interpret_corpus as ic
+
+    root = corpus_dir or baseline.corpus_dir()
+    names = heldout.conversations(root, split)
+    chosen = [n.strip() for n in only.split(",") if n.strip()] if only else None
+    if chosen and (unknown := [n for n in chosen if n not in names]):
+        raise InputError(f"--only: {', '.join(unknown)} not among the {split} conversations ({', '.join(names)})")
+    if record is not None and chosen:
+        raise InputError("--record measures a whole split: drop --only")
+    with tempfile.TemporaryDirectory(prefix="grounded-interpret-") as logs:  # the event logs are a by-product
+        result = ic.run(root, split, Path(logs), chosen)
+    if record is not None:
+        ic.record(result, record)
+    _publish(out, f"interpret-corpus.{split}", result, ic.markdown)
 
 
 @bench_app.command()

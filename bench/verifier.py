@@ -22,10 +22,10 @@ answer every query as of the item's turn.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -50,18 +50,28 @@ MUST_NOT_ACCEPT = ("stale", "counterfactual")
 PAPER_VERIFIER = {"actual": (14, 15), "stale": (15, 15), "cross_conversation": (10, 10), "counterfactual": (10, 10)}
 
 
-class Item(BaseModel):
+class ItemBase(BaseModel):
+    """What every judge reads of an item: its turn, text, gold reading and expected verdict."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: str = Field(max_length=200)
-    phase: Literal[2, 3]
-    category: Category
-    split: Literal["dev", "test"]
     at: int = Field(ge=1)
     text: str = Field(min_length=1, max_length=100_000)
     asserts: tuple[Lit, ...] = ()
     denies: tuple[Lit, ...] = ()
     expected: Verdict
+
+
+class Item(ItemBase):
+    """An item of ``data/verifier.yaml``: a continuation of Phase 2 or 3, with its split."""
+
+    phase: Literal[2, 3]
+    category: Category
+    split: Literal["dev", "test"]
+
+
+ItemT = TypeVar("ItemT", bound=ItemBase)
 
 
 def items_path() -> Path:
@@ -74,12 +84,17 @@ def load_items(path: Path | None = None) -> list[Item]:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as exc:
         raise InputError(f"cannot read the verifier items: {exc}", path=str(path)) from exc
+    return parse_items(raw, Item, path)
+
+
+def parse_items(raw: object, model: type[ItemT], path: Path) -> list[ItemT]:
+    """The ``items`` of a YAML mapping as ``model``s, unique by id; an error names the item and field."""
     if not isinstance(raw, dict) or not isinstance(raw.get("items"), list):
         raise InputError("expected a mapping with a list `items`", path=str(path))
     items = []
     for k, entry in enumerate(raw["items"]):
         try:
-            items.append(Item.model_validate(entry))
+            items.append(model.model_validate(entry))
         except ValidationError as exc:
             first = exc.errors()[0]
             field = ".".join(str(x) for x in first["loc"])
@@ -108,10 +123,10 @@ def phase2_engine(until: int | None = None) -> Engine:
     return scenario_engine(2, until)
 
 
-Judge = Callable[[Engine, Item], str]
+Judge = Callable[[Engine, ItemBase], str]
 
 
-def judge_by_claim(engine: Engine, item: Item) -> str:
+def judge_by_claim(engine: Engine, item: ItemBase) -> str:
     return by_claim(engine, item.asserts, item.denies, item.at).verdict
 
 
@@ -119,7 +134,7 @@ def offline_judge(similarity: str) -> Judge:
     """Offline anchoring with one similarity; one index per (engine, turn), built once."""
     indexes: dict[tuple[int, int], AnchorIndex] = {}
 
-    def judge(engine: Engine, item: Item) -> str:
+    def judge(engine: Engine, item: ItemBase) -> str:
         key = (id(engine), item.at)
         if key not in indexes:
             indexes[key] = AnchorIndex(engine, item.at, similarity)  # type: ignore[arg-type]
@@ -138,7 +153,7 @@ class _LLMJudge:
 
         self.reader = LLMAnchor(LLMConfig.from_env(), CallLog(call_log))
 
-    def __call__(self, engine: Engine, item: Item) -> str:
+    def __call__(self, engine: Engine, item: ItemBase) -> str:
         return self.reader.verify(engine, item.text, item.at).verdict
 
     def close(self) -> None:
@@ -149,11 +164,12 @@ def llm_judge(call_log: Path) -> _LLMJudge:
     return _LLMJudge(call_log)
 
 
-def prefetch(items: list[Item], engines: dict[int, Engine]) -> None:
-    """Encode every clause of the items in one batch (one sentence at a time costs ~20x more)."""
-    for phase, engine in engines.items():
+def prefetch(groups: Iterable[tuple[Engine, Sequence[ItemBase]]]) -> None:
+    """Encode every clause of the items, each group over its engine, in one batch per group
+    (one sentence at a time costs ~20x more)."""
+    for engine, items in groups:
         index = AnchorIndex(engine, None, "embed")
-        embedding.encode([index.expand(c.text) for i in items if i.phase == phase for c in index.clauses(i.text)])
+        embedding.encode([index.expand(c.text) for i in items for c in index.clauses(i.text)])
 
 
 def methods(llm: Judge | None = None) -> dict[str, tuple[str, Judge]]:
@@ -185,7 +201,7 @@ def run(items: list[Item], llm: Judge | None = None, note_llm: str | None = None
     chosen = methods(llm)
     engines: dict[int, Engine] = {phase: scenario_engine(phase) for phase in sorted({i.phase for i in items})}
     if "offline_embed" in chosen:
-        prefetch(items, engines)
+        prefetch((engine, [i for i in items if i.phase == phase]) for phase, engine in engines.items())
     try:
         verdicts = {name: [judge(engines[i.phase], i) for i in items] for name, (_, judge) in chosen.items()}
     finally:

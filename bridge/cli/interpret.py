@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from grounded.cli.app import AsJson, NoCache, app, load_engine, out
+from grounded.cli.app import AsJson, NoCache, app, err, load_engine, out
 from grounded.core.errors import InputError
 from grounded.engine import Engine
 from grounded.present import context
@@ -57,6 +57,11 @@ def interpret_command(
         name, call_log=call_log, overwrite=force, model=model, base_url=base_url, api_key=api_key, condition=condition,
         max_attempts=max_attempts, max_retries=max_retries, timeout=timeout, temperature=temperature,
         json_mode=json_mode, state_budget=state_budget)
+    if name == "rules":  # a run under way (not refused): say what its reading is worth, as measured
+        from grounded.bench.baseline import rules_note
+        from grounded.interpreter.llm import endpoint_configured
+
+        err.print(rules_note(endpoint_configured()), markup=False)
 
     def show(engine: Engine, result) -> None:
         labels = ", ".join(result.labels) or ("UNCLASSIFIED" if result.unclassified else "(no operations)")
