@@ -32,6 +32,11 @@ MAX_FORMULA_DEPTH = 100
 """Nesting depth of an epistemic formula (parentheses, prefixes, binary operators),
 the definitions of the names it uses expanded."""
 
+MAX_FORMULA_SIZE = 1_000_000
+"""Nodes of an epistemic formula with the definitions of the names it uses written out in place.
+Definitions that use the one before twice double at every level (2^26 nodes from a 500-byte header);
+evaluation reads each definition once, but anything that expands them would not finish."""
+
 Turn = Annotated[int, Field(ge=0, le=MAX_TURN)]
 """A turn number, bounded so that every solver can hold it."""
 
