@@ -33,7 +33,16 @@ class _Mapping(dict):
 
 
 class _Loader(yaml.SafeLoader):
-    """A YAML loader that remembers the line of every mapping, for error messages."""
+    """A YAML loader that remembers the line of every mapping, for error messages,
+    and refuses aliases: nine nested aliases in a 484-byte file expand to gigabytes,
+    and a scenario has no need of them."""
+
+    def compose_node(self, parent: yaml.Node | None, index: object) -> yaml.Node | None:
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise yaml.composer.ComposerError(None, None, f"alias *{event.anchor} is not allowed in a scenario "
+                                              "(write the value out)", event.start_mark)
+        return super().compose_node(parent, index)  # type: ignore[no-untyped-call]
 
 
 def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> _Mapping:
