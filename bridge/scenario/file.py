@@ -37,12 +37,12 @@ class _Loader(yaml.SafeLoader):
     and refuses aliases: nine nested aliases in a 484-byte file expand to gigabytes,
     and a scenario has no need of them."""
 
-    def compose_node(self, parent: yaml.Node | None, index: object) -> yaml.Node | None:
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
         if self.check_event(yaml.AliasEvent):
             event = self.peek_event()
             raise yaml.composer.ComposerError(None, None, f"alias *{event.anchor} is not allowed in a scenario "
                                               "(write the value out)", event.start_mark)
-        return super().compose_node(parent, index)  # type: ignore[no-untyped-call]
+        return super().compose_node(parent, index)
 
 
 def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> _Mapping:
