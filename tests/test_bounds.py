@@ -223,3 +223,36 @@ def test_definitions_up_to_the_size_bound_are_evaluated_once_each():
         Engine({"agents": {"a": {}}, "world": doubling_world(levels, background=[f"d{levels} & d{levels}"])})
     with pytest.raises(InputError, match=r"the formula has 1048575 nodes"):
         engine.holds(f"d{levels} | d{levels}")  # a query too
+
+
+# -- queries ----------------------------------------------------------------------------------------
+
+def test_queries_hold_ids_turns_and_thresholds_to_the_bounds(tmp_path):
+    log = log_of(tmp_path, {"turn": 1, "speaker": "alice", "ops": [observe("o1")]})
+    engine = Engine.load(log)
+    for claim in ("o" * (MAX_ID_LENGTH + 1), "-" + "o" * (MAX_ID_LENGTH + 1)):  # was: answered at 201
+        for query in (engine.verify, engine.affected):
+            with pytest.raises(InputError, match=f"at most {MAX_ID_LENGTH} characters"):
+                query(claim)
+        for command in ("verify", "affected"):
+            code, _, err = run_cli(command, log, "--", claim)
+            assert code == 2 and f"at most {MAX_ID_LENGTH} characters" in err, (command, err)
+    assert engine.verify("-" + "o" * MAX_ID_LENGTH).status == "no_anchor"  # the bound itself is answered
+    for at in (MAX_TURN + 1, 10 ** 30):  # was: answered, echoing the turn
+        with pytest.raises(InputError, match=f"a turn is at most {MAX_TURN}"):
+            engine.verify("o1", at=at)
+        with pytest.raises(InputError, match=f"a turn is at most {MAX_TURN}"):
+            engine.open_problems(at=at)
+        code, _, err = run_cli("verify", log, "o1", "--at", at)
+        assert code == 2 and f"a turn is at most {MAX_TURN}" in err
+    with pytest.raises(InputError, match="a turn is an integer, not bool"):
+        engine.verify("o1", at=True)
+    assert engine.verify("o1", at=MAX_TURN).grounded
+    from grounded.interpreter.anchor import verify_text
+
+    for threshold in (float("nan"), -0.1, 1.5, float("inf")):
+        with pytest.raises(InputError, match="a similarity threshold is a number from 0 to 1"):
+            verify_text(engine, "the first observation", threshold=threshold, similarity="tfidf")
+        code, _, err = run_cli("verify", log, "--text", "the first observation", "--anchor", "tfidf",
+                               "--threshold", threshold)
+        assert code == 2 and "a similarity threshold is a number from 0 to 1" in err, err
