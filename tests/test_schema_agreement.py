@@ -80,7 +80,7 @@ def log_schema() -> dict:
 @example(header={"grounded": 1.0, "acyclic": "false"})
 def test_a_header_line_is_read_iff_the_schema_accepts_it(tmp_path_factory, log_schema, header):
     header = json_of(header)
-    schema_says = validator(log_schema, "#/$defs/Header").is_valid(header)
+    schema_says = validator(log_schema, "#/$defs/HeaderLine").is_valid(header)
     log = tmp_path_factory.mktemp("h") / "talk.jsonl"
     log.write_text(json.dumps(header) + "\n")
     try:
@@ -111,6 +111,20 @@ def test_an_utterance_line_is_read_iff_the_schema_accepts_it(tmp_path_factory, l
     assert library_says == schema_says, utterance
     code, _, err = run_cli("verify", log, "o1")
     assert (code == 0) == schema_says and code in (0, 2), (utterance, err)
+
+
+def test_every_line_the_library_writes_is_valid_under_the_schema(tmp_path, log_schema):
+    """The schema described the Header without the rules version and extensions the writer adds to
+    line 1, so it refused every log the library wrote."""
+    path = tmp_path / "talk.jsonl"
+    with Engine({"agents": {"alice": {}}, "props": [{"id": "p1", "aware": False}]}, log=path) as engine:
+        engine.apply({"speaker": "alice", "ops": [{"op": "observe", "claim": "o1", "text": "seen"}]})
+        engine.apply({"turn": 5, "speaker": "alice", "ops": [{"op": "question", "claim": "q1"}]})
+    lines = [json.loads(x) for x in path.read_text().splitlines()]
+    assert "rules" in lines[0] and "extensions" in lines[0]
+    whole = Draft202012Validator(log_schema)
+    for number, line in enumerate(lines, 1):
+        assert whole.is_valid(line), (number, [e.message for e in whole.iter_errors(line)])
 
 
 # -- the API: docs/openapi.json against a real server ------------------------------------------------
