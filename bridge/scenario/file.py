@@ -32,17 +32,20 @@ class _Mapping(dict):
     line = 0
 
 
-class _Loader(yaml.SafeLoader):
-    """A YAML loader that remembers the line of every mapping, for error messages,
-    and refuses aliases: nine nested aliases in a 484-byte file expand to gigabytes,
-    and a scenario has no need of them."""
+class NoAliasLoader(yaml.SafeLoader):
+    """PyYAML's safe loader refusing aliases at their line: nine nested aliases in a 484-byte
+    file expand to gigabytes, and none of the YAML files grounded reads needs them."""
 
     def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
         if self.check_event(yaml.AliasEvent):
             event = self.peek_event()
-            raise yaml.composer.ComposerError(None, None, f"alias *{event.anchor} is not allowed in a scenario "
+            raise yaml.composer.ComposerError(None, None, f"alias *{event.anchor} is not allowed "
                                               "(write the value out)", event.start_mark)
         return super().compose_node(parent, index)
+
+
+class _Loader(NoAliasLoader):
+    """A YAML loader that remembers the line of every mapping, for error messages."""
 
 
 def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> _Mapping:
