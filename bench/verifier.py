@@ -37,6 +37,7 @@ from grounded.interpreter import embedding
 from grounded.interpreter.anchor import AnchorIndex
 from grounded.interpreter.verdict import ACCEPT, by_claim
 from grounded.scenario import Scenario
+from grounded.scenario.file import NoAliasLoader
 
 Category = Literal["actual", "stale", "cross_conversation", "counterfactual", "negated_stale", "paraphrase"]
 CATEGORIES: tuple[str, ...] = ("actual", "stale", "cross_conversation", "counterfactual", "negated_stale",
@@ -81,7 +82,7 @@ def items_path() -> Path:
 def load_items(path: Path | None = None) -> list[Item]:
     path = path or items_path()
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=NoAliasLoader)  # noqa: S506 - a SafeLoader
     except (OSError, yaml.YAMLError) as exc:
         raise InputError(f"cannot read the verifier items: {exc}", path=str(path)) from exc
     return parse_items(raw, Item, path)

@@ -34,6 +34,7 @@ from typing import Literal, NamedTuple
 
 import numpy as np
 
+from grounded.core.bounds import check_threshold
 from grounded.core.literals import negate
 from grounded.engine import Engine
 from grounded.interpreter import embedding
@@ -204,7 +205,7 @@ class AnchorIndex:
         self.engine = engine
         self.at = at
         self.similarity: str = similarity
-        self.threshold = threshold if threshold is not None else (
+        self.threshold = check_threshold(threshold) if threshold is not None else (
             EMBED_THRESHOLD if similarity == "embed" else THRESHOLD)
         self.facets = _facets(engine, at)
         self.claims = list(dict.fromkeys(f.claim for f in self.facets))
@@ -276,7 +277,7 @@ class AnchorIndex:
 
     def match(self, text: str, threshold: float | None = None) -> Anchor | None:
         hit = self.best(text)
-        least = self.threshold if threshold is None else threshold
+        least = self.threshold if threshold is None else check_threshold(threshold)
         return hit if hit is not None and hit.score >= least else None
 
     # -- reading a continuation ----------------------------------------------------------------

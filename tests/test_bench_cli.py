@@ -79,6 +79,15 @@ def test_a_bad_verifier_item_names_its_index_and_field(tmp_path):
         verifier.load_items(path)
 
 
+def test_verifier_items_refuse_yaml_aliases(tmp_path):
+    from tests.test_scenarios import alias_bomb
+
+    path = tmp_path / "items.yaml"
+    path.write_text(alias_bomb(6).replace("title:", "items:"))
+    with pytest.raises(InputError, match=r"items\.yaml: cannot read the verifier items: .*alias \*a0 is not allowed"):
+        verifier.load_items(path)
+
+
 def test_noise_models_touch_only_what_they_say():
     import random
 

@@ -16,7 +16,14 @@ from pathlib import Path
 import pytest
 
 from grounded import Engine, InputError, LogError
-from grounded.core.bounds import MAX_FORMULA_DEPTH, MAX_ID_LENGTH, MAX_LINE_BYTES, MAX_TEXT_LENGTH, MAX_TURN
+from grounded.core.bounds import (
+    MAX_FORMULA_DEPTH,
+    MAX_FORMULA_SIZE,
+    MAX_ID_LENGTH,
+    MAX_LINE_BYTES,
+    MAX_TEXT_LENGTH,
+    MAX_TURN,
+)
 from grounded.crosscheck.check import check
 from grounded.epistemic.parse import parse
 from tests.inprocess import grounded
@@ -182,3 +189,70 @@ def test_json_nested_past_the_parser_is_an_error_naming_the_line(tmp_path):
         handle.write('{"turn": 1, "speaker": "alice", "ops": ' + "[" * 200_000 + "]" * 200_000 + "}\n")
     with pytest.raises(LogError, match="talk.jsonl:2: invalid JSON: nested too deeply"):
         Engine.load(path)
+
+
+# -- definitions that double -----------------------------------------------------------------------
+
+def doubling_world(levels: int, **extra) -> dict:
+    """d1 = a & b, d_i = d_{i-1} & d_{i-1}: a 500-byte header whose d_levels has 2^(levels+1) - 1 nodes."""
+    formulas = {"d1": "a & b", **{f"d{i}": f"d{i - 1} & d{i - 1}" for i in range(2, levels + 1)}}
+    return {"atoms": ["a", "b"], "actual": ["a", "b"], "formulas": formulas, **extra}
+
+
+def test_definitions_that_double_are_refused_by_expanded_size_naming_the_formula(tmp_path):
+    levels = 30
+    world = doubling_world(levels, background=[f"d{levels}"])
+    started = time.monotonic()
+    with pytest.raises(InputError, match=rf"formulas: d19: 1048575 nodes with the definitions it uses expanded "
+                                         rf"\(at most {MAX_FORMULA_SIZE}\)"):
+        Engine({"agents": {"a": {}}, "world": world})  # was: minutes (2^26 evaluations at 26 levels)
+    log = tmp_path / "talk.jsonl"
+    log.write_text(json.dumps({"grounded": 1, "agents": {"a": {}}, "world": world}) + "\n")
+    code, _, err = run_cli("check", log)
+    assert code == 2 and "talk.jsonl:1: header: world: Value error, formulas: d19: 1048575 nodes" in err
+    assert time.monotonic() - started < 5
+
+
+def test_definitions_up_to_the_size_bound_are_evaluated_once_each():
+    levels = 18  # d18: 524,287 nodes written out; read once per definition
+    started = time.monotonic()
+    engine = Engine({"agents": {"a": {}}, "world": doubling_world(levels, background=[f"d{levels}"])})
+    assert engine.holds(f"K_a d{levels}") and engine.holds(f"~d{levels}") is False  # the background holds: W = {ab}
+    assert time.monotonic() - started < 2  # was: 0.9 s at 20 levels, and doubling with each
+    with pytest.raises(InputError, match=r"background\[0\]: 'd18 & d18': 1048575 nodes"):
+        Engine({"agents": {"a": {}}, "world": doubling_world(levels, background=[f"d{levels} & d{levels}"])})
+    with pytest.raises(InputError, match=r"the formula has 1048575 nodes"):
+        engine.holds(f"d{levels} | d{levels}")  # a query too
+
+
+# -- queries ----------------------------------------------------------------------------------------
+
+def test_queries_hold_ids_turns_and_thresholds_to_the_bounds(tmp_path):
+    log = log_of(tmp_path, {"turn": 1, "speaker": "alice", "ops": [observe("o1")]})
+    engine = Engine.load(log)
+    for claim in ("o" * (MAX_ID_LENGTH + 1), "-" + "o" * (MAX_ID_LENGTH + 1)):  # was: answered at 201
+        for query in (engine.verify, engine.affected):
+            with pytest.raises(InputError, match=f"at most {MAX_ID_LENGTH} characters"):
+                query(claim)
+        for command in ("verify", "affected"):
+            code, _, err = run_cli(command, log, "--", claim)
+            assert code == 2 and f"at most {MAX_ID_LENGTH} characters" in err, (command, err)
+    assert engine.verify("-" + "o" * MAX_ID_LENGTH).status == "no_anchor"  # the bound itself is answered
+    for at in (MAX_TURN + 1, 10 ** 30):  # was: answered, echoing the turn
+        with pytest.raises(InputError, match=f"a turn is at most {MAX_TURN}"):
+            engine.verify("o1", at=at)
+        with pytest.raises(InputError, match=f"a turn is at most {MAX_TURN}"):
+            engine.open_problems(at=at)
+        code, _, err = run_cli("verify", log, "o1", "--at", at)
+        assert code == 2 and f"a turn is at most {MAX_TURN}" in err
+    with pytest.raises(InputError, match="a turn is an integer, not bool"):
+        engine.verify("o1", at=True)
+    assert engine.verify("o1", at=MAX_TURN).grounded
+    from grounded.interpreter.anchor import verify_text
+
+    for threshold in (float("nan"), -0.1, 1.5, float("inf")):
+        with pytest.raises(InputError, match="a similarity threshold is a number from 0 to 1"):
+            verify_text(engine, "the first observation", threshold=threshold, similarity="tfidf")
+        code, _, err = run_cli("verify", log, "--text", "the first observation", "--anchor", "tfidf",
+                               "--threshold", threshold)
+        assert code == 2 and "a similarity threshold is a number from 0 to 1" in err, err

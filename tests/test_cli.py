@@ -99,7 +99,7 @@ def test_state_shows_commitments_dissent_and_reinstatable():
 
 def test_schema_is_json_schema_of_both_line_kinds():
     schema = json.loads(grounded("schema").stdout)
-    assert schema["oneOf"] == [{"$ref": "#/$defs/Header"}, {"$ref": "#/$defs/Utterance"}]
+    assert schema["oneOf"] == [{"$ref": "#/$defs/HeaderLine"}, {"$ref": "#/$defs/Utterance"}]
     ops = {"Observe", "Hypothesize", "Support", "Undermine", "Revise", "ExpandAwareness", "Resolve", "Question"}
     assert ops <= set(schema["$defs"])
     assert schema["$defs"]["Hypothesize"]["required"] == ["claim", "deps"]

@@ -231,3 +231,25 @@ def test_another_rules_version_is_refused_unless_allowed(tmp_path):
 def test_a_hand_written_header_without_origin_replays_under_any_rules(tmp_path):
     log = write(tmp_path / "talk.jsonl", [HEADER, utterance(1, observe("o1"))])
     assert Engine.load(log).verify("o1").grounded
+
+
+@pytest.mark.parametrize("turn,kind", [("22", "str"), (True, "bool")])
+def test_a_turn_written_as_text_or_bool_is_refused_naming_its_line(tmp_path, turn, kind):
+    """The published schema says integer: `"turn": "22"` and `"turn": true` were read as 22 and 1."""
+    log = write(tmp_path / "talk.jsonl", [HEADER, utterance(1, observe("o1")), utterance(turn, observe("o2"))])
+    message = f"talk.jsonl:3: turn: Input should be a valid integer, not {kind}"
+    with pytest.raises(LogError, match=message):
+        Engine.load(log)
+    for command in (["verify", log, "o1"], ["check", log, "--at", "1"], ["state", log]):
+        code, _, err = run_cli(*command)
+        assert code == 2 and message in err, (command, err)
+    assert Engine.load(log, strict=False).turn == 1  # the lines before it stand
+
+
+def test_the_header_takes_json_booleans_and_its_version_as_an_integer_only(tmp_path):
+    for header, field in [({**HEADER, "acyclic": "false"}, "acyclic"), ({**HEADER, "grounded": True}, "grounded"),
+                          ({"grounded": 1, "agents": {"alice": {"authority": 1}}}, "agents.alice.authority"),
+                          ({**HEADER, "props": [{"id": "p", "aware": "no"}]}, r"props\[0\].aware")]:
+        with pytest.raises(InputError, match=rf"talk.jsonl:1: header: {field}: Input should be a valid"):
+            Engine.load(write(tmp_path / "talk.jsonl", [header]))
+    assert Engine.load(write(tmp_path / "talk.jsonl", [{**HEADER, "grounded": 1.0}])).turn is None  # 1.0 is 1

@@ -67,6 +67,6 @@ def test_check_decides_every_turn_and_samples_a_long_log_with_its_seed(tmp_path)
 
 def test_retractions_rejects_bad_input():
     bad = grounded("retractions", PHASE2, "--at", "-1")
-    assert bad.returncode == 2 and "--at -1" in bad.stderr
+    assert bad.returncode == 2 and "at=-1: a turn is a non-negative integer" in bad.stderr  # as every command says
     missing = grounded("retractions", ROOT / "no-such.jsonl")
     assert missing.returncode == 2 and "no-such.jsonl" in missing.stderr

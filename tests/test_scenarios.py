@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,7 @@ import pytest
 from grounded import Engine, InputError
 from grounded.crosscheck.check import check
 from grounded.scenario import Scenario, run
+from tests.inprocess import grounded
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
 
@@ -153,6 +155,9 @@ turns:
      "s.yaml:4: a check names exactly one of"),
     ("grounded: 1\nturns:\n  - {turn: 1, speaker: a, ops: [], extra: 1}\n", "s.yaml:3: turn: unknown keys ['extra']"),
     ("grounded: 1\nturns:\n  - {turn: one, speaker: a}\n", "s.yaml:3: turn: `turn` must be an integer"),
+    ("grounded: 1\nturns:\n  - {turn: true, speaker: a}\n", "s.yaml:3: turn: `turn` must be an integer"),
+    ("grounded: 1\nturns: [{turn: 1, speaker: a, ops: []}]\nexpect:\n  - {open_problems: [], at: yes}\n",
+     "s.yaml:4: `at` must be a turn number, not True"),
     ("grounded: 1\nagents: {a: {authority: maybe}}\nturns: []\n", "s.yaml:1: header: agents.a.authority"),
     ("grounded: 1\nturns: [\n", "s.yaml:3: invalid YAML: expected the node content"),
     ("grounded: 1\ntitel: x\nturns: []\n", "s.yaml:1: unknown top-level keys ['titel']"),
@@ -172,3 +177,23 @@ def test_scenario_errors_name_file_and_line(tmp_path, content, message):
     with pytest.raises(InputError) as info:
         list(run(Scenario.load(path)))
     assert message in str(info.value)
+
+
+def alias_bomb(levels: int = 9) -> str:
+    """The billion laughs in YAML: each anchor a list of nine aliases of the one before (484 bytes at nine
+    levels, 2.2 GB once expanded; the test uses six, 9^6 strings, so that a regression fails without
+    exhausting the machine)."""
+    lines = ["grounded: 1", "a0: &a0 [lol]"]
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]" for i in range(1, levels + 1)]
+    return "\n".join([*lines, f"title: *a{levels}", "turns: []", ""])
+
+
+def test_a_yaml_alias_bomb_is_refused_at_its_first_alias(tmp_path):
+    path = tmp_path / "bomb.yaml"
+    path.write_text(alias_bomb(6))
+    started = time.monotonic()
+    with pytest.raises(InputError, match=r"bomb.yaml:3: invalid YAML: alias \*a0 is not allowed \(write the value"):
+        Scenario.load(path)  # was: 2.2 GB and a MemoryError after 27 s
+    result = grounded("run", path)
+    assert result.returncode == 2 and "bomb.yaml:3: invalid YAML: alias *a0 is not allowed" in result.stderr
+    assert time.monotonic() - started < 5

@@ -9,7 +9,7 @@ import sys
 import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
+from mcp.client.stdio import get_default_environment, stdio_client
 
 from grounded import Engine, PreconditionError
 from grounded.interpreter.anchor import verify_text
@@ -28,9 +28,10 @@ TALK = [
 
 
 async def _session_calls(db: str, key: str) -> dict:
-    # the whole environment: the SDK passes on only a few variables, and PYTHONPATH says which grounded is tested
+    # the SDK hands the server a minimal environment: PYTHONPATH too, so that it runs the code under test
     params = StdioServerParameters(command=sys.executable, args=["-m", "grounded", "mcp", "--db", db, "--key", key],
-                                   env=dict(os.environ))
+                                   env={**get_default_environment(), **{k: v for k, v in os.environ.items()
+                                                                       if k == "PYTHONPATH"}})
     got: dict = {}
     with anyio.fail_after(120):
         async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
@@ -58,6 +59,15 @@ async def _session_calls(db: str, key: str) -> dict:
             got["state"] = await call("state", conversation="mcp-talk")
             got["foreign"] = await call("state", conversation="theirs")
             got["missing"] = await call("state", conversation="nowhere")
+            loose = [("verify", {"claim": "h1", "at": "1"}), ("verify", {"claim": "h1", "at": True}),
+                     ("state", {"at": 10 ** 30}), ("verify_text", {"text": "Redis", "threshold": 1.5}),
+                     ("append", {"speaker": "ann", "ops": [], "expect_turn": "3"}),
+                     ("append", {"speaker": "ann", "ops": [], "turn": True})]
+            got["loose"] = []
+            for name, args in loose:  # refused by the tool's own argument schema, before anything runs
+                result = await session.call_tool(name, {"conversation": "mcp-talk", **args})
+                got["loose"].append((result.is_error, result.content[0].text))  # type: ignore[union-attr]
+            got["after_loose"] = await call("state", conversation="mcp-talk")
     return got
 
 
@@ -92,6 +102,12 @@ def test_the_mcp_tools_answer_as_the_library(tmp_path):
                                      "conversation": "theirs"})
     assert got["missing"] == (True, {**got["foreign"][1], "message": "no conversation nowhere",
                                      "conversation": "nowhere"})
+    # "1" and true were taken as turn 1 (and an append went through); the schema the tools publish says integer
+    assert [err for err, _ in got["loose"]] == [True] * 6, got["loose"]
+    assert all(("valid integer" in text or "less than or equal" in text) for _, text in got["loose"][:3] +
+               got["loose"][4:]), got["loose"]
+    assert "less than or equal to 1" in got["loose"][3][1]
+    assert got["after_loose"][1]["length"] == 3  # nothing was appended
 
 
 def test_mcp_refuses_a_bad_key(tmp_path):

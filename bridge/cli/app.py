@@ -23,6 +23,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, SpinnerColumn, TextColumn, TimeRemainingColumn
 
+from grounded.core.bounds import check_turn
 from grounded.core.errors import InputError
 from grounded.core.literals import is_literal
 from grounded.engine import Engine
@@ -38,12 +39,6 @@ LITERAL_ARGS = {"ignore_unknown_options": True}
 (a literal that looks like one of the command's own short options goes after ``--``)."""
 
 
-def _turn(value: int | None) -> int | None:
-    if value is not None and value < 0:
-        raise InputError(f"at={value}: a turn is a non-negative integer")
-    return value
-
-
 def _rule_files(paths: list[Path] | None) -> list[Path] | None:
     for p in paths or ():
         if not p.is_file():
@@ -57,6 +52,11 @@ File = Annotated[Path, typer.Argument(help="Scenario (.yaml) or event log (.json
 Extensions = Annotated[list[Path] | None,
                        typer.Option("--extension", "-x", help="Rule file adding operations (repeatable).",
                                     callback=_rule_files)]
+def _turn(value: int | None) -> int | None:
+    """``--at``: a turn within the bounds (typer passes a callback's parameters by name: one only)."""
+    return check_turn(value)
+
+
 At = Annotated[int | None, typer.Option("--at", help="Answer as of this earlier turn.", callback=_turn)]
 AsJson = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 Partial = Annotated[bool, typer.Option(

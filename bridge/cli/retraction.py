@@ -14,6 +14,7 @@ from typing import Annotated
 import typer
 
 from grounded.cli.app import AsJson, Extensions, File, NoCache, app, load_engine, out
+from grounded.core.bounds import check_turn
 from grounded.core.errors import InputError
 from grounded.crosscheck.retraction import EVERY_TURN_LIMIT, check_retraction, check_retractions
 from grounded.dung import SEMANTICS, Framework
@@ -40,8 +41,7 @@ def retractions(
     no_cache: NoCache = False,
 ) -> None:
     """Proposition 2.5 and Corollary 2.6 per retraction: X, S' and the extensions of AF|X; exit 1 if one fails."""
-    if at is not None and at < 0:
-        raise InputError(f"--at {at}: a turn is a non-negative integer")
+    check_turn(at)
     engine = load_engine(file, extension, no_cache=no_cache)
     for p in literal or ():
         engine.affected(p)  # a clear error for a malformed literal

@@ -7,8 +7,8 @@ import json
 from pydantic.json_schema import models_json_schema
 
 from grounded.cli.app import Extensions, app
-from grounded.dmap.model import Header
 from grounded.engine import Engine
+from grounded.io.eventlog import HeaderLine
 
 
 @app.command()
@@ -16,9 +16,10 @@ def schema(extension: Extensions = None) -> None:
     """Print the JSON Schema of the event-log format (header line, utterance lines)."""
     with Engine(extensions=extension or ()) as engine:
         utterance = engine.registry.utterance_model
-    _, doc = models_json_schema([(Header, "validation"), (utterance, "validation")],
+    # line 1 as the library writes it: the Header plus the rules version and extensions it records
+    _, doc = models_json_schema([(HeaderLine, "validation"), (utterance, "validation")],
                                 title="grounded event log line")
     doc = {"$schema": "https://json-schema.org/draft/2020-12/schema",
-           "description": "Line 1 of an event log is a Header; every further line is an Utterance.",
-           "oneOf": [{"$ref": "#/$defs/Header"}, {"$ref": "#/$defs/Utterance"}], **doc}
+           "description": "Line 1 of an event log is a HeaderLine; every further line is an Utterance.",
+           "oneOf": [{"$ref": "#/$defs/HeaderLine"}, {"$ref": "#/$defs/Utterance"}], **doc}
     print(json.dumps(doc, indent=2))

@@ -20,7 +20,9 @@ _ATOM = re.compile(ATOM_PATTERN)
 
 
 def is_literal(text: str) -> bool:
-    return isinstance(text, str) and len(text) <= MAX_ID_LENGTH + 1 and _LITERAL.fullmatch(text) is not None
+    """An id of at most MAX_ID_LENGTH characters, or its negation (the - not counted)."""
+    return (isinstance(text, str) and len(text) <= MAX_ID_LENGTH + text.startswith("-")
+            and _LITERAL.fullmatch(text) is not None)
 
 
 def _check_id_length(text: str) -> None:

@@ -8,10 +8,11 @@ lives in plain records in ``state.py`` for speed.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationInfo, field_validator
 
+from grounded.core.bounds import JsonInt
 from grounded.core.literals import Atom, Lit, Name, Text
 from grounded.core.vocabulary import PropKind, Standing
 from grounded.epistemic.declaration import WorldDeclaration
@@ -25,7 +26,7 @@ class Agent(Strict):
     """A participant; ``authority`` lets them resolve a disputed claim by decision."""
 
     role: Name = ""
-    authority: bool = False
+    authority: StrictBool = False
 
 
 class Proposition(Strict):
@@ -38,7 +39,7 @@ class Proposition(Strict):
     id: Atom
     text: Text = ""
     kind: PropKind = "observation"
-    aware: bool = True
+    aware: StrictBool = True
 
 
 class Header(Strict):
@@ -50,10 +51,10 @@ class Header(Strict):
     epistemic model M (docs/epistemic.md); without it the engine keeps none.
     """
 
-    grounded: Literal[1] = 1
+    grounded: Annotated[Literal[1], JsonInt] = 1
     agents: dict[Atom, Agent] = Field(default_factory=dict)
     props: list[Proposition] = Field(default_factory=list)
-    acyclic: bool = True
+    acyclic: StrictBool = True
     world: WorldDeclaration | None = None
 
     @field_validator("world")

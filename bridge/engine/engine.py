@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 from pydantic import ValidationError
 
 from grounded.core import display
-from grounded.core.bounds import MAX_ID_LENGTH, MAX_TURN, preview
+from grounded.core.bounds import MAX_ID_LENGTH, MAX_TURN, check_turn, preview
 from grounded.core.display import Displayable
 from grounded.core.errors import InputError, LogError, PreconditionError, PrologError, Violation
 from grounded.core.literals import is_literal
@@ -528,7 +528,7 @@ class Engine(Displayable):
                     return v
                 return _verify.verify(state, literal)
         self._check_query(literal)
-        return _verify.verify(state, literal, _check_turn(at))
+        return _verify.verify(state, literal, check_turn(at))
 
     def affected(self, literal: str, closure: bool = True, at: int | None = None) -> _affected.Affected:
         """Affected*(literal), or one-step Affected with ``closure=False`` (Definition 2.3)."""
@@ -536,7 +536,7 @@ class Engine(Displayable):
         if at is None and (literal in state.claimants or literal in state.rev):  # nothing to check
             return _affected.affected(state, literal, closure)
         self._check_query(literal)
-        return _affected.affected(state, literal, closure, _check_turn(at))
+        return _affected.affected(state, literal, closure, check_turn(at))
 
     def _check_query(self, literal: str) -> None:
         """A literal the state already holds was validated when it came in; others are checked."""
@@ -545,7 +545,7 @@ class Engine(Displayable):
 
     def reinstatable(self, at: int | None = None) -> list[int]:
         """Arguments out of standing whose every attacker has left S_t (reported, never reinstated)."""
-        t = _check_turn(at)
+        t = check_turn(at)
         dm = self.state
         result = []
         for r in dm.args:
@@ -558,41 +558,41 @@ class Engine(Displayable):
         return result
 
     def open_problems(self, at: int | None = None) -> list[str]:
-        return self.state.open_problems_at(_check_turn(at))
+        return self.state.open_problems_at(check_turn(at))
 
     def commitments(self, at: int | None = None) -> dict[str, list[str]]:
         """Cm: each agent's public commitments, as the claims of the committed arguments."""
         args = self.state.args
         return {agent: list(dict.fromkeys(args[i - 1].claim for i in ids))
-                for agent, ids in self.state.commitments_at(_check_turn(at)).items()}
+                for agent, ids in self.state.commitments_at(check_turn(at)).items()}
 
     def dissent(self, at: int | None = None) -> dict[str, list[str]]:
         """Decision claim -> agents recorded as dissenting from it."""
-        t = _check_turn(at)
+        t = check_turn(at)
         return {self.state.arg(i).claim: list(agents) for i, agents in self.state.dissent.items()
                 if self.state.visible(i, t)}
 
     def argument(self, arg_id: int, at: int | None = None) -> Argument:
-        t = _check_turn(at)
+        t = check_turn(at)
         if not 1 <= arg_id <= len(self.state.args) or not self.state.visible(arg_id, t):
             raise InputError(f"no argument {arg_id}" + ("" if t is None else f" at turn {t}"))
         return self.state.argument(arg_id, t)
 
     def arguments(self, claim: str | None = None, at: int | None = None) -> list[Argument]:
-        t = _check_turn(at)
+        t = check_turn(at)
         ids = (self.state.claimants_at(claim, t) if claim is not None
                else [r.id for r in self.state.args if self.state.visible(r.id, t)])
         return [self.state.argument(i, t) for i in ids]
 
     def standing(self, claim: str, at: int | None = None) -> str | None:
         """Standing of the newest argument for ``claim`` (None if nothing claims it)."""
-        t = _check_turn(at)
+        t = check_turn(at)
         ids = self.state.claimants_at(claim, t)
         return self.state.arg(ids[-1]).standing_at(t) if ids else None
 
     def dep(self, claim: str, at: int | None = None) -> list[str]:
         """Dep of the newest argument for ``claim``."""
-        t = _check_turn(at)
+        t = check_turn(at)
         ids = self.state.claimants_at(claim, t)
         return list(self.state.arg(ids[-1]).deps_at(t)) if ids else []
 
@@ -604,7 +604,7 @@ class Engine(Displayable):
         return None if self.world is None else self.world.model_at(None)
 
     def model_at(self, at: int | None = None) -> PlausibilityModel:
-        return self._world().model_at(_check_turn(at, lowest=-1))
+        return self._world().model_at(check_turn(at, lowest=-1))
 
     def worlds(self, at: int | None = None) -> list[frozenset[str]]:
         """W: each live world as the set of atoms true in it."""
@@ -612,18 +612,18 @@ class Engine(Displayable):
 
     def holds(self, formula: str | Formula, at: int | None = None) -> bool:
         """M, w* |= formula at the declared actual world, or in every world of W if none is declared."""
-        return self._world().holds(formula, _check_turn(at, lowest=-1))
+        return self._world().holds(formula, check_turn(at, lowest=-1))
 
     def knows(self, agent: str, formula: str | Formula, at: int | None = None) -> bool:
-        return self._world().knows(agent, formula, _check_turn(at, lowest=-1))
+        return self._world().knows(agent, formula, check_turn(at, lowest=-1))
 
     def believes(self, agent: str, formula: str | Formula, at: int | None = None) -> bool:
-        return self._world().believes(agent, formula, _check_turn(at, lowest=-1))
+        return self._world().believes(agent, formula, check_turn(at, lowest=-1))
 
     def common_knowledge(self, formula: str | Formula, group: Iterable[str] | None = None,
                          at: int | None = None) -> bool:
         """C_G formula; the group defaults to every modelled agent."""
-        return self._world().common_knowledge(formula, group, _check_turn(at, lowest=-1))
+        return self._world().common_knowledge(formula, group, check_turn(at, lowest=-1))
 
     def _world(self) -> ConversationModel:
         if self.world is None:
@@ -634,7 +634,7 @@ class Engine(Displayable):
 
     def history(self, at: int | None = None) -> list[tuple[int, UtteranceBase]]:
         """The accepted utterances up to turn ``at`` (all of them if None), each with its turn."""
-        t = _check_turn(at)
+        t = check_turn(at)
         if self._history_log is not None:
             self._history[:0] = self._read_history(*self._history_log)
             self._history_log = None
@@ -666,7 +666,7 @@ class Engine(Displayable):
         answer carries the transitions and flagged claims, or the violations,
         and the scratch engine that holds the hypothetical state.
         """
-        return what_if(self, utterance, _check_turn(at))
+        return what_if(self, utterance, check_turn(at))
 
     def show(self, at: int | None = None, focus: str | None = None, affected: str | None = None) -> Any:
         """The picture of the dependency map as of turn ``at`` (``grounded.present.picture.Picture``).
@@ -674,7 +674,7 @@ class Engine(Displayable):
         ``focus`` highlights the Dep* chain of a claim, ``affected`` the
         Affected* set of a literal.  Drawn by the view program, laid out by Graphviz.
         """
-        return display.view("picture", self, at=_check_turn(at), focus=focus, affected=affected)
+        return display.view("picture", self, at=check_turn(at), focus=focus, affected=affected)
 
     def __repr__(self) -> str:
         dm = self.state
@@ -725,14 +725,6 @@ def _check_literal(literal: str) -> None:
         shown = preview(literal) if isinstance(literal, str) else repr(literal)
         raise InputError(f"{shown} is not a literal (expected an id such as o5 or -a3, at most "
                          f"{MAX_ID_LENGTH} characters)")
-
-
-def _check_turn(at: int | None, lowest: int = 0) -> int | None:
-    """A turn to look back to; the world model also has -1, its initial model."""
-    if at is not None and (not isinstance(at, int) or at < lowest):
-        raise InputError(f"at={at!r}: a turn is " + ("a non-negative integer" if lowest == 0
-                                                    else f"an integer >= {lowest} (-1: the initial model)"))
-    return at
 
 
 def _check_origin(origin: LogOrigin, extensions: tuple[str, ...], allow_rules_change: bool, path: str) -> None:

@@ -30,11 +30,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from grounded.core.bounds import MAX_FORMULA_DEPTH
+from grounded.core.bounds import MAX_FORMULA_DEPTH, MAX_FORMULA_SIZE
 from grounded.core.literals import atom_of
 from grounded.dmap.effects import Abduce, AddExplains, Announce, Effect, Refine, Upgrade, Withdraw
 from grounded.epistemic.abduction import Problem, abduce
-from grounded.epistemic.declaration import WorldDeclaration
+from grounded.epistemic.declaration import WorldDeclaration, too_large
 from grounded.epistemic.formula import A, Atom, C, Formula, Not, children
 from grounded.epistemic.formula import B as Believes
 from grounded.epistemic.formula import K as Knows
@@ -103,6 +103,9 @@ class ConversationModel:
         if nested > MAX_FORMULA_DEPTH + 1:  # + 1: the K_i, B_i or C_G that knows() and its kin wrap it in
             raise ModelError(f"the formula is nested {nested} levels deep with its definitions expanded "
                              f"(at most {MAX_FORMULA_DEPTH})")
+        nodes = self.declaration.expanded_size(f)
+        if nodes > MAX_FORMULA_SIZE:
+            raise ModelError(f"the formula has {too_large(nodes)}")  # (not printed: it may be that large)
         try:
             self._check(f, model)
         except ModelError as exc:

@@ -25,9 +25,9 @@ from graphlib import CycleError, TopologicalSorter
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
-from grounded.core.bounds import MAX_FORMULA_DEPTH
+from grounded.core.bounds import MAX_FORMULA_DEPTH, MAX_FORMULA_SIZE, preview
 from grounded.core.literals import Atom
-from grounded.epistemic.formula import Formula, agents, atoms, boolean_value, depth, is_propositional
+from grounded.epistemic.formula import Formula, agents, atoms, boolean_value, depth, is_propositional, size
 from grounded.epistemic.model import MAX_UNIVERSE
 from grounded.epistemic.parse import FormulaSyntaxError, parse
 
@@ -56,6 +56,7 @@ class WorldDeclaration(_Strict):
     _defs: dict[str, Formula] = PrivateAttr(default_factory=dict)
     _background: list[Formula] = PrivateAttr(default_factory=list)
     _depths: dict[str, int] = PrivateAttr(default_factory=dict)
+    _sizes: dict[str, int] = PrivateAttr(default_factory=dict)
 
     @field_validator("formulas")
     @classmethod
@@ -91,16 +92,24 @@ class WorldDeclaration(_Strict):
         except CycleError as exc:
             raise ValueError(f"formulas: the definitions of {exc.args[1]} are circular") from None
         expanded: dict[str, int] = {}  # each definition's depth once the names it uses are expanded
+        sizes: dict[str, int] = {}  # and its number of nodes
         for name in ordered:
             expanded[name] = depth(defs[name], expanded)
             if expanded[name] > MAX_FORMULA_DEPTH:
                 raise ValueError(f"formulas: {name} is nested {expanded[name]} levels deep with the definitions "
                                  f"it uses expanded (at most {MAX_FORMULA_DEPTH})")
-        self._depths = expanded
+            sizes[name] = size(defs[name], sizes)
+            if sizes[name] > MAX_FORMULA_SIZE:
+                raise ValueError(f"formulas: {name}: {too_large(sizes[name])}")
+        self._depths, self._sizes = expanded, sizes
         self._defs = defs
         self._background = [parse(t) for t in self.background]
+        propositional: dict[str, bool] = {}
         for i, (text, f) in enumerate(zip(self.background, self._background, strict=True)):
-            if not _propositional(f, defs):
+            nodes = self.expanded_size(f)
+            if nodes > MAX_FORMULA_SIZE:
+                raise ValueError(f"background[{i}]: {preview(text)}: {too_large(nodes)}")
+            if not _propositional(f, defs, propositional):
                 raise ValueError(f"background[{i}]: {text!r}: background constraints are propositional "
                                  "(no K, B, C, A, also not through the formulas of the names they use)")
         names = self.all_atoms()
@@ -129,6 +138,11 @@ class WorldDeclaration(_Strict):
     def expanded_depth(self, f: Formula) -> int:
         """The nesting depth of ``f`` with the names it uses replaced by their definitions."""
         return depth(f, self._depths)
+
+    def expanded_size(self, f: Formula) -> int:
+        """The number of nodes of ``f`` with the names it uses replaced by their definitions
+        (counted, not built: evaluation reads each definition once)."""
+        return size(f, self._sizes)
 
     def background_formulas(self) -> list[Formula]:
         return list(self._background)
@@ -168,6 +182,20 @@ class WorldDeclaration(_Strict):
                 raise ValueError(f"formulas.{name}: {bad} are not modelled agents ({names})")
 
 
-def _propositional(f: Formula, defs: dict[str, Formula]) -> bool:
-    """Propositional, with every defined name it uses standing for a propositional formula."""
-    return is_propositional(f) and all(_propositional(defs[n], defs) for n in atoms(f) & set(defs))
+def _propositional(f: Formula, defs: dict[str, Formula], known: dict[str, bool]) -> bool:
+    """Propositional, with every defined name it uses standing for a propositional formula
+    (each name looked at once: ``known`` remembers the answer)."""
+    if not is_propositional(f):
+        return False
+    for name in atoms(f) & set(defs):
+        if name not in known:
+            known[name] = _propositional(defs[name], defs, known)
+        if not known[name]:
+            return False
+    return True
+
+
+def too_large(nodes: int) -> str:
+    """Why a formula of ``nodes`` nodes (definitions expanded) is refused."""
+    return (f"{nodes} nodes with the definitions it uses expanded (at most {MAX_FORMULA_SIZE}): "
+            "definitions that use each other more than once double at every level")

@@ -11,7 +11,7 @@ printed formulas flat and evaluation shallow.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 
@@ -167,6 +167,24 @@ def depth(f: Formula, defined: Mapping[str, int] | None = None) -> int:
     ``defined`` gives the depth of names that stand for a formula, so that the
     depth is the one an evaluator meets once definitions are expanded.
     """
+    return _fold(f, defined, lambda below: max(below, default=0) + 1, max)
+
+
+def size(f: Formula, defined: Mapping[str, int] | None = None) -> int:
+    """The number of nodes of f, computed without recursion and without expanding anything.
+
+    ``defined`` gives the size of names that stand for a formula: the result is
+    the size f would have with every definition written out in place, which
+    doubles with each definition that uses the one before twice, so it is
+    counted, never built.
+    """
+    return _fold(f, defined, lambda below: sum(below) + 1, lambda own, _: own)
+
+
+def _fold(f: Formula, defined: Mapping[str, int] | None, combine: Callable[[list[int]], int],
+          named: Callable[[int, int], int]) -> int:
+    """A measure of f computed bottom-up: ``combine`` of its children's measures;
+    an atom that is a defined name measures ``named(its definition's, 1)``."""
     found: dict[int, int] = {}
     stack: list[tuple[Formula, bool]] = [(f, False)]
     while stack:
@@ -175,9 +193,9 @@ def depth(f: Formula, defined: Mapping[str, int] | None = None) -> int:
             continue
         kids = children(g)
         if done or not kids:
-            below = max((found[id(k)] for k in kids), default=0)
-            own = defined.get(g.name, 1) if defined and isinstance(g, Atom) else 1
-            found[id(g)] = max(own, below + 1)
+            found[id(g)] = combine([found[id(k)] for k in kids])
+            if defined and isinstance(g, Atom) and g.name in defined:
+                found[id(g)] = named(defined[g.name], found[id(g)])
         else:
             stack.append((g, True))
             stack.extend((k, False) for k in kids if id(k) not in found)
@@ -206,28 +224,37 @@ def is_propositional(f: Formula) -> bool:
 
 def boolean_value(f: Formula, true: set[str] | frozenset[str], defs: Mapping[str, Formula] | None = None) -> bool:
     """The value of a propositional formula under the valuation that makes exactly
-    ``true`` true; a name in ``defs`` stands for its (propositional) definition."""
-    if isinstance(f, Atom):
-        if defs and f.name in defs:
-            return boolean_value(defs[f.name], true, defs)
-        return f.name in true
-    if isinstance(f, Top):
-        return True
-    if isinstance(f, Bot):
-        return False
-    if isinstance(f, Not):
-        return not boolean_value(f.arg, true, defs)
-    if isinstance(f, And):
-        return all(boolean_value(a, true, defs) for a in f.args)
-    if isinstance(f, Or):
-        return any(boolean_value(a, true, defs) for a in f.args)
-    if isinstance(f, Implies):
-        return not boolean_value(f.left, true, defs) or boolean_value(f.right, true, defs)
-    if isinstance(f, Iff):
-        return boolean_value(f.left, true, defs) == boolean_value(f.right, true, defs)
-    if isinstance(f, Xor):
-        return boolean_value(f.left, true, defs) != boolean_value(f.right, true, defs)
-    raise ValueError(f"{f} is not propositional")
+    ``true`` true; a name in ``defs`` stands for its (propositional) definition,
+    evaluated once however often it is used (definitions may use each other
+    twice at every level: expanding them would take exponential time)."""
+    known: dict[str, bool] = {}
+
+    def value(g: Formula) -> bool:
+        if isinstance(g, Atom):
+            if defs and g.name in defs:
+                if g.name not in known:
+                    known[g.name] = value(defs[g.name])
+                return known[g.name]
+            return g.name in true
+        if isinstance(g, Top):
+            return True
+        if isinstance(g, Bot):
+            return False
+        if isinstance(g, Not):
+            return not value(g.arg)
+        if isinstance(g, And):
+            return all(value(a) for a in g.args)
+        if isinstance(g, Or):
+            return any(value(a) for a in g.args)
+        if isinstance(g, Implies):
+            return not value(g.left) or value(g.right)
+        if isinstance(g, Iff):
+            return value(g.left) == value(g.right)
+        if isinstance(g, Xor):
+            return value(g.left) != value(g.right)
+        raise ValueError(f"{g} is not propositional")
+
+    return value(f)
 
 
 # -- printing: the syntax grounded.epistemic.parse reads back ---------------------------

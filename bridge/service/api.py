@@ -26,7 +26,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from grounded.core.bounds import MAX_LINE_BYTES
+from grounded.core.bounds import MAX_LINE_BYTES, MAX_THRESHOLD, MAX_TURN, MIN_THRESHOLD
 from grounded.core.errors import GroundedError, InputError, PreconditionError
 from grounded.io.format import describe_errors, encode_line
 from grounded.service import schemas as s
@@ -44,7 +44,9 @@ MAX_BODY = MAX_LINE_BYTES
 
 _bearer = HTTPBearer(auto_error=False, description="An API key from `grounded keys create`.")
 Key = Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
-At = Annotated[int | None, Query(description="Answer as of this earlier turn.")]
+At = Annotated[int | None, Query(ge=0, le=MAX_TURN, description="Answer as of this earlier turn.")]
+Similarity = Annotated[float | None, Query(ge=MIN_THRESHOLD, le=MAX_THRESHOLD, allow_inf_nan=False,
+                                           description="Least similarity for `text` to anchor, from 0 to 1.")]
 
 
 @dataclass
@@ -149,7 +151,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def verify(request: Request, cid: str, key: Key, at: At = None,
                      claim: Annotated[str | None, Query(description="The literal the continuation asserts.")] = None,
                      text: Annotated[str | None, Query(description="Or the continuation's text.")] = None,
-                     threshold: float | None = None) -> Any:
+                     threshold: Similarity = None) -> Any:
         """Verify(c) by claim, or by text (anchored by similarity; abstains below the threshold)."""
         return _json(await ask(request, key, _verify(cid, claim, text, at, threshold), reads=cid), drop_none=True)
 

@@ -11,8 +11,11 @@ text is the same JSON the HTTP API answers with (the rules' codes and messages).
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Annotated, Any
 
+from pydantic import StrictBool
+
+from grounded.core.bounds import JsonInt, Threshold, Turn
 from grounded.core.errors import InputError, PreconditionError
 from grounded.service.conversations import Conversations, ExtensionFile, input_error_json, rejection_json
 from grounded.service.errors import ServiceError
@@ -58,33 +61,34 @@ def build_server(db: str | None, key: str, extensions: list[str] | None = None) 
             raise ToolError(json.dumps(exc.to_json())) from exc
 
     @server.tool()
-    async def verify(conversation: str, claim: str, at: int | None = None) -> dict[str, Any]:
+    async def verify(conversation: str, claim: str, at: Turn | None = None) -> dict[str, Any]:
         """Verify(c): is `claim` (a literal such as h2 or -a3) carried by an argument in good standing whose
         dependencies are, transitively, in good standing? Answers grounded, chain and reason."""
         return dict(await ask(lambda c, t: c.verify(t, conversation, claim, at)))
 
     @server.tool()
-    async def verify_text(conversation: str, text: str, at: int | None = None,
-                          threshold: float | None = None) -> dict[str, Any]:
+    async def verify_text(conversation: str, text: str, at: Turn | None = None,
+                          threshold: Threshold | None = None) -> dict[str, Any]:
         """Verify a continuation given as text: anchored to the most similar proposition (abstains below the
         threshold), then Verify(anchor)."""
         return dict(await ask(lambda c, t: c.verify_text(t, conversation, text, at, threshold)))
 
     @server.tool()
-    async def affected(conversation: str, claim: str, closure: bool = True, at: int | None = None) -> dict[str, Any]:
+    async def affected(conversation: str, claim: str, closure: StrictBool = True,
+                       at: Turn | None = None) -> dict[str, Any]:
         """Affected*(claim): every argument resting on it, transitively (closure=false: one step), and which of
         them lose support."""
         return dict(await ask(lambda c, t: c.affected(t, conversation, claim, closure, at)))
 
     @server.tool()
-    async def state(conversation: str, at: int | None = None) -> dict[str, Any]:
+    async def state(conversation: str, at: Turn | None = None) -> dict[str, Any]:
         """Every argument with its standing and Dep, open problems, commitments, dissent, reinstatable."""
         return dict(await ask(lambda c, t: c.state(t, conversation, at)))
 
     @server.tool()
     async def append(conversation: str, speaker: str, text: str = "", ops: list[dict[str, Any]] | None = None,
-                     interpreter: str | None = None, turn: int | None = None,
-                     expect_turn: int | None = None) -> dict[str, Any]:
+                     interpreter: str | None = None, turn: Turn | None = None,
+                     expect_turn: Annotated[int, JsonInt] | None = None) -> dict[str, Any]:
         """Record an utterance: its operations, or its text through an interpreter ("rules" or "llm").
         `expect_turn` (optional) is the last turn you saw (-1: none yet); if the conversation moved on, the
         append is refused."""

@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from grounded.core.bounds import Threshold, Turn
 from grounded.core.literals import Atom
 from grounded.dmap.model import Argument, Header
 
@@ -34,12 +35,12 @@ class AppendUtterance(Body):
     ops: list[dict[str, Any]] = Field(
         default_factory=list, description="The utterance's operations (see `grounded schema`); leave empty and "
                                           "name an `interpreter` to have them found from `text`.")
-    turn: int | None = Field(None, ge=0, description="The utterance's turn; the next one when omitted.")
+    turn: Turn | None = Field(None, description="The utterance's turn; the next one when omitted.")
     labels: list[str] = Field(default_factory=list)
     interpreter: Literal["rules", "llm"] | None = Field(
         None, description="Interpret `text` into operations with this interpreter (the re-prompt loop of "
                           "`grounded interpret`); `llm` uses the server's configured endpoint.")
-    expect_turn: int | None = Field(
+    expect_turn: Turn | None = Field(
         None, description="Optimistic concurrency: the conversation's last turn as the client saw it (null: no "
                           "utterance yet). If the conversation is elsewhere the append is refused with 409. "
                           "Omit the field to append unconditionally.")
@@ -56,8 +57,9 @@ class AppendUtterance(Body):
 class VerifyRequest(Body):
     claim: str | None = Field(None, description="The literal the continuation asserts (e.g. h2 or -a3).")
     text: str | None = Field(None, description="Or the continuation's text: it is anchored by similarity.")
-    at: int | None = Field(None, description="Answer as of this earlier turn.")
-    threshold: float | None = Field(None, description="Least similarity for `text` to anchor (default 0.25).")
+    at: Turn | None = Field(None, description="Answer as of this earlier turn.")
+    threshold: Threshold | None = Field(None, description="Least similarity for `text` to anchor, from 0 to 1 "
+                                                           "(default 0.25).")
 
 
 # -- answers ----------------------------------------------------------------------------
