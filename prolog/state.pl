@@ -35,13 +35,15 @@ state_predicate(last_turn/1).
 state_predicate(arg_count/1).
 
 %  What the rules keep beside the facts to decide quickly, derived from them
-%  (prolog/invariants.pl): levels that keep Dep and the attacks acyclic, and
-%  the mark of a cycle found during the utterance being run.  Cleared with a
+%  (prolog/invariants.pl, prolog/settled.pl): levels that keep Dep and the
+%  attacks acyclic, the mark of a cycle found during the utterance being
+%  run, and the resolved explanations of each literal.  Cleared with a
 %  state, rebuilt when a state is given as facts, never reported as facts.
 index_predicate(dep_level/3).   % dep_level(Atom, pos|neg, Level)
 index_predicate(att_level/2).   % att_level(Arg, Level)
 index_predicate(cycle_found/1). % cycle_found(dep|att)
 index_predicate(rested_on/2).   % rested_on(Atom, pos|neg): some argument's Dep holds the literal
+index_predicate(settled_by/3).  % settled_by(Atom, pos|neg, Arg): Arg explains the literal and is resolved
 
 %  The accessors: each reads the current state module.
 agent(G, Authority)        :- db(M), M:agent(G, Authority).
@@ -63,6 +65,7 @@ dep_level(P, Sign, N)      :- db(M), M:dep_level(P, Sign, N).
 att_level(A, N)            :- db(M), M:att_level(A, N).
 cycle_found(G)             :- db(M), M:cycle_found(G).
 rested_on(P, Sign)         :- db(M), M:rested_on(P, Sign).
+settled_by(P, Sign, A)     :- db(M), M:settled_by(P, Sign, A).
 
 %  store(+Fact), unstore(+Fact): change the current state.
 %
