@@ -706,6 +706,8 @@ request(lint(File), Calls) :-
 request(catalogue, Text) :-                 % grounded rules: the precondition catalogue
     catalogue:catalogue_text(Text).
 request(echo(Term), Term).                  % the protocol's own round-trip test
+request(inferences, N) :-                   % the rules' work so far, a count that does not depend on load
+    statistics(inferences, N).
 request(vocabulary, vocabulary(Standings, Kinds, Signatures, Layer)) :-
     findall(S, standing_name(S), Standings),
     findall(K, prop_kind(K), Kinds),
