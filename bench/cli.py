@@ -331,15 +331,17 @@ def ingest(
     out: Out = DEFAULT_OUT,
     quick: Annotated[bool, typer.Option("--quick", help="K = 2,000, depth 500, no memory figure.")] = False,
     k: Annotated[int | None, typer.Option("-k", help="Turns of the synthetic stream (default 100,000).")] = None,
+    realistic: Annotated[int | None, typer.Option(
+        help="Turns of the realistic stream: every operation, competing hypotheses (default 100,000).")] = None,
     depth: Annotated[int | None, typer.Option(help="Hypotheses in the deep inputs (default 100,000).")] = None,
     rounds: Annotated[int | None, typer.Option(help="Alternating rounds of bulk reading (default 3).")] = None,
 ) -> None:
-    """Bulk reading, live apply, memory, deep inputs, the snapshot and fsync policies (issue 13)."""
+    """Bulk reading, live apply, memory, a realistic stream, deep inputs, the snapshot and fsync policies (issue 13)."""
     from grounded.bench import ingest as ing
     from grounded.bench.report import stderr
 
     settings = ing.Settings.quick() if quick else ing.Settings()
-    for name, value, least in (("k", k, 10), ("depth", depth, 10), ("rounds", rounds, 1)):
+    for name, value, least in (("k", k, 10), ("realistic", realistic, 10), ("depth", depth, 10), ("rounds", rounds, 1)):
         if value is not None:
             if value < least:
                 raise InputError(f"--{name} {value}: at least {least}")

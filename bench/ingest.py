@@ -13,15 +13,27 @@ What is measured (one run, figures as ratios within it where a peer exists):
 * **memory** after the K utterances, each engine in a fresh interpreter
   (``footprint.py``): resident-set growth and Python heap, ours fed live and
   loaded from the log;
+* **realistic**: a conversation of R turns as people have them (synthetic.py's
+  realistic regime: every operation, competing hypotheses sharing questions,
+  supports, undermines, revisions, resolutions over dissent), applied live,
+  with the time and the rules' inferences of each tenth;
 * **deep inputs**: a Dep chain of D hypotheses (each resting on the one
   before), built live, with the time of each tenth (the acyclicity check must
-  not grow with the depth); D hypotheses resting on one literal; for both,
-  Verify and Affected* and ``Engine.load`` of their log;
+  not grow with the depth); D hypotheses resting on one literal; every one of
+  them explains one shared question (settling it must not grow with the
+  number of its explanations); for both, Verify and Affected* and
+  ``Engine.load`` of their log;
 * **the snapshot**: ``grounded verify`` on the K-turn log as a command (a new
   process): the first call replays the log and writes the snapshot, the next
   ones read it; beside them the same command on a two-line log, the cost of
   starting the interpreter and the rules;
 * **durability**: live apply with an event log under each fsync policy.
+
+The realistic stream and the deep inputs check that the cost per utterance
+does not grow with the history: the rules' logical inferences per operation
+in the last tenth are at most ``FLAT`` times those in the first (a count, the
+same under any load, so the check holds at the smoke size run in CI), or the
+run fails.  The seconds per tenth are printed beside them.
 """
 
 from __future__ import annotations
@@ -42,7 +54,7 @@ from pathlib import Path
 from grounded.bench.footprint import measure_engines
 from grounded.bench.reference import ReferenceEngine
 from grounded.bench.report import markdown_table
-from grounded.bench.synthetic import HEADER, build
+from grounded.bench.synthetic import HEADER, build, realistic
 from grounded.engine import Engine
 from grounded.io.eventlog import header_json
 
@@ -51,6 +63,8 @@ from grounded.io.eventlog import header_json
 class Settings:
     k: int = 100_000
     """Turns of the naive synthetic stream."""
+    realistic: int = 100_000
+    """Turns of the realistic synthetic stream."""
     depth: int = 100_000
     """Hypotheses in the Dep chain, and resting on one literal."""
     rounds: int = 3
@@ -63,7 +77,7 @@ class Settings:
 
     @classmethod
     def quick(cls) -> Settings:
-        return cls(k=2_000, depth=500, rounds=1, fsync_utterances=100, memory=False, cli_calls=1)
+        return cls(k=2_000, realistic=2_000, depth=500, rounds=1, fsync_utterances=100, memory=False, cli_calls=1)
 
 
 Log = Callable[[str], None]
@@ -160,6 +174,77 @@ def measure_live(utterances: list[dict], log: Log, chunk: int = 10_000) -> dict:
             "chunk": chunk, "chunks": times, "last_over_first": times[-1] / times[0] if times else None}
 
 
+class Tenths:
+    """The wall seconds, the operations and the rules' inferences of each tenth of n utterances."""
+
+    def __init__(self, n: int, engine: Engine):
+        self.every = max(1, n // 10)
+        self.rules = engine.rules.rules
+        self.seconds: list[float] = []
+        self.inferences: list[int] = []
+        self.ops: list[int] = []
+        self._at, self._count, self._ops = time.perf_counter(), self.rules.inferences(), 0
+
+    def step(self, done: int, ops: int = 1) -> None:
+        """Utterance ``done`` (counted from 1), with ``ops`` operations, is applied."""
+        self._ops += ops
+        if done % self.every == 0 and len(self.seconds) < 10:
+            now, count = time.perf_counter(), self.rules.inferences()
+            self.seconds.append(now - self._at)
+            self.inferences.append(count - self._count)
+            self.ops.append(self._ops)
+            self._at, self._count, self._ops = now, count, 0
+
+    def report(self, name: str) -> dict:
+        """The figures, once ``check_flat`` holds for them."""
+        per_op = [n / max(1, k) for n, k in zip(self.inferences, self.ops, strict=True)]
+        found = {"tenths": self.seconds, "last_over_first": _ratio(self.seconds), "inference_tenths": self.inferences,
+                 "op_tenths": self.ops, "inferences_last_over_first": _ratio(per_op)}
+        check_flat(name, found)
+        return found
+
+
+FLAT = 1.2
+"""The most the rules' inferences per operation may grow from the first tenth of a run to the last."""
+
+
+def _ratio(xs: list) -> float | None:
+    return xs[-1] / xs[0] if xs and xs[0] else None
+
+
+def check_flat(name: str, found: dict) -> None:
+    """The benchmark's own check: the rules' work per operation did not grow with the history.  Per
+    operation, not per tenth: a tenth of a random stream may hold more operations than another."""
+    ratio = found["inferences_last_over_first"]
+    if ratio is None or ratio > FLAT:
+        first, last = (f"{n:,} in {k:,} operations" for n, k in ((found["inference_tenths"][i], found["op_tenths"][i])
+                                                                  for i in (0, -1)))
+        shown = "none" if ratio is None else f"{ratio:.2f}"
+        raise AssertionError(f"{name}: the rules' inferences per operation grew from the first tenth ({first}) "
+                             f"to the last ({last}): last / first {shown}, at most {FLAT}")
+
+
+def measure_realistic(k: int, seed: int, log: Log) -> dict:
+    """The realistic stream of k turns, applied live into a fresh engine, tenth by tenth."""
+    utterances = realistic(k, seed).history
+    engine = Engine(HEADER)
+    gc.collect()
+    clock = Tenths(len(utterances), engine)
+    start = time.perf_counter()
+    for i, u in enumerate(utterances, 1):
+        engine.apply(u)
+        clock.step(i, len(u["ops"]))
+    wall = time.perf_counter() - start
+    engine.close()
+    log("realistic: done")
+    ops: dict[str, int] = {}
+    for u in utterances:
+        for op in u["ops"]:
+            ops[op["op"]] = ops.get(op["op"], 0) + 1
+    return {"turns": k, "utterances": len(utterances), "ops": ops, "per_second": len(utterances) / wall,
+            **clock.report("realistic")}
+
+
 def measure_memory(path: Path, log: Log) -> dict:
     found = measure_engines(path, ("grounded", "grounded-load", "authors"), log)
     return {"bytes": found, "ratio": {e: {m: found[e][m] / max(1, found["authors"][m]) for m in ("rss", "heap")}
@@ -169,25 +254,23 @@ def measure_memory(path: Path, log: Log) -> dict:
 # -- deep inputs ---------------------------------------------------------------------
 
 def deep(kind: str, depth: int, tmp: Path, log: Log) -> dict:
-    """A Dep chain of ``depth`` hypotheses (``chain``) or ``depth`` hypotheses on one literal (``wide``)."""
+    """A Dep chain of ``depth`` hypotheses (``chain``) or ``depth`` hypotheses on one literal (``wide``),
+    each explaining the question q0: competing explanations of one question."""
     header = {"agents": {"a": {"authority": True}}}
     path = tmp / f"{kind}.jsonl"
     engine = Engine(header, log=path, fsync="never")
-    engine.apply({"speaker": "a", "ops": [{"op": "observe", "claim": "o0"}]})  # an open problem: o0
-    tenth = max(1, depth // 10)
-    times: list[float] = []
+    engine.apply({"speaker": "a", "ops": [{"op": "observe", "claim": "o0"}, {"op": "question", "claim": "q0"}]})
+    clock = Tenths(depth, engine)
     start, cpu0 = time.perf_counter(), time.process_time()
-    since = start
     prev = "o0"
     for i in range(1, depth + 1):
         dep = prev if kind == "chain" else "o0"
-        engine.apply({"speaker": "a", "ops": [{"op": "hypothesize", "claim": f"h{i}", "deps": [dep]}]})
+        engine.apply({"speaker": "a", "ops": [{"op": "hypothesize", "claim": f"h{i}", "deps": [dep],
+                                               "explains": ["q0"]}]})
         prev = f"h{i}"
-        if i % tenth == 0:
-            now = time.perf_counter()
-            times.append(now - since)
-            since = now
+        clock.step(i)
     build, build_cpu = time.perf_counter() - start, time.process_time() - cpu0
+    tenths = clock.report(kind)
     engine.close()
     log(f"{kind}: built")
     top = f"h{depth}"
@@ -201,12 +284,12 @@ def deep(kind: str, depth: int, tmp: Path, log: Log) -> dict:
     restore_s, _, restored = _timed(lambda: Engine.load(path, snapshot=True))
     assert isinstance(restored, Engine) and restored.log_status is not None
     assert restored.log_status.restored == depth + 1
+    assert restored.open_problems() == ["o0", "q0"]  # competing explanations settle neither
     # the first utterance after the snapshot: the rules' facts are put in when first needed
     facts_s, _, _ = _timed(lambda: restored.apply({"speaker": "a", "ops": [{"op": "observe", "claim": "z0"}]}))
     log(f"{kind}: queried")
     return {"kind": kind, "depth": depth, "build_s": build, "build_cpu_s": build_cpu,
-            "per_hypothesize_us": build / depth * 1e6, "tenths": times,
-            "last_over_first": times[-1] / times[0] if times else None,
+            "per_hypothesize_us": build / depth * 1e6, **tenths,
             "verify_ms": verify_s * 1e3, "affected_ms": affected_s * 1e3, "load_s": load_s,
             "snapshot_write_s": write_s, "snapshot_read_s": restore_s, "rules_restore_s": facts_s}
 
@@ -282,6 +365,7 @@ def run(settings: Settings, log: Log = lambda line: None) -> dict:
         result["bulk"] = measure_bulk(path, utterances, settings, log)
         result["live"] = measure_live(utterances, log)
         result["memory"] = measure_memory(path, log) if settings.memory else None
+        result["realistic"] = measure_realistic(settings.realistic, settings.seed, log)
         result["deep"] = [deep("chain", settings.depth, tmp, log), deep("wide", settings.depth, tmp, log)]
         claim = next(op["claim"] for u in reversed(utterances) for op in u["ops"] if op["op"] == "hypothesize")
         result["cli"] = measure_cli(path, claim, tmp, settings, log)
@@ -311,14 +395,23 @@ def markdown(result: dict) -> str:
                                    f"{mem['ratio'][n]['rss']:.2f}" if n in mem["ratio"] else "-",
                                    f"{mem['ratio'][n]['heap']:.2f}" if n in mem["ratio"] else "-"]
                                   for n in ("grounded", "grounded-load", "authors")])]
+    r = result.get("realistic")
+    if r:
+        lines += ["", f"## Realistic: `Engine.apply` of a conversation of {r['utterances']:,} utterances "
+                      "(every operation, competing hypotheses sharing questions, resolutions over dissent)", "",
+                  "operations: " + ", ".join(f"{n} {c:,}" for n, c in sorted(r["ops"].items())), "",
+                  f"{r['per_second']:,.0f} utterances/s; " + _tenths_line(r)]
     rows = [[d["kind"], f"{d['depth']:,}", f"{d['build_s']:.2f}", f"{d['per_hypothesize_us']:.0f}",
-             f"{d['last_over_first']:.2f}", f"{d['verify_ms']:.1f}", f"{d['affected_ms']:.1f}", f"{d['load_s']:.2f}",
+             f"{d['last_over_first']:.2f}", f"{d['inferences_last_over_first']:.2f}", f"{d['verify_ms']:.1f}",
+             f"{d['affected_ms']:.1f}", f"{d['load_s']:.2f}",
              f"{d['snapshot_read_s']:.2f}", f"{d['rules_restore_s']:.2f}"] for d in result["deep"]]
     lines += ["", "## Deep inputs: a Dep chain (each hypothesis rests on the one before) and a fan "
-                  "(every hypothesis rests on o0), built live", "",
+                  "(every hypothesis rests on o0), each hypothesis explaining the question q0, built live", "",
               markdown_table(["input", "hypotheses", "built in, s", "us per Hypothesize", "last / first tenth",
+                              "inferences per operation, last / first tenth",
                               "Verify (top), ms", "Affected*(o0), ms", "Engine.load, s", "from the snapshot, s",
                               "next utterance (rules restored), s"], rows)]
+    lines += [""] + [f"{d['kind']}: " + _tenths_line(d) for d in result["deep"]]
     c = result["cli"]
     lines += ["", "## `grounded verify` as a command on the stream's log", "",
               markdown_table(["call", "seconds (wall)", "seconds (CPU)"],
@@ -334,3 +427,11 @@ def markdown(result: dict) -> str:
                                f"{f['slowdown'][p]:.2f}x" if p in f["slowdown"] else "-"]
                               for p, r in f["per_second"].items()])]
     return "\n".join(lines)
+
+
+def _tenths_line(found: dict) -> str:
+    """The seconds and the rules' inferences of each tenth, with last / first."""
+    return ("seconds per tenth: " + ", ".join(f"{t:.2f}" for t in found["tenths"])
+            + f" (last / first {found['last_over_first']:.2f}); the rules' inferences per tenth: "
+            + ", ".join(f"{n:,}" for n in found["inference_tenths"])
+            + f" (per operation, last / first {found['inferences_last_over_first']:.2f})")

@@ -1,12 +1,18 @@
 """Synthetic conversations for the benchmarks, fed through the real engine.
 
-Two regimes, following App. E4 of the paper:
+Three regimes, the first two following App. E4 of the paper:
 
 * naive: about 0.3 K of the K turns create an argument (observations, and
   hypotheses resting on recent claims); the rest are questions, supports,
   undermines and chatter;
 * bounded: at most 50 arguments, as in a Phase-2-like working set; the other
-  turns are questions, supports, undermines, resolutions and chatter.
+  turns are questions, supports, undermines, resolutions and chatter;
+* realistic (``realistic``): topic after topic, as a conversation goes, with
+  every operation: a question, observations (some negative, some new to
+  everyone's awareness, some superseding an earlier one), competing
+  hypotheses explaining the question (and one long-lived question every
+  topic adds a proposal to), support and undermining among them, revisions,
+  and a resolution, consensual or by authority over dissent.
 
 Every utterance goes through ``Engine.apply`` (and so through the Prolog
 rules); the accepted ones are returned as the history a replay baseline reads.
@@ -19,6 +25,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
@@ -140,3 +147,110 @@ def replay_affected(history: list[dict], literal: str) -> set[str]:
                 seen.add(c)
                 stack.append(c)
     return seen
+
+
+# -- the realistic regime ------------------------------------------------------------------
+
+SHARED_QUESTION = "q0"
+"""The long-lived question: asked first, every topic proposes an answer to it, none is resolved."""
+
+
+class _Talk:
+    """One realistic conversation being written: turns in order, chatter between operations."""
+
+    def __init__(self, conv: Conversation, k: int, rng: random.Random):
+        self.conv, self.k, self.rng, self.turn = conv, k, rng, 0
+
+    def full(self) -> bool:
+        return self.turn >= self.k
+
+    def say(self, speaker: str, *ops: dict) -> bool:
+        """One utterance by ``speaker`` (after chatter now and then); False once the K turns are used."""
+        while not self.full() and self.rng.random() < 0.3:
+            self.turn += 1
+            self.conv.say(self.turn, self.rng, [])
+        if self.full():
+            return False
+        self.turn += 1
+        utterance = {"turn": self.turn, "speaker": speaker, "text": "", "ops": list(ops)}
+        start = time.perf_counter()
+        try:
+            self.conv.engine.apply(utterance)
+        except PreconditionError:
+            self.conv.rejected += 1
+            return False
+        finally:
+            self.conv.ingest_seconds += time.perf_counter() - start
+        self.conv.history.append(utterance)
+        self.conv.op_utterances += 1
+        return True
+
+
+def _topic(talk: _Talk, i: int, earlier: list[str]) -> str | None:
+    """Topic ``i``: its question, evidence, 2-4 competing answers and how they fare; the answer
+    it resolves (None if none), which later topics may rest on."""
+    rng, who = talk.rng, rng_speaker(talk.rng)
+    q, oa, ob = f"q{i}", f"o{i}a", f"-o{i}b" if rng.random() < 0.3 else f"o{i}b"
+    talk.say(who(), {"op": "question", "claim": q})
+    talk.say(who(), {"op": "observe", "claim": oa})
+    talk.say(who(), {"op": "observe", "claim": ob})
+    if rng.random() < 0.1:  # something nobody had considered
+        talk.say(who(), {"op": "expand_awareness", "claim": f"e{i}"})
+    answers = []
+    for j in range(rng.choice((2, 2, 3, 4))):
+        h = f"-h{i}_{j}" if rng.random() < 0.15 else f"h{i}_{j}"
+        deps = rng.sample([oa, ob], rng.choice((1, 2)))
+        if earlier and rng.random() < 0.3:  # resting on what an earlier topic settled
+            deps.append(rng.choice(earlier[-5:]))
+        explains = [q, SHARED_QUESTION] if j == 0 and i % 3 == 0 else [q]
+        if talk.say(who(), {"op": "hypothesize", "claim": h, "deps": deps, "explains": explains}):
+            answers.append(h)
+    if not answers:
+        return None
+    for h in answers:
+        if rng.random() < 0.5:
+            talk.say(who(), {"op": "support", "target": h, "by": oa})
+    # evidence against one answer: bob brings it, so he is committed to what attacks it
+    against, contested = f"o{i}c", rng.choice(answers)
+    if rng.random() < 0.6 and talk.say(who(), {"op": "observe", "claim": against}):
+        talk.say("bob", {"op": "undermine", "target": contested, "by": against})
+        if rng.random() < 0.3:
+            talk.say(who(), {"op": "revise", "target": contested, "by": against})
+    if rng.random() < 0.15:  # a fact updated: the old reading is superseded
+        talk.say(who(), {"op": "observe", "claim": f"o{i}a2", "supersedes": [oa]})
+    r = rng.random()
+    if r < 0.3 and talk.conv.engine.standing(contested) == "weakened":  # by authority, over bob's dissent
+        chosen = contested
+        talk.say("alice", {"op": "resolve", "target": chosen, "assumptions": [ob]})
+    elif r < 0.8:
+        chosen = rng.choice(answers)
+        others = [h for h in answers if h != chosen and rng.random() < 0.2]
+        if talk.conv.engine.standing(chosen) != "active":
+            return None
+        talk.say(who(), {"op": "resolve", "target": chosen, "subsumes": others})
+    else:
+        return None  # left open
+    if rng.random() < 0.05:  # a decision taken back later
+        talk.say(who(), {"op": "revise", "target": chosen})
+        return None
+    return chosen
+
+
+def rng_speaker(rng: random.Random) -> Callable[[], str]:
+    return lambda: rng.choice(SPEAKERS)
+
+
+def realistic(k: int, seed: int) -> Conversation:
+    """A conversation of k turns in the realistic regime (see the module's docstring)."""
+    rng = random.Random(seed)
+    talk = _Talk(Conversation(Engine(HEADER)), k, rng)
+    talk.say("alice", {"op": "question", "claim": SHARED_QUESTION})
+    settled: list[str] = []
+    i = 1
+    while not talk.full():
+        chosen = _topic(talk, i, settled)
+        if chosen is not None:
+            settled.append(chosen)
+            del settled[:-5]
+        i += 1
+    return talk.conv

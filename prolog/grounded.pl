@@ -65,9 +65,10 @@ apply_effect(u(T, S), new_arg(Id, L, K)) :-
     store(argument(Id, L, K, S, T)),
     store(standing(Id, active, T, none)).
 apply_effect(u(T, _), set_standing(A, S, C)) :-
-    unstore(standing(A, _, _, _)), store(standing(A, S, T, C)).
+    unstore(standing(A, Old, _, _)), store(standing(A, S, T, C)),
+    standing_changed(A, Old, S).
 apply_effect(_, add_dep(A, L))           :- store(dep(A, L)), claims(A, C), edge_added(dep, C, L).
-apply_effect(_, add_explains(A, L))      :- store(explains(A, L)).
+apply_effect(_, add_explains(A, L))      :- store(explains(A, L)), explains_added(A, L).
 apply_effect(_, add_attack(F, T))        :-
     store(att(F, T)),
     (   option(acyclic_attacks) -> edge_added(att, F, T) ; true ).
@@ -672,7 +673,7 @@ request(catch_up(M, Behind), true) :-
 request(new_state(M, Sent), true) :-
     (   Sent = flat(_, _) -> flat_facts(Sent, Facts) ; Facts = Sent ),
     new_state(M, Facts),
-    use_state(M), rebuild_levels.
+    use_state(M), rebuild_levels, rebuild_settled.
 request(free_state(M), true) :-
     clear_state(M),
     (   db(M) -> retractall(db(_)) ; true ).
@@ -705,6 +706,8 @@ request(lint(File), Calls) :-
 request(catalogue, Text) :-                 % grounded rules: the precondition catalogue
     catalogue:catalogue_text(Text).
 request(echo(Term), Term).                  % the protocol's own round-trip test
+request(inferences, N) :-                   % the rules' work so far, a count that does not depend on load
+    statistics(inferences, N).
 request(vocabulary, vocabulary(Standings, Kinds, Signatures, Layer)) :-
     findall(S, standing_name(S), Standings),
     findall(K, prop_kind(K), Kinds),
@@ -712,6 +715,7 @@ request(vocabulary, vocabulary(Standings, Kinds, Signatures, Layer)) :-
     findall(N-A, layer_predicate(N/A), Layer).
 
 :- ensure_loaded(invariants).
+:- ensure_loaded(settled).
 :- ensure_loaded(queries).
 :- ensure_loaded(dung).
 :- ensure_loaded(lint).

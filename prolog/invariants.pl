@@ -164,9 +164,6 @@ set_level(att, A, N) :-
     (   unstore(att_level(A, _)) -> true ; true ),
     store(att_level(A, N)).
 
-literal_key(-(P), P, neg) :- !.
-literal_key(P, P, pos).
-
 %  rebuild_levels: the levels of a state given as facts (restored from a
 %  snapshot), computed from scratch: longest paths up from the nodes that
 %  point nowhere, in one pass over the edges (Kahn's order).

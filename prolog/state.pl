@@ -35,13 +35,29 @@ state_predicate(last_turn/1).
 state_predicate(arg_count/1).
 
 %  What the rules keep beside the facts to decide quickly, derived from them
-%  (prolog/invariants.pl): levels that keep Dep and the attacks acyclic, and
-%  the mark of a cycle found during the utterance being run.  Cleared with a
+%  (prolog/invariants.pl, prolog/settled.pl): levels that keep Dep and the
+%  attacks acyclic, the mark of a cycle found during the utterance being
+%  run, and the resolved explanations of each literal.  Cleared with a
 %  state, rebuilt when a state is given as facts, never reported as facts.
 index_predicate(dep_level/3).   % dep_level(Atom, pos|neg, Level)
 index_predicate(att_level/2).   % att_level(Arg, Level)
 index_predicate(cycle_found/1). % cycle_found(dep|att)
 index_predicate(rested_on/2).   % rested_on(Atom, pos|neg): some argument's Dep holds the literal
+index_predicate(settled_by/3).  % settled_by(Atom, pos|neg, Arg): Arg explains the literal and is resolved
+index_predicate(claim_key/3).   % claim_key(Atom, pos|neg, Arg): argument(Arg, Literal, ...)
+index_predicate(problem_key/3). % problem_key(Atom, pos|neg, Ref): Ref is the clause open_problem(Literal)
+
+%  Negative literals.  SWI-Prolog indexes a clause argument holding -(P) by
+%  its functor only, as soon as atoms share that argument: looking up
+%  argument(_, -(p7), ...) among arguments for both atoms and negations then
+%  tries every argument for a negation, and a conversation that observes 10^4
+%  negations took time n^2 (each Observe asks whether its negation stands).
+%  So the facts keyed by a literal -- argument/5 by its claim, open_problem/1
+%  -- are also kept under the literal's atom and sign (claim_key/3,
+%  problem_key/3, stored and cleared with them), and their accessors go
+%  through the key when the literal is given.
+literal_key(-(P), P, neg) :- !.
+literal_key(P, P, pos).
 
 %  The accessors: each reads the current state module.
 agent(G, Authority)        :- db(M), M:agent(G, Authority).
@@ -49,20 +65,31 @@ open_agents                :- db(M), M:open_agents.
 option(O)                  :- db(M), M:option(O).
 prop(P, K)                 :- db(M), M:prop(P, K).
 aware(P)                   :- db(M), M:aware(P).
-argument(A, L, K, S, T)    :- db(M), M:argument(A, L, K, S, T).
+argument(A, L, K, S, T)    :-
+    db(M),
+    (   ( var(L) ; nonvar(A) )
+    ->  M:argument(A, L, K, S, T)
+    ;   literal_key(L, P, Sign), M:claim_key(P, Sign, A), M:argument(A, L, K, S, T)
+    ).
 standing(A, S, T, C)       :- db(M), M:standing(A, S, T, C).
 dep(A, L)                  :- db(M), M:dep(A, L).
 explains(A, L)             :- db(M), M:explains(A, L).
 att(B, A)                  :- db(M), M:att(B, A).
 committed(G, A)            :- db(M), M:committed(G, A).
 dissent(A, G)              :- db(M), M:dissent(A, G).
-open_problem(L)            :- db(M), M:open_problem(L).
+open_problem(L)            :-
+    db(M),
+    (   var(L)
+    ->  M:open_problem(L)
+    ;   literal_key(L, P, Sign), M:problem_key(P, Sign, _)
+    ).
 last_turn(T)               :- db(M), nb_getval(M, counters(T, _)), T \== none.
 arg_count(N)               :- db(M), nb_getval(M, counters(_, N)), N \== none.
 dep_level(P, Sign, N)      :- db(M), M:dep_level(P, Sign, N).
 att_level(A, N)            :- db(M), M:att_level(A, N).
 cycle_found(G)             :- db(M), M:cycle_found(G).
 rested_on(P, Sign)         :- db(M), M:rested_on(P, Sign).
+settled_by(P, Sign, A)     :- db(M), M:settled_by(P, Sign, A).
 
 %  store(+Fact), unstore(+Fact): change the current state.
 %
@@ -79,12 +106,25 @@ rested_on(P, Sign)         :- db(M), M:rested_on(P, Sign).
 %  (saved_counters/1, restore_counters/1).
 store(last_turn(T)) :- !, db(M), nb_getval(M, counters(_, N)), nb_setval(M, counters(T, N)).
 store(arg_count(N)) :- !, db(M), nb_getval(M, counters(T, _)), nb_setval(M, counters(T, N)).
-store(F)   :- db(M), assertz(M:F).
+store(F)   :- db(M), store_fact(M, F).
 unstore(last_turn(T)) :- !, db(M), nb_getval(M, counters(T0, N)), T0 \== none, T = T0,
     nb_setval(M, counters(none, N)).
 unstore(arg_count(N)) :- !, db(M), nb_getval(M, counters(T, N0)), N0 \== none, N = N0,
     nb_setval(M, counters(T, none)).
+unstore(open_problem(L)) :- !, db(M),
+    literal_key(L, P, Sign), retract(M:problem_key(P, Sign, Ref)), !,
+    erase(Ref).
 unstore(F) :- db(M), retract(M:F), !.
+
+%  store_fact(+Module, +Fact): a fact and its key (arguments are never
+%  deleted, so theirs is never taken back).
+store_fact(M, argument(A, L, K, S, T)) :- !,
+    assertz(M:argument(A, L, K, S, T)),
+    literal_key(L, P, Sign), assertz(M:claim_key(P, Sign, A)).
+store_fact(M, open_problem(L)) :- !,
+    assertz(M:open_problem(L), Ref),
+    literal_key(L, P, Sign), assertz(M:problem_key(P, Sign, Ref)).
+store_fact(M, F) :- assertz(M:F).
 
 saved_counters(C) :- db(M), nb_getval(M, C).
 restore_counters(C) :- db(M), nb_setval(M, C).
@@ -105,7 +145,7 @@ new_state(M, Facts) :-
 store_in(M, F) :-
     (   counter_fact(F)
     ->  setup_call_cleanup(db_push(M, Old), store(F), db_pop(Old))
-    ;   assertz(M:F)
+    ;   store_fact(M, F)
     ).
 
 db_push(M, Old) :- ( db(Old) -> true ; Old = none ), retractall(db(_)), assertz(db(M)).

@@ -183,9 +183,10 @@ is_open(L) :-
     argument(A, L, observation, _, _), in_standing(A), !,
     \+ settled(L).
 
-%  settled(L): an argument that explains L is resolved.
-settled(L) :-
-    explains(A, L), standing(A, resolved, _, _), !.
+%  settled(L): an argument that explains L is resolved.  Read from the
+%  index of resolved explanations (prolog/settled.pl): asked of explains/2,
+%  it would walk every explanation of L.
+settled(L) :- settled_key(L).
 
 some_open_problem :- open_problem(_), !.
 

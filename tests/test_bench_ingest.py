@@ -2,25 +2,56 @@
 
 from __future__ import annotations
 
+import pytest
+
 from grounded.bench import ingest
+from grounded.engine import Engine
+
+from .bench_helpers import grounded
 
 
 def test_a_small_run_measures_and_prints_every_part():
-    settings = ingest.Settings(k=200, depth=60, rounds=1, fsync_utterances=20, memory=False, cli_calls=1)
+    settings = ingest.Settings(k=200, realistic=2_000, depth=60, rounds=1, fsync_utterances=20, memory=False,
+                               cli_calls=1)
     result = ingest.run(settings)
     bulk, live = result["bulk"], result["live"]
     n = bulk["utterances"]
     assert n > 150 and live["utterances"] == n  # the synthetic stream: the same utterances both ways
     assert bulk["ratio"] > 0 and bulk["per_second"]["grounded"] > 0 and len(bulk["tenths"]) == 10
     assert len(live["chunks"]) == 10 and live["last_over_first"] > 0
+    # the realistic stream: every operation, each tenth timed, the rules' work per operation flat (checked by the run)
+    real = result["realistic"]
+    assert set(real["ops"]) == {"observe", "hypothesize", "support", "undermine", "revise", "resolve", "question",
+                                "expand_awareness"}
+    assert real["utterances"] > 1_500 and len(real["tenths"]) == len(real["inference_tenths"]) == 10
+    assert real["inferences_last_over_first"] <= ingest.FLAT
     chain, wide = result["deep"]
     # each checked its answers as it ran (Verify, Affected*, the reloaded and the restored state)
     assert (chain["kind"], wide["kind"]) == ("chain", "wide") and chain["depth"] == wide["depth"] == 60
     assert len(chain["tenths"]) == 10
+    # each hypothesis explained q0: settling it did not cost more with each explanation
+    assert chain["inferences_last_over_first"] <= ingest.FLAT and wide["inferences_last_over_first"] <= ingest.FLAT
     cli = result["cli"]
     assert cli["snapshot_bytes"] > 0 and cli["warm_cpu_s"] > 0 and cli["cold_cpu_s"] > 0
     assert set(result["fsync"]["per_second"]) == {"none", "never", "batch", "always"}
     md = ingest.markdown(result)
-    for heading in ("## Reading a log in bulk", "## Live", "## Deep inputs", "## `grounded verify` as a command",
-                    "## Durability"):
+    for heading in ("## Reading a log in bulk", "## Live", "## Realistic", "## Deep inputs",
+                    "## `grounded verify` as a command", "## Durability"):
         assert heading in md
+
+
+def test_the_check_fails_a_run_whose_work_per_operation_grows():
+    """The benchmark's own check, on a run whose last tenth cost the rules 1.5 times the first per operation."""
+    clock = ingest.Tenths(10, Engine({"agents": {"a": {}}}))
+    clock.seconds, clock.ops, clock.inferences = [0.1] * 10, [2] * 10, [100] * 9 + [150]
+    with pytest.raises(AssertionError, match=r"wide: the rules' inferences per operation grew .* 1\.50, at most 1\.2"):
+        clock.report("wide")
+    clock.ops = [2] * 9 + [3]  # the same work over more operations: flat
+    assert clock.report("wide")["inferences_last_over_first"] == 1.0
+
+
+def test_a_realistic_stream_too_short_to_measure_is_refused(tmp_path):
+    result = grounded("bench", "ingest", "--realistic", "5", "--out", tmp_path / "out")
+    assert result.returncode == 2
+    assert result.stderr.strip() == "error: --realistic 5: at least 10"
+    assert not (tmp_path / "out").exists()

@@ -270,6 +270,11 @@ class PrologRules:
         """The precondition catalogue as the rules read it from their loaded clauses (prolog/catalogue.pl)."""
         return str(self.request(("catalogue",), "text"))
 
+    def inferences(self) -> int:
+        """Logical inferences the rules have run so far in this process: work measured as a count,
+        the same under any load (``grounded bench ingest`` checks it grows linearly)."""
+        return int(self.request(("inferences",), "int"))
+
     def lint(self, path: str | Path) -> list[str]:
         """Predicates a rule file calls outside the documented layer (prolog/lint.pl)."""
         return [f"{n}/{a}" for _, n, a in self.request(("lint", str(path)))]
