@@ -35,6 +35,8 @@ def conversation(path: Path, n: int) -> Engine:
 def test_ten_thousand_negations_are_answered_by_their_keys(tmp_path: Path):
     big = conversation(tmp_path / "big.jsonl", N)
     assert len(big.open_problems()) == 2 * N  # each observation is open (none explained by a resolved argument)
+    big.apply({"speaker": "b", "ops": [{"op": "observe", "claim": "x1"}, {"op": "observe", "claim": "-m1"},
+                                       {"op": "support", "target": "-n1", "by": "x1"}]})
     # each is answered by its key: the negation closes when it leaves standing, the atom is told apart
     assert big.affected("x1").arguments and big.verify("h1").grounded
     big.apply({"speaker": "b", "ops": [{"op": "revise", "target": f"-n{N}"}]})
