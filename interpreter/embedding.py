@@ -42,7 +42,7 @@ MODEL_NAME = "all-MiniLM-L6-v2"
 ENV_SWITCH = "GROUNDED_EMBED"
 ENV_RUNTIME = "GROUNDED_EMBED_RUNTIME"
 RUNTIMES = ("numpy", "torch")
-_NEEDS = {"numpy": ("tokenizers", "safetensors"), "torch": ("sentence_transformers",)}
+_NEEDS = {"numpy": ("tokenizers", "safetensors", "threadpoolctl"), "torch": ("sentence_transformers",)}
 DIMENSION = 384
 
 
