@@ -19,7 +19,7 @@ import pytest
 
 from grounded.core.errors import InputError
 from grounded.interpreter import embedding
-from grounded.interpreter.bert_numpy import Encoder, ModelFormatError
+from grounded.interpreter.bert_numpy import BATCH, PAD_SLACK, Encoder, ModelFormatError, _batches
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -73,6 +73,15 @@ def test_a_vector_does_not_depend_on_its_batch_or_padding(encoder):
     alone = np.stack([encoder.encode([s])[0] for s in SENTENCES])
     together = encoder.encode(SENTENCES)
     assert np.allclose(alone, together, atol=1e-5)
+
+
+def test_batches_group_texts_of_like_length_so_padding_stays_small():
+    lengths = [26, 5, 7, 300, 8, 19, 6, 256] + [10] * 150
+    batches = _batches(lengths)
+    assert sorted(i for b in batches for i in b) == list(range(len(lengths)))  # each text once
+    for b in batches:
+        assert len(b) <= BATCH and max(lengths[i] for i in b) <= PAD_SLACK * min(lengths[i] for i in b)
+    assert len(batches) <= 8 and _batches([]) == []
 
 
 def test_a_pipeline_other_than_mean_pooling_is_refused_naming_the_file(tmp_path):
