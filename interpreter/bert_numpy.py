@@ -30,6 +30,8 @@ from typing import Any
 
 import numpy as np
 
+from grounded.core.errors import GroundedError
+
 BATCH = 64
 """Texts per forward pass: sentence-transformers' default, which bounds memory (64 x 256 x 1536 floats)."""
 PAD_SLACK = 1.25
@@ -40,8 +42,9 @@ spin for a core and cost far more than they bring (one sentence measured at 4.0 
 threads and 0.02 s with one, load average 11 on 2 cores)."""
 
 
-class ModelFormatError(ValueError):
-    """The model directory holds something this runtime does not implement (named, with the file)."""
+class ModelFormatError(GroundedError):
+    """The model directory holds something this runtime does not implement (named, with the file): the CLI
+    says so in one line and exits 2, as for any error it can name."""
 
 
 def _json(path: Path) -> Any:

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from grounded.core.errors import InputError
+from grounded.core.errors import GroundedError, InputError
 from grounded.interpreter import embedding
 from grounded.interpreter.bert_numpy import BATCH, PAD_SLACK, Encoder, ModelFormatError, _batches
 
@@ -90,8 +90,9 @@ def test_a_pipeline_other_than_mean_pooling_is_refused_naming_the_file(tmp_path)
     pooling = model / "1_Pooling" / "config.json"
     pooling.write_text(json.dumps({**json.loads(pooling.read_text()), "pooling_mode_mean_tokens": False,
                                    "pooling_mode_cls_token": True}))
-    with pytest.raises(ModelFormatError, match=r"1_Pooling/config\.json.*cls_token"):
+    with pytest.raises(ModelFormatError, match=r"1_Pooling/config\.json.*cls_token") as refused:
         Encoder(model)
+    assert isinstance(refused.value, GroundedError)  # the CLI's one-line error, exit 2
     config = model / "config.json"
     config.write_text(json.dumps({**json.loads(config.read_text()), "hidden_act": "relu"}))
     with pytest.raises(ModelFormatError, match=r"config\.json.*relu"):
