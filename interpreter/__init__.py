@@ -11,16 +11,43 @@
 See docs/interpreter.md.
 """
 
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+# Eager: the function ``anchor`` must shadow the submodule of the same name, which a later import would not do.
 from grounded.interpreter.anchor import Anchor, AnchorIndex, anchor, verify_text
-from grounded.interpreter.dependencies import score_dependencies
-from grounded.interpreter.llm import LLMConfig, LLMInterpreter
-from grounded.interpreter.llm_anchor import LLMAnchor
-from grounded.interpreter.replay import ReplayInterpreter
-from grounded.interpreter.rules import RuleInterpreter
-from grounded.interpreter.scoring import score_classification
-from grounded.interpreter.session import interpret, interpret_turn
-from grounded.interpreter.transcript import Said, read_transcript
-from grounded.interpreter.verdict import TextVerdict
+
+if TYPE_CHECKING:
+    from grounded.interpreter.dependencies import score_dependencies
+    from grounded.interpreter.llm import LLMConfig, LLMInterpreter
+    from grounded.interpreter.llm_anchor import LLMAnchor
+    from grounded.interpreter.replay import ReplayInterpreter
+    from grounded.interpreter.rules import RuleInterpreter
+    from grounded.interpreter.scoring import score_classification
+    from grounded.interpreter.session import interpret, interpret_turn
+    from grounded.interpreter.transcript import Said, read_transcript
+    from grounded.interpreter.verdict import TextVerdict
+
+_HOMES = {
+    "dependencies": ("score_dependencies",),
+    "llm": ("LLMConfig", "LLMInterpreter"), "llm_anchor": ("LLMAnchor",), "replay": ("ReplayInterpreter",),
+    "rules": ("RuleInterpreter",), "scoring": ("score_classification",), "session": ("interpret", "interpret_turn"),
+    "transcript": ("Said", "read_transcript"), "verdict": ("TextVerdict",),
+}
+_HOME = {name: module for module, names in _HOMES.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    """Each name imported from its module on first use: reading a text offline must not import the OpenAI
+    client (half a second of a ``grounded verify --text`` call)."""
+    if name not in _HOME:
+        raise AttributeError(f"module 'grounded.interpreter' has no attribute {name!r}")
+    value = getattr(import_module(f"grounded.interpreter.{_HOME[name]}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "Anchor", "AnchorIndex", "LLMAnchor", "LLMConfig", "LLMInterpreter", "ReplayInterpreter", "RuleInterpreter", "Said",
