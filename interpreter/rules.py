@@ -38,7 +38,13 @@ from grounded.interpreter.texts import claim_texts
 from grounded.interpreter.transcript import Said
 
 LINK_THRESHOLD = 0.08
-"""Least similarity for a Dep or explains link, or a target."""
+"""Least similarity for an explains link."""
+DEP_THRESHOLD = 0.2
+"""Least similarity of a hypothesis to an earlier claim for it to rest on that claim (a Dep edge)."""
+TARGET_THRESHOLD = 0.08
+"""Least similarity (with bonuses) for the target of a Support, Undermine, Revise or Resolve."""
+ASSUMPTION_THRESHOLD = 0.2
+"""Least similarity for "I'm assuming ..." to claim a declared proposition."""
 DECLARED_THRESHOLD = 0.35
 """Least similarity for an observation to claim a declared proposition."""
 LATENT_THRESHOLD = 0.12
@@ -52,6 +58,8 @@ MAX_EXPLAINS = 2
 
 _ORDER = ("expand_awareness", "observe", "question", "hypothesize", "support", "undermine", "revise", "resolve")
 _UNDER_DISCUSSION = frozenset({"hypothesis", "position", "decision"})
+_GROUNDED_BY_REPORTS = frozenset({"hypothesize", "support", "undermine"})
+"""Operations whose utterance's uncued reports before them are their grounds (Observe)."""
 
 
 @dataclass
@@ -61,6 +69,7 @@ class _Claim:
     kind: str
     standing: str | None  # best standing among its arguments (None: declared, no argument)
     turn: int
+    speakers: set[str]
 
 
 class RuleInterpreter(Interpreter):
@@ -95,14 +104,15 @@ def _claims(engine: Engine) -> dict[str, _Claim]:
     for r in dm.args:
         c = out.get(r.claim)
         if c is None:
-            out[r.claim] = _Claim(r.claim, " ".join(texts[r.claim]), r.kind, r.standing, r.turn)
+            out[r.claim] = _Claim(r.claim, " ".join(texts[r.claim]), r.kind, r.standing, r.turn, {r.speaker})
         else:
+            c.speakers.add(r.speaker)
             if _RANK[r.standing] >= _RANK.get(c.standing or "", 0):
                 c.standing = r.standing
             c.turn = max(c.turn, r.turn)
     for p in dm.props.values():
         if p.id not in out and p.aware_turn is not None and p.kind != "question":
-            out[p.id] = _Claim(p.id, p.text, p.kind, None, p.turn or 0)
+            out[p.id] = _Claim(p.id, p.text, p.kind, None, p.turn or 0, set())
     return out
 
 
@@ -150,7 +160,7 @@ def _build(engine: Engine, view: _View, said: Said, tagged: list[tuple[str, set[
     alloc = id_allocator(engine)
 
     def target(text: str, *, allow: set[str], prefer_weakened: bool = False) -> str | None:
-        best, best_score = None, LINK_THRESHOLD
+        best, best_score = None, TARGET_THRESHOLD
         for key, score in index.ranked(text, allow):
             c = claims[key]
             score += RECENCY_BONUS if c.turn >= last_turn - 1 else 0.0
@@ -163,18 +173,25 @@ def _build(engine: Engine, view: _View, said: Said, tagged: list[tuple[str, set[
     live = {k for k in discussed if claims[k].standing != "abandoned"}
     standing = {k for k, c in claims.items() if c.standing in GOOD_STANDING}
     declared = {k for k, c in claims.items() if c.standing is None}
+    own = {k for k in live if said.speaker in claims[k].speakers}
 
     ops: dict[str, list[dict]] = {name: [] for name in _ORDER}
     aux: list[dict] = []
     new_observations: list[str] = []
     new_hypotheses: list[str] = []
     whole = said.text
-    for sentence, labels in tagged:
+    tagged = _with_grounds(tagged)
+    for sentence, labels in tagged:  # first what is reported, so that a hypothesis can rest on all of it
         if "expand_awareness" in labels:
             hit = view.latent.best(sentence, latent)
             claim = hit[0] if hit and hit[1] >= LATENT_THRESHOLD else alloc.fresh(PREFIX["expand_awareness"])
             latent.discard(claim)
             ops["expand_awareness"].append({"op": "expand_awareness", "claim": claim, "text": sentence})
+        if "assume" in labels:  # the claim of a declared assumption, when the sentence names one
+            hit = index.best(sentence, declared)
+            if hit and hit[1] >= ASSUMPTION_THRESHOLD:
+                declared.discard(hit[0])
+                ops["observe"].append({"op": "observe", "claim": hit[0], "text": sentence})
         if "observe" in labels:
             hit = index.best(sentence, declared)
             claim = hit[0] if hit and hit[1] >= DECLARED_THRESHOLD else alloc.fresh(PREFIX["observe"])
@@ -183,22 +200,27 @@ def _build(engine: Engine, view: _View, said: Said, tagged: list[tuple[str, set[
             new_observations.append(claim)
         if "question" in labels:
             ops["question"].append({"op": "question", "claim": alloc.fresh(PREFIX["question"]), "text": sentence})
+    for sentence, labels in tagged:
         if "hypothesize" in labels:
             restated = index.best(sentence, standing & discussed)
             if restated and restated[1] >= RESTATE_THRESHOLD:
                 labels = labels | {"support"}
             else:
-                claim = alloc.fresh(PREFIX["hypothesize"])
-                deps = [k for k, s in index.ranked(sentence, standing)[:MAX_DEPS] if s >= LINK_THRESHOLD]
-                explains = [k for k, s in problems.ranked(sentence)[:MAX_EXPLAINS] if s >= LINK_THRESHOLD]
-                ops["hypothesize"].append({"op": "hypothesize", "claim": claim, "text": sentence,
-                                           "deps": deps, "explains": explains})
-                new_hypotheses.append(claim)
+                deps = _references(index, sentence, standing, new_observations)
+                if deps:  # a hypothesis names what it rests on, or is not proposed
+                    claim = alloc.fresh(PREFIX["hypothesize"])
+                    explains = [k for k, s in problems.ranked(sentence)[:MAX_EXPLAINS] if s >= LINK_THRESHOLD]
+                    ops["hypothesize"].append({"op": "hypothesize", "claim": claim, "text": sentence,
+                                               "deps": deps, "explains": explains})
+                    new_hypotheses.append(claim)
         for op in ("support", "undermine", "revise", "resolve"):
             if op not in labels:
                 continue
-            allow = (standing & discussed) if op == "support" else live
-            goal = target(f"{sentence} {whole}", allow=allow, prefer_weakened=op == "revise")
+            if op == "revise":  # a speaker retracts a claim of their own
+                goal = target(f"{sentence} {whole}", allow=own, prefer_weakened=True) or _latest(claims, own)
+            else:
+                allow = (standing & discussed) if op == "support" else live
+                goal = target(f"{sentence} {whole}", allow=allow)
             if goal is None or any(o["target"] == goal for o in ops[op]):
                 continue
             entry: dict = {"op": op, "target": goal}
@@ -224,6 +246,41 @@ def _build(engine: Engine, view: _View, said: Said, tagged: list[tuple[str, set[
     flags += [True] * len(aux)
     rest = [op for name in _ORDER[3:] for op in ops[name]]
     return Proposal(result + rest, flags + [False] * len(rest))
+
+
+def _with_grounds(tagged: list[tuple[str, set[str]]]) -> list[tuple[str, set[str]]]:
+    """Uncued reports that are the grounds of a hypothesis or an objection become Observe.
+
+    A report is a declarative sentence with no cue; in an utterance that proposes a hypothesis every
+    report is its ground ("X happened. I think Y.", "Could it be Y? X happened."), and so is an
+    objection's ("X happened, but Y"): the rival hypothesis carries the objection, so its sentences
+    are not Undermine as well.  In an utterance that supports or undermines, the reports before the
+    cued sentence are its evidence.  Any other uncued sentence elaborates.
+    """
+    proposes = any("hypothesize" in labels for _, labels in tagged)
+    out = []
+    for i, (sentence, labels) in enumerate(tagged):
+        if proposes and "undermine" in labels:
+            labels = (labels - {"undermine"}) | ({"observe"} if labels == {"undermine"} else set())
+        if not labels and not sentence.endswith("?"):
+            if proposes or any(lab & _GROUNDED_BY_REPORTS for _, lab in tagged[i + 1:]):
+                labels = {"observe"}
+        out.append((sentence, labels))
+    return out
+
+
+def _references(index: TextIndex, sentence: str, standing: set[str], said_before: list[str]) -> list[str]:
+    """What a hypothesis rests on: the reports of its own utterance before it (the speaker's stated grounds),
+    then the standing claims whose texts it overlaps by at least ``DEP_THRESHOLD``; at most ``MAX_DEPS``."""
+    deps = list(dict.fromkeys(said_before))
+    deps += [k for k, s in index.ranked(sentence, standing) if s >= DEP_THRESHOLD and k not in deps]
+    return deps[:MAX_DEPS]
+
+
+def _latest(claims: dict[str, _Claim], among: set[str]) -> str | None:
+    """The most recent of ``among`` (a weakened one first): what "that" in "I withdraw that" refers to."""
+    ranked = sorted(among, key=lambda k: (claims[k].standing == "weakened", claims[k].turn))
+    return ranked[-1] if ranked else None
 
 
 def _problem_text(engine: Engine, literal: str, claims: dict[str, _Claim]) -> str:
