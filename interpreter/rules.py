@@ -24,6 +24,7 @@ configured, and a baseline for the LLM.  For each utterance:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from grounded.core.errors import Violation
@@ -206,11 +207,12 @@ def _build(engine: Engine, view: _View, said: Said, tagged: list[tuple[str, set[
             if restated and restated[1] >= RESTATE_THRESHOLD:
                 labels = labels | {"support"}
             else:
-                deps = _references(index, sentence, standing, new_observations)
+                deps = (_references(index, sentence, standing & discussed, new_observations)
+                        or _references(index, sentence, standing, []))
                 if deps:  # a hypothesis names what it rests on, or is not proposed
                     claim = alloc.fresh(PREFIX["hypothesize"])
                     explains = [k for k, s in problems.ranked(sentence)[:MAX_EXPLAINS] if s >= LINK_THRESHOLD]
-                    ops["hypothesize"].append({"op": "hypothesize", "claim": claim, "text": sentence,
+                    ops["hypothesize"].append({"op": "hypothesize", "claim": claim, "text": _spelled_out(sentence, whole),
                                                "deps": deps, "explains": explains})
                     new_hypotheses.append(claim)
         for op in ("support", "undermine", "revise", "resolve"):
@@ -265,15 +267,21 @@ def _with_grounds(tagged: list[tuple[str, set[str]]]) -> list[tuple[str, set[str
         if not labels and not sentence.endswith("?"):
             if proposes or any(lab & _GROUNDED_BY_REPORTS for _, lab in tagged[i + 1:]):
                 labels = {"observe"}
-        out.append((sentence, labels))
+        if labels == {"observe"} and out and out[-1][1] == {"observe"}:  # one report, said in several sentences
+            out[-1] = (f"{out[-1][0]} {sentence}", labels)
+        else:
+            out.append((sentence, labels))
     return out
 
 
-def _references(index: TextIndex, sentence: str, standing: set[str], said_before: list[str]) -> list[str]:
-    """What a hypothesis rests on: the reports of its own utterance before it (the speaker's stated grounds),
-    then the standing claims whose texts it overlaps by at least ``DEP_THRESHOLD``; at most ``MAX_DEPS``."""
+def _references(index: TextIndex, sentence: str, among: set[str], said_before: list[str]) -> list[str]:
+    """What a hypothesis rests on, at most ``MAX_DEPS``: the reports of its own utterance (the speaker's stated
+    grounds), then the claims of ``among`` whose texts it overlaps by at least ``DEP_THRESHOLD``.
+
+    The caller asks first among the hypotheses, positions and decisions (a plan rests on the explanation it
+    acts on), and only when that names nothing among every standing claim."""
     deps = list(dict.fromkeys(said_before))
-    deps += [k for k, s in index.ranked(sentence, standing) if s >= DEP_THRESHOLD and k not in deps]
+    deps += [k for k, s in index.ranked(sentence, among) if s >= DEP_THRESHOLD and k not in deps]
     return deps[:MAX_DEPS]
 
 
@@ -288,3 +296,12 @@ def _problem_text(engine: Engine, literal: str, claims: dict[str, _Claim]) -> st
         return claims[literal].text
     prop = engine.state.props.get(atom_of(literal))
     return prop.text if prop is not None else literal
+
+
+_ANAPHORIC = re.compile(r"\b(?:this|that|these|those|it|they|them|there)\b", re.IGNORECASE)
+
+
+def _spelled_out(sentence: str, utterance: str) -> str:
+    """A hypothesis's text: its sentence, or the whole utterance when the sentence points back ("I think
+    they got in there") and so says what it claims only with the sentences before it."""
+    return utterance if _ANAPHORIC.search(sentence) else sentence
