@@ -151,8 +151,10 @@ def _propose(engine: Engine, said: Said) -> Proposal:
         proposal = _build(engine, view, said, tagged)
         if proposal.ops:
             return proposal
-    # no cue, or nothing the cues named could be linked: report what was said
-    return _build(engine, view, said, [(s, {"question"} if s.endswith("?") else {"observe"}) for s in parts])
+    # no cue, or nothing the cues named could be linked: report what was said, less the hedges
+    # (a guess that names nothing it rests on is neither a hypothesis nor an observation)
+    return _build(engine, view, said, [(s, {"question"} if s.endswith("?") else
+                                        set() if "hypothesize" in labels else {"observe"}) for s, labels in tagged])
 
 
 def _build(engine: Engine, view: _View, said: Said, tagged: list[tuple[str, set[str]]]) -> Proposal:
@@ -212,8 +214,9 @@ def _build(engine: Engine, view: _View, said: Said, tagged: list[tuple[str, set[
                 if deps:  # a hypothesis names what it rests on, or is not proposed
                     claim = alloc.fresh(PREFIX["hypothesize"])
                     explains = [k for k, s in problems.ranked(sentence)[:MAX_EXPLAINS] if s >= LINK_THRESHOLD]
-                    ops["hypothesize"].append({"op": "hypothesize", "claim": claim, "text": _spelled_out(sentence, whole),
-                                               "deps": deps, "explains": explains})
+                    ops["hypothesize"].append({"op": "hypothesize", "claim": claim,
+                                               "text": _spelled_out(sentence, whole), "deps": deps,
+                                               "explains": explains})
                     new_hypotheses.append(claim)
         for op in ("support", "undermine", "revise", "resolve"):
             if op not in labels:
@@ -260,7 +263,7 @@ def _with_grounds(tagged: list[tuple[str, set[str]]]) -> list[tuple[str, set[str
     cued sentence are its evidence.  Any other uncued sentence elaborates.
     """
     proposes = any("hypothesize" in labels for _, labels in tagged)
-    out = []
+    out: list[tuple[str, set[str]]] = []
     for i, (sentence, labels) in enumerate(tagged):
         if proposes and "undermine" in labels:
             labels = (labels - {"undermine"}) | ({"observe"} if labels == {"undermine"} else set())
