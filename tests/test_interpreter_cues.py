@@ -152,3 +152,30 @@ def test_a_retraction_targets_the_speakers_own_claim():
             interpret_turn(other, rules, Said(1, "ada", "The hive lost two kilos in a week. I think the queen "
                                                         "failed."))
             assert "revise" not in interpret_turn(other, rules, Said(2, "bo", "Scratch that.")).labels
+
+
+def test_im_assuming_claims_the_declared_assumption_it_names():
+    header = {"agents": {"ada": {"authority": True}, "bo": {}}, "props": [
+        {"id": "a_calm", "kind": "assumption", "text": "The weather stays calm through Saturday's inspection."}]}
+    settle = "We agree, wasps are robbing the hive. I'm assuming the weather stays calm through Saturday."
+    with Engine(header) as engine:
+        rules = RuleInterpreter()
+        interpret_turn(engine, rules, Said(1, "bo", "The hive lost two kilos in a week. I suspect wasps are robbing "
+                                                    "the hive."))
+        result = interpret_turn(engine, rules, Said(2, "ada", settle))
+        # beside a settlement the assumption is claimed, not dropped as elaboration
+        assert result.labels == ["observe", "resolve"] and result.proposal.ops[0]["claim"] == "a_calm"
+        assert engine.verify("a_calm").grounded
+        other = interpret_turn(engine, rules, Said(3, "bo", "I'm assuming the queen is laying."))
+        assert "a_calm" not in {op.get("claim") for op in other.proposal.ops}  # it names another assumption
+
+
+def test_a_negation_beside_a_new_hypothesis_is_its_ground_not_an_undermine():
+    with apiary() as engine:
+        rules = RuleInterpreter()
+        interpret_turn(engine, rules, Said(1, "ada", "The hive lost two kilos in a week. I think the queen failed."))
+        result = interpret_turn(engine, rules, Said(2, "bo", "A failed queen doesn't empty the stores that fast. "
+                                                            "I suspect wasps are robbing the hive."))
+        assert result.labels == ["observe", "hypothesize"] and engine.standing("h1") == "active"
+        negation, rival = result.proposal.ops
+        assert engine.dep(rival["claim"]) == [negation["claim"]]
