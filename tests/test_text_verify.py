@@ -327,7 +327,7 @@ def test_amounts_of_one_measure_meet_or_contradict():
     assert conflict("hundreds of pages", "5-10 pages") == "pages"
     assert conflict("roughly three times its usual volume", "about 3x normal") is None
     assert conflict("roughly triple what we'd expect", "3x normal") is None
-    assert conflict("six months", "six weeks") == "days" and conflict("a few days", "edited for months") == "days"
+    assert conflict("six months", "six weeks") == "time" and conflict("a few days", "edited for months") == "time"
     assert conflict("six pages", "six weeks") is None  # different measures are never compared
 
 
