@@ -71,6 +71,10 @@ PROPOSAL_MARGIN = 0.15
 HYPOTHESIS_MARGIN = 0.1
 """A causal clause anchored to an observation reads as the hypothesis this close to the best claim (or one whose
 chain it runs along): the hypothesis is what the clause asserts, in standing or not."""
+NEW_CONTENT_LEAST = 3
+NEW_CONTENT_SHARE = 0.5
+"""A clause with at least NEW_CONTENT_LEAST content words the conversation never used, more than this share of
+its content words, says more than the claim it is close to (a new fact next to a known topic): not confirmed."""
 NODE_LEAST = 0.5
 """Least word overlap for a cause or effect to sit on a node of a claim's causal chain."""
 NODE_COSINE_DISCOUNT = 0.2
@@ -418,6 +422,9 @@ class AnchorIndex:
                 continue
             if rank == 0 and sign > 0:
                 doubt = doubt or self._doubt(clause, c)
+            elif rank == 0 and any(p.condition for p in clause.parts) and not (turn and causal):
+                # "once X, Y will stop": a conditional states what would follow, it does not deny the claim
+                doubt = doubt or f"a conditional clause read as denying {self.claims[c]}"
             strong = link(clause.text, weak=False) if rank == 0 and not turn else None
             if strong and self.kinds[c] != "hypothesis":
                 # a cause stated of what an observation reports asserts the hypothesis that proposed it (in
@@ -433,7 +440,8 @@ class AnchorIndex:
                 # on no chain the conversation states: it asserts a cause nobody proposed ("Stripe itself
                 # is down, that is why payments fail"), which has no anchor, whatever claim its words
                 # are close to
-                found.append(Found(unstated(causal[0] if causal else [clause.text]), 1, score, "unstated cause"))
+                found.append(Found(unstated(causal[0] if causal else [clause.text]), 1, score, "unstated cause",
+                                   "causal claim with no hypothesis behind it"))
                 continue
             if strong and self.kinds[c] != "hypothesis" and sign > 0 and not clause.negated:
                 doubt = doubt or "causal claim with no hypothesis behind it"
@@ -455,8 +463,11 @@ class AnchorIndex:
         return 1, how, f"{said} against {other} in {claim} under a negation"
 
     def _specific(self, clause: Clause, c: int, top: int) -> bool:
-        """The clause has a content word of claim ``c`` that the best claim ``top`` lacks."""
-        return bool(set(terms(clause.text)) & (self._claim_terms[c] - self._claim_terms[top]))
+        """The clause has a content word that claim ``c`` alone has among all claims (the best, ``top``, does
+        not): the clause names ``c``'s subject ("the north oven") while its other words match ``top``."""
+        own = self._claim_terms[c] - self._claim_terms[top]
+        own -= set().union(*(t for k, t in enumerate(self._claim_terms) if k not in (c, top)))
+        return bool(set(terms(clause.text)) & own)
 
     def _doubt(self, clause: Clause, c: int) -> str | None:
         """What the clause says that claim ``c`` does not: a figure it lacks (every amount, year, version,
@@ -468,6 +479,10 @@ class AnchorIndex:
         names = foreign_names(clause.text, self._known)
         if names:
             return "new entity: " + ", ".join(dict.fromkeys(names))
+        words = list(dict.fromkeys(terms(clause.text)))
+        new = [w for w in words if w not in self._known]
+        if len(new) >= NEW_CONTENT_LEAST and len(new) > NEW_CONTENT_SHARE * len(words):
+            return f"new content next to {claim}: {', '.join(new)}"
         return None
 
     def _hypothesis_behind(self, cause: list[str], best: np.ndarray, least: float) -> int | None:
@@ -519,16 +534,16 @@ class AnchorIndex:
             for claim, sign, score, how, doubt in found:
                 before = stance.get(claim)
                 if before is None or score > before[1]:
-                    # a doubt raised by any clause asserting the claim stays with it
-                    kept = doubt or (before[4] if before and before[0] > 0 and sign > 0 else None)
+                    # a doubt raised by any clause reading the claim the same way stays with it
+                    kept = doubt or (before[4] if before and before[0] == sign else None)
                     stance[claim] = (sign, score, how, clause.text, kept)
-                elif doubt and sign > 0 and before[0] > 0 and not before[4]:
+                elif doubt and before[0] == sign and not before[4]:
                     stance[claim] = (*before[:4], doubt)
         state = self.engine.state
         for claim, (sign, score, _how, clause_text, doubt) in list(stance.items()):
             other = negate(claim)
             if other not in stance and state.claimants_at(other, self.at):
-                stance[other] = (-sign, score, f"complement of {claim}", clause_text, doubt if sign < 0 else None)
+                stance[other] = (-sign, score, f"complement of {claim}", clause_text, doubt)
         asserted: list[Finding] = []
         denied: list[Finding] = []
         for claim, (sign, score, how, clause_text, doubt) in stance.items():

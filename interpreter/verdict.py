@@ -52,8 +52,9 @@ class Finding:
     clause: str | None = None
     """The clause of the text it was read from (offline anchoring)."""
     doubt: str | None = None
-    """What keeps the clause from confirming the literal it asserts ('amount 150 ms vs 190 ms in o4', 'new
-    entity: Lisbon', 'causal claim with no hypothesis behind it'): the verdict is then abstain, not accept."""
+    """What keeps the clause from confirming the literal it asserts or denies ('amount 150 ms vs 190 ms in o4',
+    'new entity: Lisbon', 'causal claim with no hypothesis behind it', a conditional read as a denial): the
+    verdict is then abstain, not accept (a rejection still rejects)."""
 
     @property
     def rejects(self) -> bool:
@@ -136,6 +137,10 @@ def decide(asserted: Iterable[Finding], denied: Iterable[Finding]) -> tuple[str,
     stale = [f for f in asserted if f.rejects]
     if contradictions or stale:
         return REJECT, "; ".join(_describe_rejection(f) for f in contradictions + stale)
+    doubts = [f.doubt if f.literal in f.doubt or f.verification.status == NO_ANCHOR else f"{f.literal}: {f.doubt}"
+              for f in asserted + denied if f.doubt]
+    if doubts:
+        return ABSTAIN, "cannot confirm: " + "; ".join(dict.fromkeys(doubts))
     anchored = [f for f in asserted + denied if f.verification.status != NO_ANCHOR]
     if not anchored:
         return ABSTAIN, "nothing in the text anchors to a claim of the conversation"
@@ -143,9 +148,6 @@ def decide(asserted: Iterable[Finding], denied: Iterable[Finding]) -> tuple[str,
     if unanchored:
         return ABSTAIN, (f"asserts {', '.join(unanchored)}, which no argument claims (no anchor); "
                          "the rest is grounded")
-    doubts = [f"{f.literal}: {f.doubt}" if f.literal not in f.doubt else f.doubt for f in asserted if f.doubt]
-    if doubts:
-        return ABSTAIN, "cannot confirm: " + "; ".join(dict.fromkeys(doubts))
     parts = []
     if asserted:
         parts.append(f"asserts {', '.join(f.literal for f in asserted)} (grounded)")

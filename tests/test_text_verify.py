@@ -192,7 +192,9 @@ def test_the_embedding_model_finds_the_claim_a_paraphrase_restates(p2):
     embedded = read(p2, text, 13, "embed")
     assert embedded.verdict == ACCEPT and [f.literal for f in embedded.asserted] == ["h4"]
     lexical = read(p2, text, 13, "tfidf")
-    assert [f.literal for f in lexical.asserted] == ["o10"]  # shares "connection pool" with o10, not h4
+    # TF-IDF anchors the words to o10 ("connection pool"), an observation; the cleft "X is what drained Y"
+    # states a cause, which is read as the hypothesis that proposed it
+    assert [(f.literal, f.how) for f in lexical.asserted] == [("h4", "cause, read as h4")]
 
 
 def test_names_the_conversation_never_used_raise_the_bar(p2):
