@@ -75,6 +75,9 @@ NEW_CONTENT_LEAST = 3
 NEW_CONTENT_SHARE = 0.5
 """A clause with at least NEW_CONTENT_LEAST content words the conversation never used, more than this share of
 its content words, says more than the claim it is close to (a new fact next to a known topic): not confirmed."""
+NEW_CONTENT_COSINE = 0.45
+"""With the sentence-embedding model, a clause this close to the claim is a paraphrase, new words and all (the
+model is what recognises one); below it, or with TF-IDF, which cannot, new content is not confirmed."""
 NODE_LEAST = 0.5
 """Least word overlap for a cause or effect to sit on a node of a claim's causal chain."""
 NODE_COSINE_DISCOUNT = 0.2
@@ -421,7 +424,7 @@ class AnchorIndex:
                 # the clause names by a word the best claim lacks ("the north oven failed as well")
                 continue
             if rank == 0 and sign > 0:
-                doubt = doubt or self._doubt(clause, c)
+                doubt = doubt or self._doubt(clause, c, score)
             elif rank == 0 and any(p.condition for p in clause.parts) and not (turn and causal):
                 # "once X, Y will stop": a conditional states what would follow, it does not deny the claim
                 doubt = doubt or f"a conditional clause read as denying {self.claims[c]}"
@@ -469,9 +472,10 @@ class AnchorIndex:
         own -= set().union(*(t for k, t in enumerate(self._claim_terms) if k not in (c, top)))
         return bool(set(terms(clause.text)) & own)
 
-    def _doubt(self, clause: Clause, c: int) -> str | None:
+    def _doubt(self, clause: Clause, c: int, score: float) -> str | None:
         """What the clause says that claim ``c`` does not: a figure it lacks (every amount, year, version,
-        not only the first) or a name the conversation never used. None when the claim covers both."""
+        not only the first), a name the conversation never used, or mostly words it never used (unless the
+        embedding model places the clause as close as a paraphrase). None when the claim covers them."""
         claim = self.claims[c]
         missing = unmatched(clause.text, self._texts[claim])
         if missing:
@@ -481,7 +485,8 @@ class AnchorIndex:
             return "new entity: " + ", ".join(dict.fromkeys(names))
         words = list(dict.fromkeys(terms(clause.text)))
         new = [w for w in words if w not in self._known]
-        if len(new) >= NEW_CONTENT_LEAST and len(new) > NEW_CONTENT_SHARE * len(words):
+        paraphrase = self._vectors is not None and score >= NEW_CONTENT_COSINE
+        if not paraphrase and len(new) >= NEW_CONTENT_LEAST and len(new) > NEW_CONTENT_SHARE * len(words):
             return f"new content next to {claim}: {', '.join(new)}"
         return None
 
