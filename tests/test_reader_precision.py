@@ -84,7 +84,9 @@ def index(bakery, request):
      "a conditional clause read as denying h1"),
     ("The new convection fan does not dry out the crusts in oven 2.", ACCEPT, "denies h1 (not grounded)"),
     # a denial of a claim by a word that names it, beyond the best claim
-    ("The north bakery's proofing cabinet failed as well.", REJECT, "contradicts o2"),
+    ("The north proofing cabinet failed too.", REJECT, "contradicts o2"),
+    ("Like the south one, the north bakery's proofing cabinet failed during the power cut.", REJECT,
+     "contradicts o2"),
 ])
 def test_the_reader_accepts_only_what_a_claim_confirms(index, text, verdict, reason):
     v = index.verify(text)
