@@ -101,6 +101,12 @@ def test_a_cause_stated_of_an_observation_with_no_hypothesis_is_not_accepted(bak
     assert "causal claim with no hypothesis behind it" in v.reason
 
 
+def test_a_clause_mostly_of_words_the_conversation_never_used_is_not_confirmed(bakery):
+    # TF-IDF cannot tell a paraphrase from a new fact, so new content next to o7 abstains
+    v = AnchorIndex(bakery, None, "tfidf").verify("Loaves from oven 2 have a walnut glaze with pumpernickel crumbs.")
+    assert v.verdict == ABSTAIN and "new content next to o7: walnut, glaze, pumpernickel, crumb" in v.reason
+
+
 def test_every_figure_is_compared_with_the_claims():
     assert [describe(f, like, "o4") for f, like in unmatched("p50 rose from 80 ms to 95 ms",
                                                            ["p50 rose from 80 ms to 110 ms"])] == \
