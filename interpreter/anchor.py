@@ -41,8 +41,9 @@ from grounded.interpreter import embedding
 from grounded.interpreter.anaphora import known_names
 from grounded.interpreter.causal import direction, link, overlap
 from grounded.interpreter.mood import directive, imperative, proposal
+from grounded.interpreter.opposites import opposed
 from grounded.interpreter.polarity import Clause, Stance, clauses, relation
-from grounded.interpreter.quantity import conflict
+from grounded.interpreter.quantity import conflict, describe, unmatched
 from grounded.interpreter.restriction import restricted, unrestricted
 from grounded.interpreter.similarity import TextIndex, terms
 from grounded.interpreter.texts import claim_texts
@@ -68,11 +69,32 @@ RESTRICTION_MARGIN = 0.1
 claim the clause anchors to."""
 PROPOSAL_MARGIN = 0.15
 """A recommendation anchors to the course of action it is close to when that one scores within this of the best."""
+HYPOTHESIS_MARGIN = 0.1
+"""A causal clause anchored to an observation reads as the hypothesis this close to the best claim (or one whose
+chain it runs along): the hypothesis is what the clause asserts, in standing or not."""
+NEW_CONTENT_LEAST = 3
+NEW_CONTENT_SHARE = 0.5
+"""A clause with at least NEW_CONTENT_LEAST content words the conversation never used, more than this share of
+its content words, says more than the claim it is close to (a new fact next to a known topic): not confirmed."""
+NEW_CONTENT_COSINE = 0.45
+"""With the sentence-embedding model, a clause this close to the claim is a paraphrase, new words and all (the
+model is what recognises one); below it, or with TF-IDF, which cannot, new content is not confirmed."""
 NODE_LEAST = 0.5
 """Least word overlap for a cause or effect to sit on a node of a claim's causal chain."""
 NODE_COSINE_DISCOUNT = 0.2
 """A node placed by cosine needs NODE_LEAST plus this: two short phrases naming one system ("Stripe had an
 outage", "unthrottled Stripe requests") are close without one being the other."""
+
+
+class Found(NamedTuple):
+    """One reading of a clause: the claim, +1 asserts / -1 denies, the score, how, and what keeps the
+    reading from confirming the claim (None when nothing does): an amount, a name, a cause with no hypothesis."""
+
+    claim: str
+    sign: int
+    score: float
+    how: str
+    doubt: str | None = None
 
 
 class Anchor(NamedTuple):
@@ -137,6 +159,25 @@ def _links(engine: Engine, at: int | None, facets: list[Facet]) -> list[tuple[st
             for e in r.explains_at(at):
                 if r.claim in first and e in first:
                     out.append((first[r.claim], first[e]))
+    return out
+
+
+def _hypothesis_chains(engine: Engine, at: int | None, facets: list[Facet]) -> dict[str, list[tuple[str, ...]]]:
+    """Each hypothesis (in standing or not) with the chains it states: its facets' own, and its text followed
+    by each claim it explains."""
+    kinds = {p.id: p.kind for p in engine.state.props_at(at)}
+    first: dict[str, str] = {}
+    out: dict[str, list[tuple[str, ...]]] = {}
+    for f in facets:
+        first.setdefault(f.claim, f.text)
+        if kinds.get(f.claim.lstrip("-")) == "hypothesis":
+            out.setdefault(f.claim, [])
+            if f.chain:
+                out[f.claim].append(f.chain)
+    dm = engine.state
+    for r in dm.args:
+        if dm.visible(r.id, at) and r.claim in out:
+            out[r.claim] += [(first[r.claim], first[e]) for e in r.explains_at(at) if e in first]
     return out
 
 
@@ -212,6 +253,8 @@ class AnchorIndex:
         self._claim_of = np.array([self.claims.index(f.claim) for f in self.facets], dtype=int)
         self._acronyms = acronyms([f.text for f in self.facets])
         self.links = _links(engine, at, self.facets)
+        self._texts = {c: [f.text for f in self.facets if f.claim == c] for c in self.claims}
+        self._hypothesis_chains = _hypothesis_chains(engine, at, self.facets)
         self._known = vocabulary(engine, at)
         self.names = known_names(self._said(engine, at))
         kinds = {p.id: p.kind for p in engine.state.props_at(at)}
@@ -325,7 +368,7 @@ class AnchorIndex:
         trouble, order = found.pop()
         return Stance(s.negations, s.inability, trouble, order, s.cues)
 
-    def _read_clause(self, clause: Clause) -> list[tuple[str, int, float, str]]:
+    def _read_clause(self, clause: Clause) -> list[Found]:
         """(claim, +1 asserts / -1 denies, score, how) for one clause of a continuation."""
         scores = self.facet_scores(clause.text)
         best, which = self._claim_scores(scores)
@@ -338,7 +381,7 @@ class AnchorIndex:
             if close:
                 order = np.array([close[0], *(c for c in order if c != close[0])])
         causal = link(clause.text)
-        found: list[tuple[str, int, float, str]] = []
+        found: list[Found] = []
         for rank, c in enumerate(order):
             score = float(best[c])
             if score < least:
@@ -370,23 +413,99 @@ class AnchorIndex:
                 measure = self._quantity_conflict(clause.text, c) if sign > 0 else None
                 if measure:  # "hundreds of pages" against "5-10 pages": another amount of the same thing
                     sign, how = -1, f"another amount ({measure})"
+            doubt = None
+            if not (turn and causal):
+                flipped = self._opposite(clause, c, sign, how)
+                if flipped:
+                    sign, how, doubt = flipped
             close = score >= best[order[0]] - QUANTITY_MARGIN
-            if rank > 0 and not (turn < 0 and sign < 0) and not (close and how.startswith("another amount")):
-                continue  # beyond the best claim, only a denial by reversed causation or by amount counts
+            if rank > 0 and not (turn < 0 and sign < 0) and not (close and how.startswith("another amount")) \
+                    and not (close and sign < 0 and self._specific(clause, c, order[0])):
+                # beyond the best claim, only a denial counts: by reversed causation, by amount, or of a claim
+                # the clause names by a word the best claim lacks ("the north oven failed as well")
+                continue
+            if rank == 0 and sign > 0:
+                doubt = doubt or self._doubt(clause, c, score)
+            elif rank == 0 and any(p.condition for p in clause.parts) and not (turn and causal):
+                # "once X, Y will stop": a conditional states what would follow, it does not deny the claim
+                doubt = doubt or f"a conditional clause read as denying {self.claims[c]}"
+            strong = link(clause.text, weak=False) if rank == 0 and not turn else None
+            if strong and self.kinds[c] != "hypothesis":
+                # a cause stated of what an observation reports asserts the hypothesis that proposed it (in
+                # standing or not), never the observation alone
+                h = self._hypothesis_behind(strong[0], best, least)
+                if h is not None:
+                    hsign = -1 if clause.negated else 1
+                    found.append(Found(self.claims[h], hsign, float(best[h]), f"cause, read as {self.claims[h]}",
+                                       doubt if hsign > 0 else None))
+                    continue
             if rank == 0 and self._unstated_cause(clause, c):
                 # the clause gives a cause for what an observation reports, and the cause and effect sit
                 # on no chain the conversation states: it asserts a cause nobody proposed ("Stripe itself
                 # is down, that is why payments fail"), which has no anchor, whatever claim its words
                 # are close to
-                found.append((unstated(causal[0] if causal else [clause.text]), 1, score, "unstated cause"))
+                found.append(Found(unstated(causal[0] if causal else [clause.text]), 1, score, "unstated cause",
+                                   "causal claim with no hypothesis behind it"))
                 continue
-            found.append((self.claims[c], sign, score, how))
+            if strong and self.kinds[c] != "hypothesis" and sign > 0 and not clause.negated:
+                doubt = doubt or "causal claim with no hypothesis behind it"
+            found.append(Found(self.claims[c], sign, score, how, doubt))
             if rank == 0:
                 found += self._alternatives(clause, c, best, which, least)
         return found
 
+    def _opposite(self, clause: Clause, c: int, sign: int, how: str) -> tuple[int, str, str | None] | None:
+        """A clause taking the other side of an opposite pair from claim ``c`` ("supports" against "opposes"):
+        it denies the claim; negated as well ("does not support"), it is not confirmed either way."""
+        claim = self.claims[c]
+        found = opposed(clause.text, self._texts[claim])
+        if found is None:
+            return None
+        said, other = found
+        if sign > 0:
+            return -1, f"opposite ({said} vs {other})", None
+        return 1, how, f"{said} against {other} in {claim} under a negation"
+
+    def _specific(self, clause: Clause, c: int, top: int) -> bool:
+        """The clause has a content word that claim ``c`` alone has among all claims (the best, ``top``, does
+        not): the clause names ``c``'s subject ("the north oven") while its other words match ``top``."""
+        own = self._claim_terms[c] - self._claim_terms[top]
+        own -= set().union(*(t for k, t in enumerate(self._claim_terms) if k not in (c, top)))
+        return bool(set(terms(clause.text)) & own)
+
+    def _doubt(self, clause: Clause, c: int, score: float) -> str | None:
+        """What the clause says that claim ``c`` does not: a figure it lacks (every amount, year, version,
+        not only the first), a name the conversation never used, or mostly words it never used (unless the
+        embedding model places the clause as close as a paraphrase). None when the claim covers them."""
+        claim = self.claims[c]
+        missing = unmatched(clause.text, self._texts[claim])
+        if missing:
+            return "; ".join(describe(f, like, claim) for f, like in missing)
+        names = foreign_names(clause.text, self._known)
+        if names:
+            return "new entity: " + ", ".join(dict.fromkeys(names))
+        words = list(dict.fromkeys(terms(clause.text)))
+        new = [w for w in words if w not in self._known]
+        paraphrase = self._vectors is not None and score >= NEW_CONTENT_COSINE
+        if not paraphrase and len(new) >= NEW_CONTENT_LEAST and len(new) > NEW_CONTENT_SHARE * len(words):
+            return f"new content next to {claim}: {', '.join(new)}"
+        return None
+
+    def _hypothesis_behind(self, cause: list[str], best: np.ndarray, least: float) -> int | None:
+        """The hypothesis a causal clause restates: the best-scoring one within HYPOTHESIS_MARGIN of the
+        threshold, or one whose chain the clause's cause and effect run along."""
+        top = float(np.max(best)) if len(best) else 0.0
+        found = None
+        for claim, chains in self._hypothesis_chains.items():
+            k = self.claims.index(claim)
+            along = any(direction(cause, chain, NODE_LEAST, self._node_similarity) > 0 for chain in chains)
+            if along or best[k] >= max(least, top - HYPOTHESIS_MARGIN):
+                if found is None or best[k] > best[found]:
+                    found = k
+        return found
+
     def _alternatives(self, clause: Clause, c: int, best: np.ndarray, which: np.ndarray,
-                      least: float) -> list[tuple[str, int, float, str]]:
+                      least: float) -> list[Found]:
         """The claims an "only" in ``clause`` denies: of claim ``c``'s kind, close to the clause, sharing none
         of the restricted words, and saying the same of their own subject (``restriction.py``)."""
         words = restricted(clause.text)
@@ -404,12 +523,12 @@ class AnchorIndex:
                 continue  # the alternative must be as close to "... are failing" as the claim anchored
             part = max(clause.parts, key=lambda p: overlap(p.text, self.facets[which[k]].text))
             if relation(part.stance, self._evaluated(self.facets[which[k]])) > 0:
-                out.append((self.claims[k], -1, float(best[k]), f"restriction (only {' '.join(sorted(words))})"))
+                out.append(Found(self.claims[k], -1, float(best[k]), f"restriction (only {' '.join(sorted(words))})"))
         return out
 
     def read(self, text: str) -> tuple[list[Finding], list[Finding]]:
         """The findings (asserted, denied) of ``text``, verified as of the index's turn."""
-        stance: dict[str, tuple[int, float, str, str]] = {}
+        stance: dict[str, tuple[int, float, str, str, str | None]] = {}
         for clause in self.clauses(text):
             found = self._read_clause(clause)
             if not found and not clause.negated and not imperative(clause.text) \
@@ -417,20 +536,25 @@ class AnchorIndex:
                 # a clause that says something of its own and anchors nowhere: the text asserts what the
                 # conversation never established, next to whatever else anchors; it is not accepted (an
                 # imperative that anchors nowhere is advice, not a claim)
-                found = [(unstated([clause.text], "unanchored"), 1, 0.0, "no anchor")]
-            for claim, sign, score, how in found:
-                if claim not in stance or score > stance[claim][1]:
-                    stance[claim] = (sign, score, how, clause.text)
+                found = [Found(unstated([clause.text], "unanchored"), 1, 0.0, "no anchor")]
+            for claim, sign, score, how, doubt in found:
+                before = stance.get(claim)
+                if before is None or score > before[1]:
+                    # a doubt raised by any clause reading the claim the same way stays with it
+                    kept = doubt or (before[4] if before and before[0] == sign else None)
+                    stance[claim] = (sign, score, how, clause.text, kept)
+                elif doubt and before[0] == sign and not before[4]:
+                    stance[claim] = (*before[:4], doubt)
         state = self.engine.state
-        for claim, (sign, score, _how, clause_text) in list(stance.items()):
+        for claim, (sign, score, _how, clause_text, doubt) in list(stance.items()):
             other = negate(claim)
             if other not in stance and state.claimants_at(other, self.at):
-                stance[other] = (-sign, score, f"complement of {claim}", clause_text)
+                stance[other] = (-sign, score, f"complement of {claim}", clause_text, doubt)
         asserted: list[Finding] = []
         denied: list[Finding] = []
-        for claim, (sign, score, how, clause_text) in stance.items():
+        for claim, (sign, score, how, clause_text, doubt) in stance.items():
             f = Finding(claim, "asserts" if sign > 0 else "denies", self.engine.verify(claim, self.at), score,
-                        how, clause_text)
+                        how, clause_text, doubt)
             (asserted if sign > 0 else denied).append(f)
         return asserted, denied
 

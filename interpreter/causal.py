@@ -16,29 +16,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from grounded.interpreter.lexicon import words
 from grounded.interpreter.similarity import terms
 
-FORWARD = (
-    "->", "→", "=>", "leads to", "led to", "leading to", "results in", "resulted in", "resulting in",
-    "gives rise to", "is causing", "are causing", "causes", "caused", "causing", "cause of", "cause", "reason for",
-    "responsible for", "is behind", "are behind", "was behind", "triggers", "triggered", "triggering",
-    "drives", "driving", "explains", "explain", "explaining", "breaks", "broke", "breaking", "break",
-    "takes down", "took down", "took", "knocked out", "knocks out", "knocking out", "exhausts", "exhausting",
-    "overwhelms", "overwhelming", "overloads", "overloading", "swamped", "swamps", "generates", "generating",
-    "produces", "producing", "amplifies", "amplifying", "hammering", "hammers",
-    "which is why", "that's why", "that is why", "is why", "why",
-)
+FORWARD = words("causal", "forward")
 """Connectives with the cause before them ("X leads to Y")."""
 
-BACKWARD = (
-    "because of", "because", "due to", "caused by", "driven by", "triggered by", "explained by",
-    "comes from", "come from", "coming from", "stems from", "stem from", "symptom of", "consequence of",
-    "side effect of", "side-effect of", "result of", "results from", "result from", "fallout from",
-    "traces back to", "trace back to", "downstream of",
-)
+BACKWARD = words("causal", "backward")
 """Connectives with the effect before them ("Y is a symptom of X")."""
 
-WEAK = ("makes", "make", "hence", "so")
+WEAK = words("causal", "weak")
 """Forward connectives read only when a clause has no other ("X, so Y" is as often inference as cause)."""
 
 # Longer phrases first, so "is caused by" is not read as "caused"; arrows need no word boundary.

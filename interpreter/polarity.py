@@ -29,9 +29,10 @@ each clause into parts, each part with its stance:
 
 Claims' own texts go through the same reading (o9 is "401 'token expired',
 not 503 'session lookup failed'"), so a clause and a claim agree when their
-stances do (``relation``).  The cue lists are plain data below; they were
-tuned only on the development split of the verifier set
-(bench/data/verifier.yaml), never on its test split.
+stances do (``relation``).  The cue lists are data (interpreter/lexicon/polarity.yaml, with
+their source); they were tuned only on the development split of the
+verifier set (bench/data/verifier.yaml), never on its test split, and hold no
+number or rare word of a scenario or verifier item (tests/test_lexicon.py).
 """
 
 from __future__ import annotations
@@ -40,75 +41,31 @@ import re
 from dataclasses import dataclass
 
 from grounded.interpreter.anaphora import resolve
+from grounded.interpreter.lexicon import load, words
 from grounded.interpreter.similarity import terms
 
 # -- cue lists -----------------------------------------------------------------------------
 
-NEGATION_WORDS = frozenset({"not", "no", "never", "nothing", "none", "nobody", "neither", "nor", "nowhere"})
+NEGATION_WORDS = frozenset(words("polarity", "negation_words"))
 """Single words that negate the part they stand in (``n't`` is caught as a suffix)."""
 
-INABILITY = ("cannot", "can't", "couldn't", "unable to", "fails to", "fail to", "failed to")
+INABILITY = words("polarity", "inability")
 """Inability: a failure (agreeing with a claim that reports trouble) or a denial (of any other claim)."""
 
-DENIAL_PHRASES = (
-    "unrelated to", "unrelated", "independent of", "red herring", "rule out", "ruled out", "rules out",
-    "off the table", "is wrong", "was wrong", "were wrong", "is false", "was false", "a myth", "is gone",
-    "different problem from", "separate problem from", "separate from", "no bearing on", "disproved",
-    "refuted", "debunked", "dead end", "mistaken", "irrelevant to", "nothing to do with",
-)
+DENIAL_PHRASES = words("polarity", "denial_phrases")
 """Phrases that deny what the rest of their part says ("X is unrelated to Y")."""
 
-TROUBLE_WORDS = frozenset({
-    "fail", "fails", "failing", "failed", "failure", "failures", "error", "errors", "timeout", "timeouts",
-    "exhausted", "exhaustion", "exhausting", "down", "outage", "outages", "broken", "unavailable",
-    "unavailability", "rejected", "rejecting", "rejects", "expired", "401", "401s", "429", "429s", "503",
-    "503s", "sick", "unhealthy", "degraded", "degradation", "overloaded", "overwhelmed", "overload",
-    "risky", "risk", "hard", "difficult", "unclear", "trouble", "concern", "concerns", "short-sighted",
-    "dissent", "elevated", "spike", "spikes", "rate-limiting", "throttling", "throttled", "blocker",
-    "problem", "problems", "irreversible", "conflates", "mislabels",
-    "misleading", "wrong",
-    # generic words of trouble, added with the reader's revision (not drawn from any item)
-    "slow", "slower", "costly", "expensive", "painful", "fragile", "flaky", "flapping", "bottleneck", "leak",
-    "leaking", "leaks", "bug", "buggy", "crash", "crashes", "crashing", "crashed", "doubt", "doubtful",
-    "uncertain", "questionable", "poor", "bad", "worse", "dangerous", "unsafe", "impossible", "infeasible",
-    "unrealistic", "unreliable", "unstable", "incorrect", "inaccurate", "invalid", "bloated", "huge",
-    "massive", "heavy", "dead", "dying", "died", "lost", "losing", "stuck",
-    "hung", "saturated", "starved", "starving", "breaking", "breaks", "broke", "lapsed", "stale",
-    "outdated", "missing", "undocumented", "immature", "unproven", "complex", "complicated", "subtle", "issue",
-    "issues", "danger", "worry", "worries", "worried", "worrying", "unworkable",
-})
+TROUBLE_WORDS = frozenset(words("polarity", "trouble_words"))
 """Words reporting that something is wrong."""
 
-ORDER_WORDS = frozenset({
-    "normal", "healthy", "fine", "valid", "ok", "okay", "plenty", "ample", "accepts", "accepting", "low-risk",
-    "safe", "simple", "easy", "proven", "agrees", "works", "working", "realistic", "reliable", "stable",
-    "accurate", "correct",
-    # generic words of order, added with the reader's revision (not drawn from any item)
-    "flat", "steady", "unchanged", "usual", "expected", "cheap", "inexpensive", "trivial", "straightforward",
-    "feasible", "possible", "manageable", "smooth", "smoothly", "fast", "quick", "solid", "mature", "sound",
-    "good", "great", "documented", "well-documented", "clear", "clean", "available", "reachable", "reversible",
-    "sufficient", "enough", "adequate", "calm", "quiet", "resolved", "recovered", "success", "successful",
-    "succeeds", "succeeding", "passing", "supported", "compatible", "harmless", "benign", "tiny", "small",
-    "negligible", "minor", "comfortable", "on-board", "happy", "satisfied", "endorses", "supports",
-})
+ORDER_WORDS = frozenset(words("polarity", "order_words"))
 """Words saying that something is in order."""
 
-IDIOMS = (
-    # (pattern, replacement): read before counting, so their surface words do not count
-    (r"\bno free\b", "exhausted"),
-    (r"\bno (?:spare|available) ", "exhausted "),
-    (r"\bwith no\b", "lacking"),
-    (r"\bnot only\b", "also"),
-    (r"\bno doubt\b", "surely"),
-    (r"\b(\d+(?:\.\d+)?\s*x|\w+ times)\s+(?:the\s+)?(?:normal|usual|its usual)\b", r"\1 elevated"),
-    (r"\b(?:above|over|beyond) normal\b", "elevated"),
-    (r"\bno (?:longer|more)\b", "not"),
-    (r"\btime(?:s|d)? out\b|\btiming out\b", "timeout"),
-)
-"""Phrases whose surface negation or evaluation is not their stance."""
+IDIOMS: tuple[tuple[str, str], ...] = tuple((str(p), str(r)) for p, r in load("polarity")["idioms"])
+"""Phrases whose surface negation or evaluation is not their stance; a negator that is the proposition's own
+content ("stopped doing", "no longer", "unchanged", "free of") is read as one plain negation."""
 
-SUBORDINATORS = ("because", "since", "now that", "while", "once", "whereas", "so that", "although", "though",
-                 "so", "and", "but", "which", "as", "if", "when", "unless", "until", "given")
+SUBORDINATORS = words("polarity", "subordinators")
 """Words that start a part of their own (negation does not cross them)."""
 
 _DIRECTION_ONLY = re.compile(r"^(?:the )?(?:other way (?:a)?round|reverse|opposite|vice versa|converse)\b", re.I)
@@ -117,13 +74,11 @@ _DIRECTION_ONLY = re.compile(r"^(?:the )?(?:other way (?:a)?round|reverse|opposi
 
 _WORD = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
 _PREFIXED = re.compile(r"^(?:un|non-?)([a-z]{4,})$")
-NOT_PREFIXED = ("under", "unit", "uniq", "univers", "unless", "until", "union", "unix", "unicode", "uniform",
-                "unif", "unanim", "none", "nonce", "nonethe")
+NOT_PREFIXED = words("polarity", "not_prefixed")
 """Words that begin like a negating prefix (un-, non-) without being one."""
 
 
-COPULAS = frozenset({"is", "are", "was", "were", "be", "been", "being", "remain", "remains", "remained", "stays",
-                     "stay", "stayed", "still", "seems", "looks", "became", "become", "becomes", "went", "goes"})
+COPULAS = frozenset(words("polarity", "copulas"))
 
 
 def _predicative(words: list[re.Match[str]], k: int) -> bool:
@@ -256,7 +211,7 @@ _NOUN_PHRASE = re.compile(r"^(?:the|a|an|any|some)\s", re.I)
 _PARTS = re.compile(r"\s*,\s*|\s+(?=(?:" + "|".join(re.escape(s) for s in SUBORDINATORS) + r")\b)", re.I)
 
 
-CONDITIONS = ("once", "if", "when", "unless", "until", "after", "given")
+CONDITIONS = words("polarity", "conditions")
 """A part opened by one of these is a condition, not a claim: its stance is not the clause's."""
 
 

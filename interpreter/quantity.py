@@ -13,29 +13,16 @@ compared.
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
-NUMBER_WORDS: dict[str, float] = {
-    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
-    "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
-    "hundred": 100, "thousand": 1000, "a": 1, "an": 1, "single": 1, "double": 2, "twice": 2, "triple": 3,
-    "quadruple": 4, "half": 0.5,
-}
-VAGUE: dict[str, tuple[float, float]] = {
-    "a few": (2, 5), "few": (2, 5), "a couple of": (2, 3), "a couple": (2, 3), "a handful of": (3, 6),
-    "several": (3, 9), "dozens of": (24, 99), "dozens": (24, 99), "hundreds of": (100, 999),
-    "hundreds": (100, 999), "thousands of": (1000, 9999), "thousands": (1000, 9999), "many": (5, 10**6),
-}
+from grounded.interpreter.lexicon import load
+
+_LEXICON = load("quantity")
+NUMBER_WORDS: dict[str, float] = {str(k): float(v) for k, v in _LEXICON["number_words"].items()}
+VAGUE: dict[str, tuple[float, float]] = {str(k): (float(v[0]), float(v[1])) for k, v in _LEXICON["vague"].items()}
 """Vague amounts, as intervals."""
-
-UNITS: dict[str, tuple[str, float]] = {
-    "page": ("pages", 1), "pages": ("pages", 1),
-    "minute": ("days", 1 / 1440), "minutes": ("days", 1 / 1440), "hour": ("days", 1 / 24), "hours": ("days", 1 / 24),
-    "day": ("days", 1), "days": ("days", 1), "week": ("days", 7), "weeks": ("days", 7), "month": ("days", 30),
-    "months": ("days", 30), "quarter": ("days", 91), "quarters": ("days", 91), "year": ("days", 365),
-    "years": ("days", 365),
-    "x": ("times", 1), "times": ("times", 1), "fold": ("times", 1), "percent": ("percent", 1), "%": ("percent", 1),
-}
-"""Unit words: (measure, size in the measure's base unit)."""
+UNITS: dict[str, tuple[str, float]] = {str(k).lower(): (str(v[0]), float(v[1])) for k, v in _LEXICON["units"].items()}
+"""Unit words: (measure, size in the measure's base unit); interpreter/lexicon/quantity.yaml."""
 
 TOLERANCE = 0.25
 """An exact amount reads as itself give or take this share ("about 3x" meets "roughly three times")."""
@@ -88,4 +75,100 @@ def conflict(a: str, b: str) -> str | None:
     return None
 
 
-__all__ = ["NUMBER_WORDS", "TOLERANCE", "UNITS", "VAGUE", "amounts", "conflict"]
+# -- exact figures ------------------------------------------------------------------------------
+
+_FIGURE = re.compile(
+    rf"(?<![\w.])(?P<n>{_NUM})\s*(?:-\s*)?(?P<unit>{_UNIT})(?![\w])", re.I)
+"""An amount with its unit after it: '120 ms', 'six months', '3x'."""
+_PRICE = re.compile(r"(?<![\w.])(?P<pre>[$€£])\s*(?P<n>\d+(?:\.\d+)?)(?![\w.])")
+"""A price with its currency sign first: '$40'."""
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9.:]*")
+
+
+class Figure(NamedTuple):
+    """One figure of a text: an amount of a measure (``measure`` set, ``value`` in its base unit, ``step``
+    the size of its last digit) or a token with a digit (a year, a version, an identifier: ``measure`` None)."""
+
+    surface: str
+    measure: str | None
+    value: float
+    step: float
+    token: str
+
+
+def _step(number: str) -> float:
+    return 10.0 ** -len(number.split(".")[1]) if "." in number else 1.0
+
+
+def figures(text: str) -> list[Figure]:
+    """Every figure of ``text``, in order: amounts with a unit (digits or number words), then every other
+    token holding a digit ('2025', 'v2.3', 'p99', '5' of '5-10 pages')."""
+    out: list[Figure] = []
+    spans: list[tuple[int, int]] = []
+    for m in _FIGURE.finditer(text):
+        unit = (m.group("unit") or "").lower()
+        measure, size = UNITS[unit]
+        number = m.group("n").lower()
+        raw = _value(number)
+        step = _step(number) if number[0].isdigit() else 1.0
+        out.append(Figure(m.group().strip(), measure, raw * size, step * size, _token(number)))
+        spans.append(m.span())
+    for m in _PRICE.finditer(text):
+        if not any(a <= m.start() < b for a, b in spans):
+            out.append(Figure(m.group(), "money", float(m.group("n")), _step(m.group("n")), _token(m.group("n"))))
+            spans.append(m.span())
+    for m in _TOKEN.finditer(text):
+        token = m.group().rstrip(".:")
+        if not any(ch.isdigit() for ch in token) or any(a <= m.start() < b for a, b in spans):
+            continue
+        out.append(Figure(token, None, 0.0, 0.0, _token(token)))
+    return out
+
+
+def _token(word: str) -> str:
+    """A figure's token: lower case; '401s' -> '401', '3.0' -> '3'."""
+    word = word.lower()
+    if word.endswith("s") and word[:-1].replace(".", "").isdigit():
+        word = word[:-1]
+    if re.fullmatch(r"\d+\.0+", word):
+        word = word.split(".")[0]
+    return word
+
+
+def _same(a: Figure, b: Figure) -> bool:
+    """Equal after rounding to the coarser of the two (1.5 s is 1500 ms; 150 ms is not 190 ms); a token
+    with a digit only equals the same token."""
+    if a.measure is not None and b.measure is not None:
+        return a.measure == b.measure and abs(a.value - b.value) <= max(a.step, b.step) / 2 + 1e-9 * abs(b.value)
+    return a.token == b.token
+
+
+def unmatched(text: str, claim: list[str]) -> list[tuple[Figure, list[Figure]]]:
+    """The figures of ``text`` that no text of a claim gives, each with the claim's figures of its kind
+    (the same measure, or tokens of the same shape): what ``text`` says that the claim does not."""
+    theirs = [f for t in claim for f in figures(t)]
+    mine = figures(text)
+    out = []
+    for f in mine:
+        if any(_same(f, g) for g in theirs):
+            continue
+        theirs_left = [g for g in theirs if not any(_same(h, g) for h in mine)]
+        if f.measure is not None:
+            like = [g for g in theirs_left if g.measure == f.measure]
+        else:
+            shape = re.sub(r"\d", "0", f.token)
+            like = [g for g in theirs_left if g.measure is None and re.sub(r"\d", "0", g.token) == shape]
+        out.append((f, like))
+    return out
+
+
+def describe(f: Figure, like: list[Figure], claim: str) -> str:
+    """'amount 150 ms vs 190 ms in o4', 'number 2024 vs 2025 in o5', 'amount 3 kg not in o2'."""
+    kind = "amount" if f.measure is not None else "number"
+    if like:
+        return f"{kind} {f.surface} vs {', '.join(dict.fromkeys(g.surface for g in like))} in {claim}"
+    return f"{kind} {f.surface} not in {claim}"
+
+
+__all__ = ["NUMBER_WORDS", "TOLERANCE", "UNITS", "VAGUE", "Figure", "amounts", "conflict", "describe", "figures",
+           "unmatched"]

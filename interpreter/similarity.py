@@ -30,6 +30,11 @@ def _stem(word: str) -> str:
     return _STEMMER.stemWord(word)
 
 
+def stem(word: str) -> str:
+    """A word's Snowball stem (lower case)."""
+    return _stem(word.lower())
+
+
 def terms(text: str) -> list[str]:
     """The stemmed content words of ``text``: what similarity is computed over."""
     return [_stem(w) for w in _WORD.findall(text.lower()) if w not in ENGLISH_STOP_WORDS]

@@ -10,8 +10,13 @@ The verdict follows from them alone:
   contrast, or by a reversed causal direction); the reason names each one,
   contradictions first;
 * **abstain** when nothing anchors (no finding names a literal some argument
-  claims), or when an asserted literal has no anchor: the text says something
-  the conversation never established, and the verifier does not guess;
+  claims), when an asserted literal has no anchor (the text says something
+  the conversation never established, and the verifier does not guess), or
+  when a clause asserting a grounded literal goes beyond it: another amount
+  of a measure ("amount 150 ms vs 190 ms in o4"), a name the conversation
+  never used ("new entity: Lisbon"), a cause that no hypothesis proposed
+  ("causal claim with no hypothesis behind it"); an accept needs every
+  asserted clause confirmed;
 * **accept** otherwise: every asserted literal grounded, and whatever is
   denied is out of standing ("it was not the Redis failure" after h2 was
   abandoned).
@@ -46,6 +51,10 @@ class Finding:
     """How the stance was read: 'similarity', 'negation (not)', 'contrast', 'reversed causation', 'llm'..."""
     clause: str | None = None
     """The clause of the text it was read from (offline anchoring)."""
+    doubt: str | None = None
+    """What keeps the clause from confirming the literal it asserts or denies ('amount 150 ms vs 190 ms in o4',
+    'new entity: Lisbon', 'causal claim with no hypothesis behind it', a conditional read as a denial): the
+    verdict is then abstain, not accept (a rejection still rejects)."""
 
     @property
     def rejects(self) -> bool:
@@ -65,7 +74,7 @@ class Finding:
         v = self.verification
         return {"literal": self.literal, "stance": self.stance, "score": round(self.score, 4), "how": self.how,
                 "clause": self.clause, "status": v.status, "grounded": v.grounded, "chain": list(v.chain),
-                "reason": v.reason}
+                "reason": v.reason, "doubt": self.doubt}
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +137,10 @@ def decide(asserted: Iterable[Finding], denied: Iterable[Finding]) -> tuple[str,
     stale = [f for f in asserted if f.rejects]
     if contradictions or stale:
         return REJECT, "; ".join(_describe_rejection(f) for f in contradictions + stale)
+    doubts = [f.doubt if f.literal in f.doubt or f.verification.status == NO_ANCHOR else f"{f.literal}: {f.doubt}"
+              for f in asserted + denied if f.doubt]
+    if doubts:
+        return ABSTAIN, "cannot confirm: " + "; ".join(dict.fromkeys(doubts))
     anchored = [f for f in asserted + denied if f.verification.status != NO_ANCHOR]
     if not anchored:
         return ABSTAIN, "nothing in the text anchors to a claim of the conversation"

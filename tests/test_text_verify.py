@@ -192,7 +192,9 @@ def test_the_embedding_model_finds_the_claim_a_paraphrase_restates(p2):
     embedded = read(p2, text, 13, "embed")
     assert embedded.verdict == ACCEPT and [f.literal for f in embedded.asserted] == ["h4"]
     lexical = read(p2, text, 13, "tfidf")
-    assert [f.literal for f in lexical.asserted] == ["o10"]  # shares "connection pool" with o10, not h4
+    # TF-IDF anchors the words to o10 ("connection pool"), an observation; the cleft "X is what drained Y"
+    # states a cause, which is read as the hypothesis that proposed it
+    assert [(f.literal, f.how) for f in lexical.asserted] == [("h4", "cause, read as h4")]
 
 
 def test_names_the_conversation_never_used_raise_the_bar(p2):
@@ -327,7 +329,7 @@ def test_amounts_of_one_measure_meet_or_contradict():
     assert conflict("hundreds of pages", "5-10 pages") == "pages"
     assert conflict("roughly three times its usual volume", "about 3x normal") is None
     assert conflict("roughly triple what we'd expect", "3x normal") is None
-    assert conflict("six months", "six weeks") == "days" and conflict("a few days", "edited for months") == "days"
+    assert conflict("six months", "six weeks") == "time" and conflict("a few days", "edited for months") == "time"
     assert conflict("six pages", "six weeks") is None  # different measures are never compared
 
 
