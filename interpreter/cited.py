@@ -43,18 +43,21 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from grounded.core.bounds import MAX_CITED_CLAIMS, MAX_TEXT_LENGTH
 from grounded.core.errors import InputError
-from grounded.core.literals import Lit, Text, atom_of, negate
+from grounded.core.literals import ATOM_PATTERN, Lit, Text, atom_of, negate
 from grounded.engine import Engine
 from grounded.interpreter.anchor import AnchorIndex, Similarity
 from grounded.interpreter.verdict import ABSTAIN, ACCEPT, REJECT, Finding, TextVerdict, by_claim, verdict_of
 from grounded.io.format import describe_errors
 from grounded.queries.verify import NO_ANCHOR
+
+ClaimId = Annotated[Lit, Field(json_schema_extra={"pattern": f"^-?{ATOM_PATTERN}$"})]
+"""A claim id (a literal) as the schema shows it: the pattern is for the reader, the validator checks it."""
 
 
 class CitedContinuation(BaseModel):
@@ -63,17 +66,18 @@ class CitedContinuation(BaseModel):
     model_config = ConfigDict(extra="forbid", title="CitedContinuation")
 
     text: Text = Field(min_length=1, max_length=MAX_TEXT_LENGTH, description="The continuation, as it would be said.")
-    asserts: list[Lit] = Field(default_factory=list, max_length=MAX_CITED_CLAIMS,
+    asserts: list[ClaimId] = Field(default_factory=list, max_length=MAX_CITED_CLAIMS,
                                description="Ids of the claims the text asserts, restates or relies on.")
-    denies: list[Lit] = Field(default_factory=list, max_length=MAX_CITED_CLAIMS,
+    denies: list[ClaimId] = Field(default_factory=list, max_length=MAX_CITED_CLAIMS,
                               description="Ids of the claims the text denies, contradicts or rules out.")
 
-    @model_validator(mode="after")
-    def _apart(self) -> CitedContinuation:
-        both = sorted(set(self.asserts) & set(self.denies))
+    @field_validator("denies")
+    @classmethod
+    def _apart(cls, denies: list[str], info: ValidationInfo) -> list[str]:
+        both = sorted(set(info.data.get("asserts", ())) & set(denies))
         if both:
             raise ValueError(f"{', '.join(both)} both asserted and denied: cite each id in one list")
-        return self
+        return denies
 
 
 def read_cited(value: str | dict[str, Any], where: str = "cited") -> CitedContinuation:
