@@ -33,7 +33,8 @@ choice: a clause that restates an uncited claim in words close to a cited one
 can make the verdict abstain where the text is fine, never accept where it is
 not.
 
-The JSON Schema of ``CitedContinuation`` is what ``grounded schema --cited``
+The model, ``CitedContinuation``, lives in ``grounded.core.cited`` (the HTTP API's request body holds it
+without loading the reader); its JSON Schema is what ``grounded schema --cited``
 prints; ``cited_llm.py`` has the prompt and the structured-output request that
 make a model answer in it.
 """
@@ -43,41 +44,18 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Annotated, Any
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+from pydantic import ValidationError
 
-from grounded.core.bounds import MAX_CITED_CLAIMS, MAX_TEXT_LENGTH
+from grounded.core.cited import CitedContinuation
 from grounded.core.errors import InputError
-from grounded.core.literals import ATOM_PATTERN, Lit, Text, atom_of, negate
+from grounded.core.literals import atom_of, negate
 from grounded.engine import Engine
 from grounded.interpreter.anchor import AnchorIndex, Similarity
 from grounded.interpreter.verdict import ABSTAIN, ACCEPT, REJECT, Finding, TextVerdict, by_claim, verdict_of
 from grounded.io.format import describe_errors
 from grounded.queries.verify import NO_ANCHOR
-
-ClaimId = Annotated[Lit, Field(json_schema_extra={"pattern": f"^-?{ATOM_PATTERN}$"})]
-"""A claim id (a literal) as the schema shows it: the pattern is for the reader, the validator checks it."""
-
-
-class CitedContinuation(BaseModel):
-    """A continuation and the claim ids it asserts and denies (the ids of the conversation's claims)."""
-
-    model_config = ConfigDict(extra="forbid", title="CitedContinuation")
-
-    text: Text = Field(min_length=1, max_length=MAX_TEXT_LENGTH, description="The continuation, as it would be said.")
-    asserts: list[ClaimId] = Field(default_factory=list, max_length=MAX_CITED_CLAIMS,
-                               description="Ids of the claims the text asserts, restates or relies on.")
-    denies: list[ClaimId] = Field(default_factory=list, max_length=MAX_CITED_CLAIMS,
-                              description="Ids of the claims the text denies, contradicts or rules out.")
-
-    @field_validator("denies")
-    @classmethod
-    def _apart(cls, denies: list[str], info: ValidationInfo) -> list[str]:
-        both = sorted(set(info.data.get("asserts", ())) & set(denies))
-        if both:
-            raise ValueError(f"{', '.join(both)} both asserted and denied: cite each id in one list")
-        return denies
 
 
 def read_cited(value: str | dict[str, Any], where: str = "cited") -> CitedContinuation:

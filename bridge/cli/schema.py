@@ -20,7 +20,7 @@ def schema(extension: Extensions = None,
            ) -> None:
     """Print the JSON Schema of the event-log format (header line, utterance lines)."""
     if cited:
-        from grounded.interpreter.cited import CitedContinuation
+        from grounded.core.cited import CitedContinuation
 
         doc = {"$schema": "https://json-schema.org/draft/2020-12/schema", **CitedContinuation.model_json_schema()}
         print(json.dumps(doc, indent=2))
