@@ -6,12 +6,16 @@
 * ``score_classification``, ``score_dependencies``: the paper's scoring;
 * ``anchor`` / ``verify_text`` / ``AnchorIndex``: the verdict on a continuation's
   text, read offline (polarity, contrast, causal direction, similarity);
-  ``LLMAnchor``: the same through the configured endpoint.
+  ``LLMAnchor``: the same through the configured endpoint;
+* ``verify_cited``: the verdict on a continuation that cites the claim ids it
+  asserts and denies; ``ask_cited``: one from a model, through structured outputs.
 
 See docs/interpreter.md.
 """
 
 from grounded.interpreter.anchor import Anchor, AnchorIndex, anchor, verify_text
+from grounded.interpreter.cited import CitedContinuation, CitedVerdict, verify_cited
+from grounded.interpreter.cited_llm import ask_cited
 from grounded.interpreter.dependencies import score_dependencies
 from grounded.interpreter.llm import LLMConfig, LLMInterpreter
 from grounded.interpreter.llm_anchor import LLMAnchor
@@ -23,7 +27,7 @@ from grounded.interpreter.transcript import Said, read_transcript
 from grounded.interpreter.verdict import TextVerdict
 
 __all__ = [
-    "Anchor", "AnchorIndex", "LLMAnchor", "LLMConfig", "LLMInterpreter", "ReplayInterpreter", "RuleInterpreter", "Said",
-    "anchor", "interpret", "interpret_turn", "read_transcript", "score_classification", "score_dependencies",
-    "TextVerdict", "verify_text",
+    "Anchor", "AnchorIndex", "CitedContinuation", "CitedVerdict", "LLMAnchor", "LLMConfig", "LLMInterpreter",
+    "ReplayInterpreter", "RuleInterpreter", "Said", "anchor", "ask_cited", "interpret", "interpret_turn",
+    "read_transcript", "score_classification", "score_dependencies", "TextVerdict", "verify_cited", "verify_text",
 ]
