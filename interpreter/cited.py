@@ -176,21 +176,19 @@ def _how(f: Finding) -> str:
 
 def _contradiction(f: Finding) -> str:
     cited_as = "denied" if f.stance == "asserts" else "asserted"
-    return f"the text {f.stance[:-1]}s {f.literal}{_how(f)}, which it cites as {cited_as}"
+    return f"the text {f.stance} {f.literal}{_how(f)}, which it cites as {cited_as}"
 
 
 def _beyond(f: Finding) -> str:
     v = f.verification
-    if v.status == NO_ANCHOR and f.stance == "asserts" and not f.literal.startswith("-"):
-        if f.clause:
-            return f"the text says what no claim covers: {f.clause!r} ({f.how or 'no anchor'})"
-    stance = f.stance[:-1] + "s"
+    if v.status == NO_ANCHOR and f.stance == "asserts" and f.clause:  # the reader's unanchored or unstated
+        return f"the text says what no claim covers: {f.clause!r} ({f.how or 'no anchor'})"
     if f.rejects and f.stance == "asserts":
         return f"the text also asserts {f.literal}{_how(f)}, which it does not cite and which is not grounded: " \
                f"{v.reason}"
     if f.rejects:
         return f"the text also denies {f.literal}{_how(f)}, which it does not cite and which is grounded"
-    return f"the text also {stance} {f.literal}{_how(f)}, which it does not cite"
+    return f"the text also {f.stance} {f.literal}{_how(f)}, which it does not cite"
 
 
 def verify_cited(engine: Engine, cited: CitedContinuation, at: int | None = None, *,
