@@ -6,7 +6,9 @@
 * ``score_classification``, ``score_dependencies``: the paper's scoring;
 * ``anchor`` / ``verify_text`` / ``AnchorIndex``: the verdict on a continuation's
   text, read offline (polarity, contrast, causal direction, similarity);
-  ``LLMAnchor``: the same through the configured endpoint.
+  ``LLMAnchor``: the same through the configured endpoint;
+* ``verify_cited``: the verdict on a continuation that cites the claim ids it
+  asserts and denies; ``ask_cited``: one from a model, through structured outputs.
 
 See docs/interpreter.md.
 """
@@ -20,6 +22,8 @@ from typing import TYPE_CHECKING, Any
 from grounded.interpreter.anchor import Anchor, AnchorIndex, anchor, verify_text
 
 if TYPE_CHECKING:
+    from grounded.interpreter.cited import CitedContinuation, CitedVerdict, verify_cited
+    from grounded.interpreter.cited_llm import ask_cited
     from grounded.interpreter.dependencies import score_dependencies
     from grounded.interpreter.llm import LLMConfig, LLMInterpreter
     from grounded.interpreter.llm_anchor import LLMAnchor
@@ -31,6 +35,7 @@ if TYPE_CHECKING:
     from grounded.interpreter.verdict import TextVerdict
 
 _HOMES = {
+    "cited": ("CitedContinuation", "CitedVerdict", "verify_cited"), "cited_llm": ("ask_cited",),
     "dependencies": ("score_dependencies",),
     "llm": ("LLMConfig", "LLMInterpreter"), "llm_anchor": ("LLMAnchor",), "replay": ("ReplayInterpreter",),
     "rules": ("RuleInterpreter",), "scoring": ("score_classification",), "session": ("interpret", "interpret_turn"),
@@ -50,7 +55,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "Anchor", "AnchorIndex", "LLMAnchor", "LLMConfig", "LLMInterpreter", "ReplayInterpreter", "RuleInterpreter", "Said",
-    "anchor", "interpret", "interpret_turn", "read_transcript", "score_classification", "score_dependencies",
-    "TextVerdict", "verify_text",
+    "Anchor", "AnchorIndex", "CitedContinuation", "CitedVerdict", "LLMAnchor", "LLMConfig", "LLMInterpreter",
+    "ReplayInterpreter", "RuleInterpreter", "Said", "anchor", "ask_cited", "interpret", "interpret_turn",
+    "read_transcript", "score_classification", "score_dependencies", "TextVerdict", "verify_cited", "verify_text",
 ]

@@ -85,8 +85,8 @@ def test_cli_verify_text_json():
 
 
 @pytest.mark.parametrize("args,message", [
-    (["verify", PHASE2], "give a CLAIM or --text"),
-    (["verify", PHASE2, "h2", "--text", "x"], "not both"),
+    (["verify", PHASE2], "give a CLAIM, --text or --cited"),
+    (["verify", PHASE2, "h2", "--text", "x"], "not a CLAIM and --text"),
     (["score", "missing.jsonl", "--gold", PHASE2], "missing.jsonl: cannot read the event log"),
     (["score", PHASE2, "--gold", PHASE2, "--turns", "a-b"], "--turns/--key-shifts"),
     (["interpret", PHASE2, "-o", "x.jsonl", "-i", "telepathy"], "unknown interpreter 'telepathy'"),

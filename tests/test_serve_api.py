@@ -18,7 +18,9 @@ import pytest
 
 from grounded import Engine, PreconditionError
 from grounded.core.bounds import MAX_ID_LENGTH, MAX_TURN
+from grounded.core.cited import CitedContinuation
 from grounded.interpreter.anchor import verify_text
+from grounded.interpreter.cited import verify_cited
 from grounded.io.eventlog import header_json
 from grounded.scenario import Scenario
 from grounded.service.conversations import rejection_json, state_json, update_json
@@ -123,6 +125,34 @@ def test_the_scenarios_through_the_api_answer_as_the_library(served, name):
     lines = exported.text.splitlines()
     assert len(lines) == 1 + len(scenario.turns) + 2 - rejected
     assert json.loads(lines[0]) == header_json(scenario.header)
+    lib.close()
+
+
+def test_a_cited_continuation_through_the_api_answers_as_the_library(served):
+    server, key, _ = served
+    scenario = Scenario.load(SCENARIOS / "phase2.yaml")
+    lib = Engine(scenario.header)
+    with client(server, key) as c:
+        assert c.post("/conversations", json={"id": "cited", "header": header_json(scenario.header)}).status_code == 201
+        for turn in scenario.turns:
+            try:
+                lib.apply(turn.utterance())
+            except PreconditionError:
+                continue
+            assert c.post("/conversations/cited/utterances", json=turn.utterance()).status_code == 201
+        for cited, at in (({"text": "The retry storm from the token bug is what exhausts Redis.", "asserts": ["h4"]},
+                           13),
+                          ({"text": "Redis failure caused the auth failures.", "asserts": ["h2"], "denies": ["o9"]},
+                           None)):
+            got = c.post("/conversations/cited/verify", json={"cited": cited, "at": at})
+            want = verify_cited(lib, CitedContinuation(**cited), at).to_json()
+            assert got.status_code == 200 and got.json() == {k: v for k, v in want.items() if v is not None}
+        assert got.json()["verdict"] == "reject"
+        bad = c.post("/conversations/cited/verify", json={"cited": {"text": "x", "asserts": ["h4", "a b"]}})
+        assert bad.status_code == 422 and bad.json()["message"].startswith(
+            "body.cited.asserts[1]: Value error, 'a b' is not a literal")
+        both = c.post("/conversations/cited/verify", json={"claim": "h4", "cited": {"text": "x"}})
+        assert both.status_code == 422 and both.json()["message"] == "give one of claim, text or cited"
     lib.close()
 
 

@@ -12,7 +12,9 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import get_default_environment, stdio_client
 
 from grounded import Engine, PreconditionError
+from grounded.core.cited import CitedContinuation
 from grounded.interpreter.anchor import verify_text
+from grounded.interpreter.cited import verify_cited
 from grounded.service.conversations import rejection_json, state_json
 from grounded.service.store import open_store
 from tests.serve_helpers import make_key
@@ -25,6 +27,7 @@ TALK = [
                                 "text": "Redis exhaustion bypasses rate limiting"}]},
     {"speaker": "ben", "ops": [{"op": "revise", "target": "o1"}]},
 ]
+CITED = {"text": "Redis exhaustion bypasses rate limiting", "asserts": ["h1"]}
 
 
 async def _session_calls(db: str, key: str) -> dict:
@@ -55,6 +58,9 @@ async def _session_calls(db: str, key: str) -> dict:
             got["verify_at"] = await call("verify", conversation="mcp-talk", claim="h1", at=2)
             got["verify_text"] = await call("verify_text", conversation="mcp-talk",
                                             text="Redis exhaustion bypasses rate limiting")
+            got["verify_cited"] = await call("verify_cited", conversation="mcp-talk", text=CITED["text"],
+                                             asserts=CITED["asserts"])
+            got["verify_cited_bad"] = await call("verify_cited", conversation="mcp-talk", text="x", asserts=["a b"])
             got["affected"] = await call("affected", conversation="mcp-talk", claim="o1")
             got["state"] = await call("state", conversation="mcp-talk")
             got["foreign"] = await call("state", conversation="theirs")
@@ -82,7 +88,8 @@ def test_the_mcp_tools_answer_as_the_library(tmp_path):
     lib = Engine(HEADER)
     lib.apply(TALK[0])
     lib.apply(TALK[1])
-    assert got["tools"] == ["affected", "append", "create_conversation", "state", "verify", "verify_text"]
+    assert got["tools"] == ["affected", "append", "create_conversation", "state", "verify", "verify_cited",
+                            "verify_text"]
     assert got["create"] == (False, {"id": "mcp-talk", "tenant": "agents", "turn": None, "length": 0})
     assert [(err, body["turn"]) for err, body in got["appends"]] == [(False, 1), (False, 2)]
     assert got["verify_before"][1]["grounded"] is True
@@ -96,6 +103,10 @@ def test_the_mcp_tools_answer_as_the_library(tmp_path):
     assert got["verify"][1]["grounded"] is False and "o1" in got["verify"][1]["reason"]
     assert got["verify_at"][1]["grounded"] is True
     assert got["verify_text"] == (False, verify_text(lib, "Redis exhaustion bypasses rate limiting").to_json())
+    assert got["verify_cited"] == (False, verify_cited(lib, CitedContinuation(**CITED)).to_json())
+    assert got["verify_cited"][1]["verdict"] == "reject"  # h1 lost o1
+    assert got["verify_cited_bad"][0] is True and got["verify_cited_bad"][1]["error"] == "invalid"
+    assert got["verify_cited_bad"][1]["message"].startswith("cited: asserts[0]: Value error, 'a b' is not a literal")
     assert got["affected"][1]["lose_support"] == lib.affected("o1").lose_support
     assert {k: v for k, v in got["state"][1].items() if k not in ("id", "length")} == state_json(lib)
     assert got["foreign"] == (True, {"error": "not_found", "message": "no conversation theirs",

@@ -54,6 +54,10 @@ def verify(
     api_key: Annotated[str | None, typer.Option(help="--anchor llm: API key (default: $OPENAI_API_KEY).")] = None,
     call_log: Annotated[Path | None, typer.Option(help="--anchor llm: append each request to this JSONL "
                                                        "call log.")] = None,
+    cited: Annotated[str | None, typer.Option("--cited", help="A continuation with the claim ids it cites, as JSON "
+                                                              "(or @FILE): {\"text\": ..., \"asserts\": [...], "
+                                                              "\"denies\": [...]}. Verified by claim, its text "
+                                                              "read against the citation.")] = None,
     at: At = None,
     as_json: AsJson = False,
     extension: Extensions = None,
@@ -65,17 +69,31 @@ def verify(
 
     Exit 0 grounded, 1 not grounded or no anchor, 2 input error.  With --text: the literals the text
     asserts and denies, each verified, and one verdict: accept (exit 0), reject or abstain (exit 1).
+    With --cited: the cited ids verified by claim, the text read against them, one verdict likewise.
     """
-    if (claim is None) == (text is None):
-        raise InputError("give either a CLAIM or --text, not both" if claim else "give a CLAIM or --text")
+    given = [name for name, value in (("a CLAIM", claim), ("--text", text), ("--cited", cited)) if value is not None]
+    if len(given) != 1:
+        raise InputError(f"give one of a CLAIM, --text or --cited, not {' and '.join(given)}" if given
+                         else "give a CLAIM, --text or --cited")
     if text is not None and anchor not in ANCHORS:
         raise InputError(f"--anchor: unknown {anchor!r} (one of {', '.join(ANCHORS)})")
-    if text is None and anchor != "offline":
-        raise InputError("--anchor applies to --text only")
+    if cited is not None and anchor not in ("offline", "tfidf"):
+        raise InputError("--anchor with --cited: offline or tfidf (the citation says what the text asserts; the "
+                         "offline reader checks the text against it)")
+    if claim is not None and anchor != "offline":
+        raise InputError("--anchor applies to --text and --cited only")
+    citation = _read_cited(cited) if cited is not None else None  # bad JSON is refused before the file loads
     engine = load_engine(file, extension, partial, allow_rules_change, no_cache)
-    if text is not None:
-        tv = _read_text(engine, text, at, anchor, threshold, model=model, base_url=base_url, api_key=api_key,
-                        call_log=call_log)
+    if text is not None or citation is not None:
+        if citation is not None:
+            from grounded.interpreter.cited import verify_cited
+
+            tv = verify_cited(engine, citation, at, threshold=threshold,
+                              similarity="tfidf" if anchor == "tfidf" else "auto")
+        else:
+            assert text is not None
+            tv = _read_text(engine, text, at, anchor, threshold, model=model, base_url=base_url, api_key=api_key,
+                            call_log=call_log)
         flag = tv.flag(engine)
         if as_json:
             print(json.dumps({**tv.to_json(), "flag": flag, **log_json(engine)}))
@@ -96,6 +114,20 @@ def verify(
 
 
 ANCHORS = ("offline", "tfidf", "llm")
+
+
+def _read_cited(value: str):
+    """The --cited JSON, given inline or as @FILE; an error names the option, the file and the field."""
+    from grounded.interpreter.cited import read_cited
+
+    if not value.startswith("@"):
+        return read_cited(value, "--cited")
+    path = Path(value[1:])
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"--cited: cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    return read_cited(raw, f"--cited {path}")
 
 
 def _read_text(engine, text: str, at: int | None, anchor: str, threshold: float | None, *,
@@ -125,6 +157,8 @@ def _print_text_verdict(tv, flag: str | None) -> None:
     if not tv.findings and tv.best:
         out.print(f"  nothing anchors (closest: {tv.best[0]} at {tv.best[1]:.2f}, below {tv.threshold})",
                   markup=False)
+    for note in tv.notes:
+        out.print(f"note: {note}", style="dim", markup=False)
     if flag:
         out.print(f"flag: {flag}", style="yellow", markup=False)
     out.print(f"read by: {tv.method}", style="dim", markup=False)

@@ -1,9 +1,11 @@
-"""`grounded schema`: the JSON Schema of the event-log format."""
+"""`grounded schema`: the JSON Schema of the event-log format, or of a cited continuation."""
 
 from __future__ import annotations
 
 import json
+from typing import Annotated
 
+import typer
 from pydantic.json_schema import models_json_schema
 
 from grounded.cli.app import Extensions, app
@@ -12,8 +14,17 @@ from grounded.io.eventlog import HeaderLine
 
 
 @app.command()
-def schema(extension: Extensions = None) -> None:
+def schema(extension: Extensions = None,
+           cited: Annotated[bool, typer.Option("--cited", help="The schema of a cited continuation instead "
+                                                               "(what `grounded verify --cited` reads).")] = False,
+           ) -> None:
     """Print the JSON Schema of the event-log format (header line, utterance lines)."""
+    if cited:
+        from grounded.core.cited import CitedContinuation
+
+        doc = {"$schema": "https://json-schema.org/draft/2020-12/schema", **CitedContinuation.model_json_schema()}
+        print(json.dumps(doc, indent=2))
+        return
     with Engine(extensions=extension or ()) as engine:
         utterance = engine.registry.utterance_model
     # line 1 as the library writes it: the Header plus the rules version and extensions it records

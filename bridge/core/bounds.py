@@ -25,6 +25,9 @@ MAX_TEXT_LENGTH = 100_000
 MAX_OPS_PER_UTTERANCE = 1_000
 """Operations in one utterance."""
 
+MAX_CITED_CLAIMS = 1_000
+"""Claim ids a cited continuation asserts, and as many again that it denies."""
+
 MAX_LINE_BYTES = 4 * 1024 * 1024
 """Bytes in one event-log line, its newline excluded (4 MiB)."""
 

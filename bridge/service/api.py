@@ -156,10 +156,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return _json(await ask(request, key, _verify(cid, claim, text, at, threshold), reads=cid), drop_none=True)
 
     @app.post("/v1/conversations/{cid}/verify", response_class=JSONResponse, tags=["queries"],
-              responses={200: {"model": s.VerificationOut}})
+              responses={200: {"model": s.VerificationOut | s.CitedVerificationOut}})
     async def verify_post(request: Request, cid: str, body: s.VerifyRequest, key: Key) -> Any:
-        """Verify(c), the claim or text in the body (for long texts)."""
-        answer = await ask(request, key, _verify(cid, body.claim, body.text, body.at, body.threshold), reads=cid)
+        """Verify(c), the claim or text in the body (for long texts), or a continuation citing its claims."""
+        job = _verify(cid, body.claim, body.text, body.at, body.threshold) if body.cited is None else \
+            _verify_cited(cid, body)
+        answer = await ask(request, key, job, reads=cid)
         return _json(answer, drop_none=True)
 
     @app.get("/v1/conversations/{cid}/affected", response_class=JSONResponse, tags=["queries"],
@@ -211,6 +213,16 @@ def _verify(cid: str, claim: str | None, text: str | None, at: int | None,
             return c.verify(tenant, cid, claim, at)
         assert text is not None
         return c.verify_text(tenant, cid, text, at, threshold)
+
+    return fn
+
+
+def _verify_cited(cid: str, body: s.VerifyRequest) -> Callable[[Conversations, str], Any]:
+    def fn(c: Conversations, tenant: str) -> Any:
+        if body.claim is not None or body.text is not None:
+            raise InputError("give one of claim, text or cited")
+        assert body.cited is not None
+        return c.verify_cited(tenant, cid, body.cited, body.at, body.threshold)
 
     return fn
 

@@ -74,6 +74,15 @@ def build_server(db: str | None, key: str, extensions: list[str] | None = None) 
         return dict(await ask(lambda c, t: c.verify_text(t, conversation, text, at, threshold)))
 
     @server.tool()
+    async def verify_cited(conversation: str, text: str, asserts: list[str] | None = None,
+                           denies: list[str] | None = None, at: Turn | None = None) -> dict[str, Any]:
+        """Verify a continuation that cites the claim ids it asserts and denies: each id by Verify (a stale id
+        asserted, or a grounded one denied, rejects), then the text read against the citation (saying the
+        opposite of what it cites rejects, saying more than it cites abstains)."""
+        cited = {"text": text, "asserts": asserts or [], "denies": denies or []}
+        return dict(await ask(lambda c, t: c.verify_cited(t, conversation, cited, at)))
+
+    @server.tool()
     async def affected(conversation: str, claim: str, closure: StrictBool = True,
                        at: Turn | None = None) -> dict[str, Any]:
         """Affected*(claim): every argument resting on it, transitively (closure=false: one step), and which of

@@ -13,6 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from grounded.core.bounds import Threshold, Turn
+from grounded.core.cited import CitedContinuation
 from grounded.core.literals import Atom
 from grounded.dmap.model import Argument, Header
 
@@ -57,6 +58,9 @@ class AppendUtterance(Body):
 class VerifyRequest(Body):
     claim: str | None = Field(None, description="The literal the continuation asserts (e.g. h2 or -a3).")
     text: str | None = Field(None, description="Or the continuation's text: it is anchored by similarity.")
+    cited: CitedContinuation | None = Field(
+        None, description="Or a continuation with the claim ids it asserts and denies: verified by claim, its text "
+                          "read against the citation (docs/interpreter.md, Cited continuations).")
     at: Turn | None = Field(None, description="Answer as of this earlier turn.")
     threshold: Threshold | None = Field(None, description="Least similarity for `text` to anchor, from 0 to 1 "
                                                            "(default 0.25).")
@@ -119,6 +123,24 @@ class VerificationOut(BaseModel):
     anchor: str | None = Field(None, description="For text: the claim the text anchored to (null: abstain).")
     score: float | None = None
     threshold: float | None = None
+
+
+class CitedVerificationOut(BaseModel):
+    """The verdict on a cited continuation (``cited`` in the request)."""
+
+    text: str
+    verdict: Literal["accept", "reject", "abstain"]
+    reason: str
+    method: str
+    at: int | None = None
+    asserted: list[dict[str, Any]] = Field(description="Verify on each id the continuation cites as asserted.")
+    denied: list[dict[str, Any]] = Field(description="Verify on each id it cites as denied.")
+    cited: dict[str, list[str]]
+    unknown: list[str] = Field(description="Cited ids no argument claims (they reject).")
+    contradicts: list[dict[str, Any]] = Field(description="What the text says against its own citation.")
+    uncited: list[dict[str, Any]] = Field(description="What the text says beyond its citation.")
+    reading: dict[str, Any] = Field(description="The offline reader's own verdict on the text.")
+    notes: list[str]
 
 
 class AffectedOut(BaseModel):
