@@ -10,7 +10,7 @@ import re
 import shutil
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
 
 import pytest
@@ -87,10 +87,15 @@ def workdir(tmp_path_factory) -> Path:
     return work
 
 
+WRITERS = ("grounded new-op", "grounded scenario-to-log")
+"""The doc's commands that write files later commands read."""
+
+
 def test_the_doc_sessions_print_what_the_doc_shows(workdir):
     """The Python sessions (doctest, in document order, sharing one namespace), then the shell
-    commands, which may read the event logs the Python sessions wrote.  The commands only read, so
-    they run two at a time; `# exits N` on a command is its exit status (else 0)."""
+    commands, which may read the event logs the Python sessions wrote.  The commands that only read
+    run two at a time, those that write (``WRITERS``) alone; `# exits N` on a command is its exit
+    status (else 0)."""
     text = DOC.read_text()
     namespace: dict = {}
     cwd = os.getcwd()
@@ -112,7 +117,15 @@ def test_the_doc_sessions_print_what_the_doc_shows(workdir):
 
     commands = sessions()
     with ThreadPoolExecutor(max_workers=2) as pool:
-        results = list(pool.map(run, [c for c, _ in commands]))
+        futures = []
+        for command, _ in commands:
+            if command.startswith(WRITERS):  # it writes what later commands read: run it after the others, alone
+                wait(futures)
+                futures.append(pool.submit(run, command))
+                wait(futures)
+            else:
+                futures.append(pool.submit(run, command))
+        results = [f.result() for f in futures]
     for (command, shown), done in zip(commands, results, strict=True):
         status = re.search(r"#\s*exits (\d)\s*$", command)
         assert done.returncode == (int(status.group(1)) if status else 0), (command, done.stderr)

@@ -5,7 +5,8 @@ An utterance is drawn against the state so far (the engine applies it as it
 is drawn, so later draws see what was accepted): an operation, the author's
 about two times in five, its fields drawn from its ``operation/3``
 declaration: a literal field names a claimed literal most of the time, else
-an open problem, a fresh name or a negation; rejected utterances stay in the
+an open problem (for ``explains``), a fresh name (mostly, for ``claim``) or
+a negation; observations and hypotheses are drawn more often, to build a state; rejected utterances stay in the
 history, since the check compares rejections too.  History ``i`` of a run
 with seed ``s`` draws from ``random.Random(s + i)``: ``--seed s+i
 --histories 1`` redraws it alone.
@@ -26,8 +27,9 @@ from grounded.dmap.operations import OperationSpec
 from grounded.engine import Engine
 
 HEADER = Header.model_validate({"agents": {"alice": {"authority": True}, "bob": {}, "carol": {}}})
-FRESH = ("o1", "o2", "o3", "h1", "h2", "h3", "q1", "x1")
+FRESH = tuple(f"{p}{n}" for p in "ohx" for n in range(1, 9))
 EXTENSION_SHARE = 0.4
+BUILDERS = ("observe", "hypothesize")
 
 
 @dataclass
@@ -69,13 +71,15 @@ def fuzz(extensions: list[str | Path], histories: int, seed: int, length: int = 
 def _draw(rng: random.Random, extensions: list[str | Path], length: int) -> tuple[list[dict], int, Counter[str]]:
     engine = Engine(HEADER, extensions=extensions)
     registry = engine.registry
+    # what builds a state (observations, hypotheses) three times as often as the other built-ins
     builtins = sorted(n for n in registry.specs if n in registry.builtins)
+    builtins += [n for n in builtins if n in BUILDERS] * 2
     ours = sorted(n for n in registry.specs if n not in registry.builtins)
     candidates: list[dict] = []
     accepted, used = 0, Counter[str]()
     for turn in range(1, length + 1):
         names = [rng.choice(ours) if ours and rng.random() < EXTENSION_SHARE else rng.choice(builtins)
-                 for _ in range(rng.choice((1, 1, 2)))]
+                 for _ in range(rng.choice((1, 1, 1, 2)))]
         u = {"turn": turn, "speaker": rng.choice(sorted(HEADER.agents)),
              "ops": [_op(rng, registry.specs[n], engine) for n in names]}
         candidates.append(u)
@@ -96,12 +100,13 @@ def _op(rng: random.Random, spec: OperationSpec, engine: Engine) -> dict:
 
     def literal(key: str) -> str:
         pool = problems if key == "explains" and problems and rng.random() < 0.7 else claimed
-        value = rng.choice(pool) if pool and rng.random() < 0.7 else rng.choice(FRESH)
-        return f"-{value.lstrip('-')}" if rng.random() < 0.1 else value
+        known = 0.2 if key == "claim" else 0.85  # a claim is mostly new, a reference mostly not
+        value = rng.choice(pool) if pool and rng.random() < known else rng.choice(FRESH)
+        return f"-{value.lstrip('-')}" if rng.random() < 0.05 else value
 
     op: dict = {"op": spec.name}
     for f in spec.fields:
-        if f.type == "text" or (not f.required and rng.random() < 0.5):
+        if f.type == "text" or (not f.required and rng.random() < 0.7):
             continue
         if f.type == "literal":
             op[f.name] = literal(f.name)

@@ -49,7 +49,7 @@ TESTS = '''\
 rules: {name}.pl
 agents: {{ana: {{}}, ben: {{}}}}
 cases:
-  - name: ben {name} on what ana observed
+  - name: ben applies {name} to what ana observed
     history:
       - {{speaker: ana, ops: [{{op: observe, claim: o1}}]}}
     utterance: {{speaker: ben, ops: [{{op: {name}, target: o1}}]}}

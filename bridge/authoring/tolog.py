@@ -45,8 +45,8 @@ def scenario_to_log(scenario: str | Path, log: str | Path, extensions: list[str 
             for outcome in run(talk, engine):
                 recorded += outcome.update is not None
                 rejected += outcome.rejection is not None
-                checks += len(outcome.results)
-                failed += [f"{talk.path}:{r.line}: {r.description}" for r in outcome.results if not r.passed]
+                checks += len(outcome.checks)
+                failed += [f"{talk.path}:{r.line}: {r.description}" for r in outcome.checks if not r.passed]
         if not failed:
             os.replace(tmp, log)
     finally:

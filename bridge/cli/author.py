@@ -84,6 +84,6 @@ def scenario_to_log_command(
         out.print(f"{scenario}: {len(written.failed)} of {written.checks} expectations failed; "
                   f"{log} is not written", markup=False)
         exit_with(1)
-    rejected = f" ({written.rejected} rejected turns not recorded)" if written.rejected else ""
+    rejected = (f" (turns rejected as expected, not recorded: {written.rejected})" if written.rejected else "")
     out.print(f"wrote {log}: {written.recorded} utterances{rejected}, {written.checks} expectations held",
               markup=False)
