@@ -113,12 +113,12 @@ def _case(path: str, c: Any, outer: int) -> Case:
                          path=path, line=line)
     if "violations" in c and not expected:
         raise InputError(f"case {name!r}: `violations` names at least one code", path=path, line=line)
-    effects = {canonical(e) for e in _rejoined(expected, path, line)} if "effects" in c else None
+    effects = {canonical(e) for e in _rejoined(expected, path, line, name)} if "effects" in c else None
     return Case(name, line, [dict(u) for u in history], dict(c["utterance"]), effects,
                 set() if effects is not None else set(expected))
 
 
-def _rejoined(items: list[str], path: str, line: int) -> list[str]:
+def _rejoined(items: list[str], path: str, line: int, case: str) -> list[str]:
     """Effects as written: a YAML flow list splits ``[commit(ben, o1)]`` at its comma, so the
     pieces of one effect (parentheses not yet closed) are joined again."""
     out: list[str] = []
@@ -127,10 +127,12 @@ def _rejoined(items: list[str], path: str, line: int) -> list[str]:
         pending.append(item)
         depth = sum(piece.count("(") - piece.count(")") for piece in pending)
         if depth < 0:
-            raise InputError(f"effect {','.join(pending)!r}: a ')' without its '('", path=path, line=line)
+            raise InputError(f"case {case!r}: effect {', '.join(pending)!r}: a ')' without its '('",
+                             path=path, line=line)
         if depth == 0:
-            out.append(",".join(pending))
+            out.append(", ".join(pending))
             pending = []
     if pending:
-        raise InputError(f"effect {','.join(pending)!r}: a '(' without its ')'", path=path, line=line)
+        raise InputError(f"case {case!r}: effect {', '.join(pending)!r}: a '(' without its ')'", path=path,
+                         line=line)
     return out

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -48,7 +48,7 @@ class FuzzReport:
         return self.failure is None
 
 
-def fuzz(extensions: list[str | Path], histories: int, seed: int, length: int = 12,
+def fuzz(extensions: Sequence[str | Path], histories: int, seed: int, length: int = 12,
          on_history: Callable[[int, FuzzReport], None] | None = None) -> FuzzReport:
     """Draw and check ``histories`` histories of ``length`` utterances; stop at the first disagreement."""
     report = FuzzReport(seed)
@@ -68,7 +68,7 @@ def fuzz(extensions: list[str | Path], histories: int, seed: int, length: int = 
     return report
 
 
-def _draw(rng: random.Random, extensions: list[str | Path], length: int) -> tuple[list[dict], int, Counter[str]]:
+def _draw(rng: random.Random, extensions: Sequence[str | Path], length: int) -> tuple[list[dict], int, Counter[str]]:
     engine = Engine(HEADER, extensions=extensions)
     registry = engine.registry
     # what builds a state (observations, hypotheses) three times as often as the other built-ins

@@ -13,7 +13,7 @@ effect by the side that differs.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -60,7 +60,7 @@ def locate(path: str | Path) -> Path:
     return path
 
 
-def run_op_tests(path: str | Path, extensions: list[str | Path] = ()) -> tuple[OpTests, Iterator[CaseResult]]:
+def run_op_tests(path: str | Path, extensions: Sequence[str | Path] = ()) -> tuple[OpTests, Iterator[CaseResult]]:
     """The test file read (an InputError if malformed or if the rule file has no twin) and its cases,
     run one at a time as the iterator is read.  ``extensions``: other rule files the cases use."""
     tests = load_cases(locate(path))

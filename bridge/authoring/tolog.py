@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,7 +31,7 @@ class Written:
     """The expectations that did not hold (``file:line: what``); the log is then not written."""
 
 
-def scenario_to_log(scenario: str | Path, log: str | Path, extensions: list[str | Path] = ()) -> Written:
+def scenario_to_log(scenario: str | Path, log: str | Path, extensions: Sequence[str | Path] = ()) -> Written:
     log = Path(log)
     if log.exists():
         raise InputError(f"{log} exists: scenario-to-log writes a new log only")
