@@ -221,3 +221,16 @@ def test_fuzz_names_the_first_disagreement_and_the_seed_that_redraws_it(concur):
 def test_fuzz_needs_an_extension(tmp_path):
     done = grounded("fuzz", "--histories", "1", cwd=tmp_path)
     assert done.returncode == 2 and "-x FILE.pl" in done.stderr
+
+
+@pytest.mark.parametrize("option", [("--histories", "0"), ("--histories", "10001"), ("--length", "201")])
+def test_fuzz_holds_its_options_to_their_bounds(tmp_path, option):
+    done = grounded("fuzz", "-x", str(EXAMPLES / "concur.pl"), *option, cwd=tmp_path)
+    assert done.returncode == 2 and option[0] in done.stderr, done.stderr
+
+
+def test_an_alias_in_a_test_file_is_refused_at_its_line(concur):
+    tests = concur / "concur.test.yaml"
+    tests.write_text(tests.read_text().replace("agents: {ana: {}, ben: {}, cy: {}}", "agents: &a {ana: {}}\nx: *a"))
+    with pytest.raises(InputError, match=r"concur.test.yaml:4: invalid YAML: alias \*a is not allowed"):
+        run_op_tests(tests)

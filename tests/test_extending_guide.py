@@ -144,6 +144,20 @@ def test_both_operations_are_checked_three_ways_by_the_doc():
     assert any("written with the extension withdraw.pl" in s for s in replays)
 
 
+def test_the_third_example_is_written_with_the_authors_commands_in_order():
+    """concur's walkthrough: new-op -> test-op -> scenario-to-log -> check -> retractions -> fuzz,
+    each command run by the test above (it is one of the doc's sessions)."""
+    commands = [c for c, _ in sessions() if "concur" in c]
+    steps = ["grounded new-op concur", "grounded test-op draft/concur.test.yaml", "grounded lint concur.pl",
+             "grounded test-op concur.test.yaml", "grounded scenario-to-log concur.yaml concur.jsonl",
+             "grounded check concur.jsonl", "grounded retractions concur.jsonl", "grounded fuzz -x concur.pl"]
+    found = [next(i for i, c in enumerate(commands) if c.startswith(step)) for step in steps]
+    assert found == sorted(found)
+    shown = dict(sessions())
+    assert "6 passed, 0 failed" in shown["grounded test-op concur.test.yaml"]
+    assert "all agree (Python, Prolog and ASP)" in shown["grounded check concur.jsonl -x concur.pl"]
+
+
 # -- the predicate table matches both vocabulary files ----------------------------------------
 
 
