@@ -701,8 +701,9 @@ request(open_problems(M), Ls) :-
     use_state(M), findall(L, open_problem(L), Ls).
 request(acyclic_grounded(Args, Attacks), Result) :-
     (   acyclic_grounded(Args, Attacks, Members) -> Result = in(Members) ; Result = cyclic ).
-request(lint(File), Calls) :-
-    undocumented_calls(File, Calls).
+request(lint(File), lint(Calls, Defined)) :-
+    undocumented_calls(File, Calls),
+    redefined_predicates(File, Defined).
 request(catalogue, Text) :-                 % grounded rules: the precondition catalogue
     catalogue:catalogue_text(Text).
 request(echo(Term), Term).                  % the protocol's own round-trip test

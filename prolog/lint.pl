@@ -6,7 +6,30 @@
     part of SWI-Prolog or its libraries: the driver's and the state's
     internals.  The tests hold every built-in operation to an empty list,
     and `docs/extending.md` asks extensions to do the same.
+
+    redefined_predicates(+File, -Defined) lists the predicates File defines
+    that belong to the driver, the state or the author layer (every file of
+    the shipped rule base) or to SWI-Prolog, other than the three an
+    operation is made of (operation/3, violation/5, effect/4): loaded into
+    the rules' module, such a clause would change what every operation reads.
 */
+
+redefined_predicates(File, Defined) :-
+    absolute_file_name(File, Abs),
+    setup_call_cleanup(open(File, read, In), read_clauses(In, Clauses), close(In)),
+    findall(N/A, ( member(C, Clauses), clause_head(C, H), callable(H), functor(H, N, A),
+                   \+ memberchk(N/A, [operation/3, violation/5, effect/4]),
+                   shipped_or_system(H, Abs) ),
+            Defined0),
+    sort(Defined0, Defined).
+
+shipped_or_system(H, _) :- functor(H, N, A), layer_predicate(N/A), !.
+shipped_or_system(H, _) :- predicate_property(system:H, defined), !.
+shipped_or_system(H, Abs) :-
+    functor(H, N, A), functor(G, N, A),
+    predicate_property(grounded:G, file(F)), F \== Abs,
+    module_property(grounded, file(Driver)), file_directory_name(Driver, Dir),
+    atom_concat(Dir, '/', Prefix), sub_atom(F, 0, _, _, Prefix), !.
 
 undocumented_calls(File, Calls) :-
     setup_call_cleanup(open(File, read, In), read_clauses(In, Clauses), close(In)),

@@ -10,7 +10,7 @@ import re
 import shutil
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
 
 import pytest
@@ -87,10 +87,15 @@ def workdir(tmp_path_factory) -> Path:
     return work
 
 
+WRITERS = ("grounded new-op", "grounded scenario-to-log")
+"""The doc's commands that write files later commands read."""
+
+
 def test_the_doc_sessions_print_what_the_doc_shows(workdir):
     """The Python sessions (doctest, in document order, sharing one namespace), then the shell
-    commands, which may read the event logs the Python sessions wrote.  The commands only read, so
-    they run two at a time; `# exits N` on a command is its exit status (else 0)."""
+    commands, which may read the event logs the Python sessions wrote.  The commands that only read
+    run two at a time, those that write (``WRITERS``) alone; `# exits N` on a command is its exit
+    status (else 0)."""
     text = DOC.read_text()
     namespace: dict = {}
     cwd = os.getcwd()
@@ -112,7 +117,15 @@ def test_the_doc_sessions_print_what_the_doc_shows(workdir):
 
     commands = sessions()
     with ThreadPoolExecutor(max_workers=2) as pool:
-        results = list(pool.map(run, [c for c, _ in commands]))
+        futures = []
+        for command, _ in commands:
+            if command.startswith(WRITERS):  # it writes what later commands read: run it after the others, alone
+                wait(futures)
+                futures.append(pool.submit(run, command))
+                wait(futures)
+            else:
+                futures.append(pool.submit(run, command))
+        results = [f.result() for f in futures]
     for (command, shown), done in zip(commands, results, strict=True):
         status = re.search(r"#\s*exits (\d)\s*$", command)
         assert done.returncode == (int(status.group(1)) if status else 0), (command, done.stderr)
@@ -129,6 +142,20 @@ def test_both_operations_are_checked_three_ways_by_the_doc():
         assert "all agree (Python, Prolog and ASP)" in shown
     replays = [s for c, s in sessions() if "# exits 2" in c]
     assert any("written with the extension withdraw.pl" in s for s in replays)
+
+
+def test_the_third_example_is_written_with_the_authors_commands_in_order():
+    """concur's walkthrough: new-op -> test-op -> scenario-to-log -> check -> retractions -> fuzz,
+    each command run by the test above (it is one of the doc's sessions)."""
+    commands = [c for c, _ in sessions() if "concur" in c]
+    steps = ["grounded new-op concur", "grounded test-op draft/concur.test.yaml", "grounded lint concur.pl",
+             "grounded test-op concur.test.yaml", "grounded scenario-to-log concur.yaml concur.jsonl",
+             "grounded check concur.jsonl", "grounded retractions concur.jsonl", "grounded fuzz -x concur.pl"]
+    found = [next(i for i, c in enumerate(commands) if c.startswith(step)) for step in steps]
+    assert found == sorted(found)
+    shown = dict(sessions())
+    assert "6 passed, 0 failed" in shown["grounded test-op concur.test.yaml"]
+    assert "all agree (Python, Prolog and ASP)" in shown["grounded check concur.jsonl -x concur.pl"]
 
 
 # -- the predicate table matches both vocabulary files ----------------------------------------

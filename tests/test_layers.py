@@ -27,6 +27,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("grounded.engine",),
     ("grounded.scenario",),
     ("grounded.crosscheck", "grounded.present"),
+    ("grounded.authoring",),
     ("grounded.interpreter",),
     ("grounded.service",),
     ("grounded.bench",),

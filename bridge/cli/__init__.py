@@ -14,8 +14,10 @@ import typer
 
 from grounded.bench.cli import bench_app
 from grounded.cli import (  # noqa: F401 - they register commands
+    author,
     check,
     demo,
+    fuzz,
     interpret,
     query,
     replay,

@@ -60,6 +60,20 @@ def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> _Mapping:
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 
 
+def load_yaml(path: str, what: str) -> Any:
+    """A YAML file whose mappings know their line (``getattr(m, "line")``), aliases refused;
+    a file that cannot be read or parsed is an InputError naming ``what`` it should be."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return yaml.load(handle, Loader=_Loader)  # noqa: S506 - SafeLoader subclass
+    except OSError as exc:
+        raise InputError(f"cannot read the {what}: {exc.strerror}", path=path) from exc
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise InputError(f"invalid YAML: {getattr(exc, 'problem', exc)}", path=path,
+                         line=mark.line + 1 if mark else None) from exc
+
+
 @dataclass
 class Check:
     kind: str
@@ -100,15 +114,7 @@ class Scenario:
     @classmethod
     def load(cls, path: str | Path) -> Scenario:
         path = str(path)
-        try:
-            with open(path, encoding="utf-8") as handle:
-                data = yaml.load(handle, Loader=_Loader)  # noqa: S506 - SafeLoader subclass
-        except OSError as exc:
-            raise InputError(f"cannot read the scenario: {exc.strerror}", path=path) from exc
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            raise InputError(f"invalid YAML: {getattr(exc, 'problem', exc)}", path=path,
-                             line=mark.line + 1 if mark else None) from exc
+        data = load_yaml(path, "scenario")
         if not isinstance(data, _Mapping):
             raise InputError("a scenario is a mapping with a header and `turns`", path=path)
         unknown = set(data) - set(HEADER_KEYS) - set(TOP_KEYS)

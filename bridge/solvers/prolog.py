@@ -276,8 +276,11 @@ class PrologRules:
         return int(self.request(("inferences",), "int"))
 
     def lint(self, path: str | Path) -> list[str]:
-        """Predicates a rule file calls outside the documented layer (prolog/lint.pl)."""
-        return [f"{n}/{a}" for _, n, a in self.request(("lint", str(path)))]
+        """Predicates a rule file calls outside the documented layer (``name/arity``), then those
+        it defines that the shipped rules or SWI-Prolog already define (``defines name/arity``),
+        operation/3, violation/5 and effect/4 aside (prolog/lint.pl)."""
+        _, calls, defined = self.request(("lint", str(path)))
+        return [f"{n}/{a}" for _, n, a in calls] + [f"defines {n}/{a}" for _, n, a in defined]
 
 
 class RuleState:

@@ -1,0 +1,89 @@
+"""The rule author's loop (docs/extending.md): ``new-op``, ``lint``, ``test-op`` and
+``scenario-to-log``, each a thin reading of grounded.authoring.
+
+Exit codes as elsewhere: 0 clean / passed / written, 1 a finding or a failed
+case or expectation (each named on its own line), 2 bad input.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from grounded.authoring import lint, new_op, run_op_tests, scenario_to_log
+from grounded.authoring.cases import SUFFIX
+from grounded.cli.app import Extensions, app, exit_with, out
+
+RuleFile = Annotated[Path, typer.Argument(help="A Prolog rule file (.pl).")]
+
+
+@app.command("new-op")
+def new_op_command(
+    name: Annotated[str, typer.Argument(help="The operation's name (lower case, _ between words).")],
+    directory: Annotated[Path, typer.Option("--dir", help="Where to write the four files.")] = Path("."),
+) -> None:
+    """Write NAME.pl, its ASP twin NAME.lp, a test file and a scenario: a working operation to fill in."""
+    for path in new_op(name, directory):
+        out.print(f"wrote {path}", markup=False)
+    base = directory / name
+    out.print(f"next: grounded lint {base}.pl; grounded test-op {base}{SUFFIX}; "
+              f"grounded check {base}.yaml -x {base}.pl", markup=False)
+
+
+@app.command("lint")
+def lint_command(files: Annotated[list[Path], typer.Argument(help="Prolog rule files (.pl).")]) -> None:
+    """Each call outside the author layer, and each predicate of the driver or the layer a file
+    redefines, by line; exit 1 on any."""
+    found = 0
+    for path in files:
+        findings = lint(path)
+        found += len(findings)
+        for finding in findings:
+            out.print(str(finding), markup=False)
+        if not findings:
+            out.print(f"{path}: reads only the author layer", markup=False)
+    exit_with(1 if found else 0)
+
+
+@app.command("test-op")
+def test_op_command(
+    file: Annotated[Path, typer.Argument(help=f"An operation test file (NAME{SUFFIX}), or the rule file "
+                                              "it sits beside.")],
+    extension: Extensions = None,
+) -> None:
+    """Run each case against the Prolog operation and its ASP twin; name the first difference; exit 1 on any."""
+    tests, results = run_op_tests(file, extension or [])
+    passed = failed = 0
+    out.print(f"{tests.path}: {tests.rules.name} and {tests.rules.with_suffix('.lp').name}, "
+              f"{len(tests.cases)} cases", markup=False)
+    for r in results:
+        if r.passed:
+            passed += 1
+            out.print(f"  PASS {r.case.name}", markup=False)
+        else:
+            failed += 1
+            out.print(f"  FAIL {tests.path}:{r.case.line}: {', '.join(dict.fromkeys(r.ops))}, case "
+                      f'"{r.case.name}": {r.difference}', markup=False)
+    out.print(f"{tests.path}: {passed} passed, {failed} failed", markup=False)
+    exit_with(1 if failed else 0)
+
+
+@app.command("scenario-to-log")
+def scenario_to_log_command(
+    scenario: Annotated[Path, typer.Argument(help="A scenario (.yaml).")],
+    log: Annotated[Path, typer.Argument(help="The event log to write (.jsonl); it must not exist.")],
+    extension: Extensions = None,
+) -> None:
+    """Write a scenario's accepted turns as an event log, if every expectation of the scenario holds."""
+    written = scenario_to_log(scenario, log, extension or [])
+    for line in written.failed:
+        out.print(f"FAIL {line}", markup=False)
+    if written.failed:
+        out.print(f"{scenario}: {len(written.failed)} of {written.checks} expectations failed; "
+                  f"{log} is not written", markup=False)
+        exit_with(1)
+    rejected = (f" (turns rejected as expected, not recorded: {written.rejected})" if written.rejected else "")
+    out.print(f"wrote {log}: {written.recorded} utterances{rejected}, {written.checks} expectations held",
+              markup=False)

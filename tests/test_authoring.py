@@ -1,0 +1,236 @@
+"""The rule author's toolkit (grounded.authoring, docs/extending.md): lint, new-op, test-op,
+scenario-to-log and fuzz, run as an author runs them, on real files, with bugs planted in
+copies of the `concur` example."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from grounded import Engine
+from grounded.authoring import fuzz, lint, new_op, run_op_tests, scenario_to_log
+from grounded.core.errors import InputError
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples" / "extensions"
+FIRST = "ben takes on ana's diagnosis and the observation it rests on"
+
+
+def grounded(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+           "COLUMNS": "200", "NO_COLOR": "1"}
+    return subprocess.run(["grounded", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture
+def concur(tmp_path) -> Path:
+    """A copy of the concur example (rule file, twin, test file, scenario)."""
+    for name in ("concur.pl", "concur.lp", "concur.test.yaml", "concur.yaml"):
+        shutil.copy(EXAMPLES / name, tmp_path / name)
+    return tmp_path
+
+
+def plant(path: Path, line: str) -> None:
+    """Delete one line (the planted bug) from a copied rule file."""
+    text = path.read_text()
+    assert line in text, line
+    path.write_text(text.replace(line, ""))
+
+
+BASIS_PL = "effect(concur, U, Op, commit(S, B)) :-\n    speaker(U, S), concur_basis(Op, B).\n"
+BASIS_LP = "effect(s, commit(G, B)) :- speaker(s, G), concur_basis(s, B).\n"
+OWN_LP = "violation(s, concur_own)            :- concur_by_speaker(s).\n"
+
+
+def failures(path: Path) -> list[tuple[str, str]]:
+    _, results = run_op_tests(path)
+    return [(r.case.name, r.difference or "") for r in results if not r.passed]
+
+
+# -- test-op ------------------------------------------------------------------------------------
+
+
+def test_the_example_passes_its_own_cases(concur):
+    tests, results = run_op_tests(concur / "concur.pl")  # the test file beside the rule file
+    assert len(tests.cases) == 6
+    assert [r.difference for r in results] == [None] * 6
+
+
+def test_an_effect_both_files_forget_is_named_with_the_op_and_the_case(concur):
+    """Both files alike: the three-way check sees nothing; the case that names the effect does."""
+    plant(concur / "concur.pl", BASIS_PL)
+    plant(concur / "concur.lp", BASIS_LP)
+    done = grounded("test-op", "concur.test.yaml", cwd=concur)
+    assert done.returncode == 1, done.stderr
+    assert (f'FAIL concur.test.yaml:5: concur, case "{FIRST}": expected effect commit(ben, rash), '
+            "Prolog and ASP: absent") in done.stdout
+    assert done.stdout.rstrip().endswith("concur.test.yaml: 4 passed, 2 failed")
+    assert grounded("check", "concur.yaml", "-x", "concur.pl", cwd=concur).returncode == 0
+
+
+def test_a_twin_without_a_precondition_is_caught(concur):
+    plant(concur / "concur.lp", OWN_LP)
+    assert failures(concur / "concur.test.yaml") == [
+        ("one does not concur with oneself", "expected rejection with ['concur_own'], ASP: accepted")]
+
+
+def test_a_twin_that_drops_an_effect_is_caught(concur):
+    plant(concur / "concur.lp", BASIS_LP)
+    assert failures(concur / "concur.test.yaml") == [
+        (FIRST, "expected effect commit(ben, rash), ASP: absent"),
+        ("what rests on an abandoned claim is not taken on", "expected effect commit(ben, rash), ASP: absent")]
+
+
+def test_an_effect_the_case_does_not_expect_is_named(concur):
+    tests = concur / "concur.test.yaml"
+    tests.write_text(tests.read_text().replace("effects: [commit(ben, measles), commit(ben, rash)]\n  - name: what",
+                                               "effects: [commit(ben, measles)]\n  - name: what", 1))
+    assert failures(tests) == [(FIRST, "Prolog and ASP: effect commit(ben, rash), not expected")]
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    (("cases:", "cases: 3\nnope:"), "concur.test.yaml:2: unknown top-level keys ['nope']"),
+    (("    violations: [concur_own]", "    violations: [concur_own]\n    effects: []"),
+     "concur.test.yaml:17: case 'one does not concur with oneself': give exactly one of `effects`"),
+    (("rules: concur.pl", "rules: missing.pl"), "concur.test.yaml:2: rules: no such rule file"),
+    (("{op: revise, target: fever}", "{op: revise, target: nothing}"),
+     "case \"what rests on an abandoned claim is not taken on\": history utterance 3 is rejected"),
+    (("effects: [commit(ben, measles), commit(ben, rash)]\n  - name: what",
+      "effects: [commit(ben, measles]\n  - name: what"),
+     "concur.test.yaml:5: case \"ben takes on ana's diagnosis and the observation it rests on\": effect "
+     "'commit(ben, measles': a '(' without its ')'"),
+])
+def test_a_malformed_test_file_is_an_input_error_naming_file_and_line(concur, edit, message):
+    tests = concur / "concur.test.yaml"
+    tests.write_text(tests.read_text().replace(*edit, 1))
+    done = grounded("test-op", "concur.test.yaml", cwd=concur)
+    assert done.returncode == 2
+    assert message in done.stderr, done.stderr
+
+
+def test_a_rule_file_without_a_twin_is_refused(concur):
+    (concur / "concur.lp").unlink()
+    with pytest.raises(InputError, match="no ASP twin concur.lp beside concur.pl"):
+        run_op_tests(concur / "concur.test.yaml")
+
+
+# -- new-op -------------------------------------------------------------------------------------
+
+
+def test_new_op_writes_an_operation_that_passes_lint_its_test_and_check(tmp_path):
+    done = grounded("new-op", "second_opinion", "--dir", "draft", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    draft = tmp_path / "draft"
+    assert sorted(p.name for p in draft.iterdir()) == [
+        "second_opinion.lp", "second_opinion.pl", "second_opinion.test.yaml", "second_opinion.yaml"]
+    assert lint(draft / "second_opinion.pl") == []
+    assert failures(draft / "second_opinion.test.yaml") == []
+    assert grounded("check", "draft/second_opinion.yaml", "-x", "draft/second_opinion.pl", cwd=tmp_path
+                    ).returncode == 0
+    assert grounded("run", "draft/second_opinion.yaml", "-x", "draft/second_opinion.pl", cwd=tmp_path
+                    ).returncode == 0
+    engine = Engine(extensions=[draft / "second_opinion.pl"])
+    assert engine.registry.models["second_opinion"].__name__ == "SecondOpinion"
+
+
+def test_new_op_writes_nothing_over_a_file_or_under_a_bad_name(tmp_path):
+    (tmp_path / "concur.test.yaml").write_text("mine")
+    for name, message in (("concur", "concur.test.yaml exists"), ("observe", "observe is a built-in operation"),
+                          ("Bad-Name", "'Bad-Name' is not an operation name")):
+        with pytest.raises(InputError, match=re.escape(message)):
+            new_op(name, tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["concur.test.yaml"]
+    assert (tmp_path / "concur.test.yaml").read_text() == "mine"
+
+
+# -- lint ---------------------------------------------------------------------------------------
+
+
+def test_lint_names_a_redefined_driver_predicate_and_an_internal_call_by_line(tmp_path):
+    rogue = tmp_path / "rogue.pl"
+    rogue.write_text('operation(rogue, "x", [field(target, literal, required)]).\n'
+                     "creates(foo(_)).\n"
+                     "stands(x).\n"
+                     "rogue_helper(T) :- claimed(T).\n"
+                     "effect(rogue, _, Op, commit(bob, A)) :-\n"
+                     "    field(Op, target, T), rogue_helper(T), argument(A, T, _, _, _).\n")
+    assert [str(f) for f in lint(rogue)] == [
+        f"{rogue}:2: defines creates/1, which the driver or the author layer already defines: rename it "
+        "(start a helper's name with the operation's)",
+        f"{rogue}:3: defines stands/1, which the driver or the author layer already defines: rename it "
+        "(start a helper's name with the operation's)",
+        f"{rogue}:6: calls argument/5, which is not in the author layer (docs/extending.md lists what an "
+        "operation may read)"]
+    done = grounded("lint", str(rogue), str(EXAMPLES / "concur.pl"), cwd=tmp_path)
+    assert done.returncode == 1
+    assert f"{EXAMPLES / 'concur.pl'}: reads only the author layer" in done.stdout
+    assert grounded("lint", str(EXAMPLES / "merge.pl"), cwd=tmp_path).returncode == 0
+    assert grounded("lint", "missing.pl", cwd=tmp_path).returncode == 2
+
+
+# -- scenario-to-log ----------------------------------------------------------------------------
+
+
+def test_scenario_to_log_writes_the_accepted_turns_as_a_log(concur):
+    written = scenario_to_log(concur / "concur.yaml", concur / "concur.jsonl", [concur / "concur.pl"])
+    assert (written.recorded, written.rejected, written.failed) == (4, 1, [])
+    engine = Engine.load(concur / "concur.jsonl", extensions=[concur / "concur.pl"])
+    assert sorted(engine.commitments()["ben"]) == ["fever", "measles", "rash"]  # taken on at turn 3
+    assert not engine.verify("measles").grounded
+    with pytest.raises(InputError, match="exists"):
+        scenario_to_log(concur / "concur.yaml", concur / "concur.jsonl", [concur / "concur.pl"])
+
+
+def test_scenario_to_log_writes_nothing_when_an_expectation_fails(concur):
+    scenario = concur / "concur.yaml"
+    scenario.write_text(scenario.read_text().replace("rejected: concur_own", "rejected: concur_unknown"))
+    done = grounded("scenario-to-log", "concur.yaml", "concur.jsonl", "-x", "concur.pl", cwd=concur)
+    assert done.returncode == 1
+    assert "FAIL concur.yaml:19: rejected with concur_unknown (got ['concur_own'])" in done.stdout
+    assert sorted(p.name for p in concur.iterdir()) == ["concur.lp", "concur.pl", "concur.test.yaml", "concur.yaml"]
+
+
+# -- fuzz ---------------------------------------------------------------------------------------
+
+
+def test_fuzz_agrees_on_the_example_and_uses_it():
+    report = fuzz([EXAMPLES / "concur.pl"], histories=5, seed=7)
+    assert report.ok and report.histories == 5 and report.used["concur"] > 0
+
+
+def test_fuzz_names_the_first_disagreement_and_the_seed_that_redraws_it(concur):
+    plant(concur / "concur.lp", "effect(s, commit(G, A)) :- field(s, target, T), speaker(s, G), "
+                                "standing_arg(s, T, A).\n")
+    done = grounded("fuzz", "-x", "concur.pl", "--histories", "10", "--seed", "7", cwd=concur)
+    assert done.returncode == 1, done.stdout + done.stderr
+    failed = re.search(r"^history (\d+) \(seed (\d+), \d+ utterances\): (.*transitions of op.*)$", done.stdout, re.M)
+    assert failed and "('commit'" in failed.group(3), done.stdout
+    redraw = re.search(r"^redraw it: grounded (.*)$", done.stdout, re.M)
+    assert redraw is not None
+    again = grounded(*redraw.group(1).split(), cwd=concur)
+    assert again.returncode == 1 and f"history 1 (seed {failed.group(2)}" in again.stdout
+    assert again.stdout.splitlines()[1].split(": ", 1)[1] == failed.group(0).split(": ", 1)[1]
+
+
+def test_fuzz_needs_an_extension(tmp_path):
+    done = grounded("fuzz", "--histories", "1", cwd=tmp_path)
+    assert done.returncode == 2 and "-x FILE.pl" in done.stderr
+
+
+@pytest.mark.parametrize("option", [("--histories", "0"), ("--histories", "10001"), ("--length", "201")])
+def test_fuzz_holds_its_options_to_their_bounds(tmp_path, option):
+    done = grounded("fuzz", "-x", str(EXAMPLES / "concur.pl"), *option, cwd=tmp_path)
+    assert done.returncode == 2 and option[0] in done.stderr, done.stderr
+
+
+def test_an_alias_in_a_test_file_is_refused_at_its_line(concur):
+    tests = concur / "concur.test.yaml"
+    tests.write_text(tests.read_text().replace("agents: {ana: {}, ben: {}, cy: {}}", "agents: &a {ana: {}}\nx: *a"))
+    with pytest.raises(InputError, match=r"concur.test.yaml:4: invalid YAML: alias \*a is not allowed"):
+        run_op_tests(tests)
