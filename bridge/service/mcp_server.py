@@ -17,6 +17,8 @@ from grounded.core.errors import InputError, PreconditionError
 from grounded.service.conversations import Conversations, ExtensionFile, input_error_json, rejection_json
 from grounded.service.errors import ServiceError
 from grounded.service.host import EngineHost
+from grounded.service.reading import Reading, TextReaders
+from grounded.service.settings import Settings
 from grounded.service.store import open_store
 
 INSTRUCTIONS = (
@@ -30,8 +32,12 @@ INSTRUCTIONS = (
 )
 
 
-def build_server(db: str | None, key: str, extensions: list[str] | None = None) -> tuple[Any, EngineHost]:
-    """The MCP server and its engines' host, the key checked (an error names what is wrong)."""
+def build_server(db: str | None, key: str, extensions: list[str] | None = None,
+                 settings: Settings | None = None) -> tuple[Any, EngineHost, TextReaders]:
+    """The MCP server, its engines' host and its text readers, the key checked (an error names what is wrong).
+
+    ``settings``: the text bound, readers, per-tenant limit and deadline (``grounded serve``'s defaults).
+    """
     try:
         from mcp.server.mcpserver import MCPServer
     except ImportError as exc:
@@ -46,16 +52,21 @@ def build_server(db: str | None, key: str, extensions: list[str] | None = None) 
         host.close()
         raise
     server = MCPServer("grounded", instructions=INSTRUCTIONS)
+    readers = TextReaders((settings or Settings()).reading_limits())
 
-    async def ask(fn: Any, write: str | None = None) -> Any:
+    async def answered(answer: Any) -> Any:
+        """The awaited answer, or a tool error holding the JSON the HTTP API answers with."""
         try:
-            return await host.call(lambda c: fn(c, tenant), write is not None, write or "")
+            return await answer
         except PreconditionError as exc:
             raise ToolError(json.dumps(rejection_json(exc))) from exc
         except InputError as exc:
             raise ToolError(json.dumps(input_error_json(exc))) from exc
         except ServiceError as exc:
             raise ToolError(json.dumps(exc.to_json())) from exc
+
+    async def ask(fn: Any, write: str | None = None) -> Any:
+        return await answered(host.call(lambda c: fn(c, tenant), write is not None, write or ""))
 
     @server.tool()
     async def verify(conversation: str, claim: str, at: int | None = None) -> dict[str, Any]:
@@ -68,7 +79,12 @@ def build_server(db: str | None, key: str, extensions: list[str] | None = None) 
                           threshold: float | None = None) -> dict[str, Any]:
         """Verify a continuation given as text: anchored to the most similar proposition (abstains below the
         threshold), then Verify(anchor)."""
-        return dict(await ask(lambda c, t: c.verify_text(t, conversation, text, at, threshold)))
+        def take(c: Conversations, t: str) -> Reading:
+            readers.check(text)
+            return Reading(t, *c.reading(t, conversation))
+
+        reading = await ask(take)  # the state, on the engines' thread; the reading, in a reader process
+        return dict(await answered(readers.verify(reading, text, at, threshold)))
 
     @server.tool()
     async def affected(conversation: str, claim: str, closure: bool = True, at: int | None = None) -> dict[str, Any]:
@@ -101,12 +117,13 @@ def build_server(db: str | None, key: str, extensions: list[str] | None = None) 
         """Create a conversation from an event-log header (agents, props); returns its id."""
         return dict(await ask(lambda c, t: c.create(t, header, id), write=id or ""))
 
-    return server, host
+    return server, host, readers
 
 
 def serve_stdio(db: str | None, key: str, extensions: list[str] | None = None) -> None:
-    server, host = build_server(db, key, extensions)
+    server, host, readers = build_server(db, key, extensions)
     try:
         server.run("stdio")
     finally:
+        readers.close()
         host.close()
