@@ -114,6 +114,11 @@ class LoadClient:
                     f"Content-Length: {len(data)}\r\n").encode()
             writer.write(head + self.auth + b"\r\n" + data)
             status_line = await reader.readline()
+            if not status_line:  # the server closed the connection while it was idle (its timeouts): once more
+                writer.close()
+                reader, writer = await asyncio.open_connection(self.host, self.port)
+                writer.write(head + self.auth + b"\r\n" + data)
+                status_line = await reader.readline()
             length = 0
             while True:
                 line = await reader.readline()

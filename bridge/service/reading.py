@@ -44,8 +44,8 @@ from typing import Any
 from grounded.dmap.state import DependencyMap
 from grounded.service.errors import Busy, DeadlineExceeded, ServiceUnavailable, TooLarge
 
-NICE = 10
-"""How much lower the readers' CPU priority is than the server's (Linux nice increment)."""
+NICE = 19
+"""How much lower the readers' CPU priority is than the server's (Linux nice increment: the lowest)."""
 STARTUP = 120.0
 """Seconds the first reading waits for the reader processes to start (importing torch, loading the model)."""
 PICKLED_STATES = 64
@@ -172,6 +172,9 @@ def _start_worker() -> None:
     from grounded.interpreter import embedding
 
     if embedding.enabled():
+        import torch
+
+        torch.set_num_threads(1)  # one core per reader: the pool's size is the cores the readers take
         embedding.encode(["ready"])
     os.nice(NICE)
 

@@ -8,6 +8,7 @@ importing the web stack.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -34,8 +35,8 @@ class Settings:
     # The service's bounds against one client taking it (docs/serve.md lists each with its test).
     max_text: int = 20_000
     """Characters in a text to verify (about 3,000 words; ~4 s of reading with the sentence encoder): 413 past it."""
-    read_workers: int = 2
-    """Reader processes (per server process) that verify texts off the event loop."""
+    read_workers: int = max(1, min(4, (os.cpu_count() or 2) - 1))
+    """Reader processes (per server process) that verify texts off the event loop: a core left to the loop."""
     reads_per_tenant: int = 2
     """Text readings one tenant may have in flight at once (per server process): 429 with Retry-After past it."""
     read_deadline: float = 15.0
