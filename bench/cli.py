@@ -298,7 +298,8 @@ def serve(
     closed: Annotated[int, typer.Option(help="Verify requests with every conversation in flight.")] = 5000,
     kills: Annotated[int, typer.Option(help="kill -9 restarts during appends, per store.")] = 20,
 ) -> None:
-    """A bounded load run of `grounded serve` on loopback: appends/s, p50/p99 of append and Verify, kill -9."""
+    """A bounded load run of `grounded serve` on loopback: appends/s, p50/p99 of append and Verify, kill -9, and
+    another tenant's Verify p99 while one tenant floods Verify by text."""
     from grounded.bench import serve as serve_bench
 
     choices = {"sqlite": ("sqlite",), "postgresql": ("postgresql",), "both": ("sqlite", "postgresql")}
@@ -308,5 +309,5 @@ def serve(
         conversations, appends, verifies, closed, kills = min(conversations, 5), min(appends, 8), 200, 200, \
             min(kills, 2)
     result = serve_bench.run(choices[db], conversations, appends, verifies, rate, closed, kills,
-                             switch_lengths=(10, 100) if quick else (10, 100, 1000))
+                             switch_lengths=(10, 100) if quick else (10, 100, 1000), isolation=400 if quick else 1200)
     _publish(out, "serve", result, serve_bench.markdown)

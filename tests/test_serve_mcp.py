@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 import anyio
@@ -13,6 +14,7 @@ from mcp.client.stdio import stdio_client
 from grounded import Engine, PreconditionError
 from grounded.interpreter.anchor import verify_text
 from grounded.service.conversations import rejection_json, state_json
+from grounded.service.settings import Settings
 from grounded.service.store import open_store
 from tests.serve_helpers import make_key
 
@@ -27,7 +29,10 @@ TALK = [
 
 
 async def _session_calls(db: str, key: str) -> dict:
-    params = StdioServerParameters(command=sys.executable, args=["-m", "grounded", "mcp", "--db", db, "--key", key])
+    # the test's environment (PYTHONPATH included): the SDK passes only a few variables by default, and the
+    # server must run the code under test
+    params = StdioServerParameters(command=sys.executable, args=["-m", "grounded", "mcp", "--db", db, "--key", key],
+                                   env=dict(os.environ))
     got: dict = {}
     with anyio.fail_after(120):
         async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
@@ -51,6 +56,9 @@ async def _session_calls(db: str, key: str) -> dict:
             got["verify_at"] = await call("verify", conversation="mcp-talk", claim="h1", at=2)
             got["verify_text"] = await call("verify_text", conversation="mcp-talk",
                                             text="Redis exhaustion bypasses rate limiting")
+            got["too_long"] = await call("verify_text", conversation="mcp-talk", text="a" * (Settings.max_text + 1))
+            got["too_long_append"] = await call("append", conversation="mcp-talk", speaker="ben",
+                                                text="a" * (Settings.max_text + 1), interpreter="rules")
             got["affected"] = await call("affected", conversation="mcp-talk", claim="o1")
             got["state"] = await call("state", conversation="mcp-talk")
             got["foreign"] = await call("state", conversation="other-tenant")
@@ -81,6 +89,8 @@ def test_the_mcp_tools_answer_as_the_library(tmp_path):
     assert got["verify"][1]["grounded"] is False and "o1" in got["verify"][1]["reason"]
     assert got["verify_at"][1]["grounded"] is True
     assert got["verify_text"] == (False, verify_text(lib, "Redis exhaustion bypasses rate limiting").to_json())
+    for refused in (got["too_long"], got["too_long_append"]):  # the text bound of grounded serve
+        assert refused[0] and refused[1]["error"] == "too_large" and refused[1]["bound"] == Settings.max_text
     assert got["affected"][1]["lose_support"] == lib.affected("o1").lose_support
     assert {k: v for k, v in got["state"][1].items() if k not in ("id", "length")} == state_json(lib)
     assert got["foreign"][0] is True and got["foreign"][1]["error"] == "forbidden"

@@ -133,6 +133,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         """Append one utterance: operations, or text through an interpreter. Acknowledged once committed."""
         expect = "expect_turn" in body.model_fields_set
         utterance = body.utterance()
+        if body.interpreter is not None:  # text an interpreter reads, on the loop (inside the write): bounded alike
+            readers.check(body.text)
         return _json(await ask(request, key, lambda c, t: c.append(
             t, cid, utterance, expect_turn=body.expect_turn, check_expected=expect, interpreter=body.interpreter),
             write=cid), 201)

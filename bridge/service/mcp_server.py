@@ -108,9 +108,14 @@ def build_server(db: str | None, key: str, extensions: list[str] | None = None,
         if turn is not None:
             utterance["turn"] = turn
         expected = None if expect_turn is None or expect_turn < 0 else expect_turn
-        return dict(await ask(lambda c, t: c.append(t, conversation, utterance, expect_turn=expected,
-                                                    check_expected=expect_turn is not None,
-                                                    interpreter=interpreter), write=conversation))
+
+        def write(c: Conversations, t: str) -> dict[str, Any]:
+            if interpreter is not None:  # text an interpreter reads (on the loop): bounded as a text to verify
+                readers.check(text)
+            return c.append(t, conversation, utterance, expect_turn=expected, check_expected=expect_turn is not None,
+                            interpreter=interpreter)
+
+        return dict(await ask(write, write=conversation))
 
     @server.tool()
     async def create_conversation(header: dict[str, Any] | None = None, id: str | None = None) -> dict[str, Any]:
