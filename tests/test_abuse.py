@@ -8,10 +8,13 @@ docs/serve.md, docs/reliability.md.
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 
@@ -261,6 +264,44 @@ def test_a_reading_past_the_deadline_is_answered_504_naming_it(tmp_path):
             assert took < 5.0  # answered at the deadline, not when the reading would have ended
             # claims are not read in a worker: no deadline on them
             assert c.get("/conversations/c1/verify", params={"claim": "o1"}).json()["grounded"] is True
+
+
+def _readers_of(pid: int) -> list[int]:
+    """The reader processes a server started (multiprocessing's spawned children, not its resource tracker)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+            cmdline = (stat.parent / "cmdline").read_bytes()
+        except (OSError, ValueError, IndexError):
+            continue  # gone meanwhile
+        if ppid == pid and b"spawn_main" in cmdline:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def test_a_reader_that_dies_costs_one_503_is_replaced_and_none_outlives_the_server(tmp_path):
+    server, keys = _server(tmp_path, "--read-workers", "2")
+    with server:
+        _conversation(server, keys[0], "c1")
+        _start_readers(server, keys[0], "c1")
+        assert server.proc is not None
+        readers = _readers_of(server.proc.pid)
+        assert len(readers) == 2, readers
+        os.kill(readers[0], signal.SIGKILL)
+        time.sleep(1.0)  # the pool sees its worker gone
+        with client(server, keys[0]) as c:
+            r = c.post("/conversations/c1/verify", json={"text": "observation 2"})
+            assert r.status_code == 503 and r.json()["error"] == "unavailable", r.text[:300]
+            assert c.get("/conversations/c1/verify", params={"claim": "o2"}).json()["grounded"] is True
+        _start_readers(server, keys[0], "c1")  # a new pool
+        readers = _readers_of(server.proc.pid)
+        assert len(readers) == 2 and readers[0] not in readers[1:]
+        server.kill()  # kill -9: no shutdown runs, and still no reader outlives its server
+        deadline = time.monotonic() + 10
+        while any(Path(f"/proc/{pid}").exists() for pid in readers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not [pid for pid in readers if Path(f"/proc/{pid}").exists()], "readers outlived their server"
 
 
 def test_another_tenants_verify_p99_stays_within_2x_of_idle_while_one_tenant_floods_verify_by_text(tmp_path):

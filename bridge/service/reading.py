@@ -34,6 +34,7 @@ import asyncio
 import multiprocessing
 import os
 import pickle
+import threading
 import time
 from collections import OrderedDict
 from concurrent.futures import ProcessPoolExecutor
@@ -104,6 +105,10 @@ class TextReaders:
             pool = await self._started()
             deadline = time.monotonic() + self.limits.deadline  # CLOCK_MONOTONIC: one clock for the machine
             future = pool.submit(read, state, text, at, threshold, deadline)
+        except BrokenProcessPool as exc:  # a reader died since the last reading: the pool is replaced next time
+            self._release(tenant)
+            self._broken(self._pool)
+            raise ServiceUnavailable("a text reader process stopped; retry") from exc
         except BaseException:
             self._release(tenant)
             raise
@@ -113,7 +118,7 @@ class TextReaders:
         except TimeoutError as exc:  # ours (wait_for) or the worker's (between two clauses): one answer
             raise self._late() from exc
         except BrokenProcessPool as exc:
-            self._broken()
+            self._broken(pool)
             raise ServiceUnavailable("a text reader process stopped; retry") from exc
 
     async def _started(self) -> ProcessPoolExecutor:
@@ -125,19 +130,21 @@ class TextReaders:
             self._pool = pool
             self._ready = asyncio.ensure_future(asyncio.gather(
                 *(asyncio.wrap_future(pool.submit(os.getpid)) for _ in range(self.limits.workers))))
-        assert self._ready is not None
+        pool, ready = self._pool, self._ready
+        assert ready is not None
         try:
-            await asyncio.wait_for(asyncio.shield(self._ready), STARTUP)
+            await asyncio.wait_for(asyncio.shield(ready), STARTUP)
         except (TimeoutError, BrokenProcessPool) as exc:
-            self._broken()
+            self._broken(pool)
             raise ServiceUnavailable(f"the text readers did not start within {STARTUP:g} s; retry") from exc
-        return self._pool
+        return pool
 
-    def _broken(self) -> None:
-        """Drop the pool: the next reading starts a new one."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-        self._pool, self._ready = None, None
+    def _broken(self, pool: ProcessPoolExecutor | None) -> None:
+        """Drop ``pool`` if it is still the current one (a reading that saw an older one fail leaves a new one
+        alone): the next reading starts a new one."""
+        if pool is not None and pool is self._pool:
+            pool.shutdown(wait=False, cancel_futures=True)
+            self._pool, self._ready = None, None
 
     def _late(self) -> DeadlineExceeded:
         return DeadlineExceeded(f"reading the text took longer than the deadline of {self.limits.deadline:g} s "
@@ -162,12 +169,19 @@ class TextReaders:
         return data
 
     def close(self) -> None:
-        self._broken()
+        self._broken(self._pool)
 
 
 def _start_worker() -> None:
     """A reader process: lower priority than the server; the reader imported and the sentence model loaded
-    (when in use) before the first text, not on its time (and at full priority: the server waits for it)."""
+    (when in use) before the first text, not on its time (and at full priority: the server waits for it).
+
+    A reader ends with its server, however the server ends (kill -9 included): a spawned worker holds the
+    pool's queue open itself, so without the watch it would wait on it forever.
+    """
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        threading.Thread(target=_end_with, args=(parent,), name="grounded-reader-watch", daemon=True).start()
     import grounded.interpreter.anchor  # noqa: F401
     from grounded.interpreter import embedding
 
@@ -177,6 +191,11 @@ def _start_worker() -> None:
         torch.set_num_threads(1)  # one core per reader: the pool's size is the cores the readers take
         embedding.encode(["ready"])
     _yield_cpu()
+
+
+def _end_with(parent: Any) -> None:
+    parent.join()  # waits on the parent's sentinel: returns when the server process is gone
+    os._exit(0)
 
 
 def _yield_cpu() -> None:
