@@ -305,7 +305,8 @@ def test_a_reader_that_dies_costs_one_503_is_replaced_and_none_outlives_the_serv
 
 
 def test_another_tenants_verify_p99_stays_within_2x_of_idle_while_one_tenant_floods_verify_by_text(tmp_path):
-    result = flood.isolation(verifies=600, rate=200.0, flooders=3, text_chars=5000, rounds=2, workdir=tmp_path)
+    # idle and flooded windows alternate three times: the machine's other load falls on both alike
+    result = flood.isolation(verifies=900, rate=200.0, flooders=3, text_chars=5000, rounds=3, workdir=tmp_path)
     assert result["wrong_answers"] == 0
     assert result["flood_requests"].get(200, 0) + result["flood_requests"].get(504, 0) > 0, result["flood_requests"]
     idle, loaded = result["idle_ms"]["p99"], result["flood_ms"]["p99"]
