@@ -172,6 +172,22 @@ def test_a_header_over_max_head_is_refused_with_431(guarded):
         s.close()
 
 
+def test_a_body_answered_413_before_it_ends_is_still_read_and_the_413_arrives(guarded):
+    """The rest of a refused body is not taken for the next request's header (it is no header: no 431)."""
+    server, key = guarded
+    body = b"{" + b" " * (5 * 1024 * 1024) + b"}"
+    s = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+    try:
+        s.sendall(b"POST /v1/conversations HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                  b"Authorization: Bearer " + key.encode() + b"\r\nContent-Length: " + str(len(body)).encode()
+                  + b"\r\n\r\n")
+        s.sendall(body)  # all of it: the server reads it (within the body timeout) rather than cut the connection
+        answer = s.recv(65536)
+        assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
+    finally:
+        s.close()
+
+
 def test_connections_past_the_limit_are_answered_503_and_closed(tmp_path):
     limit = 20
     server, keys = _server(tmp_path, "--max-connections", str(limit), "--header-timeout", "30")

@@ -92,12 +92,16 @@ class GuardedHttp(HttpToolsProtocol):
 
     def on_message_complete(self) -> None:
         self._disarm()
+        answered = self.cycle is not None and self.cycle.response_complete
         super().on_message_complete()
+        if answered and not self.transport.is_closing() and not self.pipeline:
+            self._await_header()  # answered before its body ended (a 413): the next request's header is awaited
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
-        if not self.transport.is_closing() and not self.pipeline:
-            self._await_header()
+        if self._head >= 0 or self._timer is None:  # the body is not still arriving (a 413 answered early)
+            if not self.transport.is_closing() and not self.pipeline:
+                self._await_header()
 
     def _await_header(self) -> None:
         self._head = 0
