@@ -14,8 +14,9 @@ client (httpx):
   throughput;
 * **durability**: kill -9 during a stream of appends, R restarts, every
   acknowledged utterance read back (``serving.kill_rounds``);
-* **isolation**: one tenant floods Verify by text while another's Verify by
-  claim is timed, against the same idle (``flood.py``);
+* **isolation** (``flood.py``, run by ``grounded bench serve`` after these):
+  one tenant floods Verify by text while another's Verify by claim is timed,
+  against the same idle;
 * **switching** (in process, no HTTP): the CPU an append costs when
   appends to two conversations of length L alternate, against the same
   appends one conversation after the other.  Each engine's facts live in
@@ -261,17 +262,11 @@ def run_backend(name: str, db: str, workdir: Path, conversations: int, appends: 
 
 def run(backends: tuple[str, ...], conversations: int = 50, appends: int = 20, verifies: int = 5000,
         rate: float = 500.0, closed_verifies: int = 5000, kills: int = 20, seed: int = 0,
-        switch_lengths: tuple[int, ...] = (10, 100, 1000), isolation: int = 1200) -> dict[str, Any]:
-    """``isolation``: Verify requests of the quiet tenant in the flood run (``flood.py``; 0: no flood run)."""
-    from grounded.bench import flood
-
+        switch_lengths: tuple[int, ...] = (10, 100, 1000)) -> dict[str, Any]:
     results: dict[str, Any] = {"settings": {"conversations": conversations, "appends_per_conversation": appends,
                                             "verifies": verifies, "rate": rate, "closed_verifies": closed_verifies,
                                             "kills": kills, "seed": seed}, "backends": {}}
     results["switching"] = switching(switch_lengths)
-    if isolation:
-        stderr.print("bench serve: one tenant floods Verify by text", markup=False)
-        results["isolation"] = flood.isolation(verifies=isolation, seed=seed)
     with tempfile.TemporaryDirectory(prefix="grounded-bench-serve-") as tmp:
         workdir = Path(tmp)
         for backend in backends:
@@ -339,10 +334,6 @@ def markdown(result: dict[str, Any]) -> str:
                                       "stored, never acknowledged", "seconds"],
                                      [[n, d["rounds"], d["acknowledged"], d["stored"], d["lost"],
                                        d["unacknowledged_stored"], d["seconds"]] for n, d in kills])]
-    if result.get("isolation"):
-        from grounded.bench import flood
-
-        lines += ["", flood.markdown(result["isolation"])]
     if result.get("switching"):
         lines += ["", "CPU ms per append (in process, no HTTP), two conversations of L utterances each:",
                   "", markdown_table(["L", "one conversation after the other", "alternating"],

@@ -7,7 +7,7 @@ from grounded.bench import serve as serve_bench
 
 def test_the_serve_load_run_measures_and_answers_right():
     result = serve_bench.run(("sqlite",), conversations=3, appends=8, verifies=30, rate=300.0, closed_verifies=30,
-                             kills=0, switch_lengths=(10, 30), isolation=0)  # the flood run: test_abuse.py
+                             kills=0, switch_lengths=(10, 30))
     r = result["backends"]["sqlite"]
     assert r["wrong_answers"] == 0
     assert r["append"]["count"] == 24 and r["append"]["per_s"] > 0
