@@ -393,8 +393,11 @@ def serve(
     closed: Annotated[int, typer.Option(help="Verify requests with every conversation in flight.")] = 5000,
     kills: Annotated[int, typer.Option(help="kill -9 restarts during appends, per store.")] = 20,
 ) -> None:
-    """A bounded load run of `grounded serve` on loopback: appends/s, p50/p99 of append and Verify, kill -9."""
+    """A bounded load run of `grounded serve` on loopback: appends/s, p50/p99 of append and Verify, kill -9, and
+    another tenant's Verify p99 while one tenant floods Verify by text."""
+    from grounded.bench import flood
     from grounded.bench import serve as serve_bench
+    from grounded.bench.report import stderr
 
     choices = {"sqlite": ("sqlite",), "postgresql": ("postgresql",), "both": ("sqlite", "postgresql")}
     if db not in choices:
@@ -404,4 +407,6 @@ def serve(
             min(kills, 2)
     result = serve_bench.run(choices[db], conversations, appends, verifies, rate, closed, kills,
                              switch_lengths=(10, 100) if quick else (10, 100, 1000))
-    _publish(out, "serve", result, serve_bench.markdown)
+    stderr.print("bench serve: one tenant floods Verify by text", markup=False)
+    result["isolation"] = flood.isolation(verifies=400 if quick else 1200)
+    _publish(out, "serve", result, lambda r: serve_bench.markdown(r) + "\n\n" + flood.markdown(r["isolation"]))

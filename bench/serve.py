@@ -14,6 +14,9 @@ client (httpx):
   throughput;
 * **durability**: kill -9 during a stream of appends, R restarts, every
   acknowledged utterance read back (``serving.kill_rounds``);
+* **isolation** (``flood.py``, run by ``grounded bench serve`` after these):
+  one tenant floods Verify by text while another's Verify by claim is timed,
+  against the same idle;
 * **switching** (in process, no HTTP): the CPU an append costs when
   appends to two conversations of length L alternate, against the same
   appends one conversation after the other.  Each engine's facts live in
@@ -114,6 +117,11 @@ class LoadClient:
                     f"Content-Length: {len(data)}\r\n").encode()
             writer.write(head + self.auth + b"\r\n" + data)
             status_line = await reader.readline()
+            if not status_line:  # the server closed the connection while it was idle (its timeouts): once more
+                writer.close()
+                reader, writer = await asyncio.open_connection(self.host, self.port)
+                writer.write(head + self.auth + b"\r\n" + data)
+                status_line = await reader.readline()
             length = 0
             while True:
                 line = await reader.readline()

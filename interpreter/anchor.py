@@ -29,6 +29,7 @@ they are found here, without a network:
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
@@ -36,7 +37,7 @@ import numpy as np
 
 from grounded.core.bounds import check_threshold
 from grounded.core.literals import negate
-from grounded.engine import Engine
+from grounded.engine.view import Reads
 from grounded.interpreter import embedding
 from grounded.interpreter.anaphora import known_names
 from grounded.interpreter.causal import direction, link, overlap
@@ -126,7 +127,7 @@ def _spell_out_ids(texts: dict[str, list[str]]) -> dict[str, list[str]]:
     return {c: [_CLAIM_REF.sub(spell, t) for t in ts] for c, ts in texts.items()}
 
 
-def _facets(engine: Engine, at: int | None) -> list[Facet]:
+def _facets(engine: Reads, at: int | None) -> list[Facet]:
     texts = claim_texts(engine, at)
     for p in engine.state.props_at(at):
         if p.kind != "question" and p.text:
@@ -146,7 +147,7 @@ def _facets(engine: Engine, at: int | None) -> list[Facet]:
     return out
 
 
-def _links(engine: Engine, at: int | None, facets: list[Facet]) -> list[tuple[str, ...]]:
+def _links(engine: Reads, at: int | None, facets: list[Facet]) -> list[tuple[str, ...]]:
     """Every cause -> effect the conversation states: the claims' causal chains, and each hypothesis with
     what it explains (h1 explains o7: its text, then o7's)."""
     out = [f.chain for f in facets if f.chain]
@@ -162,7 +163,7 @@ def _links(engine: Engine, at: int | None, facets: list[Facet]) -> list[tuple[st
     return out
 
 
-def _hypothesis_chains(engine: Engine, at: int | None, facets: list[Facet]) -> dict[str, list[tuple[str, ...]]]:
+def _hypothesis_chains(engine: Reads, at: int | None, facets: list[Facet]) -> dict[str, list[tuple[str, ...]]]:
     """Each hypothesis (in standing or not) with the chains it states: its facets' own, and its text followed
     by each claim it explains."""
     kinds = {p.id: p.kind for p in engine.state.props_at(at)}
@@ -197,7 +198,7 @@ _ACRONYM_SOURCE = re.compile(r"\b((?:[A-Z][a-z]+[\s-]+){1,5}[A-Z][a-z]+)\b")
 _NAME = re.compile(r"\b(?:[A-Z]{2,}[a-z0-9]*s?|[A-Z][a-z]+[A-Z]\w*)\b|(?<=[a-z,] )[A-Z][a-z]+\b")
 
 
-def vocabulary(engine: Engine, at: int | None) -> set[str]:
+def vocabulary(engine: Reads, at: int | None) -> set[str]:
     """The stemmed words of the conversation up to turn ``at``: its utterances and its claims' texts."""
     dm = engine.state
     words: set[str] = set()
@@ -236,7 +237,7 @@ class AnchorIndex:
     switched off with GROUNDED_EMBED=0, else TF-IDF).
     """
 
-    def __init__(self, engine: Engine, at: int | None = None, similarity: Similarity = "auto",
+    def __init__(self, engine: Reads, at: int | None = None, similarity: Similarity = "auto",
                  threshold: float | None = None):
         if similarity == "auto":
             similarity = "embed" if embedding.enabled() else "tfidf"
@@ -268,7 +269,7 @@ class AnchorIndex:
         self._vectors = embedding.encode(texts) if similarity == "embed" else None
 
     @staticmethod
-    def _said(engine: Engine, at: int | None) -> list[str]:
+    def _said(engine: Reads, at: int | None) -> list[str]:
         dm = engine.state
         return [t for r in dm.args if dm.visible(r.id, at) for t in (r.utterance or "", r.text or "")] + \
             [p.text for p in dm.props_at(at) if p.text]
@@ -526,10 +527,16 @@ class AnchorIndex:
                 out.append(Found(self.claims[k], -1, float(best[k]), f"restriction (only {' '.join(sorted(words))})"))
         return out
 
-    def read(self, text: str) -> tuple[list[Finding], list[Finding]]:
-        """The findings (asserted, denied) of ``text``, verified as of the index's turn."""
+    def read(self, text: str, deadline: float | None = None) -> tuple[list[Finding], list[Finding]]:
+        """The findings (asserted, denied) of ``text``, verified as of the index's turn.
+
+        ``deadline`` (a ``time.monotonic()`` value): past it, TimeoutError between two clauses, so a long
+        text read off the event loop stops when its caller has stopped waiting.
+        """
         stance: dict[str, tuple[int, float, str, str, str | None]] = {}
         for clause in self.clauses(text):
+            if deadline is not None and time.monotonic() > deadline:
+                raise TimeoutError("reading the text went past its deadline")
             found = self._read_clause(clause)
             if not found and not clause.negated and not imperative(clause.text) \
                     and len(set(terms(clause.text))) >= UNANCHORED_LEAST:
@@ -558,21 +565,21 @@ class AnchorIndex:
             (asserted if sign > 0 else denied).append(f)
         return asserted, denied
 
-    def verify(self, text: str) -> TextVerdict:
+    def verify(self, text: str, deadline: float | None = None) -> TextVerdict:
         """Read ``text``, verify every literal found, and give the verdict (as of the index's turn)."""
-        asserted, denied = self.read(text)
+        asserted, denied = self.read(text, deadline)
         best = self.best(text)
         return verdict_of(text, asserted, denied, method=self.method, at=self.at, threshold=self.threshold,
                           best=(best.claim, best.score) if best else None)
 
 
-def anchor(engine: Engine, text: str, at: int | None = None, threshold: float | None = None,
+def anchor(engine: Reads, text: str, at: int | None = None, threshold: float | None = None,
            similarity: Similarity = "auto") -> Anchor | None:
     """The claim most similar to the whole of ``text``; None below ``threshold``."""
     return AnchorIndex(engine, at, similarity, threshold).match(text)
 
 
-def verify_text(engine: Engine, text: str, at: int | None = None, threshold: float | None = None,
+def verify_text(engine: Reads, text: str, at: int | None = None, threshold: float | None = None,
                 similarity: Similarity = "auto") -> TextVerdict:
     """The verdict on ``text`` as of turn ``at``: accept, reject (naming why) or abstain.
 

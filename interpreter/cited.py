@@ -52,6 +52,7 @@ from grounded.core.cited import CitedContinuation
 from grounded.core.errors import InputError
 from grounded.core.literals import atom_of, negate
 from grounded.engine import Engine
+from grounded.engine.view import Reads
 from grounded.interpreter.anchor import AnchorIndex, Similarity
 from grounded.interpreter.verdict import ABSTAIN, ACCEPT, REJECT, Finding, TextVerdict, by_claim, verdict_of
 from grounded.io.format import describe_errors
@@ -191,9 +192,9 @@ def _beyond(f: Finding) -> str:
     return f"the text also {f.stance} {f.literal}{_how(f)}, which it does not cite"
 
 
-def verify_cited(engine: Engine, cited: CitedContinuation, at: int | None = None, *,
+def verify_cited(engine: Engine | Reads, cited: CitedContinuation, at: int | None = None, *,
                  reader: AnchorIndex | None = None, threshold: float | None = None,
-                 similarity: Similarity = "auto") -> CitedVerdict:
+                 similarity: Similarity = "auto", deadline: float | None = None) -> CitedVerdict:
     """The verdict on a cited continuation as of turn ``at`` (see the module docstring).
 
     ``reader``: an ``AnchorIndex`` of ``engine`` as of ``at``, built once for many continuations; otherwise
@@ -204,7 +205,7 @@ def verify_cited(engine: Engine, cited: CitedContinuation, at: int | None = None
     claims = by_claim(engine, cited.asserts, cited.denies, at, cited.text)
     unknown = tuple(lit for lit in dict.fromkeys(cited.asserts + cited.denies)
                     if not engine.state.claimants_at(lit, at))
-    reading = (reader or AnchorIndex(engine, at, similarity, threshold)).verify(cited.text)
+    reading = (reader or AnchorIndex(engine, at, similarity, threshold)).verify(cited.text, deadline)
     contradicts, uncited = against_citation(cited, reading)
 
     when = f" as of turn {at}" if at is not None else ""

@@ -7,10 +7,10 @@ say, so a claim re-argued later is found by the words of either.
 
 from __future__ import annotations
 
-from grounded.engine import Engine
+from grounded.engine.view import Reads
 
 
-def claim_texts(engine: Engine, at: int | None = None) -> dict[str, list[str]]:
+def claim_texts(engine: Reads, at: int | None = None) -> dict[str, list[str]]:
     """Claim -> the texts of its arguments made by turn ``at`` (all when None), in the order they were made."""
     dm = engine.state
     texts: dict[str, list[str]] = {}

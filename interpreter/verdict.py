@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from grounded.engine import Engine
+from grounded.engine.view import Reads
 from grounded.present import context
 from grounded.queries.verify import NO_ANCHOR, UNGROUNDED, Verification
 
@@ -168,7 +169,7 @@ def verdict_of(text: str | None, asserted: Iterable[Finding], denied: Iterable[F
     return TextVerdict(text, verdict, reason, asserted, denied, method, at, threshold, best, error, notes)
 
 
-def by_claim(engine: Engine, asserts: Iterable[str], denies: Iterable[str], at: int | None = None,
+def by_claim(engine: Engine | Reads, asserts: Iterable[str], denies: Iterable[str], at: int | None = None,
              text: str | None = None) -> TextVerdict:
     """The verdict on literals given directly (a gold reading, or a caller that knows them)."""
     asserted = [Finding(lit, "asserts", engine.verify(lit, at), how="given") for lit in asserts]

@@ -16,6 +16,7 @@ from grounded.core.cited import CitedContinuation
 from grounded.interpreter.anchor import verify_text
 from grounded.interpreter.cited import verify_cited
 from grounded.service.conversations import rejection_json, state_json
+from grounded.service.settings import Settings
 from grounded.service.store import open_store
 from tests.serve_helpers import make_key
 
@@ -61,6 +62,9 @@ async def _session_calls(db: str, key: str) -> dict:
             got["verify_cited"] = await call("verify_cited", conversation="mcp-talk", text=CITED["text"],
                                              asserts=CITED["asserts"])
             got["verify_cited_bad"] = await call("verify_cited", conversation="mcp-talk", text="x", asserts=["a b"])
+            got["too_long"] = await call("verify_text", conversation="mcp-talk", text="a" * (Settings.max_text + 1))
+            got["too_long_append"] = await call("append", conversation="mcp-talk", speaker="ben",
+                                                text="a" * (Settings.max_text + 1), interpreter="rules")
             got["affected"] = await call("affected", conversation="mcp-talk", claim="o1")
             got["state"] = await call("state", conversation="mcp-talk")
             got["foreign"] = await call("state", conversation="theirs")
@@ -107,6 +111,8 @@ def test_the_mcp_tools_answer_as_the_library(tmp_path):
     assert got["verify_cited"][1]["verdict"] == "reject"  # h1 lost o1
     assert got["verify_cited_bad"][0] is True and got["verify_cited_bad"][1]["error"] == "invalid"
     assert got["verify_cited_bad"][1]["message"].startswith("cited: asserts[0]: Value error, 'a b' is not a literal")
+    for refused in (got["too_long"], got["too_long_append"]):  # the text bound of grounded serve
+        assert refused[0] and refused[1]["error"] == "too_large" and refused[1]["bound"] == Settings.max_text
     assert got["affected"][1]["lose_support"] == lib.affected("o1").lose_support
     assert {k: v for k, v in got["state"][1].items() if k not in ("id", "length")} == state_json(lib)
     assert got["foreign"] == (True, {"error": "not_found", "message": "no conversation theirs",

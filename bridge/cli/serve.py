@@ -11,8 +11,8 @@ from typing import Annotated
 import typer
 
 from grounded.cli.app import app, out
-from grounded.core.bounds import MAX_LINE_BYTES
 from grounded.core.errors import InputError
+from grounded.service.settings import Settings
 
 Db = Annotated[str | None, typer.Option(
     "--db", envvar="GROUNDED_DB",
@@ -40,20 +40,42 @@ def serve(
     workers: Annotated[int, typer.Option(help="Worker processes (each owns its engines; share the store).")] = 1,
     extension: ServeExtensions = None,
     cache: Annotated[int, typer.Option(help="Conversations kept in memory per worker.")] = 1000,
-    max_body: Annotated[int, typer.Option(help="Largest request body, in bytes.")] = MAX_LINE_BYTES,
+    max_body: Annotated[int, typer.Option(help="Largest request body, in bytes.")] = Settings.max_body,
     quiet: Annotated[bool, typer.Option("--quiet", help="No request log lines.")] = False,
+    max_text: Annotated[int, typer.Option(help="Longest text to verify, in characters (413 past it).")]
+    = Settings.max_text,
+    read_workers: Annotated[int, typer.Option(help="Processes that read texts to verify, per worker.", min=1)]
+    = Settings.read_workers,
+    reads_per_tenant: Annotated[int, typer.Option(help="Text readings a tenant may have in flight (429 past it).",
+                                                  min=1)] = Settings.reads_per_tenant,
+    read_deadline: Annotated[float, typer.Option(help="Seconds a text reading may take (504 past it).")]
+    = Settings.read_deadline,
+    header_timeout: Annotated[float, typer.Option(help="Seconds for a request's header to arrive (then closed).")]
+    = Settings.header_timeout,
+    body_timeout: Annotated[float, typer.Option(help="Seconds for a request's body to arrive (then closed).")]
+    = Settings.body_timeout,
+    keep_alive: Annotated[float, typer.Option(help="Seconds an idle connection is kept between requests.")]
+    = Settings.keep_alive,
+    max_connections: Annotated[int, typer.Option(help="Open connections per worker (503 past it).", min=1)]
+    = Settings.max_connections,
+    max_head: Annotated[int, typer.Option(help="Bytes of a request line and header (431 past it).")]
+    = Settings.max_head,
 ) -> None:
     """Serve the HTTP API (docs/serve.md); durable in SQLite by default, PostgreSQL with --db postgresql://..."""
     _require_serve()
     import uvicorn
 
-    from grounded.service.api import SETTINGS_ENV, Settings, create_app
+    from grounded.service.api import SETTINGS_ENV, create_app
+    from grounded.service.connections import protocol
     from grounded.service.keys import new_key
     from grounded.service.middleware import configure_request_log
     from grounded.service.store import open_store
 
     settings = Settings(db=db, extensions=[str(p) for p in extension or ()], cache=cache, max_body=max_body,
-                        quiet=quiet)
+                        quiet=quiet, max_text=max_text, read_workers=read_workers, reads_per_tenant=reads_per_tenant,
+                        read_deadline=read_deadline, header_timeout=header_timeout, body_timeout=body_timeout,
+                        keep_alive=keep_alive, max_connections=max_connections, max_head=max_head)
+    guarded = {"http": protocol(settings.connection_limits()), "timeout_keep_alive": settings.keep_alive}
     store = open_store(db)  # creates the tables; a bad URL fails here, before the server starts
     try:
         if not store.keys():
@@ -68,9 +90,9 @@ def serve(
     if workers > 1:
         os.environ[SETTINGS_ENV] = json.dumps(settings.__dict__)
         uvicorn.run("grounded.service.api:app_from_env", factory=True, host=host, port=port, workers=workers,
-                    log_level="warning", access_log=False)
+                    log_level="warning", access_log=False, **guarded)
     else:
-        uvicorn.run(create_app(settings), host=host, port=port, log_level="warning", access_log=False)
+        uvicorn.run(create_app(settings), host=host, port=port, log_level="warning", access_log=False, **guarded)
 
 
 @keys_app.command("create")

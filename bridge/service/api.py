@@ -16,7 +16,6 @@ import json
 import os
 from collections.abc import Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
 from importlib.metadata import version as _version
 from pathlib import Path
 from typing import Annotated, Any
@@ -26,7 +25,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from grounded.core.bounds import MAX_LINE_BYTES, MAX_THRESHOLD, MAX_TURN, MIN_THRESHOLD
+from grounded.core.bounds import MAX_THRESHOLD, MAX_TURN, MIN_THRESHOLD
 from grounded.core.errors import GroundedError, InputError, PreconditionError
 from grounded.io.format import describe_errors, encode_line
 from grounded.service import schemas as s
@@ -34,12 +33,11 @@ from grounded.service.conversations import Conversations, ExtensionFile, input_e
 from grounded.service.errors import ServiceError
 from grounded.service.host import EngineHost
 from grounded.service.middleware import RequestGuard, configure_request_log
+from grounded.service.reading import Reading, TextReaders
+from grounded.service.settings import Settings
 from grounded.service.store import open_store
 
 VERSION = _version("grounded")
-MAX_BODY = MAX_LINE_BYTES
-"""A request body may be as long as an event-log line."""
-"""The event log's bound on one line (docs/reliability.md): no utterance needs a larger body."""
 
 
 _bearer = HTTPBearer(auto_error=False, description="An API key from `grounded keys create`.")
@@ -49,21 +47,12 @@ Similarity = Annotated[float | None, Query(ge=MIN_THRESHOLD, le=MAX_THRESHOLD, a
                                            description="Least similarity for `text` to anchor, from 0 to 1.")]
 
 
-@dataclass
-class Settings:
-    db: str | None = None
-    extensions: list[str] = field(default_factory=list)
-    cache: int = 1000
-    max_body: int = MAX_BODY
-    quiet: bool = False
-    """No request log lines (read by the worker processes of ``--workers N``)."""
-
-
 def create_app(settings: Settings | None = None) -> FastAPI:
     """The application; its engines' host (and the store connection) start with the server, on its loop's thread."""
     settings = settings or Settings()
     extensions = tuple(ExtensionFile.read(p) for p in settings.extensions)
     holder: dict[str, EngineHost] = {}
+    readers = TextReaders(settings.reading_limits())
 
     def make() -> Conversations:
         return Conversations(open_store(settings.db), extensions, settings.cache)
@@ -74,6 +63,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         try:
             yield
         finally:
+            readers.close()
             holder.pop("host").close()
 
     app = FastAPI(title="grounded", version=VERSION, lifespan=lifespan,
@@ -81,6 +71,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                               "has established. See docs/serve.md.",
                   responses={401: {"model": s.ErrorOut}, 404: {"model": s.ErrorOut},
                              413: {"model": s.ErrorOut}, 422: {"model": s.ErrorOut}})
+    verify_refusals: dict[int | str, dict[str, Any]] = {
+        429: {"model": s.ErrorOut, "description": "By text: the tenant has `reads_per_tenant` readings in flight "
+                                                  "(Retry-After says when to try again)."},
+        504: {"model": s.ErrorOut, "description": "By text: the reading went past `read_deadline`."}}
     _errors(app)
 
     async def ask(request: Request, key: HTTPAuthorizationCredentials | None,
@@ -142,27 +136,40 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         """Append one utterance: operations, or text through an interpreter. Acknowledged once committed."""
         expect = "expect_turn" in body.model_fields_set
         utterance = body.utterance()
+        if body.interpreter is not None:  # text an interpreter reads, on the loop (inside the write): bounded alike
+            readers.check(body.text)
         return _json(await ask(request, key, lambda c, t: c.append(
             t, cid, utterance, expect_turn=body.expect_turn, check_expected=expect, interpreter=body.interpreter),
             write=cid), 201)
 
     @app.get("/v1/conversations/{cid}/verify", response_class=JSONResponse, tags=["queries"],
-             responses={200: {"model": s.VerificationOut}})
+             responses={200: {"model": s.VerificationOut}, **verify_refusals})
     async def verify(request: Request, cid: str, key: Key, at: At = None,
                      claim: Annotated[str | None, Query(description="The literal the continuation asserts.")] = None,
                      text: Annotated[str | None, Query(description="Or the continuation's text.")] = None,
                      threshold: Similarity = None) -> Any:
         """Verify(c) by claim, or by text (anchored by similarity; abstains below the threshold)."""
-        return _json(await ask(request, key, _verify(cid, claim, text, at, threshold), reads=cid), drop_none=True)
+        return _json(await answer_verify(request, key, cid, claim, text, at, threshold), drop_none=True)
 
     @app.post("/v1/conversations/{cid}/verify", response_class=JSONResponse, tags=["queries"],
-              responses={200: {"model": s.VerificationOut | s.CitedVerificationOut}})
+              responses={200: {"model": s.VerificationOut | s.CitedVerificationOut}, **verify_refusals})
     async def verify_post(request: Request, cid: str, body: s.VerifyRequest, key: Key) -> Any:
         """Verify(c), the claim or text in the body (for long texts), or a continuation citing its claims."""
-        job = _verify(cid, body.claim, body.text, body.at, body.threshold) if body.cited is None else \
-            _verify_cited(cid, body)
-        answer = await ask(request, key, job, reads=cid)
+        if body.cited is None:
+            answer = await answer_verify(request, key, cid, body.claim, body.text, body.at, body.threshold)
+        else:
+            reading = await ask(request, key, _verify_cited(cid, body, readers.check), reads=cid)
+            answer = await readers.verify_cited(reading, body.cited, body.at, body.threshold)
         return _json(answer, drop_none=True)
+
+    async def answer_verify(request: Request, key: HTTPAuthorizationCredentials | None, cid: str,
+                            claim: str | None, text: str | None, at: int | None, threshold: float | None) -> Any:
+        """By claim: a walk, on the loop.  By text: the state taken on the loop, read by ``readers``."""
+        answer = await ask(request, key, _verify(cid, claim, text, at, readers.check), reads=cid)
+        if isinstance(answer, Reading):
+            assert text is not None
+            return await readers.verify(answer, text, at, threshold)
+        return answer
 
     @app.get("/v1/conversations/{cid}/affected", response_class=JSONResponse, tags=["queries"],
              responses={200: {"model": s.AffectedOut}})
@@ -205,24 +212,29 @@ def _json(body: dict[str, Any], status: int = 200, drop_none: bool = False) -> J
 
 
 def _verify(cid: str, claim: str | None, text: str | None, at: int | None,
-            threshold: float | None) -> Callable[[Conversations, str], Any]:
+            check_text: Callable[[str], None]) -> Callable[[Conversations, str], Any]:
+    """Verify by claim (the answer), or what a reading of the text needs (a ``Reading``)."""
     def fn(c: Conversations, tenant: str) -> Any:
         if (claim is None) == (text is None):
             raise InputError("give either claim or text, not both" if claim is not None else "give claim or text")
         if claim is not None:
             return c.verify(tenant, cid, claim, at)
         assert text is not None
-        return c.verify_text(tenant, cid, text, at, threshold)
+        check_text(text)
+        return Reading(tenant, *c.reading(tenant, cid))
 
     return fn
 
 
-def _verify_cited(cid: str, body: s.VerifyRequest) -> Callable[[Conversations, str], Any]:
+def _verify_cited(cid: str, body: s.VerifyRequest,
+                  check_text: Callable[[str], None]) -> Callable[[Conversations, str], Any]:
+    """What reading a cited continuation needs (a ``Reading``): its text is read as verify by text is."""
     def fn(c: Conversations, tenant: str) -> Any:
         if body.claim is not None or body.text is not None:
             raise InputError("give one of claim, text or cited")
         assert body.cited is not None
-        return c.verify_cited(tenant, cid, body.cited, body.at, body.threshold)
+        check_text(body.cited.text)
+        return Reading(tenant, *c.reading(tenant, cid))
 
     return fn
 
@@ -240,7 +252,7 @@ SETTINGS_ENV = "GROUNDED_SERVE_SETTINGS"
 def _errors(app: FastAPI) -> None:
     @app.exception_handler(ServiceError)
     async def service_error(request: Request, exc: ServiceError) -> JSONResponse:
-        return JSONResponse(exc.to_json(), status_code=exc.status)
+        return JSONResponse(exc.to_json(), status_code=exc.status, headers=exc.headers)
 
     @app.exception_handler(PreconditionError)
     async def rejected(request: Request, exc: PreconditionError) -> JSONResponse:

@@ -30,6 +30,7 @@ from grounded.core.errors import InputError, PreconditionError
 from grounded.core.turns import assign_turn
 from grounded.dmap.effects import fields_of
 from grounded.dmap.model import Header
+from grounded.dmap.state import DependencyMap
 from grounded.engine import Engine, Update
 from grounded.io.eventlog import header_json, utterance_json
 from grounded.present.summary import state_summary
@@ -235,12 +236,11 @@ class Conversations:
         v = self._entry(tenant, cid).engine.verify(claim, at=at)
         return {**v.to_json(), "arguments": list(v.arguments), "failing": v.failing}
 
-    def verify_text(self, tenant: str, cid: str, text: str, at: int | None = None,
-                    threshold: float | None = None) -> dict[str, Any]:
-        from grounded.interpreter.anchor import verify_text
-
-        engine = self._entry(tenant, cid).engine
-        return verify_text(engine, text, at, threshold).to_json()  # threshold None: the anchoring's own default
+    def reading(self, tenant: str, cid: str) -> tuple[tuple[str, int], DependencyMap]:
+        """What verifying a text against ``cid`` reads, taken here (the engines' thread): the state, caught up
+        with the store, and its version (id, length); the reading itself runs elsewhere (``reading.py``)."""
+        entry = self._entry(tenant, cid)
+        return (cid, entry.length), entry.engine.state
 
     def verify_cited(self, tenant: str, cid: str, cited: Any, at: int | None = None,
                      threshold: float | None = None) -> dict[str, Any]:

@@ -19,6 +19,8 @@ class ServiceError(GroundedError):
 
     status = 500
     code = "internal"
+    headers: dict[str, str] | None = None
+    """HTTP headers the answer carries (Retry-After)."""
 
     def __init__(self, message: str, **detail: object):
         super().__init__(message)
@@ -55,6 +57,28 @@ class Invalid(ServiceError):
 
 class TooLarge(ServiceError):
     status, code = 413, "too_large"
+
+
+class Busy(ServiceError):
+    """The tenant already has as many text readings in flight as it may: retry after ``retry_after`` seconds."""
+
+    status, code = 429, "too_many_requests"
+
+    def __init__(self, message: str, retry_after: int, **detail: object):
+        super().__init__(message, retry_after=retry_after, **detail)
+        self.headers = {"Retry-After": str(retry_after)}
+
+
+class DeadlineExceeded(ServiceError):
+    """A request's work went past the service's deadline for it; nothing was changed."""
+
+    status, code = 504, "deadline_exceeded"
+
+
+class ServiceUnavailable(ServiceError):
+    """A part of the service stopped (a reader process); nothing was changed: retry."""
+
+    status, code = 503, "unavailable"
 
 
 class StoreUnavailable(ServiceError):

@@ -13,13 +13,17 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any
 
-from pydantic import StrictBool
+from pydantic import StrictBool, ValidationError
 
 from grounded.core.bounds import JsonInt, Threshold, Turn
+from grounded.core.cited import CitedContinuation
 from grounded.core.errors import InputError, PreconditionError
+from grounded.io.format import describe_errors
 from grounded.service.conversations import Conversations, ExtensionFile, input_error_json, rejection_json
 from grounded.service.errors import ServiceError
 from grounded.service.host import EngineHost
+from grounded.service.reading import Reading, TextReaders
+from grounded.service.settings import Settings
 from grounded.service.store import open_store
 
 INSTRUCTIONS = (
@@ -33,8 +37,12 @@ INSTRUCTIONS = (
 )
 
 
-def build_server(db: str | None, key: str, extensions: list[str] | None = None) -> tuple[Any, EngineHost]:
-    """The MCP server and its engines' host, the key checked (an error names what is wrong)."""
+def build_server(db: str | None, key: str, extensions: list[str] | None = None,
+                 settings: Settings | None = None) -> tuple[Any, EngineHost, TextReaders]:
+    """The MCP server, its engines' host and its text readers, the key checked (an error names what is wrong).
+
+    ``settings``: the text bound, readers, per-tenant limit and deadline (``grounded serve``'s defaults).
+    """
     try:
         from mcp.server.mcpserver import MCPServer
     except ImportError as exc:
@@ -49,16 +57,21 @@ def build_server(db: str | None, key: str, extensions: list[str] | None = None) 
         host.close()
         raise
     server = MCPServer("grounded", instructions=INSTRUCTIONS)
+    readers = TextReaders((settings or Settings()).reading_limits())
 
-    async def ask(fn: Any, write: str | None = None) -> Any:
+    async def answered(answer: Any) -> Any:
+        """The awaited answer, or a tool error holding the JSON the HTTP API answers with."""
         try:
-            return await host.call(lambda c: fn(c, tenant), write is not None, (tenant, write or ""))
+            return await answer
         except PreconditionError as exc:
             raise ToolError(json.dumps(rejection_json(exc))) from exc
         except InputError as exc:
             raise ToolError(json.dumps(input_error_json(exc))) from exc
         except ServiceError as exc:
             raise ToolError(json.dumps(exc.to_json())) from exc
+
+    async def ask(fn: Any, write: str | None = None) -> Any:
+        return await answered(host.call(lambda c: fn(c, tenant), write is not None, (tenant, write or "")))
 
     @server.tool()
     async def verify(conversation: str, claim: str, at: Turn | None = None) -> dict[str, Any]:
@@ -71,7 +84,12 @@ def build_server(db: str | None, key: str, extensions: list[str] | None = None) 
                           threshold: Threshold | None = None) -> dict[str, Any]:
         """Verify a continuation given as text: anchored to the most similar proposition (abstains below the
         threshold), then Verify(anchor)."""
-        return dict(await ask(lambda c, t: c.verify_text(t, conversation, text, at, threshold)))
+        def take(c: Conversations, t: str) -> Reading:
+            readers.check(text)
+            return Reading(t, *c.reading(t, conversation))
+
+        reading = await ask(take)  # the state, on the engines' thread; the reading, in a reader process
+        return dict(await answered(readers.verify(reading, text, at, threshold)))
 
     @server.tool()
     async def verify_cited(conversation: str, text: str, asserts: list[str] | None = None,
@@ -79,8 +97,18 @@ def build_server(db: str | None, key: str, extensions: list[str] | None = None) 
         """Verify a continuation that cites the claim ids it asserts and denies: each id by Verify (a stale id
         asserted, or a grounded one denied, rejects), then the text read against the citation (saying the
         opposite of what it cites rejects, saying more than it cites abstains)."""
-        cited = {"text": text, "asserts": asserts or [], "denies": denies or []}
-        return dict(await ask(lambda c, t: c.verify_cited(t, conversation, cited, at)))
+        try:
+            cited = CitedContinuation.model_validate({"text": text, "asserts": asserts or [], "denies": denies or []})
+        except ValidationError as exc:
+            raise ToolError(json.dumps(input_error_json(InputError(
+                "cited: " + describe_errors(exc.errors(), lambda seg: False))))) from None
+
+        def take(c: Conversations, t: str) -> Reading:
+            readers.check(cited.text)
+            return Reading(t, *c.reading(t, conversation))
+
+        reading = await ask(take)  # as verify_text: the state on the engines' thread, the text in a reader
+        return dict(await answered(readers.verify_cited(reading, cited, at, None)))
 
     @server.tool()
     async def affected(conversation: str, claim: str, closure: StrictBool = True,
@@ -105,16 +133,21 @@ def build_server(db: str | None, key: str, extensions: list[str] | None = None) 
         if turn is not None:
             utterance["turn"] = turn
         expected = None if expect_turn is None or expect_turn < 0 else expect_turn
-        return dict(await ask(lambda c, t: c.append(t, conversation, utterance, expect_turn=expected,
-                                                    check_expected=expect_turn is not None,
-                                                    interpreter=interpreter), write=conversation))
+
+        def write(c: Conversations, t: str) -> dict[str, Any]:
+            if interpreter is not None:  # text an interpreter reads (on the loop): bounded as a text to verify
+                readers.check(text)
+            return c.append(t, conversation, utterance, expect_turn=expected, check_expected=expect_turn is not None,
+                            interpreter=interpreter)
+
+        return dict(await ask(write, write=conversation))
 
     @server.tool()
     async def create_conversation(header: dict[str, Any] | None = None, id: str | None = None) -> dict[str, Any]:
         """Create a conversation from an event-log header (agents, props); returns its id."""
         return dict(await ask(lambda c, t: c.create(t, header, id), write=id or ""))
 
-    return server, host
+    return server, host, readers
 
 
 def serve_stdio(db: str | None, key: str, extensions: list[str] | None = None) -> None:
@@ -122,8 +155,9 @@ def serve_stdio(db: str | None, key: str, extensions: list[str] | None = None) -
 
     from grounded.service.mcp_stdio import run_stdio
 
-    server, host = build_server(db, key, extensions)
+    server, host, readers = build_server(db, key, extensions)
     try:
         anyio.run(run_stdio, server)
     finally:
+        readers.close()
         host.close()

@@ -1,0 +1,63 @@
+"""The service's settings in one place: the store, and every bound against a client taking the service.
+
+``grounded serve`` takes each as an option of the same name (``--max-text``...);
+docs/serve.md lists them with their values and the tests that hold them.
+Kept apart from ``api.py`` (FastAPI) so the CLI reads the defaults without
+importing the web stack.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from grounded.core.bounds import MAX_LINE_BYTES
+
+if TYPE_CHECKING:
+    from grounded.service.connections import ConnectionLimits
+    from grounded.service.reading import ReadingLimits
+
+MAX_BODY = MAX_LINE_BYTES
+"""A request body may be as long as an event-log line (docs/reliability.md): no utterance needs a larger body."""
+
+
+@dataclass
+class Settings:
+    """What one ``grounded serve`` runs with; each process of ``--workers N`` applies every bound on its own."""
+
+    db: str | None = None
+    extensions: list[str] = field(default_factory=list)
+    cache: int = 1000
+    max_body: int = MAX_BODY
+    quiet: bool = False
+    """No request log lines (read by the worker processes of ``--workers N``)."""
+    # The service's bounds against one client taking it (docs/serve.md lists each with its test).
+    max_text: int = 20_000
+    """Characters in a text to verify (about 3,000 words; ~4 s of reading with the sentence encoder): 413 past it."""
+    read_workers: int = max(1, min(4, (os.cpu_count() or 2) - 1))
+    """Reader processes (per server process) that verify texts off the event loop: a core left to the loop."""
+    reads_per_tenant: int = 2
+    """Text readings one tenant may have in flight at once (per server process): 429 with Retry-After past it."""
+    read_deadline: float = 15.0
+    """Seconds a text reading may take, queue included: 504 naming it past it."""
+    header_timeout: float = 10.0
+    """Seconds from a connection (or the end of its last response) to a request's complete header: closed past it."""
+    body_timeout: float = 60.0
+    """Seconds from a request's header to the end of its body: closed past it (max_body fits at 0.6 Mbit/s)."""
+    keep_alive: float = 5.0
+    """Seconds an idle keep-alive connection is kept between requests."""
+    max_connections: int = 512
+    """Open connections per server process: one more is answered 503 and closed."""
+    max_head: int = 65_536
+    """Bytes of a request line and header: 431 and closed past it (a long text goes in a POST body)."""
+
+    def reading_limits(self) -> ReadingLimits:
+        from grounded.service.reading import ReadingLimits
+
+        return ReadingLimits(self.max_text, self.read_workers, self.reads_per_tenant, self.read_deadline)
+
+    def connection_limits(self) -> ConnectionLimits:
+        from grounded.service.connections import ConnectionLimits
+
+        return ConnectionLimits(self.header_timeout, self.body_timeout, self.max_connections, self.max_head)
