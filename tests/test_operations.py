@@ -110,7 +110,7 @@ def test_revise_abandons_releases_the_speakers_commitment_and_flags_dependents(t
     assert "o1" not in team.commitments()["carol"]
     # dependents keep their stored standing but stop being grounded
     assert team.standing("h1") == "active"
-    assert team.verify("h1").reason == "h1 -> o1: o1 abandoned at T3"
+    assert team.verify("h1").reason == "o1 -> h1: o1 abandoned at T3"
     assert team.affected("o1").lose_support == ["h1"]
 
 
