@@ -371,9 +371,9 @@ def _graph(shown: list[clingo.Symbol], path: Path) -> Graph:
             if end not in nodes:
                 raise ViewError(f"{path}: edge({tail}, {head}, {label}) ends at {end}, which is not a node/1")
         edge_id = f"e-{_text(label)}-{names[tail]}-{names[head]}"
-        attrs = merged("edge", key)
-        kinds = " ".join([_text(label)] + ([attrs.pop("class")] if "class" in attrs else []))
-        graph.edges[(names[tail], names[head], _text(label))] = {"id": edge_id, "class": kinds, **attrs}
+        given = merged("edge", key)
+        kinds = " ".join([_text(label)] + ([given.pop("class")] if "class" in given else []))
+        graph.edges[(names[tail], names[head], _text(label))] = {"id": edge_id, "class": kinds, **given}
     return graph
 
 
