@@ -445,9 +445,18 @@ def test_a_view_program_can_use_the_text_fact(phase3, tmp_path):
     assert phase3.state.arg(arg).text in label(g)
 
 
-def test_texts_with_graphviz_escapes_draw_as_written(tmp_path):
+@pytest.mark.parametrize("text", ['a \\N b \\G "quoted" <b>\\', "&amp; &lt; & &#0; ]]> <!-- --> \\l\\",
+                                  "<svg onload=alert(1)>", "\\"])
+def test_texts_with_graphviz_escapes_draw_as_written(text):
+    """Graphviz's own escapes (\\N, \\G, entities, a trailing backslash) in a text are drawn as the text."""
     engine = Engine({"agents": {"ana": {}}})
-    text = 'a \\N b \\G "quoted" <b>\\'
     engine.apply({"speaker": "ana", "ops": [{"op": "observe", "claim": "o1", "text": text}]})
     g = parse(picture(engine, labels="full", wrap=80).svg())["arg1"]
     assert lines(g) == ["o1 ✓", text] and tooltip(g).endswith("\n" + text)
+
+
+def test_texts_XML_cannot_hold_are_drawn_as_replacement_characters():
+    engine = Engine({"agents": {"ana": {}}})
+    engine.apply({"speaker": "ana", "ops": [{"op": "observe", "claim": "o1", "text": "nul\x00 bell\x07 \ufffe end"}]})
+    g = parse(picture(engine, labels="full", wrap=80).svg())["arg1"]  # well-formed XML, drawn
+    assert lines(g) == ["o1 ✓", "nul\ufffd bell\ufffd \ufffd end"]

@@ -85,8 +85,8 @@ def facts(engine: Engine, at: int | None = None, *, changed: Iterable[int] = (),
           within: Collection[int] | None = None) -> list[clingo.Symbol]:
     """The dependency map as of turn ``at`` in the view program's input vocabulary (see picture.lp).
 
-    ``labels`` and ``wrap`` shape the ``label_text`` facts; ``within`` keeps only these arguments
-    (and the literals they name), for the sub-picture of one claim's Dep*.
+    ``labels`` and ``wrap`` shape the ``label_text`` facts; ``within`` keeps only these arguments,
+    the literals their Dep names and the attacks among them, for the sub-picture of one claim's Dep*.
     """
     dm = engine.state
     t = at
@@ -101,8 +101,9 @@ def facts(engine: Engine, at: int | None = None, *, changed: Iterable[int] = (),
         out.append(_fact("standing", r.id, _word(r.standing_at(t))))  # type: ignore[arg-type]
         out.append(_fact("claims", r.id, r.claim))
         if r.text:
-            out.append(_fact("text", r.id, r.text))
-            if lines := label_text(r.text, labels, wrap):
+            text = _NOT_XML.sub("\ufffd", r.text)  # clingo's strings end at NUL; XML holds none of these
+            out.append(_fact("text", r.id, text))
+            if lines := label_text(text, labels, wrap):
                 out.append(_fact("label_text", r.id, lines))
         claimed.add(r.claim)
     named = set()
@@ -110,7 +111,7 @@ def facts(engine: Engine, at: int | None = None, *, changed: Iterable[int] = (),
         for d in r.deps_at(t):
             out.append(_fact("dep", r.id, d))
             named.add(d)
-        for x in r.explains_at(t):
+        for x in r.explains_at(t) if within is None else ():  # a sub-picture of Dep* draws Dep only
             out.append(_fact("explains", r.id, x))
             named.add(x)
     out.extend(_fact("unclaimed", lit) for lit in sorted(named - claimed))
@@ -122,8 +123,8 @@ def facts(engine: Engine, at: int | None = None, *, changed: Iterable[int] = (),
                if (t is None or turn <= t) and a in shown and b in shown)
     for agent, ids in dm.commitments_at(t).items():
         out.extend(_fact("committed", agent, a) for a in ids if a in shown)
-    for a, agents in dm.dissent.items():
-        if dm.visible(a, t) and a in shown:
+    for a, agents in dm.dissent.items() if within is None else ():
+        if dm.visible(a, t):
             out.extend(_fact("dissent", a, g) for g in agents)
     out.extend(_fact("open_problem", lit) for lit in dm.open_problems_at(t))
     out.extend(_fact("changed", a) for a in sorted(set(changed)))
@@ -233,16 +234,24 @@ class Graph:
         return g.source
 
 
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+"""Characters XML 1.0 does not allow (the SVG is XML), NUL among them: each is drawn as U+FFFD."""
+
+
 def _escaped(attrs: dict[str, str]) -> dict[str, str]:
     """Attribute values as DOT escape strings: a value is plain text, a newline a line break.
 
-    Graphviz reads ``\\N``, ``\\G``, ``\\l`` ... in a label or tooltip as escapes, and a trailing
-    backslash would swallow the closing quote; a claim's text may hold any of these, so every
-    backslash is doubled and every newline written ``\\n``.  Tooltips are unescaped twice by
-    Graphviz (2.43), so a backslash in one is written four times.
+    Graphviz reads ``\\N``, ``\\G``, ``\\l`` ... in a label or tooltip as escapes, ``&amp;`` as an
+    entity, and a trailing backslash would swallow the closing quote; a claim's text may hold any
+    of these, so every backslash is doubled, every ``&`` written ``&amp;`` and every newline
+    ``\\n``.  Tooltips are unescaped twice by Graphviz (2.43), so a backslash in one is written
+    four times.  Characters XML cannot hold become U+FFFD.
     """
-    return {k: v.replace("\\", "\\\\\\\\" if k.endswith("tooltip") else "\\\\").replace("\n", "\\n")
-            for k, v in attrs.items()}
+    out = {}
+    for k, v in attrs.items():
+        v = _NOT_XML.sub("\ufffd", v.replace("\r\n", "\n").replace("\r", "\n")).replace("&", "&amp;")
+        out[k] = v.replace("\\", "\\\\\\\\" if k.endswith("tooltip") else "\\\\").replace("\n", "\\n")
+    return out
 
 
 def node_name(symbol: clingo.Symbol) -> str:
