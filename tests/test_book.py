@@ -465,3 +465,34 @@ def test_the_legend_explains_both_channels(pages):
     for words in ("standing (fill)", "grounding (a channel of its own)", "not grounded", "changed this turn",
                   "where grounding fails"):
         assert words in legend, words
+
+
+def test_book_takes_the_label_mode_and_width(tmp_path):
+    """`grounded book --labels full --wrap 16`: every turn's picture shows whole texts in lines of at
+    most 16 characters; --labels id shows ids alone; a bad mode is exit 2 before any replay."""
+    import xml.etree.ElementTree as ET
+
+    svg_ns = "{http://www.w3.org/2000/svg}"
+
+    def node_lines(page: Path, arg: str) -> list[str]:
+        svg = embedded_data(page.read_text())["frames"][-1]["svg"]
+        g = next(g for g in ET.fromstring(svg).iter(f"{svg_ns}g") if g.get("id") == arg)
+        return [t.text or "" for t in g.iter(f"{svg_ns}text")]
+
+    engine = load_engine(ROOT / "scenarios" / "phase2.yaml", None)
+    h2 = engine.state.arg(engine.state.claimants["h2"][0])
+    engine.close()
+    out = {}
+    for mode, extra in (("full", ["--wrap", "16"]), ("id", [])):
+        out[mode] = tmp_path / f"{mode}.html"
+        r = subprocess.run([sys.executable, "-m", "grounded", "book", "scenarios/phase2.yaml", "-o", str(out[mode]),
+                            "--labels", mode, *extra], capture_output=True, text=True, cwd=ROOT, timeout=120)
+        assert r.returncode == 0, r.stderr
+    full = node_lines(out["full"], f"arg{h2.id}")
+    assert full[0] == "h2" and "".join(full[1:]).replace(" ", "") == h2.text.replace(" ", "")
+    assert all(len(line) <= 16 for line in full[1:])
+    assert node_lines(out["id"], f"arg{h2.id}") == ["h2"]
+    r = subprocess.run([sys.executable, "-m", "grounded", "book", "scenarios/phase2.yaml", "-o",
+                        str(tmp_path / "x.html"), "--labels", "long"], capture_output=True, text=True, cwd=ROOT,
+                       timeout=120)
+    assert r.returncode == 2 and "--labels long" in r.stderr and not (tmp_path / "x.html").exists()

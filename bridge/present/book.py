@@ -29,7 +29,7 @@ from typing import Any
 
 from grounded.core.errors import LogError, PreconditionError
 from grounded.engine import Engine, Update
-from grounded.present.picture import Graph, dep_star, lost_grounding, render, run_view, stable_svgs
+from grounded.present.picture import WRAP, Graph, dep_star, label_text, lost_grounding, render, run_view, stable_svgs
 from grounded.present.picture import facts as picture_facts
 from grounded.present.render import describe_op
 from grounded.present.summary import (
@@ -125,12 +125,13 @@ def _rejected(engine: Engine, utterance: dict[str, Any], rejection: Precondition
 # -- what the page needs, per frame -----------------------------------------------------------------
 
 
-def page_data(conv: Conversation, view: Path | None = None) -> dict[str, Any]:
-    """Everything the page shows, as JSON-ready data (the pictures as SVG text)."""
+def page_data(conv: Conversation, view: Path | None = None, labels: str = "short", wrap: int = WRAP) -> dict[str, Any]:
+    """Everything the page shows, as JSON-ready data (the pictures as SVG text); ``labels`` and
+    ``wrap`` as for ``grounded show``."""
     engine = conv.engine
     dm = engine.state
     frames = conv.frames
-    graphs = [run_view(picture_facts(engine, f.turn, changed=f.changed, new=f.new), view)
+    graphs = [run_view(picture_facts(engine, f.turn, changed=f.changed, new=f.new, labels=labels, wrap=wrap), view)
               for f in frames]
     svgs = [_inline_svg(s) for s in stable_svgs(graphs)]
     verify: dict[str, list[list[Any]]] = {}
@@ -233,9 +234,11 @@ def _escape(text: str) -> str:
 
 
 def book(path: Path, extensions: list[Path] | None = None, view: Path | None = None,
-         progress: Callable[[str], None] | None = None, partial: bool = False) -> tuple[str, Conversation]:
+         progress: Callable[[str], None] | None = None, partial: bool = False, labels: str = "short",
+         wrap: int = WRAP) -> tuple[str, Conversation]:
     """The page for a scenario or a log (``partial``: see ``collect``), and the conversation it shows."""
+    label_text("", labels, wrap)  # a bad label mode or width before the replay, not after it
     conv = collect(path, extensions, partial)
     if progress is not None:
         progress(f"{len(conv.frames) - 1} turns replayed; drawing")
-    return html(page_data(conv, view)), conv
+    return html(page_data(conv, view, labels, wrap)), conv
