@@ -77,7 +77,7 @@ def test_cli_verify_text_json():
     after = json.loads(grounded("verify", PHASE3, "--text", "We go with Yjs server-relayed for launch.", "--json",
                                 "--anchor", "tfidf").stdout)
     assert after["verdict"] == "reject"
-    assert after["asserted"][0]["reason"] == "alpha18 -> a3: a3 abandoned at T20 by -a3"
+    assert after["asserted"][0]["reason"] == "a3 -> alpha18: a3 abandoned at T20 by -a3"
     result = grounded("verify", PHASE2, "--text", UNKNOWN, "--json", "--anchor", "tfidf")
     abstain = json.loads(result.stdout)
     assert result.returncode == 1 and abstain["verdict"] == "abstain" and abstain["asserted"] == []

@@ -57,7 +57,8 @@ def pages(tmp_path_factory) -> dict[str, Path]:
     assert r.returncode == 0, r.stderr
     (out / "rejected.yaml").write_text(REJECTED)
     pages = {"phase2": phase2}
-    for name, source in (("phase1", ROOT / "scenarios" / "phase1.yaml"), ("rejected", out / "rejected.yaml")):
+    for name, source in (("phase1", ROOT / "scenarios" / "phase1.yaml"), ("rejected", out / "rejected.yaml"),
+                         ("phase3", ROOT / "scenarios" / "phase3.yaml")):
         pages[name] = out / f"{name}.html"
         pages[name].write_text(book(source)[0], encoding="utf-8")
     return pages
@@ -80,7 +81,7 @@ def browser():
 def test_the_page_is_one_file_that_fetches_nothing(pages):
     html = pages["phase2"].read_text()
     assert "<script src" not in html and "<link" not in html and "@import" not in html
-    assert not re.search(r"url\(", html)
+    assert not re.search(r"url\((?!#)", html)  # only references inside the page (an SVG gradient)
     # the only URLs are the SVG namespaces, which are names, not requests
     assert {u for u in re.findall(r"https?://[^\s\\\"'<>]+", html)} <= {
         "http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink"}
@@ -350,3 +351,148 @@ def test_book_reads_a_log_strictly_as_every_command_does(tmp_path):
     assert "warning: PARTIAL: answered from the 1 utterances before line 3" in err
     data = embedded_data(page.read_text())
     assert "line 3" in data["note"] and [f["turn"] for f in data["frames"]] == [0, 1]
+
+
+# -- texts, the grounding channel and Verify as a small graph ------------------------------------------
+
+
+def _dep_star(b) -> tuple[dict[str, set[str]], set[tuple[str, str]]]:
+    """The Verify panel's sub-picture: its nodes (SVG id without the prefix -> classes) and Dep edges."""
+    from selenium.webdriver.common.by import By
+
+    box = b.find_element(By.CSS_SELECTOR, "#verify .dep-star svg")
+    nodes = {g.get_attribute("id").removeprefix("dep-"): set(g.get_attribute("class").split())
+             for g in box.find_elements(By.CSS_SELECTOR, "g.node")}
+    edges = set()
+    for g in box.find_elements(By.CSS_SELECTOR, "g.edge.dep"):
+        tail, head = re.fullmatch(r"dep-e-dep-(arg\d+|lit-.+?)-(arg\d+)", g.get_attribute("id")).groups()
+        edges.add((tail, head))
+    return nodes, edges
+
+
+def _is_a_line(nodes: set[str], edges: set[tuple[str, str]]) -> bool:
+    indegree = {n: sum(1 for _, h in edges if h == n) for n in nodes}
+    outdegree = {n: sum(1 for t, _ in edges if t == n) for n in nodes}
+    return all(d <= 1 for d in indegree.values()) and all(d <= 1 for d in outdegree.values())
+
+
+def _acyclic(nodes: set[str], edges: set[tuple[str, str]]) -> bool:
+    left, rest = set(nodes), set(edges)
+    while left:
+        sources = {n for n in left if not any(h == n for _, h in rest)}
+        if not sources:
+            return False
+        left -= sources
+        rest = {(t, h) for t, h in rest if t in left}
+    return True
+
+
+def test_a_clicked_claim_shows_its_text_and_verify_as_a_small_graph(pages, browser):
+    """Phase 3 at T20: alpha18 is resolved but not grounded (a3 abandoned).  Clicking it shows its
+    text in the side panel (and on hover in the table), and Verify as its Dep* drawn: a3, a1 and a2
+    all point at alpha18 (a graph, not a line), a3 marked as the failing step; the reason's arrow
+    runs from premise to conclusion as the picture's do."""
+    from selenium.webdriver.common.by import By
+
+    engine = load_engine(ROOT / "scenarios" / "phase3.yaml", None)
+    alpha18 = engine.state.arg(engine.state.claimants_at("alpha18", 20)[-1])
+    a3 = engine.state.claimants_at("a3", 20)[-1]
+    engine.close()
+    b = browser
+    b.get(pages["phase3"].as_uri() + "#t=20")
+    span = b.find_element(By.CSS_SELECTOR, '#standings tr[data-claim="alpha18"] .claim')
+    assert span.get_attribute("title").startswith(alpha18.text)
+    span.click()
+    panel = b.find_element(By.ID, "claim-info")
+    assert alpha18.text in panel.find_element(By.CSS_SELECTOR, ".claim-text").text
+    assert "resolved, NOT grounded" in panel.text
+    verify = b.find_element(By.ID, "verify")
+    assert verify.get_attribute("data-status") == "ungrounded"
+    assert "a3 -> alpha18: a3 abandoned at T20 by -a3" in verify.text
+    nodes, edges = _dep_star(b)
+    assert set(nodes) == {f"arg{alpha18.id}", *(f"arg{a}" for a in (14, 22, a3))}
+    assert edges == {(f"arg{d}", f"arg{alpha18.id}") for d in (14, 22, a3)}
+    assert not _is_a_line(set(nodes), edges) and _acyclic(set(nodes), edges)
+    assert "failing" in nodes[f"arg{a3}"] and {"ungrounded", "lost_grounding"} <= nodes[f"arg{alpha18.id}"]
+    failing_edge = b.find_element(By.CSS_SELECTOR, f"#verify g#dep-e-dep-arg{a3}-arg{alpha18.id}")
+    assert "failing" in failing_edge.get_attribute("class").split()
+    # the page's own picture keeps its ids: one element per id
+    assert b.execute_script("return document.querySelectorAll('[id=\"arg' + arguments[0] + '\"]').length",
+                            alpha18.id) == 1
+    # the hover title of the node in the picture carries the text too
+    title = b.execute_script("return document.querySelector('#picture g#arg' + arguments[0] + ' a')"
+                             ".getAttribute('xlink:title')", alpha18.id)
+    assert alpha18.text in title and "NOT grounded (fails at a3)" in title
+    # the row is marked changed at T20 (it lost its grounding), not at T19, where it is grounded
+    assert "changed" in b.find_element(By.CSS_SELECTOR, '#standings tr[data-claim="alpha18"]').get_attribute("class")
+    b.get(pages["phase3"].as_uri() + "#t=19&claim=alpha18")
+    assert "changed" not in b.find_element(By.CSS_SELECTOR,
+                                           '#standings tr[data-claim="alpha18"]').get_attribute("class")
+    assert b.find_element(By.ID, "verify").get_attribute("data-status") == "grounded"
+    nodes, edges = _dep_star(b)
+    assert not any("failing" in c for c in nodes.values()) and _acyclic(set(nodes), edges)
+
+
+def test_a_grounded_chain_is_drawn_as_the_graph_it_is(pages, browser):
+    """Phase 2 at T13: Verify(h1) is grounded by a Dep* that branches; the panel draws it with
+    arrows from premise to conclusion, every argument of the witness once, and no line."""
+    from selenium.webdriver.common.by import By
+
+    engine = load_engine(ROOT / "scenarios" / "phase2.yaml", None)
+    witness = engine.verify("h1", at=13).arguments
+    expected = set()
+    for a in witness:
+        for d in engine.state.arg(a).deps_at(13):
+            expected |= {(f"arg{b}", f"arg{a}") for b in witness if engine.state.arg(b).claim == d}
+    last_claim = engine.state.arg(witness[-1]).claim
+    engine.close()
+    b = browser
+    b.get(pages["phase2"].as_uri() + "#t=13&claim=h1")
+    nodes, edges = _dep_star(b)
+    assert set(nodes) == {f"arg{a}" for a in witness} and edges == expected
+    assert not _is_a_line(set(nodes), edges) and _acyclic(set(nodes), edges)
+    assert "\u2190" not in b.find_element(By.ID, "verify").text  # no chain written as a line
+    # clicking a node of the small graph asks about that claim
+    b.find_element(By.CSS_SELECTOR, f"#verify g#dep-arg{witness[-1]}").click()
+    assert b.find_element(By.ID, "verify").get_attribute("data-claim") == last_claim
+
+
+def test_the_legend_explains_both_channels(pages):
+    import html as html_
+
+    div = re.search(r'<div class="legend">(.*?)</div>', pages["phase3"].read_text(), re.S).group(1)
+    legend = " ".join(html_.unescape(re.sub(r"<[^>]+>", "", div)).split())
+    for words in ("standing (fill)", "grounding (a channel of its own)", "not grounded", "changed this turn",
+                  "where grounding fails"):
+        assert words in legend, words
+
+
+def test_book_takes_the_label_mode_and_width(tmp_path):
+    """`grounded book --labels full --wrap 16`: every turn's picture shows whole texts in lines of at
+    most 16 characters; --labels id shows ids alone; a bad mode is exit 2 before any replay."""
+    import xml.etree.ElementTree as ET
+
+    svg_ns = "{http://www.w3.org/2000/svg}"
+
+    def node_lines(page: Path, arg: str) -> list[str]:
+        svg = embedded_data(page.read_text())["frames"][-1]["svg"]
+        g = next(g for g in ET.fromstring(svg).iter(f"{svg_ns}g") if g.get("id") == arg)
+        return [t.text or "" for t in g.iter(f"{svg_ns}text")]
+
+    engine = load_engine(ROOT / "scenarios" / "phase2.yaml", None)
+    h2 = engine.state.arg(engine.state.claimants["h2"][0])
+    engine.close()
+    out = {}
+    for mode, extra in (("full", ["--wrap", "16"]), ("id", [])):
+        out[mode] = tmp_path / f"{mode}.html"
+        r = subprocess.run([sys.executable, "-m", "grounded", "book", "scenarios/phase2.yaml", "-o", str(out[mode]),
+                            "--labels", mode, *extra], capture_output=True, text=True, cwd=ROOT, timeout=120)
+        assert r.returncode == 0, r.stderr
+    full = node_lines(out["full"], f"arg{h2.id}")
+    assert full[0] == "h2" and "".join(full[1:]).replace(" ", "") == h2.text.replace(" ", "")
+    assert all(len(line) <= 16 for line in full[1:])
+    assert node_lines(out["id"], f"arg{h2.id}") == ["h2"]
+    r = subprocess.run([sys.executable, "-m", "grounded", "book", "scenarios/phase2.yaml", "-o",
+                        str(tmp_path / "x.html"), "--labels", "long"], capture_output=True, text=True, cwd=ROOT,
+                       timeout=120)
+    assert r.returncode == 2 and "--labels long" in r.stderr and not (tmp_path / "x.html").exists()

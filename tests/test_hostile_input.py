@@ -199,7 +199,7 @@ def test_the_ids_that_broke_the_text_protocol_round_trip():
     assert e.verify("h").chain == ("h", "none")
     e.apply({"speaker": "none", "ops": [{"op": "revise", "target": "none", "by": "by"}]})
     v = e.verify("h")
-    assert not v.grounded and v.reason == "h -> none: none abandoned at T3 by by" and v.failing == "none"
+    assert not v.grounded and v.reason == "none -> h: none abandoned at T3 by by" and v.failing == "none"
     assert e.affected("none").claims == ["h"] and e.affected("none").lose_support == ["h"]
     assert [(a.claim, a.speaker) for a in e.arguments()] == [("none", "none"), ("by", "none"), ("h", "true")]
     assert e.arguments("none")[0].history[-1].cause == "by"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from html import escape
 from pathlib import Path
 
 import nbformat
@@ -39,7 +40,9 @@ def test_engine_displays_its_picture_and_table(phase2):
     assert "<svg" in html and "Dependency map at T13" in html
     assert '<td class="abandoned">abandoned (T9 by o9)</td>' in html
     md = phase2._repr_markdown_()
-    assert "| 12 | h2 | hypothesis | carol | 6 | abandoned | no | o8 |" in md
+    h2 = phase2.state.arg(12)
+    assert f"| 12 | h2 | {h2.text} | hypothesis | carol | 6 | abandoned | no | o8 |" in md
+    assert "<th>claim</th><th>text</th>" in html and f'<td class="text">{escape(h2.text)}</td>' in html
     ET.fromstring(phase2._repr_svg_().split("?>", 1)[1].split(">", 1)[1])  # well-formed after prolog and doctype
     assert repr(phase2) == "Engine(T13: 15 arguments, 14 in S_t, 10 open problems, |W| = 1)"
     assert isinstance(phase2.show(at=9, focus="h2"), Picture)
@@ -48,7 +51,8 @@ def test_engine_displays_its_picture_and_table(phase2):
 def test_answers_display(phase2):
     v = phase2.verify("h2")
     assert "h2 abandoned at T9 by o9" in v._repr_html_() and "not grounded" in v._repr_markdown_()
-    assert "h1 &larr; o8 &larr; h4" in phase2.verify("h1")._repr_html_()
+    assert "Dep*: h1, o8, h4" in phase2.verify("h1")._repr_html_()  # a set, not a line of arrows
+    assert "&larr;" not in phase2.verify("h1")._repr_html_() and "<-" not in phase2.verify("h1")._repr_markdown_()
     a = phase2.affected("o5")
     assert a._repr_markdown_() == "**Affected*(o5)**: h3 (hop 1), h4 (hop 2), h1 (hop 3); lose support: h3, h4, h1"
     assert a._repr_html_().count("<tr>") == 4
@@ -92,3 +96,11 @@ def test_the_tutorial_runs(tmp_path):
     assert "{'o5': ['h3', 'h4']}" in data("whatif", "text/plain")
     assert data("trajectory", "text/plain") == "[8, 7, 4, 1]"
     assert 'class="cell"' in data("model", "text/html")
+
+
+def test_a_text_with_pipes_stays_in_its_markdown_cell():
+    engine = Engine({"agents": {"ana": {}}})
+    engine.apply({"speaker": "ana", "ops": [{"op": "observe", "claim": "o1", "text": "a | b\nc \\"}]})
+    row = next(line for line in engine._repr_markdown_().splitlines() if line.startswith("| 1 |"))
+    assert row == "| 1 | o1 | a \\| b c \\\\ | observation | ana | 1 | active | yes |  |"
+    assert '<td class="text">a | b\nc \\</td>' in engine._repr_html_()

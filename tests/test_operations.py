@@ -68,7 +68,7 @@ def test_hypothesize_may_rest_on_a_known_but_unclaimed_literal(team):
     say(team, "carol", {"op": "question", "claim": "q1"})
     say(team, "bob", hyp("h1", ["-a1"], ["q1"]))
     v = team.verify("h1")
-    assert not v.grounded and v.reason == "h1 -> -a1: no argument claims -a1" and v.failing == "-a1"
+    assert not v.grounded and v.reason == "-a1 -> h1: no argument claims -a1" and v.failing == "-a1"
     say(team, "alice", obs("-a1"))
     assert team.verify("h1").grounded
 
@@ -110,7 +110,7 @@ def test_revise_abandons_releases_the_speakers_commitment_and_flags_dependents(t
     assert "o1" not in team.commitments()["carol"]
     # dependents keep their stored standing but stop being grounded
     assert team.standing("h1") == "active"
-    assert team.verify("h1").reason == "h1 -> o1: o1 abandoned at T3"
+    assert team.verify("h1").reason == "o1 -> h1: o1 abandoned at T3"
     assert team.affected("o1").lose_support == ["h1"]
 
 

@@ -20,6 +20,7 @@ from grounded import Engine, InputError
 from grounded.cli.app import load_engine
 from grounded.core.bounds import MAX_ID_LENGTH
 from grounded.core.literals import check_atom
+from grounded.core.vocabulary import GOOD_STANDING
 from grounded.present.picture import ViewError, default_view, picture, run_view, stable_svgs
 from grounded.present.picture import facts as picture_facts
 from grounded.queries.verify import grounded_arguments
@@ -55,6 +56,11 @@ def shape_attrs(g: ET.Element) -> list[dict[str, str]]:
 
 def label(g: ET.Element) -> str:
     return " ".join(t.text or "" for t in g.iter(f"{SVG}text"))
+
+
+def lines(g: ET.Element) -> list[str]:
+    """The label's lines, as Graphviz draws them (one <text> each)."""
+    return [t.text or "" for t in g.iter(f"{SVG}text")]
 
 
 def node_of(engine: Engine, claim: str, at: int | None = None) -> str:
@@ -94,12 +100,12 @@ def test_h2_is_drawn_abandoned_and_the_resolved_chain_grounded(phase2):
     groups = parse(picture(phase2, 13).svg())
     h2 = groups[node_of(phase2, "h2")]
     assert "abandoned" in classes(h2) and "grounded" not in classes(h2)
-    assert label(h2) == "h2"  # no grounded mark
+    assert lines(h2)[0] == "h2"  # no grounded mark (nor ✗: h2 is out of standing)
     outline = shape_attrs(h2)[0]
     assert outline["fill"] == "#f6d0cc" and "stroke-dasharray" in outline  # red fill, dashed border
     for claim in ("h1", "h3", "h4"):
         g = groups[node_of(phase2, claim)]
-        assert {"resolved", "grounded"} <= classes(g) and label(g) == f"{claim} ✓"
+        assert {"resolved", "grounded"} <= classes(g) and lines(g)[0] == f"{claim} ✓"
     assert "hexagon" not in classes(h2)
 
 
@@ -249,7 +255,7 @@ def drawn(svg: str) -> tuple[dict[str, ET.Element], set[tuple[str, str, str]]]:
     for g in groups:
         if "edge" in classes(g):
             tail, head = g.find(f"{SVG}title").text.split("->")
-            edges.add((nodes[tail].get("id"), nodes[head].get("id"), (classes(g) - {"edge"}).pop()))
+            edges.add((nodes[tail].get("id"), nodes[head].get("id"), g.get("class").split()[1]))  # edge KIND ...
     return {g.get("id"): g for g in nodes.values()}, edges
 
 
@@ -268,7 +274,8 @@ def expected_picture(engine: Engine, t: int) -> tuple[dict[str, str], set[tuple[
     dm = engine.state
     marked = grounded_arguments(dm, t)
     visible = [r for r in dm.args if r.standing_at(t) is not None]
-    nodes = {f"arg{r.id}": r.claim + (" ✓" if r.id in marked else "") for r in visible}
+    nodes = {f"arg{r.id}": r.claim + (" ✓" if r.id in marked else " ✗" if r.standing_at(t) in GOOD_STANDING else "")
+             for r in visible}
 
     def ends(literal: str) -> list[str]:
         claimants = [f"arg{b}" for b in dm.claimants_at(literal, t)]
@@ -335,7 +342,7 @@ def test_show_and_book_draw_ids_with_colons(tmp_path):
     out = tmp_path / "colons.svg"
     r = grounded("show", str(source), "-o", str(out))
     assert r.returncode == 0, r.stderr
-    expected = ({"arg1": "svc:redis ✓", "arg2": "h:1", "lit-net:ok": "net:ok"},
+    expected = ({"arg1": "svc:redis ✓", "arg2": "h:1 ✗", "lit-net:ok": "net:ok"},
                 {("lit-net:ok", "arg2", "dep"), ("arg2", "arg1", "explains")})
     assert labelled(out.read_text()) == expected
     page = tmp_path / "colons.html"
@@ -358,3 +365,98 @@ turns:
     text: the network
     ops: [{op: hypothesize, claim: "h:1", deps: ["net:ok"], explains: ["svc:redis"]}]
 """
+
+
+# -- texts and the grounding channel ------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def phase3() -> Engine:
+    engine = load_engine(ROOT / "scenarios" / "phase3.yaml", None)
+    yield engine
+    engine.close()
+
+
+def test_losing_grounding_is_drawn_and_marked_as_a_change(phase3):
+    """Phase 3, T20: -a3 abandons a3, and the decision alpha18 resting on it stays resolved but is
+    no longer grounded; the picture says so by its own channel, outlines it as changed, and marks
+    a3 as the literal where Verify fails.  At T19 none of it."""
+    alpha18, a3 = node_of(phase3, "alpha18", 20), node_of(phase3, "a3", 20)
+    groups = parse(picture(phase3, 20).svg())
+    g = groups[alpha18]
+    assert {"resolved", "ungrounded", "lost_grounding", "changed"} <= classes(g) and "grounded" not in classes(g)
+    assert lines(g)[0] == "alpha18 ✗"
+    outline = shape_attrs(g)[0]
+    assert outline["fill"].startswith("url(#")  # the standing's fill washed out: a gradient
+    assert outline["stroke"] == "#1f5fd6" and "stroke-dasharray" in outline  # changed, dotted
+    assert "NOT grounded (fails at a3)" in tooltip(g)
+    assert {"failing", "abandoned"} <= classes(groups[a3])
+    assert shape_attrs(groups[a3])[0]["stroke"] == "#e4002b"
+    assert "failing" in classes(groups[f"e-dep-{a3}-{alpha18}"])
+    # the other channel, standing, is untouched: the gradient runs from the resolved fill to white
+    gradient = next(e for e in ET.fromstring(picture(phase3, 20).svg()).iter(f"{SVG}linearGradient")
+                    if f"url(#{e.get('id')})" == outline["fill"])
+    assert [stop.get("style").split(";")[0] for stop in gradient] == ["stop-color:#9fd89f", "stop-color:white"]
+    before = parse(picture(phase3, 19).svg())
+    g = before[alpha18]
+    assert {"resolved", "grounded"} <= classes(g)
+    assert not {"ungrounded", "lost_grounding", "changed"} & classes(g) and lines(g)[0] == "alpha18 ✓"
+    assert "failing" not in classes(before[a3]) and "failing" not in classes(before[f"e-dep-{a3}-{alpha18}"])
+    assert shape_attrs(g)[0]["fill"] == "#9fd89f"
+
+
+def test_label_modes_show_the_claims_text_wrapped(phase3):
+    arg = phase3.state.arg(phase3.state.claimants_at("alpha18", 20)[-1])
+    words = arg.text.split()
+    ids = parse(picture(phase3, 20, labels="id").svg())[f"arg{arg.id}"]
+    assert lines(ids) == ["alpha18 ✗"]
+    short = lines(parse(picture(phase3, 20).svg())[f"arg{arg.id}"])  # the default: two lines under the id
+    assert short[0] == "alpha18 ✗" and len(short) == 3 and short[2].endswith("…")
+    assert " ".join(short[1:]).startswith(" ".join(words[:3]))
+    for width in (12, 40):
+        full = lines(parse(picture(phase3, 20, labels="full", wrap=width).svg())[f"arg{arg.id}"])
+        assert full[0] == "alpha18 ✗"
+        assert "".join(full[1:]).replace(" ", "") == "".join(words)  # all of it, in order (long words broken)
+        assert all(len(line) <= width for line in full[1:]), full
+        assert len(full) > 3
+    assert len(lines(parse(picture(phase3, 20, labels="full", wrap=12).svg())[f"arg{arg.id}"])) > len(full)
+    with pytest.raises(InputError, match="--labels long: expected one of id, short, full"):
+        picture(phase3, 20, labels="long")
+    with pytest.raises(InputError, match="--wrap 3"):
+        picture(phase3, 20, wrap=3)
+
+
+def test_show_command_takes_labels_and_wrap(tmp_path):
+    out = tmp_path / "p3.svg"
+    r = grounded("show", "scenarios/phase3.yaml", "--at", "20", "--labels", "full", "--wrap", "16", "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    g = next(g for g in parse(out.read_text()).values() if lines(g)[:1] == ["alpha18 ✗"])
+    assert len(lines(g)) > 4 and all(len(line) <= 16 for line in lines(g)[1:])
+    r = grounded("show", "scenarios/phase3.yaml", "--labels", "long", "-o", str(out))
+    assert r.returncode == 2 and "--labels long" in r.stderr
+
+
+def test_a_view_program_can_use_the_text_fact(phase3, tmp_path):
+    mine = tmp_path / "texts.lp"
+    mine.write_text(default_view().read_text()
+                    + '\nattr(node, A, xlabel, X) :- text(A, X), argument(A, _, decision, _, _).\n')
+    arg = phase3.state.claimants_at("alpha18", 20)[-1]
+    g = parse(picture(phase3, 20, view=mine, labels="id").svg())[f"arg{arg}"]
+    assert phase3.state.arg(arg).text in label(g)
+
+
+@pytest.mark.parametrize("text", ['a \\N b \\G "quoted" <b>\\', "&amp; &lt; & &#0; ]]> <!-- --> \\l\\",
+                                  "<svg onload=alert(1)>", "\\"])
+def test_texts_with_graphviz_escapes_draw_as_written(text):
+    """Graphviz's own escapes (\\N, \\G, entities, a trailing backslash) in a text are drawn as the text."""
+    engine = Engine({"agents": {"ana": {}}})
+    engine.apply({"speaker": "ana", "ops": [{"op": "observe", "claim": "o1", "text": text}]})
+    g = parse(picture(engine, labels="full", wrap=80).svg())["arg1"]
+    assert lines(g) == ["o1 ✓", text] and tooltip(g).endswith("\n" + text)
+
+
+def test_texts_XML_cannot_hold_are_drawn_as_replacement_characters():
+    engine = Engine({"agents": {"ana": {}}})
+    engine.apply({"speaker": "ana", "ops": [{"op": "observe", "claim": "o1", "text": "nul\x00 bell\x07 \ufffe end"}]})
+    g = parse(picture(engine, labels="full", wrap=80).svg())["arg1"]  # well-formed XML, drawn
+    assert lines(g) == ["o1 ✓", "nul\ufffd bell\ufffd \ufffd end"]

@@ -97,7 +97,7 @@ def test_an_answer_does_not_grow_with_later_dependents_or_change_with_later_stan
     assert e.affected("o1").claims == ["h1", "h2"]
     late = e.verify("h1")
     e.apply({"speaker": "alice", "ops": [{"op": "observe", "claim": "o1"}]})  # o1 claimed again
-    assert not late.grounded and late.reason == "h1 -> o1: o1 abandoned at T4" and late.failing == "o1"
+    assert not late.grounded and late.reason == "o1 -> h1: o1 abandoned at T4" and late.failing == "o1"
     assert e.verify("h1").grounded
     e.close()
 

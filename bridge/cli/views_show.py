@@ -9,10 +9,13 @@ from typing import Annotated
 import typer
 
 from grounded.cli.app import At, Extensions, File, NoCache, app, check_at_within, load_engine
-from grounded.present.picture import format_of, picture
+from grounded.present.picture import WRAP, format_of, picture
 
 View = Annotated[Path | None, typer.Option("--view", help="Your own view program (.lp) instead of "
                                                           "asp/views/picture.lp.")]
+Labels = Annotated[str, typer.Option("--labels", help="What a node says: id (the claim only), short (the claim "
+                                                      "over two lines of its text) or full (over all of it).")]
+Wrap = Annotated[int, typer.Option("--wrap", help="Characters per line of a node's text.")]
 
 
 @app.command()
@@ -25,15 +28,17 @@ def show(
                                                               "(and where Verify fails).")] = None,
     affected: Annotated[str | None, typer.Option("--affected", help="Highlight Affected* of this literal.")] = None,
     view: View = None,
+    labels: Labels = "short",
+    wrap: Wrap = WRAP,
     extension: Extensions = None,
     no_cache: NoCache = False,
 ) -> None:
-    """The picture: arguments (shape by kind, colour by standing, ✓ when grounded), Dep, attacks,
-    explains, decisions and dissent."""
+    """The picture: arguments (shape by kind, colour by standing, ✓ when grounded, ✗ and washed out when in
+    standing but not grounded), their texts, Dep, attacks, explains, decisions and dissent."""
     fmt = "svg" if output is None else format_of(output, "--output")
     engine = load_engine(file, extension, no_cache=no_cache)
     check_at_within(engine, at)
-    pic = picture(engine, at, focus=focus, affected=affected, view=view)
+    pic = picture(engine, at, focus=focus, affected=affected, view=view, labels=labels, wrap=wrap)
     data = pic.render(fmt)
     if output is None:
         sys.stdout.write(data.decode("utf-8"))

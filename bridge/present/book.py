@@ -29,8 +29,8 @@ from typing import Any
 
 from grounded.core.errors import LogError, PreconditionError
 from grounded.engine import Engine, Update
+from grounded.present.picture import WRAP, Graph, dep_star, label_text, lost_grounding, render, run_view, stable_svgs
 from grounded.present.picture import facts as picture_facts
-from grounded.present.picture import run_view, stable_svgs
 from grounded.present.render import describe_op
 from grounded.present.summary import (
     affected_json,
@@ -125,30 +125,41 @@ def _rejected(engine: Engine, utterance: dict[str, Any], rejection: Precondition
 # -- what the page needs, per frame -----------------------------------------------------------------
 
 
-def page_data(conv: Conversation, view: Path | None = None) -> dict[str, Any]:
-    """Everything the page shows, as JSON-ready data (the pictures as SVG text)."""
+def page_data(conv: Conversation, view: Path | None = None, labels: str = "short", wrap: int = WRAP) -> dict[str, Any]:
+    """Everything the page shows, as JSON-ready data (the pictures as SVG text); ``labels`` and
+    ``wrap`` as for ``grounded show``."""
     engine = conv.engine
     dm = engine.state
     frames = conv.frames
-    graphs = [run_view(picture_facts(engine, f.turn, changed=f.changed, new=f.new), view)
+    graphs = [run_view(picture_facts(engine, f.turn, changed=f.changed, new=f.new, labels=labels, wrap=wrap), view)
               for f in frames]
     svgs = [_inline_svg(s) for s in stable_svgs(graphs)]
     verify: dict[str, list[list[Any]]] = {}
     affected: dict[str, list[list[Any]]] = {}
+    subpictures: list[tuple[dict[str, Any], Graph]] = []
     out_frames = []
     for i, (f, svg) in enumerate(zip(frames, svgs, strict=True)):
         at = max(f.turn, 0)
         rows = argument_rows(engine, at) if f.status != "start" else []
         literals = dict.fromkeys(lit for r in rows for lit in [r["claim"], *r["deps"], *r["explains"]])
         for claim in dict.fromkeys(r["claim"] for r in rows):
-            _keep(verify, claim, i, verify_json(engine.verify(claim, at=at)))
+            answer = verify_json(engine.verify(claim, at=at))
+            if _keep(verify, claim, i, answer) and answer["status"] != "no_anchor":
+                subpictures.append((answer, dep_star(engine, claim, at, view)))
         for lit in literals:
             _keep(affected, lit, i, affected_json(engine.affected(lit, at=at)))
-        entry: dict[str, Any] = {**f.__dict__, "svg": svg, "rows": rows,
+        # losing grounding is a change of this turn, even when no standing changed
+        changed = sorted(set(f.changed) | (lost_grounding(dm, at) if f.status != "start" else set()))
+        entry: dict[str, Any] = {**f.__dict__, "changed": changed, "svg": svg, "rows": rows,
                                  "summary": state_summary(engine, at) if f.status != "start" else None}
         if engine.world is not None:
             entry["model"] = model_summary(engine.model_at(f.turn if f.status != "start" else -1))
         out_frames.append(entry)
+    # each Verify answer's Dep* as a small picture of its own (drawn when the answer takes its value),
+    # all in one Graphviz run; its SVG ids are prefixed, so the page's picture keeps its own
+    drawn = render([g.to_dot() for _, g in subpictures], "svg") if subpictures else []
+    for (answer, _), sub in zip(subpictures, drawn, strict=True):
+        answer["svg"] = _prefixed(_inline_svg(sub.decode("utf-8")), "dep-")
     return {
         "title": conv.title,
         "note": conv.note,
@@ -161,11 +172,22 @@ def page_data(conv: Conversation, view: Path | None = None) -> dict[str, Any]:
     }
 
 
-def _keep(store: dict[str, list[list[Any]]], key: str, frame: int, answer: dict[str, Any]) -> None:
-    """Store ``answer`` from this frame on, unless it is the one already in force."""
+def _keep(store: dict[str, list[list[Any]]], key: str, frame: int, answer: dict[str, Any]) -> bool:
+    """Store ``answer`` from this frame on, unless it is the one already in force; say whether it was."""
     history = store.setdefault(key, [])
     if not history or history[-1][1] != answer:
         history.append([frame, answer])
+        return True
+    return False
+
+
+_SVG_REF = re.compile(r'(\bid="|url\(#|xlink:href="#)')
+
+
+def _prefixed(svg: str, prefix: str) -> str:
+    """An SVG with every id (and every reference to one) prefixed: inlined beside the page's own
+    picture, its ``arg26`` and its gradients must not be taken for that picture's."""
+    return _SVG_REF.sub(lambda m: m.group(1) + prefix, svg)
 
 
 _XML_HEAD = re.compile(r"<\?xml[^>]*\?>|<!DOCTYPE[^>]*>|<!--.*?-->", re.S)
@@ -212,9 +234,11 @@ def _escape(text: str) -> str:
 
 
 def book(path: Path, extensions: list[Path] | None = None, view: Path | None = None,
-         progress: Callable[[str], None] | None = None, partial: bool = False) -> tuple[str, Conversation]:
+         progress: Callable[[str], None] | None = None, partial: bool = False, labels: str = "short",
+         wrap: int = WRAP) -> tuple[str, Conversation]:
     """The page for a scenario or a log (``partial``: see ``collect``), and the conversation it shows."""
+    label_text("", labels, wrap)  # a bad label mode or width before the replay, not after it
     conv = collect(path, extensions, partial)
     if progress is not None:
         progress(f"{len(conv.frames) - 1} turns replayed; drawing")
-    return html(page_data(conv, view)), conv
+    return html(page_data(conv, view, labels, wrap)), conv

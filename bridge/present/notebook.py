@@ -69,13 +69,14 @@ def engine_html(engine: Engine, at: int | None = None) -> str:
 def _rows_table(rows: list[dict[str, Any]]) -> str:
     if not rows:
         return "<p>No arguments yet.</p>"
-    out = ["<table><tr><th>#</th><th>claim</th><th>kind</th><th>by</th><th>T</th><th>standing</th>"
+    out = ["<table><tr><th>#</th><th>claim</th><th>text</th><th>kind</th><th>by</th><th>T</th><th>standing</th>"
            "<th>grounded</th><th>Dep</th></tr>"]
     for r in rows:
         ok = "yes" if r["grounded"] else "no"
         since = f" (T{r['since']}" + (f" by {escape(r['cause'])}" if r["cause"] else "") + ")" \
             if r["standing"] != "active" else ""
-        out.append(f"<tr><td>{r['id']}</td><td><b>{escape(r['claim'])}</b></td><td>{escape(r['kind'])}</td>"
+        out.append(f"<tr><td>{r['id']}</td><td><b>{escape(r['claim'])}</b></td>"
+                   f"<td class=\"text\">{escape(r['text'] or '')}</td><td>{escape(r['kind'])}</td>"
                    f"<td>{escape(r['speaker'])}</td><td>{r['turn']}</td>"
                    f"<td class=\"{r['standing']}\">{r['standing']}{since}</td><td class=\"{ok}\">{ok}</td>"
                    f"<td>{escape(', '.join(r['deps']))}</td></tr>")
@@ -96,12 +97,19 @@ def engine_markdown(engine: Engine, at: int | None = None) -> str:
     turn = engine.turn if at is None else at
     lines = [f"**Dependency map at T{turn if turn is not None else 0}**: {len(rows)} arguments", ""]
     if rows:
-        lines += ["| # | claim | kind | by | T | standing | grounded | Dep |", "|---|---|---|---|---|---|---|---|"]
-        lines += [f"| {r['id']} | {r['claim']} | {r['kind']} | {r['speaker']} | {r['turn']} | {r['standing']} | "
+        lines += ["| # | claim | text | kind | by | T | standing | grounded | Dep |",
+                  "|---|---|---|---|---|---|---|---|---|"]
+        lines += [f"| {r['id']} | {r['claim']} | {_cell(r['text'])} | {r['kind']} | {r['speaker']} | {r['turn']} | "
+                  f"{r['standing']} | "
                   f"{'yes' if r['grounded'] else 'no'} | {', '.join(r['deps'])} |" for r in rows]
         lines.append("")
     lines.append(f"Open problems: {', '.join(summary['open_problems']) or 'none'}")
     return "\n".join(lines)
+
+
+def _cell(text: str | None) -> str:
+    """A text as one Markdown table cell: on one line, its pipes escaped."""
+    return " ".join((text or "").split()).replace("\\", "\\\\").replace("|", "\\|")
 
 
 # -- Update and WhatIf ------------------------------------------------------------------------------
@@ -164,7 +172,7 @@ def verification_html(v: Verification) -> str:
     data = verify_json(v)
     if v.grounded:
         body = (f"<b>{escape(v.claim)}</b>: <b class=\"yes\">grounded</b> {_when(v.at)}; Dep*: "
-                + " &larr; ".join(escape(c) for c in v.chain))
+                + ", ".join(escape(c) for c in v.chain))  # a set of premises, not a line: engine.show(focus=...)
     elif v.status == "no_anchor":
         body = f"<b>{escape(v.claim)}</b>: no anchor (abstain): {escape(v.reason or '')}"
     else:
@@ -176,7 +184,7 @@ def verification_html(v: Verification) -> str:
 
 def verification_markdown(v: Verification) -> str:
     if v.grounded:
-        return f"**{v.claim}**: grounded; Dep*: {' <- '.join(v.chain)}"
+        return f"**{v.claim}**: grounded; Dep*: {', '.join(v.chain)}"
     return f"**{v.claim}**: {'no anchor' if v.status == 'no_anchor' else 'not grounded'}: {v.reason}"
 
 

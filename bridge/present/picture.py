@@ -17,7 +17,8 @@ from __future__ import annotations
 import json
 import re
 import shutil
-from collections.abc import Iterable, Sequence
+import textwrap
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
@@ -26,6 +27,8 @@ import clingo
 import graphviz
 
 from grounded.core.errors import GroundedError, InputError
+from grounded.core.vocabulary import GOOD_STANDING
+from grounded.dmap.state import DependencyMap
 from grounded.engine import Engine
 from grounded.queries.verify import grounded_arguments
 
@@ -35,6 +38,27 @@ CORNER = 10
 """Points of room around a stable drawing, for nodes drawn larger than in the layout (double borders)."""
 
 _CONSTANT = re.compile(r"[a-z][A-Za-z0-9_]*")
+
+LABELS = ("id", "short", "full")
+"""Label modes: the claim alone, the claim over its text shortened to two lines, the claim over all its text."""
+WRAP = 28
+"""Characters per line of a node's text, unless the caller gives another width."""
+WRAP_RANGE = (8, 400)
+
+
+def label_text(text: str, mode: str = "short", wrap: int = WRAP) -> str:
+    """A claim's text as the label mode shows it under the id: lines of at most ``wrap`` characters
+    (longer words are broken), joined by newlines; ``short`` keeps two lines and ends in "…"."""
+    if mode not in LABELS:
+        raise InputError(f"--labels {mode}: expected one of {', '.join(LABELS)}")
+    if not WRAP_RANGE[0] <= wrap <= WRAP_RANGE[1]:
+        raise InputError(f"--wrap {wrap}: expected a line width from {WRAP_RANGE[0]} to {WRAP_RANGE[1]} characters")
+    text = " ".join(text.split())
+    if mode == "id" or not text:
+        return ""
+    if mode == "short":
+        return "\n".join(textwrap.wrap(text, wrap, max_lines=2, placeholder=" …", break_on_hyphens=False))
+    return "\n".join(textwrap.wrap(text, wrap, break_on_hyphens=False))
 
 
 def default_view() -> Path:
@@ -57,33 +81,49 @@ def _fact(name: str, *args: object) -> clingo.Symbol:
 
 
 def facts(engine: Engine, at: int | None = None, *, changed: Iterable[int] = (), new: Iterable[int] = (),
-          focus: str | None = None, affected: str | None = None) -> list[clingo.Symbol]:
-    """The dependency map as of turn ``at`` in the view program's input vocabulary (see picture.lp)."""
+          focus: str | None = None, affected: str | None = None, labels: str = "short", wrap: int = WRAP,
+          within: Collection[int] | None = None) -> list[clingo.Symbol]:
+    """The dependency map as of turn ``at`` in the view program's input vocabulary (see picture.lp).
+
+    ``labels`` and ``wrap`` shape the ``label_text`` facts; ``within`` keeps only these arguments,
+    the literals their Dep names and the attacks among them, for the sub-picture of one claim's Dep*.
+    """
     dm = engine.state
     t = at
-    out = [_fact("turn", t if t is not None else (dm.last_turn or 0))]
-    visible = [r for r in dm.args if r.standing_at(t) is not None]
+    label_text("", labels, wrap)  # a bad mode or width is an error even when nothing has text
+    out = [_fact("turn", t if t is not None else (dm.last_turn or 0)), _fact("label_mode", _word(labels)),
+           _fact("wrap", wrap)]
+    visible = [r for r in dm.args if r.standing_at(t) is not None and (within is None or r.id in within)]
+    shown = {r.id for r in visible}
     claimed = set()
     for r in visible:
         out.append(_fact("argument", r.id, r.claim, _word(r.kind), r.speaker, r.turn))
         out.append(_fact("standing", r.id, _word(r.standing_at(t))))  # type: ignore[arg-type]
         out.append(_fact("claims", r.id, r.claim))
+        if r.text:
+            text = _NOT_XML.sub("\ufffd", r.text)  # clingo's strings end at NUL; XML holds none of these
+            out.append(_fact("text", r.id, text))
+            if lines := label_text(text, labels, wrap):
+                out.append(_fact("label_text", r.id, lines))
         claimed.add(r.claim)
     named = set()
     for r in visible:
         for d in r.deps_at(t):
             out.append(_fact("dep", r.id, d))
             named.add(d)
-        for x in r.explains_at(t):
+        for x in r.explains_at(t) if within is None else ():  # a sub-picture of Dep* draws Dep only
             out.append(_fact("explains", r.id, x))
             named.add(x)
     out.extend(_fact("unclaimed", lit) for lit in sorted(named - claimed))
     out.extend(_fact("prop", p.id, _word(p.kind)) for p in dm.props_at(t))
-    out.extend(_fact("grounded", a) for a in sorted(grounded_arguments(dm, t)))
-    out.extend(_fact("attack", a, b) for a, b, turn in dm.attacks if t is None or turn <= t)
+    grounded = grounded_arguments(dm, t) & shown
+    out.extend(_fact("grounded", a) for a in sorted(grounded))
+    out.extend(_grounding_facts(engine, t, grounded, [r.id for r in visible]))
+    out.extend(_fact("attack", a, b) for a, b, turn in dm.attacks
+               if (t is None or turn <= t) and a in shown and b in shown)
     for agent, ids in dm.commitments_at(t).items():
-        out.extend(_fact("committed", agent, a) for a in ids)
-    for a, agents in dm.dissent.items():
+        out.extend(_fact("committed", agent, a) for a in ids if a in shown)
+    for a, agents in dm.dissent.items() if within is None else ():
         if dm.visible(a, t):
             out.extend(_fact("dissent", a, g) for g in agents)
     out.extend(_fact("open_problem", lit) for lit in dm.open_problems_at(t))
@@ -94,6 +134,33 @@ def facts(engine: Engine, at: int | None = None, *, changed: Iterable[int] = (),
     if affected is not None:
         out.extend(_affected_facts(engine, affected, t))
     return out
+
+
+def _grounding_facts(engine: Engine, t: int | None, grounded: set[int], ids: list[int]) -> list[clingo.Symbol]:
+    """The grounding channel: ``ungrounded(A)`` for an argument in standing that is not grounded,
+    ``fails_at(A, L)`` the literal where Verify of its claim fails, ``lost_grounding(A)`` when it was
+    grounded the turn before (its standing may not have changed at all: a premise was abandoned)."""
+    dm = engine.state
+    ungrounded = [a for a in ids if a not in grounded and dm.arg(a).standing_at(t) in GOOD_STANDING]
+    out = [_fact("ungrounded", a) for a in ungrounded]
+    for a in ungrounded:
+        failing = engine.verify(dm.arg(a).claim, at=t).failing
+        if failing is not None:
+            out.append(_fact("fails_at", a, failing))
+    out.extend(_fact("lost_grounding", a) for a in sorted(lost_grounding(dm, t) & set(ungrounded)))
+    return out
+
+
+def lost_grounding(dm: DependencyMap, t: int | None) -> set[int]:
+    """The arguments in standing as of turn ``t`` that were grounded the turn before and are not now."""
+    now = dm.last_turn if t is None else t
+    if not now or now < 1:
+        return set()
+    before = grounded_arguments(dm, now - 1)
+    if not before:
+        return set()
+    after = grounded_arguments(dm, t)
+    return {a for a in before - after if dm.arg(a).standing_at(t) in GOOD_STANDING}
 
 
 def _focus_facts(engine: Engine, claim: str, t: int | None) -> list[clingo.Symbol]:
@@ -161,10 +228,30 @@ class Graph:
                              edge_attr=self.edge_defaults)
         dot = self.dot_names()
         for name, attrs in self.nodes.items():
-            g.node(dot[name], **{"id": name, **attrs})
+            g.node(dot[name], **_escaped({"id": name, **attrs}))
         for (tail, head, _), attrs in self.edges.items():
-            g.edge(dot[tail], dot[head], **attrs)
+            g.edge(dot[tail], dot[head], **_escaped(attrs))
         return g.source
+
+
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+"""Characters XML 1.0 does not allow (the SVG is XML), NUL among them: each is drawn as U+FFFD."""
+
+
+def _escaped(attrs: dict[str, str]) -> dict[str, str]:
+    """Attribute values as DOT escape strings: a value is plain text, a newline a line break.
+
+    Graphviz reads ``\\N``, ``\\G``, ``\\l`` ... in a label or tooltip as escapes, ``&amp;`` as an
+    entity, and a trailing backslash would swallow the closing quote; a claim's text may hold any
+    of these, so every backslash is doubled, every ``&`` written ``&amp;`` and every newline
+    ``\\n``.  Tooltips are unescaped twice by Graphviz (2.43), so a backslash in one is written
+    four times.  Characters XML cannot hold become U+FFFD.
+    """
+    out = {}
+    for k, v in attrs.items():
+        v = _NOT_XML.sub("\ufffd", v.replace("\r\n", "\n").replace("\r", "\n")).replace("&", "&amp;")
+        out[k] = v.replace("\\", "\\\\\\\\" if k.endswith("tooltip") else "\\\\").replace("\n", "\\n")
+    return out
 
 
 def node_name(symbol: clingo.Symbol) -> str:
@@ -293,8 +380,9 @@ def _graph(shown: list[clingo.Symbol], path: Path) -> Graph:
             if end not in nodes:
                 raise ViewError(f"{path}: edge({tail}, {head}, {label}) ends at {end}, which is not a node/1")
         edge_id = f"e-{_text(label)}-{names[tail]}-{names[head]}"
-        graph.edges[(names[tail], names[head], _text(label))] = {"id": edge_id, "class": _text(label),
-                                                                  **merged("edge", key)}
+        given = merged("edge", key)
+        kinds = " ".join([_text(label)] + ([given.pop("class")] if "class" in given else []))
+        graph.edges[(names[tail], names[head], _text(label))] = {"id": edge_id, "class": kinds, **given}
     return graph
 
 
@@ -374,10 +462,21 @@ class Picture:
 
 
 def picture(engine: Engine, at: int | None = None, *, focus: str | None = None, affected: str | None = None,
-            view: str | Path | None = None, changed: Iterable[int] = (), new: Iterable[int] = ()) -> Picture:
-    """The picture of ``engine``'s dependency map as of turn ``at``."""
-    symbols = facts(engine, at, changed=changed, new=new, focus=focus, affected=affected)
+            view: str | Path | None = None, changed: Iterable[int] = (), new: Iterable[int] = (),
+            labels: str = "short", wrap: int = WRAP) -> Picture:
+    """The picture of ``engine``'s dependency map as of turn ``at``; ``labels`` (id, short or full)
+    says how much of each claim's text goes under its id, in lines of ``wrap`` characters."""
+    symbols = facts(engine, at, changed=changed, new=new, focus=focus, affected=affected, labels=labels, wrap=wrap)
     return Picture(run_view(symbols, Path(view) if view is not None else None), at)
+
+
+def dep_star(engine: Engine, claim: str, at: int | None = None, view: str | Path | None = None,
+             labels: str = "id", wrap: int = WRAP) -> Graph:
+    """The sub-picture of Verify(claim): only the arguments of its Dep* chain (the witness when it is
+    grounded, else all it rests on), the failing step marked, in the view program's look."""
+    chain = [s.arguments[0].number for s in _focus_facts(engine, claim, at) if s.name == "focus"]
+    symbols = facts(engine, at, focus=claim, labels=labels, wrap=wrap, within=set(chain))
+    return run_view(symbols, Path(view) if view is not None else None)
 
 
 # -- one layout for a whole conversation ------------------------------------------------------------

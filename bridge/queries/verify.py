@@ -403,7 +403,7 @@ def _first_failure(dm: DependencyMap, anchor: int, established: dict[str, int],
         for q in args[current - 1].deps_at(t):
             if q in established:
                 continue
-            trail = " -> ".join(path + [q])
+            trail = " -> ".join(reversed(path + [q]))  # premise -> conclusion, as the picture's arrows run
             claimants = dm.claimants_at(q, t)
             if not claimants:
                 return f"{trail}: no argument claims {q}", q

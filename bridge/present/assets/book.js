@@ -35,9 +35,25 @@
       onclick: (e) => { e.stopPropagation(); selectLiteral(l); } }, l);
   }
 
+  // the arguments claiming c at the frame shown (usually one), for its text
+  function claimants(c) { return frames[state.index].rows.filter((r) => r.claim === c); }
+
+  function textOf(c) { return claimants(c).map((r) => r.text).filter((t) => t).join(" / "); }
+
   function claim(c) {
-    return el("span", { class: "claim", "data-claim": c, title: "Verify(" + c + ")",
+    const text = textOf(c);
+    return el("span", { class: "claim", "data-claim": c, title: (text ? text + "\n" : "") + "click: Verify(" + c + ")",
       onclick: (e) => { e.stopPropagation(); selectClaim(c); } }, c);
+  }
+
+  // clicking a node of a drawing (the page's picture or a Verify sub-picture) asks about it
+  function clickable(svg, prefix) {
+    for (const g of svg.querySelectorAll("g.node")) {
+      const id = g.id.slice(prefix.length);
+      const m = /^arg(\d+)$/.exec(id);
+      if (m) g.addEventListener("click", () => selectClaim(data.args[m[1]]));
+      else if (id.startsWith("lit-")) g.addEventListener("click", () => selectLiteral(id.slice(4)));
+    }
   }
 
   function turnLabel(f) { return f.status === "start" ? "start" : "T" + f.turn; }
@@ -78,13 +94,9 @@
     $("flagged").textContent = "flagged for re-evaluation: " +
       flagged.map(([k, v]) => v.join(", ") + " (rest on " + k + ")").join("; ");
 
-    // the SVG Graphviz drew from the engine's own state (no user text is parsed as HTML here)
+    // the SVG Graphviz drew from the engine's own state (texts in it are escaped by Graphviz)
     $("picture").innerHTML = f.rows.length ? f.svg : '<p class="hint">Nothing is drawn yet.</p>';
-    for (const g of $("picture").querySelectorAll("g.node")) {
-      const m = /^arg(\d+)$/.exec(g.id);
-      if (m) g.addEventListener("click", () => selectClaim(data.args[m[1]]));
-      else if (g.id.startsWith("lit-")) g.addEventListener("click", () => selectLiteral(g.id.slice(4)));
-    }
+    clickable($("picture"), "");
 
     renderStandings(f);
     renderWorld(f);
@@ -156,6 +168,29 @@
     return ids.map((id) => document.getElementById("arg" + id)).filter((n) => n);
   }
 
+  // the side panel's account of a claim: who said what, and what it claims, in words
+  function claimInfo(c) {
+    const box = el("div", { id: "claim-info" }, el("h3", {}, c));
+    const rs = claimants(c);
+    if (!rs.length) box.append(el("p", { class: "hint" }, "No argument claims " + c + " at this turn."));
+    for (const r of rs) {
+      box.append(el("p", { class: "who" }, "#" + r.id + " " + r.kind + " by " + r.speaker + " at T" + r.turn + ", " +
+        r.standing + (r.in_standing ? (r.grounded ? ", grounded" : ", NOT grounded") : "")));
+      box.append(el("blockquote", { class: "claim-text" }, r.text || "(no text)"));
+    }
+    return box;
+  }
+
+  // Verify's Dep* as a small picture: the arguments it rests on, arrows from premise to conclusion,
+  // the failing step in red (drawn by Graphviz when the page was written; ids prefixed "dep-")
+  function depStar(box, v) {
+    if (!v.svg) return;
+    const holder = el("div", { class: "dep-star" });
+    holder.innerHTML = v.svg;
+    clickable(holder, "dep-");
+    box.append(holder);
+  }
+
   function renderQueries() {
     const svg = $("picture");
     for (const cls of ["chain", "hit", "failing", "origin"]) {
@@ -168,7 +203,7 @@
       vbox.hidden = false;
       const v = answerAt(data.verify, state.claim, i);
       const head = el("p", {}, el("b", {}, "Verify(" + state.claim + ") at " + turnLabel(frames[i]) + ": "));
-      vbox.replaceChildren(head);
+      vbox.replaceChildren(claimInfo(state.claim), head);
       vbox.dataset.claim = state.claim;
       if (!v || frames[i].status === "start") {
         vbox.dataset.status = "no_anchor";
@@ -177,11 +212,13 @@
         vbox.dataset.status = v.status;
         if (v.grounded) {
           head.append(el("span", { class: "status yes" }, "grounded"));
-          vbox.append(el("p", { class: "chain" }, "Dep* chain: " + v.chain.join(" \u2190 ")));
+          vbox.append(el("p", { class: "chain" }, "Dep*: " + v.chain.join(", ")));
+          depStar(vbox, v);
           for (const n of nodesOf(v.arguments)) n.classList.add("chain");
         } else {
           head.append(el("span", { class: "status no" }, v.status === "no_anchor" ? "no anchor (abstain)" : "not grounded"));
           vbox.append(el("p", { class: "reason" }, v.reason || ""));
+          depStar(vbox, v);
           if (v.failing) {
             vbox.append(el("p", {}, "fails at ", lit(v.failing)));
             const ids = Object.entries(data.args).filter(([, c]) => c === v.failing).map(([id]) => id);
