@@ -6,6 +6,11 @@
     part of SWI-Prolog or its libraries: the driver's and the state's
     internals.  The tests hold every built-in operation to an empty list,
     and `docs/extending.md` asks extensions to do the same.
+
+    driver_definitions(+File, -Defined) lists the predicates File defines
+    that the driver or the author layer already defines: an operation file
+    loads into a module of its own (load_rule_file/2 in grounded.pl), and
+    one that would redefine, say, creates/1 or claims/2 is refused.
 */
 
 undocumented_calls(File, Calls) :-
@@ -16,6 +21,40 @@ undocumented_calls(File, Calls) :-
                    functor(G, N, A), \+ memberchk(N/A, Own), \+ allowed_call(G) ),
             Calls0),
     sort(Calls0, Calls).
+
+%  driver_definitions(+File, -Defined): def(Name/Arity, Line) for each
+%  clause of File whose head is a driver or layer predicate (other than the
+%  hooks an operation contributes) or is qualified with a module.
+driver_definitions(File, Defined) :-
+    setup_call_cleanup(open(File, read, In), read_positioned(In, Terms), close(In)),
+    findall(def(PI, Line),
+            ( member(T-Line, Terms), clause_head(T, H), defines_driver(H, PI) ),
+            Defined).
+
+read_positioned(In, Terms) :-
+    catch(read_term(In, T, [term_position(Pos), module(grounded)]), _, T = '$unreadable'),
+    (   T == end_of_file
+    ->  Terms = []
+    ;   stream_position_data(line_count, Pos, Line),
+        Terms = [T-Line|Rest],
+        read_positioned(In, Rest)
+    ).
+
+defines_driver(Q:H, PI) :- !,
+    callable(H), functor(H, N, A), format(atom(PI), "~w:~w/~w", [Q, N, A]).
+defines_driver(H, N/A) :-
+    callable(H), functor(H, N, A),
+    \+ hook(N/A),
+    current_predicate(grounded:N/A),
+    predicate_property(grounded:H, implementation_module(M)),
+    rules_module(M).
+
+%  rules_module(?Module): the modules of the rules' own code.
+rules_module(grounded).
+rules_module(state).
+rules_module(settled).
+rules_module(vocabulary).
+rules_module(wire).
 
 read_clauses(In, Clauses) :-
     read_term(In, T, []),
@@ -49,6 +88,6 @@ body_goal(aggregate_all(_, _, A, _), G) :- !, body_goal(A, G).
 body_goal(_^A, G) :- !, body_goal(A, G).
 body_goal(G, G).
 
-allowed_call(G) :- functor(G, N, A), layer_predicate(N/A), !.
+allowed_call(G) :- functor(G, N, A), vocabulary:layer_predicate(N/A), !.
 allowed_call(G) :- predicate_property(system:G, defined), !.
-allowed_call(G) :- predicate_property(grounded:G, imported_from(_)), !.
+allowed_call(G) :- predicate_property(grounded:G, imported_from(M)), \+ rules_module(M), !.

@@ -14,6 +14,26 @@
     Arguments are identified by integers; literals are atoms (o5) or their
     negation (-(o5), written -o5).
 */
+:- module(vocabulary,
+          [ field/3, field/4, item/3, speaker/2, turn/2, claims/2, claimed/1, author/2, arg_kind/2,
+            arg_turn/2, standing_of/2, in_standing/1, standing_arg/2, stands/1, all_abandoned/1,
+            current_arg/2, speaks_for/2, claim_standing/4, standing_note/2, rests_on/2, attacks/2,
+            dissents/2, known/1, kind_of/2, claim_kind/3, latent/1, some_open_problem/0, is_open/1,
+            settled/1, has_authority/1, world_model/0, epistemic/2, introduces/4,
+            retraction_effect/5, atom_of/2, negation/2, good_standing/1, standing_name/1,
+            prop_kind/1, fmt/3, reaches/3
+          ]).
+
+%  The layer's readings of the state that are stored facts as they are
+%  (prolog/state.pl) are passed on unchanged.
+:- reexport(state, [explains/2, committed/2, aware/1, open_problem/1]).
+
+:- use_module(state).
+:- use_module(settled, [settled_key/1]).
+:- use_module(library(lists)).
+:- use_module(library(apply)).
+:- use_module(library(aggregate)).
+:- use_module(library(rbtrees)).
 
 %  layer_predicate(?Name/Arity): the documented layer, for the checker in
 %  tests/test_vocabulary.py and for docs/extending.md.

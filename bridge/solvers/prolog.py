@@ -234,14 +234,17 @@ class PrologRules:
         """Load exactly these extension rule files (unloading the others)."""
         if extensions == self.loaded_extensions:
             return
-        for path in self.loaded_extensions:
-            if path not in extensions:
-                self.request(("unload_extension", path), "text")
-        for path in extensions:
-            if path not in self.loaded_extensions:
-                self.request(("load_extension", path), "text")
-        self.loaded_extensions = extensions
-        self.operation_specs = self._operation_specs()
+        try:
+            for path in self.loaded_extensions:
+                if path not in extensions:
+                    self.request(("unload_extension", path), "text")
+                    self.loaded_extensions = tuple(p for p in self.loaded_extensions if p != path)
+            for path in extensions:
+                if path not in self.loaded_extensions:
+                    self.request(("load_extension", path), "text")  # a refused file is not loaded at all
+                    self.loaded_extensions += (path,)
+        finally:  # what is loaded, even when one file was refused
+            self.operation_specs = self._operation_specs()
 
     def _operation_specs(self) -> list[OperationSpec]:
         try:
