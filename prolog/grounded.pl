@@ -73,7 +73,8 @@ rule_effect(Name, U, Op, E)      :- op_module(Name, M), M:effect(Name, U, Op, E)
 declared_transition(Name, T)     :- op_module(Name, M), M:transition(Name, T).
 
 %  load_rule_file(+File, +Module): load an operation file into Module.
-%  Refused, with nothing loaded, when it defines a predicate of the driver
+%  Refused (rule_file_refused(File, Line, Why) is thrown, Line 0 when it
+%  names no line), with nothing loaded, when it defines a predicate of the driver
 %  or of the layer (driver_definitions/2 in lint.pl) or an operation that
 %  another file declares.
 load_rule_file(File, Module) :-
@@ -84,9 +85,9 @@ load_rule_file(File, Module) :-
         findall(PI, member(def(PI, _), Defined), PIs0), sort(PIs0, PIs),
         atomic_list_concat(PIs, ', ', Names),
         format(string(Why),
-               "~w:~w: defines ~w, which the driver or the author layer already defines; an operation file contributes only operation/3, violation/5, effect/4 and transition/2, and names its helpers otherwise (not loaded)",
-               [File, Line, Names]),
-        throw(error(format(Why), _))
+               "defines ~w, which the driver or the author layer already defines: an operation file contributes only operation/3, violation/5, effect/4 and transition/2, and gives its helpers names of their own",
+               [Names]),
+        throw(rule_file_refused(File, Line, Why))
     ),
     module_property(vocabulary, file(Vocabulary)),
     Module:use_module(Vocabulary),
@@ -95,9 +96,8 @@ load_rule_file(File, Module) :-
     findall(N, Module:operation(N, _, _), Names0),
     (   member(N, Names0), op_module(N, Other), Other \== Module, rule_file(OtherFile, Other)
     ->  unload_file(File),
-        format(string(Why2), "~w declares the operation ~w, which ~w already declares (not loaded)",
-               [File, N, OtherFile]),
-        throw(error(format(Why2), _))
+        format(string(Why2), "declares the operation ~w, which ~w already declares", [N, OtherFile]),
+        throw(rule_file_refused(File, 0, Why2))
     ;   true
     ),
     retractall(op_module(_, Module)),
@@ -632,10 +632,11 @@ request(state_facts(M), Facts) :-
     state_facts(M, Facts).
 request(schema, Specs) :-
     findall(operation(N, D, Fs), declared(N, D, Fs), Specs).
-request(load_extension(File0), true) :-
+request(load_extension(File0), Reply) :-
     absolute_file_name(File0, File, [access(read)]),
     extension_module(File, Module),
-    load_rule_file(File, Module).
+    catch(( load_rule_file(File, Module), Reply = true ),
+          rule_file_refused(_, Line, Why), Reply = refused(Line, Why)).
 request(unload_extension(File0), true) :-
     absolute_file_name(File0, File),
     unload_rule_file(File).

@@ -22,9 +22,9 @@ undocumented_calls(File, Calls) :-
             Calls0),
     sort(Calls0, Calls).
 
-%  driver_definitions(+File, -Defined): def(Name/Arity, Line) for each
-%  clause of File whose head is a driver or layer predicate (other than the
-%  hooks an operation contributes) or is qualified with a module.
+%  driver_definitions(+File, -Defined): def('Name/Arity', Line) for each
+%  clause of File whose head is a driver or layer predicate, or is
+%  qualified with a module.
 driver_definitions(File, Defined) :-
     setup_call_cleanup(open(File, read, In), read_positioned(In, Terms), close(In)),
     findall(def(PI, Line),
@@ -42,12 +42,12 @@ read_positioned(In, Terms) :-
 
 defines_driver(Q:H, PI) :- !,
     callable(H), functor(H, N, A), format(atom(PI), "~w:~w/~w", [Q, N, A]).
-defines_driver(H, N/A) :-
+defines_driver(H, PI) :-
     callable(H), functor(H, N, A),
-    \+ hook(N/A),
     current_predicate(grounded:N/A),
     predicate_property(grounded:H, implementation_module(M)),
-    rules_module(M).
+    rules_module(M),
+    format(atom(PI), "~w/~w", [N, A]).
 
 %  rules_module(?Module): the modules of the rules' own code.
 rules_module(grounded).

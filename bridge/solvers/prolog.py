@@ -27,7 +27,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol
 
-from grounded.core.errors import PrologError
+from grounded.core.errors import InputError, PrologError
 from grounded.core.literals import literal_term
 from grounded.dmap.effects import SHAPES, Effect, effect, violations_of
 from grounded.dmap.model import StandingNote
@@ -241,10 +241,19 @@ class PrologRules:
                     self.loaded_extensions = tuple(p for p in self.loaded_extensions if p != path)
             for path in extensions:
                 if path not in self.loaded_extensions:
-                    self.request(("load_extension", path), "text")  # a refused file is not loaded at all
+                    self._load_extension(path)
                     self.loaded_extensions += (path,)
         finally:  # what is loaded, even when one file was refused
             self.operation_specs = self._operation_specs()
+
+    def _load_extension(self, path: str) -> None:
+        """Load one extension rule file into a module of its own; a file that would redefine a
+        predicate of the driver or the author layer, or declare an operation another file
+        declares, is refused with nothing loaded (InputError naming the file, line and predicate)."""
+        reply = self.request(("load_extension", path))
+        if reply != "true":
+            _, line, why = reply
+            raise InputError(f"extension refused: {why}", path=path, line=line or None)
 
     def _operation_specs(self) -> list[OperationSpec]:
         try:
