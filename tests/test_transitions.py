@@ -76,7 +76,8 @@ def test_a_standing_change_the_operation_does_not_declare_is_named(tmp_path):
     weakens = planted_extension(
         tmp_path, "withdraw",
         ("effect(withdraw, U, Op, set_standing(A, abandoned, none)) :-",
-         "effect(withdraw, U, Op, set_standing(A, weakened, none)) :-\n    field(Op, target, T), withdraw_own(U, T, A)."),
+         "effect(withdraw, U, Op, set_standing(A, weakened, none)) :-\n"
+         "    field(Op, target, T), withdraw_own(U, T, A)."),
         ("effect(s, set_standing(A, abandoned, none))",
          "effect(s, set_standing(A, weakened, none)) :- withdraw_own(s, A)."))
     problems = cover("withdraw", [weakens]).problems()
