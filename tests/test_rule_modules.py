@@ -5,13 +5,14 @@ engines then run exactly as before."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 from grounded import Engine, InputError
 from grounded.dmap.effects import AddDep, AddExplains, Aware, NewArg, NewProp
-from grounded.solvers.prolog import PrologRules
+from grounded.solvers.prolog import PrologRules, rules_dir
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "extensions"
 
@@ -85,3 +86,12 @@ def test_an_operation_declared_twice_is_refused(tmp_path):
         Engine(extensions=[twice])
     assert len(PrologRules.get().registry().specs) == 8
     hypothesize_in_order()
+
+
+def test_every_author_predicate_has_a_pldoc_header():
+    """vocabulary.pl documents each predicate it exports with a PlDoc (``%!``) header."""
+    text = (rules_dir() / "vocabulary.pl").read_text()
+    headed = {(m.group(1), len([a for a in (m.group(2) or "").split(",") if a.strip()]))
+              for m in re.finditer(r"^%!\s+(\w+)(?:\(([^)]*)\))?", text, re.M)}
+    _, _, _, _, layer = PrologRules.get().request(("vocabulary",))
+    assert {(n, a) for _, n, a in layer} - headed == set()
