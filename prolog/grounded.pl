@@ -660,6 +660,8 @@ request(acyclic_grounded(Args, Attacks), Result) :-
     (   acyclic_grounded(Args, Attacks, Members) -> Result = in(Members) ; Result = cyclic ).
 request(lint(File), Calls) :-
     undocumented_calls(File, Calls).
+request(lint_definitions(File), Defined) :-   % what a rule file would redefine (refused at load)
+    driver_definitions(File, Defined).
 request(catalogue, Text) :-                 % grounded rules: the precondition catalogue
     catalogue:catalogue_text(Text).
 request(echo(Term), Term).                  % the protocol's own round-trip test

@@ -95,3 +95,10 @@ def test_every_author_predicate_has_a_pldoc_header():
               for m in re.finditer(r"^%!\s+(\w+)(?:\(([^)]*)\))?", text, re.M)}
     _, _, _, _, layer = PrologRules.get().request(("vocabulary",))
     assert {(n, a) for _, n, a in layer} - headed == set()
+
+
+def test_lint_names_what_a_file_would_redefine(tmp_path):
+    rogue = tmp_path / "rogue.pl"
+    rogue.write_text(OPERATION + "helper(x).\ncreates(_).\n\nclaims(_, _) :- fail.\n")
+    assert PrologRules.get().lint_definitions(rogue) == [("creates/1", 3), ("claims/2", 5)]
+    assert PrologRules.get().lint_definitions(EXAMPLES / "merge.pl") == []

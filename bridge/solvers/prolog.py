@@ -291,6 +291,11 @@ class PrologRules:
         """Predicates a rule file calls outside the documented layer (prolog/lint.pl)."""
         return [f"{n}/{a}" for _, n, a in self.request(("lint", str(path)))]
 
+    def lint_definitions(self, path: str | Path) -> list[tuple[str, int]]:
+        """(predicate, line) for each clause of a rule file that would redefine a predicate of the
+        driver or the author layer, or define one in another module: loading it is refused."""
+        return [(str(pi), int(line)) for _, pi, line in self.request(("lint_definitions", str(path)))]
+
 
 class RuleState:
     """One engine's state in the rule base, and the rules' own answers about it.
