@@ -3,8 +3,8 @@
     `grounded rules` lists, for every operation the engine knows (built in or
     loaded as an extension), its preconditions (stable code and message
     template) and the effects it can emit.  Nothing here parses rule files:
-    the catalogue is read from the clauses SWI-Prolog has loaded into the
-    `grounded` module, with clause/3:
+    the catalogue is read from the clauses SWI-Prolog has loaded into each
+    operation's module (grounded:op_module/2), with clause/3:
 
       * violation(Op, U, Op, Code, M) clauses: Code from the head, the message
         templates from the fmt(M, Template, Args) goals that build M;
@@ -49,7 +49,8 @@ print_line(Fields) :-
     write(Line), nl.
 
 item([violation, Op, Code, Template, Names, Where]) :-
-    clause(grounded:violation(Op, _, _, Code, M), Body, Ref),
+    grounded:op_module(Op, Module),
+    clause(Module:violation(Op, _, _, Code, M), Body, Ref),
     atom(Code),
     message(Ref, Body, M, Template, Names),
     where(Ref, Where).
@@ -64,7 +65,7 @@ item([effect, Op, Effect, Condition]) :-
     list_to_set(Items0, Items),
     member(Op-Effect-Condition, Items).
 item([signature, Name, Types]) :-
-    catch(grounded:effect_signature(Name, Ts), _, fail),
+    catch(vocabulary:effect_signature(Name, Ts), _, fail),
     atomic_list_concat(Ts, ',', Types).
 
 where(Ref, Where) :-
@@ -187,7 +188,8 @@ skip_lines(In, N) :-
 
 %  effect_item(-Op, -Effect, -Condition): an effect an operation can emit.
 effect_item(Op, Effect, Condition) :-
-    clause(grounded:effect(Op, _, _, E), Body, Ref),
+    grounded:op_module(Op, Module),
+    clause(Module:effect(Op, _, _, E), Body, Ref),
     names(Ref, Body, VarNames),
     (   nonvar(E)
     ->  condition(Body, Condition),
@@ -197,7 +199,7 @@ effect_item(Op, Effect, Condition) :-
         sub_goal(Body, G), callable(G), \+ G = fmt(_, _, _),
         term_variables(G, Vs), member(V, Vs), V == E,
         copy_term(G-E-Body-VarNames, G2-E2-Body2-VarNames2),
-        catch(clause(grounded:G2, HBody, HRef), _, fail),
+        catch(clause(Module:G2, HBody, HRef), _, fail),
         nonvar(E2),
         names(HRef, HBody, HNames),
         append(HNames, VarNames2, Names),

@@ -35,12 +35,95 @@
 :- use_module(library(aggregate)).
 :- use_module(library(assoc)).
 
-%  The hooks every operation file contributes to.
-:- multifile operation/3, violation/5, effect/4.
-:- discontiguous operation/3, violation/5, effect/4.
+:- use_module(state).
+:- use_module(settled).
+:- use_module(vocabulary).
+:- use_module(wire).
+%  What the driver reads of the vocabulary beyond the author layer
+%  (effect_signature/2, value_type/2, layer_predicate/1) it calls qualified.
 
-:- ensure_loaded(state).
-:- ensure_loaded(vocabulary).
+                 /*******************************
+                 *          OPERATIONS          *
+                 *******************************/
+
+%  Each operation file, built in (prolog/ops) or an extension, is loaded
+%  into a module of its own that imports the author layer (vocabulary.pl)
+%  and nothing of the driver.  It contributes the hooks below, for the
+%  operations it declares; its other predicates are its own helpers, under
+%  names the driver and the layer do not use (load_rule_file/2 refuses the
+%  file otherwise, naming the predicate), so no rule file can replace a
+%  clause of the driver, and unloading an extension leaves the driver as it
+%  was.  op_module(Name, Module): operation Name is declared in Module, in
+%  the order loaded (the built-ins first).
+:- dynamic op_module/2, rule_file/2.    % rule_file(File, Module)
+
+hook(operation/3).
+hook(violation/5).
+hook(effect/4).
+hook(transition/2).
+
+%  The hooks as the driver asks them, of the module that declares the
+%  operation.
+declared(Name, Doc, Fields)      :- op_module(Name, M), M:operation(Name, Doc, Fields).
+rule_violation(Name, U, Op, C, Msg) :- op_module(Name, M), M:violation(Name, U, Op, C, Msg).
+rule_effect(Name, U, Op, E)      :- op_module(Name, M), M:effect(Name, U, Op, E).
+%  declared_transition(?Name, ?Transition): a transition operation Name
+%  declares it can emit (an effect's name, or set_standing(From, To));
+%  tests/test_transitions.py generates histories until each has fired.
+declared_transition(Name, T)     :- op_module(Name, M), M:transition(Name, T).
+
+%  load_rule_file(+File, +Module): load an operation file into Module.
+%  Refused (rule_file_refused(File, Line, Why) is thrown, Line 0 when it
+%  names no line), with nothing loaded, when it defines a predicate of the driver
+%  or of the layer (driver_definitions/2 in lint.pl) or an operation that
+%  another file declares.
+load_rule_file(File, Module) :-
+    driver_definitions(File, Defined),
+    (   Defined == []
+    ->  true
+    ;   Defined = [def(_, Line)|_],
+        findall(PI, member(def(PI, _), Defined), PIs0), sort(PIs0, PIs),
+        atomic_list_concat(PIs, ', ', Names),
+        format(string(Why),
+               "defines ~w, which the driver or the author layer already defines: an operation file contributes only operation/3, violation/5, effect/4 and transition/2, and gives its helpers names of their own",
+               [Names]),
+        throw(rule_file_refused(File, Line, Why))
+    ),
+    module_property(vocabulary, file(Vocabulary)),
+    Module:use_module(Vocabulary),
+    load_files(Module:File, [if(true)]),
+    forall(( hook(N/A), \+ current_predicate(Module:N/A) ), dynamic(Module:N/A)),
+    findall(N, Module:operation(N, _, _), Names0),
+    (   member(N, Names0), op_module(N, Other), Other \== Module, rule_file(OtherFile, Other)
+    ->  unload_file(File),
+        format(string(Why2), "declares the operation ~w, which ~w already declares", [N, OtherFile]),
+        throw(rule_file_refused(File, 0, Why2))
+    ;   true
+    ),
+    retractall(op_module(_, Module)),
+    forall(member(N, Names0), assertz(op_module(N, Module))),
+    retractall(rule_file(File, _)),
+    assertz(rule_file(File, Module)).
+
+%  unload_rule_file(+File): its operations are gone, the driver unchanged.
+unload_rule_file(File) :-
+    (   retract(rule_file(File, Module))
+    ->  retractall(op_module(_, Module))
+    ;   true
+    ),
+    unload_file(File).
+
+%  load_operation(+Spec): a built-in operation, from the directives below.
+load_operation(Spec) :-
+    absolute_file_name(Spec, File, [file_type(prolog), access(read)]),
+    file_base_name(File, Base), file_name_extension(Name, _, Base),
+    atom_concat(op_, Name, Module),
+    load_rule_file(File, Module).
+
+%  extension_module(+File, -Module): the module an extension loads into,
+%  one per file.
+extension_module(File, Module) :-
+    atom_concat('extension:', File, Module).
 
                  /*******************************
                  *            EFFECTS           *
@@ -223,26 +306,26 @@ run_op(I, U, Op, Vs, Ts) :-
     Ts = o(I, Es).
 
 op_violation(Name, _, _, unknown_operation, M) :-
-    \+ operation(Name, _, _), !,
-    findall(N, operation(N, _, _), Ns),
+    \+ declared(Name, _, _), !,
+    findall(N, declared(N, _, _), Ns),
     fmt(M, "~w is not an operation (known: ~w)", [Name, Ns]).
 op_violation(Name, _, Op, missing_field, M) :-
-    operation(Name, _, Fields),
+    declared(Name, _, Fields),
     member(field(F, _, required), Fields),
     \+ field(Op, F, _),
     fmt(M, "~w needs the field ~w", [Name, F]).
 op_violation(Name, U, Op, Code, M) :-
-    violation(Name, U, Op, Code, M).
+    rule_violation(Name, U, Op, Code, M).
 %  Any operation that announces L: the bridge found L impossible (no world of
 %  the model satisfies it after the operations before it) or false in the
 %  declared actual world.  A hard announcement must be truthful.
 op_violation(Name, U, Op, announce_impossible, M) :-
     has_findings(Op),
-    epistemic(Op, impossible(L)), effect(Name, U, Op, announce(L)),
+    epistemic(Op, impossible(L)), rule_effect(Name, U, Op, announce(L)),
     fmt(M, "announcing ~w leaves no possible world: the world model already rules it out", [L]).
 op_violation(Name, U, Op, announce_false, M) :-
     has_findings(Op),
-    epistemic(Op, false(L)), effect(Name, U, Op, announce(L)),
+    epistemic(Op, false(L)), rule_effect(Name, U, Op, announce(L)),
     fmt(M, "~w is false in the actual world the world model declares", [L]).
 
 %  has_findings(+Op): the world model's findings were added to Op (only
@@ -254,7 +337,7 @@ has_findings(op(_, Fields)) :- memberchk(epistemic=_, Fields).
 %  prune them, let the world model read them, apply them, then check the
 %  invariants and update the open problems they touch.
 run_effects(I, Name, U, Op, Violations, Transitions) :-
-    findall(E, effect(Name, U, Op, E), Es0),
+    findall(E, rule_effect(Name, U, Op, E), Es0),
     dedupe(Es0, Es00),
     order_effects(Es00, Es1),
     malformed_effects(Name, Es1, Bad),
@@ -386,7 +469,7 @@ malformed_effects(Name, Es, New, Bad) :-
 valid_effect(New, E) :-
     ground(E), compound(E),
     compound_name_arguments(E, F, Args),
-    effect_signature(F, Types),
+    vocabulary:effect_signature(F, Types),
     valid_values(Types, Args, New).
 
 valid_values([], [], _).
@@ -396,7 +479,7 @@ valid_values([T|Ts], [X|Xs], New) :-
 
 valid_value(New, arg, X) :- !,
     (   X == new -> New == true ; integer(X), once(argument(X, _, _, _, _)) ).
-valid_value(_, Type, X) :- value_type(Type, X).
+valid_value(_, Type, X) :- vocabulary:value_type(Type, X).
 
 bind_new_argument(Es0, Es) :-
     (   memberchk(new_arg(_, _), Es0)
@@ -418,7 +501,7 @@ bind_new(_, E0, E) :-
     E = E0.
 bind_new(Id, E0, E) :-
     E0 =.. [F|As0],
-    effect_signature(F, Types),
+    vocabulary:effect_signature(F, Types),
     bind_positions(Types, As0, Id, As),
     E =.. [F|As].
 
@@ -496,137 +579,6 @@ apply_batch([U|Us], I, Replies, Stop) :-
         Stop = stopped(I, Result)
     ).
 
-%  batch_utterances(+Batch, -Utterances): a batch as the bridge sends it:
-%  a list of utterance terms, or flat(Text, N), the same as N tokens each
-%  followed by the separator (see grounded.solvers.flat):
-%      <utterances>, per utterance <turn> <speaker> <ops>, per op <name>
-%      <fields>, per field <key> = <literal> or <key> # <n> <literal>...
-%  A token becomes an integer, an atom, or -(Atom) for a literal written -P;
-%  nothing is read as Prolog text.  A text that does not split into N
-%  tokens, or does not decode to exactly its utterances, is an error.
-batch_utterances(flat(Text, N), Utterances) :- !,
-    split_string(Text, "\x1f\", "", Parts),
-    (   length(Parts, N1), N1 =:= N + 1,
-        phrase(flat_batch(Utterances), Parts, [""])
-    ->  true
-    ;   throw(error(format("a malformed flat batch of ~w tokens", [N]), _))
-    ).
-batch_utterances(Utterances, Utterances).
-
-flat_batch(Us) --> flat_int(K), flat_utterances(K, Us).
-
-flat_utterances(0, []) --> !.
-flat_utterances(K, [utterance(T, S, Ops)|Us]) -->
-    flat_int(T), flat_atom(S), flat_int(NOps), flat_ops(NOps, Ops),
-    { K1 is K - 1 },
-    flat_utterances(K1, Us).
-
-flat_ops(0, []) --> !.
-flat_ops(N, [op(Name, Fields)|Ops]) -->
-    flat_atom(Name), flat_int(NF), flat_fields(NF, Fields),
-    { N1 is N - 1 },
-    flat_ops(N1, Ops).
-
-flat_fields(0, []) --> !.
-flat_fields(N, [Key=Value|Fields]) -->
-    flat_atom(Key), [Mark], flat_field_value(Mark, Value),
-    { N1 is N - 1 },
-    flat_fields(N1, Fields).
-
-flat_field_value("=", L) --> flat_literal(L).
-flat_field_value("#", Ls) --> flat_int(N), flat_literals(N, Ls).
-
-flat_literals(0, []) --> !.
-flat_literals(N, [L|Ls]) --> flat_literal(L), { N1 is N - 1 }, flat_literals(N1, Ls).
-
-flat_int(I) --> [S], { number_string(I, S), integer(I) }.
-flat_atom(A) --> [S], { atom_string(A, S) }.
-flat_literal(L) --> [S],
-    {   sub_string(S, 0, 1, After, "-")
-    ->  sub_string(S, 1, After, 0, P), atom_string(A, P), L = -(A)
-    ;   atom_string(L, S)
-    }.
-
-%  flat_facts(+flat(Text, N), -Facts): the facts of a state as the bridge
-%  sends them to restore it (grounded.solvers.flat, flat_facts): per fact its
-%  name, its arity and its values; a value is a<atom>, i<integer>, -<atom>
-%  for -(Atom), or b followed by the value inside by(...).
-flat_facts(flat(Text, N), Facts) :-
-    split_string(Text, "\x1f\", "", Parts),
-    (   length(Parts, N1), N1 =:= N + 1,
-        phrase(flat_fact_list(Facts), Parts, [""])
-    ->  true
-    ;   throw(error(format("a malformed flat list of facts of ~w tokens", [N]), _))
-    ).
-
-flat_fact_list([F|Fs]) --> flat_fact(F), !, flat_fact_list(Fs).
-flat_fact_list([]) --> [].
-
-flat_fact(F) -->
-    flat_atom(Name), flat_int(Arity), flat_values(Arity, Values),
-    { compound_name_arguments(F0, Name, Values), ( Arity =:= 0 -> F = Name ; F = F0 ) }.
-
-flat_values(0, []) --> !.
-flat_values(N, [V|Vs]) --> flat_tagged(V), { N1 is N - 1 }, flat_values(N1, Vs).
-
-flat_tagged(V) --> [S],
-    {   sub_string(S, 0, 1, After, Tag),
-        sub_string(S, 1, After, 0, Rest)
-    },
-    flat_tagged(Tag, Rest, V).
-
-flat_tagged("a", Rest, A) --> { atom_string(A, Rest) }.
-flat_tagged("i", Rest, I) --> { number_string(I, Rest), integer(I) }.
-flat_tagged("-", Rest, -(A)) --> { atom_string(A, Rest) }.
-flat_tagged("b", "", by(L)) --> flat_tagged(L).
-
-%  flat_reply(+Accepted, -Reply): what the accepted utterances did, read back
-%  by the bridge in one piece instead of term by term (a term costs the
-%  bridge a foreign call per node: several per effect).  Reply is
-%  flat(Text, N): N tokens, each followed by the separator (unit separator,
-%  U+001F).  Per utterance: the number of effects; per effect its operation
-%  index, its name and its values; then the number of claims that left S_t,
-%  and those claims.  A value is an integer or atom as written, a literal
-%  -(P) as -P (the bridge's spelling), a cause by(L) as +L and none as none.
-%  The bridge reads each value by the effect's declared shape
-%  (grounded.dmap.effects), so an atom that looks like a number stays text.
-%  If a value is not atomic or an atom holds the separator (the text would
-%  then split into more than N tokens), Reply is terms(Accepted) instead.
-flat_reply(Accepted, Reply) :-
-    (   phrase(flat_accepted(Accepted), Tokens),
-        length(Tokens, N),
-        atomic_list_concat(Tokens, '\x1f\', Text0),
-        string_concat(Text0, "\x1f\", Text),
-        split_string(Text, "\x1f\", "", Parts),
-        length(Parts, N1), N1 =:= N + 1
-    ->  Reply = flat(Text, N)
-    ;   Reply = terms(Accepted)
-    ).
-
-flat_accepted([]) --> [].
-flat_accepted([Ts-Left|As]) -->
-    { foldl(count_effects, Ts, 0, NE), length(Left, NL) },
-    [NE], flat_transitions(Ts), [NL], flat_values(Left),
-    flat_accepted(As).
-
-count_effects(o(_, Es), N0, N) :- length(Es, K), N is N0 + K.
-
-flat_transitions([]) --> [].
-flat_transitions([o(I, Es)|Ts]) --> flat_effects(Es, I), flat_transitions(Ts).
-
-flat_effects([], _) --> [].
-flat_effects([E|Es], I) -->
-    { compound_name_arguments(E, Name, Values) },
-    [I, Name], flat_values(Values),
-    flat_effects(Es, I).
-
-flat_values([]) --> [].
-flat_values([V|Vs]) --> { flat_value(V, T) }, [T], flat_values(Vs).
-
-flat_value(V, V) :- atomic(V), !, \+ string(V).
-flat_value(-(P), T) :- !, atom(P), atom_concat(-, P, T).
-flat_value(by(L), T) :- flat_value(L, T0), atom(T0), atom_concat(+, T0, T).
-
                  /*******************************
                  *       FOREIGN INTERFACE      *
                  *******************************/
@@ -675,16 +627,21 @@ request(new_state(M, Sent), true) :-
     new_state(M, Facts),
     use_state(M), rebuild_levels, rebuild_settled.
 request(free_state(M), true) :-
-    clear_state(M),
-    (   db(M) -> retractall(db(_)) ; true ).
+    forget_state(M).
 request(state_facts(M), Facts) :-
     state_facts(M, Facts).
 request(schema, Specs) :-
-    findall(operation(N, D, Fs), operation(N, D, Fs), Specs).
-request(load_extension(File), true) :-
-    load_files(grounded:File, [if(true)]).
-request(unload_extension(File), true) :-
-    unload_file(File).
+    findall(operation(N, D, Fs), declared(N, D, Fs), Specs).
+request(load_extension(File0), Reply) :-
+    absolute_file_name(File0, File, [access(read)]),
+    extension_module(File, Module),
+    catch(( load_rule_file(File, Module), Reply = true ),
+          rule_file_refused(_, Line, Why), Reply = refused(Line, Why)).
+request(unload_extension(File0), true) :-
+    absolute_file_name(File0, File),
+    unload_rule_file(File).
+request(transitions, Ts) :-
+    findall(t(N, T), declared_transition(N, T), Ts).
 request(standings(M), Pairs) :-
     use_state(M), findall(A-S, standing(A, S, _, _), Pairs).
 request(invariant(M), Holds) :-
@@ -701,9 +658,10 @@ request(open_problems(M), Ls) :-
     use_state(M), findall(L, open_problem(L), Ls).
 request(acyclic_grounded(Args, Attacks), Result) :-
     (   acyclic_grounded(Args, Attacks, Members) -> Result = in(Members) ; Result = cyclic ).
-request(lint(File), lint(Calls, Defined)) :-
-    undocumented_calls(File, Calls),
-    redefined_predicates(File, Defined).
+request(lint(File), Calls) :-
+    undocumented_calls(File, Calls).
+request(lint_definitions(File), Defined) :-   % what a rule file would redefine (refused at load)
+    driver_definitions(File, Defined).
 request(catalogue, Text) :-                 % grounded rules: the precondition catalogue
     catalogue:catalogue_text(Text).
 request(echo(Term), Term).                  % the protocol's own round-trip test
@@ -712,20 +670,19 @@ request(inferences, N) :-                   % the rules' work so far, a count th
 request(vocabulary, vocabulary(Standings, Kinds, Signatures, Layer)) :-
     findall(S, standing_name(S), Standings),
     findall(K, prop_kind(K), Kinds),
-    findall(N-Ts, effect_signature(N, Ts), Signatures),
-    findall(N-A, layer_predicate(N/A), Layer).
+    findall(N-Ts, vocabulary:effect_signature(N, Ts), Signatures),
+    findall(N-A, vocabulary:layer_predicate(N/A), Layer).
 
 :- ensure_loaded(invariants).
-:- ensure_loaded(settled).
 :- ensure_loaded(queries).
 :- ensure_loaded(dung).
 :- ensure_loaded(lint).
 :- use_module(catalogue, []).
-:- ensure_loaded(ops/observe).
-:- ensure_loaded(ops/hypothesize).
-:- ensure_loaded(ops/support).
-:- ensure_loaded(ops/undermine).
-:- ensure_loaded(ops/revise).
-:- ensure_loaded(ops/expand_awareness).
-:- ensure_loaded(ops/resolve).
-:- ensure_loaded(ops/question).
+:- load_operation(ops/observe).
+:- load_operation(ops/hypothesize).
+:- load_operation(ops/support).
+:- load_operation(ops/undermine).
+:- load_operation(ops/revise).
+:- load_operation(ops/expand_awareness).
+:- load_operation(ops/resolve).
+:- load_operation(ops/question).

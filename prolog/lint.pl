@@ -7,29 +7,11 @@
     internals.  The tests hold every built-in operation to an empty list,
     and `docs/extending.md` asks extensions to do the same.
 
-    redefined_predicates(+File, -Defined) lists the predicates File defines
-    that belong to the driver, the state or the author layer (every file of
-    the shipped rule base) or to SWI-Prolog, other than the three an
-    operation is made of (operation/3, violation/5, effect/4): loaded into
-    the rules' module, such a clause would change what every operation reads.
+    driver_definitions(+File, -Defined) lists the predicates File defines
+    that the driver or the author layer already defines: an operation file
+    loads into a module of its own (load_rule_file/2 in grounded.pl), and
+    one that would redefine, say, creates/1 or claims/2 is refused.
 */
-
-redefined_predicates(File, Defined) :-
-    absolute_file_name(File, Abs),
-    setup_call_cleanup(open(File, read, In), read_clauses(In, Clauses), close(In)),
-    findall(N/A, ( member(C, Clauses), clause_head(C, H), callable(H), functor(H, N, A),
-                   \+ memberchk(N/A, [operation/3, violation/5, effect/4]),
-                   shipped_or_system(H, Abs) ),
-            Defined0),
-    sort(Defined0, Defined).
-
-shipped_or_system(H, _) :- functor(H, N, A), layer_predicate(N/A), !.
-shipped_or_system(H, _) :- predicate_property(system:H, defined), !.
-shipped_or_system(H, Abs) :-
-    functor(H, N, A), functor(G, N, A),
-    predicate_property(grounded:G, file(F)), F \== Abs,
-    module_property(grounded, file(Driver)), file_directory_name(Driver, Dir),
-    atom_concat(Dir, '/', Prefix), sub_atom(F, 0, _, _, Prefix), !.
 
 undocumented_calls(File, Calls) :-
     setup_call_cleanup(open(File, read, In), read_clauses(In, Clauses), close(In)),
@@ -39,6 +21,40 @@ undocumented_calls(File, Calls) :-
                    functor(G, N, A), \+ memberchk(N/A, Own), \+ allowed_call(G) ),
             Calls0),
     sort(Calls0, Calls).
+
+%  driver_definitions(+File, -Defined): def('Name/Arity', Line) for each
+%  clause of File whose head is a driver or layer predicate, or is
+%  qualified with a module.
+driver_definitions(File, Defined) :-
+    setup_call_cleanup(open(File, read, In), read_positioned(In, Terms), close(In)),
+    findall(def(PI, Line),
+            ( member(T-Line, Terms), clause_head(T, H), defines_driver(H, PI) ),
+            Defined).
+
+read_positioned(In, Terms) :-
+    catch(read_term(In, T, [term_position(Pos), module(grounded)]), _, T = '$unreadable'),
+    (   T == end_of_file
+    ->  Terms = []
+    ;   stream_position_data(line_count, Pos, Line),
+        Terms = [T-Line|Rest],
+        read_positioned(In, Rest)
+    ).
+
+defines_driver(Q:H, PI) :- !,
+    callable(H), functor(H, N, A), format(atom(PI), "~w:~w/~w", [Q, N, A]).
+defines_driver(H, PI) :-
+    callable(H), functor(H, N, A),
+    current_predicate(grounded:N/A),
+    predicate_property(grounded:H, implementation_module(M)),
+    rules_module(M),
+    format(atom(PI), "~w/~w", [N, A]).
+
+%  rules_module(?Module): the modules of the rules' own code.
+rules_module(grounded).
+rules_module(state).
+rules_module(settled).
+rules_module(vocabulary).
+rules_module(wire).
 
 read_clauses(In, Clauses) :-
     read_term(In, T, []),
@@ -72,6 +88,6 @@ body_goal(aggregate_all(_, _, A, _), G) :- !, body_goal(A, G).
 body_goal(_^A, G) :- !, body_goal(A, G).
 body_goal(G, G).
 
-allowed_call(G) :- functor(G, N, A), layer_predicate(N/A), !.
+allowed_call(G) :- functor(G, N, A), vocabulary:layer_predicate(N/A), !.
 allowed_call(G) :- predicate_property(system:G, defined), !.
-allowed_call(G) :- predicate_property(grounded:G, imported_from(_)), !.
+allowed_call(G) :- predicate_property(grounded:G, imported_from(M)), \+ rules_module(M), !.

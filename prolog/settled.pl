@@ -20,6 +20,9 @@
     explains/2 and standing/4 (rebuild_settled/0).  A rejected utterance's
     transaction takes them back with the rest.
 */
+:- module(settled, [explains_added/2, standing_changed/3, settled_key/1, rebuild_settled/0]).
+
+:- use_module(state).
 
 %  explains_added(+A, +L): A now explains L.
 explains_added(A, L) :-

@@ -10,6 +10,15 @@
     Nothing in prolog/ops, and no extension, calls these predicates: rule
     files read the state through the documented layer in vocabulary.pl.
 */
+:- module(state,
+          [ agent/2, open_agents/0, option/1, prop/2, aware/1, argument/5, standing/4,
+            dep/2, explains/2, att/2, committed/2, dissent/2, open_problem/1,
+            last_turn/1, arg_count/1, dep_level/3, att_level/2, cycle_found/1,
+            rested_on/2, settled_by/3,
+            store/1, unstore/1, literal_key/3, saved_counters/1, restore_counters/1,
+            db/1, use_state/1, new_state/2, clear_state/1, forget_state/1, state_facts/2
+          ]).
+
 
 :- dynamic db/1.                % db(Module): the state module the rules read now
 
@@ -135,6 +144,11 @@ counter_fact(arg_count(_)).
 %  use_state(+Module): the rules read and write Module from now on.
 use_state(M) :-
     (   db(M) -> true ; retractall(db(_)), assertz(db(M)) ).
+
+%  forget_state(+Module): the engine owning Module is gone.
+forget_state(M) :-
+    clear_state(M),
+    (   db(M) -> retractall(db(_)) ; true ).
 
 %  new_state(+Module, +Facts): Module holds exactly Facts (the header's).
 new_state(M, Facts) :-

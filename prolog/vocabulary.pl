@@ -14,6 +14,36 @@
     Arguments are identified by integers; literals are atoms (o5) or their
     negation (-(o5), written -o5).
 */
+:- module(vocabulary,
+          [ field/3, field/4, item/3, speaker/2, turn/2, claims/2, claimed/1, author/2, arg_kind/2,
+            arg_turn/2, standing_of/2, in_standing/1, standing_arg/2, stands/1, all_abandoned/1,
+            current_arg/2, speaks_for/2, claim_standing/4, standing_note/2, rests_on/2, attacks/2,
+            dissents/2, known/1, kind_of/2, claim_kind/3, latent/1, some_open_problem/0, is_open/1,
+            settled/1, has_authority/1, world_model/0, epistemic/2, introduces/4,
+            retraction_effect/5, atom_of/2, negation/2, good_standing/1, standing_name/1,
+            prop_kind/1, fmt/3, reaches/3
+          ]).
+
+%  The layer's readings of the state that are stored facts as they are
+%  (prolog/state.pl) are passed on unchanged:
+%
+%!  explains(?A, ?Literal) is nondet.
+%   Argument A explains Literal.
+%!  committed(?Agent, ?A) is nondet.
+%   Agent is committed to argument A (Cm_t).
+%!  aware(?Atom) is nondet.
+%   Atom is in every agent's awareness set.
+%!  open_problem(?Literal) is nondet.
+%   Literal is an open abductive problem now (is_open/1 decides whether it
+%   should be; the driver keeps the two in step).
+:- reexport(state, [explains/2, committed/2, aware/1, open_problem/1]).
+
+:- use_module(state).
+:- use_module(settled, [settled_key/1]).
+:- use_module(library(lists)).
+:- use_module(library(apply)).
+:- use_module(library(aggregate)).
+:- use_module(library(rbtrees)).
 
 %  layer_predicate(?Name/Arity): the documented layer, for the checker in
 %  tests/test_vocabulary.py and for docs/extending.md.
@@ -47,14 +77,23 @@ layer_predicate(fmt/3).            layer_predicate(reaches/3).
 
 %  The paper's four standing labels; S_t holds the active and resolved
 %  arguments.  Python (grounded.core.vocabulary) and ASP use the same words.
+%!  standing_name(?Standing) is nondet.
+%
+%   The paper's four standing labels.
 standing_name(active).
 standing_name(weakened).
 standing_name(abandoned).
 standing_name(resolved).
 
+%!  good_standing(?Standing) is nondet.
+%
+%   Standing keeps an argument in S_t: active or resolved.
 good_standing(active).
 good_standing(resolved).
 
+%!  prop_kind(?Kind) is nondet.
+%
+%   The kinds a proposition may have.
 prop_kind(observation).
 prop_kind(hypothesis).
 prop_kind(assumption).
@@ -67,9 +106,15 @@ prop_kind(question).
                  *           LITERALS           *
                  *******************************/
 
+%!  atom_of(+Literal, -Atom) is det.
+%
+%   The atom of a literal: o5 for o5 and -o5.
 atom_of(-P, P) :- !.
 atom_of(P, P).
 
+%!  negation(+Literal, -Negation) is det.
+%
+%   -o5 for o5, o5 for -o5.
 negation(-P, P) :- !.
 negation(P, -P).
 
@@ -79,36 +124,91 @@ negation(P, -P).
 
 %  An operation arrives as op(Name, [Field=Value, ...]) and its utterance as
 %  u(Turn, Speaker).  A list field's items are item/3.
+%!  field(+Op, +Key, -Value) is semidet.
+%
+%   The operation's field Key, if given.
 field(op(_, Fields), Key, Value) :- memberchk(Key=Value, Fields).
 
+%!  field(+Op, +Key, -Value, +Default) is det.
+%
+%   The field Key, or Default when it is not given.
 field(Op, Key, Value, Default) :-
     (   field(Op, Key, V) -> Value = V ; Value = Default ).
 
+%!  item(+Op, +Key, -Item) is nondet.
+%
+%   An item of the list field Key.
 item(Op, Key, X) :- field(Op, Key, Xs), member(X, Xs).
 
+%!  speaker(+U, -Speaker) is det.
+%
+%   Who speaks the utterance.
 speaker(u(_, Speaker), Speaker).
+
+%!  turn(+U, -Turn) is det.
+%
+%   The utterance's turn.
 turn(u(Turn, _), Turn).
 
                  /*******************************
                  *          ARGUMENTS           *
                  *******************************/
 
+%!  claims(?A, ?Literal) is nondet.
+%
+%   Argument A claims Literal.
 claims(A, Literal) :- argument(A, Literal, _, _, _).
+
+%!  claimed(+Literal) is semidet.
+%
+%   Some argument claims Literal.
 claimed(Literal) :- once(argument(_, Literal, _, _, _)).
+
+%!  author(?A, ?Speaker) is nondet.
+%
+%   Speaker made argument A.
 author(A, Speaker) :- argument(A, _, _, Speaker, _).
+
+%!  arg_kind(?A, ?Kind) is nondet.
+%
+%   The kind of argument A's claim when A was made.
 arg_kind(A, Kind) :- argument(A, _, Kind, _, _).
+
+%!  arg_turn(?A, ?Turn) is nondet.
+%
+%   The turn argument A was made at.
 arg_turn(A, Turn) :- argument(A, _, _, _, Turn).
 
+%!  standing_of(?A, ?Standing) is nondet.
+%
+%   Argument A's standing now.
 standing_of(A, S) :- standing(A, S, _, _).
+
+%!  in_standing(?A) is nondet.
+%
+%   Argument A is in S_t (active or resolved).
 in_standing(A) :- standing(A, S, _, _), good_standing(S).
+
+%!  standing_arg(?Literal, ?A) is nondet.
+%
+%   A claims Literal and is in S_t.
 standing_arg(Literal, A) :- argument(A, Literal, _, _, _), in_standing(A).
+
+%!  stands(+Literal) is semidet.
+%
+%   Some argument for Literal is in S_t.
 stands(Literal) :- standing_arg(Literal, _), !.
 
+%!  all_abandoned(+Literal) is semidet.
+%
+%   Literal is claimed and every argument for it is abandoned.
 all_abandoned(Literal) :-
     claimed(Literal),
     \+ ( claims(A, Literal), \+ standing(A, abandoned, _, _) ).
 
-%  current_arg(L, A): the arguments an operation on L acts upon: those in
+%!  current_arg(+Literal, -A) is nondet.
+%
+%   the arguments an operation on L acts upon: those in
 %  good standing, or, when none is, the weakened ones.
 current_arg(Literal, A) :-
     (   stands(Literal)
@@ -116,7 +216,9 @@ current_arg(Literal, A) :-
     ;   claims(A, Literal), standing(A, weakened, _, _)
     ).
 
-%  speaks_for(A, L): the one argument that voices L when L attacks or
+%!  speaks_for(-A, +Literal) is semidet.
+%
+%   the one argument that voices L when L attacks or
 %  supports something: the newest in good standing, else the newest not
 %  abandoned, else the newest.
 speaks_for(A, Literal) :-
@@ -127,7 +229,9 @@ speaks_for(A, Literal) :-
     ;   aggregate_all(max(X), claims(X, Literal), A)
     ).
 
-%  claim_standing(L, Standing, Turn, Cause): how the newest argument for L
+%!  claim_standing(+Literal, -Standing, -Turn, -Cause) is semidet.
+%
+%   how the newest argument for L
 %  reached its standing (Cause is by(Literal) or none).  The bridge reads the
 %  same triple from its own history (grounded.dmap.model.StandingNote) and a
 %  test holds the two equal.
@@ -135,7 +239,9 @@ claim_standing(Literal, S, T, Cause) :-
     aggregate_all(max(A), claims(A, Literal), A),
     standing(A, S, T, Cause).
 
-%  standing_note(L, Note): claim_standing/4 as text for messages, e.g.
+%!  standing_note(+Literal, -Note) is semidet.
+%
+%   claim_standing/4 as text for messages, e.g.
 %  "abandoned at T9 by o9".
 standing_note(Literal, Note) :-
     claim_standing(Literal, S, T, Cause),
@@ -150,26 +256,57 @@ standing_note(Literal, Note) :-
 
 %  rests_on(A, L): L is in Dep(A).  explains(A, L), committed(G, A) and
 %  open_problem(L) are read from the state directly (prolog/state.pl).
+%!  rests_on(?A, ?Literal) is nondet.
+%
+%   Literal is in Dep(A).
 rests_on(A, Literal) :- dep(A, Literal).
+
+%!  attacks(?B, ?A) is nondet.
+%
+%   Argument B attacks argument A (Att_t).
 attacks(B, A) :- att(B, A).
+
+%!  dissents(?A, ?Agent) is nondet.
+%
+%   Agent dissents from decision argument A.
 dissents(A, G) :- dissent(A, G).
 
                  /*******************************
                  *  PROPOSITIONS AND AWARENESS  *
                  *******************************/
 
+%!  known(+Literal) is semidet.
+%
+%   Literal's atom is a proposition (in Prop_t).
 known(Literal) :- atom_of(Literal, P), prop(P, _), !.
+
+%!  latent(?Atom) is nondet.
+%
+%   Atom is a proposition outside every agent's awareness.
 latent(P) :- prop(P, _), \+ aware(P).
+
+%!  kind_of(+Literal, -Kind) is semidet.
+%
+%   The kind of Literal's proposition.
 kind_of(Literal, Kind) :- atom_of(Literal, P), prop(P, Kind).
+
+%!  claim_kind(+Literal, +Default, -Kind) is det.
+%
+%   The kind of Literal's proposition, or Default when it is new.
 claim_kind(Literal, Default, Kind) :-
     (   kind_of(Literal, K) -> Kind = K ; Kind = Default ).
 
+%!  has_authority(?Agent) is nondet.
+%
+%   Agent has decision authority (the header says so).
 has_authority(Agent) :- agent(Agent, true).
 
                  /*******************************
                  *         OPEN PROBLEMS        *
                  *******************************/
 
+%!  is_open(+Literal) is semidet.
+%
 %  Open abductive problems (DESIGN.md section 2): an observation in S_t, and
 %  every question, is open until it is settled: an argument that explains it
 %  is resolved (or, for an observation, it leaves S_t).  A hypothesis in good
@@ -183,23 +320,32 @@ is_open(L) :-
     argument(A, L, observation, _, _), in_standing(A), !,
     \+ settled(L).
 
-%  settled(L): an argument that explains L is resolved.  Read from the
+%!  settled(+Literal) is semidet.
+%
+%   an argument that explains L is resolved.  Read from the
 %  index of resolved explanations (prolog/settled.pl): asked of explains/2,
 %  it would walk every explanation of L.
 settled(L) :- settled_key(L).
 
+%!  some_open_problem is semidet.
+%
+%   Some abductive problem is open.
 some_open_problem :- open_problem(_), !.
 
                  /*******************************
                  *         WORLD MODEL          *
                  *******************************/
 
-%  world_model: the conversation declares a world model, so operations
+%!  world_model is semidet.
+%
+%   the conversation declares a world model, so operations
 %  report what they do to M (announce/upgrade/withdraw/refine effects) and
 %  may carry epistemic verdicts.
 world_model :- option(world_model).
 
-%  epistemic(+Op, -Verdict): one verdict the bridge read in the world model
+%!  epistemic(+Op, -Verdict) is nondet.
+%
+%   one verdict the bridge read in the world model
 %  for this operation (see bridge/engine/world.py).  Only violation/5 sees
 %  them: they arrive once the operation's effects are known.
 epistemic(Op, Verdict) :- field(Op, epistemic, Vs), member(Verdict, Vs).
@@ -208,7 +354,9 @@ epistemic(Op, Verdict) :- field(Op, epistemic, Vs), member(Verdict, Vs).
                  *        SHARED EFFECTS        *
                  *******************************/
 
-%  introduces(+U, +Op, +Kind, -Effect): the effects of an operation whose
+%!  introduces(+U, +Op, +Kind, -Effect) is nondet.
+%
+%   the effects of an operation whose
 %  `claim` becomes a new argument: the proposition (of kind Kind unless
 %  declared otherwise), its place in every agent's awareness, the argument
 %  itself and the speaker's commitment to it.
@@ -217,7 +365,9 @@ introduces(_, Op, _, aware(P))             :- field(Op, claim, L), atom_of(L, P)
 introduces(_, Op, Kind, new_arg(L, K))     :- field(Op, claim, L), claim_kind(L, Kind, K).
 introduces(U, _, _, commit(S, new))        :- speaker(U, S).
 
-%  retraction_effect(+U, +Target, +AttackerArg, +Cause, -Effect): abandon
+%!  retraction_effect(+U, +Target, +AttackerArg, +Cause, -Effect) is nondet.
+%
+%   abandon
 %  every argument for Target, record the attack from AttackerArg (or `none`)
 %  and release the speaker's own commitment.  Used by Revise and by
 %  Observe's `supersedes`.
@@ -239,7 +389,9 @@ retraction_effect(_, T, _, _, announce(N)) :-
                  *            HELPERS           *
                  *******************************/
 
-%  fmt(-Message, +Format, +Args): messages are single lines.  A literal is
+%!  fmt(-Message, +Format, +Args) is det.
+%
+%   messages are single lines.  A literal is
 %  written as everywhere else (-o5; plain ~w would write -(0) as "- 0").
 fmt(Message, Format, Args) :-
     maplist(shown, Args, Shown),
@@ -250,7 +402,9 @@ shown(-(P), S) :- atom(P), !, atom_concat(-, P, S).
 shown(L, S) :- is_list(L), !, maplist(shown, L, S).
 shown(X, X).
 
-%  reaches(:Step, +From, +To): To is reachable from From by zero or more
+%!  reaches(:Step, +From, +To) is semidet.
+%
+%   Step, +From, +To): To is reachable from From by zero or more
 %  call(Step, X, Y) steps; each node is expanded once.
 :- meta_predicate reaches(2, +, +).
 reaches(Step, From, To) :-

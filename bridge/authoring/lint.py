@@ -3,9 +3,10 @@
 Two kinds of finding (prolog/lint.pl decides both): a call to a predicate
 that is neither in the author layer, nor the file's own, nor SWI-Prolog's (the
 driver's and the state's internals may change under the author), and a
-definition of a predicate the shipped rules or SWI-Prolog already define,
-other than operation/3, violation/5 and effect/4 (loaded into the rules'
-module, it would change what every operation reads).
+clause for a predicate of the driver or the author layer, or one qualified
+with a module: loading such a file is refused (each rule file loads into a
+module of its own and may add only its operation's clauses), so lint names
+it, with its line, before the author tries.
 """
 
 from __future__ import annotations
@@ -42,21 +43,19 @@ def lint(path: str | Path) -> list[Finding]:
     if not path.is_file():
         raise InputError("no such rule file", path=str(path))
     lines = path.read_text(encoding="utf-8").splitlines()
-    found = []
-    for item in PrologRules.get().lint(path):
-        kind, _, predicate = item.rpartition(" ")
-        name = predicate.rpartition("/")[0]
-        kind = kind or "calls"
-        found.append(Finding(str(path), _line_of(lines, name, kind == "defines"), kind, predicate))
+    rules = PrologRules.get()
+    found = [Finding(str(path), _line_of(lines, predicate.rpartition("/")[0]), "calls", predicate)
+             for predicate in rules.lint(path)]
+    found += [Finding(str(path), line, "defines", predicate) for predicate, line in rules.lint_definitions(path)]
     return sorted(found, key=lambda f: (f.line or 0, f.kind, f.predicate))
 
 
-def _line_of(lines: list[str], name: str, head: bool) -> int | None:
-    """The first line that defines ``name`` (a clause head starts its line) or calls it (elsewhere)."""
+def _line_of(lines: list[str], name: str) -> int | None:
+    """The first line that calls ``name`` (not where a clause head starts its line)."""
     pattern = re.compile(rf"(?<![\w']){re.escape(name)}\b")
     for n, text in enumerate(lines, 1):
         code = text.split("%", 1)[0]
         for m in pattern.finditer(code):
-            if (m.start() == 0) == head:
+            if m.start() != 0:
                 return n
     return None

@@ -33,6 +33,9 @@ violation({name}, _, Op, {name}_not_standing, M) :-
 
 effect({name}, U, Op, commit(S, A)) :-
     field(Op, target, T), speaker(U, S), standing_arg(T, A).
+
+%  What {name} does to the map (docs/extending.md, transition/2): every declared one must fire.
+transition({name}, commit).
 '''
 
 ASP = '''\

@@ -27,7 +27,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol
 
-from grounded.core.errors import PrologError
+from grounded.core.errors import InputError, PrologError
 from grounded.core.literals import literal_term
 from grounded.dmap.effects import SHAPES, Effect, effect, violations_of
 from grounded.dmap.model import StandingNote
@@ -234,14 +234,26 @@ class PrologRules:
         """Load exactly these extension rule files (unloading the others)."""
         if extensions == self.loaded_extensions:
             return
-        for path in self.loaded_extensions:
-            if path not in extensions:
-                self.request(("unload_extension", path), "text")
-        for path in extensions:
-            if path not in self.loaded_extensions:
-                self.request(("load_extension", path), "text")
-        self.loaded_extensions = extensions
-        self.operation_specs = self._operation_specs()
+        try:
+            for path in self.loaded_extensions:
+                if path not in extensions:
+                    self.request(("unload_extension", path), "text")
+                    self.loaded_extensions = tuple(p for p in self.loaded_extensions if p != path)
+            for path in extensions:
+                if path not in self.loaded_extensions:
+                    self._load_extension(path)
+                    self.loaded_extensions += (path,)
+        finally:  # what is loaded, even when one file was refused
+            self.operation_specs = self._operation_specs()
+
+    def _load_extension(self, path: str) -> None:
+        """Load one extension rule file into a module of its own; a file that would redefine a
+        predicate of the driver or the author layer, or declare an operation another file
+        declares, is refused with nothing loaded (InputError naming the file, line and predicate)."""
+        reply = self.request(("load_extension", path))
+        if reply != "true":
+            _, line, why = reply
+            raise InputError(f"extension refused: {why}", path=path, line=line or None)
 
     def _operation_specs(self) -> list[OperationSpec]:
         try:
@@ -276,11 +288,13 @@ class PrologRules:
         return int(self.request(("inferences",), "int"))
 
     def lint(self, path: str | Path) -> list[str]:
-        """Predicates a rule file calls outside the documented layer (``name/arity``), then those
-        it defines that the shipped rules or SWI-Prolog already define (``defines name/arity``),
-        operation/3, violation/5 and effect/4 aside (prolog/lint.pl)."""
-        _, calls, defined = self.request(("lint", str(path)))
-        return [f"{n}/{a}" for _, n, a in calls] + [f"defines {n}/{a}" for _, n, a in defined]
+        """Predicates a rule file calls outside the documented layer (prolog/lint.pl)."""
+        return [f"{n}/{a}" for _, n, a in self.request(("lint", str(path)))]
+
+    def lint_definitions(self, path: str | Path) -> list[tuple[str, int]]:
+        """(predicate, line) for each clause of a rule file that would redefine a predicate of the
+        driver or the author layer, or define one in another module: loading it is refused."""
+        return [(str(pi), int(line)) for _, pi, line in self.request(("lint_definitions", str(path)))]
 
 
 class RuleState:

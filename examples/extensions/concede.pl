@@ -16,3 +16,6 @@ violation(concede, U, Op, concede_redundant, M) :-
 
 effect(concede, U, Op, commit(S, A)) :-
     field(Op, target, T), speaker(U, S), standing_arg(T, A).
+
+%  What concede does to the map: tests/test_transitions.py sees each fire.
+transition(concede, commit).

@@ -29,3 +29,6 @@ effect(concur, U, Op, commit(S, A)) :-
     field(Op, target, T), speaker(U, S), standing_arg(T, A).
 effect(concur, U, Op, commit(S, B)) :-
     speaker(U, S), concur_basis(Op, B).
+
+%  What concur does to the map: tests/test_transitions.py sees it fire.
+transition(concur, commit).

@@ -65,3 +65,13 @@ effect(merge, _, Op, set_standing(A, abandoned, by(C))) :-
     field(Op, claim, C), merge_arg(Op, A).
 effect(merge, U, Op, retract_commitment(S, A)) :-
     merge_arg(Op, A), speaker(U, S).
+
+%  The transitions merge can emit (tests/test_transitions.py sees each fire).
+transition(merge, new_prop).
+transition(merge, aware).
+transition(merge, new_arg).
+transition(merge, commit).
+transition(merge, add_dep).
+transition(merge, add_explains).
+transition(merge, set_standing(active, abandoned)).
+transition(merge, retract_commitment).

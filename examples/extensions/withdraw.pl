@@ -35,3 +35,9 @@ effect(withdraw, U, Op, set_standing(A, abandoned, none)) :-
     field(Op, target, T), withdraw_own(U, T, A).
 effect(withdraw, U, Op, retract_commitment(S, A)) :-
     field(Op, target, T), withdraw_own(U, T, A), speaker(U, S).
+
+%  The transitions withdraw can emit (tests/test_transitions.py sees each fire).
+transition(withdraw, set_standing(active, abandoned)).
+transition(withdraw, set_standing(weakened, abandoned)).
+transition(withdraw, set_standing(resolved, abandoned)).
+transition(withdraw, retract_commitment).

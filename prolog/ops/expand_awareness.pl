@@ -21,3 +21,10 @@ effect(expand_awareness, _, Op, refine(P)) :-
     world_model, field(Op, claim, L), atom_of(L, P).
 effect(expand_awareness, _, Op, announce(L)) :-
     world_model, field(Op, claim, L).
+
+%  The transitions expand_awareness can emit on the map (an effect, or a standing change
+%  From -> To); tests/test_transitions.py generates histories until each fires.
+transition(expand_awareness, new_prop).
+transition(expand_awareness, aware).
+transition(expand_awareness, new_arg).
+transition(expand_awareness, commit).

@@ -88,3 +88,12 @@ effect(hypothesize, _, Op, abduce(L)) :-
     world_model, field(Op, claim, L).
 effect(hypothesize, _, Op, upgrade(L, lexicographic)) :-
     world_model, field(Op, claim, L).
+
+%  The transitions hypothesize can emit on the map (an effect, or a standing change
+%  From -> To); tests/test_transitions.py generates histories until each fires.
+transition(hypothesize, new_prop).
+transition(hypothesize, aware).
+transition(hypothesize, new_arg).
+transition(hypothesize, commit).
+transition(hypothesize, add_dep).
+transition(hypothesize, add_explains).

@@ -44,3 +44,15 @@ effect(observe, _, Op, withdraw(N)) :-
     world_model, field(Op, claim, L), all_abandoned(L), negation(L, N), \+ stands(N).
 effect(observe, _, Op, announce(L)) :-
     world_model, field(Op, claim, L).
+
+%  The transitions observe can emit on the map (an effect, or a standing change
+%  From -> To); tests/test_transitions.py generates histories until each fires.
+transition(observe, new_prop).
+transition(observe, aware).
+transition(observe, new_arg).
+transition(observe, commit).
+transition(observe, set_standing(active, abandoned)).
+transition(observe, set_standing(weakened, abandoned)).
+transition(observe, set_standing(resolved, abandoned)).
+transition(observe, add_attack).
+transition(observe, retract_commitment).

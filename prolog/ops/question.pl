@@ -19,3 +19,8 @@ effect(question, _, Op, new_prop(Q, question)) :-
     field(Op, claim, Q).
 effect(question, _, Op, aware(Q)) :-
     field(Op, claim, Q).
+
+%  The transitions question can emit on the map (an effect, or a standing change
+%  From -> To); tests/test_transitions.py generates histories until each fires.
+transition(question, new_prop).
+transition(question, aware).

@@ -97,3 +97,14 @@ effect(resolve, _, Op, add_dep(A, T)) :-
 %  M: consensual [!gamma]; an authoritative decision announces nothing.
 effect(resolve, _, Op, announce(T)) :-
     world_model, field(Op, target, T), consensual(T).
+
+%  The transitions resolve can emit on the map (an effect, or a standing change
+%  From -> To); tests/test_transitions.py generates histories until each fires.
+transition(resolve, set_standing(active, resolved)).
+transition(resolve, new_prop).
+transition(resolve, aware).
+transition(resolve, new_arg).
+transition(resolve, add_dep).
+transition(resolve, add_explains).
+transition(resolve, commit).
+transition(resolve, dissent).

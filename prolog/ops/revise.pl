@@ -35,3 +35,11 @@ effect(revise, U, Op, E) :-
     ;   B = none, Cause = none
     ),
     retraction_effect(U, T, B, Cause, E).
+
+%  The transitions revise can emit on the map (an effect, or a standing change
+%  From -> To); tests/test_transitions.py generates histories until each fires.
+transition(revise, set_standing(active, abandoned)).
+transition(revise, set_standing(weakened, abandoned)).
+transition(revise, set_standing(resolved, abandoned)).
+transition(revise, add_attack).
+transition(revise, retract_commitment).

@@ -44,3 +44,8 @@ effect(support, U, Op, commit(S, A)) :-
 effect(support, _, Op, upgrade(T, Mode)) :-
     world_model, field(Op, target, T), field(Op, by, E),
     (   current_arg(T, A), explains(A, E) -> Mode = lexicographic ; Mode = conservative ).
+
+%  The transitions support can emit on the map (an effect, or a standing change
+%  From -> To); tests/test_transitions.py generates histories until each fires.
+transition(support, add_dep).
+transition(support, commit).

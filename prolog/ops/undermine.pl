@@ -43,3 +43,10 @@ effect(undermine, U, Op, commit(S, B)) :-
 %  M: [^~gamma], a downgrade of gamma: its worlds stay possible, no longer believed.
 effect(undermine, _, Op, upgrade(N, lexicographic)) :-
     world_model, field(Op, target, T), negation(T, N).
+
+%  The transitions undermine can emit on the map (an effect, or a standing change
+%  From -> To); tests/test_transitions.py generates histories until each fires.
+transition(undermine, add_attack).
+transition(undermine, set_standing(active, weakened)).
+transition(undermine, set_standing(resolved, weakened)).
+transition(undermine, commit).
