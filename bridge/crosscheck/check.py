@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,7 +53,8 @@ from grounded.io.eventlog import LogStatus
 from grounded.queries.verify import grounded_arguments
 from grounded.scenario import SCENARIO_SUFFIXES, Scenario
 from grounded.solvers import facts as F
-from grounded.solvers.history import HistoryAnswer, IncrementalHistory, OneShotHistory
+from grounded.solvers.history import Candidate, HistoryAnswer, IncrementalHistory, OneShotHistory
+from grounded.solvers.ruleset import twin_of
 
 Progress = Callable[[str, int, int], None]
 """progress(phase, done, total): called as a long check goes (the CLI draws it on stderr)."""
@@ -215,8 +216,10 @@ def check_history(header: Header, candidates: list[dict], extensions=(), label: 
     python = engine_events(engine)
     report.events = sum(len(v) for v in python.values())
     if answer is not None:
-        _compare_outcomes(report, outcomes, answer)
-        _compare_transitions(report, outcomes, answer)
+        keyed: list[tuple[int, int, str]] = []
+        _compare_outcomes(keyed, outcomes, answer)
+        _compare_transitions(report, keyed, outcomes, answer)
+        report.mismatches.extend(line for _, _, line in sorted(keyed))  # in turn order: the first one first
         _add(report, describe("events ", "Python", python, "ASP", asp_events(answer)))
     _compare_final(report, engine, answer)
     report.timings["compare"] = time.perf_counter() - start
@@ -271,8 +274,8 @@ def asp_twins(extensions) -> tuple[list[str], set[str]]:
     operations declared (``operation/3``) in the rule files that have none."""
     twins, twinless = [], set()
     for p in map(Path, extensions):
-        twin = p.with_suffix(".lp")
-        if twin.is_file():
+        twin = twin_of(p)
+        if twin is not None:
             twins.append(str(twin))
         else:
             twinless.update(_OPERATION.findall(p.read_text(encoding="utf-8")))
@@ -284,21 +287,43 @@ def _add(report: CheckReport, line: str | None) -> None:
         report.mismatches.append(line)
 
 
-def _compare_outcomes(report: CheckReport, outcomes: list[Outcome], answer: HistoryAnswer) -> None:
+def _op_name(c: Candidate, i: int) -> str:
+    return "(the utterance)" if i < 0 or i >= len(c.ops) else c.ops[i]
+
+
+def _compare_outcomes(keyed: list[tuple[int, int, str]], outcomes: list[Outcome], answer: HistoryAnswer) -> None:
+    """Accepted or rejected, and the violation codes (each with its operation's index and name)."""
     for c, o in zip(answer.candidates, outcomes, strict=True):
         if o.given:
             continue
         asp_ok = c.u in answer.accepted
         asp_viol = answer.violations.get(c.u, set())
         if o.accepted != asp_ok or o.violations != asp_viol:
-            report.mismatches.append(
-                f"utterance {c.u} (turn {c.turn}, {c.speaker}): engine "
-                f"{'accepted' if o.accepted else sorted(o.violations)} but ASP "
-                f"{'accepted' if asp_ok else sorted(asp_viol)}")
+            differing = sorted(o.violations ^ asp_viol)
+            code = f"; first differing code: {_code(c, differing[0])}" if differing else ""
+            keyed.append((c.u, 0,
+                          f"utterance {c.u} (turn {c.turn}, {c.speaker}, ops {', '.join(c.ops)}): engine "
+                          f"{'accepted' if o.accepted else _codes(c, o.violations)} but ASP "
+                          f"{'accepted' if asp_ok else _codes(c, asp_viol)}{code}"))
 
 
-def _compare_transitions(report: CheckReport, outcomes: list[Outcome], answer: HistoryAnswer) -> None:
-    """Per accepted utterance: Prolog's reported transitions and flagged set against ASP's."""
+def _code(c: Candidate, v: Any) -> str:
+    if not isinstance(v, tuple):
+        return str(v)
+    i, code = v
+    return f"{code} (op [{i}] {_op_name(c, i)})"
+
+
+def _codes(c: Candidate, violations: set[tuple[int, str]]) -> str:
+    return "rejected [" + ", ".join(_code(c, v) for v in sorted(violations)) + "]"
+
+
+def _compare_transitions(report: CheckReport, keyed: list[tuple[int, int, str]], outcomes: list[Outcome],
+                         answer: HistoryAnswer) -> None:
+    """Per accepted utterance: Prolog's reported transitions and flagged set against ASP's.
+
+    The line names the first operation whose transitions differ, by index and name, and
+    the first differing transition of it."""
     asp = asp_transitions(answer)
     flagged = asp_flagged(answer)
     for c, o in zip(answer.candidates, outcomes, strict=True):
@@ -306,11 +331,18 @@ def _compare_transitions(report: CheckReport, outcomes: list[Outcome], answer: H
             continue
         prolog = prolog_transitions(o.update.effects)
         report.transitions += sum(sum(v.values()) for v in prolog.values())
-        where = f"utterance {c.u} (turn {c.turn}) transitions of op "
-        _add(report, describe(where, "Prolog", prolog, "ASP", asp.get(c.u, {})))
+        theirs = asp.get(c.u, {})
+        for i in sorted(set(prolog) | set(theirs)):
+            line = describe(f"utterance {c.u} (turn {c.turn}) transitions of op [{i}] {_op_name(c, i)}",
+                            "Prolog", prolog.get(i, Counter()), "ASP", theirs.get(i, Counter()))
+            if line is not None:
+                keyed.append((c.u, 1, line))
+                break
         python_flagged = {claim: set(losing) for claim, losing in o.update.flagged.items()}
-        _add(report, describe(f"utterance {c.u} (turn {c.turn}) flagged claims ", "Python", python_flagged,
-                              "ASP", flagged.get(c.u, {})))
+        line = describe(f"utterance {c.u} (turn {c.turn}) flagged claims ", "Python", python_flagged,
+                        "ASP", flagged.get(c.u, {}))
+        if line is not None:
+            keyed.append((c.u, 2, line))
 
 
 # -- the last turn ----------------------------------------------------------------

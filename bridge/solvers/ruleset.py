@@ -39,3 +39,15 @@ def rules_version() -> str:
 
 def file_sha256(path: str | Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def twin_of(path: str | Path) -> Path | None:
+    """The ASP twin of an extension rule file (``op.lp`` beside ``op.pl``), if there is one."""
+    twin = Path(path).with_suffix(".lp")
+    return twin if twin.is_file() else None
+
+
+def twin_sha256(path: str | Path) -> str | None:
+    """The sha256 of the ASP twin of an extension rule file (None without a twin)."""
+    twin = twin_of(path)
+    return None if twin is None else file_sha256(twin)
