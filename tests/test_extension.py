@@ -273,5 +273,5 @@ def test_a_false_announcement_is_rejected_on_both_sides(announcing_concede, tmp_
     pl.write_text(announcing_concede.read_text())
     pl.with_suffix(".lp").write_text(announcing_concede.with_suffix(".lp").read_text().split("effect(s, announce")[0])
     report = check_history(header, FALSE_ANNOUNCEMENT, extensions=[pl])
-    assert ("utterance 3 (turn 3, bob, ops concede): engine rejected [announce_false (op [0] concede)] but ASP accepted; "
-            "first differing code: announce_false (op [0] concede)") in report.mismatches
+    assert ("utterance 3 (turn 3, bob, ops concede): engine rejected [announce_false (op [0] concede)] "
+            "but ASP accepted; first differing code: announce_false (op [0] concede)") in report.mismatches

@@ -17,6 +17,7 @@ import typer
 from grounded.cli.app import AllowRulesChange, AsJson, At, Extensions, File, Partial, app, err, out
 from grounded.cli.retraction import EveryTurn, Seed
 from grounded.crosscheck.budget import GB, default_budget, run_isolated
+from grounded.crosscheck.probe import PER_OP, PROBE_STATES
 
 
 @app.command("check")
@@ -34,6 +35,11 @@ def check_command(
         "--memory-limit", min=0.01,
         help="GB the check may use beyond what its process holds at the start (default: half of the "
              "memory available); beyond it the check stops with exit 2.")] = None,
+    probes: Annotated[int, typer.Option(
+        "--probes", min=0,
+        help=f"A log: candidate utterances per operation tried on each probed state (at most {PROBE_STATES} "
+             "states, seeded by --seed or by the log; 0: no probing), so that a twin's preconditions are "
+             "compared although a log holds no rejected utterance.")] = PER_OP,
     as_json: AsJson = False,
     extension: Extensions = None,
     partial: Partial = False,
@@ -43,7 +49,7 @@ def check_command(
     budget = int(memory_limit * GB) if memory_limit is not None else default_budget()
     spec = {"file": str(file), "at": at, "extensions": [str(p) for p in extension or ()],
             "incremental": incremental, "retraction": retraction, "every_turn": every_turn, "seed": seed,
-            "partial": partial, "allow_rules_change": allow_rules_change, "as_json": as_json}
+            "probes": probes, "partial": partial, "allow_rules_change": allow_rules_change, "as_json": as_json}
     answer = run_isolated(spec, budget)
     for note in (answer["torn_note"], answer["partial_note"]):
         if note is not None:

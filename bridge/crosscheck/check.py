@@ -44,6 +44,7 @@ from grounded.crosscheck.events import (
     prolog_transitions,
     transition_key,
 )
+from grounded.crosscheck.probe import PER_OP, ProbeReport, probe_history
 from grounded.crosscheck.retraction import RetractionReport, check_retractions
 from grounded.dmap.effects import Effect, NewArg, Problem
 from grounded.dmap.model import Header
@@ -103,6 +104,8 @@ class CheckReport:
     failures: list[str] = field(default_factory=list)
     """Retractions for which a proposition failed, by turn and cause (crosscheck/retraction.py)."""
     retraction: RetractionReport | None = None
+    probe: ProbeReport | None = None
+    """The states of a log probed with candidate utterances (crosscheck/probe.py), if they were."""
     log_status: LogStatus | None = None
     """How the reading of a log ended (None for a scenario); a partial reading checked the lines before it."""
     timings: dict[str, float] = field(default_factory=dict)
@@ -119,6 +122,8 @@ class CheckReport:
 
     def summary(self) -> str:
         props = f"; {self.retraction.summary()}" if self.retraction is not None and not self.failures else ""
+        if self.probe is not None:
+            props += f"; {self.probe.summary()}"
         if self.ok:
             return (f"all agree ({self.sides()}): {self.utterances} utterances ({self.accepted} accepted), "
                     f"{self.transitions} transitions, {self.events} events, Verify of {self.claims} claims, "
@@ -126,6 +131,8 @@ class CheckReport:
         parts = [f"{len(self.mismatches)} disagreements ({self.sides()})"] if self.mismatches else []
         if self.retraction is not None and self.failures:
             parts.append(self.retraction.summary())
+        if self.probe is not None:
+            parts.append(self.probe.summary())
         return ", ".join(parts)
 
     def to_json(self) -> dict:
@@ -134,14 +141,19 @@ class CheckReport:
                 "literals": self.literals, "asp": self.asp, "given": self.given,
                 "retractions": self.retractions, "mismatches": self.mismatches, "failures": self.failures,
                 "retraction": None if self.retraction is None else self.retraction.to_json(),
+                "probe": None if self.probe is None else self.probe.to_json(),
                 **(self.log_status.to_json() if self.log_status is not None else {"complete": True})}
 
 
 def check(path: str | Path, at: int | None = None, extensions=(), incremental: bool = False,
           retraction: bool = False, every_turn: bool | None = None, seed: int | None = None, *,
-          partial: bool = False, allow_rules_change: bool = False,
+          partial: bool = False, allow_rules_change: bool = False, probes: int = PER_OP,
           asp_overrides: Mapping[str, str] | None = None, progress: Progress | None = None) -> CheckReport:
-    """Check a log or scenario file, up to turn ``at`` if given (``partial``: up to a log's first bad line)."""
+    """Check a log or scenario file, up to turn ``at`` if given (``partial``: up to a log's first bad line).
+
+    A log is also probed (``probes`` candidate utterances per operation and state, crosscheck/probe.py):
+    it holds no rejected utterance, so only the probes hold the twins' preconditions equal.
+    """
     header, candidates, status = candidates_of(path, extensions, strict=not partial,
                                                allow_rules_change=allow_rules_change, progress=progress)
     if at is not None:
@@ -150,6 +162,12 @@ def check(path: str | Path, at: int | None = None, extensions=(), incremental: b
                            retraction=retraction, every_turn=every_turn, seed=seed,
                            asp_overrides=asp_overrides, progress=progress)
     report.log_status = status
+    if status is not None and probes > 0:
+        if progress is not None:
+            progress("probe", 0, 1)
+        report.probe = probe_history(header, candidates, extensions, seed=seed, per_op=probes,
+                                     asp_overrides=asp_overrides)
+        report.mismatches.extend(report.probe.mismatches)
     return report
 
 
