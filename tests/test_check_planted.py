@@ -92,3 +92,33 @@ def test_a_twin_without_a_precondition_is_caught_on_a_log(tmp_path):
         "concede)] but ASP accepted; first differing code: concede_redundant (op [0] concede)" in first, first
     again = check(log, "-x", rules, "--probes", "8")
     assert f"(seed {report['probe']['seed']})" in again.stdout and first in again.stdout
+
+
+def test_shrink_reduces_a_disagreeing_log_to_a_minimal_one(tmp_path):
+    rules = concede_copy(tmp_path)
+    drop(rules, "effect(concede, U, Op, commit(S, A)) :-")
+    said = [OBSERVE, {"speaker": "bob", "ops": [{"op": "observe", "claim": "o2"}]},
+            {"speaker": "alice", "ops": [{"op": "observe", "claim": "o3"}]},
+            {"speaker": "bob", "ops": [{"op": "support", "target": "o3", "by": "o2"}]}, CONCEDE,
+            {"speaker": "alice", "ops": [{"op": "question", "claim": "q1"}]}]
+    log = write_log(tmp_path / "long.jsonl", rules, said)
+    small = tmp_path / "small.jsonl"
+    done = check(log, "-x", rules, "--probes", "0", "--shrink", "-o", small)
+    assert done.returncode == 1, done.stderr
+    assert "shrunk 6 utterances to 2 that still disagree (1-minimal" in done.stderr and str(small) in done.stderr
+    lines = small.read_text().splitlines()
+    assert lines[0] == log.read_text().splitlines()[0], "the header is kept"
+    kept = [json.loads(line) for line in lines[1:]]
+    assert [(u["speaker"], u["ops"]) for u in kept] == [(OBSERVE["speaker"], OBSERVE["ops"]),
+                                                        (CONCEDE["speaker"], CONCEDE["ops"])]
+    again = check(small, "-x", rules, "--probes", "0")
+    assert again.returncode == 1 and again.stdout.startswith("utterance 2 (turn 5) transitions of op [0] concede")
+    printed = check(log, "-x", rules, "--probes", "0", "--shrink")
+    assert printed.stdout.endswith(small.read_text())
+
+
+def test_shrink_takes_a_log_only(tmp_path):
+    scenario = tmp_path / "talk.yaml"
+    scenario.write_text("agents: {alice: {}}\nturns: []\n")
+    done = check(scenario, "--shrink")
+    assert done.returncode == 2 and "--shrink reduces an event log, not the scenario" in done.stderr

@@ -46,6 +46,8 @@ from grounded.crosscheck.events import (
 )
 from grounded.crosscheck.probe import PER_OP, ProbeReport, probe_history
 from grounded.crosscheck.retraction import RetractionReport, check_retractions
+from grounded.crosscheck.shrink import Shrunk
+from grounded.crosscheck.shrink import shrink as shrink_history
 from grounded.dmap.effects import Effect, NewArg, Problem
 from grounded.dmap.model import Header
 from grounded.engine import Engine, Update
@@ -105,6 +107,8 @@ class CheckReport:
     """Retractions for which a proposition failed, by turn and cause (crosscheck/retraction.py)."""
     retraction: RetractionReport | None = None
     probe: ProbeReport | None = None
+    shrunk: Shrunk | None = None
+    """With ``shrink``: the smallest sub-history of a disagreeing log that still disagrees."""
     """The states of a log probed with candidate utterances (crosscheck/probe.py), if they were."""
     log_status: LogStatus | None = None
     """How the reading of a log ended (None for a scenario); a partial reading checked the lines before it."""
@@ -142,17 +146,22 @@ class CheckReport:
                 "retractions": self.retractions, "mismatches": self.mismatches, "failures": self.failures,
                 "retraction": None if self.retraction is None else self.retraction.to_json(),
                 "probe": None if self.probe is None else self.probe.to_json(),
+                "shrunk": None if self.shrunk is None else {
+                    "utterances": self.shrunk.utterances, "tries": self.shrunk.tries,
+                    "complete": self.shrunk.complete, "summary": self.shrunk.summary(self.utterances)},
                 **(self.log_status.to_json() if self.log_status is not None else {"complete": True})}
 
 
 def check(path: str | Path, at: int | None = None, extensions=(), incremental: bool = False,
           retraction: bool = False, every_turn: bool | None = None, seed: int | None = None, *,
-          partial: bool = False, allow_rules_change: bool = False, probes: int = PER_OP,
+          partial: bool = False, allow_rules_change: bool = False, probes: int = PER_OP, shrink: bool = False,
           asp_overrides: Mapping[str, str] | None = None, progress: Progress | None = None) -> CheckReport:
     """Check a log or scenario file, up to turn ``at`` if given (``partial``: up to a log's first bad line).
 
     A log is also probed (``probes`` candidate utterances per operation and state, crosscheck/probe.py):
     it holds no rejected utterance, so only the probes hold the twins' preconditions equal.
+    ``shrink``: a log that disagrees is reduced to a smallest sub-history that still does
+    (crosscheck/shrink.py), in ``report.shrunk``.
     """
     header, candidates, status = candidates_of(path, extensions, strict=not partial,
                                                allow_rules_change=allow_rules_change, progress=progress)
@@ -168,6 +177,18 @@ def check(path: str | Path, at: int | None = None, extensions=(), incremental: b
         report.probe = probe_history(header, candidates, extensions, seed=seed, per_op=probes,
                                      asp_overrides=asp_overrides)
         report.mismatches.extend(report.probe.mismatches)
+    if shrink and status is not None and report.mismatches:
+        if progress is not None:
+            progress("shrink", 0, 1)
+
+        def disagrees(kept: list[dict]) -> bool:
+            found = check_history(header, kept, extensions, label=str(path), asp_overrides=asp_overrides)
+            if found.mismatches or probes <= 0:
+                return bool(found.mismatches)
+            return bool(probe_history(header, kept, extensions, seed=seed, per_op=probes,
+                                      asp_overrides=asp_overrides).mismatches)
+
+        report.shrunk = shrink_history(header, candidates, disagrees, extensions)
     return report
 
 
