@@ -122,3 +122,27 @@ def test_shrink_takes_a_log_only(tmp_path):
     scenario.write_text("agents: {alice: {}}\nturns: []\n")
     done = check(scenario, "--shrink")
     assert done.returncode == 2 and "--shrink reduces an event log, not the scenario" in done.stderr
+
+
+def test_shrink_and_probing_are_bounded():
+    from random import Random
+
+    from grounded.crosscheck.probe import PROBE_STATES, pick_states
+    from grounded.crosscheck.shrink import shrink
+    from grounded.dmap.model import Header
+
+    header = Header.model_validate(TALK)
+    said = [{"turn": t, "speaker": "alice", "ops": [{"op": "observe", "claim": f"o{t}"}]} for t in range(1, 9)]
+
+    def disagrees(kept: list[dict]) -> bool:  # stands in for a check: o5 alone is to blame
+        return any(u["ops"][0]["claim"] == "o5" for u in kept)
+
+    full = shrink(header, said, disagrees)
+    assert full.complete and [u["turn"] for u in full.utterances] == [5]
+    cut = shrink(header, said, disagrees, max_tries=2)
+    assert not cut.complete and cut.tries == 2 and disagrees(cut.utterances) and len(cut.utterances) < 8
+    assert "maybe not minimal" in cut.summary(8)
+    assert not shrink(header, said, disagrees, max_seconds=0.0).complete
+    states = pick_states(100, Random(1))
+    assert len(states) == PROBE_STATES and states[-1] == 100 and states == pick_states(100, Random(1))
+    assert pick_states(3, Random(1)) == [1, 2, 3]
