@@ -23,7 +23,6 @@ standings snapshots per turn.  A difference names the first differing element.
 
 from __future__ import annotations
 
-import re
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping
@@ -57,7 +56,7 @@ from grounded.queries.verify import grounded_arguments
 from grounded.scenario import SCENARIO_SUFFIXES, Scenario
 from grounded.solvers import facts as F
 from grounded.solvers.history import Candidate, HistoryAnswer, IncrementalHistory, OneShotHistory
-from grounded.solvers.ruleset import twin_of
+from grounded.solvers.ruleset import asp_twins
 
 Progress = Callable[[str, int, int], None]
 """progress(phase, done, total): called as a long check goes (the CLI draws it on stderr)."""
@@ -174,7 +173,7 @@ def check(path: str | Path, at: int | None = None, extensions=(), incremental: b
     if status is not None and probes > 0:
         if progress is not None:
             progress("probe", 0, 1)
-        report.probe = probe_history(header, candidates, extensions, seed=seed, per_op=probes,
+        report.probe = probe_history(header, candidates, check_history, extensions, seed=seed, per_op=probes,
                                      asp_overrides=asp_overrides)
         report.mismatches.extend(report.probe.mismatches)
     if shrink and status is not None and report.mismatches:
@@ -185,7 +184,7 @@ def check(path: str | Path, at: int | None = None, extensions=(), incremental: b
             found = check_history(header, kept, extensions, label=str(path), asp_overrides=asp_overrides)
             if found.mismatches or probes <= 0:
                 return bool(found.mismatches)
-            return bool(probe_history(header, kept, extensions, seed=seed, per_op=probes,
+            return bool(probe_history(header, kept, check_history, extensions, seed=seed, per_op=probes,
                                       asp_overrides=asp_overrides).mismatches)
 
         report.shrunk = shrink_history(header, candidates, disagrees, extensions)
@@ -303,22 +302,6 @@ def _effect(e: Effect, created: dict[int, int], first: int) -> clingo.Symbol:
         return F.effect_symbol(name, values[1], values[2])
     return F.effect_symbol(name, *(arg(v) if kind == "arg" else v for kind, v in zip(F.EFFECTS[name], values,
                                                                                       strict=True)))
-
-
-_OPERATION = re.compile(r"^operation\(\s*([a-z]\w*)\s*,", re.M)
-
-
-def asp_twins(extensions) -> tuple[list[str], set[str]]:
-    """The ASP twin of each extension rule file (``rules.lp`` beside ``rules.pl``), and the
-    operations declared (``operation/3``) in the rule files that have none."""
-    twins, twinless = [], set()
-    for p in map(Path, extensions):
-        twin = twin_of(p)
-        if twin is not None:
-            twins.append(str(twin))
-        else:
-            twinless.update(_OPERATION.findall(p.read_text(encoding="utf-8")))
-    return twins, twinless
 
 
 def _add(report: CheckReport, line: str | None) -> None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +32,7 @@ from grounded.dmap.model import Header
 from grounded.dmap.operations import OperationSpec
 from grounded.dmap.state import DependencyMap
 from grounded.engine import Engine
+from grounded.solvers.ruleset import asp_twins
 
 PROBE_STATES = 6
 """States probed per log: every one up to this many, a seeded sample above."""
@@ -93,12 +94,12 @@ def draw_operation(spec: OperationSpec, pool: list[str], rng: random.Random) -> 
     return op
 
 
-def probe_history(header: Header, candidates: list[dict], extensions=(), *, seed: int | None = None,
-                  per_op: int = PER_OP, states: int = PROBE_STATES,
+def probe_history(header: Header, candidates: list[dict], check_history: Callable[..., Any], extensions=(), *,
+                  seed: int | None = None, per_op: int = PER_OP, states: int = PROBE_STATES,
                   asp_overrides: Mapping[str, str] | None = None) -> ProbeReport:
-    """Probe the states ``candidates`` (a log's utterances) go through; the first disagreement of each state."""
-    from grounded.crosscheck.check import asp_twins, check_history  # check.py calls this module
+    """Probe the states ``candidates`` (a log's utterances) go through; the first disagreement of each state.
 
+    ``check_history`` is crosscheck.check's (passed in: that module calls this one)."""
     report = ProbeReport(default_seed(candidates) if seed is None else seed)
     rng = random.Random(report.seed)
     report.states = pick_states(len(candidates), rng, states)
