@@ -26,6 +26,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import ValidationError
+
+from grounded.core.bounds import MAX_TURN
 from grounded.core.errors import InputError, PreconditionError
 from grounded.core.turns import assign_turn
 from grounded.dmap.model import Header
@@ -123,11 +126,13 @@ def probe_history(header: Header, candidates: list[dict], check_history: Callabl
             probes = []
             for spec in specs:
                 for _ in range(per_op):
+                    if turn is not None and turn >= MAX_TURN:  # no turn left after this state to try anything at
+                        break
                     turn = assign_turn(None, turn)
                     probe = {"turn": turn, "speaker": rng.choice(speakers), "ops": [draw_operation(spec, pool, rng)]}
                     try:
                         engine.registry.utterance(probe)
-                    except InputError:
+                    except (InputError, ValidationError):
                         continue
                     probes.append(probe)
             report.probes += len(probes)
