@@ -57,7 +57,7 @@ MUTATIONS = {
     # rule file, text replaced, replacement, what the report must say
     "undermine abandons": (
         "ops/undermine.lp", "set_standing(A, weakened, by(E))", "set_standing(A, abandoned, by(E))",
-        "utterance 5 (turn 5) transitions of op [0] element: Prolog ('set_standing', 3, 'weakened', 'o3') "
+        "utterance 5 (turn 5) transitions of op [0] undermine element: Prolog ('set_standing', 3, 'weakened', 'o3') "
         "but ASP ('set_standing', 3, 'abandoned', 'o3')"),
     "reinstatable ignores defenders": (
         "history.lp", "att_at(_, A, x), not defended(A, x).", "att_at(_, A, x).",
@@ -70,7 +70,7 @@ MUTATIONS = {
         "utterance 6 (turn 6) flagged claims ['o2'] element: Python 'h2' but ASP absent"),
     "decision takes the second id": (
         "ops/resolve.lp", "D = @decide_name(P, N).", "D = @decide_name(P, N + 1).",
-        "utterance 8 (turn 8) transitions of op [0] element: Prolog ('aware', 'decide_h1') but ASP "
+        "utterance 8 (turn 8) transitions of op [0] resolve element: Prolog ('aware', 'decide_h1') but ASP "
         "('aware', 'decide_h1_2')"),
 }
 

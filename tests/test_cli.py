@@ -153,7 +153,7 @@ def test_check_exits_1_when_a_rule_diverges_from_the_reference(tmp_path):
     rule.write_text("effect(question, U, _, commit(S, 1)) :- speaker(U, S), argument(1, _, _, _, _).\n")
     result = grounded("check", PHASE2, "-x", rule)
     assert result.returncode == 1
-    assert "transitions of op [2] element: Prolog ('commit', 'alice', 1) but ASP absent" in result.stdout
+    assert "transitions of op [2] question element: Prolog ('commit', 'alice', 1) but ASP absent" in result.stdout
     assert "disagreements" in result.stdout
 
 

@@ -211,7 +211,7 @@ def test_a_broken_twin_is_caught(concede, tmp_path):
                   {"turn": 2, "speaker": "bob", "ops": [{"op": "concede", "target": "o1"}]}]
     report = check_history(Header.model_validate(TALK), candidates, extensions=[pl])
     assert not report.ok
-    assert any("utterance 2 (turn 2) transitions of op [0] element: Prolog ('commit', 'bob', 1) but ASP absent"
+    assert any("utterance 2 (turn 2) transitions of op [0] concede element: Prolog ('commit', 'bob', 1) but ASP absent"
                in m for m in report.mismatches), report.mismatches
 
 
@@ -273,4 +273,5 @@ def test_a_false_announcement_is_rejected_on_both_sides(announcing_concede, tmp_
     pl.write_text(announcing_concede.read_text())
     pl.with_suffix(".lp").write_text(announcing_concede.with_suffix(".lp").read_text().split("effect(s, announce")[0])
     report = check_history(header, FALSE_ANNOUNCEMENT, extensions=[pl])
-    assert "utterance 3 (turn 3, bob): engine [(0, 'announce_false')] but ASP accepted" in report.mismatches
+    assert ("utterance 3 (turn 3, bob, ops concede): engine rejected [announce_false (op [0] concede)] "
+            "but ASP accepted; first differing code: announce_false (op [0] concede)") in report.mismatches

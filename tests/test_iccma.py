@@ -88,3 +88,63 @@ def test_the_cli_runs_iccma_files_and_writes_the_conversations_framework(tmp_pat
     assert "1. b\n2. a, c\n" in text.stdout  # sorted by size, then members
     bad = grounded("extensions", cycle, "--at", "3")
     assert bad.returncode == 2 and bad.stderr.startswith("error: --at applies to a conversation")
+
+
+PHASE2 = ROOT / "scenarios" / "phase2.yaml"
+
+
+@pytest.mark.parametrize("fmt", ["apx", "tgf"])
+def test_a_retraction_exports_af_restricted_with_its_claims(tmp_path, fmt):
+    """--retract P --to FMT writes AF|X; the claims travel as comments (apx) or node labels (tgf), and the
+    file reads back to the same extensions."""
+    written = grounded("extensions", PHASE2, "--retract", "o5", "--to", fmt)
+    assert written.returncode == 0, written.stderr
+    path = tmp_path / f"af.{fmt}"
+    path.write_text(written.stdout)
+    removed = json.loads(grounded("extensions", PHASE2, "--retract", "o5", "--json").stdout)
+    back = iccma.read(path)
+    assert len(back.af) == 15 - len(removed["affected"])
+    assert ("% a5: o5\n" if fmt == "apx" else "a5 o5\n") in written.stdout
+    assert "a11" not in back.names and "h1" in removed["affected"]  # h1 (#11) rests on o5: it is not in AF|X
+    by_file = json.loads(grounded("extensions", path, "--json").stdout)
+    assert [[f"a{a}" for a in ids] for ids in _ids(removed["extensions"], PHASE2)] == by_file
+
+
+def _ids(extensions: list[list[str]], scenario: Path) -> list[list[int]]:
+    state = json.loads(grounded("state", scenario, "--json").stdout)
+    by_claim = {a["claim"]: a["id"] for a in state["arguments"]}
+    return [sorted(by_claim[c] for c in ext) for ext in extensions]
+
+
+def test_the_iccma_acceptance_tasks_answer_with_a_witness_or_counterexample(tmp_path):
+    cycle = tmp_path / "cycle.tgf"
+    cycle.write_text("a\nb\nc\n#\na b\nb a\nb c\n")  # preferred: {b} and {a, c}
+    assert grounded("extensions", cycle, "--credulous", "c").stdout == "YES\nw a c\n"
+    assert grounded("extensions", cycle, "--sceptical", "c").stdout == "NO\nw b\n"
+    assert grounded("extensions", cycle, "--sceptical", "c", "-s", "grounded").stdout == "NO\nw \n"
+    loop = tmp_path / "loop.apx"
+    loop.write_text("arg(a). arg(b). att(b,b).\n")
+    assert grounded("extensions", loop, "--sceptical", "a").stdout == "YES\n"
+    assert grounded("extensions", loop, "--credulous", "b").stdout == "NO\n"
+    answer = json.loads(grounded("extensions", cycle, "--credulous", "c", "--json").stdout)
+    assert answer == {"task": "DC-preferred", "argument": "c", "answer": "YES", "extensions": 2, "witness": ["a", "c"]}
+    # a conversation: the argument by a<id> or by its claim, the witness with its claims
+    h2 = grounded("extensions", PHASE2, "--credulous", "h2", "--at", "6")
+    assert h2.returncode == 0 and h2.stdout.startswith("YES\nw a1 ") and "h2 #12" in h2.stdout
+    assert grounded("extensions", PHASE2, "--credulous", "a12", "--at", "6").stdout == h2.stdout
+    late = json.loads(grounded("extensions", PHASE2, "--sceptical", "h2", "--json").stdout)
+    assert late["answer"] == "NO" and "h2" not in late["claims"] and len(late["claims"]) == len(late["counterexample"])
+    bad = grounded("extensions", PHASE2, "--credulous", "nothing_here")
+    assert bad.returncode == 2 and "--credulous nothing_here: no such argument" in bad.stderr
+    both = grounded("extensions", cycle, "--credulous", "a", "--to", "apx")
+    assert both.returncode == 2 and "--to and --credulous: give one of them" in both.stderr
+
+
+def test_state_json_holds_what_state_prints():
+    state = json.loads(grounded("state", PHASE2, "--json", "--at", "7").stdout)
+    assert state["at"] == 7
+    h2 = next(a for a in state["arguments"] if a["claim"] == "h2")
+    assert h2["standing"] == "weakened" and h2["grounded"] is False and h2["deps"]
+    assert set(state) == {"at", "arguments", "open_problems", "commitments", "dissent", "reinstatable"}
+    text = grounded("state", PHASE2, "--at", "7").stdout
+    assert all(a["claim"] in text for a in state["arguments"])

@@ -253,3 +253,43 @@ def test_the_header_takes_json_booleans_and_its_version_as_an_integer_only(tmp_p
         with pytest.raises(InputError, match=rf"talk.jsonl:1: header: {field}: Input should be a valid"):
             Engine.load(write(tmp_path / "talk.jsonl", [header]))
     assert Engine.load(write(tmp_path / "talk.jsonl", [{**HEADER, "grounded": 1.0}])).turn is None  # 1.0 is 1
+
+
+# -- the header records the ASP twin of an extension too ------------------------------------
+
+TWIN = "#program note(s).\n"
+
+
+def test_the_header_records_the_twin_and_a_changed_twin_is_named(tmp_path, note):
+    from grounded.solvers.ruleset import file_sha256
+
+    twin = note.with_suffix(".lp")
+    twin.write_text(TWIN)
+    log = tmp_path / "talk.jsonl"
+    with Engine({"agents": {"alice": {}}}, log=log, extensions=[note]) as engine:
+        engine.apply({"speaker": "alice", "ops": [observe("o1")]})
+    header = json.loads(log.read_text().splitlines()[0])
+    assert header["extensions"] == [{"name": "note.pl", "sha256": file_sha256(note),
+                                     "twin_sha256": file_sha256(twin)}]
+    assert Engine.load(log, extensions=[note]).turn == 1
+    twin.write_text(TWIN + "% edited\n")
+    with pytest.raises(InputError, match=r"talk.jsonl:1: header: the ASP twin note.lp of extension note.pl changed "
+                                         r"since the log was written \(sha256 [0-9a-f]{12} then, [0-9a-f]{12} now\)"):
+        Engine.load(log, extensions=[note])
+    result = process("verify", log, "o1", "-x", note)
+    assert result.returncode == 2 and "the ASP twin note.lp of extension note.pl changed" in result.stderr
+    twin.unlink()
+    with pytest.raises(InputError, match=r"the ASP twin note.lp of extension note.pl changed .* then, none now\)"):
+        Engine.load(log, extensions=[note])
+
+
+def test_a_log_written_before_twins_were_recorded_still_reads(tmp_path, note):
+    """An older header names the .pl and its sha256 only: it reads whatever twin lies beside it now."""
+    log = tmp_path / "talk.jsonl"
+    with Engine({"agents": {"alice": {}}}, log=log, extensions=[note]) as engine:
+        engine.apply({"speaker": "alice", "ops": [observe("o1")]})
+    lines = log.read_text().splitlines(keepends=True)
+    assert "twin_sha256" not in lines[0]  # no twin when written
+    note.with_suffix(".lp").write_text(TWIN)
+    assert Engine.load(log, extensions=[note]).turn == 1
+    assert process("verify", log, "o1", "-x", note).returncode == 0

@@ -155,3 +155,19 @@ def test_planting_names_a_clause_that_is_not_there(tmp_path):
     plant(rules, "ops/undermine.pl", "effect(undermine, _, Op, set_standing(A, weakened, by(E))) :-", "")
     assert "set_standing(A, weakened" not in (rules / "ops/undermine.pl").read_text()
     assert "add_attack(B, A)" in (rules / "ops/undermine.pl").read_text()  # the clause before it is intact
+
+
+def test_retractions_json_names_the_counterexample_and_the_number_of_extensions(tmp_path):
+    """A failing retraction's JSON holds how many preferred extensions AF|X has and one that drops S'."""
+    env = {**os.environ, RULES_DIR_VARIABLE: str(mutated_rules(tmp_path, "attack_left_on_standing_argument"))}
+    done = subprocess.run([sys.executable, "-m", "grounded", "retractions", str(revise_log(tmp_path)), "-p", "o2",
+                           "--at", "4", "--json"], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 1, done.stderr
+    report = json.loads(done.stdout)
+    (failed, *_) = [r for r in report["retractions"] if not r["holds"]]
+    assert failed["preferred_extensions"] == 1 and failed["extensions"] == []
+    counter = failed["counterexample"]
+    assert counter is not None and not set(failed["kept"]) <= set(counter)
+    assert report["arguments"]["3"] == "o2" and 3 in failed["kept"] and 3 not in counter
+    held = [r for r in report["retractions"] if r["holds"]]
+    assert all(r["counterexample"] is None and r["preferred_extensions"] >= 1 for r in held)

@@ -16,7 +16,7 @@ import typer
 from grounded.cli.app import AsJson, Extensions, File, NoCache, app, load_engine, out
 from grounded.core.bounds import check_turn
 from grounded.core.errors import InputError
-from grounded.crosscheck.retraction import EVERY_TURN_LIMIT, check_retraction, check_retractions
+from grounded.crosscheck.retraction import EVERY_TURN_LIMIT, Retraction, check_retraction, check_retractions
 from grounded.dung import SEMANTICS, Framework
 from grounded.dung import extensions as dung_extensions
 from grounded.engine import Engine
@@ -61,14 +61,20 @@ def retractions(
         raise typer.Exit(1)
 
 
+def retracted_framework(engine: Engine, literal: str, at: int | None, closure: bool) -> tuple[Framework, Retraction]:
+    """AF|X at turn ``at``, X = Affected*(literal) (or Affected): what retracting ``literal`` leaves;
+    and the retraction decided there."""
+    engine.affected(literal, closure=closure, at=at)  # a clear error for a malformed literal or turn
+    r = check_retraction(engine, literal, closure, at)
+    return Framework.from_engine(engine, r.turn).restrict(r.removed), r
+
+
 def print_retraction_extensions(engine: Engine, literal: str, at: int | None, closure: bool, semantics: str,
                                 limit: int, as_json: bool) -> None:
     """The extensions of AF|X, X = Affected*(literal) (or Affected), marked by whether they contain S'."""
     if semantics not in SEMANTICS:
         raise InputError(f"--semantics {semantics}: expected one of {', '.join(SEMANTICS)}")
-    engine.affected(literal, closure=closure, at=at)  # a clear error for a malformed literal or turn
-    r = check_retraction(engine, literal, closure, at)
-    af = Framework.from_engine(engine, r.turn).restrict(r.removed)
+    af, r = retracted_framework(engine, literal, at, closure)
     found = dung_extensions(af, semantics, limit=limit)
     dm = engine.state
 

@@ -134,7 +134,9 @@ def _child(spec_json: str, budget: str, result_path: str) -> int:
     spec = json.loads(spec_json)
     out = Path(result_path)
     phases = {"read": f"reading {Path(spec['file']).name}", "replay": "replaying through the engine",
-              "asp": "recomputing in ASP", "compare": "comparing"}
+              "asp": "recomputing in ASP", "compare": "comparing",
+              "probe": "probing the log's states with candidate utterances",
+              "shrink": "shrinking the log to a smallest disagreeing history"}
     console = Console(stderr=True)
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                         console=console, transient=True, disable=not console.is_terminal)
@@ -151,7 +153,8 @@ def _child(spec_json: str, budget: str, result_path: str) -> int:
         with progress, memory_bound(int(budget)):
             report = check(spec["file"], spec["at"], spec["extensions"], incremental=spec["incremental"],
                            retraction=spec["retraction"], every_turn=spec["every_turn"], seed=spec["seed"],
-                           partial=spec["partial"], allow_rules_change=spec["allow_rules_change"], progress=tell)
+                           partial=spec["partial"], allow_rules_change=spec["allow_rules_change"],
+                           probes=spec.get("probes", 0), shrink=spec.get("shrink", False), progress=tell)
     except MemoryBudgetError as exc:
         out.write_text(json.dumps({"error": type(exc.__cause__ or exc).__name__, "memory": True}))
         return 2
@@ -166,6 +169,9 @@ def _child(spec_json: str, budget: str, result_path: str) -> int:
     out.write_text(json.dumps({"report": report.to_json() if spec.get("as_json") else None,
                                "lines": report.mismatches + report.failures,
                                "summary": report.summary(), "ok": report.ok, "utterances": report.utterances,
+                               "shrunk": None if report.shrunk is None else report.shrunk.utterances,
+                               "shrunk_summary": None if report.shrunk is None
+                               else report.shrunk.summary(report.utterances),
                                "torn_note": None if status is None else status.torn_note(),
                                "partial_note": None if status is None else status.partial_note()}))
     return 0

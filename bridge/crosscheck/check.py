@@ -23,9 +23,8 @@ standings snapshots per turn.  A difference names the first differing element.
 
 from __future__ import annotations
 
-import re
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,7 +43,10 @@ from grounded.crosscheck.events import (
     prolog_transitions,
     transition_key,
 )
+from grounded.crosscheck.probe import PER_OP, ProbeReport, probe_history
 from grounded.crosscheck.retraction import RetractionReport, check_retractions
+from grounded.crosscheck.shrink import Shrunk
+from grounded.crosscheck.shrink import shrink as shrink_history
 from grounded.dmap.effects import Effect, NewArg, Problem
 from grounded.dmap.model import Header
 from grounded.engine import Engine, Update
@@ -53,7 +55,8 @@ from grounded.io.eventlog import LogStatus
 from grounded.queries.verify import grounded_arguments
 from grounded.scenario import SCENARIO_SUFFIXES, Scenario
 from grounded.solvers import facts as F
-from grounded.solvers.history import HistoryAnswer, IncrementalHistory, OneShotHistory
+from grounded.solvers.history import Candidate, HistoryAnswer, IncrementalHistory, OneShotHistory
+from grounded.solvers.ruleset import asp_twins
 
 Progress = Callable[[str, int, int], None]
 """progress(phase, done, total): called as a long check goes (the CLI draws it on stderr)."""
@@ -102,6 +105,10 @@ class CheckReport:
     failures: list[str] = field(default_factory=list)
     """Retractions for which a proposition failed, by turn and cause (crosscheck/retraction.py)."""
     retraction: RetractionReport | None = None
+    probe: ProbeReport | None = None
+    shrunk: Shrunk | None = None
+    """With ``shrink``: the smallest sub-history of a disagreeing log that still disagrees."""
+    """The states of a log probed with candidate utterances (crosscheck/probe.py), if they were."""
     log_status: LogStatus | None = None
     """How the reading of a log ended (None for a scenario); a partial reading checked the lines before it."""
     timings: dict[str, float] = field(default_factory=dict)
@@ -118,6 +125,8 @@ class CheckReport:
 
     def summary(self) -> str:
         props = f"; {self.retraction.summary()}" if self.retraction is not None and not self.failures else ""
+        if self.probe is not None:
+            props += f"; {self.probe.summary()}"
         if self.ok:
             return (f"all agree ({self.sides()}): {self.utterances} utterances ({self.accepted} accepted), "
                     f"{self.transitions} transitions, {self.events} events, Verify of {self.claims} claims, "
@@ -125,6 +134,8 @@ class CheckReport:
         parts = [f"{len(self.mismatches)} disagreements ({self.sides()})"] if self.mismatches else []
         if self.retraction is not None and self.failures:
             parts.append(self.retraction.summary())
+        if self.probe is not None:
+            parts.append(self.probe.summary())
         return ", ".join(parts)
 
     def to_json(self) -> dict:
@@ -133,14 +144,24 @@ class CheckReport:
                 "literals": self.literals, "asp": self.asp, "given": self.given,
                 "retractions": self.retractions, "mismatches": self.mismatches, "failures": self.failures,
                 "retraction": None if self.retraction is None else self.retraction.to_json(),
+                "probe": None if self.probe is None else self.probe.to_json(),
+                "shrunk": None if self.shrunk is None else {
+                    "utterances": self.shrunk.utterances, "tries": self.shrunk.tries,
+                    "complete": self.shrunk.complete, "summary": self.shrunk.summary(self.utterances)},
                 **(self.log_status.to_json() if self.log_status is not None else {"complete": True})}
 
 
 def check(path: str | Path, at: int | None = None, extensions=(), incremental: bool = False,
           retraction: bool = False, every_turn: bool | None = None, seed: int | None = None, *,
-          partial: bool = False, allow_rules_change: bool = False,
+          partial: bool = False, allow_rules_change: bool = False, probes: int = PER_OP, shrink: bool = False,
           asp_overrides: Mapping[str, str] | None = None, progress: Progress | None = None) -> CheckReport:
-    """Check a log or scenario file, up to turn ``at`` if given (``partial``: up to a log's first bad line)."""
+    """Check a log or scenario file, up to turn ``at`` if given (``partial``: up to a log's first bad line).
+
+    A log is also probed (``probes`` candidate utterances per operation and state, crosscheck/probe.py):
+    it holds no rejected utterance, so only the probes hold the twins' preconditions equal.
+    ``shrink``: a log that disagrees is reduced to a smallest sub-history that still does
+    (crosscheck/shrink.py), in ``report.shrunk``.
+    """
     header, candidates, status = candidates_of(path, extensions, strict=not partial,
                                                allow_rules_change=allow_rules_change, progress=progress)
     if at is not None:
@@ -149,6 +170,24 @@ def check(path: str | Path, at: int | None = None, extensions=(), incremental: b
                            retraction=retraction, every_turn=every_turn, seed=seed,
                            asp_overrides=asp_overrides, progress=progress)
     report.log_status = status
+    if status is not None and probes > 0:
+        if progress is not None:
+            progress("probe", 0, 1)
+        report.probe = probe_history(header, candidates, check_history, extensions, seed=seed, per_op=probes,
+                                     asp_overrides=asp_overrides)
+        report.mismatches.extend(report.probe.mismatches)
+    if shrink and status is not None and report.mismatches:
+        if progress is not None:
+            progress("shrink", 0, 1)
+
+        def disagrees(kept: list[dict]) -> bool:
+            found = check_history(header, kept, extensions, label=str(path), asp_overrides=asp_overrides)
+            if found.mismatches or probes <= 0:
+                return bool(found.mismatches)
+            return bool(probe_history(header, kept, check_history, extensions, seed=seed, per_op=probes,
+                                      asp_overrides=asp_overrides).mismatches)
+
+        report.shrunk = shrink_history(header, candidates, disagrees, extensions)
     return report
 
 
@@ -215,8 +254,10 @@ def check_history(header: Header, candidates: list[dict], extensions=(), label: 
     python = engine_events(engine)
     report.events = sum(len(v) for v in python.values())
     if answer is not None:
-        _compare_outcomes(report, outcomes, answer)
-        _compare_transitions(report, outcomes, answer)
+        keyed: list[tuple[int, int, str]] = []
+        _compare_outcomes(keyed, outcomes, answer)
+        _compare_transitions(report, keyed, outcomes, answer)
+        report.mismatches.extend(line for _, _, line in sorted(keyed))  # in turn order: the first one first
         _add(report, describe("events ", "Python", python, "ASP", asp_events(answer)))
     _compare_final(report, engine, answer)
     report.timings["compare"] = time.perf_counter() - start
@@ -263,42 +304,48 @@ def _effect(e: Effect, created: dict[int, int], first: int) -> clingo.Symbol:
                                                                                       strict=True)))
 
 
-_OPERATION = re.compile(r"^operation\(\s*([a-z]\w*)\s*,", re.M)
-
-
-def asp_twins(extensions) -> tuple[list[str], set[str]]:
-    """The ASP twin of each extension rule file (``rules.lp`` beside ``rules.pl``), and the
-    operations declared (``operation/3``) in the rule files that have none."""
-    twins, twinless = [], set()
-    for p in map(Path, extensions):
-        twin = p.with_suffix(".lp")
-        if twin.is_file():
-            twins.append(str(twin))
-        else:
-            twinless.update(_OPERATION.findall(p.read_text(encoding="utf-8")))
-    return twins, twinless
-
-
 def _add(report: CheckReport, line: str | None) -> None:
     if line is not None:
         report.mismatches.append(line)
 
 
-def _compare_outcomes(report: CheckReport, outcomes: list[Outcome], answer: HistoryAnswer) -> None:
+def _op_name(c: Candidate, i: int) -> str:
+    return "(the utterance)" if i < 0 or i >= len(c.ops) else c.ops[i]
+
+
+def _compare_outcomes(keyed: list[tuple[int, int, str]], outcomes: list[Outcome], answer: HistoryAnswer) -> None:
+    """Accepted or rejected, and the violation codes (each with its operation's index and name)."""
     for c, o in zip(answer.candidates, outcomes, strict=True):
         if o.given:
             continue
         asp_ok = c.u in answer.accepted
         asp_viol = answer.violations.get(c.u, set())
         if o.accepted != asp_ok or o.violations != asp_viol:
-            report.mismatches.append(
-                f"utterance {c.u} (turn {c.turn}, {c.speaker}): engine "
-                f"{'accepted' if o.accepted else sorted(o.violations)} but ASP "
-                f"{'accepted' if asp_ok else sorted(asp_viol)}")
+            differing = sorted(o.violations ^ asp_viol)
+            code = f"; first differing code: {_code(c, differing[0])}" if differing else ""
+            keyed.append((c.u, 0,
+                          f"utterance {c.u} (turn {c.turn}, {c.speaker}, ops {', '.join(c.ops)}): engine "
+                          f"{'accepted' if o.accepted else _codes(c, o.violations)} but ASP "
+                          f"{'accepted' if asp_ok else _codes(c, asp_viol)}{code}"))
 
 
-def _compare_transitions(report: CheckReport, outcomes: list[Outcome], answer: HistoryAnswer) -> None:
-    """Per accepted utterance: Prolog's reported transitions and flagged set against ASP's."""
+def _code(c: Candidate, v: Any) -> str:
+    if not isinstance(v, tuple):
+        return str(v)
+    i, code = v
+    return f"{code} (op [{i}] {_op_name(c, i)})"
+
+
+def _codes(c: Candidate, violations: set[tuple[int, str]]) -> str:
+    return "rejected [" + ", ".join(_code(c, v) for v in sorted(violations)) + "]"
+
+
+def _compare_transitions(report: CheckReport, keyed: list[tuple[int, int, str]], outcomes: list[Outcome],
+                         answer: HistoryAnswer) -> None:
+    """Per accepted utterance: Prolog's reported transitions and flagged set against ASP's.
+
+    The line names the first operation whose transitions differ, by index and name, and
+    the first differing transition of it."""
     asp = asp_transitions(answer)
     flagged = asp_flagged(answer)
     for c, o in zip(answer.candidates, outcomes, strict=True):
@@ -306,11 +353,18 @@ def _compare_transitions(report: CheckReport, outcomes: list[Outcome], answer: H
             continue
         prolog = prolog_transitions(o.update.effects)
         report.transitions += sum(sum(v.values()) for v in prolog.values())
-        where = f"utterance {c.u} (turn {c.turn}) transitions of op "
-        _add(report, describe(where, "Prolog", prolog, "ASP", asp.get(c.u, {})))
+        theirs = asp.get(c.u, {})
+        for i in sorted(set(prolog) | set(theirs)):
+            line = describe(f"utterance {c.u} (turn {c.turn}) transitions of op [{i}] {_op_name(c, i)}",
+                            "Prolog", prolog.get(i, Counter()), "ASP", theirs.get(i, Counter()))
+            if line is not None:
+                keyed.append((c.u, 1, line))
+                break
         python_flagged = {claim: set(losing) for claim, losing in o.update.flagged.items()}
-        _add(report, describe(f"utterance {c.u} (turn {c.turn}) flagged claims ", "Python", python_flagged,
-                              "ASP", flagged.get(c.u, {})))
+        line = describe(f"utterance {c.u} (turn {c.turn}) flagged claims ", "Python", python_flagged,
+                        "ASP", flagged.get(c.u, {}))
+        if line is not None:
+            keyed.append((c.u, 2, line))
 
 
 # -- the last turn ----------------------------------------------------------------

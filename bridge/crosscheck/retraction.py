@@ -211,11 +211,17 @@ class RetractionReport:
         return lines
 
     def record(self, r: Retraction) -> dict:
+        """One retraction as JSON: with ``preferred_extensions`` (how many AF|X has) and, when condition 3
+        fails, ``counterexample``: a preferred extension of AF|X that drops an argument of S'."""
+        exts = self.extensions(r)
+        dropping = [e for e in exts if not r.kept <= e]
         return {"turn": r.turn, "literal": r.literal, "closure": r.closure, "proposition": r.proposition,
                 "holds": r.holds, "affected": sorted(r.removed), "kept": sorted(r.kept),
                 "conflict_free": r.conflict_free, "in_some_preferred": r.in_some_preferred,
                 "in_every_preferred": r.in_every_preferred, "conflicts": [list(c) for c in r.conflicts],
-                "extensions": [sorted(e) for e in self.containing(r)],
+                "preferred_extensions": len(exts),
+                "extensions": [sorted(e) for e in exts if r.kept <= e],
+                "counterexample": sorted(dropping[0]) if dropping else None,
                 "failures": r.failures(self.label)}
 
     def to_json(self, records: bool = True) -> dict:

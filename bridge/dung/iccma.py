@@ -146,8 +146,14 @@ def _parse_tgf(text: str, source: str) -> NamedFramework:
     return built.done()
 
 
-def write(af: Framework, fmt: str, name: Callable[[int], str] = str) -> str:
-    """``af`` in the named format, arguments in increasing order, named by ``name``."""
+def write(af: Framework, fmt: str, name: Callable[[int], str] = str,
+          label: Callable[[int], str] | None = None) -> str:
+    """``af`` in the named format, arguments in increasing order, named by ``name``.
+
+    ``label`` (a conversation's claim of each argument) travels in the file where
+    the format lets it without changing what a reader takes: a ``%`` comment line
+    per argument at the top of an .apx, the rest of each node line of a .tgf.
+    """
     if fmt not in FORMATS:
         raise InputError(f"--to {fmt}: expected one of {', '.join(FORMATS)}")
     args = sorted(af.arguments)
@@ -156,10 +162,13 @@ def write(af: Framework, fmt: str, name: Callable[[int], str] = str) -> str:
     if bad:
         raise InputError(f"argument name {bad[0]!r} cannot be written as {fmt}: names are one token "
                          "without spaces, parentheses, commas, % or #")
+    labels = {a: " ".join(label(a).split()) for a in args} if label is not None else {}
     attacks = sorted(af.attacks)
     if fmt == "apx":
-        lines: Iterable[str] = [*(f"arg({names[a]})." for a in args),
+        header = ["% argument: claim", *(f"% {names[a]}: {labels[a]}" for a in args)] if labels else []
+        lines: Iterable[str] = [*header, *(f"arg({names[a]})." for a in args),
                                 *(f"att({names[a]},{names[b]})." for a, b in attacks)]
     else:
-        lines = [*(names[a] for a in args), "#", *(f"{names[a]} {names[b]}" for a, b in attacks)]
+        lines = [*(f"{names[a]} {labels[a]}" if labels else names[a] for a in args), "#",
+                 *(f"{names[a]} {names[b]}" for a, b in attacks)]
     return "".join(f"{line}\n" for line in lines)

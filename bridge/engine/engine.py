@@ -54,7 +54,7 @@ from grounded.queries import affected as _affected
 from grounded.queries import verify as _verify
 from grounded.solvers.flat import Accepted, Rejected
 from grounded.solvers.prolog import RULES_DIR_VARIABLE, PrologRules, state_facts
-from grounded.solvers.ruleset import file_sha256, rules_version
+from grounded.solvers.ruleset import file_sha256, rules_version, twin_sha256
 from grounded.solvers.terms import Value
 
 E = TypeVar("E")
@@ -416,8 +416,7 @@ class Engine(Displayable):
 
     def origin(self) -> LogOrigin:
         """The rules version and extensions this engine runs, as a log's header records them."""
-        return LogOrigin(rules=rules_version(),
-                         extensions=[ExtensionRef(name=Path(p).name, sha256=file_sha256(p)) for p in self.extensions])
+        return LogOrigin(rules=rules_version(), extensions=[_extension_ref(p) for p in self.extensions])
 
     def sync(self) -> None:
         """Make every utterance logged so far durable now (``fsync="batch"`` otherwise groups them)."""
@@ -735,23 +734,30 @@ def _check_origin(origin: LogOrigin, extensions: tuple[str, ...], allow_rules_ch
                         "could give another state (allow_rules_change=True, or --allow-rules-change, replays "
                         "it anyway)")
     if origin.extensions is not None:
-        given = [ExtensionRef(name=Path(p).name, sha256=file_sha256(p)) for p in extensions]
+        given = {ref.name: ref for ref in map(_extension_ref, extensions)}
         for ref in origin.extensions:
-            if ref in given:
-                continue
-            now = [g for g in given if g.name == ref.name]
-            if now:
-                problems.append(f"extension {ref.name} changed since the log was written (sha256 "
-                                f"{ref.sha256[:12]} then, {now[0].sha256[:12]} now)")
-            else:
+            now = given.get(ref.name)
+            if now is None:
                 problems.append(f"written with the extension {ref.short()}, which is not given "
                                 f"(pass it: -x {ref.name}, or extensions=[...])")
+            elif now.sha256 != ref.sha256:
+                problems.append(f"extension {ref.name} changed since the log was written (sha256 "
+                                f"{ref.sha256[:12]} then, {now.sha256[:12]} now)")
+            elif ref.twin_sha256 is not None and now.twin_sha256 != ref.twin_sha256:  # an older log records none
+                problems.append(f"the ASP twin {ref.twin_name} of extension {ref.name} changed since the log was "
+                                f"written (sha256 {ref.twin_sha256[:12]} then, "
+                                f"{'none' if now.twin_sha256 is None else now.twin_sha256[:12]} now)")
         recorded = {r.name for r in origin.extensions}
-        for ref in given:
-            if ref not in origin.extensions and ref.name not in recorded:
-                problems.append(f"the extension {ref.name} was not used to write this log")
+        for name in given:
+            if name not in recorded:
+                problems.append(f"the extension {name} was not used to write this log")
     if problems:
         raise InputError("header: " + "; ".join(problems), path=path, line=1)
+
+
+def _extension_ref(path: str | Path) -> ExtensionRef:
+    """An extension rule file as a log's header records it: name, sha256, and its twin's sha256."""
+    return ExtensionRef(name=Path(path).name, sha256=file_sha256(path), twin_sha256=twin_sha256(path))
 
 
 def _extension_path(path: str | Path) -> str:

@@ -43,14 +43,21 @@ def describe_errors(errors: Iterable[Mapping[str, Any]], skip: Callable[[str], b
 
 
 class ExtensionRef(BaseModel):
-    """An extension rule file a log was written with: its file name and the sha256 of its content."""
+    """An extension rule file a log was written with: its file name and the sha256 of its content,
+    and the sha256 of its ASP twin (``op.lp`` beside ``op.pl``, which `grounded check` reads) if it
+    had one.  A log written before twins were recorded has no ``twin_sha256``: it reads as before."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     name: Name
     sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    twin_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
 
     def short(self) -> str:
         return f"{self.name} (sha256 {self.sha256[:12]})"
+
+    @property
+    def twin_name(self) -> str:
+        return self.name.rsplit(".", 1)[0] + ".lp"
 
 
 class LogOrigin(BaseModel):

@@ -10,6 +10,7 @@ Prolog rule files, the runtime semantics) and each extension rule file
 from __future__ import annotations
 
 import hashlib
+import re
 from functools import lru_cache
 from importlib import metadata, resources
 from pathlib import Path
@@ -39,3 +40,31 @@ def rules_version() -> str:
 
 def file_sha256(path: str | Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def twin_of(path: str | Path) -> Path | None:
+    """The ASP twin of an extension rule file (``op.lp`` beside ``op.pl``), if there is one."""
+    twin = Path(path).with_suffix(".lp")
+    return twin if twin.is_file() else None
+
+
+def twin_sha256(path: str | Path) -> str | None:
+    """The sha256 of the ASP twin of an extension rule file (None without a twin)."""
+    twin = twin_of(path)
+    return None if twin is None else file_sha256(twin)
+
+
+_OPERATION = re.compile(r"^operation\(\s*([a-z]\w*)\s*,", re.M)
+
+
+def asp_twins(extensions) -> tuple[list[str], set[str]]:
+    """The ASP twin of each extension rule file (``rules.lp`` beside ``rules.pl``), and the
+    operations declared (``operation/3``) in the rule files that have none."""
+    twins, twinless = [], set()
+    for p in map(Path, extensions):
+        twin = twin_of(p)
+        if twin is not None:
+            twins.append(str(twin))
+        else:
+            twinless.update(_OPERATION.findall(p.read_text(encoding="utf-8")))
+    return twins, twinless

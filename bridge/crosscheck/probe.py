@@ -1,0 +1,161 @@
+"""Probing a log's states with generated utterances: preconditions held equal on both sides.
+
+A log holds accepted utterances only, so the three-way check of a log never
+sees a rejection: a twin (``op.lp``) that lacks one of its ``.pl``'s
+preconditions agrees on every line.  Here the states a log goes through are
+tried with candidate utterances of every operation, built from the literals
+of that state (its claims, their negations, what Dep holds, its open
+problems, one fresh name), and the engine (Prolog) and ``asp/history.lp``
+must accept the same ones and reject the others with the same violation
+codes; a candidate both accept must have the same transitions.
+
+Bounded and repeatable: at most ``PROBE_STATES`` states (all of them for a
+shorter log, else a seeded sample with the last state always in), and
+``per_op`` candidates per operation and state, drawn with ``random.Random``
+from the seed; the seed is printed, and ``--seed`` repeats a run.  Each state
+costs one three-way check of the log up to that state plus its candidates,
+so the probing costs at most ``PROBE_STATES`` checks of the log.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from grounded.core.bounds import MAX_TURN
+from grounded.core.errors import InputError, PreconditionError
+from grounded.core.turns import assign_turn
+from grounded.dmap.model import Header
+from grounded.dmap.operations import OperationSpec
+from grounded.dmap.state import DependencyMap
+from grounded.engine import Engine
+from grounded.solvers.ruleset import asp_twins
+
+PROBE_STATES = 6
+"""States probed per log: every one up to this many, a seeded sample above."""
+PER_OP = 3
+"""Candidate utterances per operation and probed state (``--probes``)."""
+FRESH = "probe_fresh"
+"""A literal no state holds: the candidates also try the operations on something unknown."""
+
+
+@dataclass
+class ProbeReport:
+    seed: int
+    states: list[int] = field(default_factory=list)
+    """The probed states, as the number of log utterances before each (0: the empty state)."""
+    probes: int = 0
+    """Candidate utterances tried."""
+    mismatches: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        return f"probed {len(self.states)} states with {self.probes} candidate utterances (seed {self.seed})"
+
+    def to_json(self) -> dict:
+        return {"seed": self.seed, "states": self.states, "probes": self.probes, "mismatches": self.mismatches}
+
+
+def default_seed(candidates: list[dict]) -> int:
+    """A seed read off the history itself: the same log is probed the same way unless --seed says otherwise."""
+    text = json.dumps(candidates, sort_keys=True, default=str).encode()
+    return int.from_bytes(hashlib.sha256(text).digest()[:4], "big")
+
+
+def pick_states(n: int, rng: random.Random, limit: int = PROBE_STATES) -> list[int]:
+    """Which states to probe among the n + 1 a history of n utterances goes through (the last always)."""
+    every = list(range(1, n + 1))
+    if len(every) <= limit:
+        return every
+    return sorted({n, *rng.sample(every[:-1], limit - 1)})
+
+
+def literal_pool(dm: DependencyMap) -> list[str]:
+    """The literals a state offers a candidate: its claims, their negations, what Dep holds, open problems."""
+    found = set(dm.claimants) | set(dm.rev) | set(dm.open_problems)
+    found |= {p[1:] if p.startswith("-") else f"-{p}" for p in set(dm.claimants)}
+    return sorted(found) + [FRESH]
+
+
+def draw_operation(spec: OperationSpec, pool: list[str], rng: random.Random) -> dict[str, Any]:
+    """One operation of ``spec`` with fields drawn from ``pool``: required ones always, optional ones half the time."""
+    op: dict[str, Any] = {"op": spec.name}
+    for f in spec.fields:
+        if not f.required and rng.random() < 0.5:
+            continue
+        if f.type == "literal":
+            op[f.name] = rng.choice(pool)
+        elif f.type == "literals":
+            op[f.name] = rng.sample(pool, min(len(pool), rng.randint(1 if f.required else 0, 2)))
+        elif f.required:
+            op[f.name] = "probe"
+    return op
+
+
+def probe_history(header: Header, candidates: list[dict], check_history: Callable[..., Any], extensions=(), *,
+                  seed: int | None = None, per_op: int = PER_OP, states: int = PROBE_STATES,
+                  asp_overrides: Mapping[str, str] | None = None) -> ProbeReport:
+    """Probe the states ``candidates`` (a log's utterances) go through; the first disagreement of each state.
+
+    ``check_history`` is crosscheck.check's (passed in: that module calls this one)."""
+    report = ProbeReport(default_seed(candidates) if seed is None else seed)
+    rng = random.Random(report.seed)
+    report.states = pick_states(len(candidates), rng, states)
+    if per_op <= 0 or not report.states:
+        report.states = []
+        return report
+    _, twinless = asp_twins(extensions)
+    wanted = set(report.states)
+    speakers = sorted(header.agents) or ["probe_agent"]
+    with Engine(header, extensions=extensions) as engine:
+        specs = [s for name, s in sorted(engine.registry.specs.items()) if name not in twinless]
+        for k, data in enumerate(candidates, 1):
+            try:
+                engine.apply(data)
+            except PreconditionError:  # a scenario's rejected turn: the state is as it was
+                pass
+            if k not in wanted:
+                continue
+            pool = literal_pool(engine.state)
+            turn = engine.state.last_turn
+            probes = []
+            for spec in specs:
+                for _ in range(per_op):
+                    if turn is not None and turn >= MAX_TURN:  # no turn left after this state to try anything at
+                        break
+                    turn = assign_turn(None, turn)
+                    probe = {"turn": turn, "speaker": rng.choice(speakers), "ops": [draw_operation(spec, pool, rng)]}
+                    try:
+                        engine.registry.utterance(probe)
+                    except (InputError, ValidationError):
+                        continue
+                    probes.append(probe)
+            report.probes += len(probes)
+            _probe_state(report, header, candidates[:k], probes, extensions, asp_overrides, check_history)
+    return report
+
+
+def _probe_state(report: ProbeReport, header: Header, prefix: list[dict], probes: list[dict], extensions,
+                 asp_overrides, check_history) -> None:
+    """The first disagreement on a candidate (the log's own lines are the main check's business)."""
+    if not probes:
+        return
+    try:
+        found = check_history(header, prefix + probes, extensions, label="probe", asp_overrides=asp_overrides)
+    except InputError as exc:  # a candidate the engine refuses as malformed: say so, it is no disagreement
+        report.mismatches.append(f"probes after utterance {len(prefix)}: not run ({exc.detail})")
+        return
+    k = len(prefix)
+    for line in found.mismatches:
+        words = line.split(" ", 2)
+        if words[0] == "utterance" and words[1].isdigit() and int(words[1]) > k:
+            probe = probes[int(words[1]) - k - 1]
+            report.mismatches.append(
+                f"probe {int(words[1]) - k} of the state after utterance {k} (seed {report.seed}): {line}; "
+                f"the candidate: {json.dumps(probe)}")
+            return
