@@ -58,6 +58,16 @@ def server():
     s.close()
 
 
+@pytest.fixture(scope="module")
+def p2():
+    """Phase 2 replayed through its gold operations (one engine per test module)."""
+    from grounded.bench.verifier import scenario_engine
+
+    engine = scenario_engine(2)
+    yield engine
+    engine.close()
+
+
 @pytest.fixture(scope="session")
 def postgres_url():
     """A throw-away PostgreSQL cluster on a loopback port (Debian's postgresql package; see bench/pgserver.py)."""

@@ -8,7 +8,6 @@ import re
 import jsonschema
 import pytest
 
-from grounded.bench.verifier import scenario_engine
 from grounded.core.bounds import MAX_CITED_CLAIMS
 from grounded.core.errors import InputError
 from grounded.interpreter.anchor import AnchorIndex
@@ -21,13 +20,6 @@ from .test_cli_contract import PHASE2
 ACTUAL = "The retry storm from the token bug is what exhausts Redis."
 REVERSED = "The token bug is a downstream symptom of Redis unavailability"
 STALE = "Redis failure caused the auth failures."
-
-
-@pytest.fixture(scope="module")
-def p2():
-    engine = scenario_engine(2)
-    yield engine
-    engine.close()
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import jsonschema
 import pytest
 
-from grounded.bench.verifier import scenario_engine
 from grounded.interpreter.anchor import AnchorIndex
 from grounded.interpreter.calllog import CallLog, read_call_log
 from grounded.interpreter.cited_llm import CitedWriter, ask_cited, cited_claims, response_format
@@ -16,13 +15,6 @@ from .openai_server import reply, status
 
 REQUEST = "Explain to the on-call engineer what caused the outage."
 ANSWER = {"text": "The retry storm from the token bug is what exhausts Redis.", "asserts": ["h4"], "denies": []}
-
-
-@pytest.fixture(scope="module")
-def p2():
-    engine = scenario_engine(2)
-    yield engine
-    engine.close()
 
 
 @pytest.fixture(scope="module")

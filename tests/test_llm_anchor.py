@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from grounded.bench.verifier import scenario_engine
 from grounded.interpreter.bounded import MAX_RESPONSE_BYTES
 from grounded.interpreter.calllog import CallLog, read_call_log
 from grounded.interpreter.llm import LLMConfig
@@ -22,13 +21,6 @@ from .openai_server import gzip_bomb, reply, status
 ROOT = Path(__file__).resolve().parent.parent
 PHASE2 = ROOT / "scenarios" / "phase2.yaml"
 TEXT = "The token bug is a downstream symptom of Redis unavailability"
-
-
-@pytest.fixture(scope="module")
-def p2():
-    engine = scenario_engine(2)
-    yield engine
-    engine.close()
 
 
 @pytest.fixture

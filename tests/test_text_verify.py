@@ -37,13 +37,6 @@ SIMILARITIES = ["tfidf", "embed"]
 
 
 @pytest.fixture(scope="module")
-def p2():
-    engine = scenario_engine(2)
-    yield engine
-    engine.close()
-
-
-@pytest.fixture(scope="module")
 def p3():
     engine = scenario_engine(3)
     yield engine
