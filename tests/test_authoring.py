@@ -4,6 +4,7 @@ copies of the `concur` example."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -118,6 +119,136 @@ def test_a_rule_file_without_a_twin_is_refused(concur):
     (concur / "concur.lp").unlink()
     with pytest.raises(InputError, match="no ASP twin concur.lp beside concur.pl"):
         run_op_tests(concur / "concur.test.yaml")
+
+
+# -- a mutual attack: an op that weakens only one side ------------------------------------------
+
+REBUT_PL = """\
+% rebut.pl -- two claims in good standing contradict each other: each attacks the other.
+
+operation(rebut,
+          "A speaker holds that `target` and `by`, both in good standing, contradict each other: both are weakened.",
+          [ field(target, literal, required),
+            field(by, literal, required),
+            field(text, text, optional)
+          ]).
+
+violation(rebut, _, Op, rebut_self, M) :-
+    field(Op, target, T), field(Op, by, T),
+    fmt(M, "~w cannot rebut itself", [T]).
+violation(rebut, _, Op, rebut_not_standing, M) :-
+    ( field(Op, target, L) ; field(Op, by, L) ), \\+ stands(L),
+    fmt(M, "nothing in good standing claims ~w, so there is nothing to rebut", [L]).
+
+%  A mutual attack, each side on the other, as Undermine attacks; both sides leave S_t (Lemma 2.4).
+effect(rebut, _, Op, add_attack(B, A)) :-
+    field(Op, target, T), field(Op, by, E), standing_arg(T, A), standing_arg(E, B).
+effect(rebut, _, Op, add_attack(A, B)) :-
+    field(Op, target, T), field(Op, by, E), standing_arg(T, A), standing_arg(E, B).
+effect(rebut, _, Op, set_standing(A, weakened, by(E))) :-
+    field(Op, target, T), field(Op, by, E), standing_arg(T, A).
+effect(rebut, _, Op, set_standing(B, weakened, by(T))) :-
+    field(Op, target, T), field(Op, by, E), standing_arg(E, B).
+
+transition(rebut, add_attack).
+transition(rebut, set_standing(active, weakened)).
+transition(rebut, set_standing(resolved, weakened)).
+"""
+REBUT_LP = """\
+% rebut.lp -- the ASP twin of rebut.pl.
+#program rebut(s).
+
+violation(s, rebut_self)         :- field(s, target, T), field(s, by, T).
+violation(s, rebut_not_standing) :- field(s, target, L), not stands(s, L).
+violation(s, rebut_not_standing) :- field(s, by, L), not stands(s, L).
+
+effect(s, add_attack(B, A)) :- field(s, target, T), field(s, by, E), standing_arg(s, T, A), standing_arg(s, E, B).
+effect(s, add_attack(A, B)) :- field(s, target, T), field(s, by, E), standing_arg(s, T, A), standing_arg(s, E, B).
+effect(s, set_standing(A, weakened, by(E))) :- field(s, target, T), field(s, by, E), standing_arg(s, T, A).
+effect(s, set_standing(B, weakened, by(T))) :- field(s, target, T), field(s, by, E), standing_arg(s, E, B).
+"""
+REBUT_TESTS = """\
+# rebut.test.yaml -- cases for rebut.pl and its twin rebut.lp: grounded test-op rebut.test.yaml
+rules: rebut.pl
+agents: {ana: {}, ben: {}}
+acyclic: false   # a mutual attack is a cycle of two: restriction A2 off
+cases:
+  - name: two rival claims rebut each other and both are weakened
+    history:
+      - {speaker: ana, ops: [{op: observe, claim: rash},
+                             {op: hypothesize, claim: measles, deps: [rash], explains: [rash]}]}
+      - {speaker: ben, ops: [{op: observe, claim: fever}]}
+    utterance: {speaker: ben, ops: [{op: rebut, target: measles, by: fever}]}
+    effects: [add_attack(fever, measles), add_attack(measles, fever),
+              set_standing(measles, weakened, by(fever)), set_standing(fever, weakened, by(measles))]
+  - name: a weakened claim cannot rebut
+    history:
+      - {speaker: ana, ops: [{op: observe, claim: rash},
+                             {op: hypothesize, claim: measles, deps: [rash], explains: [rash]}]}
+      - {speaker: ben, ops: [{op: observe, claim: fever}]}
+      - {speaker: ben, ops: [{op: undermine, target: measles, by: fever}]}
+    utterance: {speaker: ana, ops: [{op: rebut, target: measles, by: fever}]}
+    violations: [rebut_not_standing]
+"""
+# the planted bug, in both files alike: the `by` side is never weakened
+ONE_SIDE_PL = "effect(rebut, _, Op, set_standing(B, weakened, by(T))) :-\n" \
+              "    field(Op, target, T), field(Op, by, E), standing_arg(E, B).\n"
+ONE_SIDE_LP = "effect(s, set_standing(B, weakened, by(T))) :- " \
+              "field(s, target, T), field(s, by, E), standing_arg(s, E, B).\n"
+REBUT_CASE = "two rival claims rebut each other and both are weakened"
+
+
+@pytest.fixture
+def rebut(tmp_path) -> Path:
+    """A symmetric attack written as an author writes it: rule file, twin and test file."""
+    for name, text in (("rebut.pl", REBUT_PL), ("rebut.lp", REBUT_LP), ("rebut.test.yaml", REBUT_TESTS)):
+        (tmp_path / name).write_text(text)
+    return tmp_path
+
+
+def retractions_json(log: Path, rules: Path, extension: Path) -> subprocess.CompletedProcess:
+    """`grounded retractions LOG -x EXTENSION --at 4 --json` in a process whose engine loads ``rules``."""
+    env = {**os.environ, "GROUNDED_RULES_DIR": str(rules)}
+    return subprocess.run([sys.executable, "-m", "grounded", "retractions", str(log), "-x", str(extension),
+                           "--at", "4", "--json", "--no-cache"], capture_output=True, text=True, timeout=120, env=env)
+
+
+def test_rebut_weakening_only_one_side_is_caught_by_test_op_and_by_the_retraction_check(rebut):
+    """Weakening one side of a mutual attack leaves an attacked argument in S_t: the invariants reject the
+    utterance (test-op names the op, the case and the code); with them off, the retraction check names the
+    turn, and only its third condition fails (a preferred extension of AF|X takes the other side)."""
+    from tests.test_retraction_mutations import OPENING, check, conversation, unguarded_rules
+
+    # turn 4: bob holds that alice's h1 and his o2 contradict each other
+    log = conversation(rebut, *OPENING, ("bob", [{"op": "rebut", "target": "h1", "by": "o2"}]), acyclic=False)
+    rules = unguarded_rules(rebut, "rebut")
+    done = grounded("test-op", "rebut.test.yaml", cwd=rebut)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.rstrip().endswith("rebut.test.yaml: 2 passed, 0 failed")
+    assert retractions_json(log, rules, rebut / "rebut.pl").returncode == 0  # both sides out: it all holds
+
+    plant(rebut / "rebut.pl", ONE_SIDE_PL)
+    plant(rebut / "rebut.lp", ONE_SIDE_LP)
+    done = grounded("test-op", "rebut.test.yaml", cwd=rebut)
+    assert done.returncode == 1, done.stderr
+    assert (f'FAIL rebut.test.yaml:6: rebut, case "{REBUT_CASE}": expected acceptance, '
+            "Prolog and ASP: rejected with ['attack_on_standing']") in done.stdout
+    assert done.stdout.rstrip().endswith("rebut.test.yaml: 1 passed, 1 failed")
+
+    # with Lemma 2.4's checks off the planted rebut is accepted and leaves o2 active, attacked by h1
+    result = check(log, rules, "-x", str(rebut / "rebut.pl"))
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert ("turn 4: Proposition 2.5 and Corollary 2.6 fail retracting h1, o2: "
+            "some preferred extension of AF|X drops an argument of S'") in result.stdout.splitlines()
+
+    done = retractions_json(log, rules, rebut / "rebut.pl")
+    assert done.returncode == 1, done.stderr
+    report = json.loads(done.stdout)
+    failed = [r for r in report["retractions"] if not r["holds"]]
+    assert sorted((r["turn"], r["literal"]) for r in failed) == [(4, "h1"), (4, "h1"), (4, "o2"), (4, "o2")]
+    assert all(r["conflict_free"] and r["in_some_preferred"] and not r["in_every_preferred"] for r in failed)
+    # the extension that takes the other side: h1 in, o2 (which the engine still calls standing) out
+    assert all({report["arguments"][str(a)] for a in r["counterexample"]} == {"o1", "h1"} for r in failed)
 
 
 # -- new-op -------------------------------------------------------------------------------------

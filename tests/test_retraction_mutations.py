@@ -67,19 +67,25 @@ MUTATIONS = {
 }
 
 
-def mutated_rules(tmp: Path, name: str) -> Path:
+def unguarded_rules(tmp: Path, name: str) -> Path:
+    """A copy of the shipped rules in ``tmp`` with Lemma 2.4's checks off (for GROUNDED_RULES_DIR)."""
     rules = tmp / f"rules-{name}"
     shutil.copytree(rules_dir(), rules, ignore=shutil.ignore_patterns("__pycache__"))
     without_lemma_2_4(rules)
+    return rules
+
+
+def mutated_rules(tmp: Path, name: str) -> Path:
+    rules = unguarded_rules(tmp, name)
     for file, head, replacement in MUTATIONS[name]:
         plant(rules, file, head, replacement)
     return rules
 
 
-def conversation(tmp: Path, *turns: tuple[str, list[dict]]) -> Path:
-    """A JSON Lines event log: alice has decision authority, bob does not."""
+def conversation(tmp: Path, *turns: tuple[str, list[dict]], **header: object) -> Path:
+    """A JSON Lines event log: alice has decision authority, bob does not (``header``: more header keys)."""
     log = tmp / "talk.jsonl"
-    lines = [{"grounded": 1, "agents": {"alice": {"authority": True}, "bob": {}}}]
+    lines = [{"grounded": 1, "agents": {"alice": {"authority": True}, "bob": {}}, **header}]
     lines += [{"turn": t, "speaker": s, "text": "", "ops": ops} for t, (s, ops) in enumerate(turns, 1)]
     log.write_text("".join(json.dumps(line) + "\n" for line in lines))
     return log
