@@ -27,9 +27,20 @@ undocumented_calls(File, Calls) :-
 %  qualified with a module.
 driver_definitions(File, Defined) :-
     setup_call_cleanup(open(File, read, In), read_positioned(In, Terms), close(In)),
+    findall(Op, ( member(T-_, Terms), clause_head(T, H), H = operation(Op, _, _) ), Declared),
     findall(def(PI, Line),
-            ( member(T-Line, Terms), clause_head(T, H), defines_driver(H, PI) ),
+            ( member(T-Line, Terms), clause_head(T, H),
+              ( defines_driver(H, PI) ; hook_of_another(H, Declared, PI) ) ),
             Defined).
+
+%  hook_of_another(+Head, +Declared, -PI): a violation/5, effect/4 or
+%  transition/2 clause for an operation the file does not declare.  Each
+%  file's hooks are read from its own module for its own operations only,
+%  so such a clause would never run: refused rather than silently ignored.
+hook_of_another(H, Declared, PI) :-
+    callable(H), functor(H, N, A), memberchk(N/A, [violation/5, effect/4, transition/2]),
+    arg(1, H, Op), atom(Op), \+ memberchk(Op, Declared),
+    format(atom(PI), "~w/~w for ~w (an operation it does not declare)", [N, A, Op]).
 
 read_positioned(In, Terms) :-
     catch(read_term(In, T, [term_position(Pos), module(grounded)]), _, T = '$unreadable'),

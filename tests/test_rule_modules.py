@@ -88,6 +88,16 @@ def test_an_operation_declared_twice_is_refused(tmp_path):
     hypothesize_in_order()
 
 
+def test_a_hook_for_an_operation_the_file_does_not_declare_is_refused(tmp_path):
+    """A file's hooks are read for its own operations only: an effect for a built-in would never run."""
+    stray = tmp_path / "stray.pl"
+    stray.write_text("effect(question, U, _, commit(S, 1)) :- speaker(U, S), standing_arg(_, 1).\n")
+    with pytest.raises(InputError, match=r"stray.pl:1: extension refused: defines effect/4 for question "
+                                         r"\(an operation it does not declare\)"):
+        Engine(extensions=[stray])
+    hypothesize_in_order()
+
+
 def test_every_author_predicate_has_a_pldoc_header():
     """vocabulary.pl documents each predicate it exports with a PlDoc (``%!``) header."""
     text = (rules_dir() / "vocabulary.pl").read_text()
