@@ -12,6 +12,7 @@ published as docs/openapi.json) is the contract.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 from collections.abc import Callable
@@ -60,6 +61,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         holder["host"] = EngineHost(make)
+        # What start-up built (modules, the rules' bridge, the app) lives as long as the process: out of the
+        # collector's reach, a full collection scans only what requests allocate (tens of milliseconds less,
+        # on the loop, for every request waiting behind one).
+        gc.collect()
+        gc.freeze()
         try:
             yield
         finally:

@@ -217,10 +217,22 @@ def _yield_cpu() -> None:
     waiting out the reader's time slice, which showed as a p99 twice the idle one), else the lowest priority."""
     os.nice(NICE)
     if hasattr(os, "sched_setscheduler"):
-        try:
-            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
-        except OSError:  # not allowed here (a container's seccomp profile): the nice value stays
-            pass
+        # Linux schedules threads, not processes: every thread the process has now (BLAS's pool, started
+        # when NumPy was imported, spins on a core of its own between two products) is put at SCHED_IDLE,
+        # and threads started later inherit it
+        for tid in _threads():
+            try:
+                os.sched_setscheduler(tid, os.SCHED_IDLE, os.sched_param(0))
+            except OSError:  # not allowed here (a container's seccomp profile), or the thread ended
+                pass
+
+
+def _threads() -> list[int]:
+    """The ids of this process's threads (Linux), or just the process (0: the calling thread) elsewhere."""
+    try:
+        return [int(t) for t in os.listdir("/proc/self/task")]
+    except OSError:
+        return [0]
 
 
 def read(state: bytes, text: str, at: int | None, threshold: float | None, deadline: float) -> dict[str, Any]:
