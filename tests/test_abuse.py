@@ -355,3 +355,23 @@ def test_another_tenants_verify_p99_stays_within_2x_of_idle_while_one_tenant_flo
         if loaded <= 2 * idle:
             break
     assert loaded <= 2 * idle, "\n".join(shown)
+
+
+def test_a_text_is_read_against_its_own_tenants_conversation(tmp_path):
+    """Two tenants' conversations by one id and of one length: each text reading sees its own tenant's state
+    (the readers keep pickled states by tenant, conversation and length)."""
+    server, (k1, k2) = _server(tmp_path)
+    texts = {k1: "The walk-in freezer alarm went off at noon", k2: "The loading dock door was left open"}
+    with server:
+        for key, text in texts.items():
+            with client(server, key) as c:
+                assert c.post("/conversations", json={"id": "talk", "header": HEADER}).status_code == 201
+                assert c.post("/conversations/talk/utterances", json={"speaker": "ann", "ops": [
+                    {"op": "observe", "claim": "o1", "text": text}]}).status_code == 201
+        answers = {}
+        for key in texts:
+            with client(server, key) as c:
+                r = c.post("/conversations/talk/verify", json={"text": texts[k1]}, timeout=300)
+                assert r.status_code == 200, r.text[:300]
+                answers[key] = r.json()["verdict"]
+    assert answers == {k1: "accept", k2: "abstain"}, answers

@@ -87,7 +87,8 @@ class TextReaders:
         self.limits = limits
         self._pool: ProcessPoolExecutor | None = None
         self._in_flight: dict[str, int] = {}
-        self._pickled: OrderedDict[tuple[str, int], bytes] = OrderedDict()
+        self._pickled: OrderedDict[tuple[str, str, int], bytes] = OrderedDict()
+        """Pickled states by (tenant, conversation, length): conversation ids are per tenant."""
         self._ready: asyncio.Future[list[int]] | None = None
 
     def check(self, text: str) -> None:
@@ -170,14 +171,15 @@ class TextReaders:
             self._in_flight.pop(tenant, None)
 
     def _state_bytes(self, reading: Reading) -> bytes:
-        data = self._pickled.get(reading.version)
+        key = (reading.tenant, *reading.version)
+        data = self._pickled.get(key)
         if data is None:
             data = pickle.dumps(reading.state, protocol=pickle.HIGHEST_PROTOCOL)
-            self._pickled[reading.version] = data
+            self._pickled[key] = data
             if len(self._pickled) > PICKLED_STATES:
                 self._pickled.popitem(last=False)
         else:
-            self._pickled.move_to_end(reading.version)
+            self._pickled.move_to_end(key)
         return data
 
     def close(self) -> None:
