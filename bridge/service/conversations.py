@@ -242,17 +242,6 @@ class Conversations:
         entry = self._entry(tenant, cid)
         return (cid, entry.length), entry.engine.state
 
-    def verify_cited(self, tenant: str, cid: str, cited: Any, at: int | None = None,
-                     threshold: float | None = None) -> dict[str, Any]:
-        """The verdict on a cited continuation (a ``CitedContinuation``, or its JSON object: validated here)."""
-        from grounded.core.cited import CitedContinuation
-        from grounded.interpreter.cited import read_cited, verify_cited
-
-        engine = self._entry(tenant, cid).engine
-        if not isinstance(cited, CitedContinuation):
-            cited = read_cited(cited)
-        return verify_cited(engine, cited, at, threshold=threshold).to_json()
-
     def affected(self, tenant: str, cid: str, claim: str, closure: bool = True,
                  at: int | None = None) -> dict[str, Any]:
         engine = self._entry(tenant, cid).engine
