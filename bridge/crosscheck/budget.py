@@ -92,6 +92,12 @@ def memory_bound(budget: int | None) -> Iterator[None]:
 # thread-local data: ABORT").  So the CLI runs the check in a child process with
 # the limit set there; whatever way the child dies of it, the parent says so.
 
+GLIBC_ALLOCATION_ABORT = 127
+"""The exit status glibc's loader ends a process with when it cannot allocate (``cannot allocate memory for
+thread-local data: ABORT``, a thread started past the limit); our child is the running Python, so 127 is not
+"command not found"."""
+
+
 def run_isolated(spec: dict, budget: int) -> dict:
     """Run ``check`` with ``spec`` (its keyword arguments, JSON-able) in a child process
     capped at ``budget`` bytes; return what the child reported (see ``_child``)."""
@@ -114,9 +120,10 @@ def run_isolated(spec: dict, budget: int) -> dict:
         from grounded.core.errors import InputError
 
         raise InputError(answer["error"])
-    if not answer and done.returncode >= 0:
+    if not answer and done.returncode >= 0 and done.returncode != GLIBC_ALLOCATION_ABORT:
         raise RuntimeError(f"the check's process ended with exit status {done.returncode} and no answer")
-    why = answer.get("error") or f"killed by signal {-done.returncode}"
+    why = answer.get("error") or (f"killed by signal {-done.returncode}" if done.returncode < 0 else
+                                  "the C library could not allocate and ended the process")
     raise MemoryBudgetError(
         f"the check needed more than its memory budget of {budget / GB:.2f} GB and was stopped ({why}); "
         "check an earlier part with --at, or raise --memory-limit")
