@@ -38,8 +38,7 @@ from grounded.interpreter.anchor import AnchorIndex
 from grounded.interpreter.calllog import CallLog
 from grounded.interpreter.cited import CitedContinuation, CitedVerdict, no_answer, verify_cited
 from grounded.interpreter.llm import LLMConfig, LLMInterpreter
-from grounded.interpreter.llm_anchor import claims_shown
-from grounded.interpreter.schema import InterpreterError, parse_json
+from grounded.interpreter.llm_anchor import answer_object, check_known, claims_shown
 from grounded.io.format import describe_errors
 
 PROMPT_VERSION = "cited_v1"
@@ -102,18 +101,12 @@ class CitedAnswerError(ValueError):
 
 def parse_cited(content: str | None, known: set[str]) -> CitedContinuation:
     """The cited continuation in ``content`` (a code fence or prose around it is tolerated), its ids checked."""
-    if not content or "{" not in content or "}" not in content:
-        raise CitedAnswerError("the answer holds no JSON object")
+    data = answer_object(content, CitedAnswerError)
     try:
-        data = parse_json(content)
         cited = CitedContinuation.model_validate(data)
-    except InterpreterError as exc:  # invalid JSON, or nested past the parser's depth
-        raise CitedAnswerError(str(exc)) from None
     except ValidationError as exc:
         raise CitedAnswerError(describe_errors(exc.errors(), lambda seg: False)) from None
-    unknown = [i for i in cited.asserts + cited.denies if i not in known]
-    if unknown:
-        raise CitedAnswerError(f"unknown ids {', '.join(dict.fromkeys(unknown))}: cite only the ids listed")
+    check_known(cited.asserts + cited.denies, known, CitedAnswerError, verb="cite")
     return cited
 
 

@@ -101,23 +101,33 @@ def user_message_v1(rows: list[dict[str, str]], candidate: str) -> str:
             f"Candidate continuation:\n{candidate}\n\nAnswer with the JSON object.")
 
 
+def answer_object(content: str | None, error: type[Exception]) -> Any:
+    """The JSON object in a model's answer (prose or a code fence around it is tolerated); ``error`` otherwise."""
+    if not content or "{" not in content or "}" not in content:
+        raise error("the answer holds no JSON object")
+    try:
+        return parse_json(content)
+    except InterpreterError as exc:  # invalid, or nested past the parser's depth
+        raise error(str(exc)) from None
+
+
+def check_known(ids: list[str], known: set[str], error: type[Exception], verb: str = "use") -> None:
+    """Every id an answer names is one the prompt showed (a model citing anything else cites nothing)."""
+    unknown = [i for i in ids if i not in known]
+    if unknown:
+        raise error(f"unknown ids {', '.join(dict.fromkeys(unknown))}: {verb} only the ids listed")
+
+
 def parse_answer(content: str | None, known: set[str]) -> AnchorAnswer:
     """The answer in ``content`` (prose or a code fence around the object is tolerated), ids checked."""
-    if not content or "{" not in content or "}" not in content:
-        raise AnchorAnswerError("the answer holds no JSON object")
-    try:
-        data = parse_json(content)
-    except InterpreterError as exc:  # invalid, or nested past the parser's depth
-        raise AnchorAnswerError(str(exc)) from None
+    data = answer_object(content, AnchorAnswerError)
     try:
         answer = AnchorAnswer.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(x) for x in first["loc"]) or "answer"
         raise AnchorAnswerError(f"{where}: {first['msg']}") from exc
-    unknown = [i for i in answer.asserts + answer.denies if i not in known]
-    if unknown:
-        raise AnchorAnswerError(f"unknown ids {', '.join(dict.fromkeys(unknown))}: use only the ids listed")
+    check_known(answer.asserts + answer.denies, known, AnchorAnswerError)
     both = set(answer.asserts) & set(answer.denies)
     if both:
         raise AnchorAnswerError(f"{', '.join(sorted(both))} both asserted and denied: choose one")
