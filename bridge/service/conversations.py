@@ -236,11 +236,11 @@ class Conversations:
         v = self._entry(tenant, cid).engine.verify(claim, at=at)
         return {**v.to_json(), "arguments": list(v.arguments), "failing": v.failing}
 
-    def reading(self, tenant: str, cid: str) -> tuple[tuple[str, int], DependencyMap]:
+    def reading(self, tenant: str, cid: str) -> tuple[tuple[str, str, int], DependencyMap]:
         """What verifying a text against ``cid`` reads, taken here (the engines' thread): the state, caught up
-        with the store, and its version (id, length); the reading itself runs elsewhere (``reading.py``)."""
+        with the store, and its version (tenant, id, length); the reading itself runs elsewhere (``reading.py``)."""
         entry = self._entry(tenant, cid)
-        return (cid, entry.length), entry.engine.state
+        return (tenant, cid, entry.length), entry.engine.state
 
     def affected(self, tenant: str, cid: str, claim: str, closure: bool = True,
                  at: int | None = None) -> dict[str, Any]:

@@ -68,8 +68,8 @@ class Reading:
     """A text reading's inputs, taken on the engines' thread: who asks, and the state as of now."""
 
     tenant: str
-    version: tuple[str, int]
-    """(conversation id, length): the state changes only when the length does."""
+    version: tuple[str, str, int]
+    """(tenant, conversation id, length): ids are per tenant, and the state changes only when the length does."""
     state: DependencyMap
 
 
@@ -88,7 +88,6 @@ class TextReaders:
         self._pool: ProcessPoolExecutor | None = None
         self._in_flight: dict[str, int] = {}
         self._pickled: OrderedDict[tuple[str, str, int], bytes] = OrderedDict()
-        """Pickled states by (tenant, conversation, length): conversation ids are per tenant."""
         self._ready: asyncio.Future[list[int]] | None = None
 
     def check(self, text: str) -> None:
@@ -171,15 +170,14 @@ class TextReaders:
             self._in_flight.pop(tenant, None)
 
     def _state_bytes(self, reading: Reading) -> bytes:
-        key = (reading.tenant, *reading.version)
-        data = self._pickled.get(key)
+        data = self._pickled.get(reading.version)
         if data is None:
             data = pickle.dumps(reading.state, protocol=pickle.HIGHEST_PROTOCOL)
-            self._pickled[key] = data
+            self._pickled[reading.version] = data
             if len(self._pickled) > PICKLED_STATES:
                 self._pickled.popitem(last=False)
         else:
-            self._pickled.move_to_end(key)
+            self._pickled.move_to_end(reading.version)
         return data
 
     def close(self) -> None:
