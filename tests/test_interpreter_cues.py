@@ -24,27 +24,18 @@ from grounded.interpreter.cues import cues
 from grounded.interpreter.rules import RuleInterpreter
 from grounded.interpreter.session import interpret_turn
 from grounded.interpreter.transcript import Said
+from tests.yaml_strings import strings
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMON = 3.5
 _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z0-9]+)*")
 
 
-def _strings(node: object) -> list[str]:
-    if isinstance(node, str):
-        return [node]
-    if isinstance(node, dict):
-        return [s for v in node.values() for s in _strings(v)]
-    if isinstance(node, list):
-        return [s for v in node for s in _strings(v)]
-    return []
-
-
 def measured_vocabulary() -> set[str]:
     """Every token of the scenarios' and the corpus conversations' texts (read, never printed)."""
     paths = sorted((ROOT / "scenarios").glob("*.yaml")) + sorted((ROOT / "bench" / "corpus").glob("*.yaml"))
     assert len(paths) >= 12
-    texts = [s for p in paths for s in _strings(yaml.safe_load(p.read_text(encoding="utf-8")))]
+    texts = [s for p in paths for s in strings(yaml.safe_load(p.read_text(encoding="utf-8")))]
     return {t for text in texts for t in _TOKEN.findall(text.lower())}
 
 
@@ -59,7 +50,7 @@ def taken(tokens: set[str], vocabulary: set[str]) -> set[str]:
 def lexicon_tokens() -> set[str]:
     data = yaml.safe_load(cue_module.LEXICON.read_text(encoding="utf-8"))
     data.pop("source")
-    patterns = [re.sub(r"\\[A-Za-z0-9]", " ", p) for p in _strings(data)]  # escapes: \b, \s, \d, \w
+    patterns = [re.sub(r"\\[A-Za-z0-9]", " ", p) for p in strings(data)]  # escapes: \b, \s, \d, \w
     return {t for p in patterns for t in _TOKEN.findall(p.lower())}
 
 

@@ -18,27 +18,18 @@ import yaml
 from wordfreq import zipf_frequency
 
 from grounded.interpreter import lexicon
+from tests.yaml_strings import strings
 
 ROOT = Path(__file__).resolve().parent.parent
 RARE = 3.0
 _TOKEN = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
 
 
-def _strings(node: object) -> list[str]:
-    if isinstance(node, str):
-        return [node]
-    if isinstance(node, dict):
-        return [s for k, v in node.items() for s in _strings(k) + _strings(v)]
-    if isinstance(node, list):
-        return [s for v in node for s in _strings(v)]
-    return []
-
-
 def measured_vocabulary() -> set[str]:
     """Every token of the shipped scenarios' texts and of the verifier items' texts."""
     texts: list[str] = []
     for path in sorted((ROOT / "scenarios").glob("*.yaml")):
-        texts += _strings(yaml.safe_load(path.read_text(encoding="utf-8")))
+        texts += strings(yaml.safe_load(path.read_text(encoding="utf-8")), keys=True)
     items = yaml.safe_load((ROOT / "bench" / "data" / "verifier.yaml").read_text(encoding="utf-8"))["items"]
     texts += [str(i["text"]) for i in items]
     return {t for text in texts for t in _TOKEN.findall(text.lower())}
@@ -67,7 +58,7 @@ def entries(name: str) -> set[str]:
     """The tokens of one lexicon file's entries (its `source` note aside; a pattern's words included)."""
     data = dict(lexicon.load(name))
     data.pop("source")
-    texts = [re.sub(r"\\[0-9A-Za-z]", " ", s) for s in _strings(data)]  # a pattern's escapes (\1, \d, \b)
+    texts = [re.sub(r"\\[0-9A-Za-z]", " ", s) for s in strings(data, keys=True)]  # a pattern's escapes (\1, \d, \b)
     return {t for s in texts for t in _TOKEN.findall(s.lower())}
 
 
