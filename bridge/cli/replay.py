@@ -59,6 +59,9 @@ def run_command(
                           f"({', '.join(outcome.rejection.codes)})", style="yellow")
             if outcome.turn.note:
                 out.print(f"  note: {outcome.turn.note}", style="italic", markup=False)
+            for question, answer in outcome.answers:
+                out.print(f"  question: {question.ask} ({question.query}) engine: "
+                          f"{', '.join(answer['shown']) or 'nothing'}", style="cyan", markup=False)
             if state:
                 render.render_state(out, engine)
         elif outcome.turn is None and not quiet:

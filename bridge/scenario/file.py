@@ -22,13 +22,14 @@ from grounded.io.eventlog import describe_validation_error
 from grounded.scenario.checks import CHECKS
 from grounded.scenario.epistemic import EPISTEMIC_CHECKS
 from grounded.scenario.epistemic import validate as validate_epistemic
+from grounded.scenario.questions import QUESTION_KEYS, Question, normalise, parse_query
 
 SCENARIO_SUFFIXES = (".yaml", ".yml")
 """What a scenario file is called; anything else is read as an event log."""
 HEADER_KEYS = ("grounded", "agents", "props", "acyclic", "world")
 TOP_KEYS = ("title", "description", "turns", "expect", "key_shifts")
 """The keys of a scenario besides the header's (docs/scenarios.md describes each; a test holds it to these)."""
-TURN_KEYS = ("turn", "speaker", "text", "labels", "ops", "expect", "note")
+TURN_KEYS = ("turn", "speaker", "text", "labels", "ops", "expect", "note", "questions")
 
 
 class _Mapping(dict):
@@ -93,6 +94,8 @@ class ScenarioTurn:
     line: int
     note: str = ""
     """A lecturer's note on the turn: shown by `grounded run` and on the page, never given to the engine."""
+    questions: list[Question] = field(default_factory=list)
+    """Questions for the class after this turn (scenario/questions.py): the page holds the engine's answer back."""
 
     def utterance(self) -> dict:
         u = {"turn": self.turn, "speaker": self.speaker, "text": self.text, "ops": self.ops}
@@ -124,7 +127,8 @@ class Scenario:
             header = Header.model_validate({k: data[k] for k in HEADER_KEYS if k in data})
         except ValidationError as exc:
             raise InputError("header: " + describe_validation_error(exc), path=path, line=data.line) from exc
-        turns = [_turn(path, t) for t in _list(path, data, "turns")]
+        known = {p.id for p in header.props}
+        turns = [_turn(path, t, known) for t in _list(path, data, "turns")]
         final = _checks(path, data.get("expect") or [], data.line)
         for check in final:
             if check.kind == "rejected":
@@ -152,7 +156,8 @@ def _list(path: str, data: _Mapping, key: str) -> list:
     return value
 
 
-def _turn(path: str, t: Any) -> ScenarioTurn:
+def _turn(path: str, t: Any, known: set[str]) -> ScenarioTurn:
+    """One turn; ``known`` (the literals named so far) grows by the literals its operations name."""
     if not isinstance(t, dict):
         raise InputError("each turn is a mapping with turn, speaker, text, ops", path=path)
     line = getattr(t, "line", None)
@@ -170,9 +175,51 @@ def _turn(path: str, t: Any) -> ScenarioTurn:
     note = t.get("note", "")
     if not isinstance(note, str):
         raise InputError(f"turn {t['turn']}: `note` must be a text, not {note!r}", path=path, line=line)
+    known.update(_literals(ops))
     return ScenarioTurn(t["turn"], str(t["speaker"]), str(t.get("text", "")),
                         [str(x) for x in t.get("labels") or []], ops,
-                        _checks(path, t.get("expect") or [], line), line or 0, note)
+                        _checks(path, t.get("expect") or [], line), line or 0, note,
+                        _questions(path, t["turn"], t.get("questions") or [], line, known))
+
+
+def _literals(ops: list) -> set[str]:
+    """Every name an operation's fields give (its text aside): what a question may ask about."""
+    names: set[str] = set()
+    for op in ops:
+        for key, value in op.items() if isinstance(op, dict) else ():
+            if key in ("op", "text"):
+                continue
+            values = value if isinstance(value, list) else [value]
+            names.update(v for v in values if isinstance(v, str))
+    return names
+
+
+def _questions(path: str, turn: int, items: Any, line: int | None, known: set[str]) -> list[Question]:
+    """A turn's questions, each asking one query about a literal the conversation has named by then."""
+    if not isinstance(items, list):
+        raise InputError(f"turn {turn}: `questions` must be a list of {{ask, query}}", path=path, line=line)
+    out = []
+    for item in items:
+        where = getattr(item, "line", line)
+        if not isinstance(item, dict) or "ask" not in item or "query" not in item:
+            raise InputError(f"turn {turn}: a question is a mapping {{ask: TEXT, query: QUERY, answer: optional}}, "
+                             f"not {item!r}", path=path, line=where)
+        if unknown := set(item) - set(QUESTION_KEYS):
+            raise InputError(f"turn {turn}: question: unknown keys {sorted(unknown)}", path=path, line=where)
+        if not isinstance(item["ask"], str) or not item["ask"].strip():
+            raise InputError(f"turn {turn}: question: `ask` must be a text", path=path, line=where)
+        try:
+            kind, literal = parse_query(item["query"])
+            question = Question(item["ask"], kind, literal, line=where or 0)
+            if "answer" in item:
+                question.answer = normalise(question.shape, item["answer"])
+        except ValueError as exc:
+            raise InputError(f"turn {turn}: question: {exc}", path=path, line=where) from None
+        if literal not in known:
+            raise InputError(f"turn {turn}: question: `query` asks about {literal!r}, which no operation "
+                             "up to this turn names (nor the header's props)", path=path, line=where)
+        out.append(question)
+    return out
 
 
 def _checks(path: str, items: Any, line: int | None) -> list[Check]:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from grounded.core.errors import InputError, PreconditionError
 from grounded.engine import Engine, Update
 from grounded.scenario.checks import CHECKS, names
 from grounded.scenario.file import Check, Scenario, ScenarioTurn
+from grounded.scenario.questions import Question, engine_answer
 
 
 @dataclass
@@ -29,6 +31,8 @@ class TurnOutcome:
     update: Update | None
     rejection: PreconditionError | None
     checks: list[CheckResult]
+    answers: list[tuple[Question, dict[str, Any]]] = field(default_factory=list)
+    """The turn's questions with the engine's answers after it (``questions.engine_answer``)."""
 
 
 def evaluate(engine: Engine, checks: list[Check], path: str) -> list[CheckResult]:
@@ -42,6 +46,16 @@ def evaluate(engine: Engine, checks: list[Check], path: str) -> list[CheckResult
             raise InputError(f"malformed `{check.kind}` check: {exc!r}", path=path, line=check.line) from exc
         results.append(CheckResult(passed, description, check.line, check.at))
     return results
+
+
+def _answer_check(question: Question, answer: dict[str, Any]) -> CheckResult:
+    """The lecturer's answer to a question against the engine's (both normalised: sets compare as sets)."""
+    want = question.answer
+    shown = ", ".join(want) if isinstance(want, list) else want
+    got = ", ".join(answer["shown"]) or "nothing"
+    passed = want == answer["value"]
+    return CheckResult(passed, f"answer to {question.ask!r} ({question.query}): {shown or 'nothing'}"
+                       + ("" if passed else f" (the engine answers {got})"), question.line, None)
 
 
 def run(scenario: Scenario, engine: Engine | None = None) -> Iterator[TurnOutcome]:
@@ -77,5 +91,7 @@ def run(scenario: Scenario, engine: Engine | None = None) -> Iterator[TurnOutcom
                                        + ("" if got == want else f" (got {got or 'accepted'})"),
                                        check.line, None))
         results.extend(evaluate(engine, checks, scenario.path))
-        yield TurnOutcome(turn, update, rejection, results)
+        answers = [(q, engine_answer(engine, q)) for q in turn.questions]
+        results.extend(_answer_check(q, a) for q, a in answers if q.answer is not None)
+        yield TurnOutcome(turn, update, rejection, results, answers)
     yield TurnOutcome(None, None, None, evaluate(engine, scenario.expect, scenario.path))
