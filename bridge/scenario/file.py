@@ -127,7 +127,7 @@ class Scenario:
             header = Header.model_validate({k: data[k] for k in HEADER_KEYS if k in data})
         except ValidationError as exc:
             raise InputError("header: " + describe_validation_error(exc), path=path, line=data.line) from exc
-        known = {p.id for p in header.props}
+        known = {str(p.id) for p in header.props}
         turns = [_turn(path, t, known) for t in _list(path, data, "turns")]
         final = _checks(path, data.get("expect") or [], data.line)
         for check in final:
