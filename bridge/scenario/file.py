@@ -127,8 +127,8 @@ class Scenario:
             header = Header.model_validate({k: data[k] for k in HEADER_KEYS if k in data})
         except ValidationError as exc:
             raise InputError("header: " + describe_validation_error(exc), path=path, line=data.line) from exc
-        known = {str(p.id) for p in header.props}
-        turns = [_turn(path, t, known) for t in _list(path, data, "turns")]
+        named = {str(p.id) for p in header.props}
+        turns = [_turn(path, t, named) for t in _list(path, data, "turns")]
         final = _checks(path, data.get("expect") or [], data.line)
         for check in final:
             if check.kind == "rejected":
