@@ -19,6 +19,7 @@ from grounded.dmap.model import Agent, Proposition
 from grounded.epistemic.declaration import WorldAgent, WorldDeclaration
 from grounded.scenario.checks import CHECKS
 from grounded.scenario.file import HEADER_KEYS, TOP_KEYS, TURN_KEYS
+from grounded.scenario.questions import QUERIES
 from tests.inprocess import grounded
 
 PAGE = Path(__file__).parents[1] / "docs" / "scenarios.md"
@@ -79,3 +80,8 @@ def test_each_complete_example_passes_grounded_run(tmp_path, index):
 
 def test_there_are_two_examples():
     assert len(EXAMPLES) == 2
+
+
+def test_every_query_kind_a_question_may_ask_is_described():
+    body = re.search(r"^### `questions`\n(.*?)(?=^### |^## )", TEXT, re.S | re.M).group(1)
+    assert [k for k in QUERIES if f"- `{k} " not in body] == []

@@ -41,6 +41,7 @@ from grounded.present.summary import (
     verify_json,
 )
 from grounded.scenario import SCENARIO_SUFFIXES, Scenario, run
+from grounded.scenario.questions import Question, choices
 
 ASSETS = "grounded.present"
 
@@ -62,6 +63,8 @@ class Frame:
     model_updates: list[str] = field(default_factory=list)
     note: str = ""
     """The scenario's note on this turn, for the lecturer and the class."""
+    questions: list[dict[str, Any]] = field(default_factory=list)
+    """The turn's questions with the engine's answers, which the page reveals only when the student checks."""
 
 
 @dataclass
@@ -92,6 +95,7 @@ def collect(path: Path, extensions: list[Path] | None = None, partial: bool = Fa
             elif outcome.rejection is not None:
                 frames.append(_rejected(engine, outcome.turn.utterance(), outcome.rejection))
             frames[-1].note = outcome.turn.note
+            frames[-1].questions = [_question(q, a) for q, a in outcome.answers]
         title, note = scenario.title or path.name, None
     else:
         def keep(engine: Engine, update: Update) -> None:
@@ -103,6 +107,13 @@ def collect(path: Path, extensions: list[Path] | None = None, partial: bool = Fa
     first = frames[0].turn if frames else 1
     frames.insert(0, Frame(turn=0 if first > 0 else -1))
     return Conversation(title, engine, frames, note)
+
+
+def _question(question: Question, answer: dict[str, Any]) -> dict[str, Any]:
+    """A question as the page needs it: what to ask, what the student picks from (none: types literals),
+    and the engine's answer (kept in the page's data, put in the DOM only when the student checks)."""
+    return {"ask": question.ask, "query": question.query, "shape": question.shape, "choices": choices(question),
+            "answer": answer}
 
 
 def _cut_note(error: LogError) -> str:

@@ -101,6 +101,7 @@
     renderStandings(f);
     renderWorld(f);
     renderQueries();
+    renderExercise(f);
     writeHash();
   }
 
@@ -252,6 +253,76 @@
       }
     } else abox.hidden = true;
   }
+
+  // ------------------------------------------------------------------ exercise mode: a turn's questions
+  // The engine's answers are in the page's data; one enters the DOM only when the student checks
+  // the question.  Until every question of the turn is checked, what the rules did stays hidden
+  // (unless the lecturer unticks exercise mode), since the picture and the table would tell.
+  const checked = {};  // "frame:question" -> what the student answered and whether it was right
+
+  function studentAnswer(q, item) {
+    if (q.choices.length) {
+      const picked = item.querySelector("input[type=radio]:checked");
+      return picked ? picked.value : null;
+    }
+    return item.querySelector("input[type=text]").value.split(/[\s,;{}[\]]+/).filter((x) => x);
+  }
+
+  function sameAnswer(shape, given, value) {
+    if (given === null) return null;  // revealed without an answer: nothing to mark
+    if (shape !== "set") return given.toLowerCase() === value;
+    const a = new Set(given), b = new Set(value);
+    return a.size === b.size && [...a].every((x) => b.has(x));
+  }
+
+  function revealAnswer(q, item, result) {
+    for (const input of item.querySelectorAll("input, button")) input.disabled = true;
+    const shown = q.answer.shown.length ? q.answer.shown.join(", ") : "nothing";
+    const mark = result.right === null ? el("span", { class: "mark" }, "no answer given")
+      : el("span", { class: "mark " + (result.right ? "right" : "wrong") }, result.right ? "right" : "not quite");
+    item.dataset.result = result.right === null ? "unanswered" : result.right ? "right" : "wrong";
+    item.append(el("p", { class: "engine-answer" }, mark, " the engine: ", el("b", {}, shown),
+      q.answer.detail ? " (" + q.answer.detail + ")" : ""));
+  }
+
+  function questionItem(q, key) {
+    const item = el("li", { class: "question", "data-query": q.query }, el("p", { class: "ask" }, q.ask));
+    const form = el("div", { class: "student" });
+    if (q.choices.length) {
+      for (const c of q.choices) form.append(el("label", {}, el("input", { type: "radio", name: key, value: c }), c, " "));
+    } else {
+      const input = el("input", { type: "text", placeholder: "literals, separated by commas (none: leave empty)" });
+      input.addEventListener("keydown", (e) => { if (e.key === "Enter") check(); });
+      form.append(input);
+    }
+    const check = () => {
+      const given = studentAnswer(q, item);
+      checked[key] = { given, right: sameAnswer(q.shape, given, q.answer.value) };
+      revealAnswer(q, item, checked[key]);
+      exerciseWait();
+    };
+    form.append(el("button", { type: "button", class: "check", onclick: check }, "Check"));
+    item.append(form, el("p", { class: "query hint" }, "the engine is asked: " + q.query));
+    if (checked[key]) revealAnswer(q, item, checked[key]);
+    return item;
+  }
+
+  function exerciseWait() {
+    const f = frames[state.index];
+    const qs = f.questions || [];
+    const pending = $("exercise-mode").checked && qs.some((q, k) => !checked[state.index + ":" + k]);
+    document.body.dataset.exercise = pending ? "pending" : qs.length ? "done" : "none";
+    $("exercise-wait").hidden = !pending;
+  }
+
+  function renderExercise(f) {
+    const qs = f.questions || [];
+    $("exercise").hidden = qs.length === 0;
+    $("questions").replaceChildren(...qs.map((q, k) => questionItem(q, state.index + ":" + k)));
+    exerciseWait();
+  }
+
+  $("exercise-mode").addEventListener("change", exerciseWait);
 
   // ------------------------------------------------------------------ navigation and the URL
   function writeHash() {
