@@ -1,4 +1,4 @@
-"""Notebook display: the reprs Jupyter shows, and docs/tutorial.ipynb executed by a real kernel (nbclient)."""
+"""Notebook display: the reprs Jupyter shows, and scenarios/tutorial.ipynb executed by a real kernel (nbclient)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+import tomllib
 from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 
@@ -15,7 +16,9 @@ from grounded import Affected, Engine, Update, Verification, WhatIf
 from grounded.cli.app import load_engine
 from grounded.core import display
 from grounded.epistemic.model import PlausibilityModel
+from grounded.present.exercise import Exercise
 from grounded.present.picture import Picture
+from tests.inprocess import grounded
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -75,10 +78,24 @@ def test_update_and_model_display():
     muddy.close()
 
 
-def test_the_tutorial_runs(tmp_path):
-    nb = nbformat.read(ROOT / "docs" / "tutorial.ipynb", as_version=4)
+TUTORIAL = ROOT / "scenarios" / "tutorial.ipynb"
+PREDICTIONS = {  # the reader's predictions typed into the exercises: one right, one in the wrong order, ...
+    "check-h2": "prediction = False",
+    "check-o5": 'prediction = ["h3", "h1", "h4"]',
+    "check-one-step": 'prediction = ["h3"]',
+}
+
+
+def test_the_tutorial_runs_and_holds_its_answers_back_until_revealed(tmp_path):
+    nb = nbformat.read(TUTORIAL, as_version=4)
+    for cell in nb.cells:
+        for tag in cell.metadata.get("tags", []):
+            if tag in PREDICTIONS:
+                lines = cell.source.splitlines()
+                k = next(i for i, line in enumerate(lines) if line.startswith("prediction = "))
+                cell.source = "\n".join(lines[:k] + [PREDICTIONS[tag]] + lines[k + 1:])
     km = KernelManager(kernel_name="python3", transport="ipc", ip=str(tmp_path / "kernel"))
-    NotebookClient(nb, km=km, timeout=120, resources={"metadata": {"path": str(ROOT / "docs")}}).execute()
+    NotebookClient(nb, km=km, timeout=120, resources={"metadata": {"path": str(ROOT / "scenarios")}}).execute()
     outputs = {}
     for cell in nb.cells:
         if cell.cell_type == "code":
@@ -89,13 +106,65 @@ def test_the_tutorial_runs(tmp_path):
     def data(tag: str, mime: str) -> str:
         return "".join(o.get("data", {}).get(mime, "") for o in outputs[tag])
 
+    def printed(tag: str) -> str:
+        return "".join(o.get("text", "") for o in outputs[tag] if o.output_type == "stream")
+
     assert "<svg" in data("engine-t6", "text/html")
+    # an update in words, not the rules' transitions
+    t1 = data("said-t1", "text/markdown")
+    assert "- + o1 (observation, carol)" in t1 and "- open problems + o1, o2, o3, o4, q1" in t1
+    assert "new_arg" not in t1 and len(t1.splitlines()) <= 10
+    # each check says right or not, and nothing of the answer; the reveal cell shows it
+    assert printed("check-h2") == "right!\n" and not outputs["check-h2"][1:]
     assert "h2 weakened at T7 by o9" in data("verify-h2", "text/markdown")
+    assert "- h2 weakened by o9" in data("said-t7", "text/markdown")
+    assert printed("check-o5") == "not quite (the right claims, in another order): think again, or run reveal() " \
+        "in the next cell\n"
     assert "h3 (hop 1), h4 (hop 2), h1 (hop 3)" in data("affected-o5", "text/markdown")
+    assert printed("check-one-step") == "right!\n"
+    assert data("affected1-o5", "text/markdown") == "**Affected(o5)**: h3 (hop 1); lose support: h3"
+    assert printed("contrast") == "one step:  h3\nAffected*: h3, h4, h1\nmissed by one step: h4, h1\n"
+    assert printed("check-whatif") == "not quite: think again, or run reveal() in the next cell\n"
+    assert "flagged for re-evaluation: h3, h4 (rest on o5)" in data("whatif", "text/markdown")
+    for tag in ("check-h2", "check-o5", "check-one-step", "check-whatif"):
+        assert not any(name in printed(tag) for name in ("h1", "h3", "h4", "o5")), tag
     assert "<svg" in data("picture", "image/svg+xml")
-    assert "{'o5': ['h3', 'h4']}" in data("whatif", "text/plain")
     assert data("trajectory", "text/plain") == "[8, 7, 4, 1]"
     assert 'class="cell"' in data("model", "text/html")
+
+
+def test_an_exercise_compares_by_shape_and_never_prints_the_answer(phase2, capsys):
+    Exercise(phase2.verify("h2")).check(None)
+    Exercise(phase2.verify("h2")).check(True)
+    star = Exercise(phase2.affected("o5"))
+    star.check(["h1", "h4", "h3"])  # a set, unless the order is asked
+    Exercise(phase2.affected("o5"), order=True).check(["h3", "h4"])
+    flagged = Exercise("shown", value={"o5": ["h3", "h4"]})
+    flagged.check({"o5": ["h4", "h3"]})
+    assert capsys.readouterr().out.splitlines() == [
+        "write your prediction first, then run the cell again",
+        "not quite: think again, or run reveal() in the next cell",
+        "right!",
+        "not quite (you named 2, the engine names 3): think again, or run reveal() in the next cell",
+        "right!",
+    ]
+    assert star.reveal() is not None and star.reveal().claims == ["h3", "h4", "h1"]
+    assert flagged.reveal() == "shown" and "h3" not in repr(star)
+
+
+def test_grounded_tutorial_copies_the_notebook_and_says_how_to_open_it(tmp_path):
+    result = grounded("tutorial", "--dir", tmp_path)
+    assert result.returncode == 0, result.stderr
+    copied = tmp_path / "tutorial.ipynb"
+    assert copied.read_bytes() == TUTORIAL.read_bytes()
+    assert f"jupyter notebook {copied}" in result.stdout or f"jupyter lab {copied}" in result.stdout
+    copied.write_text("my answers")
+    again = grounded("tutorial", "--dir", tmp_path)
+    assert again.returncode == 2 and "tutorial.ipynb: already exists" in again.stderr
+    assert copied.read_text() == "my answers"  # nothing the reader wrote is lost
+    assert grounded("tutorial", "--dir", tmp_path / "nope").returncode == 2
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["notebook"]
+    assert any(req.startswith(("notebook", "jupyterlab")) for req in extra)  # something to open it with
 
 
 def test_a_text_with_pipes_stays_in_its_markdown_cell():

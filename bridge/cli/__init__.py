@@ -24,6 +24,7 @@ from grounded.cli import (  # noqa: F401 - they register commands
     retraction,
     schema,
     serve,
+    tutorial,
     views,
     views_book,
     views_rules,
