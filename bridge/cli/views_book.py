@@ -25,7 +25,8 @@ def book(
     partial: Partial = False,
 ) -> None:
     """One HTML file that steps through the conversation (no server, no network): utterances, operations,
-    what the rules did, the picture, Verify and Affected* on click, the world model.  talk.html#t=9 opens T9.
+    what the rules did, the picture, Verify and Affected* on click, the world model, a scenario's questions
+    (the engine's answer revealed on Check).  talk.html#t=9 opens T9.
     A log is read strictly (a bad line: exit 2 naming file:line); --partial pages the lines before it."""
     page, conv = make_book(file, extension, view, partial=partial, labels=labels, wrap=wrap)
     output.write_text(page, encoding="utf-8")
