@@ -29,6 +29,7 @@ from grounded.cli import (  # noqa: F401 - they register commands
     views_rules,
     views_show,
     views_whatif,
+    views_world,
 )
 from grounded.cli.app import app
 from grounded.core.errors import GroundedError
