@@ -100,6 +100,7 @@
 
     renderStandings(f);
     renderWorld(f);
+    renderKripke(f);
     renderQueries();
     writeHash();
   }
@@ -158,6 +159,47 @@
       "the plausibility order, most plausible first (< : less plausible). Worlds are named by their true atoms; " +
       "\u2605 marks the actual world."), ...Object.entries(m.agents).map(agentNode));
     $("worlds").replaceChildren(...m.worlds.map((w) => el("li", { class: w === m.actual ? "actual" : "" }, w)));
+  }
+
+  // ------------------------------------------------------------------ the world model drawn
+  // Worlds as nodes, an edge labelled with the agents who cannot tell two worlds apart, an arrow to the
+  // world an agent finds more plausible (drawn by Graphviz when the page was written); past the drawing
+  // limit, the counts the engine summarised instead.
+  function renderKripke(f) {
+    const box = $("kripke");
+    const g = f.kripke;
+    if (!g) { box.hidden = true; return; }
+    box.hidden = false;
+    box.dataset.size = String(g.size);
+    box.dataset.drawn = String(g.drawn);
+    const lines = [];
+    if (g.constant_true.length || g.constant_false.length)
+      lines.push(el("li", {}, "true in every world: " + (g.constant_true.join(", ") || "none") +
+        "; false in every world: " + (g.constant_false.join(", ") || "none")));
+    for (const agent of g.agents) {
+      const sizes = Object.entries(g.cells[agent]).sort((a, b) => Number(b[0]) - Number(a[0]))
+        .map(([size, n]) => n + " of " + size);
+      const n = Object.values(g.cells[agent]).reduce((a, b) => a + b, 0);
+      lines.push(el("li", { class: "kripke-agent", "data-agent": agent, "data-cells": String(n) },
+        el("b", {}, agent), ": " + n + " cell(s) (" + sizes.join(", ") + " worlds), " + g.levels[agent] +
+        " plausibility level(s)"));
+    }
+    const head = g.drawn
+      ? el("p", { class: "hint" }, "Worlds (named by their true atoms" +
+          (g.named_by.length < g.constant_true.length + g.constant_false.length + g.named_by.length
+            ? " among " + g.named_by.join(", ") : "") +
+          "; double border: the actual world). A line joins two worlds the agents on it cannot tell apart; " +
+          "a red arrow points to the world those agents find more plausible. What transitivity implies is " +
+          "left out.")
+      : el("p", { class: "hint kripke-summary" }, "|W| = " + g.size + ": more than the " + g.limit +
+          " worlds drawn, so summarised: each agent's cells by size, worlds named by the atoms that differ (" +
+          (g.named_by.join(", ") || "none") + ").");
+    box.replaceChildren(head, el("ul", { class: "kripke-counts" }, ...lines));
+    if (g.drawn) {
+      const holder = el("div", { class: "kripke-svg" });
+      holder.innerHTML = g.svg;
+      box.append(holder);
+    }
   }
 
   // ------------------------------------------------------------------ Verify and Affected*
