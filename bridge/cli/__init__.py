@@ -28,6 +28,7 @@ from grounded.cli import (  # noqa: F401 - they register commands
     views_book,
     views_rules,
     views_show,
+    views_try,
     views_whatif,
     views_world,
 )

@@ -40,6 +40,7 @@ from grounded.present.summary import (
     update_summary,
     verify_json,
 )
+from grounded.present.tryform import operation_forms
 from grounded.present.worldgraph import to_dot, world_graph
 from grounded.scenario import SCENARIO_SUFFIXES, Scenario, run
 
@@ -252,10 +253,17 @@ def _escape(text: str) -> str:
 
 def book(path: Path, extensions: list[Path] | None = None, view: Path | None = None,
          progress: Callable[[str], None] | None = None, partial: bool = False, labels: str = "short",
-         wrap: int = WRAP) -> tuple[str, Conversation]:
-    """The page for a scenario or a log (``partial``: see ``collect``), and the conversation it shows."""
+         wrap: int = WRAP, tryit: str | None = None) -> tuple[str, Conversation]:
+    """The page for a scenario or a log (``partial``: see ``collect``), and the conversation it shows.
+
+    ``tryit``: the what-if endpoint the page posts to (``grounded try``); without one the page's
+    try-it form says how to start the server.
+    """
     label_text("", labels, wrap)  # a bad label mode or width before the replay, not after it
     conv = collect(path, extensions, partial)
     if progress is not None:
         progress(f"{len(conv.frames) - 1} turns replayed; drawing")
-    return html(page_data(conv, view, labels, wrap)), conv
+    data = page_data(conv, view, labels, wrap)
+    data["tryit"] = {"endpoint": tryit, "source": str(path),
+                     "operations": operation_forms(conv.engine.registry.utterance_model.model_json_schema())}
+    return html(data), conv
