@@ -2,17 +2,13 @@
 real rules deciding; in a real headless browser a class picks a turn, proposes an utterance and sees the
 transitions, or the rules' code and message.  The page written to a file says how to start the server.
 
-The server is the command itself, in a process of its own on 127.0.0.1 (a free port), stopped after the
-module; every wait on it is bounded.
+The server is the command itself, in a process of its own on 127.0.0.1 (tests/tryit_server.py), stopped
+after the module; every wait on it is bounded.
 """
 
 from __future__ import annotations
 
 import json
-import socket
-import subprocess
-import sys
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -24,46 +20,19 @@ from grounded.present.book import book
 from grounded.present.summary import whatif_json
 
 from .browser import close, driver
+from .tryit_server import propose, try_server
 
 ROOT = Path(__file__).resolve().parents[1]
 PHASE1 = ROOT / "scenarios" / "phase1.yaml"
-START_SECONDS = 120
 
 ACCEPTED = {"speaker": "alice", "ops": [{"op": "observe", "claim": "know_alice"}]}
 REJECTED = {"speaker": "bob", "ops": [{"op": "revise", "target": "zzz"}]}
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server():
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "grounded", "try", "scenarios/phase1.yaml", "--port", str(port)],
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    url = f"http://127.0.0.1:{port}/"
-    try:
-        deadline = time.monotonic() + START_SECONDS
-        while True:
-            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
-            assert time.monotonic() < deadline, f"grounded try did not answer within {START_SECONDS} s"
-            try:
-                with urllib.request.urlopen(url, timeout=5) as r:
-                    if r.status == 200:
-                        break
-            except (urllib.error.URLError, ConnectionError):
-                time.sleep(0.3)
+    with try_server("scenarios/phase1.yaml") as url:
         yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=20)
 
 
 def post(url: str, body: bytes, kind: str = "application/json") -> tuple[int, dict]:
@@ -111,7 +80,6 @@ def test_bad_requests_are_4xx_naming_what_is_wrong(server, body, status, words):
 def test_a_class_tries_an_accepted_and_a_rejected_utterance(server):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.select import Select
-    from selenium.webdriver.support.wait import WebDriverWait
 
     b = driver(1280, 720)
     try:
@@ -122,23 +90,14 @@ def test_a_class_tries_an_accepted_and_a_rejected_utterance(server):
         ops = [o.get_attribute("value") for o in Select(b.find_element(By.ID, "try-op")).options]
         assert ops == ["observe", "hypothesize", "support", "undermine", "revise", "expand_awareness", "resolve",
                        "question"]
-        Select(b.find_element(By.ID, "try-speaker")).select_by_value("alice")
-        Select(b.find_element(By.ID, "try-op")).select_by_value("observe")
-        b.find_element(By.CSS_SELECTOR, '#try-fields input[name="claim"]').send_keys("know_alice")
-        b.find_element(By.ID, "try-submit").click()
-        result = b.find_element(By.ID, "try-result")
-        WebDriverWait(b, 60).until(lambda _: result.get_attribute("data-state") == "accepted")
+        assert propose(b, "alice", "observe", {"claim": "know_alice"}) == "accepted"
         names = [e.get_attribute("data-name") for e in b.find_elements(By.CSS_SELECTOR, "#try-transitions li")]
         assert names == ["turn", "new_arg", "commit", "announce", "problem"]
         assert "announce(know_alice)" in b.find_element(By.ID, "try-transitions").text
         assert "M: |W| 4 -> 2" in b.find_element(By.ID, "try-changes").text
         assert b.find_element(By.ID, "turn").text == "T2"  # the page's own turn did not move: nothing recorded
         # a utterance the rules reject: their code and message
-        Select(b.find_element(By.ID, "try-speaker")).select_by_value("bob")
-        Select(b.find_element(By.ID, "try-op")).select_by_value("revise")
-        b.find_element(By.CSS_SELECTOR, '#try-fields input[name="target"]').send_keys("zzz")
-        b.find_element(By.ID, "try-submit").click()
-        WebDriverWait(b, 60).until(lambda _: result.get_attribute("data-state") == "rejected")
+        assert propose(b, "bob", "revise", {"target": "zzz"}) == "rejected"
         row = b.find_element(By.CSS_SELECTOR, "#try-violations tr.violation")
         assert row.get_attribute("data-code") == "revise_target_unknown"
         assert "no argument claims zzz, so there is nothing to revise" in row.text
@@ -164,3 +123,17 @@ def test_the_page_as_a_file_says_how_to_start_the_server(tmp_path):
         assert not b.find_element(By.ID, "try-result").is_displayed()
     finally:
         close(b)
+
+
+def test_screenshots_are_1280x720():
+    """docs/tryit-phase1-t2.png and docs/world-phase1-t1.png, as `python -m tests.screenshots` makes them."""
+    from PIL import Image
+
+    from .screenshots import SIZE, TRYIT, WORLD
+
+    for path in (TRYIT, WORLD):
+        image = Image.open(path).convert("RGB")
+        assert image.size == SIZE == (1280, 720), path
+        colours = image.getcolors(maxcolors=1 << 20)
+        assert colours is not None and len(colours) > 50, path
+        assert max(colours)[0] / (image.width * image.height) < 0.9, f"{path} is mostly one colour"
