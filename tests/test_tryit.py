@@ -137,3 +137,22 @@ def test_screenshots_are_1280x720():
         colours = image.getcolors(maxcolors=1 << 20)
         assert colours is not None and len(colours) > 50, path
         assert max(colours)[0] / (image.width * image.height) < 0.9, f"{path} is mostly one colour"
+
+
+def test_keys_in_the_form_do_not_step_the_page(tmp_path):
+    """Arrow keys on the operation picker and Space on the button are the form's, not the clicker's."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    page = tmp_path / "phase1.html"
+    page.write_text(book(PHASE1)[0], encoding="utf-8")
+    b = driver()
+    try:
+        b.get(page.as_uri() + "#t=2")
+        b.find_element(By.ID, "try-op").send_keys(Keys.ARROW_RIGHT)
+        b.find_element(By.ID, "try-submit").send_keys(Keys.SPACE)
+        assert b.find_element(By.ID, "turn").text == "T2"
+        b.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)  # outside the form the keys still step
+        assert b.find_element(By.ID, "turn").text == "T3"
+    finally:
+        close(b)
