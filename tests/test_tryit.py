@@ -9,6 +9,8 @@ after the module; every wait on it is bounded.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -104,6 +106,31 @@ def test_a_class_tries_an_accepted_and_a_rejected_utterance(server):
         assert not b.find_element(By.ID, "try-transitions-box").is_displayed()
     finally:
         close(b)
+
+
+def test_one_utterance_of_three_operations_is_read_at_once(server):
+    """Phase 1's round one proposed from the page after T1: the three "I don't know" in one utterance."""
+    from selenium.webdriver.common.by import By
+
+    b = driver()
+    try:
+        b.get(server + "#t=1")
+        keep = (("observe", {"claim": "dk_alice"}), ("observe", {"claim": "dk_bob"}))
+        assert propose(b, "children", "observe", {"claim": "dk_carol"}, keep=keep) == "accepted"
+        assert len(b.find_elements(By.CSS_SELECTOR, "#try-pending li")) == 2
+        outcome = b.find_element(By.ID, "try-outcome").text
+        assert "T2 children observe dk_alice; observe dk_bob; observe dk_carol" in outcome
+        assert "M: |W| 7 -> 4" in b.find_element(By.ID, "try-changes").text  # read in one model, as the scenario's T2
+    finally:
+        close(b)
+
+
+def test_a_bad_file_is_the_commands_error_before_anything_listens(tmp_path):
+    bad = tmp_path / "talk.jsonl"
+    bad.write_text("not a log\n")
+    r = subprocess.run([sys.executable, "-m", "grounded", "try", str(bad), "--port", "1"], capture_output=True,
+                       text=True, cwd=ROOT, timeout=60)
+    assert r.returncode == 2 and f"{bad}:1: invalid JSON" in r.stderr
 
 
 def test_the_page_as_a_file_says_how_to_start_the_server(tmp_path):

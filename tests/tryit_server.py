@@ -53,17 +53,29 @@ def try_server(scenario: str) -> Iterator[str]:
             proc.wait(timeout=20)
 
 
-def propose(b, speaker: str, op: str, fields: dict[str, str], timeout: float = 60) -> str:
-    """Fill the page's try-it form in browser ``b`` and submit it; return the result's state
-    (accepted, rejected or error) once the answer is shown."""
+def write_op(b, op: str, fields: dict[str, str]) -> None:
+    """Pick the operation in the try-it form and type its fields."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.select import Select
+
+    Select(b.find_element(By.ID, "try-op")).select_by_value(op)
+    for name, value in fields.items():
+        b.find_element(By.CSS_SELECTOR, f'#try-fields input[name="{name}"]').send_keys(value)
+
+
+def propose(b, speaker: str, op: str, fields: dict[str, str], keep: tuple[tuple[str, dict[str, str]], ...] = (),
+            timeout: float = 60) -> str:
+    """Fill the page's try-it form in browser ``b`` (``keep``: operations added first with "+ another
+    operation") and submit it; return the result's state (accepted, rejected or error) once shown."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.select import Select
     from selenium.webdriver.support.wait import WebDriverWait
 
     Select(b.find_element(By.ID, "try-speaker")).select_by_value(speaker)
-    Select(b.find_element(By.ID, "try-op")).select_by_value(op)
-    for name, value in fields.items():
-        b.find_element(By.CSS_SELECTOR, f'#try-fields input[name="{name}"]').send_keys(value)
+    for kept_op, kept_fields in keep:
+        write_op(b, kept_op, kept_fields)
+        b.find_element(By.ID, "try-add").click()
+    write_op(b, op, fields)
     result = b.find_element(By.ID, "try-result")
     b.execute_script("arguments[0].dataset.state = 'sent'", result)
     b.find_element(By.ID, "try-submit").click()

@@ -7,9 +7,9 @@ from typing import Annotated
 
 import typer
 
-from grounded.cli.app import Extensions, File, app
+from grounded.cli.app import Extensions, File, app, report_reading
 from grounded.cli.serve import _require_serve
-from grounded.core.errors import InputError
+from grounded.present.book import book
 
 TRY_PORT = 8765
 
@@ -25,17 +25,16 @@ def try_(
     an utterance, and see what the rules do with it (transitions and flags, or each violation's code and
     message); nothing is recorded.  POST /whatif answers the form (docs/serve.md)."""
     _require_serve()
-    if not file.is_file():
-        raise InputError(f"{file}: no such file")
     import uvicorn
 
     from grounded.service.tryit import MAX_BODY, create_try_app  # fastapi: only with grounded[serve]
 
-    url = f"http://{host}:{port}/"
-
-    def ready() -> None:
-        print(f"grounded try: {file} at {url} (Ctrl-C stops)", file=sys.stderr, flush=True)
-
     print(f"grounded try: replaying {file} and drawing its page", file=sys.stderr, flush=True)
-    uvicorn.run(create_try_app(file, extension, MAX_BODY, ready), host=host, port=port, log_level="warning",
-                access_log=False)
+    page, conv = book(file, extension, tryit="whatif")
+    report_reading(conv.engine)
+    print(f"grounded try: {file} at http://{host}:{port}/ (Ctrl-C stops)", file=sys.stderr, flush=True)
+    try:
+        uvicorn.run(create_try_app(page, conv.engine, MAX_BODY), host=host, port=port, log_level="warning",
+                    access_log=False)
+    finally:
+        conv.engine.close()

@@ -12,8 +12,10 @@ a turn out of range (422), an utterance the operation models refuse (422, the
 engine's own words).
 
 SWI-Prolog may be called only from the thread that started it, so the engine is
-built in the lifespan, on the event loop's thread, and the handlers are
-``async``: they run there, one at a time (a teaching server, not a service).
+built on the thread that then runs the event loop (``grounded try`` builds it,
+then calls ``uvicorn.run``), and the handlers are ``async``: they run there, one
+at a time (a teaching server, not a service).  Building first also means a bad
+file is the command's error (exit 2 naming ``file:line``) before anything listens.
 Offline instead (SWI-Prolog compiled to WebAssembly, npm ``swipl-wasm``) would
 need the Python around the rules (the operation models, the world model, the
 effects' bookkeeping) in the browser too; docs/views.md says so.
@@ -21,9 +23,6 @@ effects' bookkeeping) in the browser too; docs/views.md says so.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI
@@ -32,7 +31,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from grounded.core.bounds import MAX_TURN
 from grounded.core.errors import InputError
-from grounded.present.book import book
 from grounded.present.summary import whatif_json
 from grounded.service.api import _errors
 from grounded.service.middleware import RequestGuard
@@ -49,31 +47,21 @@ class WhatIfRequest(BaseModel):
     utterance: dict[str, Any] = Field(description='{"speaker": ..., "ops": [{"op": ..., ...}]}, as in a log line.')
 
 
-def create_try_app(path: Path, extensions: list[Path] | None = None, max_body: int = MAX_BODY,
-                   ready: Callable[[], None] | None = None) -> Any:
-    """The page for ``path`` (a scenario or a log) at ``/``, and ``POST /whatif`` on its engine;
-    ``ready`` is called once both are built (the replay and the drawings take a few seconds)."""
-    held: dict[str, Any] = {}
+def create_try_app(page: str, engine: Any, max_body: int = MAX_BODY) -> Any:
+    """``page`` at ``/`` and ``POST /whatif`` on ``engine`` (built by ``book(..., tryit="whatif")``).
 
-    @asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        page, conv = book(path, extensions, tryit="whatif")
-        held.update(page=page, engine=conv.engine)
-        if ready is not None:
-            ready()
-        yield
-        conv.engine.close()
-
-    app = FastAPI(title="grounded try", lifespan=lifespan, docs_url=None, redoc_url=None)
+    Build both on the thread that will run the event loop (``uvicorn.run`` runs it on the calling
+    thread): SWI-Prolog answers only the thread that started it.
+    """
+    app = FastAPI(title="grounded try", docs_url=None, redoc_url=None, openapi_url=None)
     _errors(app)
 
     @app.get("/", response_class=HTMLResponse)
-    async def page() -> HTMLResponse:
-        return HTMLResponse(held["page"])
+    async def home() -> HTMLResponse:
+        return HTMLResponse(page)
 
     @app.post("/whatif")
     async def whatif(body: WhatIfRequest) -> dict[str, Any]:
-        engine = held["engine"]
         if body.at is not None and engine.turn is not None and body.at > engine.turn:
             raise InputError(f"at: {body.at} is past the conversation's last turn, {engine.turn}")
         try:

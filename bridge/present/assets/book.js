@@ -225,6 +225,7 @@
     tryFields();
     if (!t.endpoint) tryOffline("This page is a file: no engine runs behind it.");
     $("try-form").addEventListener("submit", (e) => { e.preventDefault(); trySubmit(); });
+    $("try-add").addEventListener("click", tryAdd);
   }
 
   function tryFields() {
@@ -237,8 +238,8 @@
           required: f.required, title: f.description }))));
   }
 
-  // the utterance as a log line has it: empty optional fields left out, lists split at commas
-  function tryUtterance() {
+  // the operation being written, as a log line has it: empty fields left out, lists split at commas
+  function tryOp() {
     const op = { op: $("try-op").value };
     for (const input of $("try-fields").querySelectorAll("input")) {
       const kind = input.dataset.kind;
@@ -248,7 +249,35 @@
       op[input.name] = kind === "list" ? v.split(",").map((x) => x.trim()).filter((x) => x)
         : kind === "number" ? Number(v) : v;
     }
-    return { speaker: $("try-speaker").value, ops: [op] };
+    return op;
+  }
+
+  // operations kept with "+ another operation": one utterance, its operations read at once (Phase 1's T2)
+  const tryPending = [];
+
+  function tryAdd() {
+    const op = tryOp();
+    if (Object.keys(op).length === 1) return;  // nothing written yet
+    tryPending.push(op);
+    tryFields();
+    renderPending();
+  }
+
+  function renderPending() {
+    $("try-pending").hidden = tryPending.length === 0;
+    $("try-pending").replaceChildren(...tryPending.map((op, k) => el("li", { class: "try-kept" },
+      JSON.stringify(op), " ", el("button", { type: "button", title: "drop this operation",
+        onclick: () => { tryPending.splice(k, 1); renderPending(); } }, "\u00d7"))));
+  }
+
+  function tryUtterance() {
+    const ops = tryPending.slice();
+    const current = tryOp();
+    if (Object.keys(current).length > 1 || ops.length === 0) ops.push(current);
+    const u = { speaker: $("try-speaker").value, ops: ops };
+    const text = $("try-text").value.trim();
+    if (text) u.text = text;
+    return u;
   }
 
   // the state after the turn shown (the start frame of a conversation from T0 is turn -1: refused, 422)
