@@ -148,6 +148,19 @@ def test_the_page_as_a_file_says_how_to_start_the_server(tmp_path):
         b.find_element(By.ID, "try-submit").click()
         assert "Nothing was tried" in note.text
         assert not b.find_element(By.ID, "try-result").is_displayed()
+        # every operation's inputs are its model's fields (the registry's JSON Schema), the required ones marked
+        from selenium.webdriver.support.select import Select
+
+        from grounded import Engine
+
+        with Engine() as engine:
+            schema = engine.registry.utterance_model.model_json_schema()
+        for ref in schema["properties"]["ops"]["items"]["oneOf"]:
+            model = schema["$defs"][ref["$ref"].rsplit("/", 1)[-1]]
+            Select(b.find_element(By.ID, "try-op")).select_by_value(model["properties"]["op"]["const"])
+            inputs = b.find_elements(By.CSS_SELECTOR, "#try-fields input")
+            assert [i.get_attribute("name") for i in inputs] == [f for f in model["properties"] if f != "op"]
+            assert {i.get_attribute("name") for i in inputs if i.get_attribute("required")} == set(model["required"])
     finally:
         close(b)
 
