@@ -157,8 +157,7 @@ def page_data(conv: Conversation, view: Path | None = None, labels: str = "short
         if engine.world is not None:
             entry["model"] = model_summary(engine.model_at(f.turn if f.status != "start" else -1))
         out_frames.append(entry)
-    if engine.world is not None:
-        _draw_worlds(engine, frames, out_frames)
+    kripke = _draw_worlds(engine, frames, out_frames) if engine.world is not None else []
     # each Verify answer's Dep* as a small picture of its own (drawn when the answer takes its value),
     # all in one Graphviz run; its SVG ids are prefixed, so the page's picture keeps its own
     drawn = render([g.to_dot() for _, g in subpictures], "svg") if subpictures else []
@@ -171,23 +170,27 @@ def page_data(conv: Conversation, view: Path | None = None, labels: str = "short
         "args": {r.id: r.claim for r in dm.args},
         "world": engine.world is not None,
         "frames": out_frames,
+        "kripke": kripke,
         "verify": verify,
         "affected": affected,
     }
 
 
-def _draw_worlds(engine: Engine, frames: list[Frame], out: list[dict[str, Any]]) -> None:
-    """Each frame's world model as a Kripke drawing (``worldgraph``), or its summary when it is large;
-    a model several frames share is drawn once, all of them in one Graphviz run."""
-    graphs: dict[int, dict[str, Any]] = {}
+def _draw_worlds(engine: Engine, frames: list[Frame], out: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each distinct world model of the frames as a Kripke drawing (``worldgraph``), or its summary when
+    it is large, all drawn in one Graphviz run; each frame gets the index of its model's (``kripke``)."""
+    graphs: list[dict[str, Any]] = []
+    index: dict[int, int] = {}
     for f, entry in zip(frames, out, strict=True):
         model = engine.model_at(f.turn if f.status != "start" else -1)
-        if id(model) not in graphs:
-            graphs[id(model)] = world_graph(model)
-        entry["kripke"] = graphs[id(model)]
-    drawn = [g for g in graphs.values() if g["drawn"]]
+        if id(model) not in index:  # the models a world keeps live as long as it does
+            index[id(model)] = len(graphs)
+            graphs.append(world_graph(model))
+        entry["kripke"] = index[id(model)]
+    drawn = [g for g in graphs if g["drawn"]]
     for g, svg in zip(drawn, render([to_dot(g) for g in drawn], "svg") if drawn else [], strict=True):
         g["svg"] = _prefixed(_inline_svg(svg.decode("utf-8")), "kripke-")
+    return graphs
 
 
 def _keep(store: dict[str, list[list[Any]]], key: str, frame: int, answer: dict[str, Any]) -> bool:

@@ -168,7 +168,7 @@
   // limit, the counts the engine summarised instead.
   function renderKripke(f) {
     const box = $("kripke");
-    const g = f.kripke;
+    const g = data.kripke[f.kripke];  // the frames that share a model share its drawing
     if (!g) { box.hidden = true; return; }
     box.hidden = false;
     box.dataset.size = String(g.size);
