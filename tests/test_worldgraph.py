@@ -170,6 +170,10 @@ def test_world_command_draws_or_refuses_to_draw_a_large_model(tmp_path):
     assert "summarised" in r.stdout  # the summary is still printed
     r = grounded("world", str(ROOT / "scenarios" / "phase3.yaml"))
     assert r.returncode == 2 and "declares no world model" in r.stderr
+    r = grounded("world", str(PHASE2), "--at", "1", "--limit", "64", "--json")  # raised: drawn after all
+    assert r.returncode == 0 and len(json.loads(r.stdout)["nodes"]) == 64
+    r = grounded("world", str(PHASE2), "--limit", "65")
+    assert r.returncode == 2 and "--limit" in r.stderr and "64" in r.stderr
 
 
 def test_the_page_draws_each_turns_worlds(tmp_path):
