@@ -206,3 +206,16 @@ def test_the_page_summarises_a_large_model(tmp_path):
     box = dom.find("kripke")
     assert box.attrs["data-drawn"] == "false" and box.attrs["data-size"] == "64"
     assert box.select("svg") == [] and "summarised" in box.text
+
+
+def test_the_largest_model_is_summarised_in_bounded_time():
+    """2^22 worlds (the model's own bound): counted with numpy, never listed; generous on a shared machine."""
+    import time
+
+    names = [f"p{i}" for i in range(22)]
+    model = PlausibilityModel.cube(names, {"ann": names[:11], "bo": names[11:]})
+    start = time.perf_counter()
+    graph = world_graph(model)
+    assert time.perf_counter() - start < 20
+    assert not graph["drawn"] and graph["cells"] == {"ann": {"2048": 2048}, "bo": {"2048": 2048}}
+    assert graph["named_by"] == names and graph["levels"] == {"ann": 1, "bo": 1}

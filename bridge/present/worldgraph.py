@@ -19,7 +19,6 @@ levels) and name worlds by the atoms that differ among them only.
 
 from __future__ import annotations
 
-from collections import Counter
 from itertools import pairwise
 from typing import Any
 
@@ -37,9 +36,12 @@ atoms that differ among the live worlds (the rest are listed once as true or fal
 
 def differing_atoms(model: PlausibilityModel) -> list[str]:
     """The atoms whose value is not the same in every live world."""
-    live = model.world_ids()
-    vals = model.val[:, live]
-    return [a for i, a in enumerate(model.atoms) if live.size and vals[i].any() and not vals[i].all()]
+    out = []
+    for i, a in enumerate(model.atoms):  # one atom's row at a time: a 2^22-world model copies 4 MB, not 92
+        row = model.val[i][model.alive]
+        if row.any() and not row.all():
+            out.append(a)
+    return out
 
 
 def _true_in(model: PlausibilityModel, w: int, atoms: list[str]) -> list[str]:
@@ -52,7 +54,7 @@ def world_graph(model: PlausibilityModel, limit: int = DRAW_LIMIT) -> dict[str, 
     Every node is ``{id, label, atoms, actual}`` (``atoms``: all true atoms); every edge is
     ``{a, b, agents, directed}``, an arrow from ``a`` to the more plausible ``b`` when ``directed``.
     """
-    live = [int(w) for w in model.world_ids()]
+    live = model.world_ids()
     varying = differing_atoms(model)
     shown = list(model.atoms) if len(model.atoms) <= FULL_NAMES else varying
     constant = [a for a in model.atoms if a not in varying]
@@ -62,20 +64,21 @@ def world_graph(model: PlausibilityModel, limit: int = DRAW_LIMIT) -> dict[str, 
         "universe": model.universe,
         "agents": list(model.agents),
         "named_by": shown,
-        "constant_true": [a for a in constant if live and model.val[model.atom_index[a], live[0]]],
-        "constant_false": [a for a in constant if not live or not model.val[model.atom_index[a], live[0]]],
+        "constant_true": [a for a in constant if live.size and model.val[model.atom_index[a], live[0]]],
+        "constant_false": [a for a in constant if not live.size or not model.val[model.atom_index[a], live[0]]],
         "cells": {g: _cell_sizes(model, g, live) for g in model.agents},
-        "levels": {g: int(np.unique(model.ranks[g][live]).size) if live else 0 for g in model.agents},
+        "levels": {g: int(np.unique(model.ranks[g][live]).size) for g in model.agents},
         "limit": limit,
-        "drawn": len(live) <= limit,
+        "drawn": live.size <= limit,
     }
     if not out["drawn"]:
         return out
+    worlds = [int(w) for w in live]
     out["nodes"] = [{"id": f"w{w}", "label": "{" + ", ".join(_true_in(model, w, shown)) + "}",
-                     "atoms": _true_in(model, w, list(model.atoms)), "actual": w == actual} for w in live]
+                     "atoms": _true_in(model, w, list(model.atoms)), "actual": w == actual} for w in worlds]
     edges: dict[tuple[int, int, bool], list[str]] = {}
     for g in model.agents:
-        for a, b, directed in _reduced(model, g, live):
+        for a, b, directed in _reduced(model, g, worlds):
             edges.setdefault((a, b, directed), []).append(g)
     out["edges"] = [{"a": f"w{a}", "b": f"w{b}", "agents": agents, "directed": directed}
                     for (a, b, directed), agents in edges.items()]
@@ -99,10 +102,11 @@ def _reduced(model: PlausibilityModel, agent: str, live: list[int]) -> list[tupl
     return out
 
 
-def _cell_sizes(model: PlausibilityModel, agent: str, live: list[int]) -> dict[str, int]:
+def _cell_sizes(model: PlausibilityModel, agent: str, live: np.ndarray) -> dict[str, int]:
     """How many of the agent's cells among the live worlds have each size: {'2': 3} is three cells of two."""
-    sizes = Counter(Counter(model.cells[agent][live].tolist()).values()) if live else Counter()
-    return {str(k): sizes[k] for k in sorted(sizes)}
+    _, per_cell = np.unique(model.cells[agent][live], return_counts=True)
+    sizes, counts = np.unique(per_cell, return_counts=True)
+    return {str(int(k)): int(n) for k, n in zip(sizes, counts, strict=True)}
 
 
 def _quote(text: str) -> str:
