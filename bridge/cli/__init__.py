@@ -29,7 +29,9 @@ from grounded.cli import (  # noqa: F401 - they register commands
     views_book,
     views_rules,
     views_show,
+    views_try,
     views_whatif,
+    views_world,
 )
 from grounded.cli.app import app
 from grounded.core.errors import GroundedError

@@ -10,9 +10,8 @@ import typer
 
 from grounded.cli.app import AsJson, At, Extensions, File, NoCache, app, check_at_within, load_engine, out
 from grounded.core.errors import InputError
-from grounded.dmap.effects import fields_of
 from grounded.present.picture import format_of, picture
-from grounded.present.summary import update_summary
+from grounded.present.summary import update_summary, whatif_json
 
 
 @app.command()
@@ -43,11 +42,7 @@ def whatif(
     when = "at the end" if at is None else f"after T{at}"
     summary = update_summary(w.engine, w.update) if w.accepted else None
     if as_json:
-        body = {"at": at, "turn": w.turn, "speaker": w.speaker, "accepted": w.accepted,
-                "transitions": [[e.index, e.name, *fields_of(e)] for e in w.update.effects] if w.accepted else [],
-                "changes": summary["changes"] if summary else [], "flagged": w.flagged,
-                "violations": [v.to_json() for v in w.violations]}
-        print(json.dumps(body))
+        print(json.dumps(whatif_json(w)))
     elif w.accepted:
         out.print(f"what if T{w.turn} {w.speaker} ({when}): accepted; nothing is recorded", markup=False)
         for line in summary["changes"]:  # type: ignore[index]

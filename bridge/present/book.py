@@ -40,6 +40,8 @@ from grounded.present.summary import (
     update_summary,
     verify_json,
 )
+from grounded.present.tryform import operation_forms
+from grounded.present.worldgraph import to_dot, world_graph
 from grounded.scenario import SCENARIO_SUFFIXES, Scenario, run
 from grounded.scenario.questions import Question, choices
 
@@ -166,6 +168,7 @@ def page_data(conv: Conversation, view: Path | None = None, labels: str = "short
         if engine.world is not None:
             entry["model"] = model_summary(engine.model_at(f.turn if f.status != "start" else -1))
         out_frames.append(entry)
+    kripke = _draw_worlds(engine, frames, out_frames) if engine.world is not None else []
     # each Verify answer's Dep* as a small picture of its own (drawn when the answer takes its value),
     # all in one Graphviz run; its SVG ids are prefixed, so the page's picture keeps its own
     drawn = render([g.to_dot() for _, g in subpictures], "svg") if subpictures else []
@@ -178,9 +181,27 @@ def page_data(conv: Conversation, view: Path | None = None, labels: str = "short
         "args": {r.id: r.claim for r in dm.args},
         "world": engine.world is not None,
         "frames": out_frames,
+        "kripke": kripke,
         "verify": verify,
         "affected": affected,
     }
+
+
+def _draw_worlds(engine: Engine, frames: list[Frame], out: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each distinct world model of the frames as a Kripke drawing (``worldgraph``), or its summary when
+    it is large, all drawn in one Graphviz run; each frame gets the index of its model's (``kripke``)."""
+    graphs: list[dict[str, Any]] = []
+    index: dict[int, int] = {}
+    for f, entry in zip(frames, out, strict=True):
+        model = engine.model_at(f.turn if f.status != "start" else -1)
+        if id(model) not in index:  # the models a world keeps live as long as it does
+            index[id(model)] = len(graphs)
+            graphs.append(world_graph(model))
+        entry["kripke"] = index[id(model)]
+    drawn = [g for g in graphs if g["drawn"]]
+    for g, svg in zip(drawn, render([to_dot(g) for g in drawn], "svg") if drawn else [], strict=True):
+        g["svg"] = _prefixed(_inline_svg(svg.decode("utf-8")), "kripke-")
+    return graphs
 
 
 def _keep(store: dict[str, list[list[Any]]], key: str, frame: int, answer: dict[str, Any]) -> bool:
@@ -246,10 +267,17 @@ def _escape(text: str) -> str:
 
 def book(path: Path, extensions: list[Path] | None = None, view: Path | None = None,
          progress: Callable[[str], None] | None = None, partial: bool = False, labels: str = "short",
-         wrap: int = WRAP) -> tuple[str, Conversation]:
-    """The page for a scenario or a log (``partial``: see ``collect``), and the conversation it shows."""
+         wrap: int = WRAP, tryit: str | None = None) -> tuple[str, Conversation]:
+    """The page for a scenario or a log (``partial``: see ``collect``), and the conversation it shows.
+
+    ``tryit``: the what-if endpoint the page posts to (``grounded try``); without one the page's
+    try-it form says how to start the server.
+    """
     label_text("", labels, wrap)  # a bad label mode or width before the replay, not after it
     conv = collect(path, extensions, partial)
     if progress is not None:
         progress(f"{len(conv.frames) - 1} turns replayed; drawing")
-    return html(page_data(conv, view, labels, wrap)), conv
+    data = page_data(conv, view, labels, wrap)
+    data["tryit"] = {"endpoint": tryit, "source": str(path),
+                     "operations": operation_forms(conv.engine.registry.utterance_model.model_json_schema())}
+    return html(data), conv

@@ -22,8 +22,10 @@ from grounded.dmap.effects import (
     NewArg,
     RetractCommitment,
     SetStanding,
+    fields_of,
 )
 from grounded.engine import Engine, Update
+from grounded.engine.whatif import WhatIf
 from grounded.epistemic.model import PlausibilityModel
 from grounded.present import render
 from grounded.queries.affected import Affected
@@ -76,6 +78,17 @@ def update_summary(engine: Engine, update: Update) -> dict[str, Any]:
         "new": sorted(e.arg for e in update.of(NewArg)),
         "flagged": dict(update.flagged),
     }
+
+
+def whatif_json(w: WhatIf) -> dict[str, Any]:
+    """A what-if answer as JSON (``grounded whatif --json``, the try-it page): the transitions and the
+    changes in words when the rules accept, every violation's code and message when they reject."""
+    summary = update_summary(w.engine, w.update) if w.accepted else None
+    return {"at": w.at, "turn": w.turn, "speaker": w.speaker, "accepted": w.accepted,
+            "ops": [render.describe_op(op) for op in w.utterance.ops],
+            "transitions": [[e.index, e.name, *fields_of(e)] for e in w.update.effects] if w.accepted else [],
+            "changes": summary["changes"] if summary else [], "flagged": w.flagged,
+            "violations": [v.to_json() for v in w.violations]}
 
 
 def touched_arguments(update: Update) -> set[int]:

@@ -100,6 +100,8 @@
 
     renderStandings(f);
     renderWorld(f);
+    renderKripke(f);
+    renderTry(f);
     renderQueries();
     renderExercise(f);
     writeHash();
@@ -159,6 +161,182 @@
       "the plausibility order, most plausible first (< : less plausible). Worlds are named by their true atoms; " +
       "\u2605 marks the actual world."), ...Object.entries(m.agents).map(agentNode));
     $("worlds").replaceChildren(...m.worlds.map((w) => el("li", { class: w === m.actual ? "actual" : "" }, w)));
+  }
+
+  // ------------------------------------------------------------------ the world model drawn
+  // Worlds as nodes, an edge labelled with the agents who cannot tell two worlds apart, an arrow to the
+  // world an agent finds more plausible (drawn by Graphviz when the page was written); past the drawing
+  // limit, the counts the engine summarised instead.
+  function renderKripke(f) {
+    const box = $("kripke");
+    const g = data.kripke[f.kripke];  // the frames that share a model share its drawing
+    if (!g) { box.hidden = true; return; }
+    box.hidden = false;
+    box.dataset.size = String(g.size);
+    box.dataset.drawn = String(g.drawn);
+    const lines = [];
+    if (g.constant_true.length || g.constant_false.length)
+      lines.push(el("li", {}, "true in every world: " + (g.constant_true.join(", ") || "none") +
+        "; false in every world: " + (g.constant_false.join(", ") || "none")));
+    for (const agent of g.agents) {
+      const sizes = Object.entries(g.cells[agent]).sort((a, b) => Number(b[0]) - Number(a[0]))
+        .map(([size, n]) => n + " of " + size);
+      const n = Object.values(g.cells[agent]).reduce((a, b) => a + b, 0);
+      lines.push(el("li", { class: "kripke-agent", "data-agent": agent, "data-cells": String(n) },
+        el("b", {}, agent), ": " + n + " cell(s) (" + sizes.join(", ") + " worlds), " + g.levels[agent] +
+        " plausibility level(s)"));
+    }
+    const head = g.drawn
+      ? el("p", { class: "hint" }, "Worlds (named by their true atoms" +
+          (g.named_by.length < g.constant_true.length + g.constant_false.length + g.named_by.length
+            ? " among " + g.named_by.join(", ") : "") +
+          "; double border: the actual world). A line joins two worlds the agents on it cannot tell apart; " +
+          "a red arrow points to the world those agents find more plausible. What transitivity implies is " +
+          "left out.")
+      : el("p", { class: "hint kripke-summary" }, "|W| = " + g.size + ": more than the " + g.limit +
+          " worlds drawn, so summarised: each agent's cells by size, worlds named by the atoms that differ (" +
+          (g.named_by.join(", ") || "none") + ").");
+    box.replaceChildren(head, el("ul", { class: "kripke-counts" }, ...lines));
+    if (g.drawn) {
+      const holder = el("div", { class: "kripke-svg" });
+      holder.innerHTML = g.svg;
+      box.append(holder);
+    }
+  }
+
+  // ------------------------------------------------------------------ try an utterance (grounded try)
+  // The form is built from the operations' JSON Schema (data.tryit.operations); the server behind the
+  // page (data.tryit.endpoint, set by `grounded try`) runs Engine.whatif after the turn shown.  A page
+  // written to a file has no endpoint: the form says how to start one.
+  function tryOffline(prefix) {
+    const t = data.tryit;
+    $("try-offline").hidden = false;
+    $("try-offline").replaceChildren(prefix + " To try an utterance, start the server that runs the rules: ",
+      el("code", {}, "grounded try " + t.source), " and open the address it prints (on this machine, port 8765 " +
+      "unless you give --port).");
+  }
+
+  function setupTry() {
+    const t = data.tryit;
+    if (!t) { $("try-box").hidden = true; return; }
+    const ops = t.operations;
+    $("try-speaker").replaceChildren(...data.agents.map((a) => el("option", { value: a }, a)));
+    $("try-op").replaceChildren(...ops.map((o) => el("option", { value: o.op }, o.op)));
+    $("try-op").addEventListener("change", tryFields);
+    tryFields();
+    if (!t.endpoint) tryOffline("This page is a file: no engine runs behind it.");
+    $("try-form").addEventListener("submit", (e) => { e.preventDefault(); trySubmit(); });
+    $("try-add").addEventListener("click", tryAdd);
+  }
+
+  function tryFields() {
+    const o = data.tryit.operations.find((x) => x.op === $("try-op").value);
+    $("try-op-help").textContent = o.description;
+    $("try-fields").replaceChildren(...o.fields.map((f) => el("label", { class: "try-field" },
+      f.name + (f.required ? " *" : "") + (f.kind === "list" ? " (comma-separated)" : ""),
+      f.kind === "boolean" ? el("input", { type: "checkbox", name: f.name, "data-kind": f.kind })
+        : el("input", { type: f.kind === "number" ? "number" : "text", name: f.name, "data-kind": f.kind,
+          required: f.required, title: f.description }))));
+  }
+
+  // the operation being written, as a log line has it: empty fields left out, lists split at commas
+  function tryOp() {
+    const op = { op: $("try-op").value };
+    for (const input of $("try-fields").querySelectorAll("input")) {
+      const kind = input.dataset.kind;
+      if (kind === "boolean") { if (input.checked) op[input.name] = true; continue; }
+      const v = input.value.trim();
+      if (!v) continue;
+      op[input.name] = kind === "list" ? v.split(",").map((x) => x.trim()).filter((x) => x)
+        : kind === "number" ? Number(v) : v;
+    }
+    return op;
+  }
+
+  // operations kept with "+ another operation": one utterance, its operations read at once (Phase 1's T2)
+  const tryPending = [];
+
+  function tryAdd() {
+    const op = tryOp();
+    if (Object.keys(op).length === 1) return;  // nothing written yet
+    tryPending.push(op);
+    tryFields();
+    renderPending();
+  }
+
+  function renderPending() {
+    $("try-pending").hidden = tryPending.length === 0;
+    $("try-pending").replaceChildren(...tryPending.map((op, k) => el("li", { class: "try-kept" },
+      JSON.stringify(op), " ", el("button", { type: "button", title: "drop this operation",
+        onclick: () => { tryPending.splice(k, 1); renderPending(); } }, "\u00d7"))));
+  }
+
+  function tryUtterance() {
+    const ops = tryPending.slice();
+    const current = tryOp();
+    if (Object.keys(current).length > 1 || ops.length === 0) ops.push(current);
+    const u = { speaker: $("try-speaker").value, ops: ops };
+    const text = $("try-text").value.trim();
+    if (text) u.text = text;
+    return u;
+  }
+
+  // the state after the turn shown (the start frame of a conversation from T0 is turn -1: refused, 422)
+  function tryAt() { return frames[state.index].turn; }
+
+  function renderTry(f) {
+    if (!data.tryit) return;
+    $("try-at").textContent = turnLabel(f);
+    $("try-box").dataset.at = String(tryAt());
+  }
+
+  async function trySubmit() {
+    const t = data.tryit;
+    if (!t.endpoint) { tryOffline("Nothing was tried: this page is a file, with no engine behind it."); return; }
+    const box = $("try-result");
+    box.dataset.state = "waiting";
+    let answer, status;
+    try {
+      const r = await fetch(t.endpoint, { method: "POST", headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ at: tryAt(), utterance: tryUtterance() }) });
+      status = r.status;
+      answer = await r.json();
+    } catch (err) {
+      tryOffline("The server did not answer (" + err.message + ").");
+      box.dataset.state = "offline";
+      return;
+    }
+    showTryResult(status, answer);
+  }
+
+  function showTryResult(status, a) {
+    const box = $("try-result");
+    box.hidden = false;
+    const ok = status === 200;
+    box.dataset.state = !ok ? "error" : a.accepted ? "accepted" : "rejected";
+    const outcome = $("try-outcome");
+    outcome.className = ok ? (a.accepted ? "accepted" : "rejected") : "rejected";
+    outcome.textContent = !ok ? "not tried: the input is not an utterance (" + status + ")"
+      : "T" + a.turn + " " + a.speaker + " " + a.ops.join("; ") + ": " +
+        (a.accepted ? "accepted: what the rules would do" : "rejected by the rules");
+    $("try-error").hidden = ok;
+    $("try-error").textContent = ok ? "" : a.message || JSON.stringify(a);
+    $("try-changes").replaceChildren(...(ok ? a.changes : []).map((c) => el("li", {}, c)));
+    const vt = $("try-violations");
+    const violations = ok ? a.violations : [];
+    vt.hidden = violations.length === 0;
+    vt.tBodies[0].replaceChildren(...violations.map((v) =>
+      el("tr", { class: "violation", "data-code": v.code },
+        el("td", {}, "#" + v.index + " " + v.op), el("td", {}, el("code", {}, v.code)), el("td", {}, v.message))));
+    const flagged = ok ? Object.entries(a.flagged) : [];
+    $("try-flagged").hidden = flagged.length === 0;
+    $("try-flagged").textContent = "flagged for re-evaluation: " +
+      flagged.map(([k, v]) => v.join(", ") + " (rest on " + k + ")").join("; ");
+    const transitions = ok ? a.transitions : [];
+    $("try-transitions-box").hidden = transitions.length === 0;
+    $("try-transitions").replaceChildren(...transitions.map((tr) =>
+      el("li", { class: "transition", "data-name": tr[1] }, tr[1] + "(" + tr.slice(2).join(", ") + ")" +
+        (tr[0] >= 0 ? "  [op #" + tr[0] + "]" : ""))));
   }
 
   // ------------------------------------------------------------------ Verify and Affected*
@@ -371,6 +549,7 @@
     $("next").addEventListener("click", () => show(state.index + 1));
     document.addEventListener("keydown", (e) => {
       if (e.target instanceof HTMLInputElement) return;  // the slider steps by itself
+      if (e.target instanceof Element && e.target.closest("#try-form")) return;  // keys for the form
       let to = null;
       if (e.key in STEPS) to = state.index + STEPS[e.key];
       else if (e.key === " ") to = state.index + (e.shiftKey ? -1 : 1);
@@ -378,6 +557,7 @@
       else if (e.key === "End") to = frames.length - 1;
       if (to !== null) { show(to); e.preventDefault(); }
     });
+    setupTry();
     window.addEventListener("hashchange", readHash);
     readHash();
   }

@@ -1,0 +1,40 @@
+"""`grounded try`: the step-through page with a what-if form, served on this machine."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from grounded.cli.app import Extensions, File, app, report_reading
+from grounded.cli.serve import _require_serve
+from grounded.present.book import book
+
+TRY_PORT = 8765
+
+
+@app.command("try")
+def try_(
+    file: File,
+    host: Annotated[str, typer.Option(help="Interface to listen on (this machine only by default).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.", min=1, max=65535)] = TRY_PORT,
+    extension: Extensions = None,
+) -> None:
+    """Serve the step-through page (as `grounded book` writes it) with a what-if form: pick a turn, propose
+    an utterance, and see what the rules do with it (transitions and flags, or each violation's code and
+    message); nothing is recorded.  POST /whatif answers the form (docs/serve.md)."""
+    _require_serve()
+    import uvicorn
+
+    from grounded.service.tryit import MAX_BODY, create_try_app  # fastapi: only with grounded[serve]
+
+    print(f"grounded try: replaying {file} and drawing its page", file=sys.stderr, flush=True)
+    page, conv = book(file, extension, tryit="whatif")
+    report_reading(conv.engine)
+    print(f"grounded try: {file} at http://{host}:{port}/ (Ctrl-C stops)", file=sys.stderr, flush=True)
+    try:
+        uvicorn.run(create_try_app(page, conv.engine, MAX_BODY), host=host, port=port, log_level="warning",
+                    access_log=False)
+    finally:
+        conv.engine.close()

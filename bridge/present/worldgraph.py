@@ -1,0 +1,164 @@
+"""The world model drawn as the textbooks draw a Kripke model, or summarised when it is too large.
+
+A plausibility model (``epistemic/model.py``) keeps, per agent, an information
+partition and a rank.  Drawn, every live world is a node; two worlds an agent
+cannot tell apart are joined by an edge labelled with that agent (all the
+agents that confuse the pair on one edge, no reflexive loops: every world is
+indistinguishable from itself); when the agent finds one of the two strictly
+more plausible, the edge is an arrow to the more plausible world.  As in the
+textbooks, what transitivity implies is left out (``_reduced``): equally
+plausible worlds of a cell are joined in a path, and arrows go only to the next
+more plausible level.  That is the picture of Baltag and Smets' plausibility
+models, and of the muddy children's cube.
+
+Drawn with one edge per pair, a model of n worlds has up to n(n-1)/2 edges, and
+Phase 2's worlds are sets of ten atoms: past ``DRAW_LIMIT`` worlds the page and
+``grounded world`` give counts instead (cells by size per agent, plausibility
+levels) and name worlds by the atoms that differ among them only.
+"""
+
+from __future__ import annotations
+
+from itertools import pairwise
+from typing import Any
+
+import numpy as np
+
+from grounded.epistemic.model import PlausibilityModel
+
+DRAW_LIMIT = 16
+"""Models with at most this many live worlds are drawn world by world; larger ones are summarised."""
+
+FULL_NAMES = 5
+"""Worlds of models with at most this many atoms are named by all their true atoms; beyond that, by the
+atoms that differ among the live worlds (the rest are listed once as true or false everywhere)."""
+
+
+def differing_atoms(model: PlausibilityModel) -> list[str]:
+    """The atoms whose value is not the same in every live world."""
+    out = []
+    for i, a in enumerate(model.atoms):  # one atom's row at a time: a 2^22-world model copies 4 MB, not 92
+        row = model.val[i][model.alive]
+        if row.any() and not row.all():
+            out.append(a)
+    return out
+
+
+def _true_in(model: PlausibilityModel, w: int, atoms: list[str]) -> list[str]:
+    return [a for a in atoms if model.val[model.atom_index[a], w]]
+
+
+def world_graph(model: PlausibilityModel, limit: int = DRAW_LIMIT) -> dict[str, Any]:
+    """The model as JSON-ready data: ``drawn`` with nodes and edges when |W| <= ``limit``, else a summary.
+
+    Every node is ``{id, label, atoms, actual}`` (``atoms``: all true atoms); every edge is
+    ``{a, b, agents, directed}``, an arrow from ``a`` to the more plausible ``b`` when ``directed``.
+    """
+    live = model.world_ids()
+    varying = differing_atoms(model)
+    shown = list(model.atoms) if len(model.atoms) <= FULL_NAMES else varying
+    constant = [a for a in model.atoms if a not in varying]
+    actual = model.alive_actual()
+    out: dict[str, Any] = {
+        "size": model.size,
+        "universe": model.universe,
+        "agents": list(model.agents),
+        "named_by": shown,
+        "constant_true": [a for a in constant if live.size and model.val[model.atom_index[a], live[0]]],
+        "constant_false": [a for a in constant if not live.size or not model.val[model.atom_index[a], live[0]]],
+        "cells": {g: _cell_sizes(model, g, live) for g in model.agents},
+        "levels": {g: int(np.unique(model.ranks[g][live]).size) for g in model.agents},
+        "limit": limit,
+        "drawn": live.size <= limit,
+    }
+    if not out["drawn"]:
+        return out
+    worlds = [int(w) for w in live]
+    out["nodes"] = [{"id": f"w{w}", "label": "{" + ", ".join(_true_in(model, w, shown)) + "}",
+                     "atoms": _true_in(model, w, list(model.atoms)), "actual": w == actual} for w in worlds]
+    edges: dict[tuple[int, int, bool], list[str]] = {}
+    for g in model.agents:
+        for a, b, directed in _reduced(model, g, worlds):
+            edges.setdefault((a, b, directed), []).append(g)
+    out["edges"] = [{"a": f"w{a}", "b": f"w{b}", "agents": agents, "directed": directed}
+                    for (a, b, directed), agents in edges.items()]
+    return out
+
+
+def _reduced(model: PlausibilityModel, agent: str, live: list[int]) -> list[tuple[int, int, bool]]:
+    """The agent's relation with what transitivity implies left out, as the textbooks draw it: inside a
+    cell, the equally plausible worlds of each level joined in a path, and an arrow from every world of
+    a level to every world of the next more plausible level (lower rank)."""
+    cells: dict[int, dict[int, list[int]]] = {}
+    for w in live:
+        cells.setdefault(int(model.cells[agent][w]), {}).setdefault(int(model.ranks[agent][w]), []).append(w)
+    out: list[tuple[int, int, bool]] = []
+    for levels in cells.values():
+        ranks = sorted(levels)
+        for r in ranks:
+            out += [(v, w, False) for v, w in pairwise(levels[r])]
+        for more, less in pairwise(ranks):
+            out += [(v, w, True) for v in levels[less] for w in levels[more]]
+    return out
+
+
+def _cell_sizes(model: PlausibilityModel, agent: str, live: np.ndarray) -> dict[str, int]:
+    """How many of the agent's cells among the live worlds have each size: {'2': 3} is three cells of two."""
+    _, per_cell = np.unique(model.cells[agent][live], return_counts=True)
+    sizes, counts = np.unique(per_cell, return_counts=True)
+    return {str(int(k)): int(n) for k, n in zip(sizes, counts, strict=True)}
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def to_dot(graph: dict[str, Any], title: str = "") -> str:
+    """DOT for a drawn model: undirected edges for equally plausible worlds, arrows to the more plausible."""
+    if not graph["drawn"]:
+        raise ValueError("a summarised model has no drawing")
+    lines = ["graph M {", '  graph [layout=neato, overlap=false, sep="+12", splines=true, fontname="Helvetica"'
+             + (f", label={_quote(title)}, labelloc=t" if title else "") + "];",
+             '  node [shape=ellipse, fontname="Helvetica", fontsize=12, style=filled, fillcolor="#fcfcff"];',
+             '  edge [fontname="Helvetica", fontsize=11, color="#555555"];']
+    for n in graph["nodes"]:
+        extra = ', peripheries=2, penwidth=2, fillcolor="#fff4d6"' if n["actual"] else ""
+        tooltip = "{" + ", ".join(n["atoms"]) + "}" + (" (the actual world)" if n["actual"] else "")
+        lines.append(f'  {n["id"]} [id={_quote(n["id"])}, label={_quote(n["label"])}, '
+                     f"tooltip={_quote(tooltip)}{extra}];")
+    for k, e in enumerate(graph["edges"]):
+        label = ", ".join(e["agents"])
+        style = ', dir=forward, color="#b03a2e", fontcolor="#b03a2e"' if e["directed"] else ""
+        lines.append(f'  {e["a"]} -- {e["b"]} [id="e{k}", '
+                     f"label={_quote(label)}{style}];")
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def _cells_phrase(sizes: dict[str, int]) -> str:
+    n = sum(sizes.values())
+    parts = [f"{count} of {size} world{'s' if size != '1' else ''}" for size, count in sorted(
+        sizes.items(), key=lambda kv: -int(kv[0]))]
+    return f"{n} cell{'s' if n != 1 else ''}" + (f" ({', '.join(parts)})" if parts else "")
+
+
+def summary_lines(graph: dict[str, Any]) -> list[str]:
+    """The model in a few lines of text: sizes, atoms, each agent's cells by size and plausibility levels,
+    and the worlds and edges when it is drawn."""
+    lines = [f"|W| = {graph['size']} of {graph['universe']} worlds"
+             + ("" if graph["drawn"] else f" (more than the {graph['limit']} drawn: summarised)")]
+    if graph["constant_true"] or graph["constant_false"]:
+        lines.append(f"true in every world: {', '.join(graph['constant_true']) or 'none'}; "
+                     f"false in every world: {', '.join(graph['constant_false']) or 'none'}")
+    lines.append(f"worlds named by: {', '.join(graph['named_by']) or 'none (one world)'}")
+    for g in graph["agents"]:
+        levels = graph["levels"][g]
+        plural = "s" if levels != 1 else ""
+        lines.append(f"{g}: {_cells_phrase(graph['cells'][g])}; {levels} plausibility level{plural}")
+    if graph["drawn"]:
+        names = {n["id"]: n["label"] + (" (actual)" if n["actual"] else "") for n in graph["nodes"]}
+        lines.append("worlds: " + ", ".join(names.values()))
+        for e in graph["edges"]:
+            link = "->" if e["directed"] else "--"
+            lines.append(f"{names[e['a']]} {link} {names[e['b']]}: {', '.join(e['agents'])}")
+    return lines
