@@ -508,13 +508,21 @@ def union(graphs: Sequence[Graph]) -> Graph:
 
 
 def stable_svgs(graphs: Sequence[Graph]) -> list[str]:
-    """Each graph drawn where the layout of all of them puts its nodes.
+    """Each graph drawn where the layout of all of them puts its nodes (SVG text, see ``stable_render``)."""
+    return [d.decode("utf-8") for d in stable_render(graphs, "svg")]
+
+
+def stable_render(graphs: Sequence[Graph], fmt: str = "svg") -> list[bytes]:
+    """Each graph drawn where the layout of all of them puts its nodes, in ``fmt`` (svg, png, pdf, dot).
 
     dot lays out the union of the graphs once; each graph is then drawn with
     its own attributes at those positions (``neato -n2``: no layout, the given
     positions and edge splines), on a canvas of the same size, so nothing
-    moves while the reader steps through the turns.
+    moves while the reader steps through the turns, nor between the slides
+    ``grounded show --all-turns`` writes.
     """
+    if fmt not in FORMATS:
+        raise InputError(f"unknown picture format {fmt!r}: expected one of {', '.join(FORMATS)}")
     if not graphs:
         return []
     _require_dot()
@@ -536,11 +544,55 @@ def stable_svgs(graphs: Sequence[Graph]) -> list[str]:
                         nodes={**corners, **{n: {**a, "pos": node_pos[n] + "!"} for n, a in g.nodes.items()}},
                         edges={k: {**a, **edge_pos.get(a["id"], {})} for k, a in g.edges.items()})
         sources.append(fixed.to_dot())
+    if fmt == "dot":
+        return [s.encode() for s in sources]
+    if fmt != "svg":  # one run per drawing: PNG and PDF documents cannot be split as SVG ones are
+        return [graphviz.pipe("neato", fmt, s.encode(), neato_no_op=2, quiet=True) for s in sources]
     out = graphviz.pipe("neato", "svg", "\n".join(sources).encode(), neato_no_op=2, quiet=True)
-    return [d.decode("utf-8") for d in _split_svgs(out, len(sources))]
+    return _split_svgs(out, len(sources))
+
+
+LARGE_TYPE = 5 / 3
+"""How much larger a projector's type is than the view program's (12 pt becomes 20 pt)."""
+
+
+def large_type(graph: Graph, factor: float = LARGE_TYPE) -> Graph:
+    """The same drawing for a projector: every font size times ``factor``, nodes and ranks closer.
+
+    A node that shows its id alone is as large as Graphviz's smallest node
+    (0.75 x 0.5 inch) whatever its type, so larger type costs almost no room,
+    and the whole of Phase 3 fits a 1280x720 screen with its ids at 23 px
+    (docs/views.md, *Presentation mode*).  Everything else (shapes, colours,
+    the lecturer's ``--view``) is the view program's.
+    """
+    def scaled(attrs: dict[str, str], default: float | None = None) -> dict[str, str]:
+        size = attrs.get("fontsize", default)
+        return attrs if size is None else {**attrs, "fontsize": f"{float(size) * factor:g}"}
+
+    return replace(graph, graph={**graph.graph, "nodesep": "0.15", "ranksep": "0.3"},
+                   node_defaults=scaled(graph.node_defaults, 14), edge_defaults=scaled(graph.edge_defaults, 14),
+                   nodes={n: scaled(a) for n, a in graph.nodes.items()},
+                   edges={e: scaled(a) for e, a in graph.edges.items()})
 
 
 def _name_key(name: str) -> tuple:
     if name.startswith("arg") and name[3:].isdigit():
         return (0, int(name[3:]), name)
     return (1 if name.startswith("lit-") else 2, 0, name)
+
+
+# -- drawings inlined in a page ------------------------------------------------------------------------
+
+_SVG_REF = re.compile(r'(\bid="|url\(#|xlink:href="#)')
+_XML_HEAD = re.compile(r"<\?xml[^>]*\?>|<!DOCTYPE[^>]*>|<!--.*?-->", re.S)
+
+
+def inline_svg(svg: str) -> str:
+    """An SVG document as an element to inline in HTML: no prolog, doctype or comments."""
+    return _XML_HEAD.sub("", svg).strip()
+
+
+def prefixed_ids(svg: str, prefix: str) -> str:
+    """An SVG with every id (and every reference to one) prefixed: inlined beside the page's own
+    picture, its ``arg26`` and its gradients must not be taken for that picture's."""
+    return _SVG_REF.sub(lambda m: m.group(1) + prefix, svg)
