@@ -163,6 +163,27 @@ def lost_grounding(dm: DependencyMap, t: int | None) -> set[int]:
     return {a for a in before - after if dm.arg(a).standing_at(t) in GOOD_STANDING}
 
 
+def diff_facts(engine: Engine, since: int, t: int) -> list[clingo.Symbol]:
+    """Turn ``t`` compared with the earlier turn ``since`` (``grounded show --diff``): ``since(T0)``,
+    ``appeared(A)`` for an argument made after it, ``restood(A, Before)`` for one whose standing changed,
+    ``lost_since(A)`` for one grounded then and in standing but not grounded now."""
+    dm = engine.state
+    before, after = grounded_arguments(dm, since), grounded_arguments(dm, t)
+    out = [_fact("since", since)]
+    for r in dm.args:
+        now = r.standing_at(t)
+        if now is None:
+            continue
+        then = r.standing_at(since)
+        if then is None:
+            out.append(_fact("appeared", r.id))
+        elif then != now:
+            out.append(_fact("restood", r.id, _word(then)))
+        if r.id in before and r.id not in after and now in GOOD_STANDING:
+            out.append(_fact("lost_since", r.id))
+    return out
+
+
 def _focus_facts(engine: Engine, claim: str, t: int | None) -> list[clingo.Symbol]:
     """The Dep* chain of ``claim``: the witness when it is grounded, else everything its newest
     argument rests on, and the literal where Verify fails."""
@@ -463,10 +484,13 @@ class Picture:
 
 def picture(engine: Engine, at: int | None = None, *, focus: str | None = None, affected: str | None = None,
             view: str | Path | None = None, changed: Iterable[int] = (), new: Iterable[int] = (),
-            labels: str = "short", wrap: int = WRAP) -> Picture:
+            labels: str = "short", wrap: int = WRAP, since: int | None = None) -> Picture:
     """The picture of ``engine``'s dependency map as of turn ``at``; ``labels`` (id, short or full)
-    says how much of each claim's text goes under its id, in lines of ``wrap`` characters."""
+    says how much of each claim's text goes under its id, in lines of ``wrap`` characters; with
+    ``since``, marked with what changed since that earlier turn (``diff_facts``)."""
     symbols = facts(engine, at, changed=changed, new=new, focus=focus, affected=affected, labels=labels, wrap=wrap)
+    if since is not None:
+        symbols += diff_facts(engine, since, at if at is not None else (engine.state.last_turn or 0))
     return Picture(run_view(symbols, Path(view) if view is not None else None), at)
 
 
