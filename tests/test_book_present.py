@@ -256,3 +256,25 @@ def test_compare_two_turns_on_the_page(pages, browser):
     assert not b.find_element(By.ID, "diff").is_displayed() and "diff=" not in b.execute_script("return location.hash")
     body.send_keys("d")
     assert b.execute_script("return location.hash").endswith("&diff=12")
+
+
+def test_the_screenshots_in_docs_are_what_the_page_shows(tmp_path):
+    """docs/present-*.png are presentation mode at 1280x720 as the page draws it now: taken again by the
+    same script (tests/screenshots.py), they match the committed ones but for anti-aliasing, and the
+    documentation shows them."""
+    from PIL import Image, ImageChops
+
+    from .screenshots import SHOTS, SIZE, take
+
+    taken = take(tmp_path)
+    assert [p.name for p in taken] == [s[2] for s in SHOTS]
+    docs = (ROOT / "README.md").read_text() + (ROOT / "docs" / "views.md").read_text()
+    for path in taken:
+        committed = ROOT / "docs" / path.name
+        assert committed.name in docs, committed.name
+        new, old = Image.open(path).convert("RGB"), Image.open(committed).convert("RGB")
+        assert new.size == old.size == SIZE
+        differ = ImageChops.difference(new, old).convert("L").point(lambda v: 255 if v > 48 else 0)
+        share = differ.histogram()[255] / (SIZE[0] * SIZE[1])
+        assert share < 0.02, f"{committed.name}: {share:.1%} of the pixels differ; run `make screenshots`"
+        assert len(new.getcolors(maxcolors=1 << 20) or []) > 50  # not blank

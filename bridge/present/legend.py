@@ -77,7 +77,8 @@ def samples(graphs: Sequence[Graph]) -> list[Sample]:
             out.append(Sample("kind (shape)", kind, _pick(a, SHAPE, drop="dashed dotted bold", peripheries="1",
                                                          **white)))
     for cls, meaning in (("question", "question"), ("literal", "literal no argument claims")):
-        if (a := _first_node(graphs, cls, {"failing", "open"})) is not None:
+        a = _first_node(graphs, cls, {"failing", "open", "question"} - {cls})
+        if a is not None and (cls == "question" or "question" not in _classes(a)):
             out.append(Sample("kind (shape)", meaning, _pick(a, LOOK, peripheries="1")))
     for standing in STANDINGS:
         if (a := _first_node(graphs, standing, MARKED)) is not None:
@@ -106,14 +107,15 @@ def samples(graphs: Sequence[Graph]) -> list[Sample]:
 def _dot(sample: Sample, base: Graph) -> str:
     """A small drawing of one sample, in the view program's fonts."""
     g = graphviz.Digraph("legend", graph_attr={"bgcolor": "transparent", "rankdir": "LR", "margin": "0",
-                                               "nodesep": "0.1", "pad": "0.02"},
+                                               "nodesep": "0.1", "ranksep": "0.3", "pad": "0.02"},
                          node_attr=base.node_defaults, edge_attr=base.edge_defaults)
     if sample.edge:
         for end in ("a", "b"):
             g.node(end, label="", shape="point", width="0.06", style="filled", color="#555555")
-        g.edge("a", "b", minlen="2", **sample.attrs)
-    else:
-        g.node("n", label=sample.meaning, **sample.attrs)
+        g.edge("a", "b", minlen="1", **sample.attrs)
+    else:  # a small sample of the shape, fill and border; the meaning is written beside it, legible at any size
+        label = "a1" if sample.attrs.get("shape") in ("plaintext", "plain", "none") else ""
+        g.node("n", **{**sample.attrs, "label": label, "width": "0.5", "height": "0.3", "fixedsize": "true"})
     return g.source
 
 
@@ -128,7 +130,7 @@ def legend_html(graphs: Sequence[Graph]) -> str:
     lines: dict[str, list[str]] = {}
     for i, (s, svg) in enumerate(zip(found, drawn, strict=True)):
         data = " ".join(f'data-{k}="{html.escape(v)}"' for k, v in sorted(s.attrs.items()))
-        words = f"<span class=\"lg-words\">{html.escape(s.meaning)}</span>" if s.edge else ""
+        words = f"<span class=\"lg-words\">{html.escape(s.meaning)}</span>"
         lines.setdefault(s.channel, []).append(
             f'<span class="lg-entry{" lg-edge" if s.edge else ""}" data-channel="{html.escape(s.channel)}" '
             f'data-meaning="{html.escape(s.meaning)}" {data} title="{html.escape(s.meaning)}">'
