@@ -33,7 +33,8 @@ const sizes = [...svg.querySelectorAll('g.node text')].map(
 return {turn: document.getElementById('turn').textContent, top: document.getElementById('picture-box')
   .getBoundingClientRect().top, box: [r.left, r.top, r.right, r.bottom], window: [innerWidth, innerHeight],
   scroll: [document.documentElement.scrollWidth, document.documentElement.scrollHeight], smallest: Math.min(...sizes),
-  texts: sizes.length};
+  texts: sizes.length, first: (() => { const b = document.querySelector('#picture g#arg1 text')
+    .getBoundingClientRect(); return [b.left, b.top]; })()};
 """
 
 
@@ -73,7 +74,7 @@ def test_presentation_fits_every_turn_of_phase3_in_large_type_and_nothing_moves(
     body.send_keys("p")  # the key turns presentation mode on, and the URL says so
     assert "present" in body.get_attribute("class").split()
     assert b.execute_script("return location.hash") == "#t=1&present"
-    tops, turns = set(), []
+    tops, turns, first = set(), [], set()
     for _ in range(25):  # bounded: Phase 3 has 20 turns
         m = b.execute_script(MEASURE)
         turns.append(m["turn"])
@@ -85,11 +86,13 @@ def test_presentation_fits_every_turn_of_phase3_in_large_type_and_nothing_moves(
         assert not b.find_element(By.ID, "query-box").is_displayed()
         assert right - left > 0.9 * width
         tops.add(m["top"])
+        first.add(tuple(m["first"]))  # the first argument, drawn from T1 on
         if m["turn"] == "T20":
             break
         body.send_keys(Keys.ARROW_RIGHT)
     assert turns == [f"T{t}" for t in range(1, 21)]
     assert len(tops) == 1, tops  # the picture block stays where it is from turn to turn
+    assert len(first) == 1, first  # and so does every node in it
     # a click on a node opens the query column beside the picture, and the picture still fits
     b.find_element(By.CSS_SELECTOR, "#picture g.node.argument").click()
     assert b.find_element(By.ID, "query-box").is_displayed()
