@@ -60,12 +60,12 @@ def _first_node(graphs: Sequence[Graph], has: str, avoid: Collection[str] = ()) 
     return found
 
 
-def _pick(attrs: dict[str, str], names: Sequence[str], **plain: str) -> dict[str, str]:
+def _pick(attrs: dict[str, str], names: Sequence[str], drop: Collection[str] = (), **given: str) -> dict[str, str]:
+    """The attributes ``names`` of ``attrs`` (without the ``drop`` parts of its style), then ``given``."""
     out = {k: attrs[k] for k in names if k in attrs}
-    if "style" in out:  # a kind's sample keeps its outline's form, not its standing's dashes
-        out["style"] = ",".join(t for t in out["style"].split(",") if t and t not in plain.get("drop", "").split())
-    out.update({k: v for k, v in plain.items() if k != "drop"})
-    return out
+    if "style" in out:
+        out["style"] = ",".join(t for t in out["style"].split(",") if t and t not in drop)
+    return {**out, **given}
 
 
 def samples(graphs: Sequence[Graph]) -> list[Sample]:
@@ -74,15 +74,15 @@ def samples(graphs: Sequence[Graph]) -> list[Sample]:
     white = {"fillcolor": "white", "color": "#555555"}
     for kind in KINDS:
         if (a := _first_node(graphs, kind)) is not None:
-            out.append(Sample("kind (shape)", kind, _pick(a, SHAPE, drop="dashed dotted bold", peripheries="1",
-                                                         **white)))
+            out.append(Sample("kind (shape)", kind, _pick(a, SHAPE, ("dashed", "dotted", "bold"),
+                                                         peripheries="1", **white)))
     for cls, meaning in (("question", "question"), ("literal", "literal no argument claims")):
         a = _first_node(graphs, cls, {"failing", "open", "question"} - {cls})
         if a is not None and (cls == "question" or "question" not in _classes(a)):
             out.append(Sample("kind (shape)", meaning, _pick(a, LOOK, peripheries="1")))
     for standing in STANDINGS:
         if (a := _first_node(graphs, standing, MARKED)) is not None:
-            out.append(Sample("standing (fill)", standing, _pick(a, LOOK, drop="rounded", shape="box",
+            out.append(Sample("standing (fill)", standing, _pick(a, LOOK, ("rounded",), shape="box",
                                                                   peripheries="1")))
     for cls, meaning in (("grounded", "grounded \u2713"), ("ungrounded", "not grounded \u2717"),
                          ("failing", "where grounding fails")):
@@ -90,10 +90,12 @@ def samples(graphs: Sequence[Graph]) -> list[Sample]:
             out.append(Sample("grounding (a channel of its own)", meaning, _pick(a, LOOK, peripheries="1")))
     for cls, meaning in (("changed", "changed this turn"), ("lost_grounding", "lost its grounding this turn"),
                          ("open", "open problem")):
-        if (a := _first_node(graphs, cls, (MARKED | {"literal"}) - {cls})) is not None:
-            extra = BORDER if cls != "lost_grounding" else LOOK
-            out.append(Sample("marks", meaning, _pick(a, extra, shape="box", style="filled", fillcolor="white")
-                              if cls != "lost_grounding" else _pick(a, extra, peripheries="1")))
+        if (a := _first_node(graphs, cls, (MARKED | {"literal"}) - {cls})) is None:
+            continue
+        if cls == "lost_grounding":  # the whole look: the washed-out fill and dotted border with the mark
+            out.append(Sample("marks", meaning, _pick(a, LOOK, peripheries="1")))
+        else:  # the border alone, on a white box
+            out.append(Sample("marks", meaning, _pick(a, BORDER, shape="box", style="filled", fillcolor="white")))
     for cls, meaning in (("dep", "Dep: from a premise to what rests on it"), ("attack", "attack"),
                          ("explains", "explains"), ("dissent", "an agent dissents from a decision"),
                          ("failing", "the Dep step where grounding fails")):

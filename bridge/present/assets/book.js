@@ -336,6 +336,7 @@
     box.hidden = false;
     $("diff-from").value = String(state.diffFrom);
     const marks = diffMarks(state.diffFrom, state.index);
+    const before = new Map(frames[state.diffFrom].rows.map((r) => [r.id, r]));
     const words = { appeared: "appeared", standing: "changed standing", lost: "lost grounding" };
     box.replaceChildren(el("p", {}, el("b", {}, turnLabel(frames[state.index]) + " compared with " +
       turnLabel(frames[state.diffFrom]))));
@@ -344,7 +345,6 @@
         const node = document.getElementById("arg" + r.id);
         if (node) node.classList.add("diff-" + k);
       }
-      const before = new Map(frames[state.diffFrom].rows.map((r) => [r.id, r]));
       box.append(el("p", { class: "diff-" + k, "data-mark": k, "data-claims": rs.map((r) => r.claim).join(",") },
         el("b", {}, words[k] + " (" + rs.length + "): "),
         ...rs.map((r) => el("span", {}, claim(r.claim),
