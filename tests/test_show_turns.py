@@ -150,3 +150,18 @@ def test_diff_marks_what_appeared_changed_standing_and_lost_grounding(tmp_path, 
 def test_diff_refuses_turns_out_of_order_or_past_the_end(args, words):
     r = grounded_cli("show", "scenarios/phase2.yaml", *args)
     assert r.returncode == 2 and words in r.stderr, r.stderr
+
+
+def test_all_turns_reads_a_log_strictly_and_writes_nothing_from_a_bad_one(tmp_path):
+    log = tmp_path / "phase2.jsonl"
+    r = grounded_cli("scenario-to-log", "scenarios/phase2.yaml", str(log))
+    assert r.returncode == 0, r.stderr
+    r = grounded_cli("show", str(log), "--all-turns", "-o", str(tmp_path / "good"))
+    assert r.returncode == 0, r.stderr
+    assert len(list((tmp_path / "good").glob("turn-*.svg"))) == 13
+    lines = log.read_text().splitlines(keepends=True)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("".join(lines[:3]) + '{"turn": 3, "broken\n' + "".join(lines[3:]))
+    r = grounded_cli("show", str(bad), "--all-turns", "-o", str(tmp_path / "out"))
+    assert r.returncode == 2 and f"{bad}:4: invalid JSON" in r.stderr, r.stderr
+    assert not (tmp_path / "out").exists()
