@@ -174,6 +174,8 @@ def test_printing_gives_one_turn_a_page_or_the_range_asked_for(pages, browser):
     assert _pdf_pages(base64.b64decode(b.print_page(options))) == 20
     b.get(pages["phase3"].as_uri() + "#t=4&print=9-13")
     assert _pdf_pages(base64.b64decode(b.print_page(options))) == 5
+    b.get(pages["phase3"].as_uri() + "#t=4&present&print=9-13")  # presentation mode prints the same handout
+    assert _pdf_pages(base64.b64decode(b.print_page(options))) == 5
     turns = b.execute_script("return [...document.querySelectorAll('#print-turns .print-turn')]"
                              ".map((s) => s.dataset.turn)")
     assert turns == ["9", "10", "11", "12", "13"]
