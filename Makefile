@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 TORCH  ?= torch==2.13.0
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup demo test bench bench-del bench-serve serve clean
+.PHONY: setup demo test bench bench-del bench-serve serve screenshots clean
 
 setup: $(VENV)/.installed
 
@@ -64,6 +64,10 @@ bench-serve: setup
 
 serve: setup
 	$(BIN)/grounded serve
+
+# docs/present-*.png: the page in presentation mode at 1280x720, in headless Chromium (tests/screenshots.py)
+screenshots: setup
+	$(BIN)/python -m tests.screenshots
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .hypothesis .mypy_cache

@@ -1,30 +1,71 @@
-"""The try-it and world-model screenshots in docs/, at 1280x720, made in headless Chromium.
+"""The screenshots in docs/, taken in headless Chromium at 1280x720.
 
-    python -m tests.screenshots
+``python -m tests.screenshots`` (or ``make screenshots``) writes them all again into docs/:
 
-docs/tryit-phase1-t2.png: `grounded try scenarios/phase1.yaml` at T2, Alice's "yes, I'm muddy" proposed
-and accepted (the transitions the rules emitted, |W| 4 -> 2).  docs/world-phase1-t1.png: the same page
-at T1, the world model drawn (seven worlds, each child's indistinguishability).
-test_screenshots_are_1280x720 checks both.
+* the page in presentation mode (``SHOTS``): Phase 2 at T9 and T13, Phase 3 at T20.  The test
+  ``test_book_present::test_the_screenshots_in_docs_are_what_the_page_shows`` takes them into a
+  temporary folder and compares them with the committed ones, so a change to the page that changes
+  what a lecturer sees also changes the pictures in the documentation;
+* ``grounded try scenarios/phase1.yaml`` (``TRYIT``, ``WORLD``): at T2 Alice's "yes, I'm muddy"
+  proposed and accepted (the transitions the rules emitted, |W| 4 -> 2), and at T1 the world model
+  drawn (seven worlds, each child's indistinguishability); ``test_tryit`` checks their size.
 """
 
 from __future__ import annotations
 
+import sys
+import tempfile
+from io import BytesIO
 from pathlib import Path
 
-from .browser import close, driver
-from .tryit_server import propose, try_server
-
-DOCS = Path(__file__).resolve().parents[1] / "docs"
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
 SIZE = (1280, 720)
 TRYIT = DOCS / "tryit-phase1-t2.png"
 WORLD = DOCS / "world-phase1-t1.png"
 
+SHOTS = [
+    # Phase 2 at T9: h2 abandoned by o9, Verify(h2) says why it is not grounded
+    ("phase2", "t=9&claim=h2&present", "present-phase2-t9.png"),
+    # Phase 2 at T13 compared with T9: what appeared, what changed standing
+    ("phase2", "t=13&diff=9&present", "present-phase2-t13.png"),
+    # Phase 3 at T20: -a3 abandons a3; alpha18 stays resolved and loses its grounding (fails at a3)
+    ("phase3", "t=20&claim=alpha18&present", "present-phase3-t20.png"),
+]
+
+
+def take(out: Path) -> list[Path]:
+    """Write the presentation-mode screenshots into ``out``; the files written."""
+    sys.path.insert(0, str(ROOT))
+    from grounded.present.book import book
+    from tests.browser import close, driver
+
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    with tempfile.TemporaryDirectory() as tmp:
+        pages = {}
+        for name in dict.fromkeys(s[0] for s in SHOTS):
+            pages[name] = Path(tmp) / f"{name}.html"
+            pages[name].write_text(book(ROOT / "scenarios" / f"{name}.yaml")[0], encoding="utf-8")
+        d = driver(*SIZE)
+        try:
+            d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                              {"width": SIZE[0], "height": SIZE[1], "deviceScaleFactor": 1, "mobile": False})
+            d.execute_cdp_cmd("Emulation.setEmulatedMedia",
+                              {"features": [{"name": "prefers-color-scheme", "value": "light"}]})
+            for name, hash_, filename in SHOTS:
+                d.get("about:blank")
+                d.get(pages[name].as_uri() + "#" + hash_)
+                target = out / filename
+                target.write_bytes(d.get_screenshot_as_png())
+                written.append(target)
+        finally:
+            close(d)
+    return written
+
 
 def shoot(b, element_id: str, path: Path) -> None:
     """The viewport with the element's top just under the sticky header, as a PNG of exactly SIZE."""
-    from io import BytesIO
-
     from PIL import Image
 
     b.execute_script("const e = document.getElementById(arguments[0]);"
@@ -36,7 +77,11 @@ def shoot(b, element_id: str, path: Path) -> None:
     image.save(path)
 
 
-def main() -> None:
+def take_tryit() -> list[Path]:
+    """Write the try-it and world-model screenshots (TRYIT, WORLD) from a `grounded try` server."""
+    from .browser import close, driver
+    from .tryit_server import propose, try_server
+
     with try_server("scenarios/phase1.yaml") as url:
         b = driver(*SIZE)
         try:
@@ -52,9 +97,9 @@ def main() -> None:
             shoot(b, "world-box", WORLD)
         finally:
             close(b)
-    for p in (TRYIT, WORLD):
-        print(f"wrote {p}")
+    return [TRYIT, WORLD]
 
 
 if __name__ == "__main__":
-    main()
+    for path in [*take(DOCS), *take_tryit()]:
+        print(f"wrote {path.relative_to(ROOT)}")

@@ -460,7 +460,7 @@ def test_a_grounded_chain_is_drawn_as_the_graph_it_is(pages, browser):
 def test_the_legend_explains_both_channels(pages):
     import html as html_
 
-    div = re.search(r'<div class="legend">(.*?)</div>', pages["phase3"].read_text(), re.S).group(1)
+    div = re.search(r'<div class="legend"[^>]*>(.*?)</div>', pages["phase3"].read_text(), re.S).group(1)
     legend = " ".join(html_.unescape(re.sub(r"<[^>]+>", "", div)).split())
     for words in ("standing (fill)", "grounding (a channel of its own)", "not grounded", "changed this turn",
                   "where grounding fails"):

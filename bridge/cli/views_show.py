@@ -9,7 +9,9 @@ from typing import Annotated
 import typer
 
 from grounded.cli.app import At, Extensions, File, NoCache, app, check_at_within, load_engine
-from grounded.present.picture import WRAP, format_of, picture
+from grounded.core.errors import InputError
+from grounded.present.picture import FORMATS, WRAP, format_of, picture
+from grounded.present.slides import write_turns
 
 View = Annotated[Path | None, typer.Option("--view", help="Your own view program (.lp) instead of "
                                                           "asp/views/picture.lp.")]
@@ -30,18 +32,60 @@ def show(
     view: View = None,
     labels: Labels = "short",
     wrap: Wrap = WRAP,
+    all_turns: Annotated[bool, typer.Option("--all-turns", help="One picture per turn into the folder -o DIR "
+                                                               "(turn-01.svg, ...), every node where it is in "
+                                                               "all of them.")] = False,
+    fmt: Annotated[str, typer.Option("--format", help="With --all-turns: svg, png, pdf or dot.")] = "svg",
+    diff: Annotated[tuple[int, int] | None, typer.Option("--diff", metavar="T0 T1",
+                                                         help="The picture at T1 marked with what appeared, "
+                                                              "lost grounding or changed standing since T0.")] = None,
     extension: Extensions = None,
     no_cache: NoCache = False,
 ) -> None:
     """The picture: arguments (shape by kind, colour by standing, ✓ when grounded, ✗ and washed out when in
     standing but not grounded), their texts, Dep, attacks, explains, decisions and dissent."""
+    if all_turns:
+        _check_all_turns(output, fmt, at, diff, focus, affected)
+        assert output is not None
+        written = write_turns(file, output, fmt, extensions=extension, view=view, labels=labels, wrap=wrap)
+        print(f"wrote {len(written)} pictures to {output}/ ({written[0].name} ... {written[-1].name})"
+              if written else f"nothing to draw: {file} has no turns", file=sys.stderr)
+        return
     fmt = "svg" if output is None else format_of(output, "--output")
     engine = load_engine(file, extension, no_cache=no_cache)
+    since = None
+    if diff is not None:
+        since, at = _check_diff(diff, at)
+        if engine.turn is not None and at > engine.turn:
+            raise InputError(f"--diff {since} {at}: the conversation ends at turn {engine.turn}")
     check_at_within(engine, at)
-    pic = picture(engine, at, focus=focus, affected=affected, view=view, labels=labels, wrap=wrap)
+    pic = picture(engine, at, focus=focus, affected=affected, view=view, labels=labels, wrap=wrap, since=since)
     data = pic.render(fmt)
     if output is None:
         sys.stdout.write(data.decode("utf-8"))
     else:
         output.write_bytes(data)
         print(f"wrote {output}", file=sys.stderr)
+
+
+def _check_all_turns(output: Path | None, fmt: str, at: int | None, diff: tuple[int, int] | None,
+                     focus: str | None, affected: str | None) -> None:
+    if output is None:
+        raise InputError("--all-turns: give the folder to write into with -o DIR")
+    if output.exists() and not output.is_dir():
+        raise InputError(f"--all-turns -o {output}: a file, not a folder")
+    if fmt not in FORMATS:
+        raise InputError(f"--format {fmt}: expected one of {', '.join(FORMATS)}")
+    given = [name for name, value in (("--at", at), ("--diff", diff), ("--focus", focus), ("--affected", affected))
+             if value is not None]
+    if given:
+        raise InputError(f"--all-turns draws every turn as it was; it does not take {', '.join(given)}")
+
+
+def _check_diff(diff: tuple[int, int], at: int | None) -> tuple[int, int]:
+    since, until = diff
+    if at is not None:
+        raise InputError("--diff T0 T1 draws T1: leave out --at")
+    if not 0 <= since < until:
+        raise InputError(f"--diff {since} {until}: the first turn must come before the second")
+    return since, until

@@ -19,7 +19,6 @@ turns x claims.  Every turn is drawn on the layout of the whole conversation
 from __future__ import annotations
 
 import json
-import re
 import string
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,7 +28,20 @@ from typing import Any
 
 from grounded.core.errors import LogError, PreconditionError
 from grounded.engine import Engine, Update
-from grounded.present.picture import WRAP, Graph, dep_star, label_text, lost_grounding, render, run_view, stable_svgs
+from grounded.present.legend import legend_html
+from grounded.present.picture import (
+    WRAP,
+    Graph,
+    dep_star,
+    inline_svg,
+    label_text,
+    large_type,
+    lost_grounding,
+    prefixed_ids,
+    render,
+    run_view,
+    stable_svgs,
+)
 from grounded.present.picture import facts as picture_facts
 from grounded.present.render import describe_op
 from grounded.present.summary import (
@@ -146,12 +158,17 @@ def page_data(conv: Conversation, view: Path | None = None, labels: str = "short
     frames = conv.frames
     graphs = [run_view(picture_facts(engine, f.turn, changed=f.changed, new=f.new, labels=labels, wrap=wrap), view)
               for f in frames]
-    svgs = [_inline_svg(s) for s in stable_svgs(graphs)]
+    svgs = [inline_svg(s) for s in stable_svgs(graphs)]
+    # presentation mode: the same turns on their own stable layout, ids alone in large type, so that the
+    # whole picture fits a projector's screen legibly (the texts are in the utterance and on click)
+    large = [large_type(run_view(picture_facts(engine, f.turn, changed=f.changed, new=f.new, labels="id"), view))
+             for f in frames]
+    present_svgs = [inline_svg(s) for s in stable_svgs(large)]
     verify: dict[str, list[list[Any]]] = {}
     affected: dict[str, list[list[Any]]] = {}
     subpictures: list[tuple[dict[str, Any], Graph]] = []
     out_frames = []
-    for i, (f, svg) in enumerate(zip(frames, svgs, strict=True)):
+    for i, (f, svg, present_svg) in enumerate(zip(frames, svgs, present_svgs, strict=True)):
         at = max(f.turn, 0)
         rows = argument_rows(engine, at) if f.status != "start" else []
         literals = dict.fromkeys(lit for r in rows for lit in [r["claim"], *r["deps"], *r["explains"]])
@@ -163,7 +180,7 @@ def page_data(conv: Conversation, view: Path | None = None, labels: str = "short
             _keep(affected, lit, i, affected_json(engine.affected(lit, at=at)))
         # losing grounding is a change of this turn, even when no standing changed
         changed = sorted(set(f.changed) | (lost_grounding(dm, at) if f.status != "start" else set()))
-        entry: dict[str, Any] = {**f.__dict__, "changed": changed, "svg": svg, "rows": rows,
+        entry: dict[str, Any] = {**f.__dict__, "changed": changed, "svg": svg, "present_svg": present_svg, "rows": rows,
                                  "summary": state_summary(engine, at) if f.status != "start" else None}
         if engine.world is not None:
             entry["model"] = model_summary(engine.model_at(f.turn if f.status != "start" else -1))
@@ -173,7 +190,7 @@ def page_data(conv: Conversation, view: Path | None = None, labels: str = "short
     # all in one Graphviz run; its SVG ids are prefixed, so the page's picture keeps its own
     drawn = render([g.to_dot() for _, g in subpictures], "svg") if subpictures else []
     for (answer, _), sub in zip(subpictures, drawn, strict=True):
-        answer["svg"] = _prefixed(_inline_svg(sub.decode("utf-8")), "dep-")
+        answer["svg"] = prefixed_ids(inline_svg(sub.decode("utf-8")), "dep-")
     return {
         "title": conv.title,
         "note": conv.note,
@@ -184,6 +201,7 @@ def page_data(conv: Conversation, view: Path | None = None, labels: str = "short
         "kripke": kripke,
         "verify": verify,
         "affected": affected,
+        "legend_html": legend_html(graphs),
     }
 
 
@@ -213,23 +231,6 @@ def _keep(store: dict[str, list[list[Any]]], key: str, frame: int, answer: dict[
     return False
 
 
-_SVG_REF = re.compile(r'(\bid="|url\(#|xlink:href="#)')
-
-
-def _prefixed(svg: str, prefix: str) -> str:
-    """An SVG with every id (and every reference to one) prefixed: inlined beside the page's own
-    picture, its ``arg26`` and its gradients must not be taken for that picture's."""
-    return _SVG_REF.sub(lambda m: m.group(1) + prefix, svg)
-
-
-_XML_HEAD = re.compile(r"<\?xml[^>]*\?>|<!DOCTYPE[^>]*>|<!--.*?-->", re.S)
-
-
-def _inline_svg(svg: str) -> str:
-    """An SVG document as an element to inline in HTML: no prolog, doctype or comments."""
-    return _XML_HEAD.sub("", svg).strip()
-
-
 # -- the page --------------------------------------------------------------------------------------------
 
 
@@ -257,8 +258,9 @@ def _script_json(data: Any) -> str:
 
 def html(data: dict[str, Any]) -> str:
     page = string.Template(_asset("book.html"))
+    embedded = {k: v for k, v in data.items() if k != "legend_html"}  # HTML already, written once
     return page.substitute(title=_escape(data["title"]), css=_asset("book.css"), js=_asset("book.js"),
-                           data=_script_json(data))
+                           legend=data.get("legend_html", ""), data=_script_json(embedded))
 
 
 def _escape(text: str) -> str:

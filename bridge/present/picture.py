@@ -163,6 +163,27 @@ def lost_grounding(dm: DependencyMap, t: int | None) -> set[int]:
     return {a for a in before - after if dm.arg(a).standing_at(t) in GOOD_STANDING}
 
 
+def diff_facts(engine: Engine, since: int, t: int) -> list[clingo.Symbol]:
+    """Turn ``t`` compared with the earlier turn ``since`` (``grounded show --diff``): ``since(T0)``,
+    ``appeared(A)`` for an argument made after it, ``restood(A, Before)`` for one whose standing changed,
+    ``lost_since(A)`` for one grounded then and in standing but not grounded now."""
+    dm = engine.state
+    before, after = grounded_arguments(dm, since), grounded_arguments(dm, t)
+    out = [_fact("since", since)]
+    for r in dm.args:
+        now = r.standing_at(t)
+        if now is None:
+            continue
+        then = r.standing_at(since)
+        if then is None:
+            out.append(_fact("appeared", r.id))
+        elif then != now:
+            out.append(_fact("restood", r.id, _word(then)))
+        if r.id in before and r.id not in after and now in GOOD_STANDING:
+            out.append(_fact("lost_since", r.id))
+    return out
+
+
 def _focus_facts(engine: Engine, claim: str, t: int | None) -> list[clingo.Symbol]:
     """The Dep* chain of ``claim``: the witness when it is grounded, else everything its newest
     argument rests on, and the literal where Verify fails."""
@@ -463,10 +484,13 @@ class Picture:
 
 def picture(engine: Engine, at: int | None = None, *, focus: str | None = None, affected: str | None = None,
             view: str | Path | None = None, changed: Iterable[int] = (), new: Iterable[int] = (),
-            labels: str = "short", wrap: int = WRAP) -> Picture:
+            labels: str = "short", wrap: int = WRAP, since: int | None = None) -> Picture:
     """The picture of ``engine``'s dependency map as of turn ``at``; ``labels`` (id, short or full)
-    says how much of each claim's text goes under its id, in lines of ``wrap`` characters."""
+    says how much of each claim's text goes under its id, in lines of ``wrap`` characters; with
+    ``since``, marked with what changed since that earlier turn (``diff_facts``)."""
     symbols = facts(engine, at, changed=changed, new=new, focus=focus, affected=affected, labels=labels, wrap=wrap)
+    if since is not None:
+        symbols += diff_facts(engine, since, at if at is not None else (engine.state.last_turn or 0))
     return Picture(run_view(symbols, Path(view) if view is not None else None), at)
 
 
@@ -508,13 +532,21 @@ def union(graphs: Sequence[Graph]) -> Graph:
 
 
 def stable_svgs(graphs: Sequence[Graph]) -> list[str]:
-    """Each graph drawn where the layout of all of them puts its nodes.
+    """Each graph drawn where the layout of all of them puts its nodes (SVG text, see ``stable_render``)."""
+    return [d.decode("utf-8") for d in stable_render(graphs, "svg")]
+
+
+def stable_render(graphs: Sequence[Graph], fmt: str = "svg") -> list[bytes]:
+    """Each graph drawn where the layout of all of them puts its nodes, in ``fmt`` (svg, png, pdf, dot).
 
     dot lays out the union of the graphs once; each graph is then drawn with
     its own attributes at those positions (``neato -n2``: no layout, the given
     positions and edge splines), on a canvas of the same size, so nothing
-    moves while the reader steps through the turns.
+    moves while the reader steps through the turns, nor between the slides
+    ``grounded show --all-turns`` writes.
     """
+    if fmt not in FORMATS:
+        raise InputError(f"unknown picture format {fmt!r}: expected one of {', '.join(FORMATS)}")
     if not graphs:
         return []
     _require_dot()
@@ -536,11 +568,56 @@ def stable_svgs(graphs: Sequence[Graph]) -> list[str]:
                         nodes={**corners, **{n: {**a, "pos": node_pos[n] + "!"} for n, a in g.nodes.items()}},
                         edges={k: {**a, **edge_pos.get(a["id"], {})} for k, a in g.edges.items()})
         sources.append(fixed.to_dot())
+    if fmt == "dot":
+        return [s.encode() for s in sources]
+    if fmt != "svg":  # one run per drawing: PNG and PDF documents cannot be split as SVG ones are
+        return [graphviz.pipe("neato", fmt, s.encode(), neato_no_op=2, quiet=True) for s in sources]
     out = graphviz.pipe("neato", "svg", "\n".join(sources).encode(), neato_no_op=2, quiet=True)
-    return [d.decode("utf-8") for d in _split_svgs(out, len(sources))]
+    return _split_svgs(out, len(sources))
+
+
+LARGE_TYPE = 5 / 3
+"""How much larger a projector's type is than the view program's (12 pt becomes 20 pt)."""
+
+
+def large_type(graph: Graph, factor: float = LARGE_TYPE) -> Graph:
+    """The same drawing for a projector: every font size times ``factor``, nodes and ranks closer.
+
+    A node that shows its id alone is as large as Graphviz's smallest node
+    (0.75 x 0.5 inch) whatever its type, so larger type costs almost no room,
+    and the whole of Phase 3 fits the page's presentation mode at 1280x720 with
+    its ids 18.5 px high (docs/views.md, *Presentation mode*); with the texts
+    in the nodes no type size would fit it.  Everything else (shapes, colours,
+    the lecturer's ``--view``) is the view program's.
+    """
+    def scaled(attrs: dict[str, str], default: float | None = None) -> dict[str, str]:
+        size = attrs.get("fontsize", default)
+        return attrs if size is None else {**attrs, "fontsize": f"{float(size) * factor:g}"}
+
+    return replace(graph, graph={**graph.graph, "nodesep": "0.15", "ranksep": "0.3"},
+                   node_defaults=scaled(graph.node_defaults, 14), edge_defaults=scaled(graph.edge_defaults, 14),
+                   nodes={n: scaled(a) for n, a in graph.nodes.items()},
+                   edges={e: scaled(a) for e, a in graph.edges.items()})
 
 
 def _name_key(name: str) -> tuple:
     if name.startswith("arg") and name[3:].isdigit():
         return (0, int(name[3:]), name)
     return (1 if name.startswith("lit-") else 2, 0, name)
+
+
+# -- drawings inlined in a page ------------------------------------------------------------------------
+
+_SVG_REF = re.compile(r'(\bid="|url\(#|xlink:href="#)')
+_XML_HEAD = re.compile(r"<\?xml[^>]*\?>|<!DOCTYPE[^>]*>|<!--.*?-->", re.S)
+
+
+def inline_svg(svg: str) -> str:
+    """An SVG document as an element to inline in HTML: no prolog, doctype or comments."""
+    return _XML_HEAD.sub("", svg).strip()
+
+
+def prefixed_ids(svg: str, prefix: str) -> str:
+    """An SVG with every id (and every reference to one) prefixed: inlined beside the page's own
+    picture, its ``arg26`` and its gradients must not be taken for that picture's."""
+    return _SVG_REF.sub(lambda m: m.group(1) + prefix, svg)

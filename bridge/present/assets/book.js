@@ -5,7 +5,7 @@
   const data = JSON.parse(document.getElementById("book-data").textContent);
   const frames = data.frames;
   const $ = (id) => document.getElementById(id);
-  const state = { index: 0, claim: null, literal: null };
+  const state = { index: 0, claim: null, literal: null, present: false, diffFrom: null, print: null };
 
   function el(tag, attrs, ...children) {
     const node = document.createElement(tag);
@@ -95,7 +95,9 @@
       flagged.map(([k, v]) => v.join(", ") + " (rest on " + k + ")").join("; ");
 
     // the SVG Graphviz drew from the engine's own state (texts in it are escaped by Graphviz)
-    $("picture").innerHTML = f.rows.length ? f.svg : '<p class="hint">Nothing is drawn yet.</p>';
+    // presentation mode draws the ids alone, in large type, on a layout of its own (book.page_data)
+    const svg = state.present ? f.present_svg : f.svg;
+    $("picture").innerHTML = f.rows.length ? svg : '<p class="hint">Nothing is drawn yet.</p>';
     clickable($("picture"), "");
 
     renderStandings(f);
@@ -104,6 +106,7 @@
     renderTry(f);
     renderQueries();
     renderExercise(f);
+    renderDiff();
     writeHash();
   }
 
@@ -430,6 +433,7 @@
         for (const n of nodesOf(ids)) n.classList.add("origin");
       }
     } else abox.hidden = true;
+    document.body.classList.toggle("no-query", !state.claim && !state.literal && state.diffFrom === null);
   }
 
   // ------------------------------------------------------------------ exercise mode: a turn's questions
@@ -508,6 +512,9 @@
     let h = "#t=" + f.turn;
     if (state.claim) h += "&claim=" + encodeURIComponent(state.claim);
     if (state.literal) h += "&literal=" + encodeURIComponent(state.literal);
+    if (state.present) h += "&present";
+    if (state.diffFrom !== null) h += "&diff=" + frames[state.diffFrom].turn;
+    if (state.print) h += "&print=" + state.print;
     if (location.hash !== h) history.replaceState(null, "", h);
   }
 
@@ -515,6 +522,7 @@
     const params = new URLSearchParams(location.hash.replace(/^#/, ""));
     state.claim = params.get("claim");
     state.literal = params.get("literal");
+    readViewHash(params);
     const t = params.get("t");
     let index = 0, missed = "";
     if (t !== null) {
@@ -530,6 +538,125 @@
     $("hash-note").hidden = !missed;
     $("hash-note").textContent = missed;
     show(index);
+  }
+
+  // ------------------------------------------------------------------ presentation, full screen, theme
+  function setPresent(on) {
+    state.present = on;
+    document.body.classList.toggle("present", on);
+    $("present-btn").setAttribute("aria-pressed", String(on));
+    show(state.index);
+  }
+
+  // full screen is presentation mode on the whole screen; leaving it keeps the mode
+  function toggleFullscreen() {
+    if (document.fullscreenElement) { document.exitFullscreen(); return; }
+    if (!state.present) setPresent(true);
+    const root = document.documentElement;
+    if (root.requestFullscreen) root.requestFullscreen().catch(() => {});
+  }
+
+  function setTheme(dark) {
+    document.body.classList.toggle("dark", dark);
+    document.body.classList.toggle("light", !dark);
+    $("theme-btn").textContent = dark ? "light" : "dark";
+  }
+
+  // ------------------------------------------------------------------ compare two turns
+  // The shown turn against an earlier one: what appeared since, what changed standing, what lost its
+  // grounding (grounded then, in standing now and not grounded), marked in the picture and listed.
+  function diffMarks(from, to) {
+    const before = new Map(frames[from].rows.map((r) => [r.id, r]));
+    const marks = { appeared: [], standing: [], lost: [] };
+    for (const r of frames[to].rows) {
+      const b = before.get(r.id);
+      if (!b) marks.appeared.push(r);
+      else if (b.standing !== r.standing) marks.standing.push(r);
+      if (b && b.grounded && !r.grounded && r.in_standing) marks.lost.push(r);
+    }
+    return marks;
+  }
+
+  function renderDiff() {
+    const box = $("diff");
+    $("diff-from-box").hidden = state.diffFrom === null;
+    $("diff-btn").setAttribute("aria-pressed", String(state.diffFrom !== null));
+    if (state.diffFrom === null) { box.hidden = true; return; }
+    box.hidden = false;
+    $("diff-from").value = String(state.diffFrom);
+    const marks = diffMarks(state.diffFrom, state.index);
+    const before = new Map(frames[state.diffFrom].rows.map((r) => [r.id, r]));
+    const words = { appeared: "appeared", standing: "changed standing", lost: "lost grounding" };
+    box.replaceChildren(el("p", {}, el("b", {}, turnLabel(frames[state.index]) + " compared with " +
+      turnLabel(frames[state.diffFrom]))));
+    for (const [k, rs] of Object.entries(marks)) {
+      for (const r of rs) {
+        const node = document.getElementById("arg" + r.id);
+        if (node) node.classList.add("diff-" + k);
+      }
+      box.append(el("p", { class: "diff-" + k, "data-mark": k, "data-claims": rs.map((r) => r.claim).join(",") },
+        el("b", {}, words[k] + " (" + rs.length + "): "),
+        ...rs.map((r) => el("span", {}, claim(r.claim),
+          k === "standing" ? " " + before.get(r.id).standing + " \u2192 " + r.standing + " " : " "))));
+    }
+    box.append(el("p", { class: "hint" }, "marks: blue border appeared, orange border changed standing, " +
+      "magenta dashed border lost grounding"));
+  }
+
+  function setDiff(from) {
+    state.diffFrom = from;
+    show(state.index);
+  }
+
+  // ------------------------------------------------------------------ print: one turn a page
+  // Every turn (or the range #print=9-13) as a page of its own: the utterance, what it did, the picture.
+  // Each copy of a picture gets its ids prefixed, so the page's own picture keeps its ids.
+  function renderPrint() {
+    let lo = -Infinity, hi = Infinity;
+    const m = /^(-?\d+)-(-?\d+)$/.exec(state.print || "");
+    if (m) { lo = Number(m[1]); hi = Number(m[2]); }
+    const pages = [];
+    frames.forEach((f, i) => {
+      if (f.status === "start" || f.turn < lo || f.turn > hi) return;
+      const page = el("section", { class: "print-turn", "data-turn": String(f.turn) },
+        el("h2", {}, data.title + " \u2014 " + turnLabel(f) + (f.status === "rejected" ? " (rejected)" : "")),
+        el("p", {}, el("b", {}, f.speaker + ": "), f.text));
+      if (f.note) page.append(el("p", { class: "turn-note" }, f.note));
+      page.append(el("ul", {}, ...f.changes.map((c) => el("li", {}, c))));
+      const pic = el("div", { class: "print-picture" });
+      pic.innerHTML = f.svg.replace(/(\bid="|url\(#|xlink:href="#)/g, "$1p" + i + "-");
+      page.append(pic);
+      pages.push(page);
+    });
+    $("print-turns").replaceChildren(...pages);
+  }
+
+  const VIEW_KEYS = {
+    p: () => setPresent(!state.present),
+    f: toggleFullscreen,
+    t: () => setTheme(!document.body.classList.contains("dark")),
+    d: () => setDiff(state.diffFrom === null ? Math.max(0, state.index - 1) : null),
+  };
+
+  function readViewHash(params) {
+    state.present = params.has("present");
+    document.body.classList.toggle("present", state.present);
+    $("present-btn").setAttribute("aria-pressed", String(state.present));
+    const d = params.get("diff");
+    const k = d === null ? -1 : frames.findIndex((f) => String(f.turn) === d);
+    state.diffFrom = k >= 0 ? k : null;
+    if (params.get("print") !== state.print) { state.print = params.get("print"); renderPrint(); }
+  }
+
+  function initViews() {
+    setTheme(window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches);
+    $("present-btn").addEventListener("click", VIEW_KEYS.p);
+    $("fullscreen-btn").addEventListener("click", toggleFullscreen);
+    $("theme-btn").addEventListener("click", VIEW_KEYS.t);
+    $("diff-btn").addEventListener("click", VIEW_KEYS.d);
+    $("diff-from").replaceChildren(...frames.map((f, i) => el("option", { value: String(i) }, turnLabel(f))));
+    $("diff-from").addEventListener("change", () => setDiff(Number($("diff-from").value)));
+    renderPrint();
   }
 
   // clickers send PageUp/PageDown; Space steps on (Shift+Space back), Home and End jump to the ends
@@ -555,9 +682,11 @@
       else if (e.key === " ") to = state.index + (e.shiftKey ? -1 : 1);
       else if (e.key === "Home") to = 0;
       else if (e.key === "End") to = frames.length - 1;
+      else if (e.key in VIEW_KEYS && !e.ctrlKey && !e.metaKey && !e.altKey) { VIEW_KEYS[e.key](); e.preventDefault(); }
       if (to !== null) { show(to); e.preventDefault(); }
     });
     setupTry();
+    initViews();
     window.addEventListener("hashchange", readHash);
     readHash();
   }
