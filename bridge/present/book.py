@@ -218,7 +218,7 @@ def _draw_worlds(engine: Engine, frames: list[Frame], out: list[dict[str, Any]])
         entry["kripke"] = index[id(model)]
     drawn = [g for g in graphs if g["drawn"]]
     for g, svg in zip(drawn, render([to_dot(g) for g in drawn], "svg") if drawn else [], strict=True):
-        g["svg"] = _prefixed(_inline_svg(svg.decode("utf-8")), "kripke-")
+        g["svg"] = prefixed_ids(inline_svg(svg.decode("utf-8")), "kripke-")
     return graphs
 
 
