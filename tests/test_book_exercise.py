@@ -138,9 +138,11 @@ def test_the_course_scenario_has_a_note_and_questions_on_every_turn_and_runs_cle
 
 
 def test_the_course_scenario_draws_at_every_turn(tmp_path):
-    # the lead switches this to `grounded show --all-turns -o DIR` when that branch is merged
-    for turn in range(1, len(Scenario.load(PENDULUM).turns) + 1):
-        out = tmp_path / f"t{turn}.svg"
-        result = grounded("show", PENDULUM, "--at", turn, "-o", out, "--no-cache")
-        assert result.returncode == 0, result.stderr
-        assert out.read_text(encoding="utf-8").lstrip().startswith(("<?xml", "<svg"))
+    """`grounded show --all-turns` writes one picture per turn of the course scenario."""
+    out = tmp_path / "slides"
+    result = grounded("show", PENDULUM, "--all-turns", "-o", out, "--no-cache")
+    assert result.returncode == 0, result.stderr
+    slides = sorted(out.glob("*.svg"))
+    assert len(slides) == len(Scenario.load(PENDULUM).turns), [p.name for p in slides]
+    for slide in slides:
+        assert slide.read_text(encoding="utf-8").lstrip().startswith(("<?xml", "<svg"))
