@@ -250,6 +250,16 @@ def get(name: str) -> Query:
         raise InputError(f"no query {name!r} (one of {', '.join(QUERIES)})") from None
 
 
+SUMMARY = ("open_problems", "commitments", "dissent", "reinstatable")
+"""The queries a state's summary lists (``GET .../state``, ``grounded state``, the notebook and the book):
+each answer's field of the query's own name."""
+
+
+def summary(source: Source, at: int | None = None) -> dict[str, Any]:
+    """Open problems, commitments, dissent and the reinstatable claims, as of turn ``at``."""
+    return {name: QUERIES[name].ask(source, at)[name] for name in SUMMARY}
+
+
 def verify_json(v: Verification) -> dict[str, Any]:
     """A Verify answer in its one shape (``VerifyAnswer``)."""
     return {"claim": v.claim, "grounded": v.grounded, "status": v.status, "chain": list(v.chain),
