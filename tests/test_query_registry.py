@@ -5,7 +5,8 @@ event log for the CLI (``grounded query FILE NAME ... --json``) and appended to
 a real ``grounded serve`` on 127.0.0.1 (SQLite); an MCP server over stdio (the
 official SDK's client) reads the same store.  Every registered query, at the
 latest turn and at an earlier one, must give the same JSON on all three, and
-that JSON must validate against the entry's answer model.
+that JSON must validate against the entry's answer model, the schema
+``grounded schema --queries`` publishes and the one docs/openapi.json names.
 
 A toy query registered in the servers' processes only by a ``sitecustomize``
 (one ``register(Query(...))``, no other file) shows up as a CLI query, a
@@ -21,6 +22,7 @@ import sys
 from pathlib import Path
 
 import anyio
+import jsonschema
 import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import get_default_environment, stdio_client
@@ -121,6 +123,9 @@ def test_every_query_answers_alike_through_the_cli_the_api_and_mcp(toy, tmp_path
         documented = c.get(server.url + "/openapi.json").json()
     tools, by_mcp = anyio.run(_mcp_answers, db, key, toy, asks)
     assert set(QUERIES) <= set(tools)
+    published = json.loads(grounded("schema", "--queries").stdout)  # the answers' schemas, by query name
+    jsonschema.Draft202012Validator.check_schema(published)
+    assert set(published["properties"]) == set(QUERIES)
     for (name, args), api, mcp in zip(asks, by_api, by_mcp, strict=True):
         q = QUERIES[name]
         cli_args = [name, *([args["claim"]] if "claim" in args else []),
@@ -131,6 +136,7 @@ def test_every_query_answers_alike_through_the_cli_the_api_and_mcp(toy, tmp_path
         cli = json.loads(done.stdout)
         assert cli == api == mcp, (name, args)
         assert q.answer.model_validate(cli).model_dump(mode="json") == cli  # the entry's model, field for field
+        jsonschema.validate(cli, {"$defs": published["$defs"], **published["properties"][name]})
         assert done.returncode == (0 if q.ok(cli) else 1)
         assert f"#/components/schemas/{q.answer.__name__}" in json.dumps(
             documented["paths"][f"/v1/conversations/{{cid}}/{q.path}"]["get"]["responses"]["200"])
