@@ -163,3 +163,22 @@ def test_a_bad_parameter_is_refused_naming_the_query_and_the_field(tmp_path):
 def test_a_query_is_registered_once():
     with pytest.raises(ValueError, match="query verify is registered already"):
         registry.register(QUERIES["verify"])
+
+
+def test_grounded_check_holds_each_registered_set_of_arguments_to_the_rules_and_asp():
+    """``grounded check`` reads the registry: an entry naming a rules query and an ASP predicate is compared
+    three ways (phase 3 has reinstatable arguments); an entry whose walk disagrees is reported by its name."""
+    from grounded.crosscheck.check import check
+
+    phase3 = SCENARIO.with_name("phase3.yaml")
+    assert check(phase3).ok
+    reinstatable = QUERIES["reinstatable"]
+    registry.register(registry.Query("wrong", "reinstatable, walked wrong", reinstatable.params, reinstatable.answer,
+                                     walk=lambda s, p, t: [], shape=reinstatable.shape, prolog="reinstatable",
+                                     asp="now_reinstatable", ids=reinstatable.ids))
+    try:
+        report = check(phase3)
+    finally:
+        registry.unregister("wrong")
+    found = [m for m in report.mismatches if m.startswith("wrong arguments")]
+    assert len(found) == 2 and "Prolog" in found[0] and "ASP" in found[1], report.mismatches
