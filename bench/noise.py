@@ -27,8 +27,8 @@ from grounded.bench.verifier import CATEGORIES, Item, phase2_engine
 from grounded.core.vocabulary import Standing
 from grounded.dmap.state import DependencyMap
 from grounded.engine import Engine
+from grounded.engine.view import StateView
 from grounded.interpreter.verdict import Finding, decide
-from grounded.queries.verify import verify
 
 MODELS = ("edge_drop", "edge_add", "status")
 EPSILONS = tuple(round(0.1 * i, 1) for i in range(9))  # 0.0 .. 0.8
@@ -46,8 +46,9 @@ def states_at(turns: set[int]) -> dict[int, Engine]:
 
 def verdict_of(dm: DependencyMap, item: Item) -> str:
     """The verdict on the item's gold literals in ``dm`` (its current turn)."""
-    asserted = [Finding(lit, "asserts", verify(dm, lit, None)) for lit in item.asserts]
-    denied = [Finding(lit, "denies", verify(dm, lit, None)) for lit in item.denies]
+    view = StateView(dm)
+    asserted = [Finding(lit, "asserts", view.verify(lit)) for lit in item.asserts]
+    denied = [Finding(lit, "denies", view.verify(lit)) for lit in item.denies]
     return decide(asserted, denied)[0]
 
 

@@ -56,9 +56,9 @@ def test_run_exits_1_on_a_failed_expectation(tmp_path):  # smoke test: a real pr
 
 def test_verify_json_and_at():
     result = grounded("verify", PHASE2, "h2", "--json")
-    assert json.loads(result.stdout) == {"claim": "h2", "grounded": False, "chain": [],
+    assert json.loads(result.stdout) == {"claim": "h2", "grounded": False, "chain": [], "arguments": [],
                                          "reason": "h2 abandoned at T9 by o9", "status": "ungrounded",
-                                         "complete": True}
+                                         "failing": "h2", "at": None, "complete": True}
     assert result.returncode == 1  # answered, not grounded
     earlier = json.loads(grounded("verify", PHASE2, "h2", "--at", "6", "--json").stdout)
     assert earlier["grounded"] and earlier["chain"] == ["h2", "o8"]
@@ -69,8 +69,10 @@ def test_verify_json_and_at():
 
 def test_affected_json_one_step_and_closure():
     star = json.loads(grounded("affected", PHASE2, "o5", "--json").stdout)
-    assert star == {"claim": "o5", "known": True, "claims": ["h3", "h4", "h1"], "lose_support": ["h3", "h4", "h1"],
-                    "hops": {"h3": 1, "h4": 2, "h1": 3}, "complete": True}
+    assert {k: v for k, v in star.items() if k not in ("arguments", "losing_arguments")} == {
+        "claim": "o5", "closure": True, "at": None, "known": True, "claims": ["h3", "h4", "h1"],
+        "lose_support": ["h3", "h4", "h1"], "hops": {"h3": 1, "h4": 2, "h1": 3}, "complete": True}
+    assert len(star["arguments"]) == 3 and star["losing_arguments"] == star["arguments"]
     one = json.loads(grounded("affected", PHASE2, "o5", "--one-step", "--json").stdout)
     assert one["claims"] == ["h3"] and one["hops"] == {"h3": 1}
     cf = json.loads(grounded("affected", PHASE3, "a3", "--at", "19", "--json").stdout)
@@ -134,8 +136,8 @@ def test_a_torn_final_line_is_reported_and_the_log_answers(tmp_path):
     log.write_bytes(log.read_bytes()[:-10])  # the last write was interrupted: never acknowledged
     result = grounded("verify", log, "o1", "--json")
     assert result.returncode == 0 and json.loads(result.stdout) == {
-        "claim": "o1", "grounded": True, "chain": ["o1"], "reason": None, "status": "grounded", "complete": True,
-        "torn_line": 3}
+        "claim": "o1", "grounded": True, "chain": ["o1"], "arguments": [1], "reason": None, "failing": None,
+        "status": "grounded", "at": None, "complete": True, "torn_line": 3}
     assert "warning: " in result.stderr and "cut.jsonl:3: torn final line ignored" in result.stderr
     run = grounded("run", log)
     assert run.returncode == 0 and "1 turns" in run.stdout and "cut.jsonl:3: torn" in run.stderr

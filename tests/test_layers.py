@@ -157,3 +157,63 @@ def test_the_architecture_page_names_code_that_exists():
         for package in layer:
             assert f" {package.rpartition('.')[2]} " in page or f" {package.rpartition('.')[2]}\n" in page or \
                 f"| {package.rpartition('.')[2]} " in page, f"docs/architecture.md does not draw {package}"
+
+
+WALKS = {"grounded.queries.verify.verify", "grounded.queries.affected.affected",
+         "grounded.queries.verify.least_fixpoint"}
+"""The hand-written query walks: a front end asks them through the registry (``Engine.ask``, ``StateView``)."""
+WALKERS = ("grounded.queries", "grounded.engine")
+"""The registry and the walks themselves, and the engine (``Engine``, ``StateView``) that the registry walks over."""
+MEASURES_THE_WALK = {"grounded.bench.compare"}
+"""The benchmark that times the bare walk against the engine's answer (bench/compare.py, the "walk" arm)."""
+
+
+def walk_imports(name: str, path: Path) -> set[str]:
+    """The walk functions a module imports by name (``from grounded.queries.verify import verify``, or the
+    module imported and the function read off it: ``_verify.verify``)."""
+    tree = ast.parse(path.read_text(), str(path))
+    found: set[str] = set()
+    aliases: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            for alias in node.names:
+                target = f"{node.module}.{alias.name}"
+                if target in WALKS:
+                    found.add(target)
+                aliases[alias.asname or alias.name] = target
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                aliases[alias.asname or alias.name] = alias.name
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            target = f"{aliases.get(node.value.id, node.value.id)}.{node.attr}"
+            if target in WALKS:
+                found.add(target)
+    return found
+
+
+def walks_asked_outside_the_registry(found: dict[str, Path]) -> list[tuple[str, str]]:
+    return [(name, walk) for name, path in sorted(found.items())
+            if not name.startswith(WALKERS) and name not in MEASURES_THE_WALK for walk in walk_imports(name, path)]
+
+
+def test_queries_are_answered_through_the_registry_only():
+    """A query answered outside the registry (a front end calling a walk itself) fails here: the CLI, the
+    service, the presenters and the checks ask ``Engine.ask`` / ``StateView`` (docs/architecture.md)."""
+    outside = walks_asked_outside_the_registry(modules())
+    assert not outside, "query walks called outside the registry and the engine:\n" + "\n".join(
+        f"  {m} uses {w}" for m, w in outside)
+
+
+def test_the_registry_check_sees_a_walk_called_directly(tmp_path):
+    """Both ways of reaching a walk are seen: the function imported, and read off its module."""
+    direct = tmp_path / "direct.py"
+    direct.write_text("from grounded.queries.affected import affected\n")
+    through = tmp_path / "through.py"
+    through.write_text("from grounded.queries import verify as v\n\ndef f(dm):\n    return v.verify(dm, 'o1')\n")
+    fine = tmp_path / "fine.py"
+    fine.write_text("from grounded.queries.verify import Verification, grounded_arguments\n")
+    found = {"grounded.present.direct": direct, "grounded.cli.through": through, "grounded.cli.fine": fine}
+    assert walks_asked_outside_the_registry(found) == [
+        ("grounded.cli.through", "grounded.queries.verify.verify"),
+        ("grounded.present.direct", "grounded.queries.affected.affected")]

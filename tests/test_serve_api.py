@@ -51,15 +51,11 @@ def _fresh_database(url: str, name: str) -> str:
 
 
 def _verify_json(engine: Engine, claim: str, at: int | None) -> dict:
-    v = engine.verify(claim, at=at)
-    out = {**v.to_json(), "arguments": list(v.arguments), "failing": v.failing}
-    return {k: val for k, val in out.items() if val is not None}
+    return engine.ask("verify", at, claim=claim)
 
 
 def _affected_json(engine: Engine, claim: str, closure: bool, at: int | None) -> dict:
-    a = engine.affected(claim, closure=closure, at=at)
-    known = claim in engine.state.claimants or claim in engine.state.rev
-    return {**a.to_json(), "arguments": list(a.arguments), "losing_arguments": a.losing_arguments, "known": known}
+    return engine.ask("affected", at, claim=claim, closure=closure)
 
 
 @pytest.mark.parametrize("name", ["phase1.yaml", "phase2.yaml", "phase3.yaml"])

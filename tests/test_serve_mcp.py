@@ -15,6 +15,7 @@ from grounded import Engine, PreconditionError
 from grounded.core.cited import CitedContinuation
 from grounded.interpreter.anchor import verify_text
 from grounded.interpreter.cited import verify_cited
+from grounded.queries.registry import QUERIES
 from grounded.service.conversations import rejection_json, state_json
 from grounded.service.settings import Settings
 from grounded.service.store import open_store
@@ -92,8 +93,8 @@ def test_the_mcp_tools_answer_as_the_library(tmp_path):
     lib = Engine(HEADER)
     lib.apply(TALK[0])
     lib.apply(TALK[1])
-    assert got["tools"] == ["affected", "append", "create_conversation", "state", "verify", "verify_cited",
-                            "verify_text"]
+    assert got["tools"] == sorted(["append", "create_conversation", "state", "verify_cited", "verify_text",
+                                   *QUERIES])  # one tool per registered query
     assert got["create"] == (False, {"id": "mcp-talk", "tenant": "agents", "turn": None, "length": 0})
     assert [(err, body["turn"]) for err, body in got["appends"]] == [(False, 1), (False, 2)]
     assert got["verify_before"][1]["grounded"] is True
@@ -102,8 +103,7 @@ def test_the_mcp_tools_answer_as_the_library(tmp_path):
         lib.apply({"speaker": "ann", "ops": [{"op": "hypothesize", "claim": "h2", "deps": ["nowhere"]}]})
     assert got["rejected"] == (True, rejection_json(exc.value))
     lib.apply(TALK[2])
-    v = lib.verify("h1")
-    assert got["verify"] == (False, {**v.to_json(), "arguments": [], "failing": v.failing})
+    assert got["verify"] == (False, lib.ask("verify", claim="h1"))
     assert got["verify"][1]["grounded"] is False and "o1" in got["verify"][1]["reason"]
     assert got["verify_at"][1]["grounded"] is True
     assert got["verify_text"] == (False, verify_text(lib, "Redis exhaustion bypasses rate limiting").to_json())

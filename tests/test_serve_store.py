@@ -154,7 +154,7 @@ def test_a_conversation_records_its_extensions_and_refuses_a_server_without_them
     cid = c.create("t", {"agents": {"alice": {}, "bob": {}}}, "ext", extensions=["concede.pl"])["id"]
     c.append("t", cid, _say("o1", "alice"))
     c.append("t", cid, {"speaker": "bob", "ops": [{"op": "concede", "target": "o1"}]})
-    assert c.commitments("t", cid)["commitments"] == {"alice": ["o1"], "bob": ["o1"]}
+    assert c.query("t", cid, "commitments")["commitments"] == {"alice": ["o1"], "bob": ["o1"]}
     head = c.export("t", cid)[0]
     assert head["extensions"] == [{"name": "concede.pl", "sha256": ExtensionFile.read(concede).sha256}]
     c.close()
@@ -184,8 +184,8 @@ def test_conversation_ids_are_per_tenant(tmp_path):
         [{"op": "observe", "claim": "z1"}], [{"op": "observe", "claim": "z2"}]]
     assert c.listing("acme") == [{"id": "talk", "length": 1}] and c.listing("zeta") == [{"id": "talk", "length": 2}]
     calls = [lambda t, i: c.describe(t, i), lambda t, i: c.state(t, i), lambda t, i: c.verify(t, i, "o1"),
-             lambda t, i: c.affected(t, i, "o1"), lambda t, i: c.open_problems(t, i),
-             lambda t, i: c.commitments(t, i), lambda t, i: c.export(t, i), lambda t, i: c.snapshot(t, i),
+             lambda t, i: c.affected(t, i, "o1"), lambda t, i: c.query(t, i, "open_problems"),
+             lambda t, i: c.query(t, i, "commitments"), lambda t, i: c.export(t, i), lambda t, i: c.snapshot(t, i),
              lambda t, i: c.append(t, i, _say("o9"))]
 
     def refusals() -> list[dict]:

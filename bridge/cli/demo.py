@@ -36,8 +36,8 @@ def demo() -> None:
     out.rule("[bold]Retraction: what loses support if an observation is withdrawn?")
     gold = next(c.spec for c in scenario.expect if c.kind == "retraction")  # the paper's four queries
     for literal in gold["gold"]:
-        out.print(render.affected_line(engine.affected(literal, closure=False)))
-        out.print(render.affected_line(engine.affected(literal)))
+        for closure in (False, True):
+            out.print(render.affected_line(engine.ask("affected", claim=literal, closure=closure)))
     for closure, name in ((False, "one-step Affected"), (True, "Affected*")):
         s = retraction_score(engine, gold["hypotheses"], gold["gold"], closure)
         out.print(f"{name:>17}: {s['correct']}/{s['decisions']} decisions correct, "

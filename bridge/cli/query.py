@@ -1,15 +1,16 @@
-"""`grounded verify` and `grounded affected`: the two runtime queries on a file.
+"""`grounded verify`, `grounded affected` and `grounded query`: the queries of the registry on a file.
 
 Exit codes (docs/reliability.md): verify 0 grounded, 1 not grounded or no
 anchor; affected 0 answered, 1 the literal is unknown to the state (said in
-words); both 2 on an input error.
+words); query as the query's own (verify, affected) and 0 for the others; all 2
+on an input error.  Every answer is the registry's one JSON shape.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.text import Text
@@ -31,9 +32,9 @@ from grounded.cli.app import (
     say_partial,
 )
 from grounded.core.errors import InputError
-from grounded.core.literals import atom_of
 from grounded.engine import Engine
 from grounded.present import render
+from grounded.queries.registry import AFFECTED, QUERIES, VERIFY, Query, get
 
 
 @app.command(context_settings=LITERAL_ARGS)
@@ -103,14 +104,7 @@ def verify(
         exit_with(tv.exit_code)
         return
     assert claim is not None  # exactly one of CLAIM and --text, checked above
-    v = engine.verify(claim, at=at)
-    if as_json:
-        print(json.dumps({"claim": v.claim, "grounded": v.grounded, "chain": list(v.chain),
-                          "reason": v.reason, "status": v.status, **log_json(engine)}))
-    else:
-        out.print(render.verification_line(v))
-        say_partial(engine)
-    exit_with(0 if v.grounded else 1)
+    _answer(engine, VERIFY, at, {"claim": claim}, as_json, log=True)
 
 
 ANCHORS = ("offline", "tfidf", "llm")
@@ -182,25 +176,57 @@ def affected(
     Exit 0 answered, 1 the literal is unknown to the state, 2 input error.
     """
     engine = load_engine(file, extension, partial, allow_rules_change, no_cache)
-    a = engine.affected(claim, closure=not one_step, at=at)
-    known = bool(a.arguments) or is_known(engine, claim, at)
+    _answer(engine, AFFECTED, at, {"claim": claim, "closure": not one_step}, as_json, log=True)
+
+
+@app.command(name="query", context_settings=LITERAL_ARGS)
+def query_command(
+    file: File,
+    name: Annotated[str, typer.Argument(help="The query: " + ", ".join(QUERIES) + ".")],
+    claim: Annotated[str | None, typer.Argument(help="Its claim, for a query that takes one (a literal such "
+                                                     "as -x1 that looks like an option: after --).")] = None,
+    param: Annotated[list[str] | None, typer.Option("--param", "-p", help="Another parameter, as NAME=VALUE "
+                                                                         "(VALUE read as JSON when it is; "
+                                                                         "e.g. -p closure=false).")] = None,
+    at: At = None,
+    as_json: AsJson = False,
+    extension: Extensions = None,
+    partial: Partial = False,
+    allow_rules_change: AllowRulesChange = False,
+    no_cache: NoCache = False,
+) -> None:
+    """Any registered query (grounded.queries.registry), answered in its one JSON shape (as the HTTP API and
+    the MCP tools answer it).  Exit 0 answered (for verify: grounded; for affected: known), 1 otherwise, 2 input
+    error."""
+    q = get(name)
+    params = _params(param or [])
+    if claim is not None:
+        params["claim"] = claim
+    q.read(params)  # a bad parameter is refused before the file loads
+    engine = load_engine(file, extension, partial, allow_rules_change, no_cache)
+    _answer(engine, q, at, params, as_json, log=partial)
+
+
+def _params(given: list[str]) -> dict[str, Any]:
+    """``--param NAME=VALUE`` options: each VALUE as JSON when it parses, else as text."""
+    params: dict[str, Any] = {}
+    for item in given:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise InputError(f"--param {item!r}: expected NAME=VALUE")
+        try:
+            params[key] = json.loads(value)
+        except ValueError:
+            params[key] = value
+    return params
+
+
+def _answer(engine: Engine, q: Query, at: int | None, params: dict[str, Any], as_json: bool, log: bool) -> None:
+    """Print the query's answer (JSON: its one shape, with the log's status when ``log``) and exit by ``q.ok``."""
+    answer = engine.ask(q.name, at, **params)
     if as_json:
-        print(json.dumps({"claim": claim, "known": known, "claims": a.claims, "lose_support": a.lose_support,
-                          "hops": a.claim_hops, **log_json(engine)}))
+        print(json.dumps({**answer, **(log_json(engine) if log else {})}))
     else:
-        if known:
-            out.print(render.affected_line(a))
-        else:
-            when = "" if at is None else f" at turn {at}"
-            out.print(f"{claim}: unknown to the state{when} (no argument claims it, none rests on it, "
-                      "no proposition declares it)", markup=False)
+        out.print(render.answer_line(q, answer))
         say_partial(engine)
-    exit_with(0 if known else 1)
-
-
-def is_known(engine: Engine, literal: str, at: int | None) -> bool:
-    """Whether the state (as of ``at``) has heard of ``literal``: an argument claims it or its
-    proposition is declared (an empty Affected* of a known literal is an answer: nothing rests on it)."""
-    if engine.state.claimants_at(literal, at):
-        return True
-    return any(p.id == atom_of(literal) for p in engine.state.props_at(at))
+    exit_with(0 if q.ok(answer) else 1)

@@ -17,8 +17,22 @@ from grounded.io.eventlog import HeaderLine
 def schema(extension: Extensions = None,
            cited: Annotated[bool, typer.Option("--cited", help="The schema of a cited continuation instead "
                                                                "(what `grounded verify --cited` reads).")] = False,
+           queries: Annotated[bool, typer.Option("--queries", help="The schemas of the queries' answers instead: "
+                                                                   "one per registered query, the JSON `grounded "
+                                                                   "query`, the HTTP API and the MCP tools "
+                                                                   "answer.")] = False,
            ) -> None:
     """Print the JSON Schema of the event-log format (header line, utterance lines)."""
+    if queries:
+        from grounded.queries.registry import QUERIES
+
+        _, doc = models_json_schema([(q.answer, "serialization") for q in QUERIES.values()],
+                                    title="grounded query answers")
+        print(json.dumps({"$schema": "https://json-schema.org/draft/2020-12/schema",
+                          "description": "The answer of each query (grounded.queries.registry), by query name.",
+                          "properties": {q.name: {"$ref": f"#/$defs/{q.answer.__name__}", "description": q.help}
+                                         for q in QUERIES.values()}, **doc}, indent=2))
+        return
     if cited:
         from grounded.core.cited import CitedContinuation
 

@@ -52,6 +52,7 @@ from grounded.dmap.model import Header
 from grounded.engine import Engine, Update
 from grounded.engine.replay import applied_lines
 from grounded.io.eventlog import LogStatus
+from grounded.queries.registry import QUERIES
 from grounded.queries.verify import grounded_arguments
 from grounded.scenario import SCENARIO_SUFFIXES, Scenario
 from grounded.solvers import facts as F
@@ -369,6 +370,20 @@ def _compare_transitions(report: CheckReport, keyed: list[tuple[int, int, str]],
 
 # -- the last turn ----------------------------------------------------------------
 
+def _compare_registered(report: CheckReport, engine: Engine, answer: HistoryAnswer | None) -> None:
+    """Every registered query the rules answer as a set of arguments (``Query.ids``): the registry's Python
+    walk, the rules' ``query(Name)`` (asked as ``ask(Name, State)``) and ASP's ``#show`` predicate."""
+    for q in QUERIES.values():
+        if q.ids is None or q.prolog is None:
+            continue
+        python = sorted(q.ids(q.ask(engine)))
+        _add(report, describe(f"{q.name} arguments", "Python", python, "Prolog", engine.rules.ask(q.prolog)))
+        if answer is not None and q.asp is not None:
+            shown = sorted(answer.arg_id[s.arguments[1].number] for s in answer.facts
+                           if s.name == q.asp and len(s.arguments) == 2)
+            _add(report, describe(f"{q.name} arguments", "Python", python, "ASP", shown))
+
+
 def _compare_final(report: CheckReport, engine: Engine, answer: HistoryAnswer | None) -> None:
     dm = engine.state
     rules = engine.rules
@@ -376,10 +391,8 @@ def _compare_final(report: CheckReport, engine: Engine, answer: HistoryAnswer | 
     _add(report, describe("standings at the last turn", "Python", python_standings, "Prolog", rules.standings()))
     answers = rules.queries()
     prolog_grounded, prolog_affected = answers.grounded, answers.affected
-    python_reinstatable = engine.reinstatable()
     python_notes = {claim: str(dm.note(claim)) for claim in dm.claimants}
-    _add(report, describe("reinstatable arguments", "Python", python_reinstatable, "Prolog",
-                          sorted(rules.reinstatable())))
+    _compare_registered(report, engine, answer)
     _add(report, describe("standing notes", "Python", python_notes, "Prolog",
                           {claim: str(note) for claim, note in rules.notes().items()}))
     python_grounded = grounded_arguments(dm)
@@ -394,8 +407,6 @@ def _compare_final(report: CheckReport, engine: Engine, answer: HistoryAnswer | 
             asp_affected[h.lit][ids[h.a]] = h.hop
         for h in facts.query(F.NowAffectedOne).all():
             asp_one[h.lit].add(ids[h.a])
-        reinstatable = sorted(ids[r.a] for r in facts.query(F.NowReinstatable).all())
-        _add(report, describe("reinstatable arguments", "Python", python_reinstatable, "ASP", reinstatable))
         asp_notes = {n.lit: f"{n.standing} at T{n.turn}" + (f" by {n.cause}" if n.cause else "")
                      for n in facts.query(F.NowNote).all()}
         _add(report, describe("standing notes", "Python", python_notes, "ASP", asp_notes))

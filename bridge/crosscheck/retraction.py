@@ -44,7 +44,7 @@ from grounded.dmap.state import DependencyMap
 from grounded.dung import Framework, credulous
 from grounded.dung import extensions as dung_extensions
 from grounded.engine import Engine
-from grounded.queries.affected import affected
+from grounded.engine.view import StateView
 from grounded.solvers.asp import encoding, new_control
 
 EVERY_TURN_LIMIT = 20_000
@@ -476,8 +476,9 @@ def _compare(report: RetractionReport, dm: DependencyMap, pool: dict[int, list[s
         if pool is not None and set(pool[t]) != asp_literals[t]:
             report.mismatches.append(f"literals of the state at turn {t}: Python {pool[t]} but "
                                      f"asp/retraction.lp {sorted(asp_literals[t])}")
+    view = StateView(dm)
     for r in report.results:
-        python_x = frozenset(affected(dm, r.literal, r.closure, r.turn).arguments)
+        python_x = frozenset(view.affected(r.literal, r.closure, r.turn).arguments)
         if python_x != r.removed:
             report.mismatches.append(f"{r.name} at turn {r.turn}: Python {sorted(python_x)} but "
                                      f"asp/retraction.lp {sorted(r.removed)}")

@@ -51,6 +51,7 @@ from grounded.io.eventlog import (
 )
 from grounded.io.snapshot import SnapshotKey, read_snapshot, write_snapshot
 from grounded.queries import affected as _affected
+from grounded.queries import registry as _registry
 from grounded.queries import verify as _verify
 from grounded.solvers.flat import Accepted, Rejected
 from grounded.solvers.prolog import RULES_DIR_VARIABLE, PrologRules, state_facts
@@ -543,33 +544,22 @@ class Engine(Displayable):
             _check_literal(literal)
 
     def reinstatable(self, at: int | None = None) -> list[int]:
-        """Arguments out of standing whose every attacker has left S_t (reported, never reinstated)."""
-        t = check_turn(at)
-        dm = self.state
-        result = []
-        for r in dm.args:
-            standing = r.standing_at(t)
-            if standing is None or standing in GOOD_STANDING:
-                continue
-            attackers = dm.attackers_at(r.id, t)
-            if attackers and not any(dm.in_standing(a, t) for a in attackers):
-                result.append(r.id)
-        return result
+        """Arguments out of standing whose every attacker has left S_t (reported, never reinstated).
+
+        The walk is the registry's (``queries/registry.py``); ``grounded check`` holds it equal to the
+        rules' ``reinstatable/1`` (prolog/queries.pl) and to ASP's ``now_reinstatable``."""
+        return _registry.reinstatable(self.state, check_turn(at))
 
     def open_problems(self, at: int | None = None) -> list[str]:
         return self.state.open_problems_at(check_turn(at))
 
     def commitments(self, at: int | None = None) -> dict[str, list[str]]:
         """Cm: each agent's public commitments, as the claims of the committed arguments."""
-        args = self.state.args
-        return {agent: list(dict.fromkeys(args[i - 1].claim for i in ids))
-                for agent, ids in self.state.commitments_at(check_turn(at)).items()}
+        return _registry.commitments(self.state, check_turn(at))
 
     def dissent(self, at: int | None = None) -> dict[str, list[str]]:
         """Decision claim -> agents recorded as dissenting from it."""
-        t = check_turn(at)
-        return {self.state.arg(i).claim: list(agents) for i, agents in self.state.dissent.items()
-                if self.state.visible(i, t)}
+        return _registry.dissent(self.state, check_turn(at))
 
     def argument(self, arg_id: int, at: int | None = None) -> Argument:
         t = check_turn(at)
@@ -578,22 +568,20 @@ class Engine(Displayable):
         return self.state.argument(arg_id, t)
 
     def arguments(self, claim: str | None = None, at: int | None = None) -> list[Argument]:
-        t = check_turn(at)
-        ids = (self.state.claimants_at(claim, t) if claim is not None
-               else [r.id for r in self.state.args if self.state.visible(r.id, t)])
-        return [self.state.argument(i, t) for i in ids]
+        return _registry.arguments(self.state, claim, check_turn(at))
 
     def standing(self, claim: str, at: int | None = None) -> str | None:
         """Standing of the newest argument for ``claim`` (None if nothing claims it)."""
-        t = check_turn(at)
-        ids = self.state.claimants_at(claim, t)
-        return self.state.arg(ids[-1]).standing_at(t) if ids else None
+        return _registry.standing(self.state, claim, check_turn(at))
 
     def dep(self, claim: str, at: int | None = None) -> list[str]:
         """Dep of the newest argument for ``claim``."""
-        t = check_turn(at)
-        ids = self.state.claimants_at(claim, t)
-        return list(self.state.arg(ids[-1]).deps_at(t)) if ids else []
+        return _registry.dep(self.state, claim, check_turn(at))
+
+    def ask(self, query: str, at: int | None = None, **params: Any) -> dict[str, Any]:
+        """Any registered query by name, answered in its one JSON shape (``queries/registry.py``):
+        what the CLI, the HTTP API, the MCP tools and the presenters send."""
+        return _registry.get(query).ask(self, at, **params)
 
     # -- the world model M (only with a ``world`` declared in the header) --------------
 

@@ -45,12 +45,10 @@ from grounded.present.picture import (
 from grounded.present.picture import facts as picture_facts
 from grounded.present.render import describe_op
 from grounded.present.summary import (
-    affected_json,
     argument_rows,
     model_summary,
     state_summary,
     update_summary,
-    verify_json,
 )
 from grounded.present.tryform import operation_forms
 from grounded.present.worldgraph import to_dot, world_graph
@@ -173,11 +171,11 @@ def page_data(conv: Conversation, view: Path | None = None, labels: str = "short
         rows = argument_rows(engine, at) if f.status != "start" else []
         literals = dict.fromkeys(lit for r in rows for lit in [r["claim"], *r["deps"], *r["explains"]])
         for claim in dict.fromkeys(r["claim"] for r in rows):
-            answer = verify_json(engine.verify(claim, at=at))
-            if _keep(verify, claim, i, answer) and answer["status"] != "no_anchor":
-                subpictures.append((answer, dep_star(engine, claim, at, view)))
+            kept = _keep(verify, claim, i, engine.ask("verify", at, claim=claim))
+            if kept is not None and kept["status"] != "no_anchor":
+                subpictures.append((kept, dep_star(engine, claim, at, view)))
         for lit in literals:
-            _keep(affected, lit, i, affected_json(engine.affected(lit, at=at)))
+            _keep(affected, lit, i, engine.ask("affected", at, claim=lit))
         # losing grounding is a change of this turn, even when no standing changed
         changed = sorted(set(f.changed) | (lost_grounding(dm, at) if f.status != "start" else set()))
         entry: dict[str, Any] = {**f.__dict__, "changed": changed, "svg": svg, "present_svg": present_svg, "rows": rows,
@@ -222,13 +220,15 @@ def _draw_worlds(engine: Engine, frames: list[Frame], out: list[dict[str, Any]])
     return graphs
 
 
-def _keep(store: dict[str, list[list[Any]]], key: str, frame: int, answer: dict[str, Any]) -> bool:
-    """Store ``answer`` from this frame on, unless it is the one already in force; say whether it was."""
+def _keep(store: dict[str, list[list[Any]]], key: str, frame: int, answer: dict[str, Any]) -> dict[str, Any] | None:
+    """Store ``answer`` (the registry's shape, less ``at``: the frame says the turn) from this frame on, unless it
+    is the one already in force; the answer stored, or None."""
+    answer = {k: v for k, v in answer.items() if k != "at"}
     history = store.setdefault(key, [])
     if not history or history[-1][1] != answer:
         history.append([frame, answer])
-        return True
-    return False
+        return answer
+    return None
 
 
 # -- the page --------------------------------------------------------------------------------------------

@@ -19,13 +19,12 @@ from grounded.engine import Engine, Update, WhatIf
 from grounded.epistemic.model import PlausibilityModel
 from grounded.present.picture import Picture, picture
 from grounded.present.summary import (
-    affected_json,
     argument_rows,
     model_summary,
     state_summary,
     update_summary,
-    verify_json,
 )
+from grounded.queries import registry
 from grounded.queries.affected import Affected
 from grounded.queries.verify import Verification
 
@@ -169,7 +168,7 @@ def whatif_markdown(w: WhatIf) -> str:
 
 
 def verification_html(v: Verification) -> str:
-    data = verify_json(v)
+    data = registry.verify_json(v)
     if v.grounded:
         body = (f"<b>{escape(v.claim)}</b>: <b class=\"yes\">grounded</b> {_when(v.at)}; Dep*: "
                 + ", ".join(escape(c) for c in v.chain))  # a set of premises, not a line: engine.show(focus=...)
@@ -189,13 +188,13 @@ def verification_markdown(v: Verification) -> str:
 
 
 def affected_html(a: Affected) -> str:
-    data = affected_json(a)
+    data = registry.affected_json(a, bool(a.arguments))
     name = f"Affected{'*' if a.closure else ''}({escape(a.literal)})"
     if not data["claims"]:
         return _wrap(f"<p><b>{name}</b> {_when(a.at)}: nothing rests on it</p>")
     rows = "".join(f"<tr><td>{escape(c)}</td><td>{h}</td><td class=\"{'no' if c in data['lose_support'] else ''}\">"
                    f"{'yes' if c in data['lose_support'] else 'no'}</td></tr>"
-                   for c, h in zip(data["claims"], data["hops"], strict=True))
+                   for c, h in data["hops"].items())
     return _wrap(f"<p><b>{name}</b> {_when(a.at)}</p><table><tr><th>claim</th><th>hop</th>"
                  f"<th>loses support</th></tr>{rows}</table>")
 

@@ -6,6 +6,8 @@ changes it.
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -13,7 +15,7 @@ from rich.text import Text
 from grounded.dmap.operations import Operation
 from grounded.engine import Engine, Update
 from grounded.present import context
-from grounded.queries.affected import Affected
+from grounded.queries.registry import Query, summary, verify_json
 from grounded.queries.verify import Verification, grounded_arguments
 
 STANDING_STYLE = {"active": "green", "resolved": "bold green", "weakened": "yellow", "abandoned": "red"}
@@ -104,17 +106,14 @@ def state_json(engine: Engine, at: int | None = None) -> dict:
     args = [{"id": r.id, "claim": r.claim, "kind": r.kind, "speaker": r.speaker, "turn": r.turn,
              "standing": standing, "grounded": r.id in grounded, "deps": list(r.deps_at(at))}
             for r in engine.state.args if (standing := r.standing_at(at)) is not None]
-    return {"at": engine.turn if at is None else at, "arguments": args,
-            "open_problems": list(engine.open_problems(at)),
-            "commitments": {agent: list(claims) for agent, claims in engine.commitments(at).items()},
-            "dissent": {d: list(agents) for d, agents in engine.dissent(at).items()},
-            "reinstatable": list(dict.fromkeys(engine.state.arg(i).claim for i in engine.reinstatable(at)))}
+    return {"at": engine.turn if at is None else at, "arguments": args, **summary(engine, at)}
 
 
 def render_state(console: Console, engine: Engine, at: int | None = None, full: bool = False) -> None:
     """The state table and open problems; with ``full``, commitments, dissent and reinstatable too."""
     console.print(state_table(engine, at))
-    lines = [("open problems", ", ".join(engine.open_problems(at)) or "none")]
+    found = summary(engine, at)
+    lines = [("open problems", ", ".join(found["open_problems"]) or "none")]
     if engine.world is not None:
         model = engine.model_at(at)
         actual = model.alive_actual()
@@ -123,21 +122,25 @@ def render_state(console: Console, engine: Engine, at: int | None = None, full: 
                          if actual is not None else "")))
     if full:
         lines.append(("commitments", "; ".join(f"{agent}: {', '.join(claims)}"
-                                               for agent, claims in engine.commitments(at).items()) or "none"))
+                                               for agent, claims in found["commitments"].items()) or "none"))
         lines.append(("dissent", "; ".join(f"{d}: {', '.join(agents)}"
-                                           for d, agents in engine.dissent(at).items()) or "none"))
-        claims = dict.fromkeys(engine.state.arg(i).claim for i in engine.reinstatable(at))
-        lines.append(("reinstatable", ", ".join(claims) or "none"))
+                                           for d, agents in found["dissent"].items()) or "none"))
+        lines.append(("reinstatable", ", ".join(found["reinstatable"]) or "none"))
     for label, value in lines:
         console.print(Text(f"  {label}: ", style="bold") + Text(value))
 
 
 def verification_line(v: Verification) -> Text:
-    if v.grounded:
-        return Text(f"{v.claim}: ", style="bold") + Text("GROUNDED", style="bold green") + \
-            Text(f"  Dep*: {', '.join(v.chain)}")
-    label = "NO ANCHOR (abstain)" if v.status == "no_anchor" else "UNGROUNDED"
-    return Text(f"{v.claim}: ", style="bold") + Text(label, style="bold red") + Text(f"  {v.reason}")
+    return verify_line(verify_json(v))
+
+
+def verify_line(answer: dict[str, Any]) -> Text:
+    """A Verify answer (the registry's shape) in one line."""
+    claim = Text(f"{answer['claim']}: ", style="bold")
+    if answer["grounded"]:
+        return claim + Text("GROUNDED", style="bold green") + Text(f"  Dep*: {', '.join(answer['chain'])}")
+    label = "NO ANCHOR (abstain)" if answer["status"] == "no_anchor" else "UNGROUNDED"
+    return claim + Text(label, style="bold red") + Text(f"  {answer['reason']}")
 
 
 def flag_continuation(engine: Engine, v: Verification) -> str:
@@ -145,11 +148,37 @@ def flag_continuation(engine: Engine, v: Verification) -> str:
     return context.flag(engine, v.claim, v.at, v) or ""
 
 
-def affected_line(a: Affected) -> Text:
-    name = f"Affected{'*' if a.closure else ''}({a.literal})"
-    hops = a.claim_hops
-    body = ", ".join(f"{c} (hop {hops[c]})" for c in a.claims) or "nothing"
+def affected_line(answer: dict[str, Any]) -> Text:
+    """An Affected answer (the registry's shape) in one line."""
+    name = f"Affected{'*' if answer['closure'] else ''}({answer['claim']})"
+    hops = answer["hops"]
+    body = ", ".join(f"{c} (hop {hops[c]})" for c in answer["claims"]) or "nothing"
     out = Text(f"{name}: ", style="bold") + Text(body)
-    if a.lose_support:
-        out += Text(f"   lose support: {', '.join(a.lose_support)}", style="yellow")
+    if answer["lose_support"]:
+        out += Text(f"   lose support: {', '.join(answer['lose_support'])}", style="yellow")
     return out
+
+
+def answer_line(q: Query, answer: dict[str, Any]) -> Text:
+    """Any registered query's answer in one line for the terminal (``grounded query``)."""
+    if q.name == "verify":
+        return verify_line(answer)
+    if q.name == "affected":
+        if answer["known"]:
+            return affected_line(answer)
+        when = "" if answer["at"] is None else f" at turn {answer['at']}"
+        return Text(f"{answer['claim']}: unknown to the state{when} (no argument claims it, none rests on it, "
+                    "no proposition declares it)")
+    parts = []
+    for key, value in answer.items():
+        if key == "at" or value is None:
+            continue
+        if isinstance(value, dict):
+            shown = "; ".join(f"{k}: {', '.join(map(str, v)) if isinstance(v, list) else v}"
+                              for k, v in value.items())
+        elif isinstance(value, list):
+            shown = ", ".join(str(x.get("claim", x)) if isinstance(x, dict) else str(x) for x in value)
+        else:
+            shown = str(value)
+        parts.append(Text(f"{key}: ", style="bold") + Text(shown or "none"))
+    return Text("  ").join(parts)

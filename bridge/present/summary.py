@@ -28,8 +28,8 @@ from grounded.engine import Engine, Update
 from grounded.engine.whatif import WhatIf
 from grounded.epistemic.model import PlausibilityModel
 from grounded.present import render
-from grounded.queries.affected import Affected
-from grounded.queries.verify import Verification, grounded_arguments
+from grounded.queries import registry
+from grounded.queries.verify import grounded_arguments
 
 WORLD_LIMIT = 64
 """At most this many worlds are listed one by one; the rest are counted (and said to be left out)."""
@@ -53,14 +53,8 @@ def argument_rows(engine: Engine, at: int | None = None) -> list[dict[str, Any]]
 
 
 def state_summary(engine: Engine, at: int | None = None) -> dict[str, Any]:
-    """Open problems, commitments, dissent and what is reinstatable, as of turn ``at``."""
-    dm = engine.state
-    return {
-        "open_problems": engine.open_problems(at),
-        "commitments": engine.commitments(at),
-        "dissent": engine.dissent(at),
-        "reinstatable": list(dict.fromkeys(dm.arg(i).claim for i in engine.reinstatable(at))),
-    }
+    """Open problems, commitments, dissent and what is reinstatable, as of turn ``at`` (the registry's answers)."""
+    return registry.summary(engine, at)
 
 
 def update_summary(engine: Engine, update: Update) -> dict[str, Any]:
@@ -100,18 +94,6 @@ def touched_arguments(update: Update) -> set[int]:
         elif isinstance(e, AddAttack):
             out.update((e.attacker, e.target))
     return out
-
-
-def verify_json(v: Verification) -> dict[str, Any]:
-    return {"claim": v.claim, "status": v.status, "grounded": v.grounded, "chain": list(v.chain),
-            "arguments": list(v.arguments), "reason": v.reason, "failing": v.failing}
-
-
-def affected_json(a: Affected) -> dict[str, Any]:
-    hops = a.claim_hops
-    return {"literal": a.literal, "closure": a.closure, "claims": a.claims,
-            "hops": [hops[c] for c in a.claims], "arguments": list(a.arguments),
-            "lose_support": a.lose_support}
 
 
 def world_name(model: PlausibilityModel, w: int) -> str:

@@ -13,6 +13,7 @@ published as docs/openapi.json) is the contract.
 from __future__ import annotations
 
 import gc
+import inspect
 import json
 import os
 from collections.abc import Callable
@@ -29,11 +30,14 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from grounded.core.bounds import MAX_THRESHOLD, MAX_TURN, MIN_THRESHOLD
 from grounded.core.errors import GroundedError, InputError, PreconditionError
 from grounded.io.format import describe_errors, encode_line
+from grounded.queries import registry
+from grounded.queries.registry import VerifyAnswer
 from grounded.service import schemas as s
 from grounded.service.conversations import Conversations, ExtensionFile, input_error_json, rejection_json
 from grounded.service.errors import ServiceError
 from grounded.service.host import EngineHost
 from grounded.service.middleware import RequestGuard, configure_request_log
+from grounded.service.queries import HAND_WRITTEN, KW, route_parameters, served, with_signature
 from grounded.service.reading import Reading, TextReaders
 from grounded.service.settings import Settings
 from grounded.service.store import open_store
@@ -149,54 +153,45 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             write=cid), 201)
 
     @app.get("/v1/conversations/{cid}/verify", response_class=JSONResponse, tags=["queries"],
-             responses={200: {"model": s.VerificationOut}, **verify_refusals})
+             responses={200: {"model": VerifyAnswer | s.TextVerificationOut}, **verify_refusals})
     async def verify(request: Request, cid: str, key: Key, at: At = None,
                      claim: Annotated[str | None, Query(description="The literal the continuation asserts.")] = None,
                      text: Annotated[str | None, Query(description="Or the continuation's text.")] = None,
                      threshold: Similarity = None) -> Any:
-        """Verify(c) by claim, or by text (anchored by similarity; abstains below the threshold)."""
-        return _json(await answer_verify(request, key, cid, claim, text, at, threshold), drop_none=True)
+        """Verify(c) by claim (the registry's `verify`), or by text (anchored by similarity; abstains below the
+        threshold)."""
+        return await answer_verify(request, key, cid, claim, text, at, threshold)
 
     @app.post("/v1/conversations/{cid}/verify", response_class=JSONResponse, tags=["queries"],
-              responses={200: {"model": s.VerificationOut | s.CitedVerificationOut}, **verify_refusals})
+              responses={200: {"model": VerifyAnswer | s.TextVerificationOut | s.CitedVerificationOut},
+                         **verify_refusals})
     async def verify_post(request: Request, cid: str, body: s.VerifyRequest, key: Key) -> Any:
         """Verify(c), the claim or text in the body (for long texts), or a continuation citing its claims."""
         if body.cited is None:
-            answer = await answer_verify(request, key, cid, body.claim, body.text, body.at, body.threshold)
-        else:
-            reading = await ask(request, key, _verify_cited(cid, body, readers.check), reads=cid)
-            answer = await readers.verify_cited(reading, body.cited, body.at, body.threshold)
-        return _json(answer, drop_none=True)
+            return await answer_verify(request, key, cid, body.claim, body.text, body.at, body.threshold)
+        reading = await ask(request, key, _verify_cited(cid, body, readers.check), reads=cid)
+        return _json(await readers.verify_cited(reading, body.cited, body.at, body.threshold), drop_none=True)
 
     async def answer_verify(request: Request, key: HTTPAuthorizationCredentials | None, cid: str,
                             claim: str | None, text: str | None, at: int | None, threshold: float | None) -> Any:
-        """By claim: a walk, on the loop.  By text: the state taken on the loop, read by ``readers``."""
+        """By claim: a walk, on the loop, answered in the registry's shape.  By text: the state taken on the
+        loop, read by ``readers`` (the text verdict, its fields that do not apply left out)."""
         answer = await ask(request, key, _verify(cid, claim, text, at, readers.check), reads=cid)
         if isinstance(answer, Reading):
             assert text is not None
-            return await readers.verify(answer, text, at, threshold)
-        return answer
+            return _json(await readers.verify(answer, text, at, threshold), drop_none=True)
+        return _json(answer)
 
-    @app.get("/v1/conversations/{cid}/affected", response_class=JSONResponse, tags=["queries"],
-             responses={200: {"model": s.AffectedOut}})
-    async def affected(request: Request, cid: str, claim: str, key: Key, at: At = None,
-                       closure: Annotated[bool, Query(description="Affected* (true) or one-step Affected.")] = True
-                       ) -> Any:
-        """Affected*(p): every argument resting, transitively, on p; ``closure=false`` for one step."""
-        return _json(await ask(request, key, lambda c, t: c.affected(t, cid, claim, closure, at), reads=cid))
+    for q in served():
+        if q.name not in HAND_WRITTEN:
+            app.add_api_route(f"/v1/conversations/{{cid}}/{q.path}", _query_route(q, ask), methods=["GET"],
+                              response_class=JSONResponse, tags=["queries"], name=q.name,
+                              responses={200: {"model": q.answer}}, description=q.help)
 
     @app.get("/v1/conversations/{cid}/state", response_model=s.StateOut, tags=["queries"])
     async def state(request: Request, cid: str, key: Key, at: At = None) -> Any:
         """Every argument (standing, Dep, provenance), open problems, commitments, dissent, reinstatable."""
         return await ask(request, key, lambda c, t: c.state(t, cid, at), reads=cid)
-
-    @app.get("/v1/conversations/{cid}/open-problems", response_model=s.OpenProblemsOut, tags=["queries"])
-    async def open_problems(request: Request, cid: str, key: Key, at: At = None) -> Any:
-        return await ask(request, key, lambda c, t: c.open_problems(t, cid, at), reads=cid)
-
-    @app.get("/v1/conversations/{cid}/commitments", response_model=s.CommitmentsOut, tags=["queries"])
-    async def commitments(request: Request, cid: str, key: Key, at: At = None) -> Any:
-        return await ask(request, key, lambda c, t: c.commitments(t, cid, at), reads=cid)
 
     @app.get("/v1/conversations/{cid}/export", tags=["conversations"],
              responses={200: {"content": {"application/x-ndjson": {}},
@@ -215,6 +210,17 @@ def _json(body: dict[str, Any], status: int = 200, drop_none: bool = False) -> J
     ``drop_none``: leave out the fields that do not apply (a Verify answer's ``at``, ``reason``, ``anchor``...).
     """
     return JSONResponse({k: v for k, v in body.items() if v is not None} if drop_none else body, status)
+
+
+def _query_route(q: registry.Query, ask: Callable[..., Any]) -> Callable[..., Any]:
+    """The GET route of a registered query: its parameters from the entry (``service/queries.py``)."""
+    async def route(request: Request, cid: str, key: HTTPAuthorizationCredentials | None, at: int | None = None,
+                    **params: Any) -> Any:
+        return _json(await ask(request, key, lambda c, t: c.query(t, cid, q.name, at, **params), reads=cid))
+
+    head = [inspect.Parameter("request", KW, annotation=Request), inspect.Parameter("cid", KW, annotation=str),
+            inspect.Parameter("key", KW, annotation=Key)]
+    return with_signature(route, head + route_parameters(q), q.name, q.help)
 
 
 def _verify(cid: str, claim: str | None, text: str | None, at: int | None,

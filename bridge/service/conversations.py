@@ -232,9 +232,12 @@ class Conversations:
 
     # -- queries ------------------------------------------------------------------------
 
+    def query(self, tenant: str, cid: str, name: str, at: int | None = None, **params: Any) -> dict[str, Any]:
+        """A registered query (``queries/registry.py``) in its one JSON shape, as every front end answers it."""
+        return self._entry(tenant, cid).engine.ask(name, at, **params)
+
     def verify(self, tenant: str, cid: str, claim: str, at: int | None = None) -> dict[str, Any]:
-        v = self._entry(tenant, cid).engine.verify(claim, at=at)
-        return {**v.to_json(), "arguments": list(v.arguments), "failing": v.failing}
+        return self.query(tenant, cid, "verify", at, claim=claim)
 
     def reading(self, tenant: str, cid: str) -> tuple[tuple[str, str, int], DependencyMap]:
         """What verifying a text against ``cid`` reads, taken here (the engines' thread): the state, caught up
@@ -244,21 +247,11 @@ class Conversations:
 
     def affected(self, tenant: str, cid: str, claim: str, closure: bool = True,
                  at: int | None = None) -> dict[str, Any]:
-        engine = self._entry(tenant, cid).engine
-        a = engine.affected(claim, closure=closure, at=at)
-        known = claim in engine.state.claimants or claim in engine.state.rev
-        return {**a.to_json(), "arguments": list(a.arguments), "losing_arguments": a.losing_arguments,
-                "known": known}
+        return self.query(tenant, cid, "affected", at, claim=claim, closure=closure)
 
     def state(self, tenant: str, cid: str, at: int | None = None) -> dict[str, Any]:
         entry = self._entry(tenant, cid)
         return {"id": cid, "length": entry.length, **state_json(entry.engine, at)}
-
-    def open_problems(self, tenant: str, cid: str, at: int | None = None) -> dict[str, Any]:
-        return {"id": cid, "at": at, "open_problems": self._entry(tenant, cid).engine.open_problems(at)}
-
-    def commitments(self, tenant: str, cid: str, at: int | None = None) -> dict[str, Any]:
-        return {"id": cid, "at": at, "commitments": self._entry(tenant, cid).engine.commitments(at)}
 
     def snapshot(self, tenant: str, cid: str) -> dict[str, Any]:
         """The engine's whole state as plain data (for cross-checks between processes)."""

@@ -11,17 +11,20 @@ text is the same JSON the HTTP API answers with (the rules' codes and messages).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Annotated, Any
 
-from pydantic import StrictBool, ValidationError
+from pydantic import ValidationError
 
 from grounded.core.bounds import JsonInt, Threshold, Turn
 from grounded.core.cited import CitedContinuation
 from grounded.core.errors import InputError, PreconditionError
 from grounded.io.format import describe_errors
+from grounded.queries.registry import Query
 from grounded.service.conversations import Conversations, ExtensionFile, input_error_json, rejection_json
 from grounded.service.errors import ServiceError
 from grounded.service.host import EngineHost
+from grounded.service.queries import served, tool_parameters, with_signature
 from grounded.service.reading import Reading, TextReaders
 from grounded.service.settings import Settings
 from grounded.service.store import open_store
@@ -73,11 +76,8 @@ def build_server(db: str | None, key: str, extensions: list[str] | None = None,
     async def ask(fn: Any, write: str | None = None) -> Any:
         return await answered(host.call(lambda c: fn(c, tenant), write is not None, (tenant, write or "")))
 
-    @server.tool()
-    async def verify(conversation: str, claim: str, at: Turn | None = None) -> dict[str, Any]:
-        """Verify(c): is `claim` (a literal such as h2 or -a3) carried by an argument in good standing whose
-        dependencies are, transitively, in good standing? Answers grounded, chain and reason."""
-        return dict(await ask(lambda c, t: c.verify(t, conversation, claim, at)))
+    for q in served():  # verify, affected, reinstatable, ...: one tool per registered query
+        server.add_tool(_query_tool(q, ask), name=q.name, description=q.help)
 
     @server.tool()
     async def verify_text(conversation: str, text: str, at: Turn | None = None,
@@ -111,13 +111,6 @@ def build_server(db: str | None, key: str, extensions: list[str] | None = None,
         return dict(await answered(readers.verify_cited(reading, cited, at, None)))
 
     @server.tool()
-    async def affected(conversation: str, claim: str, closure: StrictBool = True,
-                       at: Turn | None = None) -> dict[str, Any]:
-        """Affected*(claim): every argument resting on it, transitively (closure=false: one step), and which of
-        them lose support."""
-        return dict(await ask(lambda c, t: c.affected(t, conversation, claim, closure, at)))
-
-    @server.tool()
     async def state(conversation: str, at: Turn | None = None) -> dict[str, Any]:
         """Every argument with its standing and Dep, open problems, commitments, dissent, reinstatable."""
         return dict(await ask(lambda c, t: c.state(t, conversation, at)))
@@ -148,6 +141,14 @@ def build_server(db: str | None, key: str, extensions: list[str] | None = None,
         return dict(await ask(lambda c, t: c.create(t, header, id), write=id or ""))
 
     return server, host, readers
+
+
+def _query_tool(q: Query, ask: Callable[..., Any]) -> Callable[..., Any]:
+    """The tool of a registered query: its arguments from the entry (``service/queries.py``)."""
+    async def tool(conversation: str, at: int | None = None, **params: Any) -> dict[str, Any]:
+        return dict(await ask(lambda c, t: c.query(t, conversation, q.name, at, **params)))
+
+    return with_signature(tool, tool_parameters(q), q.name, q.help, dict[str, Any])
 
 
 def serve_stdio(db: str | None, key: str, extensions: list[str] | None = None) -> None:

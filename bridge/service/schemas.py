@@ -66,7 +66,7 @@ class VerifyRequest(Body):
                                                            "(default 0.25).")
 
 
-# -- answers ----------------------------------------------------------------------------
+# -- answers (a query's answer is its registry model: grounded.queries.registry) ------------------------
 
 
 class ConversationSummary(BaseModel):
@@ -111,18 +111,20 @@ class Appended(BaseModel):
                                                              "(text through an interpreter).")
 
 
-class VerificationOut(BaseModel):
-    claim: str | None
-    grounded: bool
-    status: Literal["grounded", "ungrounded", "no_anchor"]
-    chain: list[str]
-    reason: str | None
-    at: int | None
-    arguments: list[int] | None = None
-    failing: str | None = None
-    anchor: str | None = Field(None, description="For text: the claim the text anchored to (null: abstain).")
-    score: float | None = None
+class TextVerificationOut(BaseModel):
+    """The verdict on a continuation given as text (``text`` in the request); fields that do not apply are left
+    out.  Verify by claim answers the query registry's ``VerifyAnswer``."""
+
+    text: str | None = None
+    verdict: Literal["accept", "reject", "abstain"]
+    reason: str
+    method: str
+    at: int | None = None
+    asserted: list[dict[str, Any]] = Field(description="Each literal the text asserts, verified.")
+    denied: list[dict[str, Any]] = Field(description="Each literal the text denies, verified.")
     threshold: float | None = None
+    best: dict[str, Any] | None = Field(None, description="The most similar claim even when nothing anchored.")
+    error: str | None = None
 
 
 class CitedVerificationOut(BaseModel):
@@ -143,18 +145,6 @@ class CitedVerificationOut(BaseModel):
     notes: list[str]
 
 
-class AffectedOut(BaseModel):
-    claim: str
-    closure: bool
-    at: int | None
-    claims: list[str]
-    lose_support: list[str]
-    hops: dict[str, int]
-    arguments: list[int]
-    losing_arguments: list[int]
-    known: bool = Field(description="False when no argument claims or rests on the literal.")
-
-
 class StateOut(BaseModel):
     id: str
     turn: int | None
@@ -164,18 +154,6 @@ class StateOut(BaseModel):
     commitments: dict[str, list[str]]
     dissent: dict[str, list[str]]
     reinstatable: list[str]
-
-
-class OpenProblemsOut(BaseModel):
-    id: str
-    at: int | None
-    open_problems: list[str]
-
-
-class CommitmentsOut(BaseModel):
-    id: str
-    at: int | None
-    commitments: dict[str, list[str]]
 
 
 class ErrorOut(BaseModel):

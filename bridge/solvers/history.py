@@ -40,14 +40,20 @@ from grounded.core.turns import assign_turn
 from grounded.dmap.model import Header
 from grounded.dmap.operations import OperationRegistry, UtteranceBase
 from grounded.epistemic.verdicts import FLAGS, LITERAL_KINDS, Verdict, truth
+from grounded.queries import registry
 from grounded.solvers import facts as F
 from grounded.solvers.asp import encoding, new_control
 from grounded.solvers.oneshot import add_one_shot
 
 DRIVER = ("history.lp", "vocabulary.lp")
-VIEW_ANSWERS = frozenset({"taken_out", "flagged", "now_grounded", "now_affected_one", "now_hop", "now_note",
-                          "now_reinstatable"})
+VIEW_ANSWERS = frozenset({"taken_out", "flagged", "now_grounded", "now_affected_one", "now_hop", "now_note"})
+"""The view's answers kept besides those the query registry names (``Query.asp``: ``view_answers``)."""
 QUERIES = ("queries.lp",)
+
+
+def view_answers() -> frozenset[str]:
+    """The predicates of a view's answer: VIEW_ANSWERS and every registered query's ``#show`` predicate."""
+    return VIEW_ANSWERS | {q.asp for q in registry.QUERIES.values() if q.asp is not None}
 
 
 def builtin_ops() -> tuple[str, ...]:
@@ -549,7 +555,8 @@ class OneShotHistory(_History):
                 backend.add_rule([backend.add_atom(symbol)])
         ctl.ground([("base", [])], context=DecisionNames())
         ctl.assign_external(clingo.Function("now", [clingo.Number(x)]), True)
-        views = [v for v in self._model(ctl) if v.name in VIEW_ANSWERS]
+        shown = view_answers()
+        views = [v for v in self._model(ctl) if v.name in shown]
         self.timings["views"] = time.perf_counter() - start
         return read_answer(self.candidates, [*history, *views])
 

@@ -397,9 +397,14 @@ class RuleState:
         """Argument id -> standing, as the rules hold it now."""
         return {a: s for _, a, s in self._ask("standings", STANDINGS_SHAPE)}
 
+    def ask(self, query: str) -> list[int]:
+        """The arguments a registered query holds of, by the rules (``query(Name)`` in prolog/queries.pl), sorted."""
+        self._ready()
+        return list(self.rules.request(("ask", query, self.module), INTS_SHAPE))
+
     def reinstatable(self) -> list[int]:
         """Arguments out of standing whose every attacker has left S_t (prolog/queries.pl)."""
-        return list(self._ask("reinstatable", INTS_SHAPE))
+        return self.ask("reinstatable")
 
     def notes(self) -> dict[str, StandingNote]:
         """Claim -> how its newest argument reached its standing (claim_standing/4)."""

@@ -426,8 +426,8 @@
       } else {
         abox.dataset.claims = a.claims.join(",");
         head.append(el("span", { class: "status" }, a.claims.length + " claim(s)"));
-        abox.append(el("ol", {}, ...a.claims.map((c, k) => el("li", {}, claim(c),
-          " (hop " + a.hops[k] + ")" + (a.lose_support.includes(c) ? ": loses support" : "")))));
+        abox.append(el("ol", {}, ...a.claims.map((c) => el("li", {}, claim(c),
+          " (hop " + a.hops[c] + ")" + (a.lose_support.includes(c) ? ": loses support" : "")))));
         for (const n of nodesOf(a.arguments)) n.classList.add("hit");
         const ids = Object.entries(data.args).filter(([, c]) => c === state.literal).map(([id]) => id);
         for (const n of nodesOf(ids)) n.classList.add("origin");

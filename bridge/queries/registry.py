@@ -1,0 +1,341 @@
+"""The query registry: one declaration per query, read by every front end.
+
+A query is asked of a conversation as of a turn (``at``, None for the latest)
+with a few parameters (a claim, ``closure``).  Its entry here says, once:
+
+* ``name`` and ``help``: the CLI's ``grounded query FILE NAME``, the HTTP route
+  ``/v1/conversations/{id}/<path>``, the MCP tool and the docs all use them;
+* ``params``: a pydantic model of the parameters (``at`` aside), which the CLI,
+  the routes and the tools validate with;
+* ``walk``: the Python walk that answers it over the engine's state;
+* ``shape``: the walk's answer as the one JSON object every front end sends,
+  described by ``answer`` (a pydantic model: the OpenAPI document and
+  ``grounded schema --queries`` publish it);
+* ``prolog``: how the rules answer it (a name declared ``query(Name)`` in
+  prolog/queries.pl, asked by ``RuleState.ask``), and ``asp``: the ``#show``
+  predicate of asp/queries.lp that answers it; ``grounded check`` holds the
+  three equal for every entry that names both and says (``ids``) which
+  arguments an answer holds (Verify and Affected* it compares in full).
+
+So a new query is one ``register(Query(...))`` here plus its rules; the
+front ends generate their command, route and tool from the entry.  The walks
+themselves stay in ``verify.py`` and ``affected.py`` (and, for the small ones,
+below); only this module and the engine call them (tests/test_layers.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
+
+from grounded.core.bounds import check_turn
+from grounded.core.errors import InputError
+from grounded.core.literals import atom_of
+from grounded.core.vocabulary import GOOD_STANDING
+from grounded.dmap.model import Argument
+from grounded.dmap.state import DependencyMap
+from grounded.queries.affected import Affected
+from grounded.queries.verify import Verification
+
+
+class Source(Protocol):
+    """What a walk reads: the engine (its state, and Verify/Affected* with their literal checks)."""
+
+    @property
+    def state(self) -> DependencyMap: ...
+
+    def verify(self, literal: str, at: int | None = None) -> Verification: ...
+
+    def affected(self, literal: str, closure: bool = True, at: int | None = None) -> Affected: ...
+
+
+# -- parameters -------------------------------------------------------------------------------------
+
+
+class Params(BaseModel):
+    """No parameters besides ``at``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ClaimParams(Params):
+    claim: str = Field(description="A literal, e.g. h2 or -a3.")
+
+
+class AffectedParams(ClaimParams):
+    closure: StrictBool = Field(True, description="Affected* (true) or one-step Affected (false).")
+
+
+class ArgumentsParams(Params):
+    claim: str | None = Field(None, description="Only the arguments for this literal (all of them when omitted).")
+
+
+# -- answers: one JSON shape per query ----------------------------------------------------------------
+
+
+class Answer(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    at: int | None = Field(description="The turn asked about (null: the latest).")
+
+
+class VerifyAnswer(Answer):
+    claim: str
+    grounded: bool
+    status: Literal["grounded", "ungrounded", "no_anchor"]
+    chain: list[str] = Field(description="Claims of the witness Dep*(a_c), the anchor's first.")
+    arguments: list[int] = Field(description="The witness's argument ids, the anchor first.")
+    reason: str | None = Field(description="Why not grounded (null when grounded).")
+    failing: str | None = Field(description="The first literal the walk could not ground.")
+
+
+class AffectedAnswer(Answer):
+    claim: str
+    closure: bool
+    claims: list[str] = Field(description="Claims of the arguments reached, in the order reached.")
+    lose_support: list[str] = Field(description="Those of them in S_t (they lose grounding).")
+    hops: dict[str, int] = Field(description="Claim -> the hop it was first reached at (1: one-step Affected).")
+    arguments: list[int]
+    losing_arguments: list[int]
+    known: bool = Field(description="False when no argument claims or rests on the literal and no proposition "
+                                    "declares it (as of the turn).")
+
+
+class ReinstatableAnswer(Answer):
+    arguments: list[int] = Field(description="Arguments out of standing whose every attacker has left S_t.")
+    reinstatable: list[str] = Field(description="Their claims, each once.")
+
+
+class OpenProblemsAnswer(Answer):
+    open_problems: list[str]
+
+
+class CommitmentsAnswer(Answer):
+    commitments: dict[str, list[str]] = Field(description="Agent -> the claims it is committed to.")
+
+
+class DissentAnswer(Answer):
+    dissent: dict[str, list[str]] = Field(description="Decision claim -> the agents dissenting from it.")
+
+
+class StandingAnswer(Answer):
+    claim: str
+    standing: str | None = Field(description="Standing of the newest argument for the claim (null: none).")
+
+
+class DepAnswer(Answer):
+    claim: str
+    dep: list[str] = Field(description="Dep of the newest argument for the claim.")
+
+
+class ArgumentsAnswer(Answer):
+    claim: str | None
+    arguments: list[Argument]
+
+
+# -- the small walks (Verify and Affected* are in verify.py and affected.py) --------------------------
+
+
+def reinstatable(dm: DependencyMap, t: int | None) -> list[int]:
+    """Arguments out of standing with an attacker, every attacker out of S_t (prolog/queries.pl, reinstatable/1)."""
+    result = []
+    for r in dm.args:
+        standing = r.standing_at(t)
+        if standing is None or standing in GOOD_STANDING:
+            continue
+        attackers = dm.attackers_at(r.id, t)
+        if attackers and not any(dm.in_standing(a, t) for a in attackers):
+            result.append(r.id)
+    return result
+
+
+def commitments(dm: DependencyMap, t: int | None) -> dict[str, list[str]]:
+    """Cm: each agent's public commitments, as the claims of the committed arguments."""
+    args = dm.args
+    return {agent: list(dict.fromkeys(args[i - 1].claim for i in ids)) for agent, ids in dm.commitments_at(t).items()}
+
+
+def dissent(dm: DependencyMap, t: int | None) -> dict[str, list[str]]:
+    """Decision claim -> agents recorded as dissenting from it."""
+    return {dm.arg(i).claim: list(agents) for i, agents in dm.dissent.items() if dm.visible(i, t)}
+
+
+def standing(dm: DependencyMap, claim: str, t: int | None) -> str | None:
+    ids = dm.claimants_at(claim, t)
+    return dm.arg(ids[-1]).standing_at(t) if ids else None
+
+
+def dep(dm: DependencyMap, claim: str, t: int | None) -> list[str]:
+    ids = dm.claimants_at(claim, t)
+    return list(dm.arg(ids[-1]).deps_at(t)) if ids else []
+
+
+def arguments(dm: DependencyMap, claim: str | None, t: int | None) -> list[Argument]:
+    ids = (dm.claimants_at(claim, t) if claim is not None else [r.id for r in dm.args if dm.visible(r.id, t)])
+    return [dm.argument(i, t) for i in ids]
+
+
+def is_known(dm: DependencyMap, literal: str, t: int | None) -> bool:
+    """Whether the state (as of ``t``) has heard of ``literal``: an argument claims it or its proposition
+    is declared (an empty Affected* of a known literal is an answer: nothing rests on it)."""
+    if dm.claimants_at(literal, t):
+        return True
+    return any(p.id == atom_of(literal) for p in dm.props_at(t))
+
+
+# -- the registry -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Query:
+    """One query: see the module's docstring.  ``ok`` is the CLI's exit code 0 (else 1)."""
+
+    name: str
+    help: str
+    params: type[Params]
+    answer: type[Answer]
+    walk: Callable[[Source, Any, int | None], Any]
+    shape: Callable[[Any, Source, Any, int | None], dict[str, Any]]
+    prolog: str | None = None
+    asp: str | None = None
+    ids: Callable[[dict[str, Any]], list[int]] | None = None
+    """For a query the rules answer as a set of arguments (``query(Name)`` in prolog/queries.pl, ``#show asp/2``
+    in asp/queries.lp): the argument ids of an answer, which ``grounded check`` compares."""
+    ok: Callable[[dict[str, Any]], bool] = lambda answer: True
+
+    @property
+    def path(self) -> str:
+        """The HTTP route's last segment."""
+        return self.name.replace("_", "-")
+
+    def read(self, params: dict[str, Any]) -> Params:
+        """The parameters, validated; an InputError names the query and the field."""
+        try:
+            return self.params.model_validate(params)
+        except ValidationError as exc:
+            where = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'parameters'}: {e['msg']}" for e in exc.errors())
+            raise InputError(f"query {self.name}: {where}") from None
+
+    def ask(self, source: Source, at: int | None = None, **params: Any) -> dict[str, Any]:
+        """The answer, as the JSON object ``answer`` describes (built without a second validation)."""
+        args = self.read(params)
+        t = check_turn(at)
+        return self.shape(self.walk(source, args, t), source, args, t)
+
+
+QUERIES: dict[str, Query] = {}
+"""Every query by name, in the order registered (the order of the CLI's, the API's and the tools' listings)."""
+
+
+def register(query: Query) -> Query:
+    """Add a query; a name taken is refused (one entry per query)."""
+    if query.name in QUERIES:
+        raise ValueError(f"query {query.name} is registered already")
+    QUERIES[query.name] = query
+    return query
+
+
+def unregister(name: str) -> None:
+    QUERIES.pop(name, None)
+
+
+def get(name: str) -> Query:
+    """The query by name; an InputError lists the names there are."""
+    try:
+        return QUERIES[name]
+    except KeyError:
+        raise InputError(f"no query {name!r} (one of {', '.join(QUERIES)})") from None
+
+
+SUMMARY = ("open_problems", "commitments", "dissent", "reinstatable")
+"""The queries a state's summary lists (``GET .../state``, ``grounded state``, the notebook and the book):
+each answer's field of the query's own name."""
+
+
+def summary(source: Source, at: int | None = None) -> dict[str, Any]:
+    """Open problems, commitments, dissent and the reinstatable claims, as of turn ``at``."""
+    return {name: QUERIES[name].ask(source, at)[name] for name in SUMMARY}
+
+
+def verify_json(v: Verification) -> dict[str, Any]:
+    """A Verify answer in its one shape (``VerifyAnswer``)."""
+    return {"claim": v.claim, "grounded": v.grounded, "status": v.status, "chain": list(v.chain),
+            "arguments": list(v.arguments), "reason": v.reason, "failing": v.failing, "at": v.at}
+
+
+def affected_json(a: Affected, known: bool) -> dict[str, Any]:
+    """An Affected answer in its one shape (``AffectedAnswer``)."""
+    return {"claim": a.literal, "closure": a.closure, "at": a.at, "claims": a.claims,
+            "lose_support": a.lose_support, "hops": a.claim_hops, "arguments": list(a.arguments),
+            "losing_arguments": a.losing_arguments, "known": known}
+
+
+def _affected_shape(a: Affected, source: Source, p: AffectedParams, t: int | None) -> dict[str, Any]:
+    return affected_json(a, bool(a.arguments) or is_known(source.state, p.claim, t))
+
+
+VERIFY = register(Query(
+    "verify", "Verify(c): is the claim carried by an argument in good standing, grounded all the way down?",
+    ClaimParams, VerifyAnswer,
+    walk=lambda s, p, t: s.verify(p.claim, at=t),
+    shape=lambda v, s, p, t: verify_json(v),
+    prolog="queries", asp="now_grounded", ok=lambda a: a["grounded"]))
+
+AFFECTED = register(Query(
+    "affected", "Affected*(p): every argument resting, transitively, on p (closure=false: one step).",
+    AffectedParams, AffectedAnswer,
+    walk=lambda s, p, t: s.affected(p.claim, closure=p.closure, at=t),
+    shape=_affected_shape,
+    prolog="queries", asp="now_hop", ok=lambda a: a["known"]))
+
+REINSTATABLE = register(Query(
+    "reinstatable", "Arguments out of standing whose every attacker has left S_t (reported, never reinstated).",
+    Params, ReinstatableAnswer,
+    walk=lambda s, p, t: reinstatable(s.state, t),
+    shape=lambda ids, s, p, t: {"at": t, "arguments": ids,
+                                "reinstatable": list(dict.fromkeys(s.state.arg(i).claim for i in ids))},
+    prolog="reinstatable", asp="now_reinstatable", ids=lambda a: a["arguments"]))
+
+OPEN_PROBLEMS = register(Query(
+    "open_problems", "The open problems: questions and observations nothing explains yet.",
+    Params, OpenProblemsAnswer,
+    walk=lambda s, p, t: s.state.open_problems_at(t),
+    shape=lambda found, s, p, t: {"at": t, "open_problems": list(found)}))
+
+COMMITMENTS = register(Query(
+    "commitments", "Cm: each agent's public commitments, as claims.",
+    Params, CommitmentsAnswer,
+    walk=lambda s, p, t: commitments(s.state, t),
+    shape=lambda found, s, p, t: {"at": t, "commitments": found}))
+
+DISSENT = register(Query(
+    "dissent", "Decision claim -> the agents recorded as dissenting from it.",
+    Params, DissentAnswer,
+    walk=lambda s, p, t: dissent(s.state, t),
+    shape=lambda found, s, p, t: {"at": t, "dissent": found}))
+
+STANDING = register(Query(
+    "standing", "The standing of the newest argument for a claim.",
+    ClaimParams, StandingAnswer,
+    walk=lambda s, p, t: standing(s.state, p.claim, t),
+    shape=lambda found, s, p, t: {"claim": p.claim, "at": t, "standing": found}))
+
+DEP = register(Query(
+    "dep", "Dep of the newest argument for a claim.",
+    ClaimParams, DepAnswer,
+    walk=lambda s, p, t: dep(s.state, p.claim, t),
+    shape=lambda found, s, p, t: {"claim": p.claim, "at": t, "dep": found}))
+
+ARGUMENTS = register(Query(
+    "arguments", "The arguments (standing, Dep, provenance), all of them or those for one claim.",
+    ArgumentsParams, ArgumentsAnswer,
+    walk=lambda s, p, t: arguments(s.state, p.claim, t),
+    shape=lambda found, s, p, t: {"claim": p.claim, "at": t,
+                                  "arguments": [a.model_dump(mode="json") for a in found]}))
+
+
+__all__ = ["AFFECTED", "QUERIES", "REINSTATABLE", "VERIFY", "Answer", "Params", "Query", "Source", "get",
+           "register", "unregister"]
