@@ -98,6 +98,17 @@ print(json.dumps({"missing": missing, "unlisted": sorted(registered() - set(COMM
     assert found["unlisted"] == [] and not any(found["missing"].values()), found
 
 
+def test_every_command_module_is_named_in_commands():
+    """A module of grounded.cli that COMMANDS does not name is never imported: its commands would vanish."""
+    import pkgutil
+
+    import grounded.cli
+    from grounded.cli.app import COMMANDS
+
+    modules = {m.name for m in pkgutil.iter_modules(grounded.cli.__path__)} - {"app"}
+    assert modules == set(COMMANDS.values()), "add each command to grounded.cli.app.COMMANDS under its module"
+
+
 def test_a_typo_still_suggests_the_command_and_help_lists_every_one():
     typo = grounded("verfy", "x.jsonl", "o1")
     assert typo.returncode == 2 and "Did you mean 'verify'?" in typo.stderr
