@@ -158,7 +158,7 @@ class PrologRules:
         if threading.get_ident() != self.thread:
             raise PrologError(
                 "SWI-Prolog is used from a second thread: keep every engine call on the "
-                "thread that started it (the first to ask the rules)"
+                "thread that created the first Engine"
             )
         if self._busy:
             raise PrologError(f"a Prolog request ({request[0]}) was made from inside a rule callback")
