@@ -162,6 +162,7 @@ class Engine(Displayable):
 
             self.world = ConversationModel(header.world, list(header.agents),
                                            [p.id for p in header.props if not p.aware])
+        PrologRules.claim()  # the rules, whenever they start, belong to this thread if it is the first
         self._rules: tuple[PrologRules, OperationRegistry, RuleState] | None = None
         if self.extensions:  # loaded now: a bad rule file is refused when the engine is made
             self._rule_base()
