@@ -235,6 +235,28 @@ def textcli(
 
 
 @bench_app.command()
+def startup(
+    out: Out = DEFAULT_OUT,
+    quick: Quick = False,
+    runs: Annotated[int, typer.Option(help="Interleaved rounds (each times every process once); medians.")] = 11,
+    k: Annotated[int, typer.Option("-k", help="Turns of the synthetic log the queries read from its snapshot.")
+                 ] = 1000,
+) -> None:
+    """`grounded --version` and `verify`/`affected` from a snapshot as whole processes: wall and CPU s, ratios."""
+    from grounded.bench import startup as su
+    from grounded.bench.report import stderr
+
+    if not 1 <= runs <= 100:
+        raise InputError(f"--runs {runs}: expected 1 to 100")
+    if not 10 <= k <= 100_000:
+        raise InputError(f"-k {k}: expected 10 to 100000")
+    if quick:
+        runs, k = 1, 30
+    result = su.run(runs, k, log=lambda line: stderr.print(line, markup=False))
+    _publish(out, "startup", result, su.markdown)
+
+
+@bench_app.command()
 def noise(
     out: Out = DEFAULT_OUT,
     items: Items = None,

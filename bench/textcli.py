@@ -46,16 +46,17 @@ def write_phase2_log(path: Path) -> Path:
     return path
 
 
-def time_call(args: Sequence[str], env: dict[str, str]) -> tuple[float, float, str]:
-    """Wall and CPU seconds (user + system, of the child) of one ``grounded`` process, and its stdout."""
+def time_call(args: Sequence[str], env: dict[str, str], command: Sequence[str] = (sys.executable, "-m", "grounded"),
+              timeout: float = TIMEOUT_S) -> tuple[float, float, str]:
+    """Wall and CPU seconds (user + system, of the child) of one ``grounded`` process (or of ``command``
+    with ``args``), and its stdout."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "grounded", *args], capture_output=True, text=True, env=env,
-                          timeout=TIMEOUT_S)
+    done = subprocess.run([*command, *args], capture_output=True, text=True, env=env, timeout=timeout)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode not in (0, 1):  # 1 is a verdict (reject, abstain), 2 an error
-        raise RuntimeError(f"grounded {' '.join(args)} failed (exit {done.returncode}): {done.stderr.strip()}")
+        raise RuntimeError(f"{' '.join([*command, *args])} failed (exit {done.returncode}): {done.stderr.strip()}")
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), done.stdout
 
 

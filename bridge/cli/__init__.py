@@ -1,7 +1,8 @@
 """The ``grounded`` command line.
 
 Errors are one line on stderr and exit status 2; a failed expectation in
-``run`` exits 1.  Each command group lives in its own module here.
+``run`` exits 1.  Each command group lives in its own module here, imported
+when one of its commands is invoked (grounded.cli.app.COMMANDS).
 """
 
 from __future__ import annotations
@@ -12,31 +13,8 @@ from typing import Annotated
 
 import typer
 
-from grounded.bench.cli import bench_app
-from grounded.cli import (  # noqa: F401 - they register commands
-    author,
-    check,
-    demo,
-    fuzz,
-    interpret,
-    query,
-    replay,
-    retraction,
-    schema,
-    serve,
-    tutorial,
-    views,
-    views_book,
-    views_rules,
-    views_show,
-    views_try,
-    views_whatif,
-    views_world,
-)
 from grounded.cli.app import app
 from grounded.core.errors import GroundedError
-
-app.add_typer(bench_app, name="bench")
 
 
 def _version(value: bool) -> None:

@@ -5,7 +5,12 @@ reads it the one way ``Engine.load`` does: strict (a bad line is an error
 naming ``file:line``, exit 2), a torn final line reported on stderr and
 ignored, ``--partial`` to answer from the valid prefix, which the answer then
 says (text and JSON).  Command modules (one per group, beside this one)
-register themselves on ``app``.
+register themselves on ``app`` when imported, and ``COMMANDS`` says which
+module registers which command: ``LazyGroup`` imports only the module of the
+command invoked (all of them for ``--help``), so ``grounded --version`` and a
+query answered from a snapshot do not import the solvers, the service and the
+presenters they do not use (docs/reliability.md, start-up).  For the same
+reason this module imports the engine and rich's progress bar where they are used.
 
 Exit codes of the query commands (docs/reliability.md): 0 answered (and
 grounded, for ``verify``), 1 answered and not grounded / no anchor (for
@@ -14,22 +19,76 @@ grounded, for ``verify``), 1 answered and not grounded / no anchor (for
 
 from __future__ import annotations
 
+import importlib
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, DownloadColumn, Progress, SpinnerColumn, TextColumn, TimeRemainingColumn
+from typer.core import TyperGroup
+from typer.main import get_command_from_info, get_command_name, get_group_from_info
 
-from grounded.core.bounds import check_turn
 from grounded.core.errors import InputError
-from grounded.core.literals import is_literal
-from grounded.engine import Engine
-from grounded.scenario import SCENARIO_SUFFIXES, Scenario, run
+from grounded.core.vocabulary import SCENARIO_SUFFIXES
 
-app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True,
+if TYPE_CHECKING:
+    from rich.progress import Progress
+    from typer._click import Command, Context  # typer's own click, which TyperGroup is written against
+
+    from grounded.engine import Engine
+
+COMMANDS: dict[str, str] = {
+    "new-op": "author", "lint": "author", "test-op": "author", "scenario-to-log": "author",
+    "retractions": "retraction", "check": "check", "demo": "demo", "fuzz": "fuzz",
+    "interpret": "interpret", "score": "interpret", "verify": "query", "affected": "query", "query": "query",
+    "run": "replay",
+    "schema": "schema", "serve": "serve", "export": "serve", "mcp": "serve", "openapi": "serve",
+    "extensions": "views", "state": "views", "show": "views_show", "book": "views_book", "rules": "views_rules",
+    "whatif": "views_whatif", "try": "views_try", "world": "views_world", "tutorial": "tutorial",
+    "keys": "serve", "bench": "bench",
+}
+"""Each command (or sub-group) of ``grounded`` and the module of grounded.cli that registers it, in the
+order ``--help`` lists them (tests/test_startup.py holds this to what the modules register)."""
+
+
+class LazyGroup(TyperGroup):
+    """The ``grounded`` group: a command's module is imported when the command is looked up."""
+
+    def list_commands(self, ctx: Context) -> list[str]:
+        for name in COMMANDS:
+            self._load(name)
+        return [name for name in COMMANDS if name in self.commands] + [
+            name for name in super().list_commands(ctx) if name not in COMMANDS]
+
+    def get_command(self, ctx: Context, cmd_name: str) -> Command | None:
+        self._load(cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+    def resolve_command(self, ctx: Context, args: list[str]) -> tuple[str | None, Command | None, list[str]]:
+        if args and args[0] not in COMMANDS:  # a typo: the suggestions need every command's name
+            self.list_commands(ctx)
+        return super().resolve_command(ctx, args)
+
+    def _load(self, name: str) -> None:
+        module = COMMANDS.get(name)
+        if module is None or name in self.commands:
+            return
+        importlib.import_module(f"grounded.cli.{module}")
+        for info in app.registered_commands:
+            assert info.callback is not None
+            if (info.name or get_command_name(info.callback.__name__)) not in self.commands:
+                self.add_command(get_command_from_info(info, pretty_exceptions_short=app.pretty_exceptions_short,
+                                                       rich_markup_mode=app.rich_markup_mode))
+        for group in app.registered_groups:
+            if group.name not in self.commands:
+                self.add_command(get_group_from_info(group, pretty_exceptions_short=app.pretty_exceptions_short,
+                                                     suggest_commands=app.suggest_commands,
+                                                     rich_markup_mode=app.rich_markup_mode))
+
+
+app = typer.Typer(cls=LazyGroup, add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True,
                   help="Check whether a continuation still rests on what a conversation has established.")
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -40,6 +99,8 @@ LITERAL_ARGS = {"ignore_unknown_options": True}
 
 
 def _rule_files(paths: list[Path] | None) -> list[Path] | None:
+    from grounded.core.literals import is_literal
+
     for p in paths or ():
         if not p.is_file():
             hint = (f" (the literal -x{p} goes after --: grounded COMMAND FILE [OPTIONS] -- -x{p})"
@@ -54,6 +115,8 @@ Extensions = Annotated[list[Path] | None,
                                     callback=_rule_files)]
 def _turn(value: int | None) -> int | None:
     """``--at``: a turn within the bounds (typer passes a callback's parameters by name: one only)."""
+    from grounded.core.bounds import check_turn
+
     return check_turn(value)
 
 
@@ -83,7 +146,11 @@ def load_engine(path: Path, extensions: list[Path] | None, partial: bool = False
     (docs/reliability.md), and the snapshot is written again when it did not;
     ``no_cache`` (``--no-cache``) replays the whole log and writes nothing.
     """
+    from grounded.engine import Engine
+
     if path.suffix in SCENARIO_SUFFIXES:
+        from grounded.scenario import Scenario, run
+
         scenario = Scenario.load(path)
         engine = Engine(scenario.header, extensions=extensions or ())
         for _ in run(scenario, engine):
@@ -145,6 +212,8 @@ class LoadProgress:
     def _show(self, total: int) -> None:
         if not err.is_terminal:
             return
+        from rich.progress import BarColumn, DownloadColumn, Progress, SpinnerColumn, TextColumn, TimeRemainingColumn
+
         self._bar = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), DownloadColumn(),
                              TimeRemainingColumn(), console=err, transient=True)
         self._bar.start()

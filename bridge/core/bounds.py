@@ -43,6 +43,9 @@ MAX_FORMULA_SIZE = 1_000_000
 Definitions that use the one before twice double at every level (2^26 nodes from a 500-byte header);
 evaluation reads each definition once, but anything that expands them would not finish."""
 
+MAX_UNIVERSE = 1 << 22
+"""The largest universe an epistemic model may have (2^22 worlds: about 4M; grounded.epistemic.model)."""
+
 def _json_number(code: str, word: str) -> BeforeValidator:
     """A number as JSON Schema has it, never a string (``"22"``) or a bool (``true``, which Python
     counts as 1), which pydantic would otherwise take; an integer is a number with no fractional

@@ -6,9 +6,10 @@ Verify or Affected* answer, a plausibility model) live in layers below
 ``grounded.present``, which does the drawing, and a layer may not import the
 layers above it.  So the classes inherit ``Displayable`` from here, and
 ``grounded.present.notebook`` registers, per class and format, the function
-that renders it.  The package's facade (``grounded/__init__.py``) imports
-``grounded.present.notebook``, and every ``import grounded.x`` runs the facade
-first, so the renderers are registered before any object can be shown.
+that renders it.  The package's facade (``grounded/__init__.py``), which every
+``import grounded.x`` runs first, hands ``on_first_use`` the import of
+``grounded.present.notebook``: the renderers are registered when the first
+object is shown, and a command line that shows nothing never imports them.
 
 Views a lower layer hands out but cannot draw itself (``Engine.show``: the
 picture) are registered the same way, by name.
@@ -25,6 +26,17 @@ FORMATS = ("html", "markdown", "svg")
 
 _renderers: dict[tuple[type, str], Callable[[Any], str | None]] = {}
 _views: dict[str, Callable[..., Any]] = {}
+_pending: list[Callable[[], None]] = []
+
+
+def on_first_use(load: Callable[[], None]) -> None:
+    """Call ``load`` (which registers renderers and views) before the first ``render`` or ``view``."""
+    _pending.append(load)
+
+
+def _load_pending() -> None:
+    while _pending:
+        _pending.pop(0)()
 
 
 def register(cls: type, fmt: str, render: Callable[[Any], str | None]) -> None:
@@ -37,6 +49,7 @@ def register(cls: type, fmt: str, render: Callable[[Any], str | None]) -> None:
 def render(obj: Any, fmt: str) -> str | None:
     """``obj`` in format ``fmt``, by the renderer registered for the nearest class; None when there is none
     (Jupyter then falls back to the next format, or to ``repr``)."""
+    _load_pending()
     for cls in type(obj).__mro__:
         fn = _renderers.get((cls, fmt))
         if fn is not None:
@@ -50,6 +63,7 @@ def register_view(name: str, fn: Callable[..., Any]) -> None:
 
 def view(name: str, *args: Any, **kwargs: Any) -> Any:
     """Call the view registered as ``name`` (e.g. ``picture``)."""
+    _load_pending()
     fn = _views.get(name)
     if fn is None:
         raise GroundedError(f"no {name} view is registered: import grounded.present.notebook")

@@ -19,3 +19,7 @@ PropKind = Literal[
 ]
 PROP_KINDS: tuple[str, ...] = ("observation", "hypothesis", "assumption", "decision", "position", "constraint",
                                "question")
+
+SCENARIO_SUFFIXES: tuple[str, ...] = (".yaml", ".yml")
+"""How a scenario file is told from an event log (``.jsonl``) by every command that reads either
+(here, not in grounded.scenario, so that telling them apart imports no scenario machinery)."""

@@ -18,7 +18,7 @@ import os
 import weakref
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import ValidationError
 
@@ -35,9 +35,6 @@ from grounded.dmap.model import Argument, Header
 from grounded.dmap.operations import UtteranceBase
 from grounded.dmap.state import DependencyMap
 from grounded.engine.whatif import WhatIf, what_if
-from grounded.engine.world import ConversationModel, Reading
-from grounded.epistemic.formula import Formula
-from grounded.epistemic.model import PlausibilityModel
 from grounded.epistemic.verdicts import Verdict, verdict_term
 from grounded.io.eventlog import (
     EventLogWriter,
@@ -54,9 +51,15 @@ from grounded.queries import affected as _affected
 from grounded.queries import registry as _registry
 from grounded.queries import verify as _verify
 from grounded.solvers.flat import Accepted, Rejected
-from grounded.solvers.prolog import RULES_DIR_VARIABLE, PrologRules, state_facts
+from grounded.solvers.prolog import RULES_DIR_VARIABLE, PrologRules, RuleState, state_facts
 from grounded.solvers.ruleset import file_sha256, rules_version, twin_sha256
 from grounded.solvers.terms import Value
+
+if TYPE_CHECKING:
+    from grounded.dmap.operations import OperationRegistry
+    from grounded.engine.world import ConversationModel, Reading
+    from grounded.epistemic.formula import Formula
+    from grounded.epistemic.model import PlausibilityModel
 
 E = TypeVar("E")
 
@@ -153,16 +156,17 @@ class Engine(Displayable):
             header = header.model_copy(update={"acyclic": acyclic})
         self.header = header
         self.extensions = tuple(_extension_path(p) for p in extensions)
-        self._prolog = PrologRules.get()
-        self._prolog.use_extensions(self.extensions)
-        self.registry = self._prolog.registry()
         self.state = DependencyMap(header)
-        self.world = (None if header.world is None else
-                      ConversationModel(header.world, list(header.agents), [p.id for p in header.props if not p.aware]))
-        self.rules = self._prolog.new_state(state_facts(self.state))
-        """This engine's state in the rule base, and the rules' own answers about it
-        (standings, reinstatable, notes, queries: what ``grounded check`` compares)."""
-        weakref.finalize(self.rules, self._prolog.release, self.rules.module)  # freed with the last reference
+        self.world: ConversationModel | None = None
+        if header.world is not None:
+            from grounded.engine.world import ConversationModel  # numpy and the models: only with a world
+
+            self.world = ConversationModel(header.world, list(header.agents),
+                                           [p.id for p in header.props if not p.aware])
+        PrologRules.claim()  # the rules, whenever they start, belong to this thread if it is the first
+        self._rules: tuple[PrologRules, OperationRegistry, RuleState] | None = None
+        if self.extensions:  # loaded now: a bad rule file is refused when the engine is made
+            self._rule_base()
         self._log = (EventLogWriter(log, header_json(header, self.origin()), fsync=fsync)
                      if log is not None else None)
         self.load_error: LogError | None = None
@@ -179,6 +183,37 @@ class Engine(Displayable):
         self.last_verdicts: dict[int, list[Verdict]] = {}
         """What the world model found about each operation of the last utterance
         (op index -> verdicts), accepted or not: the ASP reference reads the same."""
+
+    # -- the rules -----------------------------------------------------------------
+
+    def _rule_base(self) -> tuple[PrologRules, OperationRegistry, RuleState]:
+        """The rule base with this engine's extensions loaded, its operations and this engine's state
+        in it: started when first asked for, so that a query answered from a snapshot (which asks the
+        rules nothing) does not start SWI-Prolog.  The state module is made from the Python state as it
+        is then (which changes only through the rules, so it is the one they would have been given)."""
+        if self._rules is None:
+            prolog = PrologRules.get()
+            prolog.use_extensions(self.extensions)
+            registry = prolog.registry()
+            rules = prolog.new_state(state_facts(self.state))
+            weakref.finalize(rules, prolog.release, rules.module)  # freed with the last reference
+            self._rules = (prolog, registry, rules)
+        return self._rules
+
+    @property
+    def _prolog(self) -> PrologRules:
+        return self._rule_base()[0]
+
+    @property
+    def registry(self) -> OperationRegistry:
+        """The operations this engine's rules know (the built-ins and its extensions')."""
+        return self._rule_base()[1]
+
+    @property
+    def rules(self) -> RuleState:
+        """This engine's state in the rule base, and the rules' own answers about it
+        (standings, reinstatable, notes, queries: what ``grounded check`` compares)."""
+        return self._rule_base()[2]
 
     # -- loading ------------------------------------------------------------------
 
@@ -317,7 +352,8 @@ class Engine(Displayable):
         facts when the rules are first asked, the history's lines when it is first read."""
         self.state = DependencyMap.from_data(self.header, data)
         state = self.state
-        self.rules.restore(lambda: state_facts(state))
+        if self._rules is not None:  # else the rules take the state from the Python one when started
+            self._rules[2].restore(lambda: state_facts(state))
         self._history_log = (path, key)
 
     def _replay_lines(self, reader: LogReader, status: LogStatus, on_update: Callable[[Engine, Update], None] | None,

@@ -25,10 +25,9 @@ from graphlib import CycleError, TopologicalSorter
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
-from grounded.core.bounds import MAX_FORMULA_DEPTH, MAX_FORMULA_SIZE, preview
+from grounded.core.bounds import MAX_FORMULA_DEPTH, MAX_FORMULA_SIZE, MAX_UNIVERSE, preview
 from grounded.core.literals import Atom
 from grounded.epistemic.formula import Formula, agents, atoms, boolean_value, depth, is_propositional, size
-from grounded.epistemic.model import MAX_UNIVERSE
 from grounded.epistemic.parse import FormulaSyntaxError, parse
 
 MAX_ATOMS = MAX_UNIVERSE.bit_length() - 1

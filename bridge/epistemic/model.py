@@ -28,11 +28,9 @@ from typing import Any
 
 import numpy as np
 
+from grounded.core.bounds import MAX_UNIVERSE
 from grounded.core.display import Displayable
 from grounded.core.errors import InputError
-
-MAX_UNIVERSE = 1 << 22
-"""The largest universe a model may have (2^22 worlds: about 4M)."""
 
 
 class ModelError(InputError):

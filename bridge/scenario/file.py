@@ -17,6 +17,7 @@ import yaml
 from pydantic import ValidationError
 
 from grounded.core.errors import InputError
+from grounded.core.vocabulary import SCENARIO_SUFFIXES  # noqa: F401 - grounded.scenario re-exports it
 from grounded.dmap.model import Header
 from grounded.io.eventlog import describe_validation_error
 from grounded.scenario.checks import CHECKS
@@ -24,8 +25,6 @@ from grounded.scenario.epistemic import EPISTEMIC_CHECKS
 from grounded.scenario.epistemic import validate as validate_epistemic
 from grounded.scenario.questions import QUESTION_KEYS, Question, normalise, parse_query
 
-SCENARIO_SUFFIXES = (".yaml", ".yml")
-"""What a scenario file is called; anything else is read as an event log."""
 HEADER_KEYS = ("grounded", "agents", "props", "acyclic", "world")
 TOP_KEYS = ("title", "description", "turns", "expect", "key_shifts")
 """The keys of a scenario besides the header's (docs/scenarios.md describes each; a test holds it to these)."""

@@ -112,10 +112,20 @@ class PrologRules:
     """The process's rule base."""
 
     _instance: PrologRules | None = None
+    _owner: int | None = None
+    """The thread that made the first engine (``claim``): SWI-Prolog starts and runs there only."""
+
+    @classmethod
+    def claim(cls) -> None:
+        """The calling thread makes an engine: the rule base belongs to the first thread to claim it, even
+        before it starts (an engine starts it when first asking the rules something)."""
+        if cls._owner is None:
+            cls._owner = threading.get_ident()
 
     @classmethod
     def get(cls) -> PrologRules:
         if cls._instance is None:
+            _check_thread(cls._owner)
             cls._instance = cls()
         return cls._instance
 
@@ -131,6 +141,7 @@ class PrologRules:
             raise PrologError(f"cannot load pyswip: {exc}") from exc
         Prolog()  # starts the embedded SWI-Prolog
         self.thread = threading.get_ident()
+        PrologRules.claim()  # started without an engine (an operation model, a lint): this thread's
         self.terms = Terms(core._lib)
         self._replies: dict[object, Shape] = {}
         self.terms.known_names(PROTOCOL_NAMES)
@@ -155,11 +166,7 @@ class PrologRules:
     def request(self, request: tuple, shape: Shape = "any") -> Any:
         """Send one request term; return the value of ``ok(Value)`` (read by ``shape``:
         grounded.solvers.terms), or raise PrologError with the rules' message."""
-        if threading.get_ident() != self.thread:
-            raise PrologError(
-                "SWI-Prolog is used from a second thread: keep every engine call on the "
-                "thread that created the first Engine"
-            )
+        _check_thread(self.thread)
         if self._busy:
             raise PrologError(f"a Prolog request ({request[0]}) was made from inside a rule callback")
         self._busy = True
@@ -295,6 +302,12 @@ class PrologRules:
         """(predicate, line) for each clause of a rule file that would redefine a predicate of the
         driver or the author layer, or define one in another module: loading it is refused."""
         return [(str(pi), int(line)) for _, pi, line in self.request(("lint_definitions", str(path)))]
+
+
+def _check_thread(owner: int | None) -> None:
+    if owner is not None and threading.get_ident() != owner:
+        raise PrologError("SWI-Prolog is used from a second thread: keep every engine call on the "
+                          "thread that created the first Engine")
 
 
 class RuleState:

@@ -1,0 +1,154 @@
+"""Start-up of the command line (issue 23, item 5): what a process imports, read from ``python -X importtime``.
+
+``grounded --version`` imports no solver, model, presenter, service or pydantic
+model; a query answered from the snapshot beside its log imports no solver
+(SWI-Prolog is not started: the snapshot's Python state answers), no numpy and
+no service, and answers as a full replay does.  Times are the benchmark's
+(``grounded bench startup``); these tests hold the structure that gives them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from grounded.bench.startup import HEAVY, heavy, imported, write_log
+
+from .bench_helpers import bench, grounded
+
+NOT_FOR_VERSION = {"pydantic", "grounded.engine", "grounded.dmap.model", "grounded.present.notebook", "rich.table",
+                   "grounded.cli.query", "grounded.cli.serve", "grounded.bench.cli", "yaml"}
+NOT_FOR_A_SNAPSHOT_QUERY = {"grounded.scenario", "grounded.present.notebook", "grounded.present.picture",
+                            "grounded.service", "grounded.cli.serve", "grounded.cli.author", "grounded.crosscheck",
+                            "grounded.interpreter", "grounded.bench.cli", "grounded.epistemic.model", "yaml"}
+
+
+@pytest.fixture(scope="module")
+def talk(tmp_path_factory) -> tuple[Path, dict[str, str], str, str]:
+    """A log of 40 synthetic turns, its snapshot written by a first query under a cache key of its own."""
+    tmp = tmp_path_factory.mktemp("startup")
+    env = {**os.environ, "GROUNDED_CACHE_DIR": str(tmp / "cache")}
+    path = tmp / "talk.jsonl"
+    claim, retracted = write_log(path, 40)
+    first = grounded("verify", path, claim, env=env)
+    assert first.returncode in (0, 1), first.stderr
+    assert Path(str(path) + ".snapshot").is_file()
+    return path, env, claim, retracted
+
+
+def test_version_imports_neither_the_solvers_nor_the_commands():
+    modules = imported(["--version"])
+    assert "grounded.cli.app" in modules and "grounded.solvers.ruleset" in modules  # the reading is real
+    assert heavy(modules) == [], f"--version imports {heavy(modules)}"
+    assert not modules & NOT_FOR_VERSION, sorted(modules & NOT_FOR_VERSION)
+
+
+@pytest.mark.parametrize("command", ["verify", "affected"])
+def test_a_query_from_the_snapshot_starts_no_solver_and_answers_as_a_replay(talk, command):
+    path, env, claim, retracted = talk
+    literal = claim if command == "verify" else retracted
+    modules = imported([command, str(path), literal], env)
+    assert "grounded.engine.engine" in modules and "grounded.io.snapshot" in modules
+    assert heavy(modules) == [], f"{command} from the snapshot imports {heavy(modules)}"
+    assert not modules & NOT_FOR_A_SNAPSHOT_QUERY, sorted(modules & NOT_FOR_A_SNAPSHOT_QUERY)
+    cached = grounded(command, path, literal, "--json", env=env)
+    replayed = grounded(command, path, literal, "--json", "--no-cache", env=env)
+    assert cached.returncode == replayed.returncode and cached.returncode in (0, 1), cached.stderr
+    assert json.loads(cached.stdout) == json.loads(replayed.stdout)
+    assert json.loads(cached.stdout)["claim"] == literal
+
+
+def test_a_query_with_lines_after_the_snapshot_starts_the_rules(talk, tmp_path):
+    """The rules are started when there is something for them to decide: the lines the snapshot lacks."""
+    path, env, claim, _ = talk
+    longer = tmp_path / "talk.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+    longer.write_text("".join(lines[:-1]))
+    assert grounded("verify", longer, claim, env=env).returncode in (0, 1)  # a snapshot of all but the last line
+    longer.write_text("".join(lines))
+    modules = imported(["verify", str(longer), claim], env)
+    assert "pyswip" in modules
+    again = grounded("verify", longer, claim, "--json", env=env)
+    assert json.loads(again.stdout) == json.loads(grounded("verify", path, claim, "--json", env=env).stdout)
+
+
+def test_each_command_is_registered_by_the_module_commands_names():
+    """grounded.cli.app.COMMANDS against what the modules register, in a process that imports them one by one."""
+    script = """
+import importlib, json
+from typer.main import get_command_name
+from grounded.cli.app import COMMANDS, app
+def registered():
+    names = {i.name or get_command_name(i.callback.__name__) for i in app.registered_commands}
+    return names | {g.name for g in app.registered_groups}
+missing = {}
+for module in dict.fromkeys(COMMANDS.values()):
+    importlib.import_module("grounded.cli." + module)
+    missing[module] = sorted(n for n, m in COMMANDS.items() if m == module and n not in registered())
+print(json.dumps({"missing": missing, "unlisted": sorted(registered() - set(COMMANDS))}))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert found["unlisted"] == [] and not any(found["missing"].values()), found
+
+
+def test_every_command_module_is_named_in_commands():
+    """A module of grounded.cli that COMMANDS does not name is never imported: its commands would vanish."""
+    import pkgutil
+
+    import grounded.cli
+    from grounded.cli.app import COMMANDS
+
+    modules = {m.name for m in pkgutil.iter_modules(grounded.cli.__path__)} - {"app"}
+    assert modules == set(COMMANDS.values()), "add each command to grounded.cli.app.COMMANDS under its module"
+
+
+def test_a_typo_still_suggests_the_command_and_help_lists_every_one():
+    typo = grounded("verfy", "x.jsonl", "o1")
+    assert typo.returncode == 2 and "Did you mean 'verify'?" in typo.stderr
+    listed = grounded("--help", env={**os.environ, "COLUMNS": "200"}).stdout
+    from grounded.cli.app import COMMANDS
+
+    first_words = [line.strip("│ ").split(" ")[0] for line in listed.splitlines() if line.startswith("│ ")]
+    assert [w for w in first_words if w in COMMANDS] == list(COMMANDS)  # every command, in COMMANDS's order
+
+
+def test_an_object_displays_without_the_facade_having_imported_the_renderers():
+    script = """
+import sys
+from grounded.engine import Engine
+assert "grounded.present.notebook" not in sys.modules
+html = Engine({"agents": {"alice": {"authority": True}}})._repr_html_()
+print("grounded.present.notebook" in sys.modules, "Dependency map at T0" in html)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "True"]
+
+
+def test_bench_startup_times_the_four_processes_and_reports_their_imports(tmp_path):
+    data = bench("startup", tmp_path)
+    assert data["runs"] == 1 and data["k"] == 30  # --quick
+    names = ["python -c pass", "grounded --version", "grounded verify (snapshot)", "grounded affected (snapshot)"]
+    assert list(data["median"]) == names and list(data["heavy_imports"]) == names
+    for name in names:
+        assert len(data["wall_s"][name]) == len(data["cpu_s"][name]) == 1
+        assert data["median"][name]["cpu"] > 0 and data["median"][name]["wall"] > 0
+        assert data["heavy_imports"][name] == []
+    assert set(data["ratio_to_version"]) == set(names[2:]) and data["version_target_s"] == 0.25
+    assert data["answer"].startswith(data["claim"] + ":")
+    table = (tmp_path / "startup.md").read_text()
+    assert "| grounded --version |" in table and ", ".join(HEAVY) in table
+
+
+def test_bench_startup_refuses_a_bad_run_count_and_size(tmp_path):
+    bad = grounded("bench", "startup", "--runs", "0", "--out", tmp_path)
+    assert bad.returncode == 2 and "--runs 0: expected 1 to 100" in bad.stderr
+    bad = grounded("bench", "startup", "-k", "5", "--out", tmp_path)
+    assert bad.returncode == 2 and "-k 5: expected 10 to 100000" in bad.stderr
