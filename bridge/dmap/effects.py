@@ -10,11 +10,13 @@ grounded.solvers.flat and an ASP term in grounded.solvers.facts.  (The rule
 file is read as text, not through Prolog, since this layer sits below the
 Prolog bridge; a test holds this reading equal to Prolog's own.)
 
-The driver (prolog/grounded.pl) reports each change it applied with the
-operation's position in its utterance (``index``; -1: the utterance itself:
-a new speaker, the turn) and the values of the declared fields, with ints for
-argument ids, ``None`` for the cause ``none`` and literals spelled as
-everywhere else (``-a3``).
+The driver (prolog/grounded.pl) reports the changes it applied per operation,
+as flat text (read by grounded.solvers.flat) or as ``o(Index, Effects)`` terms
+(``TRANSITION_SHAPE``, read through grounded.solvers.terms); either way each
+effect becomes one of these classes: the operation's position in its utterance
+(``index``; -1: the utterance itself: a new speaker, the turn), then the
+declared fields, with ints for argument ids, ``None`` for the cause ``none``
+and literals spelled as everywhere else (``-a3``).
 """
 
 from __future__ import annotations
