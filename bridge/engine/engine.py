@@ -26,22 +26,22 @@ from pydantic import ValidationError
 from grounded.core import display
 from grounded.core.bounds import MAX_ID_LENGTH, check_turn, preview
 from grounded.core.display import Displayable
-from grounded.core.errors import InputError, LogError, PreconditionError, PrologError, Violation
+from grounded.core.errors import InputError, LogError, PreconditionError, Violation
 from grounded.core.literals import is_literal
 from grounded.core.vocabulary import GOOD_STANDING
-from grounded.dmap.effects import Effect
 from grounded.dmap.effects import Turn as TurnEffect
 from grounded.dmap.model import Argument, Header
 from grounded.dmap.operations import UtteranceBase
 from grounded.dmap.state import DependencyMap
 from grounded.engine import loading
+from grounded.engine.recorder import Recorder
 from grounded.engine.snapshots import Kept, history_lines
 from grounded.engine.update import Update
 from grounded.engine.whatif import WhatIf, what_if
 from grounded.engine.world import ConversationModel, Reading
 from grounded.epistemic.formula import Formula
 from grounded.epistemic.model import PlausibilityModel
-from grounded.epistemic.verdicts import Verdict, verdict_term
+from grounded.epistemic.verdicts import Verdict
 from grounded.io.eventlog import (
     EventLogWriter,
     FsyncPolicy,
@@ -56,38 +56,6 @@ from grounded.queries import affected as _affected
 from grounded.queries import verify as _verify
 from grounded.solvers.flat import Accepted, Rejected
 from grounded.solvers.prolog import PrologRules, state_facts
-from grounded.solvers.terms import Value
-
-
-class _Recorder:
-    """The engine's side of one utterance while the rules decide it (a ``Session``).
-
-    The rules call ``read``/``applied`` for the world model's findings, and, when
-    the engine keeps an event log, ``record`` once they accept: the utterance is
-    written inside the rules' transaction, so if the write fails the rules roll
-    back too and every state stays as it was.
-    """
-
-    def __init__(self, engine: Engine, turn: int, u: UtteranceBase, reading: Reading | None):
-        self.engine = engine
-        self.turn = turn
-        self.u = u
-        self.reading = reading
-        self.line: bytes | None = None
-        """The line written to the log, once recorded."""
-
-    def read(self, index: int, effects: list[Effect]) -> list[Value]:
-        if self.reading is None:
-            raise PrologError("the rules asked the world model, but this conversation declares none")
-        return [verdict_term(v) for v in self.reading.read(index, effects)]
-
-    def applied(self, index: int) -> None:
-        if self.reading is not None:
-            self.reading.applied(index)
-
-    def record(self) -> None:
-        if self.engine._log is not None:
-            self.line = self.engine._log.append(self.turn, self.u)
 
 
 class Engine(Displayable):
@@ -281,7 +249,7 @@ class Engine(Displayable):
         """The rules' verdict on one utterance, and its log line when the engine keeps a log (the
         rules have it written inside their transaction when they accept); nothing is mirrored yet."""
         self._prolog.use_extensions(self.extensions)
-        recorder = _Recorder(self, turn, u, reading)
+        recorder = Recorder(self._log, turn, u, reading)
         try:
             return (self.rules.apply(self.registry.encode(turn, u), recorder, record=self._log is not None),
                     recorder.line)
