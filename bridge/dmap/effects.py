@@ -8,7 +8,9 @@ generates the operation models from ``operation/3``.  There is no hand-kept
 copy: an effect added to the declaration is a class here, a term shape for
 grounded.solvers.flat and an ASP term in grounded.solvers.facts.  (The rule
 file is read as text, not through Prolog, since this layer sits below the
-Prolog bridge; a test holds this reading equal to Prolog's own.)
+Prolog bridge; a test holds this reading equal to Prolog's own.  It is the
+shipped file: a rules copy named by ``GROUNDED_RULES_DIR`` may change rules,
+not the effect vocabulary.)
 
 The driver (prolog/grounded.pl) reports the changes it applied per operation,
 as flat text (read by grounded.solvers.flat) or as ``o(Index, Effects)`` terms
