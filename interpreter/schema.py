@@ -22,7 +22,8 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, create_model, model_validator
 
 from grounded.core.literals import is_literal
-from grounded.dmap.operations import OperationRegistry, OperationSpec, class_name, field_definitions
+from grounded.dmap.model import class_name
+from grounded.dmap.operations import OperationRegistry, OperationSpec, field_definitions
 from grounded.io.eventlog import describe_validation_error
 
 NEW_REF = re.compile(r"-?#[A-Za-z0-9_]+")
@@ -81,7 +82,7 @@ def _op_model(spec: OperationSpec) -> type[ResponseOp]:
     if "by" in fields:
         fields["by"] = (Ref | None, None)
         fields["evidence"] = (str, "")
-    model = create_model("Proposed" + class_name(spec), __base__=ResponseOp, __doc__=spec.doc, **fields)
+    model = create_model("Proposed" + class_name(spec.name), __base__=ResponseOp, __doc__=spec.doc, **fields)
     setattr(model, "by_required", classmethod(lambda cls: by_required))  # noqa: B010 - a class built at run time
     return model
 

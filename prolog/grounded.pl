@@ -673,6 +673,8 @@ request(vocabulary, vocabulary(Standings, Kinds, Signatures, Layer)) :-
     findall(K, prop_kind(K), Kinds),
     findall(N-Ts, vocabulary:effect_signature(N, Ts), Signatures),
     findall(N-A, vocabulary:layer_predicate(N/A), Layer).
+request(effect_kinds, Kinds) :-              % the effect declaration, as Prolog reads it
+    findall(k(N, G, D, Fs), vocabulary:effect_kind(N, G, D, Fs), Kinds).
 
 :- ensure_loaded(invariants).
 :- ensure_loaded(queries).

@@ -425,28 +425,47 @@ reaches_(Step, [X|Stack], To, Seen) :-
                  *      THE EFFECT VOCABULARY   *
                  *******************************/
 
-%  effect_signature(Name, ArgumentTypes): the transitions rules may emit.
-%  An `arg` position may name the operation's new argument as `new`.  The
-%  driver checks every emitted effect against its types (value_type/2) and
-%  drops those that would change nothing; the bridge mirrors the rest.
-effect_signature(new_prop,           [atom, kind]).
-effect_signature(aware,              [atom]).
-effect_signature(new_arg,            [literal, kind]).
-effect_signature(set_standing,       [arg, standing, cause]).
-effect_signature(add_dep,            [arg, literal]).
-effect_signature(add_explains,       [arg, literal]).
-effect_signature(add_attack,         [arg, arg]).
-effect_signature(commit,             [agent, arg]).
-effect_signature(retract_commitment, [agent, arg]).
-effect_signature(dissent,            [arg, agent]).
-%  What an operation does to the world model M (emit them only under
-%  world_model; the bridge carries them out, in order):
-effect_signature(announce,           [literal]).          % [!L], hard public announcement
-effect_signature(upgrade,            [literal, mode]).    % [^L] (lexicographic) or [up L] (conservative)
-effect_signature(withdraw,           [literal]).          % lift earlier announcements of L
-effect_signature(refine,             [atom]).             % refine W on a new atom (awareness)
-effect_signature(abduce,             [literal]).          % read Definition A.2 for L in M
-%                                      (against what the operation explains)
+%  effect_signature(Name, ArgumentTypes): the transitions rules may emit, as
+%  they write them (no `created` field).  An `arg` position may name the
+%  operation's new argument as `new`.  The driver checks every emitted effect
+%  against its types (value_type/2) and drops those that would change nothing;
+%  the bridge mirrors the rest.  Compiled from effect_kind/4 as each fact is
+%  read (a fact, not a rule: the driver asks it for every effect it checks).
+:- discontiguous effect_kind/4, effect_signature/2.
+term_expansion(effect_kind(Name, Group, Doc, Fields), Clauses) :-
+    (   Group == driver
+    ->  Clauses = [effect_kind(Name, Group, Doc, Fields)]
+    ;   findall(T, ( member(_:T, Fields), T \== created ), Types),
+        Clauses = [effect_kind(Name, Group, Doc, Fields), effect_signature(Name, Types)]
+    ).
+
+%  effect_kind(Name, Group, Doc, [Field:Type, ...]): every effect, declared
+%  once.  The bridge generates its typed effect classes (bridge/dmap/effects.py)
+%  and the ASP terms (bridge/solvers/facts.py) from these facts, and a test
+%  holds asp/vocabulary.lp and asp/history.lp to them.  Python reads this
+%  file as text: write Doc as a double-quoted string without newlines.
+%  Group says who emits the effect and what it changes: `map` (rules; the dependency map), `model` (rules, only under world_model;
+%  the world model M, which the bridge carries out in order), `reading` (rules;
+%  read in M, changes nothing) and `driver` (the driver's own, never a rule's).
+%  A `created` field is filled in by the driver: the id of the new argument.
+effect_kind(new_prop,           map,     "A new proposition of a kind.", [atom:atom, kind:kind]).
+effect_kind(aware,              map,     "An atom enters every agent's awareness.", [atom:atom]).
+effect_kind(new_arg,            map,     "A new argument for a claim.", [arg:created, claim:literal, kind:kind]).
+effect_kind(set_standing,       map,     "An argument's standing changes; cause: the literal whose argument caused it (by(L)), or none.", [arg:arg, standing:standing, cause:cause]).
+effect_kind(add_dep,            map,     "A literal enters Dep of an argument.", [arg:arg, literal:literal]).
+effect_kind(add_explains,       map,     "An argument explains a literal.", [arg:arg, literal:literal]).
+effect_kind(add_attack,         map,     "An attack between two arguments.", [attacker:arg, target:arg]).
+effect_kind(commit,             map,     "An agent commits to an argument.", [agent:agent, arg:arg]).
+effect_kind(retract_commitment, map,     "An agent releases a commitment.", [agent:agent, arg:arg]).
+effect_kind(dissent,            map,     "An agent dissents from a decision argument.", [arg:arg, agent:agent]).
+effect_kind(announce,           model,   "[!L]: a hard public announcement in the world model.", [literal:literal]).
+effect_kind(upgrade,            model,   "[^L] (lexicographic) or [up L] (conservative).", [literal:literal, mode:mode]).
+effect_kind(withdraw,           model,   "Lift earlier announcements of L.", [literal:literal]).
+effect_kind(refine,             model,   "Refine the worlds on a new atom (awareness).", [atom:atom]).
+effect_kind(abduce,             reading, "Read Definition A.2 for L in the world model, against what the operation explains.", [literal:literal]).
+effect_kind(problem,            driver,  "An open problem opened or closed (the driver re-decides them).", [literal:literal, status:status]).
+effect_kind(new_agent,          driver,  "A speaker joins an open conversation.", [agent:agent]).
+effect_kind(turn,               driver,  "The utterance's turn.", [turn:turn]).
 
 %  value_type(+Type, @Value): Value is a well-formed value of Type.
 value_type(atom, X)     :- atom(X), X \== [].
@@ -457,3 +476,5 @@ value_type(standing, X) :- atom(X), standing_name(X).
 value_type(cause, X)    :- ( X == none -> true ; X = by(L), value_type(literal, L) ).
 value_type(arg, X)      :- ( X == new -> true ; integer(X), X > 0 ).
 value_type(mode, X)     :- ( X == lexicographic ; X == conservative ), !.
+value_type(status, X)   :- ( X == open ; X == closed ), !.
+value_type(turn, X)     :- integer(X), X >= 0.

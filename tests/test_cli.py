@@ -3,6 +3,7 @@ smoke tests marked below, which start ``python -m grounded`` as a user would."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
@@ -13,6 +14,8 @@ from pathlib import Path
 import pytest
 
 from grounded import Engine
+from grounded.cli.app import app
+from grounded.engine.applied_lines import applied_lines
 from grounded.solvers.prolog import RULES_DIR_VARIABLE, rules_dir
 from tests.inprocess import grounded
 
@@ -192,3 +195,14 @@ def test_extensions_of_the_conversation():
     assert "1 preferred extension(s)" in text.stdout and "alpha12 (weakened)" in text.stdout
     bad = grounded("extensions", PHASE2, "--semantics", "ideal")
     assert bad.returncode == 2 and bad.stderr.startswith("error: --semantics ideal: expected one of")
+
+
+def test_each_command_lives_in_a_module_named_for_it():
+    """`grounded run`, `extensions` and `state` are in cli/run.py, cli/extensions.py and cli/state.py
+    (not replay.py and views.py), and the lines Engine.load applied come from engine/applied_lines.py."""
+    where = {(c.name or c.callback.__name__): c.callback.__module__ for c in app.registered_commands if c.callback}
+    assert {name: where[name] for name in ("run", "extensions", "state")} == {
+        "run": "grounded.cli.run", "extensions": "grounded.cli.extensions", "state": "grounded.cli.state"}
+    for gone in ("grounded.cli.replay", "grounded.cli.views", "grounded.engine.replay"):
+        assert importlib.util.find_spec(gone) is None, gone
+    assert applied_lines.__module__ == "grounded.engine.applied_lines"

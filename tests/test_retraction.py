@@ -13,6 +13,8 @@ Two kinds of history:
 
 from __future__ import annotations
 
+import typing
+from collections.abc import Callable
 from types import SimpleNamespace
 
 from hypothesis import given
@@ -21,7 +23,7 @@ from hypothesis import strategies as st
 from grounded import Engine
 from grounded.bench.synthetic import build
 from grounded.core.vocabulary import GOOD_STANDING, STANDINGS
-from grounded.crosscheck.retraction import check_retraction, check_retractions
+from grounded.crosscheck.retraction import Retraction, check_retraction, check_retractions
 from grounded.dmap.effects import AddAttack, NewArg, SetStanding, effect
 from grounded.dmap.model import Header
 from grounded.dmap.state import DependencyMap
@@ -181,3 +183,13 @@ def test_one_retraction_at_one_turn(team):
     assert r.holds and r.turn == 3 and r.removed == {2} and r.kept == {1, 3}
     early = check_retraction(team, "o2", closure=False, at=2)  # o2 is not yet said: nothing to remove
     assert early.holds and early.turn == 2 and early.removed == set() and early.kept == {1, 2}
+
+
+def test_failures_are_worded_with_the_namer_given_for_argument_ids():
+    """``claim`` is a parameter naming each argument id (``str`` by default), not a default slipped in
+    for an annotation."""
+    assert typing.get_type_hints(Retraction.failures)["claim"] == Callable[[int], str]
+    r = Retraction(turn=1, literal="a", closure=False, removed=frozenset(), standing=frozenset({1, 2}),
+                   conflicts=((1, 2),))
+    assert r.failures() == ["S' = S_t \\ X is not conflict-free in AF|X (1 attacks 2)"]
+    assert r.failures(lambda a: f"#{a}") == ["S' = S_t \\ X is not conflict-free in AF|X (#1 attacks #2)"]

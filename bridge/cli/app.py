@@ -43,9 +43,9 @@ COMMANDS: dict[str, str] = {
     "new-op": "author", "lint": "author", "test-op": "author", "scenario-to-log": "author",
     "retractions": "retraction", "check": "check", "demo": "demo", "fuzz": "fuzz",
     "interpret": "interpret", "score": "interpret", "verify": "query", "affected": "query", "query": "query",
-    "run": "replay",
+    "run": "run",
     "schema": "schema", "serve": "serve", "export": "serve", "mcp": "serve", "openapi": "serve",
-    "extensions": "views", "state": "views", "show": "views_show", "book": "views_book", "rules": "views_rules",
+    "extensions": "extensions", "state": "state", "show": "views_show", "book": "views_book", "rules": "views_rules",
     "whatif": "views_whatif", "try": "views_try", "world": "views_world", "tutorial": "tutorial",
     "keys": "serve", "bench": "bench",
 }

@@ -50,7 +50,7 @@ from grounded.crosscheck.shrink import shrink as shrink_history
 from grounded.dmap.effects import Effect, NewArg, Problem
 from grounded.dmap.model import Header
 from grounded.engine import Engine, Update
-from grounded.engine.replay import applied_lines
+from grounded.engine.applied_lines import applied_lines
 from grounded.io.eventlog import LogStatus
 from grounded.queries.registry import QUERIES
 from grounded.queries.verify import grounded_arguments

@@ -35,7 +35,7 @@ import re
 import secrets
 import time
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import clingo
@@ -97,7 +97,7 @@ class Retraction:
     def proposition(self) -> str:
         return "Corollary 2.6" if self.closure else "Proposition 2.5"
 
-    def failures(self, claim=str) -> list[str]:
+    def failures(self, claim: Callable[[int], str] = str) -> list[str]:
         """What fails, in words; ``claim`` names an argument id."""
         out = []
         if self.conflicts:

@@ -1,218 +1,139 @@
 """What the rules report for one utterance, as typed values: effects and violations.
 
-The driver (prolog/grounded.pl) reports each change it applied as a term
-``t(Index, Effect)``; the bridge reads the term through the foreign interface
-(grounded.solvers.terms) and this module turns it into one frozen dataclass
-per effect kind, with ints for argument ids, ``None`` for the cause ``none``
-and literals spelled as everywhere else (``-a3``).  ``index`` is the
-operation's position in its utterance (-1: the utterance itself: a new
-speaker, the turn).
+The rules declare every effect once, with ``effect_kind(Name, Group, Doc,
+Fields)`` in prolog/vocabulary.pl; this module reads those facts from the rule
+file at import and generates one frozen, slotted dataclass per effect kind
+(``NewArg``, ``SetStanding``, ...), exactly as grounded.dmap.operations
+generates the operation models from ``operation/3``.  There is no hand-kept
+copy: an effect added to the declaration is a class here, a term shape for
+grounded.solvers.flat and an ASP term in grounded.solvers.facts.  (The rule
+file is read as text, not through Prolog, since this layer sits below the
+Prolog bridge; a test holds this reading equal to Prolog's own.  It is the
+shipped file: a rules copy named by ``GROUNDED_RULES_DIR`` may change rules,
+not the effect vocabulary.)
 
-The classes mirror ``effect_signature/2`` in prolog/vocabulary.pl, plus the
-three the driver adds itself (``problem``, ``new_agent``, ``turn``); a test
-holds the two lists equal.
+The driver (prolog/grounded.pl) reports the changes it applied per operation,
+as flat text (read by grounded.solvers.flat) or as ``o(Index, Effects)`` terms
+(``TRANSITION_SHAPE``, read through grounded.solvers.terms); either way each
+effect becomes one of these classes: the operation's position in its utterance
+(``index``; -1: the utterance itself: a new speaker, the turn), then the
+declared fields, with ints for argument ids, ``None`` for the cause ``none``
+and literals spelled as everywhere else (``-a3``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-from typing import ClassVar, get_args
+import re
+from dataclasses import dataclass, fields, make_dataclass
+from importlib import resources
+from typing import Any, ClassVar
 
 from grounded.core.errors import Violation
+from grounded.dmap.model import class_name
+
+VOCABULARY = "vocabulary.pl"
+"""The rule file (in package grounded.prolog) that declares ``effect_kind/4``."""
+
+GROUPS = ("map", "model", "reading", "driver")
+"""Who emits an effect and what it changes (see ``effect_kind/4``)."""
+
+VALUE_KINDS: dict[str, str] = {
+    # a declared field type -> how its value is read: int, text, literal (``-a3``), cause (None or a literal)
+    "created": "int", "arg": "int", "turn": "int",
+    "atom": "text", "agent": "text", "kind": "text", "standing": "text", "mode": "text", "status": "text",
+    "literal": "literal", "cause": "cause",
+}
+_ANNOTATIONS = {"int": int, "text": str, "literal": str, "cause": str | None}
 
 
 @dataclass(frozen=True, slots=True)
-class NewProp:
-    name: ClassVar[str] = "new_prop"
-    index: int
-    atom: str
-    kind: str
+class EffectKind:
+    """One ``effect_kind(Name, Group, Doc, [Field:Type, ...])`` fact."""
+
+    name: str
+    group: str
+    doc: str
+    fields: tuple[tuple[str, str], ...]
+
+    @property
+    def emitted(self) -> tuple[tuple[str, str], ...]:
+        """The fields a rule writes (the driver fills in a ``created`` one)."""
+        return tuple((f, t) for f, t in self.fields if t != "created")
+
+
+_FACT = re.compile(r'^effect_kind\(\s*(\w+)\s*,\s*(\w+)\s*,\s*"((?:[^"\\\n]|\\.)*)"\s*,\s*\[([^\]\n]*)\]\s*\)\.',
+                   re.M)
+_FIELD = re.compile(r"\s*(\w+)\s*:\s*(\w+)\s*")
+
+
+def declared_kinds(text: str, where: str = VOCABULARY) -> tuple[EffectKind, ...]:
+    """The ``effect_kind/4`` facts of a rule file's text, in order; a fact this cannot read is an error."""
+    kinds = []
+    for m in _FACT.finditer(text):
+        line = text.count("\n", 0, m.start()) + 1
+        name, group, doc, body = m.groups()
+        if group not in GROUPS:
+            raise ValueError(f"{where}:{line}: effect {name} has group {group} (one of {', '.join(GROUPS)})")
+        pairs = []
+        for item in body.split(","):
+            fm = _FIELD.fullmatch(item)
+            if fm is None or fm.group(2) not in VALUE_KINDS:
+                raise ValueError(f"{where}:{line}: effect {name}: {item.strip()!r} is not Field:Type "
+                                 f"with Type one of {', '.join(VALUE_KINDS)}")
+            pairs.append((fm.group(1), fm.group(2)))
+        kinds.append(EffectKind(name, group, doc, tuple(pairs)))
+    starts = len(re.findall(r"^effect_kind\(", text, re.M))
+    if starts != len(kinds):
+        raise ValueError(f"{where}: {starts} effect_kind/4 facts, {len(kinds)} of them in the form "
+                         "effect_kind(Name, Group, \"Doc\", [Field:Type, ...]).")
+    return tuple(kinds)
+
+
+KINDS: tuple[EffectKind, ...] = declared_kinds(resources.files("grounded.prolog").joinpath(VOCABULARY).read_text())
+"""Every effect kind, as the rules declare it."""
 
 
 @dataclass(frozen=True, slots=True)
-class Aware:
-    name: ClassVar[str] = "aware"
+class Effect:
+    """Base of the generated effect classes: ``name`` is the effect's name in the rules."""
+
+    name: ClassVar[str]
     index: int
-    atom: str
 
 
-@dataclass(frozen=True, slots=True)
-class NewArg:
-    name: ClassVar[str] = "new_arg"
-    index: int
-    arg: int
-    claim: str
-    kind: str
+def _generate(kind: EffectKind) -> type[Effect]:
+    cls = make_dataclass(class_name(kind.name),
+                         [(f, _ANNOTATIONS[VALUE_KINDS[t]]) for f, t in kind.fields],
+                         bases=(Effect,), namespace={"name": kind.name, "__doc__": kind.doc},
+                         frozen=True, slots=True)
+    cls.__module__ = __name__  # found again by name when a state is pickled
+    return cls
 
 
-@dataclass(frozen=True, slots=True)
-class SetStanding:
-    name: ClassVar[str] = "set_standing"
-    index: int
-    arg: int
-    standing: str
-    cause: str | None
-    """The literal whose argument caused the change (``by(L)``), or None (``none``)."""
+CLASSES: dict[str, type[Any]] = {kind.name: _generate(kind) for kind in KINDS}
+"""Each effect's class by its name in the rules."""
+
+globals().update({cls.__name__: cls for cls in CLASSES.values()})
 
 
-@dataclass(frozen=True, slots=True)
-class AddDep:
-    name: ClassVar[str] = "add_dep"
-    index: int
-    arg: int
-    literal: str
+def __getattr__(name: str) -> Any:
+    """The generated classes are module attributes already; this tells type checkers that they exist."""
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-@dataclass(frozen=True, slots=True)
-class AddExplains:
-    name: ClassVar[str] = "add_explains"
-    index: int
-    arg: int
-    literal: str
+EFFECT_NAMES: frozenset[str] = frozenset(CLASSES)
 
-
-@dataclass(frozen=True, slots=True)
-class AddAttack:
-    name: ClassVar[str] = "add_attack"
-    index: int
-    attacker: int
-    target: int
-
-
-@dataclass(frozen=True, slots=True)
-class Commit:
-    name: ClassVar[str] = "commit"
-    index: int
-    agent: str
-    arg: int
-
-
-@dataclass(frozen=True, slots=True)
-class RetractCommitment:
-    name: ClassVar[str] = "retract_commitment"
-    index: int
-    agent: str
-    arg: int
-
-
-@dataclass(frozen=True, slots=True)
-class Dissent:
-    name: ClassVar[str] = "dissent"
-    index: int
-    arg: int
-    agent: str
-
-
-@dataclass(frozen=True, slots=True)
-class Announce:
-    """[!L]: a hard public announcement in the world model."""
-
-    name: ClassVar[str] = "announce"
-    index: int
-    literal: str
-
-
-@dataclass(frozen=True, slots=True)
-class Upgrade:
-    """[^L] (lexicographic) or [up L] (conservative)."""
-
-    name: ClassVar[str] = "upgrade"
-    index: int
-    literal: str
-    mode: str
-
-
-@dataclass(frozen=True, slots=True)
-class Withdraw:
-    """Lift earlier announcements of L."""
-
-    name: ClassVar[str] = "withdraw"
-    index: int
-    literal: str
-
-
-@dataclass(frozen=True, slots=True)
-class Refine:
-    """Refine the worlds on a new atom (awareness)."""
-
-    name: ClassVar[str] = "refine"
-    index: int
-    atom: str
-
-
-@dataclass(frozen=True, slots=True)
-class Abduce:
-    """Read Definition A.2 for L in the world model, against what the operation explains."""
-
-    name: ClassVar[str] = "abduce"
-    index: int
-    literal: str
-
-
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """An open problem opened or closed (the driver re-decides them)."""
-
-    name: ClassVar[str] = "problem"
-    index: int
-    literal: str
-    status: str
-    """``open`` or ``closed``."""
-
-
-@dataclass(frozen=True, slots=True)
-class NewAgent:
-    name: ClassVar[str] = "new_agent"
-    index: int
-    agent: str
-
-
-@dataclass(frozen=True, slots=True)
-class Turn:
-    name: ClassVar[str] = "turn"
-    index: int
-    turn: int
-
-
-Effect = (NewProp | Aware | NewArg | SetStanding | AddDep | AddExplains | AddAttack | Commit | RetractCommitment
-          | Dissent | Announce | Upgrade | Withdraw | Refine | Abduce | Problem | NewAgent | Turn)
-
-MODEL_EFFECTS: tuple[type, ...] = (Announce, Upgrade, Withdraw, Refine)
+MODEL_EFFECTS: tuple[type, ...] = tuple(CLASSES[k.name] for k in KINDS if k.group == "model")
 """Effects that change the world model M."""
 
-FOR_THE_MODEL: tuple[type, ...] = (*MODEL_EFFECTS, Abduce)
+FOR_THE_MODEL: tuple[type, ...] = tuple(CLASSES[k.name] for k in KINDS if k.group in ("model", "reading"))
 """Effects addressed to M (``abduce``: read Definition A.2 there); the argumentation state ignores them."""
+
+SHAPES: dict[str, tuple[str, ...]] = {k.name: tuple(VALUE_KINDS[t] for _, t in k.fields) for k in KINDS}
+"""The shape of every effect term, the kind of each value: what grounded.solvers.terms reads them by."""
 
 
 # -- reading terms ---------------------------------------------------------------------
-
-SHAPES: dict[str, tuple[str, ...]] = {
-    # effect name -> the kind of each value: int, text, literal (``-a3``), cause (None or a literal)
-    NewProp.name: ("text", "text"),
-    Aware.name: ("text",),
-    NewArg.name: ("int", "literal", "text"),
-    SetStanding.name: ("int", "text", "cause"),
-    AddDep.name: ("int", "literal"),
-    AddExplains.name: ("int", "literal"),
-    AddAttack.name: ("int", "int"),
-    Commit.name: ("text", "int"),
-    RetractCommitment.name: ("text", "int"),
-    Dissent.name: ("int", "text"),
-    Announce.name: ("literal",),
-    Upgrade.name: ("literal", "text"),
-    Withdraw.name: ("literal",),
-    Refine.name: ("text",),
-    Abduce.name: ("literal",),
-    Problem.name: ("literal", "text"),
-    NewAgent.name: ("text",),
-    Turn.name: ("int",),
-}
-"""The shape of every effect term: what grounded.solvers.terms reads them by."""
-
-CLASSES: dict[str, type] = {cls.name: cls for cls in get_args(Effect)}
-"""Each effect's class by its name in the rules."""
-
-EFFECT_NAMES: frozenset[str] = frozenset(CLASSES)
 
 TRANSITION_SHAPE: dict = {"o": ("int", ("list", SHAPES))}
 """``o(Index, Effects)``: the effects operation Index applied, in order, as the driver reports them."""

@@ -18,6 +18,11 @@ from grounded.core.vocabulary import PropKind, Standing
 from grounded.epistemic.declaration import WorldDeclaration
 
 
+def class_name(name: str) -> str:
+    """A rule name as a Python class name: ``expand_awareness`` -> ``ExpandAwareness`` (operations, effects)."""
+    return "".join(part.title() for part in name.split("_"))
+
+
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 

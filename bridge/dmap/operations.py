@@ -26,7 +26,7 @@ from pydantic_core import PydanticCustomError
 
 from grounded.core.bounds import MAX_OPS_PER_UTTERANCE, Turn
 from grounded.core.literals import Atom, Lit, Name, Text, literal_term
-from grounded.dmap.model import Strict
+from grounded.dmap.model import Strict, class_name
 
 
 class Operation(Strict):
@@ -104,17 +104,12 @@ def field_definitions(spec: OperationSpec, types: Mapping[str, tuple[Any, Any]] 
     return fields
 
 
-def class_name(spec: OperationSpec) -> str:
-    """``expand_awareness`` -> ``ExpandAwareness``."""
-    return "".join(part.title() for part in spec.name.split("_"))
-
-
 @cache
 def model_from_spec(spec: OperationSpec) -> type[Operation]:
     """The pydantic model of an operation: generated once per declaration."""
     fields: FieldDefinitions = {"op": (Literal[spec.name], spec.name)}
     fields.update(field_definitions(spec))
-    return create_model(class_name(spec), __base__=Operation, __doc__=spec.doc, **fields)  # type: ignore[call-overload]  # field definitions built at run time
+    return create_model(class_name(spec.name), __base__=Operation, __doc__=spec.doc, **fields)  # type: ignore[call-overload]  # field definitions built at run time
 
 
 class UtteranceBase(Strict):

@@ -5,40 +5,42 @@ precondition and decide the effects; with a world model they ask it about
 each operation as they go (one rule run per utterance).  When they accept,
 the engine writes the utterance to its event log (if it has one, inside the
 rules' transaction: a failed write rolls them back) and mirrors the effects in
-its Python state.  Queries
-(Verify, Affected*, commitments, open problems, ...) are answered from that
-state, for the current turn or any earlier one.
+its Python state.  Queries (Verify, Affected*, commitments, open problems, ...)
+are answered from that state, for the current turn or any earlier one.
+
+The Engine is the front end: reading a log (``Engine.load``: loading.py),
+the snapshot beside it (snapshots.py), the world model (world.py) and
+hypotheticals (whatif.py) live in modules of their own.
 """
 
 from __future__ import annotations
 
-import gc
 import json
-import os
 import weakref
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from grounded.core import display
-from grounded.core.bounds import MAX_ID_LENGTH, MAX_TURN, check_turn, preview
+from grounded.core.bounds import MAX_ID_LENGTH, check_turn, preview
 from grounded.core.display import Displayable
-from grounded.core.errors import InputError, LogError, PreconditionError, PrologError, Violation
+from grounded.core.errors import InputError, LogError, PreconditionError, Violation
 from grounded.core.literals import is_literal
-from grounded.core.turns import assign_turn
 from grounded.core.vocabulary import GOOD_STANDING
-from grounded.dmap.effects import Effect
 from grounded.dmap.effects import Turn as TurnEffect
 from grounded.dmap.model import Argument, Header
 from grounded.dmap.operations import UtteranceBase
 from grounded.dmap.state import DependencyMap
+from grounded.engine import loading
+from grounded.engine.recorder import Recorder
+from grounded.engine.snapshots import Kept, history_lines
+from grounded.engine.update import Update
 from grounded.engine.whatif import WhatIf, what_if
-from grounded.epistemic.verdicts import Verdict, verdict_term
+from grounded.epistemic.verdicts import Verdict
 from grounded.io.eventlog import (
     EventLogWriter,
-    ExtensionRef,
     FsyncPolicy,
     LogOrigin,
     LogReader,
@@ -46,91 +48,18 @@ from grounded.io.eventlog import (
     describe_validation_error,
     header_json,
 )
-from grounded.io.snapshot import SnapshotKey, read_snapshot, write_snapshot
+from grounded.io.snapshot import SnapshotKey
 from grounded.queries import affected as _affected
 from grounded.queries import registry as _registry
 from grounded.queries import verify as _verify
 from grounded.solvers.flat import Accepted, Rejected
-from grounded.solvers.prolog import RULES_DIR_VARIABLE, PrologRules, RuleState, state_facts
-from grounded.solvers.ruleset import file_sha256, rules_version, twin_sha256
-from grounded.solvers.terms import Value
+from grounded.solvers.prolog import PrologRules, RuleState, state_facts
 
 if TYPE_CHECKING:
     from grounded.dmap.operations import OperationRegistry
     from grounded.engine.world import ConversationModel, Reading
     from grounded.epistemic.formula import Formula
     from grounded.epistemic.model import PlausibilityModel
-
-E = TypeVar("E")
-
-BATCH = 256
-"""Log lines ``Engine.load`` hands the rules per request."""
-
-
-class Update(Displayable):
-    """What one accepted utterance changed.
-
-    ``effects`` are the rules' typed effects, in the order they applied them
-    (grounded.dmap.effects).  ``left`` are the claims this utterance took out of
-    S_t (the rules decide them: prolog/grounded.pl, left_standing/2);
-    ``flagged`` maps each of them to the claims in S_t that rest on it
-    (Affected* in S_t, walked here): flagged for re-evaluation, never changed
-    silently.  With a declared world model, ``worlds`` is |W| before and after
-    the utterance (else None) and ``model_updates`` what the utterance did to M
-    ('!o5', '^h1', 'withdraw a3').
-    """
-
-    __slots__ = ("turn", "speaker", "utterance", "effects", "left", "flagged", "worlds", "model_updates")
-
-    def __init__(self, turn: int, speaker: str, utterance: UtteranceBase, effects: list[Effect],
-                 left: tuple[str, ...], flagged: dict[str, list[str]], worlds: tuple[int, int] | None = None,
-                 model_updates: tuple[str, ...] = ()):
-        self.turn = turn
-        self.speaker = speaker
-        self.utterance = utterance
-        self.effects = effects
-        self.left = left
-        self.flagged = flagged
-        self.worlds = worlds
-        self.model_updates = model_updates
-
-    def of(self, kind: type[E]) -> list[E]:
-        """The effects of one kind, e.g. ``update.of(Problem)``."""
-        return [e for e in self.effects if isinstance(e, kind)]
-
-    def __repr__(self) -> str:
-        return f"Update(T{self.turn} {self.speaker}: {len(self.effects)} effects)"
-
-
-class _Recorder:
-    """The engine's side of one utterance while the rules decide it (a ``Session``).
-
-    The rules call ``read``/``applied`` for the world model's findings, and, when
-    the engine keeps an event log, ``record`` once they accept: the utterance is
-    written inside the rules' transaction, so if the write fails the rules roll
-    back too and every state stays as it was.
-    """
-
-    def __init__(self, engine: Engine, turn: int, u: UtteranceBase, reading: Reading | None):
-        self.engine = engine
-        self.turn = turn
-        self.u = u
-        self.reading = reading
-        self.line: bytes | None = None
-        """The line written to the log, once recorded."""
-
-    def read(self, index: int, effects: list[Effect]) -> list[Value]:
-        if self.reading is None:
-            raise PrologError("the rules asked the world model, but this conversation declares none")
-        return [verdict_term(v) for v in self.reading.read(index, effects)]
-
-    def applied(self, index: int) -> None:
-        if self.reading is not None:
-            self.reading.applied(index)
-
-    def record(self) -> None:
-        if self.engine._log is not None:
-            self.line = self.engine._log.append(self.turn, self.u)
 
 
 class Engine(Displayable):
@@ -155,7 +84,7 @@ class Engine(Displayable):
         if acyclic is not None:
             header = header.model_copy(update={"acyclic": acyclic})
         self.header = header
-        self.extensions = tuple(_extension_path(p) for p in extensions)
+        self.extensions = tuple(loading.extension_path(p) for p in extensions)
         self.state = DependencyMap(header)
         self.world: ConversationModel | None = None
         if header.world is not None:
@@ -175,11 +104,11 @@ class Engine(Displayable):
         """How much of its log a loaded engine holds (None for an engine that was not loaded)."""
         self._reader_end = 0  # where the reading of a loaded log ended (for append)
         self._reader_unterminated = False
-        self._history: list[tuple[int, UtteranceBase | bytes | str]] = []
-        self._history_log: tuple[str, SnapshotKey] | None = None
-        """A restored engine's older history: the log and the part of it the snapshot covers."""
+        self._history: list[tuple[int, Kept]] = []
         """The accepted utterances and their turns, which ``whatif`` replays (a line read from a log
         is kept as its bytes: see ``history``)."""
+        self._history_log: tuple[str, SnapshotKey] | None = None
+        """A restored engine's older history: the log and the part of it the snapshot covers."""
         self.last_verdicts: dict[int, list[Verdict]] = {}
         """What the world model found about each operation of the last utterance
         (op index -> verdicts), accepted or not: the ASP reference reads the same."""
@@ -255,148 +184,11 @@ class Engine(Displayable):
         snapshotted), nor, for reading, with ``on_update`` (the lines before the
         snapshot would not be seen).
         """
-        writer = EventLogWriter(path, fsync=fsync) if append else None
-        try:
-            engine = cls._replay(path, extensions, strict or append, on_update, allow_rules_change, progress,
-                                 snapshot=snapshot)
-            if writer is not None:
-                if engine.load_error is not None:
-                    raise engine.load_error
-                engine._continue(writer)
-        except BaseException:
-            if writer is not None:
-                writer.close()
-            raise
-        return engine
+        return loading.load(lambda header, paths: cls(header, extensions=paths), path, extensions=extensions,
+                            strict=strict, append=append, on_update=on_update, fsync=fsync,
+                            allow_rules_change=allow_rules_change, progress=progress, snapshot=snapshot)
 
-    @classmethod
-    def _open(cls, path: str | Path, paths: tuple[str, ...], allow_rules_change: bool, digest: bool
-              ) -> tuple[LogReader, Engine]:
-        reader = LogReader(path, digest=digest)
-        try:
-            _check_origin(reader.origin, paths, allow_rules_change, str(path))
-            return reader, cls(reader.header, extensions=paths)
-        except BaseException:
-            reader.close()
-            raise
-
-    @classmethod
-    def _replay(cls, path: str | Path, extensions: Iterable[str | Path], strict: bool,
-                on_update: Callable[[Engine, Update], None] | None, allow_rules_change: bool,
-                progress: Callable[[int, int], None] | None, batch: int = BATCH, snapshot: bool = False) -> Engine:
-        paths = tuple(_extension_path(p) for p in extensions)
-        snapshot = snapshot and RULES_DIR_VARIABLE not in os.environ  # rules_version() covers the shipped rules
-        reader, engine = cls._open(path, paths, allow_rules_change, digest=snapshot)
-        status = LogStatus(str(path))
-        restored: SnapshotKey | None = None
-        if snapshot and engine.world is not None:
-            snapshot = False
-        collecting = gc.isenabled()
-        gc.disable()  # see _replay_lines; reading a snapshot makes many objects and no garbage either
-        try:
-            if snapshot and on_update is None:
-                header_end = reader.offset
-                restored = engine._from_snapshot(path, reader, status)
-                if restored is None and reader.offset != header_end:  # the log is not what the snapshot
-                    reader.close()                                    # was taken from: read it all again
-                    reader, engine = cls._open(path, paths, allow_rules_change, digest=True)
-            engine._replay_lines(reader, status, on_update, progress, batch)
-        except LogError as exc:
-            if strict:
-                raise
-            engine.load_error = exc
-        finally:
-            reader.close()
-            if collecting:
-                gc.enable()
-        if engine.load_error is not None:
-            status.complete = False
-            status.stopped_at = engine.load_error.line
-            status.error = engine.load_error.detail
-        status.torn_line = reader.torn_line
-        engine.log_status = status
-        engine._reader_end = reader.end
-        engine._reader_unterminated = reader.unterminated
-        if (snapshot and engine.load_error is None and not reader.unterminated
-                and (restored is None or restored.log_size != reader.end)):
-            key = SnapshotKey(reader.end, reader.end_line, reader.digest(), status.utterances, rules_version(),
-                              engine._extension_refs())
-            status.snapshot_note = write_snapshot(path, key, engine.state.to_data()) or status.snapshot_note
-        return engine
-
-    def _from_snapshot(self, path: str | Path, reader: LogReader, status: LogStatus) -> SnapshotKey | None:
-        """Take the state from the snapshot beside the log if it fits the log read so far by
-        ``reader`` (which then stands after the bytes it covers); its key, or None."""
-        found = read_snapshot(path, rules_version(), self._extension_refs())
-        status.snapshot_note = found.note
-        if found.snapshot is None:
-            return None
-        key = found.snapshot.key
-        if not (key.log_size >= reader.end and reader.skip_to(key.log_size, key.log_lines)
-                and reader.digest() == key.log_sha256):
-            return None
-        try:
-            self._restore(found.snapshot.state, str(path), key)
-        except (ValueError, KeyError, TypeError, IndexError):  # MAC'd, yet of another shape
-            status.snapshot_note = f"{path}.snapshot: snapshot ignored (not a state this version reads)"
-            self.state = DependencyMap(self.header)
-            return None
-        status.utterances = status.restored = key.utterances
-        return key
-
-    def _extension_refs(self) -> tuple[tuple[str, str], ...]:
-        return tuple((Path(p).name, file_sha256(p)) for p in self.extensions)
-
-    def _restore(self, data: dict, path: str, key: SnapshotKey) -> None:
-        """Take the state of a snapshot (this engine is new): the Python state now, the rules'
-        facts when the rules are first asked, the history's lines when it is first read."""
-        self.state = DependencyMap.from_data(self.header, data)
-        state = self.state
-        if self._rules is not None:  # else the rules take the state from the Python one when started
-            self._rules[2].restore(lambda: state_facts(state))
-        self._history_log = (path, key)
-
-    def _replay_lines(self, reader: LogReader, status: LogStatus, on_update: Callable[[Engine, Update], None] | None,
-                      progress: Callable[[int, int], None] | None, batch: int) -> None:
-        """Apply a log's utterance lines, ``batch`` per request to the rules; LogError names the
-        line that stops the reading (the lines before it are applied, none after it).
-
-        The caller runs this with Python's cyclic garbage collector paused: a replay
-        allocates tens of objects per line and keeps few of them, and makes no
-        reference cycles, so the collections it would trigger find nothing, yet
-        cost a fifth of the replay.  Cycles an ``on_update`` callback makes are
-        collected once the replay returns.
-        """
-        pending: list[tuple[int, int, UtteranceBase, bytes | str]] = []  # line, turn, utterance, kept
-        last = self.state.last_turn
-        lines = reader.raw_lines()
-        while True:
-            try:
-                item = next(lines, None)
-            except InputError as exc:  # the reader's own: a line too long
-                self._apply_lines(pending, reader.name, status, on_update)
-                raise LogError(exc.detail, path=reader.name, line=exc.line or 0, engine=self) from exc
-            if item is None:
-                break
-            lineno, body = item
-            try:
-                u, kept = self._line_utterance(reader, lineno, body)
-                turn = self._turn_of(u, last)
-            except InputError as exc:
-                self._apply_lines(pending, reader.name, status, on_update)
-                raise LogError(exc.detail, path=reader.name, line=lineno, engine=self) from exc
-            pending.append((lineno, turn, u, kept))
-            last = turn
-            if len(pending) >= batch:
-                self._apply_lines(pending, reader.name, status, on_update)
-                if progress is not None:
-                    progress(reader.offset, reader.size)
-        self._apply_lines(pending, reader.name, status, on_update)
-        if progress is not None:
-            progress(reader.offset, reader.size)
-
-    def _line_utterance(self, reader: LogReader, lineno: int, body: bytes
-                        ) -> tuple[UtteranceBase, bytes | str]:
+    def _line_utterance(self, reader: LogReader, lineno: int, body: bytes) -> tuple[UtteranceBase, Kept]:
         """A log line as a validated utterance, and what the history keeps of it.
 
         Straight from its bytes (then the history keeps the bytes: no objects for
@@ -410,8 +202,7 @@ class Engine(Displayable):
         u = self._validated(reader.decode(lineno, body))
         return u, u.model_dump_json()
 
-    def _apply_lines(self, pending: list[tuple[int, int, UtteranceBase, bytes | str]], path: str,
-                     status: LogStatus,
+    def _apply_lines(self, pending: loading.Pending, path: str, status: LogStatus,
                      on_update: Callable[[Engine, Update], None] | None) -> None:
         """Apply validated lines in order: in one request to the rules, or one request per line
         with a world model (the rules ask it about each operation as they go).  Empties ``pending``."""
@@ -443,17 +234,9 @@ class Engine(Displayable):
         if on_update is not None:
             on_update(self, update)
 
-    def _continue(self, writer: EventLogWriter) -> None:
-        """Make ``writer`` this engine's log, its tail repaired so the next line starts a line of its own."""
-        if writer.end > self._reader_end:  # a torn final line (never acknowledged) or blanks: dropped
-            writer.cut_to(self._reader_end)
-        if self._reader_unterminated:
-            writer.terminate_last_line()
-        self._log = writer
-
     def origin(self) -> LogOrigin:
         """The rules version and extensions this engine runs, as a log's header records them."""
-        return LogOrigin(rules=rules_version(), extensions=[_extension_ref(p) for p in self.extensions])
+        return loading.origin(self.extensions)
 
     def sync(self) -> None:
         """Make every utterance logged so far durable now (``fsync="batch"`` otherwise groups them)."""
@@ -466,7 +249,7 @@ class Engine(Displayable):
         """Apply one utterance atomically, or raise PreconditionError and change nothing."""
         u = self._validated(utterance)
         last = self.state.last_turn
-        turn = self._turn_of(u, last)
+        turn = loading.turn_of(u, last)
         if not u.ops and self.world is None and (last is None or turn > last) and u.speaker in self.state.agents:
             return self._admit(turn, u, utterance)
         reading = None if self.world is None else self.world.reading(u.speaker)
@@ -498,18 +281,11 @@ class Engine(Displayable):
         except ValidationError as exc:
             raise InputError(describe_validation_error(exc, frozenset(self.registry.models))) from exc
 
-    @staticmethod
-    def _turn_of(u: UtteranceBase, last: int | None) -> int:
-        turn = assign_turn(u.turn, last)
-        if turn > MAX_TURN:
-            raise InputError(f"turn: {turn} is beyond the last turn a log can hold ({MAX_TURN})")
-        return turn
-
     def _decide(self, turn: int, u: UtteranceBase, reading: Reading | None) -> tuple[Accepted | Rejected, bytes | None]:
         """The rules' verdict on one utterance, and its log line when the engine keeps a log (the
         rules have it written inside their transaction when they accept); nothing is mirrored yet."""
         self._prolog.use_extensions(self.extensions)
-        recorder = _Recorder(self, turn, u, reading)
+        recorder = Recorder(self._log, turn, u, reading)
         try:
             return (self.rules.apply(self.registry.encode(turn, u), recorder, record=self._log is not None),
                     recorder.line)
@@ -659,28 +435,11 @@ class Engine(Displayable):
         """The accepted utterances up to turn ``at`` (all of them if None), each with its turn."""
         t = check_turn(at)
         if self._history_log is not None:
-            self._history[:0] = self._read_history(*self._history_log)
+            self._history[:0] = history_lines(*self._history_log, self._line_utterance)
             self._history_log = None
         model = self.registry.utterance_model
         return [(turn, model.model_validate_json(u) if isinstance(u, bytes | str) else u)
                 for turn, u in self._history if t is None or turn <= t]
-
-    def _read_history(self, path: str, key: SnapshotKey) -> list[tuple[int, UtteranceBase | bytes | str]]:
-        """The utterances a snapshot's state came from: the log's lines it covers, read now,
-        and only if those bytes are still the ones the snapshot was taken from."""
-        entries: list[tuple[int, UtteranceBase | bytes | str]] = []
-        last: int | None = None
-        with LogReader(path, mark=key.log_size) as reader:
-            for lineno, body in reader.raw_lines():
-                if reader.end > key.log_size:
-                    break
-                u, kept = self._line_utterance(reader, lineno, body)
-                last = assign_turn(u.turn, last)
-                entries.append((last, kept))
-            if reader.marked_digest != key.log_sha256:
-                raise InputError("the log changed since its state was read (its first bytes differ from the "
-                                 "snapshot's): read it again", path=path)
-        return entries
 
     def whatif(self, utterance: UtteranceBase | dict[str, Any], at: int | None = None) -> WhatIf:
         """What the rules would do with ``utterance`` after turn ``at`` (None: now), recording nothing.
@@ -749,46 +508,6 @@ def _check_literal(literal: str) -> None:
         raise InputError(f"{shown} is not a literal (expected an id such as o5 or -a3, at most "
                          f"{MAX_ID_LENGTH} characters)")
 
-
-def _check_origin(origin: LogOrigin, extensions: tuple[str, ...], allow_rules_change: bool, path: str) -> None:
-    """The log's rules version and extensions are the ones given (InputError naming each difference)."""
-    problems = []
-    if origin.rules is not None and origin.rules != rules_version() and not allow_rules_change:
-        problems.append(f"written by rules {origin.rules}, replayed by rules {rules_version()}: the same lines "
-                        "could give another state (allow_rules_change=True, or --allow-rules-change, replays "
-                        "it anyway)")
-    if origin.extensions is not None:
-        given = {ref.name: ref for ref in map(_extension_ref, extensions)}
-        for ref in origin.extensions:
-            now = given.get(ref.name)
-            if now is None:
-                problems.append(f"written with the extension {ref.short()}, which is not given "
-                                f"(pass it: -x {ref.name}, or extensions=[...])")
-            elif now.sha256 != ref.sha256:
-                problems.append(f"extension {ref.name} changed since the log was written (sha256 "
-                                f"{ref.sha256[:12]} then, {now.sha256[:12]} now)")
-            elif ref.twin_sha256 is not None and now.twin_sha256 != ref.twin_sha256:  # an older log records none
-                problems.append(f"the ASP twin {ref.twin_name} of extension {ref.name} changed since the log was "
-                                f"written (sha256 {ref.twin_sha256[:12]} then, "
-                                f"{'none' if now.twin_sha256 is None else now.twin_sha256[:12]} now)")
-        recorded = {r.name for r in origin.extensions}
-        for name in given:
-            if name not in recorded:
-                problems.append(f"the extension {name} was not used to write this log")
-    if problems:
-        raise InputError("header: " + "; ".join(problems), path=path, line=1)
-
-
-def _extension_ref(path: str | Path) -> ExtensionRef:
-    """An extension rule file as a log's header records it: name, sha256, and its twin's sha256."""
-    return ExtensionRef(name=Path(path).name, sha256=file_sha256(path), twin_sha256=twin_sha256(path))
-
-
-def _extension_path(path: str | Path) -> str:
-    p = Path(path).expanduser().resolve()
-    if not p.is_file():
-        raise InputError(f"extension rule file not found: {path}")
-    return str(p)
 
 
 __all__ = ["Engine", "PreconditionError", "Update", "Violation", "WhatIf"]

@@ -21,6 +21,8 @@ from typing import Any
 import clingo
 from clorm import BaseField, ConstantField, IntegerField, Predicate, Raw, RawField, StringField
 
+from grounded.dmap.effects import KINDS
+
 _ESCAPES = re.compile(r"[\\\x00\ud800-\udfff]")
 _UNESCAPES = re.compile(r"\\(\\|0|u[0-9a-f]{4})")
 
@@ -66,25 +68,19 @@ class Cause(BaseField):
 
 
 # -- effect terms ------------------------------------------------------------------
-# The effect vocabulary of the rules (effect_signature/2 in Prolog), position by
-# position: arg (an argument id, or "new"), text (a literal, atom or agent),
-# const (a kind, standing or mode), cause.
+# The effects rules may state, generated from their one declaration (effect_kind/4 in
+# prolog/vocabulary.pl, read by grounded.dmap.effects), position by position: arg (an
+# argument id, or "new"), text (a literal, atom or agent), const (a kind, standing or
+# mode), cause.  The driver's own effects and the id it gives a new argument are not
+# stated by rules, so they are not here.
+TERM_KINDS: dict[str, str] = {
+    "arg": "arg", "atom": "text", "agent": "text", "literal": "text",
+    "kind": "const", "standing": "const", "mode": "const", "cause": "cause",
+}
+"""How each declared field type is written as a clingo term."""
+
 EFFECTS: dict[str, tuple[str, ...]] = {
-    "new_prop": ("text", "const"),
-    "aware": ("text",),
-    "new_arg": ("text", "const"),
-    "set_standing": ("arg", "const", "cause"),
-    "add_dep": ("arg", "text"),
-    "add_explains": ("arg", "text"),
-    "add_attack": ("arg", "arg"),
-    "commit": ("text", "arg"),
-    "retract_commitment": ("text", "arg"),
-    "dissent": ("arg", "text"),
-    "announce": ("text",),
-    "upgrade": ("text", "const"),
-    "withdraw": ("text",),
-    "refine": ("text",),
-    "abduce": ("text",),
+    kind.name: tuple(TERM_KINDS[t] for _, t in kind.emitted) for kind in KINDS if kind.group != "driver"
 }
 
 

@@ -1,4 +1,4 @@
-"""`grounded extensions` and `grounded state`: the argumentation framework and the table of arguments."""
+"""`grounded extensions`: the extensions of the argumentation framework of a log, scenario or ICCMA file."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ from grounded.cli.app import (
     AsJson,
     At,
     Extensions,
-    File,
     NoCache,
     Partial,
     app,
@@ -28,7 +27,6 @@ from grounded.cli.retraction import print_retraction_extensions, retracted_frame
 from grounded.core.errors import InputError
 from grounded.dung import SEMANTICS, Framework, iccma
 from grounded.dung import extensions as dung_extensions
-from grounded.present import render
 
 FrameworkFile = Annotated[Path, typer.Argument(
     help="Event log (.jsonl), scenario (.yaml), or an ICCMA framework (.apx, .tgf).")]
@@ -181,17 +179,3 @@ def _headline(af: Framework, semantics: str, found: list) -> str:
         path = "attack graph has cycles"
     return (f"{len(found)} {semantics} extension(s) of AF with {len(af)} arguments and "
             f"{len(af.attacks)} attacks ({path})")
-
-
-@app.command()
-def state(file: File, at: At = None, extension: Extensions = None, partial: Partial = False,
-          allow_rules_change: AllowRulesChange = False, no_cache: NoCache = False, as_json: AsJson = False) -> None:
-    """Every argument with its standing, groundedness and Dep; open problems, commitments, dissent.
-
-    --json prints them as one object (with --partial, how the reading of the log ended too)."""
-    engine = load_engine(file, extension, partial, allow_rules_change, no_cache)
-    if as_json:
-        print(json.dumps({**render.state_json(engine, at), **(log_json(engine) if partial else {})}))
-        return
-    render.render_state(out, engine, at, full=True)
-    say_partial(engine)

@@ -1,0 +1,268 @@
+"""Reading an event log into an engine: what ``Engine.load`` does, split off from the Engine.
+
+A log is read line by line, validated, and handed to the rules ``BATCH``
+lines per request (the engine applies and mirrors them: ``Engine._apply_lines``),
+with Python's cyclic garbage collector paused (``paused_gc``).  With
+``snapshot=True`` the state of the log's first lines comes from the snapshot
+beside it (grounded.engine.snapshots) and only the lines after it are read.
+The log's header must name the rules version and extensions the engine runs
+(``check_origin``).  Everything here reaches the engine through ``Loadable``:
+the few parts of it loading sets or calls.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+from grounded.core.bounds import MAX_TURN
+from grounded.core.errors import InputError, LogError
+from grounded.core.turns import assign_turn
+from grounded.dmap.model import Header
+from grounded.dmap.operations import UtteranceBase
+from grounded.dmap.state import DependencyMap
+from grounded.engine.snapshots import Kept, fitting_snapshot, restored_state, save
+from grounded.engine.update import Update
+from grounded.io.eventlog import EventLogWriter, ExtensionRef, FsyncPolicy, LogOrigin, LogReader, LogStatus
+from grounded.io.snapshot import SnapshotKey
+from grounded.solvers.prolog import RULES_DIR_VARIABLE, RuleState, state_facts
+from grounded.solvers.ruleset import file_sha256, rules_version, twin_sha256
+
+if TYPE_CHECKING:
+    from grounded.engine.world import ConversationModel  # numpy: imported only with a world
+
+BATCH = 256
+"""Log lines ``Engine.load`` hands the rules per request."""
+
+Pending = list[tuple[int, int, UtteranceBase, Kept]]
+"""Validated lines waiting for the rules: line number, turn, utterance, what the history keeps."""
+
+
+class Loadable(Protocol):
+    """What loading reads and sets of an engine (grounded.engine.engine.Engine)."""
+
+    header: Header
+    extensions: tuple[str, ...]
+    state: DependencyMap
+    world: ConversationModel | None
+    _rules: tuple[Any, Any, RuleState] | None  # the rule base, once started (Engine._rule_base)
+    load_error: LogError | None
+    log_status: LogStatus | None
+    _log: EventLogWriter | None
+    _reader_end: int
+    _reader_unterminated: bool
+    _history_log: tuple[str, SnapshotKey] | None
+
+    def _line_utterance(self, reader: LogReader, lineno: int, body: bytes) -> tuple[UtteranceBase, Kept]: ...
+
+    def _apply_lines(self, pending: Pending, path: str, status: LogStatus,
+                     on_update: Callable[[Loadable, Update], None] | None) -> None: ...
+
+
+L = TypeVar("L", bound=Loadable)
+OnUpdate = Callable[[L, Update], None]
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while a log is read, then restore it as it was.
+
+    A replay allocates tens of objects per line and keeps few of them, and makes no
+    reference cycles (reading a snapshot makes many objects and no garbage either),
+    so the collections it would trigger find nothing, yet cost a fifth of the
+    replay.  Cycles an ``on_update`` callback makes are collected once it returns.
+    """
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def load(make: Callable[[Header, tuple[str, ...]], L], path: str | Path, *, extensions: Iterable[str | Path],
+         strict: bool, append: bool, on_update: OnUpdate | None, fsync: FsyncPolicy, allow_rules_change: bool,
+         progress: Callable[[int, int], None] | None, snapshot: bool, batch: int = BATCH) -> L:
+    """``Engine.load`` (documented there); ``make(header, extensions)`` builds the engine."""
+    writer = EventLogWriter(path, fsync=fsync) if append else None
+    try:
+        engine = _replay(make, path, extensions, strict or append, on_update, allow_rules_change, progress,
+                         snapshot, batch)
+        if writer is not None:
+            if engine.load_error is not None:
+                raise engine.load_error
+            _continue(engine, writer)
+    except BaseException:
+        if writer is not None:
+            writer.close()
+        raise
+    return engine
+
+
+def _open(make: Callable[[Header, tuple[str, ...]], L], path: str | Path, paths: tuple[str, ...],
+          allow_rules_change: bool, digest: bool) -> tuple[LogReader, L]:
+    reader = LogReader(path, digest=digest)
+    try:
+        check_origin(reader.origin, paths, allow_rules_change, str(path))
+        return reader, make(reader.header, paths)
+    except BaseException:
+        reader.close()
+        raise
+
+
+def _replay(make: Callable[[Header, tuple[str, ...]], L], path: str | Path, extensions: Iterable[str | Path],
+            strict: bool, on_update: OnUpdate | None, allow_rules_change: bool,
+            progress: Callable[[int, int], None] | None, snapshot: bool, batch: int) -> L:
+    paths = tuple(extension_path(p) for p in extensions)
+    snapshot = snapshot and RULES_DIR_VARIABLE not in os.environ  # rules_version() covers the shipped rules
+    reader, engine = _open(make, path, paths, allow_rules_change, digest=snapshot)
+    status = LogStatus(str(path))
+    restored: SnapshotKey | None = None
+    if snapshot and engine.world is not None:
+        snapshot = False
+    try:
+        with paused_gc():
+            if snapshot and on_update is None:
+                header_end = reader.offset
+                restored = _from_snapshot(engine, path, reader, status)
+                if restored is None and reader.offset != header_end:  # the log is not what the snapshot
+                    reader.close()                                    # was taken from: read it all again
+                    reader, engine = _open(make, path, paths, allow_rules_change, digest=True)
+            _replay_lines(engine, reader, status, on_update, progress, batch)
+    except LogError as exc:
+        if strict:
+            raise
+        engine.load_error = exc
+    finally:
+        reader.close()
+    if engine.load_error is not None:
+        status.complete = False
+        status.stopped_at = engine.load_error.line
+        status.error = engine.load_error.detail
+    status.torn_line = reader.torn_line
+    engine.log_status = status
+    engine._reader_end = reader.end
+    engine._reader_unterminated = reader.unterminated
+    if (snapshot and engine.load_error is None and not reader.unterminated
+            and (restored is None or restored.log_size != reader.end)):
+        save(path, reader, status, engine.extensions, engine.state)
+    return engine
+
+
+def _from_snapshot(engine: Loadable, path: str | Path, reader: LogReader, status: LogStatus) -> SnapshotKey | None:
+    """Take the state from the snapshot beside the log if it fits (the engine is new): the Python
+    state now, the rules' facts when the rules are first asked, the history's lines when it is
+    first read.  The snapshot's key, or None."""
+    found = fitting_snapshot(path, reader, engine.extensions, status)
+    if found is None:
+        return None
+    state = restored_state(found, engine.header, path, status)
+    if state is None:
+        return None
+    engine.state = state
+    if engine._rules is not None:  # else the rules take the state from the Python one when started
+        engine._rules[2].restore(lambda: state_facts(state))
+    engine._history_log = (str(path), found.key)
+    return found.key
+
+
+def _replay_lines(engine: L, reader: LogReader, status: LogStatus, on_update: OnUpdate | None,
+                  progress: Callable[[int, int], None] | None, batch: int) -> None:
+    """Apply a log's utterance lines, ``batch`` per request to the rules; LogError names the
+    line that stops the reading (the lines before it are applied, none after it)."""
+    pending: Pending = []
+    last = engine.state.last_turn
+    lines = reader.raw_lines()
+    while True:
+        try:
+            item = next(lines, None)
+        except InputError as exc:  # the reader's own: a line too long
+            engine._apply_lines(pending, reader.name, status, on_update)
+            raise LogError(exc.detail, path=reader.name, line=exc.line or 0, engine=engine) from exc
+        if item is None:
+            break
+        lineno, body = item
+        try:
+            u, kept = engine._line_utterance(reader, lineno, body)
+            turn = turn_of(u, last)
+        except InputError as exc:
+            engine._apply_lines(pending, reader.name, status, on_update)
+            raise LogError(exc.detail, path=reader.name, line=lineno, engine=engine) from exc
+        pending.append((lineno, turn, u, kept))
+        last = turn
+        if len(pending) >= batch:
+            engine._apply_lines(pending, reader.name, status, on_update)
+            if progress is not None:
+                progress(reader.offset, reader.size)
+    engine._apply_lines(pending, reader.name, status, on_update)
+    if progress is not None:
+        progress(reader.offset, reader.size)
+
+
+def _continue(engine: Loadable, writer: EventLogWriter) -> None:
+    """Make ``writer`` the engine's log, its tail repaired so the next line starts a line of its own."""
+    if writer.end > engine._reader_end:  # a torn final line (never acknowledged) or blanks: dropped
+        writer.cut_to(engine._reader_end)
+    if engine._reader_unterminated:
+        writer.terminate_last_line()
+    engine._log = writer
+
+
+def turn_of(u: UtteranceBase, last: int | None) -> int:
+    """The utterance's turn (assigned after ``last`` when omitted), within what a log can hold."""
+    turn = assign_turn(u.turn, last)
+    if turn > MAX_TURN:
+        raise InputError(f"turn: {turn} is beyond the last turn a log can hold ({MAX_TURN})")
+    return turn
+
+
+def origin(extensions: Iterable[str]) -> LogOrigin:
+    """The rules version and extensions an engine runs, as a log's header records them."""
+    return LogOrigin(rules=rules_version(), extensions=[extension_ref(p) for p in extensions])
+
+
+def check_origin(origin: LogOrigin, extensions: tuple[str, ...], allow_rules_change: bool, path: str) -> None:
+    """The log's rules version and extensions are the ones given (InputError naming each difference)."""
+    problems = []
+    if origin.rules is not None and origin.rules != rules_version() and not allow_rules_change:
+        problems.append(f"written by rules {origin.rules}, replayed by rules {rules_version()}: the same lines "
+                        "could give another state (allow_rules_change=True, or --allow-rules-change, replays "
+                        "it anyway)")
+    if origin.extensions is not None:
+        given = {ref.name: ref for ref in map(extension_ref, extensions)}
+        for ref in origin.extensions:
+            now = given.get(ref.name)
+            if now is None:
+                problems.append(f"written with the extension {ref.short()}, which is not given "
+                                f"(pass it: -x {ref.name}, or extensions=[...])")
+            elif now.sha256 != ref.sha256:
+                problems.append(f"extension {ref.name} changed since the log was written (sha256 "
+                                f"{ref.sha256[:12]} then, {now.sha256[:12]} now)")
+            elif ref.twin_sha256 is not None and now.twin_sha256 != ref.twin_sha256:  # an older log records none
+                problems.append(f"the ASP twin {ref.twin_name} of extension {ref.name} changed since the log was "
+                                f"written (sha256 {ref.twin_sha256[:12]} then, "
+                                f"{'none' if now.twin_sha256 is None else now.twin_sha256[:12]} now)")
+        recorded = {r.name for r in origin.extensions}
+        for name in given:
+            if name not in recorded:
+                problems.append(f"the extension {name} was not used to write this log")
+    if problems:
+        raise InputError("header: " + "; ".join(problems), path=path, line=1)
+
+
+def extension_ref(path: str | Path) -> ExtensionRef:
+    """An extension rule file as a log's header records it: name, sha256, and its twin's sha256."""
+    return ExtensionRef(name=Path(path).name, sha256=file_sha256(path), twin_sha256=twin_sha256(path))
+
+
+def extension_path(path: str | Path) -> str:
+    """An extension rule file's absolute path (InputError when there is no such file)."""
+    p = Path(path).expanduser().resolve()
+    if not p.is_file():
+        raise InputError(f"extension rule file not found: {path}")
+    return str(p)

@@ -1,0 +1,78 @@
+"""Reading a log into an engine (grounded.engine.loading) and the snapshot beside it
+(grounded.engine.snapshots): the garbage-collector pause is a policy of the reading
+alone, and a snapshot of a shape this version does not read is replayed over."""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from grounded import Engine
+from grounded.core.errors import LogError
+from grounded.engine.loading import paused_gc
+from grounded.io.snapshot import CACHE_VARIABLE, read_snapshot, snapshot_path, write_snapshot
+from grounded.solvers.ruleset import rules_version
+
+HEADER = {"agents": {"alice": {}, "bob": {}}}
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv(CACHE_VARIABLE, str(tmp_path / "cache"))
+
+
+def write_log(path: Path, lines: int = 6, rejected: bool = False) -> None:
+    with Engine(HEADER, log=path, fsync="never") as engine:
+        for i in range(lines):
+            engine.apply({"speaker": "alice" if i % 2 else "bob", "ops": [{"op": "observe", "claim": f"o{i}"}]})
+    if rejected:  # then an utterance the rules reject: a speaker the header does not name
+        with path.open("a") as f:
+            f.write(json.dumps({"turn": 100, "speaker": "mallory", "ops": [{"op": "observe", "claim": "o0"}]}) + "\n")
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_the_pause_restores_the_collector_as_it_was_even_when_the_reading_fails(enabled):
+    (gc.enable if enabled else gc.disable)()
+    try:
+        with pytest.raises(RuntimeError), paused_gc():
+            assert not gc.isenabled()
+            raise RuntimeError("a line went wrong")
+        assert gc.isenabled() is enabled
+    finally:
+        gc.enable()
+
+
+def test_a_load_pauses_the_collector_while_it_replays_and_restores_it_after(tmp_path):
+    log = tmp_path / "c.jsonl"
+    write_log(log, rejected=True)
+    seen: list[bool] = []
+    assert gc.isenabled()
+    with pytest.raises(LogError) as err:
+        Engine.load(log, on_update=lambda engine, update: seen.append(gc.isenabled()))
+    assert err.value.line == 8 and "unknown_speaker" in str(err.value)
+    assert seen == [False] * 6 and gc.isenabled()
+    partial = Engine.load(log, strict=False)
+    assert partial.log_status is not None and not partial.log_status.complete and gc.isenabled()
+    assert partial.turn == 6  # turns count from 1
+
+
+def test_a_snapshot_of_a_shape_this_version_does_not_read_is_replayed_over(tmp_path, cache):
+    log = tmp_path / "c.jsonl"
+    write_log(log)
+    full = Engine.load(log, snapshot=True)  # writes the snapshot
+    assert snapshot_path(log).exists()
+    found = read_snapshot(log, rules_version(), ())
+    assert found.snapshot is not None
+    assert write_snapshot(log, found.snapshot.key, {"not": "a state"}) is None  # authenticated, yet of another shape
+    again = Engine.load(log, snapshot=True)
+    status = again.log_status
+    assert status is not None and status.restored == 0 and status.utterances == 6
+    assert "snapshot ignored (not a state this version reads)" in (status.snapshot_note or "")
+    assert again.snapshot() == full.snapshot() and again.history() == full.history()
+    fresh = read_snapshot(log, rules_version(), ())  # and written again, of the state read
+    assert fresh.snapshot is not None and fresh.snapshot.state == full.state.to_data()
+    assert os.path.getsize(log) == fresh.snapshot.key.log_size
