@@ -25,7 +25,7 @@ def test_the_public_operation_models_are_generated_from_the_rule_files():
     specs = {s.name: s for s in PrologRules.get().builtin_specs}
     assert sorted(specs) == BUILTINS
     for name, spec in specs.items():
-        model = getattr(grounded, class_name(spec))
+        model = getattr(grounded, class_name(spec.name))
         assert model is model_from_spec(spec) and model.__doc__ == spec.doc
         fields = {k: f for k, f in model.model_fields.items() if k != "op"}
         assert list(fields) == [f.name for f in spec.fields], name
@@ -54,7 +54,7 @@ def test_the_schema_of_the_builtins_is_what_it_was_before_the_models_were_genera
     now["$defs"]["Header"] = {**line, "title": "Header", "description": before["$defs"]["Header"]["description"]}
     now["oneOf"][0] = {"$ref": "#/$defs/Header"}
     now["description"] = before["description"]
-    docs = {class_name(s): s.doc for s in PrologRules.get().builtin_specs}
+    docs = {class_name(s.name): s.doc for s in PrologRules.get().builtin_specs}
     for name, doc in docs.items():
         assert now["$defs"][name].pop("description") == doc
         before["$defs"][name].pop("description", None)

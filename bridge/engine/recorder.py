@@ -3,13 +3,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from grounded.core.errors import PrologError
 from grounded.dmap.effects import Effect
 from grounded.dmap.operations import UtteranceBase
-from grounded.engine.world import Reading
 from grounded.epistemic.verdicts import verdict_term
 from grounded.io.eventlog import EventLogWriter
 from grounded.solvers.terms import Value
+
+if TYPE_CHECKING:
+    from grounded.engine.world import Reading  # numpy: imported only with a world
 
 
 class Recorder:
