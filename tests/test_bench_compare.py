@@ -85,12 +85,15 @@ def test_the_bands_and_the_target_check():
     def row(k: int, bucket: str, call: float, read: float) -> dict:
         return {"stream": "naive", "k": k, "bucket": bucket, "ratio": {"grounded": call, "grounded+read": read}}
 
-    found = compare.check([row(100, "Verify |Dep*|=1", 0.9, 1.0), row(1000, "Verify |Dep*|=1", 0.8, 1.01),
-                           row(100, "Verify not grounded", 1.0, 1.5), row(100, "Affected* |A*|>20", 0.5, 0.7)])
+    found = compare.check([row(100, "Verify |Dep*|=1", 0.9, 1.3), row(1000, "Verify |Dep*|=1", 1.01, 1.2),
+                           row(100, "Verify not grounded", 1.0, 1.5), row(1000, "Verify not grounded", 0.9, 1.6),
+                           row(100, "Affected* |A*|>20", 0.5, 1.7)])
     assert [(f["bucket"], f["rows"], f["call"], f["read"], f["met"]) for f in found] == [
-        ("Affected* |A*|>20", 1, 0.5, 0.7, True), ("Verify |Dep*|=1", 2, 0.9, 1.01, False),
-        ("Verify not grounded", 1, 1.0, 1.5, True)]  # the reason may take 1.5x, the rest 1.0x
-    assert "| Verify \\|Dep*\\|=1 | 2 | 0.90 | 1.01 (<= 1.0) | NOT met |" in compare.check_markdown(found)
+        ("Affected* |A*|>20", 1, 0.5, 1.7, True), ("Verify |Dep*|=1", 2, 1.01, 1.3, False),
+        ("Verify not grounded", 2, 1.0, 1.6, False)]  # the call at most 1.0x; reading the reason 1.5x
+    md = compare.check_markdown(found)
+    assert "| Verify \\|Dep*\\|=1 | 2 | 1.01 | 1.30 | NOT met |" in md
+    assert "| Verify not grounded | 2 | 1.00 | 1.60 (<= 1.5) | NOT met |" in md
 
 
 def test_the_query_table_alone_on_the_command_line(tmp_path):
@@ -98,7 +101,7 @@ def test_the_query_table_alone_on_the_command_line(tmp_path):
                       "--out", tmp_path)
     assert result.returncode == 0, result.stderr
     md = (tmp_path / "compare.md").read_text()
-    assert "### Target: grounded / authors <= 1.0" in md and "## Ingestion" not in md
+    assert "### Target: the Engine call <= 1.0x the authors'" in md and "## Ingestion" not in md
     data = json.loads((tmp_path / "compare.json").read_text())
     assert {r["stream"] for r in data["queries"]} == {"realistic"} and data["check"]
     bad = grounded("bench", "compare", "--streams", "naive,chat")

@@ -524,7 +524,7 @@ class Engine(Displayable):
                 newest = state.args[ids[-1] - 1]
                 if not newest.deps and newest.standing in GOOD_STANDING:
                     return newest.answer or _verify.leaf(newest)  # type: ignore[return-value]
-                return _verify.verify(state, literal)
+                return _verify.anchored(state, literal, ids, newest)
         self._check_query(literal)
         return _verify.verify(state, literal, check_turn(at))
 

@@ -198,15 +198,17 @@ class _Failed(Verification):
     @property
     def reason(self) -> str:
         path, q, change = self._basis
-        if path is None:
-            assert change  # the anchor is out of standing
-            return f"{q} {standing_text(*change)}"
-        trail = " -> ".join(reversed([*path, q]))  # premise -> conclusion, as the picture's arrows run
-        if change is None:
-            return f"{trail}: no argument claims {q}"
-        if change is False:
-            return f"{trail}: circular support, {q} rests on itself"
-        return f"{trail}: {q} {standing_text(*change)}"
+        if change:  # out of standing (the anchor itself when there is no path)
+            note = f"{q} {standing_text(*change)}"
+            if path is None:
+                return note
+        elif change is None:
+            note = f"no argument claims {q}"
+        else:
+            note = f"circular support, {q} rests on itself"
+        if len(path) == 1:  # premise -> conclusion, as the picture's arrows run
+            return f"{q} -> {path[0]}: {note}"
+        return f"{' -> '.join([q, *reversed(path)])}: {note}"
 
     @property
     def failing(self) -> str:
@@ -250,7 +252,12 @@ def verify(dm: DependencyMap, literal: str, t: int | None = None) -> Verificatio
     ids = dm.claimants.get(literal)
     if not ids:
         return _answer(_NoAnchor, literal, None, None)
-    newest = dm.args[ids[-1] - 1]
+    return anchored(dm, literal, ids, dm.args[ids[-1] - 1])
+
+
+def anchored(dm: DependencyMap, literal: str, ids: list[int], newest: ArgRecord) -> Verification:
+    """Verify(literal) at the latest turn, given its claimants and the newest of them (``Engine.verify``
+    has them already: looking them up again was a tenth of a small answer's cost)."""
     if newest.standing in GOOD_STANDING:
         if not newest.deps:  # an observation-like anchor grounds itself
             return newest.answer or leaf(newest)  # type: ignore[return-value]
