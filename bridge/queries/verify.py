@@ -12,7 +12,7 @@ zero and grounds nothing.
 Most literals have one claimant, and then there is nothing to choose: the
 anchor is grounded exactly when every argument its Dep reaches is in S_t and
 none of them rests on itself.  ``verify`` answers those queries by one
-depth-first walk (``_walk_single``) that collects the witness's claims as it
+depth-first walk (``anchored``) that collects the witness's claims as it
 goes, and falls back to the fixpoint at a literal with several claimants, more
 than ``_DEEPEST`` levels down, or when asked about an earlier turn.
 
@@ -255,66 +255,63 @@ def verify(dm: DependencyMap, literal: str, t: int | None = None) -> Verificatio
     return anchored(dm, literal, ids, dm.args[ids[-1] - 1])
 
 
-def anchored(dm: DependencyMap, literal: str, ids: list[int], newest: ArgRecord) -> Verification:
+def anchored(dm: DependencyMap, literal: str, ids: list[int], newest: ArgRecord,
+             good: frozenset[str] = GOOD_STANDING) -> Verification:
     """Verify(literal) at the latest turn, given its claimants and the newest of them (``Engine.verify``
-    has them already: looking them up again was a tenth of a small answer's cost)."""
-    if newest.standing in GOOD_STANDING:
-        if not newest.deps:  # an observation-like anchor grounds itself
-            return newest.answer or leaf(newest)  # type: ignore[return-value]
-        if len(ids) == 1:
-            walked = _walk_single(dm, literal, newest.id)
-            if walked is not None:
-                if type(walked) is list:
-                    return _answer(_Walked, literal, None, (dm, walked))
-                return _answer(_Failed, literal, None, walked)
-    elif len(ids) == 1:
-        return _answer(_Failed, literal, None, (None, literal, newest.history[-1]))
-    return _verify_at(dm, literal, None)
+    has them already: looking them up again was a tenth of a small answer's cost).
 
-
-_DEEPEST = 200
-"""Depth at which the single-claimant walk hands over to the fixpoint (it recurses; Dep chains can be 10^5 deep)."""
-
-
-def _walk_single(dm: DependencyMap, literal: str, anchor: int, good: frozenset[str] = GOOD_STANDING
-                 ) -> list[str] | _Failure | None:
-    """Dep*(anchor) when every literal on the way has one claimant: the witness's claims, or where it
-    fails (a tuple, see ``_Failure``), or None at a literal with several claimants or past ``_DEEPEST``
-    (the caller then computes the fixpoint).
-
-    Depth first, in the order of Dep, so the first failure met is the one the
-    fixpoint's ``_first_failure`` reports.  With one claimant per literal the
-    claims name the arguments, so the walk collects claims, the chain the
-    answer shows.  When the anchor rests only on arguments that rest on
-    nothing (most witnesses: a hypothesis over observations) one loop
-    suffices; otherwise ``_walk_below`` recurses.  ``(b,) = claimants[q]`` is
-    the one-claimant test: a KeyError is a literal nobody claims, a ValueError
-    one with several claimants.
+    When the literal has one claimant, Dep*(anchor) is walked here when every
+    literal on the way has one claimant too, collecting the witness's claims
+    (they name the arguments), or where it fails (``_Failure``); at a literal
+    with several claimants, or past ``_DEEPEST``, the fixpoint answers.  Depth
+    first, in the order of Dep, so the first failure met is the one the
+    fixpoint's ``_first_failure`` reports.  When the anchor rests only on
+    arguments that rest on nothing (most witnesses: a hypothesis over
+    observations) one loop suffices; otherwise ``_walk_below`` recurses.
+    ``(b,) = claimants[q]`` is the one-claimant test: a KeyError is a literal
+    nobody claims, a ValueError one with several claimants.  (The walk is not
+    a function of its own: a call is a tenth of a small answer's cost.)
     """
+    if newest.standing not in good:
+        if len(ids) == 1:
+            return _answer(_Failed, literal, None, (None, literal, newest.history[-1]))
+        return _verify_at(dm, literal, None)
+    deps = newest.deps
+    if not deps:  # an observation-like anchor grounds itself
+        return newest.answer or leaf(newest)  # type: ignore[return-value]
+    if len(ids) != 1:
+        return _verify_at(dm, literal, None)
     args = dm.args
     claimants = dm.claimants
     chain = [literal]
     q = literal
     try:
-        for q in args[anchor - 1].deps:
+        for q in deps:
             (b,) = claimants[q]
             rb = args[b - 1]
             if rb.standing not in good:
-                return [literal], q, rb.history[-1]
+                return _answer(_Failed, literal, None, ([literal], q, rb.history[-1]))
             if rb.deps:
-                colour: dict[str, bool] = {}
                 chain = []
-                walked = _walk_below(args, claimants, colour, chain, anchor, literal, 0)
-                if walked is True:
-                    return chain
-                return walked
+                walked = _walk_below(args, claimants, {}, chain, newest.id, literal, 0)
+                break
             if q not in chain:  # the anchor's claim and a few of its Dep: a short list
                 chain.append(q)
-        return chain
+        else:
+            return _answer(_Walked, literal, None, (dm, chain))
     except KeyError:  # nobody claims q
-        return [literal], q, None
+        return _answer(_Failed, literal, None, ([literal], q, None))
     except ValueError:  # several arguments claim q
-        return None
+        return _verify_at(dm, literal, None)
+    if walked is True:
+        return _answer(_Walked, literal, None, (dm, chain))
+    if walked is None:
+        return _verify_at(dm, literal, None)
+    return _answer(_Failed, literal, None, walked)
+
+
+_DEEPEST = 200
+"""Depth at which the single-claimant walk hands over to the fixpoint (it recurses; Dep chains can be 10^5 deep)."""
 
 
 def _walk_below(args: list, claimants: dict[str, list[int]], colour: dict[str, bool], chain: list[str], a: int,
