@@ -348,6 +348,10 @@ def compare(
     rounds: Annotated[int | None, typer.Option(help="Interleaved rounds (default 5).")] = None,
     peer_limit: Annotated[float | None, typer.Option(
         help="Seconds ASPARTIX-style and PyArg may take per framework (default 30).")] = None,
+    streams: Annotated[str | None, typer.Option(
+        help="Comma-separated conversations to query: naive, realistic (default both).")] = None,
+    queries_only: Annotated[bool, typer.Option(
+        "--queries-only", help="Only the per-answer-size query table and its target check.")] = False,
 ) -> None:
     """grounded against the authors' engine, networkx, clingo encodings and PyArg, interleaved; ratios."""
     from grounded.bench import compare as cmp
@@ -369,6 +373,12 @@ def compare(
         settings.rounds = rounds
     if peer_limit is not None:
         settings.peer_limit = peer_limit
+    if streams is not None:
+        settings.streams = tuple(x.strip() for x in streams.split(",") if x.strip())
+        unknown = [x for x in settings.streams if x not in cmp.STREAMS]
+        if unknown or not settings.streams:
+            raise InputError(f"--streams {streams}: expected some of {', '.join(cmp.STREAMS)}")
+    settings.queries_only = queries_only
     result = cmp.run(settings, log=lambda line: stderr.print(line, markup=False))
     _publish(out, "compare", result, cmp.markdown)
 

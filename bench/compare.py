@@ -10,13 +10,17 @@ The peers:
   an ASPARTIX-style encoding on the same clingo (``aspartix.py``), and PyArg
   (python-argumentation), the last two in a subprocess with a time limit.
 
-What is measured, on synthetic conversations of K turns (``synthetic.py``,
-naive regime, fed through ``Engine.apply``; the authors' engine is fed the
-same accepted utterances):
+What is measured, on synthetic conversations of K turns fed through
+``Engine.apply`` (``synthetic.py``: the naive regime, and the realistic
+stream, with every operation and competing hypotheses sharing questions);
+the authors' engine is fed the same accepted utterances:
 
 * Verify and Affected* per query, at equal answer size: a query enters a
-  bucket (|A*| = 0, |A*| = 1; a grounded witness of 1, 2-4 or 5+ claims; not
-  grounded) only when every peer's answer has that size.  ``grounded`` is the
+  bucket (|A*| 0-1, 2-4, 5-20, > 20; a grounded witness of 1, 2-4 or 5+
+  claims; not grounded) only when every peer's answer has that size, and
+  ``check`` says which buckets meet issue 23's targets at every K and
+  stream (grounded at most the authors' time, reading ``.reason`` at most
+  1.5x).  ``grounded`` is the
   call users make (``Engine.verify``, ``Engine.affected``), ``walk`` the query
   function under it (``grounded.queries``, on the DependencyMap), ``+read`` the
   call and reading what the authors' engine returns (``.claims``, ``.chain``,
@@ -58,7 +62,7 @@ from grounded.bench.footprint import measure_engines
 from grounded.bench.latency import per_call
 from grounded.bench.reference import ReferenceEngine
 from grounded.bench.report import markdown_table
-from grounded.bench.synthetic import HEADER, Conversation, build
+from grounded.bench.synthetic import HEADER, Conversation, build, realistic
 from grounded.core.vocabulary import GOOD_STANDING
 from grounded.dung import Framework, extensions
 from grounded.engine import Engine
@@ -67,8 +71,14 @@ from grounded.queries.verify import verify as verify_walk
 
 KS = (100, 1_000, 10_000, 100_000)
 AF_SIZES = (100, 1_000, 10_000, 100_000)
-BUCKETS = ("Affected* |A*|=0", "Affected* |A*|=1", "Verify |Dep*|=1", "Verify |Dep*|=2-4", "Verify |Dep*|>=5",
-           "Verify not grounded")
+AFFECTED_BANDS = ((0, 1), (2, 4), (5, 20), (21, None))
+"""|A*| bands: (least, most), None for no upper bound."""
+BUCKETS = ("Affected* |A*|=0-1", "Affected* |A*|=2-4", "Affected* |A*|=5-20", "Affected* |A*|>20",
+           "Verify |Dep*|=1", "Verify |Dep*|=2-4", "Verify |Dep*|>=5", "Verify not grounded")
+STREAMS = ("naive", "realistic")
+TARGET, REASON_TARGET = 1.0, 1.5
+"""Issue 23: the ``Engine`` call at most the authors' time in every band; the call and reading ``.reason``
+of a not-grounded answer at most 1.5x."""
 QUERY_PEERS = ("authors", "grounded", "walk", "grounded+read", "networkx")
 
 
@@ -87,6 +97,10 @@ class Settings:
     peer_limit: float = 30.0
     """Seconds a subprocess peer (ASPARTIX-style, PyArg) may take on one framework."""
     seed: int = 0
+    streams: tuple[str, ...] = STREAMS
+    """Conversations queried: ``synthetic.build`` (naive) and ``synthetic.realistic`` (every operation)."""
+    queries_only: bool = False
+    """Skip ingestion, memory and Dung semantics (the per-band query table and its check only)."""
 
     @classmethod
     def quick(cls) -> Settings:
@@ -99,6 +113,7 @@ class Settings:
 @dataclass
 class Subject:
     k: int
+    stream: str
     conv: Conversation
     authors: ReferenceEngine
     dependents: nx.DiGraph  # literal -> claims resting on it
@@ -107,8 +122,9 @@ class Subject:
     buckets: dict[str, list[str]] = field(default_factory=dict)
 
 
-def subject(k: int, seed: int, queries: int) -> Subject:
-    conv = build(k, "naive", seed)
+def subject(k: int, seed: int, queries: int, stream: str = "naive") -> Subject:
+    """One conversation of k turns in ``stream``, fed to every peer, and the queries drawn for each bucket."""
+    conv = realistic(k, seed) if stream == "realistic" else build(k, "naive", seed)
     authors = ReferenceEngine()
     for u in conv.history:
         authors.apply(u)
@@ -120,9 +136,12 @@ def subject(k: int, seed: int, queries: int) -> Subject:
             dependents.add_edge(d, r.claim)
             rests_on.add_edge(r.claim, d)
     good = {r.claim for r in dm.args if r.standing in GOOD_STANDING}
-    s = Subject(k, conv, authors, dependents, rests_on, good)
+    s = Subject(k, stream, conv, authors, dependents, rests_on, good)
     rng = random.Random(seed + 1)
-    picks = list(dict.fromkeys(rng.choice(conv.claims) for _ in range(20 * queries)))
+    claims = conv.claims or list(dict.fromkeys(r.claim for r in dm.args))  # the realistic stream lists none
+    picks = list(dict.fromkeys(rng.choice(claims) for _ in range(20 * queries)))
+    # the long answers are few: every literal with more than 4 dependents is a candidate
+    picks += [p for p in dict.fromkeys(dependents.nodes) if dependents.out_degree(p) > 4]
     for p in picks:
         for bucket in _buckets(s, p):
             chosen = s.buckets.setdefault(bucket, [])
@@ -147,8 +166,8 @@ def _buckets(s: Subject, p: str) -> list[str]:
     """The buckets query p belongs to: where every peer's answer has the same size."""
     engine, found = s.conv.engine, []
     sizes = {len(engine.affected(p).claims), len(s.authors.affected_closure(p)), len(nx_affected(s.dependents, p))}
-    if sizes == {0} or sizes == {1}:
-        found.append(BUCKETS[sizes.pop()])
+    if len(sizes) == 1:
+        found.append(affected_band(sizes.pop()))
     v = engine.verify(p)
     status, chain = s.authors.verify(p)
     walked = nx_verify(s.rests_on, s.good, p)
@@ -158,8 +177,16 @@ def _buckets(s: Subject, p: str) -> list[str]:
         sizes = {len(v.chain), len(chain), len(walked)}
         if len(sizes) == 1:
             n = sizes.pop()
-            found.append(BUCKETS[2] if n == 1 else BUCKETS[3] if n <= 4 else BUCKETS[4])
+            found.append(BUCKETS[4] if n == 1 else BUCKETS[5] if n <= 4 else BUCKETS[6])
     return found
+
+
+def affected_band(n: int) -> str:
+    """The Affected* bucket of an answer of n claims."""
+    for (_, most), bucket in zip(AFFECTED_BANDS, BUCKETS, strict=False):
+        if most is None or n <= most:
+            return bucket
+    raise AssertionError(n)  # the last band has no upper bound
 
 
 def _calls(s: Subject, bucket: str, p: str) -> dict[str, Callable[[], object]]:
@@ -180,8 +207,8 @@ def _calls(s: Subject, bucket: str, p: str) -> dict[str, Callable[[], object]]:
 
 def measure_queries(subjects: list[Subject], settings: Settings, log: Callable[[str], None]) -> list[dict]:
     """Per K and bucket: median microseconds per peer, and medians of per-query ratios to the authors'."""
-    times: dict[tuple[int, str], dict[str, list[float]]] = {}
-    ratios: dict[tuple[int, str], dict[str, list[float]]] = {}
+    times: dict[tuple[str, int, str], dict[str, list[float]]] = {}
+    ratios: dict[tuple[str, int, str], dict[str, list[float]]] = {}
     rng = random.Random(settings.seed)
     for r in range(settings.rounds):
         work = [(s, b, p) for s in subjects for b, ps in s.buckets.items() for p in ps]
@@ -190,7 +217,7 @@ def measure_queries(subjects: list[Subject], settings: Settings, log: Callable[[
             calls = list(_calls(s, bucket, p).items())
             rng.shuffle(calls)
             took = {name: per_call(fn, settings.repeat)[0] for name, fn in calls}
-            key = (s.k, bucket)
+            key = (s.stream, s.k, bucket)
             for name, t in took.items():
                 times.setdefault(key, {}).setdefault(name, []).append(t)
                 ratios.setdefault(key, {}).setdefault(name, []).append(t / took["authors"])
@@ -198,10 +225,10 @@ def measure_queries(subjects: list[Subject], settings: Settings, log: Callable[[
     rows = []
     for s in subjects:
         for bucket in BUCKETS:
-            key = (s.k, bucket)
+            key = (s.stream, s.k, bucket)
             if key not in times:
                 continue
-            rows.append({"k": s.k, "bucket": bucket, "queries": len(s.buckets[bucket]),
+            rows.append({"stream": s.stream, "k": s.k, "bucket": bucket, "queries": len(s.buckets[bucket]),
                          "us": {n: statistics.median(v) * 1e6 for n, v in times[key].items()},
                          "ratio": {n: statistics.median(v) for n, v in ratios[key].items() if n != "authors"}})
     return rows
@@ -376,21 +403,43 @@ def _timed(fn: Callable[[], object]) -> tuple[float | None, object]:
 
 def run(settings: Settings, log: Callable[[str], None] = lambda line: None) -> dict:
     subjects = []
-    for k in settings.ks:
-        subjects.append(subject(k, settings.seed, settings.queries))
-        log(f"built K={k:,}: {len(subjects[-1].conv.engine.state.args):,} arguments")
-    history = max(subjects, key=lambda s: s.k).conv.history
-    if len(history) < settings.memory:  # the memory figure wants more utterances than the largest K made
-        history = build(settings.memory, "naive", settings.seed).history
+    for stream in settings.streams:
+        for k in settings.ks:
+            subjects.append(subject(k, settings.seed, settings.queries, stream))
+            log(f"built {stream} K={k:,}: {len(subjects[-1].conv.engine.state.args):,} arguments")
     queries = measure_queries(subjects, settings, log)
+    naive = [s for s in subjects if s.stream == "naive"]
+    history = max(naive, key=lambda s: s.k).conv.history if naive else []
     for s in subjects:
         s.conv.engine.close()
-    del subjects
+    del subjects, naive
+    if settings.queries_only:
+        return {"settings": settings.__dict__, "queries": queries, "check": check(queries)}
+    if len(history) < settings.memory:  # the memory figure wants more utterances than the largest K made
+        history = build(settings.memory, "naive", settings.seed).history
     ingestion = measure_ingestion(history, settings, log)
     memory = measure_memory(history, settings, log)
     dung = measure_dung(settings, log)
-    return {"settings": settings.__dict__, "queries": queries, "ingestion": ingestion, "memory": memory,
-            "dung": dung}
+    return {"settings": settings.__dict__, "queries": queries, "check": check(queries), "ingestion": ingestion,
+            "memory": memory, "dung": dung}
+
+
+def check(rows: list[dict]) -> list[dict]:
+    """Per bucket, over every stream and K: the largest ratio of the ``Engine`` call (target ``TARGET``) and
+    of the call with the answer read (the target only for ``.reason``: ``REASON_TARGET``; the other reads
+    are shown, since our answers make what is read when it is read)."""
+    found = []
+    for bucket in BUCKETS:
+        mine = [r for r in rows if r["bucket"] == bucket]
+        if not mine:
+            continue
+        call = max(r["ratio"]["grounded"] for r in mine)
+        read = max(r["ratio"]["grounded+read"] for r in mine)
+        reason = bucket == "Verify not grounded"
+        found.append({"bucket": bucket, "rows": len(mine), "call": call, "read": read,
+                      "read_target": REASON_TARGET if reason else None,
+                      "met": call <= TARGET and (not reason or read <= REASON_TARGET)})
+    return found
 
 
 def markdown(result: dict) -> str:
@@ -398,15 +447,18 @@ def markdown(result: dict) -> str:
     lines = [f"## Queries: microseconds per call, and ratios to the authors' engine "
              f"(medians of per-query ratios over {st['rounds']} interleaved rounds, {st['repeat']} calls per time)",
              ""]
-    rows = [[f"{r['k']:,}", r["bucket"], r["queries"], *(f"{r['us'][p]:.2f}" for p in QUERY_PEERS),
+    rows = [[r["stream"], f"{r['k']:,}", r["bucket"], r["queries"], *(f"{r['us'][p]:.2f}" for p in QUERY_PEERS),
              *(f"{r['ratio'][p]:.2f}" for p in QUERY_PEERS[1:])] for r in result["queries"]]
-    lines.append(markdown_table(["K", "answer", "queries", "authors us", "grounded us", "walk us", "+read us",
+    lines.append(markdown_table(["stream", "K", "answer", "queries", "authors us", "grounded us", "walk us", "+read us",
                                  "networkx us", "grounded / authors", "walk / authors", "+read / authors",
-                                 "networkx / authors"], rows, align="lllrrrrrrrrr"))
+                                 "networkx / authors"], rows, align="llllrrrrrrrrr"))
     if result["queries"]:
         worst = {p: _worst(result["queries"], p) for p in QUERY_PEERS[1:4]}
         lines += ["", "Largest ratio to the authors' engine: " + "; ".join(
-            f"{p} {w['ratio'][p]:.2f} ({w['bucket']}, K={w['k']:,})" for p, w in worst.items()) + "."]
+            f"{p} {w['ratio'][p]:.2f} ({w['bucket']}, {w['stream']} K={w['k']:,})" for p, w in worst.items()) + "."]
+        lines += ["", check_markdown(result["check"])]
+    if "ingestion" not in result:  # --queries-only
+        return "\n".join(lines)
     ing = result["ingestion"]
     lines += ["", f"## Ingestion: {ing['utterances']:,} utterances replayed into a fresh engine "
                   f"(medians over {st['rounds']} alternating rounds)", "",
@@ -438,6 +490,17 @@ def markdown(result: dict) -> str:
                                  "labelling (preferred)", "clingo grounded", "clingo preferred (domRec)",
                                  "ASPARTIX-style grounded", "PyArg grounded"], rows))
     return "\n".join(lines)
+
+
+def check_markdown(found: list[dict]) -> str:
+    """The target check as a table: which buckets meet issue 23's targets at every stream and K."""
+    rows = [[f["bucket"], f["rows"], f"{f['call']:.2f}",
+             f"{f['read']:.2f}" + ("" if f["read_target"] is None else f" (<= {f['read_target']:.1f})"),
+             "met" if f["met"] else "NOT met"] for f in found]
+    return "\n".join([f"### Target: the Engine call <= {TARGET:.1f}x the authors' per bucket, with .reason read "
+                      f"<= {REASON_TARGET:.1f}x; the largest median over streams and K", "",
+                      markdown_table(["answer", "stream x K rows", "Engine call, largest", "+read, largest",
+                                      "target"], [[str(c) for c in r] for r in rows], align="lrrrl")])
 
 
 def _ms(seconds: float) -> str:

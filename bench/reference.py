@@ -223,5 +223,8 @@ class ReferenceEngine:
                 self.resolve(op["target"], turn, speaker)
             elif kind == "question":
                 self.question(op["claim"], turn, speaker)
+            elif kind == "expand_awareness":  # the realistic stream: a literal new to everyone, in D_t
+                self.awareness.add(op["claim"])
+                self.history.append(Event("ExpandAwareness", turn, {"id": op["claim"]}))
             else:
                 raise ValueError(f"the reference engine has no operation {kind!r}")

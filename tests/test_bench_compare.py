@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import networkx as nx
 
 from grounded.bench import compare
@@ -55,3 +57,52 @@ def test_a_small_run_prints_every_table():
 def test_bad_options_are_refused():
     result = grounded("bench", "compare", "--ks", "10,x")
     assert result.returncode == 2 and result.stderr.startswith("error: --ks 10,x: expected comma-separated")
+
+
+def test_the_realistic_stream_is_queried_in_every_size_band_the_peers_agree_on():
+    """Every operation (awareness, superseding, resolutions over dissent): the authors' engine reads it all,
+    and the long answers are drawn as well as the short ones."""
+    s = compare.subject(600, 2, queries=5, stream="realistic")
+    engine = s.conv.engine
+    assert "expand_awareness" in {op["op"] for u in s.conv.history for op in u["ops"]}
+    for bucket, picks in s.buckets.items():
+        for p in picks:
+            if bucket.startswith("Affected"):
+                assert compare.affected_band(len(s.authors.affected_closure(p))) == bucket
+                assert sorted(engine.affected(p).claims) == s.authors.affected_closure(p)
+            elif bucket in ("Verify |Dep*|=2-4", "Verify |Dep*|>=5"):  # a leaf's chain is a sentence there
+                assert sorted(engine.verify(p).chain) == sorted(s.authors.verify(p)[1])
+    assert {"Affected* |A*|=0-1", "Affected* |A*|=2-4", "Affected* |A*|=5-20", "Verify |Dep*|=1",
+            "Verify not grounded"} <= set(s.buckets)
+    engine.close()
+
+
+def test_the_bands_and_the_target_check():
+    assert [compare.affected_band(n) for n in (0, 1, 2, 4, 5, 20, 21, 10**5)] == [
+        "Affected* |A*|=0-1", "Affected* |A*|=0-1", "Affected* |A*|=2-4", "Affected* |A*|=2-4",
+        "Affected* |A*|=5-20", "Affected* |A*|=5-20", "Affected* |A*|>20", "Affected* |A*|>20"]
+
+    def row(k: int, bucket: str, call: float, read: float) -> dict:
+        return {"stream": "naive", "k": k, "bucket": bucket, "ratio": {"grounded": call, "grounded+read": read}}
+
+    found = compare.check([row(100, "Verify |Dep*|=1", 0.9, 1.3), row(1000, "Verify |Dep*|=1", 1.01, 1.2),
+                           row(100, "Verify not grounded", 1.0, 1.5), row(1000, "Verify not grounded", 0.9, 1.6),
+                           row(100, "Affected* |A*|>20", 0.5, 1.7)])
+    assert [(f["bucket"], f["rows"], f["call"], f["read"], f["met"]) for f in found] == [
+        ("Affected* |A*|>20", 1, 0.5, 1.7, True), ("Verify |Dep*|=1", 2, 1.01, 1.3, False),
+        ("Verify not grounded", 2, 1.0, 1.6, False)]  # the call at most 1.0x; reading the reason 1.5x
+    md = compare.check_markdown(found)
+    assert "| Verify \\|Dep*\\|=1 | 2 | 1.01 | 1.30 | NOT met |" in md
+    assert "| Verify not grounded | 2 | 1.00 | 1.60 (<= 1.5) | NOT met |" in md
+
+
+def test_the_query_table_alone_on_the_command_line(tmp_path):
+    result = grounded("bench", "compare", "--queries-only", "--ks", "60", "--rounds", "1", "--streams", "realistic",
+                      "--out", tmp_path)
+    assert result.returncode == 0, result.stderr
+    md = (tmp_path / "compare.md").read_text()
+    assert "### Target: the Engine call <= 1.0x the authors'" in md and "## Ingestion" not in md
+    data = json.loads((tmp_path / "compare.json").read_text())
+    assert {r["stream"] for r in data["queries"]} == {"realistic"} and data["check"]
+    bad = grounded("bench", "compare", "--streams", "naive,chat")
+    assert bad.returncode == 2 and "--streams naive,chat: expected some of naive, realistic" in bad.stderr

@@ -91,7 +91,13 @@ class StandingNote:
     """The literal whose argument caused it (None: no cause recorded)."""
 
     def __str__(self) -> str:
-        return f"{self.standing} at T{self.turn}" + ("" if self.cause is None else f" by {self.cause}")
+        return standing_text(self.turn, self.standing, self.cause)
+
+
+def standing_text(turn: int, standing: str, cause: str | None) -> str:
+    """A standing change as words ('abandoned at T9 by o9'), from its fields in the order an argument's
+    history holds them: Verify's reason formats a history entry without building a ``StandingNote``."""
+    return f"{standing} at T{turn}" if cause is None else f"{standing} at T{turn} by {cause}"
 
 
 class StandingChange(Strict):

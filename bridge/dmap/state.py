@@ -64,6 +64,9 @@ class ArgRecord:
     dep_turns: list[int] = field(default_factory=list)
     explains: list[str] = field(default_factory=list)
     explain_turns: list[int] = field(default_factory=list)
+    answer: object = field(default=None, compare=False, repr=False)
+    """Verify's answer when this argument grounds its claim resting on nothing: it depends on the record
+    alone (claim and id), is frozen, and is made once (``grounded.queries.verify.leaf``), not per query."""
 
     def standing_at(self, t: int | None) -> str | None:
         """Standing as of turn t; None if the argument did not exist yet."""

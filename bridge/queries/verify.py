@@ -12,7 +12,7 @@ zero and grounds nothing.
 Most literals have one claimant, and then there is nothing to choose: the
 anchor is grounded exactly when every argument its Dep reaches is in S_t and
 none of them rests on itself.  ``verify`` answers those queries by one
-depth-first walk (``_walk_single``) that collects the witness's claims as it
+depth-first walk (``anchored``) that collects the witness's claims as it
 goes, and falls back to the fixpoint at a literal with several claimants, more
 than ``_DEEPEST`` levels down, or when asked about an earlier turn.
 
@@ -25,67 +25,46 @@ reported separately as ``no_anchor``: the verifier abstains rather than rejects.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
 from grounded.core.display import Displayable
 from grounded.core.vocabulary import GOOD_STANDING
-from grounded.dmap.state import DependencyMap
+from grounded.dmap.model import standing_text
+from grounded.dmap.state import ArgRecord, DependencyMap
+from grounded.queries.answer import new, once
 
 GROUNDED, UNGROUNDED, NO_ANCHOR = "grounded", "ungrounded", "no_anchor"
 
 
+@dataclass(frozen=True, eq=False, repr=False)
 class Verification(Displayable):
     """The answer to Verify(c), as of turn ``at`` (None: the latest).
 
-    Built for the hot path.  Each kind of answer is its own subclass
-    (``Grounded``, ``_Ungrounded``, ``_NoAnchor``) holding ``grounded`` and
-    ``status`` as class attributes, and there is no ``__init__``: ``verify``
-    sets the two or three slots the answer needs, and the rest is computed
-    when read.  The witness is one argument id (an anchor resting on nothing),
-    the ids the fixpoint found, or, for the single-claimant walk
-    (``_Walked``), the claims it collected, which name their one claimant
-    each.  ``reason`` and ``failing`` are found on first reading, as of the turn the
-    question was asked, even if the conversation has moved on since.  ``_at``
-    is left unset for a question about the latest turn (it reads as None).
-    The fields are read-only, as when this was a frozen dataclass; equal
-    answers compare equal.
+    A frozen dataclass per kind of answer, each built by ``_answer`` (the
+    one constructor, given the kind) from what the query found, held in
+    ``_basis`` (each kind says what it is), and no more:
+    ``grounded`` and ``status`` are class attributes, and ``chain``,
+    ``arguments``, ``reason`` and ``failing`` are made when read, as of the
+    turn the question was asked, even if the conversation has moved on since.
+    Equal answers compare equal, whatever their kind.
     """
 
-    __slots__ = ("_claim", "_witness", "_dm", "_at", "_turn", "_why")
-    _claim: str
-    _witness: int | list[int] | tuple[()]  # one id: an anchor resting on nothing; (): no witness
-    _dm: DependencyMap
-    _at: int | None
-    _turn: int | None  # the turn a reason is found as of
-    _why: tuple[str, str] | None  # the reason and the failing literal, once found
-    grounded: bool
-    status: str
-
-    @property
-    def claim(self) -> str:
-        return self._claim
-
-    @property
-    def at(self) -> int | None:
-        try:
-            return self._at
-        except AttributeError:
-            return None
+    claim: str
+    at: int | None
+    _basis: Any
+    grounded: ClassVar[bool] = False
+    status: ClassVar[str] = NO_ANCHOR
 
     @property
     def arguments(self) -> tuple[int, ...]:
         """The arguments of the witness Dep*(a_c), the anchor first (empty unless grounded)."""
-        witness = self._witness
-        return (witness,) if isinstance(witness, int) else tuple(witness)
+        return ()
 
     @property
     def chain(self) -> tuple[str, ...]:
         """Claims of the witness Dep*(a_c), the anchor's claim first."""
-        witness = self._witness
-        if isinstance(witness, int):
-            return (self._claim,)
-        if not witness:
-            return ()
-        args = self._dm.args
-        return tuple(dict.fromkeys(args[a - 1].claim for a in witness))
+        return ()
 
     @property
     def reason(self) -> str | None:
@@ -118,163 +97,242 @@ class Verification(Displayable):
                 "reason": self.reason, "status": self.status, "at": self.at}
 
 
+@dataclass(frozen=True, eq=False, repr=False)  # frozen to every name, as the base
 class Grounded(Verification):
-    """Grounded; ``_witness`` the anchor's id (``Engine.verify`` builds one itself for a leaf anchor)."""
+    """Grounded, with the witness the least fixpoint found; ``_basis``: (the map, argument ids, the anchor first)."""
 
-    __slots__ = ()
     grounded = True
     status = GROUNDED
 
-
-class _Walked(Grounded):
-    """A witness found by the single-claimant walk, held as its claims: each names its one claimant."""
-
-    __slots__ = ()
-    _witness: list[str]  # type: ignore[assignment]  # claims here, argument ids in the other answers
-
     @property
     def arguments(self) -> tuple[int, ...]:
-        claimants = self._dm.claimants  # append-only: the first claimant is the one there was when asked
-        return tuple(claimants[c][0] for c in self._witness)
+        return tuple(self._basis[1])
 
     @property
     def chain(self) -> tuple[str, ...]:
-        return tuple(self._witness)
+        dm, witness = self._basis
+        args = dm.args
+        return tuple(dict.fromkeys(args[a - 1].claim for a in witness))
 
 
+@dataclass(frozen=True, eq=False, repr=False)  # frozen to every name, as the base
+class _Leaf(Verification):
+    """Grounded by an anchor resting on nothing (an observation-like argument); ``_basis``: its id."""
+
+    grounded = True
+    status = GROUNDED
+
+    @property
+    def arguments(self) -> tuple[int, ...]:
+        return (self._basis,)
+
+    @property
+    def chain(self) -> tuple[str, ...]:
+        return (self.claim,)
+
+
+@dataclass(frozen=True, eq=False, repr=False)  # frozen to every name, as the base
+class _Walked(Verification):
+    """Grounded, found by the single-claimant walk; ``_basis``: (the map, the witness's claims), each
+    naming its one claimant."""
+
+    grounded = True
+    status = GROUNDED
+
+    @property
+    def arguments(self) -> tuple[int, ...]:
+        dm, claims = self._basis
+        claimants = dm.claimants  # append-only: the first claimant is the one there was when asked
+        return tuple(claimants[c][0] for c in claims)
+
+    @property
+    def chain(self) -> tuple[str, ...]:
+        return tuple(self._basis[1])
+
+
+@dataclass(frozen=True, eq=False, repr=False)  # frozen to every name, as the base
 class _NoAnchor(Verification):
-    __slots__ = ()
-    grounded = False
-    status = NO_ANCHOR
+    """No argument claims the literal; ``_basis``: None."""
 
     @property
     def reason(self) -> str:
-        return f"no argument claims {self._claim} (no anchor)"
+        return f"no argument claims {self.claim} (no anchor)"
 
 
+@dataclass(frozen=True, eq=False, repr=False)  # frozen to every name, as the base
 class _Ungrounded(Verification):
-    """The reason is found when read, by walking down from the newest anchor as of ``_turn``."""
+    """Not grounded, found by the fixpoint; ``_basis``: (the map, the turn the reason is found as of).
+    The reason is found when read, by walking down from the newest anchor as of that turn."""
 
-    __slots__ = ()
-    grounded = False
     status = UNGROUNDED
 
-    def _explained(self) -> tuple[str, str]:
-        if self._why is None:
-            dm, turn = self._dm, self._turn
-            # unchanged since the question (a new utterance always moves the turn): the cheaper latest view
-            self._why = _explain(dm, self._claim, None if self._at is None and turn == dm.last_turn else turn)
-        return self._why
+    @once
+    def _why(self) -> tuple[str, str]:
+        dm, turn = self._basis
+        # unchanged since the question (a new utterance always moves the turn): the cheaper latest view
+        return _explain(dm, self.claim, None if self.at is None and turn == dm.last_turn else turn)
 
     @property
     def reason(self) -> str:
-        return self._explained()[0]
+        return self._why[0]
 
     @property
     def failing(self) -> str:
-        return self._explained()[1]
+        return self._why[1]
 
 
-def _grounded(claim: str, at: int | None, dm: DependencyMap, witness: list[int]) -> Verification:
-    v = Grounded()
-    v._claim, v._at, v._dm, v._witness = claim, at, dm, witness
-    return v
+_Failure = tuple[list[str] | None, str, "tuple[int, str, str | None] | Literal[False] | None"]
+"""Where the single-claimant walk stopped: the claims from the anchor down to the failing literal's
+dependent (None: the anchor itself is out of standing), the failing literal, and its argument's standing
+change (a history entry, unchanged by later turns), None when nobody claims it, False when it rests on
+itself."""
+
+
+@dataclass(frozen=True, eq=False, repr=False)  # frozen to every name, as the base
+class _Failed(Verification):
+    """Not grounded, found by the single-claimant walk; ``_basis``: where it stopped (``_Failure``).
+    The reason is worded from that when read, with no second walk."""
+
+    status = UNGROUNDED
+
+    @property
+    def reason(self) -> str:
+        path, q, change = self._basis
+        if change:  # out of standing (the anchor itself when there is no path)
+            note = f"{q} {standing_text(*change)}"
+            if path is None:
+                return note
+        elif change is None:
+            note = f"no argument claims {q}"
+        else:
+            note = f"circular support, {q} rests on itself"
+        if len(path) == 1:  # premise -> conclusion, as the picture's arrows run
+            return f"{q} -> {path[0]}: {note}"
+        return f"{' -> '.join([q, *reversed(path)])}: {note}"
+
+    @property
+    def failing(self) -> str:
+        return self._basis[1]
+
+
+# -- the one constructor of each answer ------------------------------------------------
+
+
+def _answer(cls: type[Verification], claim: str, at: int | None, basis: Any) -> Verification:
+    """Every answer is made here (see ``grounded.queries.answer``: a frozen dataclass filled at once)."""
+    answer = new(cls)
+    fields = answer.__dict__
+    fields["claim"] = claim
+    fields["at"] = at
+    fields["_basis"] = basis
+    return answer
+
+
+def leaf(record: ArgRecord) -> Verification:
+    """Grounded by ``record``, the newest argument for its claim, in good standing and resting on nothing.
+
+    The answer depends on the record alone (its claim and id, both fixed), so
+    it is made once per argument and kept in the record's ``answer`` slot:
+    answers are frozen, so every caller may share it.  ``Engine.verify``
+    reads that slot itself and calls this only the first time.
+    """
+    answer = record.answer
+    if answer is None:
+        answer = record.answer = _answer(_Leaf, record.claim, None, record.id)
+    return answer  # type: ignore[return-value]
 
 
 def _ungrounded(claim: str, at: int | None, dm: DependencyMap) -> Verification:
-    v = _Ungrounded()
-    v._claim, v._at, v._dm, v._witness, v._why = claim, at, dm, (), None
-    v._turn = dm.last_turn if at is None else at
-    return v
+    return _answer(_Ungrounded, claim, at, (dm, dm.last_turn if at is None else at))
 
 
 def verify(dm: DependencyMap, literal: str, t: int | None = None) -> Verification:
-    v: Verification
     if t is not None:
         return _verify_at(dm, literal, t)
     ids = dm.claimants.get(literal)
     if not ids:
-        v = _NoAnchor()
-        v._claim = literal
-        v._witness = ()
-        return v
-    newest = dm.args[ids[-1] - 1]
-    if newest.standing in GOOD_STANDING:
-        if not newest.deps:  # an observation-like anchor grounds itself
-            v = Grounded()
-            v._claim = literal
-            v._witness = newest.id
-            return v
+        return _answer(_NoAnchor, literal, None, None)
+    return anchored(dm, literal, ids, dm.args[ids[-1] - 1])
+
+
+def anchored(dm: DependencyMap, literal: str, ids: list[int], newest: ArgRecord,
+             good: frozenset[str] = GOOD_STANDING) -> Verification:
+    """Verify(literal) at the latest turn, given its claimants and the newest of them (``Engine.verify``
+    has them already: looking them up again was a tenth of a small answer's cost).
+
+    When the literal has one claimant, Dep*(anchor) is walked here when every
+    literal on the way has one claimant too, collecting the witness's claims
+    (they name the arguments), or where it fails (``_Failure``); at a literal
+    with several claimants, or past ``_DEEPEST``, the fixpoint answers.  Depth
+    first, in the order of Dep, so the first failure met is the one the
+    fixpoint's ``_first_failure`` reports.  When the anchor rests only on
+    arguments that rest on nothing (most witnesses: a hypothesis over
+    observations) one loop suffices; otherwise ``_walk_below`` recurses.
+    ``(b,) = claimants[q]`` is the one-claimant test: a KeyError is a literal
+    nobody claims, a ValueError one with several claimants.  (The walk is not
+    a function of its own: a call is a tenth of a small answer's cost.)
+    """
+    if newest.standing not in good:
         if len(ids) == 1:
-            chain = _walk_single(dm, literal, newest.id)
-            if chain is not None:
-                if chain:
-                    v = _Walked()
-                    v._claim = literal
-                    v._dm = dm
-                    v._witness = chain
-                    return v
-                return _ungrounded(literal, None, dm)
-    elif len(ids) == 1:
-        return _ungrounded(literal, None, dm)
-    return _verify_at(dm, literal, None)
-
-
-_FAILED: list[str] = []
+            return _answer(_Failed, literal, None, (None, literal, newest.history[-1]))
+        return _verify_at(dm, literal, None)
+    deps = newest.deps
+    if not deps:  # an observation-like anchor grounds itself
+        return newest.answer or leaf(newest)  # type: ignore[return-value]
+    if len(ids) != 1:
+        return _verify_at(dm, literal, None)
+    args = dm.args
+    claimants = dm.claimants
+    chain = [literal]
+    q = literal
+    try:
+        for q in deps:
+            (b,) = claimants[q]
+            rb = args[b - 1]
+            if rb.standing not in good:
+                return _answer(_Failed, literal, None, ([literal], q, rb.history[-1]))
+            if rb.deps:
+                chain = []
+                walked = _walk_below(args, claimants, {}, chain, newest.id, literal, 0)
+                break
+            if q not in chain:  # the anchor's claim and a few of its Dep: a short list
+                chain.append(q)
+        else:
+            return _answer(_Walked, literal, None, (dm, chain))
+    except KeyError:  # nobody claims q
+        return _answer(_Failed, literal, None, ([literal], q, None))
+    except ValueError:  # several arguments claim q
+        return _verify_at(dm, literal, None)
+    if walked is True:
+        return _answer(_Walked, literal, None, (dm, chain))
+    if walked is None:
+        return _verify_at(dm, literal, None)
+    return _answer(_Failed, literal, None, walked)
 
 
 _DEEPEST = 200
 """Depth at which the single-claimant walk hands over to the fixpoint (it recurses; Dep chains can be 10^5 deep)."""
 
 
-def _walk_single(dm: DependencyMap, literal: str, anchor: int, good: frozenset[str] = GOOD_STANDING
-                 ) -> list[str] | None:
-    """Dep*(anchor) when every literal on the way has one claimant: the witness's claims, [] if it fails,
-    None at a literal with several claimants or past ``_DEEPEST`` (the caller then computes the fixpoint).
-
-    Depth first, in the order of ``_witness``.  With one claimant per literal
-    the claims name the arguments, so the walk collects claims, the chain the
-    answer shows.  When the anchor rests only on arguments that rest on
-    nothing (most witnesses: a hypothesis over observations) one loop
-    suffices; otherwise ``_walk_below`` recurses.  ``(b,) = claimants[q]`` is
-    the one-claimant test: a KeyError is a literal nobody claims, a ValueError
-    one with several claimants.
-    """
-    args = dm.args
-    claimants = dm.claimants
-    chain = [literal]
-    try:
-        for q in args[anchor - 1].deps:
-            (b,) = claimants[q]
-            rb = args[b - 1]
-            if rb.standing not in good:
-                return _FAILED
-            if rb.deps:
-                chain = []
-                walked = _walk_below(args, claimants, {}, chain, anchor, literal, 0)
-                return chain if walked else (_FAILED if walked is False else None)
-            if q not in chain:  # the anchor's claim and a few of its Dep: a short list
-                chain.append(q)
-        return chain
-    except KeyError:  # nobody claims q
-        return _FAILED
-    except ValueError:  # several arguments claim q
-        return None
-
-
 def _walk_below(args: list, claimants: dict[str, list[int]], colour: dict[str, bool], chain: list[str], a: int,
-                claim: str, depth: int, good: frozenset[str] = GOOD_STANDING) -> bool | None:
+                claim: str, depth: int, good: frozenset[str] = GOOD_STANDING) -> Literal[True] | _Failure | None:
     """Walk Dep(a) depth first, appending claims to ``chain`` (a claims ``claim``): True when all of it
-    grounds, False when it fails, None past ``_DEEPEST``.  A claim is grey (False) while its argument's
-    Dep is walked, black (True) after: meeting a grey one again is circular support, where each step is
-    the only way to ground the next."""
+    grounds, where it fails (``_Failure``), None past ``_DEEPEST`` or at a literal with several claimants.
+    A claim is grey (False) while its argument's Dep is walked, black (True) after: meeting a grey one
+    again is circular support, where each step is the only way to ground the next.  The grey claims, in
+    the order they entered ``colour``, are the path from the anchor down: the failure's trail."""
     colour[claim] = False
     chain.append(claim)
     for q in args[a - 1].deps:
-        (b,) = claimants[q]
+        try:
+            (b,) = claimants[q]
+        except KeyError:  # nobody claims q
+            return _greys(colour), q, None
+        except ValueError:  # several arguments claim q
+            return None
         rb = args[b - 1]
         if rb.standing not in good:
-            return False
+            return _greys(colour), q, rb.history[-1]
         done = colour.get(q)
         if done is None:
             if not rb.deps:
@@ -284,12 +342,17 @@ def _walk_below(args: list, claimants: dict[str, list[int]], colour: dict[str, b
                 return None
             else:
                 walked = _walk_below(args, claimants, colour, chain, b, q, depth + 1)
-                if not walked:
+                if walked is not True:
                     return walked
         elif not done:
-            return False
+            return _greys(colour), q, False
     colour[claim] = True
     return True
+
+
+def _greys(colour: dict[str, bool]) -> list[str]:
+    """The claims being walked (grey), from the anchor down."""
+    return [c for c, done in colour.items() if not done]
 
 
 def _verify_at(dm: DependencyMap, literal: str, t: int | None) -> Verification:
@@ -297,19 +360,17 @@ def _verify_at(dm: DependencyMap, literal: str, t: int | None) -> Verification:
     args = dm.args
     claimants = dm.claimants_at(literal, t)
     if not claimants:
-        v = _NoAnchor()
-        v._claim, v._at, v._witness = literal, t, ()
-        return v
+        return _answer(_NoAnchor, literal, t, None)
     anchors = [a for a in claimants if args[a - 1].standing_at(t) in GOOD_STANDING]
     if not anchors:
         return _ungrounded(literal, t, dm)
     for anchor in reversed(anchors):  # an observation-like anchor grounds itself
         if not args[anchor - 1].deps_at(t):
-            return _grounded(literal, t, dm, [anchor])
+            return _answer(Grounded, literal, t, (dm, [anchor]))
     established, grounded = least_fixpoint(dm, anchors, t)
     for anchor in reversed(anchors):
         if anchor in grounded:
-            return _grounded(literal, t, dm, _witness(dm, anchor, established, t))
+            return _answer(Grounded, literal, t, (dm, _witness(dm, anchor, established, t)))
     return _ungrounded(literal, t, dm)
 
 

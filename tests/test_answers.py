@@ -1,0 +1,132 @@
+"""Verify's and Affected*'s answers: frozen dataclasses built in one place, read lazily (issues 20 and 23).
+
+Each kind of answer (an anchor resting on nothing, a witness the
+single-claimant walk found, one the fixpoint found, a failure either found,
+no anchor, an Affected* answer) is a frozen dataclass nobody can write to,
+whoever holds it.  A failure the walk found words its reason from where the
+walk stopped, without the fixpoint; what an Affected* answer computes when
+read is as of the question's turn.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from grounded import Engine
+from grounded.queries import verify as verify_module
+from grounded.queries.affected import Affected
+from grounded.queries.verify import Verification
+
+from .test_properties import synthetic_map
+
+HEADER = {"agents": {"alice": {"authority": True}, "bob": {}}}
+
+
+def _say(e: Engine, speaker: str, *ops: dict) -> None:
+    e.apply({"speaker": speaker, "ops": list(ops)})
+
+
+def _conversation() -> Engine:
+    """o1 <- h1 <- h2 (a chain), o2 abandoned under h3, h4 resting on a literal nobody claims, the
+    literal o5 claimed twice (the fixpoint's case), h6 and h7 resting on each other."""
+    e = Engine(HEADER)
+    _say(e, "alice", {"op": "observe", "claim": "o1"}, {"op": "observe", "claim": "o2"},
+         {"op": "observe", "claim": "o5"})
+    _say(e, "bob", {"op": "hypothesize", "claim": "h1", "deps": ["o1"]})
+    _say(e, "bob", {"op": "hypothesize", "claim": "h2", "deps": ["h1", "o1"]})
+    _say(e, "bob", {"op": "hypothesize", "claim": "h3", "deps": ["o2"]})
+    _say(e, "alice", {"op": "revise", "target": "o2"})
+    _say(e, "bob", {"op": "observe", "claim": "o5"})
+    _say(e, "bob", {"op": "hypothesize", "claim": "h5", "deps": ["o5"]})
+    return e
+
+
+def test_every_kind_of_answer_is_a_frozen_dataclass():
+    e = _conversation()
+    answers = {
+        "leaf": e.verify("o1"),
+        "walked": e.verify("h2"),
+        "failed below": e.verify("h3"),
+        "failed anchor": e.verify("o2"),
+        "fixpoint": e.verify("h5"),  # o5 has two claimants: the walk hands over
+        "at a turn": e.verify("h2", at=5),
+        "no anchor": e.verify("nobody"),
+    }
+    assert [v.grounded for v in answers.values()] == [True, True, False, False, True, True, False]
+    star = e.affected("o1")
+    for name, answer in [*answers.items(), ("affected", star), ("nothing rests", e.affected("h2"))]:
+        assert dataclasses.is_dataclass(answer), name
+        for attribute in ("claim", "at", "grounded", "status", "literal", "closure", "_basis"):
+            if hasattr(answer, attribute):
+                with pytest.raises(dataclasses.FrozenInstanceError):
+                    setattr(answer, attribute, None)
+    assert isinstance(star, Affected) and all(isinstance(v, Verification) for v in answers.values())
+    assert (star.claims, star.arguments, star.hops) == (["h1", "h2"], [4, 5], [1, 1])
+    e.close()
+
+
+def test_an_anchor_resting_on_nothing_has_one_answer_made_once():
+    e = _conversation()
+    first = e.verify("o1")
+    assert first is e.verify("o1") is verify_module.verify(e.state, "o1")  # shared: it is frozen
+    assert (first.claim, first.chain, first.arguments, first.at) == ("o1", ("o1",), (1,), None)
+    assert e.verify("o1", at=1) is not first and e.verify("o1", at=1).at == 1  # a turn: an answer of its own
+    _say(e, "alice", {"op": "revise", "target": "o1"})
+    later = e.verify("o1")
+    assert not later.grounded and later.reason == "o1 abandoned at T8"  # its standing is checked each time
+    assert first.grounded and first.chain == ("o1",)  # the answer given before is unchanged
+    e.close()
+
+
+def _no_fixpoint(*args: object) -> None:
+    raise AssertionError("the reason of a failure the walk found needs no fixpoint")
+
+
+def test_a_failure_the_walk_found_is_worded_without_the_fixpoint(monkeypatch):
+    e = _conversation()
+    _say(e, "bob", {"op": "hypothesize", "claim": "h8", "deps": ["h3", "o1"]})
+    expected = {
+        "o2": ("o2 abandoned at T5", "o2"),
+        "h3": ("o2 -> h3: o2 abandoned at T5", "o2"),
+        "h8": ("o2 -> h3 -> h8: o2 abandoned at T5", "o2"),
+    }
+    general = {p: verify_module._verify_at(e.state, p, None) for p in expected}
+    assert {p: (v.reason, v.failing) for p, v in general.items()} == expected  # the fixpoint's words
+    monkeypatch.setattr(verify_module, "least_fixpoint", _no_fixpoint)
+    for p, (reason, failing) in expected.items():
+        v = e.verify(p)
+        assert (v.reason, v.failing, v.status) == (reason, failing, "ungrounded")
+        assert v == general[p] and hash(v) == hash(general[p])
+    e.close()
+
+
+def test_nobody_claiming_a_literal_and_circular_support_are_worded_without_the_fixpoint(monkeypatch):
+    """Maps the rules would refuse: c0 rests on c1 and c3 (nobody claims c3); c1 on c2, c2 on c1."""
+    dm = synthetic_map(3, [0, 1, 2], [[3], [2], [1]], ["active"] * 3)
+    general = {p: verify_module._verify_at(dm, p, None) for p in ("c0", "c1")}
+    assert (general["c0"].reason, general["c0"].failing) == ("c3 -> c0: no argument claims c3", "c3")
+    assert (general["c1"].reason, general["c1"].failing) == ("c1 -> c2 -> c1: circular support, c1 rests on itself",
+                                                             "c1")
+    monkeypatch.setattr(verify_module, "least_fixpoint", _no_fixpoint)
+    for p, v in general.items():
+        fast = verify_module.verify(dm, p)
+        assert (fast.reason, fast.failing) == (v.reason, v.failing) and fast == v
+
+
+def test_an_affected_answer_read_late_reads_hops_and_standings_as_of_its_question():
+    """The hops are found when first read, after h1 has come to rest on o2 as well (an index entry
+    made after the question) and h2 has been abandoned."""
+    e = Engine(HEADER)
+    _say(e, "alice", {"op": "observe", "claim": "o1"}, {"op": "observe", "claim": "o2"})
+    _say(e, "bob", {"op": "hypothesize", "claim": "h0", "deps": ["o1"]})
+    _say(e, "bob", {"op": "hypothesize", "claim": "h2", "deps": ["h0"]})
+    _say(e, "bob", {"op": "hypothesize", "claim": "h1", "deps": ["h2"]})
+    star = e.affected("o1")
+    _say(e, "alice", {"op": "support", "target": "h1", "by": "o2"})
+    _say(e, "alice", {"op": "revise", "target": "h2"})
+    assert star.claims == ["h0", "h2", "h1"] and star.hops == [1, 2, 3]
+    assert star.claim_hops == {"h0": 1, "h2": 2, "h1": 3} and star.lose_support == ["h0", "h2", "h1"]
+    assert e.affected("o1").lose_support == ["h0", "h1"]
+    e.close()
