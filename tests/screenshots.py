@@ -2,7 +2,11 @@
 
 ``python -m tests.screenshots`` (or ``make screenshots``) writes them all again into docs/:
 
-* the page in presentation mode (``SHOTS``): Phase 2 at T9 and T13, Phase 3 at T20.  The test
+* the page (``SHOTS``) with the claims' texts in the nodes: Phase 2 at T9 and at T13 compared with T9,
+  Phase 3 at T20 where alpha18 loses its grounding, each in presentation mode with the labels toggle on
+  texts (``&labels=short``) from a page written with ``--wrap 12``: no mode fits these conversations'
+  texts at 18 px (``book.type_size``), and presentation mode gives the picture the most room; and Phase 3
+  at T20 in presentation mode as it starts, with the ids alone.  The test
   ``test_book_present::test_the_screenshots_in_docs_are_what_the_page_shows`` takes them into a
   temporary folder and compares them with the committed ones, so a change to the page that changes
   what a lecturer sees also changes the pictures in the documentation;
@@ -24,18 +28,24 @@ SIZE = (1280, 720)
 TRYIT = DOCS / "tryit-phase1-t2.png"
 WORLD = DOCS / "world-phase1-t1.png"
 
+TEXT_WRAP = 12
+"""Characters per line of the texts in the screenshots with texts (None below: the default): narrow nodes,
+so that the type is larger."""
+
 SHOTS = [
-    # Phase 2 at T9: h2 abandoned by o9, Verify(h2) says why it is not grounded
-    ("phase2", "t=9&claim=h2&present", "present-phase2-t9.png"),
+    # Phase 2 at T9: h2 abandoned by o9, the texts in the nodes
+    ("phase2", TEXT_WRAP, "t=9&present&labels=short", "texts-phase2-t9.png"),
     # Phase 2 at T13 compared with T9: what appeared, what changed standing
-    ("phase2", "t=13&diff=9&present", "present-phase2-t13.png"),
+    ("phase2", TEXT_WRAP, "t=13&diff=9&present&labels=short", "texts-phase2-t13.png"),
     # Phase 3 at T20: -a3 abandons a3; alpha18 stays resolved and loses its grounding (fails at a3)
-    ("phase3", "t=20&claim=alpha18&present", "present-phase3-t20.png"),
+    ("phase3", TEXT_WRAP, "t=20&claim=alpha18&present&labels=short", "texts-phase3-t20.png"),
+    # the same in presentation mode as it starts for Phase 3: the ids alone, in large type
+    ("phase3", None, "t=20&claim=alpha18&present", "present-phase3-t20.png"),
 ]
 
 
 def take(out: Path) -> list[Path]:
-    """Write the presentation-mode screenshots into ``out``; the files written."""
+    """Write the page's screenshots (``SHOTS``) into ``out``; the files written."""
     sys.path.insert(0, str(ROOT))
     from grounded.present.book import book
     from tests.browser import close, driver
@@ -44,18 +54,19 @@ def take(out: Path) -> list[Path]:
     written = []
     with tempfile.TemporaryDirectory() as tmp:
         pages = {}
-        for name in dict.fromkeys(s[0] for s in SHOTS):
-            pages[name] = Path(tmp) / f"{name}.html"
-            pages[name].write_text(book(ROOT / "scenarios" / f"{name}.yaml")[0], encoding="utf-8")
+        for name, wrap in dict.fromkeys(s[:2] for s in SHOTS):
+            pages[name, wrap] = Path(tmp) / f"{name}-{wrap}.html"
+            given = {} if wrap is None else {"wrap": wrap}  # None: the page's default width
+            pages[name, wrap].write_text(book(ROOT / "scenarios" / f"{name}.yaml", **given)[0], encoding="utf-8")
         d = driver(*SIZE)
         try:
             d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                               {"width": SIZE[0], "height": SIZE[1], "deviceScaleFactor": 1, "mobile": False})
             d.execute_cdp_cmd("Emulation.setEmulatedMedia",
                               {"features": [{"name": "prefers-color-scheme", "value": "light"}]})
-            for name, hash_, filename in SHOTS:
+            for name, wrap, hash_, filename in SHOTS:
                 d.get("about:blank")
-                d.get(pages[name].as_uri() + "#" + hash_)
+                d.get(pages[name, wrap].as_uri() + "#" + hash_)
                 target = out / filename
                 target.write_bytes(d.get_screenshot_as_png())
                 written.append(target)
