@@ -22,6 +22,7 @@ from grounded.present.book import book
 from grounded.present.picture import default_view
 
 from .browser import close, driver
+from .test_book import embedded_data
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -348,8 +349,6 @@ def test_the_labels_rule_is_what_chromium_draws(browser, tmp_path):
     fitted into PRESENT_AREA) finds them at least PRESENT_LEAST px, else with ids; measured in Chromium
     at 1280x720, the rule's size is what the browser draws, and a conversation of two claims gets texts
     of 18 px or more while Phase 2 (18 nodes) gets ids."""
-    import json
-
     from grounded.present.book import PRESENT_AREA, PRESENT_LEAST, type_size
 
     small = tmp_path / "small.yaml"
@@ -359,7 +358,7 @@ def test_the_labels_rule_is_what_chromium_draws(browser, tmp_path):
     found = {}
     for name, source in (("small", small), ("phase2", ROOT / "scenarios" / "phase2.yaml")):
         page = book(source)[0]
-        data = json.loads(re.search(r'id="book-data" type="application/json">(.*?)</script>', page, re.S).group(1))
+        data = embedded_data(page)
         rule = type_size(data["frames"][-1]["svg"], PRESENT_AREA)
         path = tmp_path / f"{name}.html"
         path.write_text(page, encoding="utf-8")
@@ -372,3 +371,15 @@ def test_the_labels_rule_is_what_chromium_draws(browser, tmp_path):
         b.get(path.as_uri() + f"#t={data['frames'][-1]['turn']}&present")
         found[name] = (data["present_labels"], b.execute_script(FITTED)["lines"] > 1, rule >= PRESENT_LEAST)
     assert found == {"small": ("short", True, True), "phase2": ("id", False, False)}
+
+
+def test_a_page_written_with_ids_alone_starts_presentation_with_ids(tmp_path):
+    """``--labels id`` leaves no texts to show: presentation mode starts with its ids even where texts
+    would fit, and the same conversation written with texts starts with them."""
+    small = tmp_path / "small.yaml"
+    small.write_text(SMALL)
+
+    def starts(labels: str) -> str:
+        return embedded_data(book(small, labels=labels)[0])["present_labels"]
+
+    assert (starts("id"), starts("short"), starts("full")) == ("id", "short", "short")

@@ -201,7 +201,7 @@ def page_data(conv: Conversation, view: Path | None = None, labels: str = "short
         "verify": verify,
         "affected": affected,
         "legend_html": legend_html(graphs),
-        "present_labels": "short" if svgs and type_size(svgs[-1], PRESENT_AREA) >= PRESENT_LEAST else "id",
+        "present_labels": present_labels(svgs, labels),
     }
 
 
@@ -212,6 +212,14 @@ PRESENT_LEAST = 18
 """The smallest node type, in px, that presentation mode shows texts in by default."""
 _VIEWBOX = re.compile(r'<svg\b[^>]*\bviewBox="[-\d.]+ [-\d.]+ ([\d.]+) ([\d.]+)"')
 _NODE_FONT = re.compile(r'<g id="[^"]*" class="node[^"]*">.*?</g>', re.S)
+
+
+def present_labels(svgs: list[str], labels: str) -> str:
+    """What presentation mode starts with: ``short`` (the page's drawings, with their texts) when every turn's
+    texts fit at least ``PRESENT_LEAST`` px at 1280x720, else ``id`` (the large-type drawings of ids alone); a
+    page written with ``--labels id`` has no texts to show."""
+    fits = labels != "id" and min(type_size(s, PRESENT_AREA) for s in svgs) >= PRESENT_LEAST
+    return "short" if fits else "id"
 
 
 def type_size(svg: str, area: tuple[int, int]) -> float:
