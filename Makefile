@@ -65,7 +65,8 @@ bench-serve: setup
 serve: setup
 	$(BIN)/grounded serve
 
-# docs/present-*.png: the page in presentation mode at 1280x720, in headless Chromium (tests/screenshots.py)
+# docs/texts-*.png, docs/present-*.png: the page at 1280x720 with the texts and in presentation mode, in headless
+# Chromium (tests/screenshots.py)
 screenshots: setup
 	$(BIN)/python -m tests.screenshots
 

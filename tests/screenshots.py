@@ -2,7 +2,12 @@
 
 ``python -m tests.screenshots`` (or ``make screenshots``) writes them all again into docs/:
 
-* the page in presentation mode (``SHOTS``): Phase 2 at T9 and T13, Phase 3 at T20.  The test
+* the page (``SHOTS``) with the claims' texts in the nodes, from a page written with ``--wrap 12``:
+  Phase 2 at T9 (presentation mode with the labels toggle on texts, ``&labels=short``), Phase 2 at
+  T13 compared with T9 and Phase 3 at T20 where alpha18 loses its grounding (the normal page scrolled
+  to the picture): no mode fits these conversations' texts at 18 px (``book.type_size``), so each is
+  taken where Chromium draws them largest; and Phase 3 at T20 in presentation mode as it starts, the
+  ids alone.  The test
   ``test_book_present::test_the_screenshots_in_docs_are_what_the_page_shows`` takes them into a
   temporary folder and compares them with the committed ones, so a change to the page that changes
   what a lecturer sees also changes the pictures in the documentation;
@@ -24,18 +29,26 @@ SIZE = (1280, 720)
 TRYIT = DOCS / "tryit-phase1-t2.png"
 WORLD = DOCS / "world-phase1-t1.png"
 
+TEXT_WRAP = 12
+"""Characters per line of the texts in the screenshots with texts (None below: the default): narrow nodes,
+so that the type is larger."""
+
 SHOTS = [
-    # Phase 2 at T9: h2 abandoned by o9, Verify(h2) says why it is not grounded
-    ("phase2", "t=9&claim=h2&present", "present-phase2-t9.png"),
-    # Phase 2 at T13 compared with T9: what appeared, what changed standing
-    ("phase2", "t=13&diff=9&present", "present-phase2-t13.png"),
-    # Phase 3 at T20: -a3 abandons a3; alpha18 stays resolved and loses its grounding (fails at a3)
-    ("phase3", "t=20&claim=alpha18&present", "present-phase3-t20.png"),
+    # Phase 2 at T9: h2 abandoned by o9, the texts in the nodes (presentation mode: 10.3 px, the normal page 7.4)
+    ("phase2", TEXT_WRAP, "t=9&present&labels=short", "texts-phase2-t9.png", None),
+    # Phase 2 at T13 compared with T9: what appeared, what changed standing (the normal page, the picture block:
+    # 7.4 px, presentation mode with the comparison beside the picture 7.1)
+    ("phase2", TEXT_WRAP, "t=13&diff=9", "texts-phase2-t13.png", "picture-box"),
+    # Phase 3 at T20: -a3 abandons a3; alpha18 stays resolved and loses its grounding (fails at a3); the normal
+    # page's picture block with the whole legend and Verify(alpha18) beside it (6.4 px, presentation mode 6.2)
+    ("phase3", TEXT_WRAP, "t=20&claim=alpha18", "texts-phase3-t20.png", "picture-box"),
+    # the same in presentation mode as it starts for Phase 3: the ids alone, in large type
+    ("phase3", None, "t=20&claim=alpha18&present", "present-phase3-t20.png", None),
 ]
 
 
 def take(out: Path) -> list[Path]:
-    """Write the presentation-mode screenshots into ``out``; the files written."""
+    """Write the page's screenshots (``SHOTS``) into ``out``; the files written."""
     sys.path.insert(0, str(ROOT))
     from grounded.present.book import book
     from tests.browser import close, driver
@@ -44,18 +57,21 @@ def take(out: Path) -> list[Path]:
     written = []
     with tempfile.TemporaryDirectory() as tmp:
         pages = {}
-        for name in dict.fromkeys(s[0] for s in SHOTS):
-            pages[name] = Path(tmp) / f"{name}.html"
-            pages[name].write_text(book(ROOT / "scenarios" / f"{name}.yaml")[0], encoding="utf-8")
+        for name, wrap in dict.fromkeys(s[:2] for s in SHOTS):
+            pages[name, wrap] = Path(tmp) / f"{name}-{wrap}.html"
+            given = {} if wrap is None else {"wrap": wrap}  # None: the page's default width
+            pages[name, wrap].write_text(book(ROOT / "scenarios" / f"{name}.yaml", **given)[0], encoding="utf-8")
         d = driver(*SIZE)
         try:
             d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                               {"width": SIZE[0], "height": SIZE[1], "deviceScaleFactor": 1, "mobile": False})
             d.execute_cdp_cmd("Emulation.setEmulatedMedia",
                               {"features": [{"name": "prefers-color-scheme", "value": "light"}]})
-            for name, hash_, filename in SHOTS:
+            for name, wrap, hash_, filename, element in SHOTS:
                 d.get("about:blank")
-                d.get(pages[name].as_uri() + "#" + hash_)
+                d.get(pages[name, wrap].as_uri() + "#" + hash_)
+                if element is not None:
+                    scroll_to(d, element)
                 target = out / filename
                 target.write_bytes(d.get_screenshot_as_png())
                 written.append(target)
@@ -64,13 +80,18 @@ def take(out: Path) -> list[Path]:
     return written
 
 
+def scroll_to(b, element_id: str) -> None:
+    """The page scrolled so that the element's top is just under the sticky header."""
+    b.execute_script("const e = document.getElementById(arguments[0]);"
+                     "window.scrollTo(0, e.getBoundingClientRect().top + window.scrollY"
+                     " - document.querySelector('header').offsetHeight - 8);", element_id)
+
+
 def shoot(b, element_id: str, path: Path) -> None:
     """The viewport with the element's top just under the sticky header, as a PNG of exactly SIZE."""
     from PIL import Image
 
-    b.execute_script("const e = document.getElementById(arguments[0]);"
-                     "window.scrollTo(0, e.getBoundingClientRect().top + window.scrollY"
-                     " - document.querySelector('header').offsetHeight - 8);", element_id)
+    scroll_to(b, element_id)
     image = Image.open(BytesIO(b.get_screenshot_as_png()))
     if image.size != SIZE:  # the window's size is the outer one: crop to the viewport asked for
         image = image.crop((0, 0, *SIZE))

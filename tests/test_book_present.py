@@ -22,6 +22,7 @@ from grounded.present.book import book
 from grounded.present.picture import default_view
 
 from .browser import close, driver
+from .test_book import embedded_data
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -264,15 +265,16 @@ def test_compare_two_turns_on_the_page(pages, browser):
 
 
 def test_the_screenshots_in_docs_are_what_the_page_shows(tmp_path):
-    """docs/present-*.png are presentation mode at 1280x720 as the page draws it now: taken again by the
-    same script (tests/screenshots.py), they match the committed ones but for anti-aliasing, and the
+    """docs/texts-*.png (the claims' texts in the nodes, through the labels toggle) and docs/present-*.png
+    (presentation mode as it starts) are the page at 1280x720 as it draws them now: taken again by the same
+    script (tests/screenshots.py), they match the committed ones but for anti-aliasing, and the
     documentation shows them."""
     from PIL import Image, ImageChops
 
     from .screenshots import SHOTS, SIZE, take
 
     taken = take(tmp_path)
-    assert [p.name for p in taken] == [s[2] for s in SHOTS]
+    assert [p.name for p in taken] == [s[3] for s in SHOTS]
     docs = (ROOT / "README.md").read_text() + (ROOT / "docs" / "views.md").read_text()
     for path in taken:
         committed = ROOT / "docs" / path.name
@@ -283,3 +285,101 @@ def test_the_screenshots_in_docs_are_what_the_page_shows(tmp_path):
         share = differ.histogram()[255] / (SIZE[0] * SIZE[1])
         assert share < 0.02, f"{committed.name}: {share:.1%} of the pixels differ; run `make screenshots`"
         assert len(new.getcolors(maxcolors=1 << 20) or []) > 50  # not blank
+
+
+SMALL = """\
+grounded: 1
+title: "Two claims"
+agents: {alice: {}, bob: {}}
+turns:
+  - turn: 1
+    speaker: alice
+    text: Redis times out on every write since noon.
+    ops: [{op: observe, claim: o1, text: "Redis times out on every write."}]
+  - turn: 2
+    speaker: bob
+    text: The connection pool is exhausted by retries.
+    ops: [{op: hypothesize, claim: h1, deps: [o1], text: "The pool is exhausted by retries."}]
+"""
+
+FITTED = """
+const svg = document.querySelector('#picture svg');
+const r = svg.getBoundingClientRect();
+const sizes = [...svg.querySelectorAll('g.node text')].map(
+  (t) => parseFloat(t.getAttribute('font-size')) * t.getScreenCTM().a);
+return {inside: r.left >= 0 && r.top >= 0 && r.right <= innerWidth && r.bottom <= innerHeight,
+  scroll: [document.documentElement.scrollWidth, document.documentElement.scrollHeight],
+  smallest: Math.min(...sizes), lines: document.querySelectorAll('#picture g#arg1 text').length,
+  hash: location.hash, button: document.getElementById('labels-btn').textContent};
+"""
+
+
+def test_the_labels_toggle_switches_presentation_between_ids_and_texts(pages, browser):
+    """Key l (and the button) switch presentation mode's picture to the claims' texts and back; the URL
+    says which, and either way the whole picture lies inside the window."""
+    from selenium.webdriver.common.by import By
+
+    b = browser
+    viewport(b, 1280, 720)
+    b.get("about:blank")
+    b.get(pages["phase2"].as_uri() + "#t=9&present")
+    body = b.find_element(By.TAG_NAME, "body")
+    seen = []
+    for step in ("start", "l", "button", "l"):
+        if step == "l":
+            body.send_keys("l")
+        elif step == "button":
+            b.find_element(By.ID, "labels-btn").click()
+        m = b.execute_script(FITTED)
+        assert m["inside"] and m["scroll"] == [1280, 720], m
+        seen.append((m["lines"] > 1, m["hash"], m["button"]))  # the id alone is one line
+    assert seen == [(False, "#t=9&present", "texts"), (True, "#t=9&present&labels=short", "ids"),
+                    (False, "#t=9&present&labels=id", "texts"), (True, "#t=9&present&labels=short", "ids")]
+    # the texts are the claim's own: o1's, under its id
+    assert b.find_elements(By.CSS_SELECTOR, "#picture g#arg1 text")[1].text.startswith("Auth failure")
+    b.find_element(By.ID, "present-btn").click()  # out of presentation mode the key does nothing
+    assert not b.find_element(By.ID, "labels-btn").is_displayed()
+    before = b.execute_script("return location.hash")
+    body.send_keys("l")
+    assert b.execute_script("return location.hash") == before
+
+
+def test_the_labels_rule_is_what_chromium_draws(browser, tmp_path):
+    """Presentation mode starts with texts when its rule (``book.type_size`` of the conversation's canvas
+    fitted into PRESENT_AREA) finds them at least PRESENT_LEAST px, else with ids; measured in Chromium
+    at 1280x720, the rule's size is what the browser draws, and a conversation of two claims gets texts
+    of 18 px or more while Phase 2 (18 nodes) gets ids."""
+    from grounded.present.book import PRESENT_AREA, PRESENT_LEAST, type_size
+
+    small = tmp_path / "small.yaml"
+    small.write_text(SMALL)
+    b = browser
+    viewport(b, 1280, 720)
+    found = {}
+    for name, source in (("small", small), ("phase2", ROOT / "scenarios" / "phase2.yaml")):
+        page = book(source)[0]
+        data = embedded_data(page)
+        rule = type_size(data["frames"][-1]["svg"], PRESENT_AREA)
+        path = tmp_path / f"{name}.html"
+        path.write_text(page, encoding="utf-8")
+        b.get("about:blank")
+        b.get(path.as_uri() + f"#t={data['frames'][-1]['turn']}&present&labels=short")
+        drawn = b.execute_script(FITTED)
+        assert drawn["inside"], drawn
+        assert abs(drawn["smallest"] - rule) < 0.05 * rule + 0.3, (name, rule, drawn)  # the legend's line varies
+        b.get("about:blank")
+        b.get(path.as_uri() + f"#t={data['frames'][-1]['turn']}&present")
+        found[name] = (data["present_labels"], b.execute_script(FITTED)["lines"] > 1, rule >= PRESENT_LEAST)
+    assert found == {"small": ("short", True, True), "phase2": ("id", False, False)}
+
+
+def test_a_page_written_with_ids_alone_starts_presentation_with_ids(tmp_path):
+    """``--labels id`` leaves no texts to show: presentation mode starts with its ids even where texts
+    would fit, and the same conversation written with texts starts with them."""
+    small = tmp_path / "small.yaml"
+    small.write_text(SMALL)
+
+    def starts(labels: str) -> str:
+        return embedded_data(book(small, labels=labels)[0])["present_labels"]
+
+    assert (starts("id"), starts("short"), starts("full")) == ("id", "short", "short")

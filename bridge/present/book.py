@@ -19,6 +19,7 @@ turns x claims.  Every turn is drawn on the layout of the whole conversation
 from __future__ import annotations
 
 import json
+import re
 import string
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -200,7 +201,40 @@ def page_data(conv: Conversation, view: Path | None = None, labels: str = "short
         "verify": verify,
         "affected": affected,
         "legend_html": legend_html(graphs),
+        "present_labels": present_labels(svgs, labels),
     }
+
+
+PRESENT_AREA = (1246, 500)
+"""The picture's room in presentation mode at 1280x720 with the query column closed, in CSS px (measured in
+Chromium: ``test_book_present::test_the_labels_rule_is_what_chromium_draws``)."""
+PRESENT_LEAST = 18
+"""The smallest node type, in px, that presentation mode shows texts in by default."""
+_VIEWBOX = re.compile(r'<svg\b[^>]*\bviewBox="[-\d.]+ [-\d.]+ ([\d.]+) ([\d.]+)"')
+_NODE_FONT = re.compile(r'<g id="[^"]*" class="node[^"]*">.*?</g>', re.S)
+
+
+def present_labels(svgs: list[str], labels: str) -> str:
+    """What presentation mode starts with: ``short`` (the page's drawings, with their texts) when every turn's
+    texts fit at least ``PRESENT_LEAST`` px at 1280x720, else ``id`` (the large-type drawings of ids alone); a
+    page written with ``--labels id`` has no texts to show."""
+    fits = labels != "id" and min(type_size(s, PRESENT_AREA) for s in svgs) >= PRESENT_LEAST
+    return "short" if fits else "id"
+
+
+def type_size(svg: str, area: tuple[int, int]) -> float:
+    """The smallest node type, in px, of a drawing fitted into ``area`` (w, h px) as presentation mode fits it
+    (``width: 100%; height: 100%``: scaled by the smaller of the two ratios); infinite when no node has text.
+
+    Every turn is drawn on one canvas (``stable_svgs``), so one drawing tells for the whole conversation:
+    the rule that picks presentation mode's labels (ids, or texts when they are at least ``PRESENT_LEAST`` px).
+    """
+    box = _VIEWBOX.search(svg)
+    sizes = [float(v) for g in _NODE_FONT.findall(svg) for v in re.findall(r'font-size="([\d.]+)"', g)]
+    if box is None or not sizes:
+        return float("inf")
+    scale = min(area[0] / float(box.group(1)), area[1] / float(box.group(2)))
+    return min(sizes) * scale
 
 
 def _draw_worlds(engine: Engine, frames: list[Frame], out: list[dict[str, Any]]) -> list[dict[str, Any]]:

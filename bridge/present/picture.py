@@ -586,8 +586,9 @@ def large_type(graph: Graph, factor: float = LARGE_TYPE) -> Graph:
     A node that shows its id alone is as large as Graphviz's smallest node
     (0.75 x 0.5 inch) whatever its type, so larger type costs almost no room,
     and the whole of Phase 3 fits the page's presentation mode at 1280x720 with
-    its ids 18.5 px high (docs/views.md, *Presentation mode*); with the texts
-    in the nodes no type size would fit it.  Everything else (shapes, colours,
+    its ids 18.1 px high (docs/views.md, *Presentation mode*); with the texts
+    in the nodes (the page's key ``l``) its type is 5.6 px (``book.type_size``
+    decides which the page starts with).  Everything else (shapes, colours,
     the lecturer's ``--view``) is the view program's.
     """
     def scaled(attrs: dict[str, str], default: float | None = None) -> dict[str, str]:

@@ -5,7 +5,7 @@
   const data = JSON.parse(document.getElementById("book-data").textContent);
   const frames = data.frames;
   const $ = (id) => document.getElementById(id);
-  const state = { index: 0, claim: null, literal: null, present: false, diffFrom: null, print: null };
+  const state = { index: 0, claim: null, literal: null, present: false, labels: null, diffFrom: null, print: null };
 
   function el(tag, attrs, ...children) {
     const node = document.createElement(tag);
@@ -95,8 +95,9 @@
       flagged.map(([k, v]) => v.join(", ") + " (rest on " + k + ")").join("; ");
 
     // the SVG Graphviz drew from the engine's own state (texts in it are escaped by Graphviz)
-    // presentation mode draws the ids alone, in large type, on a layout of its own (book.page_data)
-    const svg = state.present ? f.present_svg : f.svg;
+    // presentation mode draws the ids alone, in large type, on a layout of its own (book.page_data),
+    // or, with the labels toggle on texts, the page's own drawing fitted to the window
+    const svg = state.present && presentLabels() === "id" ? f.present_svg : f.svg;
     $("picture").innerHTML = f.rows.length ? svg : '<p class="hint">Nothing is drawn yet.</p>';
     clickable($("picture"), "");
 
@@ -513,6 +514,7 @@
     if (state.claim) h += "&claim=" + encodeURIComponent(state.claim);
     if (state.literal) h += "&literal=" + encodeURIComponent(state.literal);
     if (state.present) h += "&present";
+    if (state.labels) h += "&labels=" + state.labels;
     if (state.diffFrom !== null) h += "&diff=" + frames[state.diffFrom].turn;
     if (state.print) h += "&print=" + state.print;
     if (location.hash !== h) history.replaceState(null, "", h);
@@ -545,6 +547,16 @@
     state.present = on;
     document.body.classList.toggle("present", on);
     $("present-btn").setAttribute("aria-pressed", String(on));
+    show(state.index);
+  }
+
+  // presentation mode's labels: what the reader chose (key l, #labels=), else what the page was written
+  // to start with (book.present_labels: texts when the largest turn fits at 1280x720 in large enough type)
+  function presentLabels() { return state.labels || data.present_labels; }
+
+  function setLabels(mode) {
+    state.labels = mode;
+    $("labels-btn").textContent = mode === "id" ? "texts" : "ids";
     show(state.index);
   }
 
@@ -636,12 +648,16 @@
     f: toggleFullscreen,
     t: () => setTheme(!document.body.classList.contains("dark")),
     d: () => setDiff(state.diffFrom === null ? Math.max(0, state.index - 1) : null),
+    l: () => { if (state.present) setLabels(presentLabels() === "id" ? "short" : "id"); },
   };
 
   function readViewHash(params) {
     state.present = params.has("present");
     document.body.classList.toggle("present", state.present);
     $("present-btn").setAttribute("aria-pressed", String(state.present));
+    const labels = params.get("labels");
+    state.labels = labels === "id" || labels === "short" ? labels : null;
+    $("labels-btn").textContent = presentLabels() === "id" ? "texts" : "ids";
     const d = params.get("diff");
     const k = d === null ? -1 : frames.findIndex((f) => String(f.turn) === d);
     state.diffFrom = k >= 0 ? k : null;
@@ -654,6 +670,7 @@
     $("fullscreen-btn").addEventListener("click", toggleFullscreen);
     $("theme-btn").addEventListener("click", VIEW_KEYS.t);
     $("diff-btn").addEventListener("click", VIEW_KEYS.d);
+    $("labels-btn").addEventListener("click", VIEW_KEYS.l);
     $("diff-from").replaceChildren(...frames.map((f, i) => el("option", { value: String(i) }, turnLabel(f))));
     $("diff-from").addEventListener("change", () => setDiff(Number($("diff-from").value)));
     renderPrint();
