@@ -47,20 +47,20 @@ lint: setup
 typecheck: setup
 	@rm -rf $(TYPING) && mkdir -p $(TYPING)/grounded
 	@ln -s $(CURDIR)/bridge/* $(TYPING)/grounded/
-	@for d in interpreter prolog asp scenarios bench; do ln -s $(CURDIR)/$$d $(TYPING)/grounded/$$d; done
-	MYPYPATH=$(TYPING) $(BIN)/mypy -p grounded
+	@for d in interpreter prolog asp scenarios; do ln -s $(CURDIR)/$$d $(TYPING)/grounded/$$d; done
+	MYPYPATH=$(TYPING) $(BIN)/mypy -p grounded -p bench
 
 test: setup lint
 	$(BIN)/python -m pytest -q
 
 bench: setup
-	$(BIN)/python -m grounded.bench.latency
+	$(BIN)/python -m bench.latency
 
 bench-del: setup
-	$(BIN)/grounded bench del
+	$(BIN)/python -m bench del
 
 bench-serve: setup
-	$(BIN)/grounded bench serve
+	$(BIN)/python -m bench serve
 
 serve: setup
 	$(BIN)/grounded serve

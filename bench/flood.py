@@ -23,9 +23,9 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from grounded.bench.serve import HEADER, LoadClient, _run_loop, percentiles, utterance
-from grounded.bench.serving import ServerProcess, make_key
+from bench.serve import HEADER, LoadClient, _run_loop, percentiles, utterance
 from grounded.service.settings import Settings
+from tests.serving import ServerProcess, make_key
 
 WORDS = ("redis token retry storm pool payments failed cache cluster login outage stripe because database alert "
          "timeouts observation hypothesis connection exhausted downstream symptom upstream deploy rollback queue "

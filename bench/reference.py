@@ -1,4 +1,4 @@
-"""The paper authors' engine, re-implemented as the baseline of ``grounded bench compare``.
+"""The paper authors' engine, re-implemented as the baseline of ``python -m bench compare``.
 
 The authors' reference implementation (github.com/memory009/Grounded-Continuation)
 keeps the dependency map in plain Python dicts and checks no precondition:

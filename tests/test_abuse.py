@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from grounded.bench import flood
-from grounded.bench.serve import HEADER, utterance
+from bench import flood
+from bench.serve import HEADER, utterance
 from grounded.service.settings import Settings
 from tests.serve_helpers import ServerProcess, client, make_key
 
@@ -326,14 +326,14 @@ def test_a_reader_that_dies_costs_one_503_is_replaced_and_none_outlives_the_serv
 ISOLATION = """
 import json, sys
 from pathlib import Path
-from grounded.bench import flood
+from bench import flood
 result = flood.isolation(verifies=900, rate=200.0, flooders=3, text_chars=5000, rounds=3, workdir=Path(sys.argv[1]))
 print(json.dumps({"result": result, "shown": flood.markdown(result)}))
 """
 
 
 def test_another_tenants_verify_p99_stays_within_2x_of_idle_while_one_tenant_floods_verify_by_text(tmp_path):
-    # The measure `grounded bench serve` prints, run as it runs: in a process of its own (this one holds the
+    # The measure `python -m bench serve` prints, run as it runs: in a process of its own (this one holds the
     # rules and the test session, whose work would fall on the timed client).  Idle and flooded windows
     # alternate three times, so the machine's other load falls on both alike; a p99 on a shared 2-core
     # machine can still be knocked over by one stall elsewhere, so a second run (a new server) may confirm
@@ -350,7 +350,7 @@ def test_another_tenants_verify_p99_stays_within_2x_of_idle_while_one_tenant_flo
         assert result["flood_requests"].get("200", 0) + result["flood_requests"].get("504", 0) > 0, \
             result["flood_requests"]
         idle, loaded = result["idle_ms"]["p99"], result["flood_ms"]["p99"]
-        shown.append(answer["shown"])  # what `grounded bench serve` prints: both figures, from one run
+        shown.append(answer["shown"])  # what `python -m bench serve` prints: both figures, from one run
         assert f"p99 {idle} ms idle, {loaded} ms under the flood" in shown[-1]
         if loaded <= 2 * idle:
             break

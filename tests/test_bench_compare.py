@@ -1,14 +1,14 @@
-"""``grounded bench compare``: the baseline answers as we do, and the run prints its tables."""
+"""``python -m bench compare``: the baseline answers as we do, and the run prints its tables."""
 
 from __future__ import annotations
 
 import networkx as nx
 
-from grounded.bench import compare
-from grounded.bench.reference import ReferenceEngine
-from grounded.bench.synthetic import build
+from bench import compare
+from bench.reference import ReferenceEngine
+from tests.synthetic import build
 
-from .bench_helpers import grounded
+from .bench_helpers import run_bench
 
 
 def test_the_authors_engine_and_networkx_answer_as_grounded_on_a_synthetic_conversation():
@@ -53,5 +53,5 @@ def test_a_small_run_prints_every_table():
 
 
 def test_bad_options_are_refused():
-    result = grounded("bench", "compare", "--ks", "10,x")
+    result = run_bench("compare", "--ks", "10,x")
     assert result.returncode == 2 and result.stderr.startswith("error: --ks 10,x: expected comma-separated")

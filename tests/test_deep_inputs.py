@@ -4,7 +4,7 @@ Each is read from a log in bulk, answered (Verify, Affected*, the rules' own
 reading of a cycle closed at the bottom of the chain, the commands, from the
 log and from its snapshot) with no recursion in Python or Prolog deep enough
 to fail.  The 10^5 figures, and the time per Hypothesize at each depth, are
-in ``grounded bench ingest`` (bench/ingest.py).
+in ``python -m bench ingest`` (bench/ingest.py).
 """
 
 from __future__ import annotations

@@ -30,7 +30,6 @@ LAYERS: list[tuple[str, ...]] = [
     ("grounded.authoring",),
     ("grounded.interpreter",),
     ("grounded.service",),
-    ("grounded.bench",),
     ("grounded.cli",),
 ]
 TOP = ("grounded", "grounded.__main__")  # the public facade and ``python -m grounded`` may import anything

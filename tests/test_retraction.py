@@ -19,13 +19,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from grounded import Engine
-from grounded.bench.synthetic import build
 from grounded.core.vocabulary import GOOD_STANDING, STANDINGS
 from grounded.crosscheck.retraction import check_retraction, check_retractions
 from grounded.dmap.effects import AddAttack, NewArg, SetStanding, effect
 from grounded.dmap.model import Header
 from grounded.dmap.state import DependencyMap
 from grounded.dung import Framework
+from tests.synthetic import build
 
 from .conftest import hyp, obs, say
 from .dung_oracles import brute_force

@@ -18,7 +18,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from grounded import Engine
-from grounded.bench.verifier import scenario_engine
 from grounded.interpreter import embedding
 from grounded.interpreter.anaphora import known_names, resolve
 from grounded.interpreter.anchor import AnchorIndex, acronyms, foreign_names, verify_text
@@ -29,6 +28,7 @@ from grounded.interpreter.quantity import amounts, conflict
 from grounded.interpreter.restriction import restricted, unrestricted
 from grounded.interpreter.verdict import ABSTAIN, ACCEPT, REJECT, by_claim
 from tests.inprocess import grounded as here
+from tests.phases import scenario_engine
 
 ROOT = Path(__file__).resolve().parent.parent
 PHASE2 = ROOT / "scenarios" / "phase2.yaml"

@@ -12,7 +12,6 @@ from typing import Annotated
 
 import typer
 
-from grounded.bench.cli import bench_app
 from grounded.cli import (  # noqa: F401 - they register commands
     author,
     check,
@@ -32,8 +31,6 @@ from grounded.cli import (  # noqa: F401 - they register commands
 )
 from grounded.cli.app import app
 from grounded.core.errors import GroundedError
-
-app.add_typer(bench_app, name="bench")
 
 
 def _version(value: bool) -> None:
@@ -58,10 +55,11 @@ def _options(
     """
 
 
-def main() -> None:
-    """Entry point: run the app, turning every error into one line on stderr (exit 2)."""
+def main(cli: typer.Typer = app) -> None:
+    """Entry point: run the app (or another typer app: ``python -m bench``), turning every error into one line on
+    stderr (exit 2)."""
     try:
-        status = app(standalone_mode=False)
+        status = cli(standalone_mode=False)
     except (typer.Abort, KeyboardInterrupt):
         print("interrupted", file=sys.stderr)
         sys.exit(130)

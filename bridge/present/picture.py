@@ -24,9 +24,9 @@ from importlib import resources
 from pathlib import Path
 
 import clingo
-import graphviz
 
 from grounded.core.errors import GroundedError, InputError
+from grounded.core.extras import require
 from grounded.core.vocabulary import GOOD_STANDING
 from grounded.dmap.state import DependencyMap
 from grounded.engine import Engine
@@ -224,7 +224,7 @@ class Graph:
         return {name: f"n{i}" for i, name in enumerate(self.nodes)}
 
     def to_dot(self) -> str:
-        g = graphviz.Digraph("dependency_map", graph_attr=self.graph, node_attr=self.node_defaults,
+        g = _graphviz().Digraph("dependency_map", graph_attr=self.graph, node_attr=self.node_defaults,
                              edge_attr=self.edge_defaults)
         dot = self.dot_names()
         for name, attrs in self.nodes.items():
@@ -399,6 +399,11 @@ def format_of(path: str | Path, option: str = "") -> str:
     return fmt
 
 
+def _graphviz():
+    """The graphviz package (the 'views' extra), imported on first drawing: the queries never need it."""
+    return require("views", "graphviz")
+
+
 def _require_dot() -> None:
     if shutil.which("dot") is None:
         raise GroundedError("Graphviz is not installed (no dot on PATH): install it with "
@@ -421,10 +426,10 @@ def render(sources: Sequence[str], fmt: str = "svg") -> list[bytes]:
         return [s.encode() for s in sources]
     _require_dot()
     if fmt != "svg" or len(sources) == 1:
-        return [graphviz.pipe("dot", fmt, s.encode(), quiet=True) for s in sources]
+        return [_graphviz().pipe("dot", fmt, s.encode(), quiet=True) for s in sources]
     if not sources:
         return []
-    return _split_svgs(graphviz.pipe("dot", "svg", "\n".join(sources).encode(), quiet=True), len(sources))
+    return _split_svgs(_graphviz().pipe("dot", "svg", "\n".join(sources).encode(), quiet=True), len(sources))
 
 
 @dataclass
@@ -520,7 +525,7 @@ def stable_svgs(graphs: Sequence[Graph]) -> list[str]:
     _require_dot()
     whole = union(graphs)
     ours = {dot: name for name, dot in whole.dot_names().items()}
-    layout = json.loads(graphviz.pipe("dot", "json0", whole.to_dot().encode(), quiet=True))
+    layout = json.loads(_graphviz().pipe("dot", "json0", whole.to_dot().encode(), quiet=True))
     node_pos = {ours[o["name"]]: o["pos"] for o in layout.get("objects", []) if "pos" in o}
     edge_pos = {e["id"]: {k: e[k] for k in ("pos", "lp", "xlp", "head_lp", "tail_lp") if k in e}
                 for e in layout.get("edges", []) if "id" in e}
@@ -536,7 +541,7 @@ def stable_svgs(graphs: Sequence[Graph]) -> list[str]:
                         nodes={**corners, **{n: {**a, "pos": node_pos[n] + "!"} for n, a in g.nodes.items()}},
                         edges={k: {**a, **edge_pos.get(a["id"], {})} for k, a in g.edges.items()})
         sources.append(fixed.to_dot())
-    out = graphviz.pipe("neato", "svg", "\n".join(sources).encode(), neato_no_op=2, quiet=True)
+    out = _graphviz().pipe("neato", "svg", "\n".join(sources).encode(), neato_no_op=2, quiet=True)
     return [d.decode("utf-8") for d in _split_svgs(out, len(sources))]
 
 

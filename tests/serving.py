@@ -22,8 +22,8 @@ from pathlib import Path
 
 import httpx
 
-from grounded.bench.pgserver import free_port
 from grounded.service.store import create_key
+from tests.pgserver import free_port
 
 make_key = create_key
 
