@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -33,6 +34,7 @@ def test_python_equals_asp_on_maps_with_cycles(case):
         agree(dm, f"c{c}")
 
 
+@pytest.mark.slow
 @budget(25)
 @given(data=st.data())
 def test_python_equals_asp_on_engine_histories(data):

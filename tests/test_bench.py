@@ -10,6 +10,8 @@ import pytest
 
 from tests.synthetic import build, replay_affected
 
+pytestmark = pytest.mark.bench  # the latency benchmark and its baseline
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -15,6 +15,8 @@ from grounded.present.tokens import count_tokens
 
 from .bench_helpers import bench, run_bench
 
+pytestmark = pytest.mark.bench  # runs of python -m bench
+
 
 def test_mcnemar_on_a_known_table():
     # 10 discordant pairs favour A, 2 favour B: p = 2 * P(X <= 2), X ~ Bin(12, 1/2) = 2 * 79 / 4096

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import networkx as nx
+import pytest
 
 from bench import compare
 from bench.reference import ReferenceEngine
 from tests.synthetic import build
 
 from .bench_helpers import run_bench
+
+pytestmark = pytest.mark.bench  # runs of python -m bench compare
 
 
 def test_the_authors_engine_and_networkx_answer_as_grounded_on_a_synthetic_conversation():

@@ -9,6 +9,8 @@ from grounded.engine import Engine
 
 from .bench_helpers import run_bench
 
+pytestmark = pytest.mark.bench  # runs of python -m bench ingest
+
 
 def test_a_small_run_measures_and_prints_every_part():
     settings = ingest.Settings(k=200, realistic=2_000, depth=60, rounds=1, fsync_utterances=20, memory=False,

@@ -17,6 +17,8 @@ from grounded.core.errors import InputError
 from .bench_helpers import DATA, bench, needs_data
 from .openai_server import ScriptedServer, reply
 
+pytestmark = pytest.mark.bench  # the MemAB-FC benchmark's parts
+
 # Real lines of the 262K stream (MemoryAgentBench, MIT license), with the key each must give.
 LINES = [
     ("The headquarters of Wärtsilä is located in the city of Helsinki.", "headquarters", "Wärtsilä", "Helsinki"),

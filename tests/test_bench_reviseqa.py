@@ -17,6 +17,8 @@ from grounded.core.errors import InputError
 
 from .bench_helpers import bench, needs_data
 
+pytestmark = pytest.mark.bench  # the ReviseQA benchmark's parts
+
 P = lambda name, arg="A": Atom(name, (arg,))  # noqa: E731
 
 

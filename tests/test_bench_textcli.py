@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from .bench_helpers import bench, run_bench
+
+pytestmark = pytest.mark.bench  # runs of python -m bench textcli
 
 
 def test_textcli_times_whole_verify_text_processes_on_the_numpy_runtime(tmp_path):

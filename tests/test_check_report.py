@@ -220,6 +220,7 @@ def test_facts_escape_what_clingo_strings_cannot_hold():
 
 # -- the memory bound ------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_check_stops_at_its_memory_budget_with_exit_2(tmp_path):
     from tests.synthetic import build
 

@@ -11,12 +11,15 @@ import os
 import shutil
 from pathlib import Path
 
+import pytest
 import yaml
 
 from bench import heldout
 from grounded.interpreter import baseline
 
 from .bench_helpers import grounded, run_bench
+
+pytestmark = pytest.mark.bench  # the held-out corpus in the benchmarks
 
 CORPUS = Path(__file__).resolve().parent.parent / "bench" / "corpus"
 NO_ENDPOINT = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_") and k != "GROUNDED_MODEL"}

@@ -17,6 +17,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import networkx as nx
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -187,6 +188,7 @@ def rules_agree_with_python(engine: Engine, update: Update) -> None:
                               if engine.affected(c).lose_support}
 
 
+@pytest.mark.slow
 @budget(120)
 @given(data=st.data(), acyclic=st.booleans())
 def test_invariants_hold_after_every_utterance(data, acyclic):
@@ -195,6 +197,7 @@ def test_invariants_hold_after_every_utterance(data, acyclic):
     engine.close()
 
 
+@pytest.mark.slow
 @budget(60)
 @given(data=st.data())
 def test_a_log_reloads_into_the_engine_that_wrote_it(data):

@@ -29,7 +29,7 @@ from tests.serve_helpers import ServerProcess, client, make_key
 SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
 
 
-@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+@pytest.fixture(scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def served(request, tmp_path_factory):
     """(server, key of tenant t1, key of tenant t2) on each backend."""
     root = tmp_path_factory.mktemp(f"serve-{request.param}")

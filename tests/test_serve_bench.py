@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from bench import serve as serve_bench
+
+pytestmark = pytest.mark.bench  # python -m bench serve, small
 
 
 def test_the_serve_load_run_measures_and_answers_right():

@@ -138,6 +138,7 @@ def test_mcp_refuses_a_bad_key(tmp_path):
     assert "invalid or revoked API key" in done.stderr
 
 
+@pytest.mark.slow
 def test_text_through_the_llm_interpreter_over_http(tmp_path):
     """An append with ``interpreter: llm`` goes through the server's configured endpoint (a scripted
     OpenAI-compatible server on loopback), with the library's re-prompt loop and id policy."""

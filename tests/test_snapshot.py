@@ -70,6 +70,7 @@ def write_log(path: Path, data) -> Engine:
     return live
 
 
+@pytest.mark.slow
 @budget(25)
 @given(data=st.data())
 def test_a_state_read_from_the_snapshot_answers_and_decides_as_a_full_replay(data, tmp_path_factory):

@@ -9,9 +9,9 @@ needing one imports it through ``require``, so that a missing extra reads as one
 from __future__ import annotations
 
 import importlib
+import sys
+from pathlib import Path
 from types import ModuleType
-
-import click
 
 from grounded.core.errors import GroundedError
 
@@ -21,10 +21,17 @@ class MissingExtra(GroundedError):
 
     def __init__(self, extra: str, module: str):
         self.extra, self.module = extra, module
-        ctx = click.get_current_context(silent=True)  # the command being run, when run from the CLI
-        who = ctx.command_path if ctx is not None else "this"
-        super().__init__(f"{who} needs the '{extra}' extra: pip install 'grounded[{extra}]' "
+        super().__init__(f"{_command()} needs the '{extra}' extra: pip install 'grounded[{extra}]' "
                          f"({module} is not installed)")
+
+
+def _command() -> str:
+    """``grounded NAME`` when the grounded command line runs (what the user typed), else "this"."""
+    program = Path(sys.argv[0]) if sys.argv else Path()
+    ours = program.name == "grounded" or (program.name == "__main__.py" and program.parent.name == "grounded")
+    if not ours or len(sys.argv) < 2 or sys.argv[1].startswith("-"):
+        return "this"
+    return f"grounded {sys.argv[1]}"
 
 
 def require(extra: str, module: str) -> ModuleType:
@@ -37,4 +44,4 @@ def require(extra: str, module: str) -> ModuleType:
     except ModuleNotFoundError as exc:
         if exc.name is None or not (module == exc.name or module.startswith(exc.name + ".")):
             raise
-        raise MissingExtra(extra, module) from exc
+        raise MissingExtra(extra, exc.name) from exc
