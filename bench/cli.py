@@ -1,11 +1,11 @@
-"""``python -m bench ...``: the paper's benchmarks, as a typer sub-app of the ``grounded`` CLI.
+"""``python -m bench ...`` (bench/__main__.py, from the repository root): the paper's benchmarks, as a typer app.
 
 Each command reads third-party data from ``--data`` (default: ../shared/data
 beside a repository checkout), writes ``<name>.json``, ``<name>.md`` and PNG
 figures into ``--out``, prints the Markdown tables, and shows rich progress
 bars on stderr.  ``--quick`` is a small smoke run (the tests use it).  The
 heavy modules (scikit-learn, scipy, matplotlib, clingo grounding of thousands
-of formulas) are imported inside the commands, so ``grounded --help`` stays fast.
+of formulas) are imported inside the commands, so ``python -m bench --help`` stays fast.
 Only matplotlib is optional (the ``bench`` extra); the commands that draw
 figures check for it first.
 """
@@ -23,7 +23,8 @@ from rich.console import Console
 
 from grounded.core.errors import InputError
 
-bench_app = typer.Typer(no_args_is_help=True, help="Run the paper's benchmarks; write JSON, Markdown and PNG results.")
+bench_app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+                        help="Run the paper's benchmarks; write JSON, Markdown and PNG results.")
 stdout = Console(highlight=False, soft_wrap=True)
 
 Data = Annotated[Path | None, typer.Option(
@@ -37,7 +38,7 @@ def _require_matplotlib() -> None:
     """matplotlib is the one optional dependency (the bench extra): say so before any work is done."""
     if importlib.util.find_spec("matplotlib") is None:
         raise InputError("python -m bench needs matplotlib for its figures: install the bench extra "
-                         "(pip install 'grounded[bench]')")
+                         "(from the repository root: pip install -e '.[bench]')")
 
 
 def _publish(out: Path, name: str, result: dict, markdown: Callable[[dict], str],
@@ -377,7 +378,7 @@ def ingest(
 def _require(module: str, package: str) -> None:
     if importlib.util.find_spec(module) is None:
         raise InputError(f"python -m bench compare needs {package}: install the bench extra "
-                         "(pip install 'grounded[bench]')")
+                         "(from the repository root: pip install -e '.[bench]')")
 
 
 @bench_app.command()

@@ -2,7 +2,7 @@
 
 Three tables:
 
-* ``grounded check`` on synthetic logs of K turns (bench/synthetic.py, naive
+* ``grounded check`` on synthetic logs of K turns (tests/synthetic.py, naive
   regime), end to end: the engine replays the log through the Prolog rules,
   ASP recomputes it, both are compared.  Each K runs in a fresh process, so
   the peak memory (RSS) is the check's own; the phases (replay, ASP ground,

@@ -1,6 +1,6 @@
 """What the retraction check (Proposition 2.5 and Corollary 2.6 at every turn) costs.
 
-For the paper's scenarios and synthetic conversations (bench/synthetic.py) of
+For the paper's scenarios and synthetic conversations (tests/synthetic.py) of
 K turns, the check of crosscheck/retraction.py over the whole history: how
 many (turn, literal) pairs the history has, how many retractions are decided
 (both propositions per pair), and the time of one clingo program deciding

@@ -70,7 +70,7 @@ def p2():
 
 @pytest.fixture(scope="session")
 def postgres_url():
-    """A throw-away PostgreSQL cluster on a loopback port (Debian's postgresql package; see bench/pgserver.py)."""
+    """A throw-away PostgreSQL cluster on a loopback port (Debian's postgresql package; see tests/pgserver.py)."""
     from tests.pgserver import TempPostgres
 
     with TempPostgres() as pg:

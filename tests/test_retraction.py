@@ -105,7 +105,7 @@ def test_every_proposition_holds_at_every_turn_of_a_valid_history(data, acyclic)
 @budget(6)
 @given(k=st.integers(20, 200), regime=st.sampled_from(["naive", "bounded"]), seed=st.integers(0, 10**6))
 def test_longer_conversations_every_turn(k, regime, seed):
-    """Synthetic conversations (bench/synthetic.py): dozens of arguments, attacks and Dep chains."""
+    """Synthetic conversations (tests/synthetic.py): dozens of arguments, attacks and Dep chains."""
     engine = build(k, regime, seed).engine
     report = check_retractions(engine.state, every_turn=True)
     assert report.ok and not report.sampled, report.failure_lines() + report.mismatches
