@@ -49,20 +49,7 @@ from urllib.parse import quote
 
 from bench.report import markdown_table, stderr
 from tests.pgserver import TempPostgres
-from tests.serving import ServerProcess, kill_rounds, make_key
-
-HEADER = {"agents": {"ann": {"authority": True}, "ben": {}}}
-
-
-def utterance(i: int) -> dict[str, Any]:
-    """The i-th utterance of a benchmark conversation: observations; every fourth a question and a hypothesis."""
-    speaker = "ann" if i % 2 else "ben"
-    ops: list[dict[str, Any]] = [{"op": "observe", "claim": f"o{i}", "text": f"observation {i}"}]
-    if i % 4 == 3:
-        ops += [{"op": "question", "claim": f"q{i}", "text": f"why {i}?"},
-                {"op": "hypothesize", "claim": f"h{i}", "deps": [f"o{i}", f"o{i - 1}"], "explains": [f"q{i}"],
-                 "text": f"hypothesis {i}"}]
-    return {"speaker": speaker, "ops": ops}
+from tests.serving import HEADER, ServerProcess, kill_rounds, make_key, utterance
 
 
 def percentiles(samples: list[float]) -> dict[str, float]:

@@ -21,10 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from bench import flood
-from bench.serve import HEADER, utterance
 from grounded.service.settings import Settings
 from tests.serve_helpers import ServerProcess, client, make_key
+from tests.serving import HEADER, long_text, utterance
 
 SLOW = 200
 """Slow clients of each kind held at once (the issue's report: 200 with partial headers, 200 with partial bodies)."""
@@ -245,7 +244,7 @@ def test_a_tenant_past_its_readings_in_flight_gets_429_and_another_tenant_does_n
     with server:
         _conversation(server, keys[0], "c1")
         _conversation(server, keys[1], "c2")
-        text = flood.long_text(8000, 1)
+        text = long_text(8000, 1)
         _start_readers(server, keys[0], "c1")  # the race below is between readings only
         barrier = threading.Barrier(5)
 
@@ -272,7 +271,7 @@ def test_a_reading_past_the_deadline_is_answered_504_naming_it(tmp_path):
     with server:
         _conversation(server, keys[0], "c1")
         with client(server, keys[0]) as c:
-            long = flood.long_text(Settings.max_text, 2)
+            long = long_text(Settings.max_text, 2)
             first = c.post("/conversations/c1/verify", json={"text": long}, timeout=300)  # starts the readers
             assert first.status_code == 504, first.text[:300]
             start = time.monotonic()
@@ -332,6 +331,7 @@ print(json.dumps({"result": result, "shown": flood.markdown(result)}))
 """
 
 
+@pytest.mark.bench
 def test_another_tenants_verify_p99_stays_within_2x_of_idle_while_one_tenant_floods_verify_by_text(tmp_path):
     # The measure `python -m bench serve` prints, run as it runs: in a process of its own (this one holds the
     # rules and the test session, whose work would fall on the timed client).  Idle and flooded windows
