@@ -239,6 +239,7 @@ def test_a_text_over_the_bound_is_refused_with_413_naming_it(tmp_path):
         _start_readers(server, keys[0], "c1")  # within the bound: read
 
 
+@pytest.mark.slow
 def test_a_tenant_past_its_readings_in_flight_gets_429_and_another_tenant_does_not(tmp_path):
     server, keys = _server(tmp_path, "--reads-per-tenant", "1")
     with server:
@@ -266,6 +267,7 @@ def test_a_tenant_past_its_readings_in_flight_gets_429_and_another_tenant_does_n
         assert theirs.status_code != 429  # another tenant's slot is its own
 
 
+@pytest.mark.slow
 def test_a_reading_past_the_deadline_is_answered_504_naming_it(tmp_path):
     server, keys = _server(tmp_path, "--read-deadline", "0.05")
     with server:
@@ -298,6 +300,7 @@ def _readers_of(pid: int) -> list[int]:
     return found
 
 
+@pytest.mark.slow
 def test_a_reader_that_dies_costs_one_503_is_replaced_and_none_outlives_the_server(tmp_path):
     server, keys = _server(tmp_path, "--read-workers", "2")
     with server:
@@ -357,6 +360,7 @@ def test_another_tenants_verify_p99_stays_within_2x_of_idle_while_one_tenant_flo
     assert loaded <= 2 * idle, "\n".join(shown)
 
 
+@pytest.mark.slow
 def test_a_text_is_read_against_its_own_tenants_conversation(tmp_path):
     """Two tenants' conversations by one id and of one length: each text reading sees its own tenant's state
     (the readers keep pickled states by tenant, conversation and length)."""

@@ -26,6 +26,7 @@ def agree(dm, literal):
     assert dict(zip(star.arguments, star.hops, strict=True)) == answer["hop"]
 
 
+@pytest.mark.slow
 @budget(150)
 @given(case=dependency_maps())
 def test_python_equals_asp_on_maps_with_cycles(case):

@@ -211,6 +211,7 @@ def test_a_log_reloads_into_the_engine_that_wrote_it(data):
         assert loaded.prolog_state() == live.prolog_state()
 
 
+@pytest.mark.slow
 @budget(40)
 @given(data=st.data())
 def test_queries_at_an_earlier_turn_equal_the_conversation_cut_there(data):
@@ -269,6 +270,7 @@ def dependency_maps(draw):
     return synthetic_map(n, claims, deps, standings), k
 
 
+@pytest.mark.slow
 @budget(400)
 @given(case=dependency_maps())
 def test_verify_and_affected_equal_the_naive_fixpoints_with_cycles(case):
@@ -296,6 +298,7 @@ def test_circular_support_grounds_nothing():
     assert fast_verify(dm, "c0").grounded and fast_verify(dm, "c1").grounded
 
 
+@pytest.mark.slow
 @budget(25)
 @given(data=st.data())
 def test_chatter_admitted_without_the_rules_is_what_the_rules_admit(data):

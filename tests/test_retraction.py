@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -89,6 +90,7 @@ def test_the_decision_is_the_definition_on_any_history(dm):
     assert decided == {}, "decided a retraction that is not a literal of the state"
 
 
+@pytest.mark.slow
 @budget(25)
 @given(data=st.data(), acyclic=st.booleans())
 def test_every_proposition_holds_at_every_turn_of_a_valid_history(data, acyclic):

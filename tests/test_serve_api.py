@@ -62,6 +62,7 @@ def _affected_json(engine: Engine, claim: str, closure: bool, at: int | None) ->
     return {**a.to_json(), "arguments": list(a.arguments), "losing_arguments": a.losing_arguments, "known": known}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["phase1.yaml", "phase2.yaml", "phase3.yaml"])
 def test_the_scenarios_through_the_api_answer_as_the_library(served, name):
     server, key, _ = served

@@ -81,6 +81,7 @@ async def _session_calls(db: str, key: str) -> dict:
     return got
 
 
+@pytest.mark.slow
 def test_the_mcp_tools_answer_as_the_library(tmp_path):
     db = str(tmp_path / "mcp.db")
     key = make_key(db, "agents")

@@ -339,6 +339,7 @@ READ_ONLY = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", sorted(READ_ONLY))
 def test_a_log_in_a_read_only_directory_is_answered_without_a_snapshot_silently(tmp_path, how):
     folder = tmp_path / "logs"

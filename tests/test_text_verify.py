@@ -360,6 +360,7 @@ def grounded(*args: str, env: dict | None = None) -> subprocess.CompletedProcess
                           timeout=180, env={**base, **(env or {})})
 
 
+@pytest.mark.slow
 def test_cli_done_when_offline_with_the_model_and_no_network():
     """The issue's example through the CLI, with every proxy and the hub pointed at a closed port."""
     dead = "http://127.0.0.1:9"
