@@ -22,6 +22,7 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
+from types import ModuleType
 
 import clingo
 
@@ -399,7 +400,7 @@ def format_of(path: str | Path, option: str = "") -> str:
     return fmt
 
 
-def _graphviz():
+def _graphviz() -> ModuleType:
     """The graphviz package (the 'views' extra), imported on first drawing: the queries never need it."""
     return require("views", "graphviz")
 
