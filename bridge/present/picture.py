@@ -408,7 +408,7 @@ def _graphviz() -> ModuleType:
 def _require_dot() -> None:
     if shutil.which("dot") is None:
         raise GroundedError("Graphviz is not installed (no dot on PATH): install it with "
-                            "`apt-get install graphviz`, or run `make setup`")
+                            "`apt-get install graphviz`, or run `make setup-test`")
 
 
 def _split_svgs(out: bytes, n: int) -> list[bytes]:
