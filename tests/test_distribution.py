@@ -40,6 +40,11 @@ def test_the_core_installs_without_the_extras_and_without_the_benchmarks(core, t
     result = run(core / "python", "-c", probe, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+    # the figure `grounded interpret` quotes is package data of the interpreter, not of the benchmarks
+    shipped = run(core / "python", "-c", "import importlib.util as u, json, pathlib; "
+                  "d = pathlib.Path(u.find_spec('grounded.interpreter').submodule_search_locations[0]); "
+                  "print(json.loads((d / 'rules_baseline.json').read_text())['split'])", cwd=tmp_path)
+    assert (shipped.returncode, shipped.stdout.strip()) == (0, "test"), shipped.stderr
 
 
 def test_the_core_answers_verify_from_a_log(core, tmp_path):
