@@ -7,22 +7,38 @@ BIN    := $(VENV)/bin
 TORCH  ?= torch==2.13.0
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup demo test bench bench-del bench-serve serve screenshots clean
+.PHONY: setup setup-test demo check test lint typecheck bench bench-del bench-serve serve screenshots clean
 
-setup: $(VENV)/.installed
-
-# System tools, each installed with apt-get only when missing: SWI-Prolog (the rules),
-# Graphviz (`grounded show`, `grounded book`), Chromium and its driver (the page tests);
-# PostgreSQL (the serve tests start a throw-away cluster) below, found by its versioned path.
-APT_NEEDS := swipl:swi-prolog-nox dot:graphviz chromium:chromium chromedriver:chromium-driver
-
-$(VENV)/.installed: pyproject.toml
-	@missing=""; for pair in $(APT_NEEDS); do \
+# apt-get install the Debian packages of the commands named (command:package pairs) that are missing.
+define apt_needs
+	@missing=""; for pair in $(1); do \
 	  command -v "$${pair%%:*}" >/dev/null 2>&1 || missing="$$missing $${pair#*:}"; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing with apt-get:$$missing"; \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; fi
+endef
+
+# The core and what the demo and the service read text with: SWI-Prolog (the rules), the package with its
+# interpreter and serve extras (pip install -e '.[interpreter,serve]').  No Chromium, no PostgreSQL.
+setup: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	$(call apt_needs,swipl:swi-prolog-nox)
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[interpreter,serve]'
+	@touch $@
+
+# Everything the tests use: Graphviz (`grounded show`, `grounded book`), Chromium and its driver (the page
+# tests), PostgreSQL (the serve tests start a throw-away cluster; found by its versioned path), torch's CPU
+# build for the embed extra, and every extra (pip install -e '.[test]').
+APT_TEST := swipl:swi-prolog-nox dot:graphviz chromium:chromium chromedriver:chromium-driver
+
+setup-test: $(VENV)/.installed-test
+
+$(VENV)/.installed-test: pyproject.toml
+	$(call apt_needs,$(APT_TEST))
 	@command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { \
 	  echo "PostgreSQL not found (the serve tests start a throw-away cluster): installing postgresql"; \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
@@ -30,8 +46,8 @@ $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q '$(TORCH)' || echo "note: $(TORCH) not available; the embed extra brings its own torch"
-	$(BIN)/pip install -q -e '.[test,embed]'
-	@touch $@
+	$(BIN)/pip install -q -e '.[test]'
+	@touch $@ $(VENV)/.installed
 
 demo: setup
 	$(BIN)/grounded demo
@@ -40,34 +56,43 @@ demo: setup
 # interpreter/, ...), so it checks a tree of symlinks laid out as the installed package is.
 TYPING := $(VENV)/typing
 
-lint: setup
+lint: setup-test
 	$(BIN)/ruff check .
 	$(MAKE) --no-print-directory typecheck
 
-typecheck: setup
+typecheck: setup-test
 	@rm -rf $(TYPING) && mkdir -p $(TYPING)/grounded
 	@ln -s $(CURDIR)/bridge/* $(TYPING)/grounded/
-	@for d in interpreter prolog asp scenarios bench; do ln -s $(CURDIR)/$$d $(TYPING)/grounded/$$d; done
-	MYPYPATH=$(TYPING) $(BIN)/mypy -p grounded
+	@for d in interpreter prolog asp scenarios; do ln -s $(CURDIR)/$$d $(TYPING)/grounded/$$d; done
+	MYPYPATH=$(TYPING) $(BIN)/mypy -p grounded -p bench
 
-test: setup lint
+# The slow groups (pytest markers, pyproject.toml): Chromium pages, PostgreSQL, kill -9 rounds, the embedding
+# model, the benchmarks' runs, long property runs.  `make check` leaves them out (the inner loop, under two
+# minutes on a quiet machine); `make test` (CI, .ci/run) runs everything.
+SLOW := browser or postgres or kill or model or bench or slow
+
+check: setup-test
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest -q -m "not ($(SLOW))"
+
+test: setup-test lint
 	$(BIN)/python -m pytest -q
 
-bench: setup
-	$(BIN)/python -m grounded.bench.latency
+bench: setup-test
+	$(BIN)/python -m bench.latency
 
-bench-del: setup
-	$(BIN)/grounded bench del
+bench-del: setup-test
+	$(BIN)/python -m bench del
 
-bench-serve: setup
-	$(BIN)/grounded bench serve
+bench-serve: setup-test
+	$(BIN)/python -m bench serve
 
 serve: setup
 	$(BIN)/grounded serve
 
 # docs/texts-*.png, docs/present-*.png: the page at 1280x720 with the texts and in presentation mode, in headless
 # Chromium (tests/screenshots.py)
-screenshots: setup
+screenshots: setup-test
 	$(BIN)/python -m tests.screenshots
 
 clean:

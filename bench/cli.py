@@ -1,11 +1,11 @@
-"""``grounded bench ...``: the paper's benchmarks, as a typer sub-app of the ``grounded`` CLI.
+"""``python -m bench ...`` (bench/__main__.py, from the repository root): the paper's benchmarks, as a typer app.
 
 Each command reads third-party data from ``--data`` (default: ../shared/data
 beside a repository checkout), writes ``<name>.json``, ``<name>.md`` and PNG
 figures into ``--out``, prints the Markdown tables, and shows rich progress
 bars on stderr.  ``--quick`` is a small smoke run (the tests use it).  The
 heavy modules (scikit-learn, scipy, matplotlib, clingo grounding of thousands
-of formulas) are imported inside the commands, so ``grounded --help`` stays fast.
+of formulas) are imported inside the commands, so ``python -m bench --help`` stays fast.
 Only matplotlib is optional (the ``bench`` extra); the commands that draw
 figures check for it first.
 """
@@ -23,7 +23,8 @@ from rich.console import Console
 
 from grounded.core.errors import InputError
 
-bench_app = typer.Typer(no_args_is_help=True, help="Run the paper's benchmarks; write JSON, Markdown and PNG results.")
+bench_app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+                        help="Run the paper's benchmarks; write JSON, Markdown and PNG results.")
 stdout = Console(highlight=False, soft_wrap=True)
 
 Data = Annotated[Path | None, typer.Option(
@@ -36,14 +37,14 @@ DEFAULT_OUT = Path("bench-results")
 def _require_matplotlib() -> None:
     """matplotlib is the one optional dependency (the bench extra): say so before any work is done."""
     if importlib.util.find_spec("matplotlib") is None:
-        raise InputError("grounded bench needs matplotlib for its figures: install the bench extra "
-                         "(pip install 'grounded[bench]')")
+        raise InputError("python -m bench needs matplotlib for its figures: install the bench extra "
+                         "(from the repository root: pip install -e '.[bench]')")
 
 
 def _publish(out: Path, name: str, result: dict, markdown: Callable[[dict], str],
              figures: Callable[[dict, Path], list[Path]] | None = None) -> None:
     """Write ``name.json`` (with the command's name), ``name.md`` and the figures; print the tables and paths."""
-    from grounded.bench.report import write
+    from bench.report import write
 
     result["command"] = name
     md = markdown(result)
@@ -67,10 +68,10 @@ def memab(
 ) -> None:
     """MemAB-FC: native ingestion, supersessions, recall@50 and stale rate per arm, tokens, readers."""
     _require_matplotlib()
-    from grounded.bench import llm as llm_mod
-    from grounded.bench.datasets import MEMAB, MEMAB_LENGTHS, resolve_data_dir
-    from grounded.bench.memab import run as memab_run
-    from grounded.bench.report import progress, stderr
+    from bench import llm as llm_mod
+    from bench.datasets import MEMAB, MEMAB_LENGTHS, resolve_data_dir
+    from bench.memab import run as memab_run
+    from bench.report import progress, stderr
 
     root = resolve_data_dir(data, MEMAB)
     chosen = tuple(s.strip().lower() for s in lengths.split(",") if s.strip())
@@ -92,9 +93,9 @@ def memab(
 def reviseqa(data: Data = None, out: Out = DEFAULT_OUT, quick: Quick = False) -> None:
     """ReviseQA: edits as Revise/Observe, Dep from clingo cores, accuracy@k of the clingo entailment reader."""
     _require_matplotlib()
-    from grounded.bench.datasets import REVISEQA, resolve_data_dir
-    from grounded.bench.report import progress
-    from grounded.bench.reviseqa import run as rq
+    from bench.datasets import REVISEQA, resolve_data_dir
+    from bench.report import progress
+    from bench.reviseqa import run as rq
 
     root = resolve_data_dir(data, REVISEQA)
     with progress() as prog:
@@ -126,7 +127,7 @@ def verify(
                                                           "category in each conversation (a smoke run).")] = None,
 ) -> None:
     """Direct verifier test, Phases 2 and 3 (or the held-out corpus): by claim, offline text, LLM text."""
-    from grounded.bench import verifier
+    from bench import verifier
 
     if corpus or corpus_dir is not None:
         _verify_corpus(out, corpus_dir, split, limit, llm, call_log)
@@ -149,8 +150,8 @@ def verify(
 
 def _llm_judge(llm: bool, out: Path, call_log: Path | None):
     """The LLM judge when asked for and an endpoint is configured, and the note saying which (or why none)."""
-    from grounded.bench import llm as llm_mod
-    from grounded.bench import verifier
+    from bench import llm as llm_mod
+    from bench import verifier
 
     endpoint = llm_mod.configured() if llm else None
     note = None if endpoint is None else f"{endpoint.describe()}"
@@ -166,10 +167,9 @@ def _llm_judge(llm: bool, out: Path, call_log: Path | None):
 def _verify_corpus(out: Path, root: Path | None, split: str, limit: int | None, llm: bool,
                    call_log: Path | None) -> None:
     """``verify --corpus``: the held-out conversations of ``split``, written as ``verify-corpus.<split>``."""
-    from grounded.bench import heldout, verify_corpus
-    from grounded.bench.baseline import corpus_dir
+    from bench import heldout, verify_corpus
 
-    root = root or corpus_dir()
+    root = root or heldout.corpus_dir()
     heldout.conversations(root, split)  # an unknown split or a changed test file: refused before any work
     note, judge = _llm_judge(llm, out, call_log)
     try:
@@ -188,14 +188,14 @@ def interpret_corpus(
     only: Annotated[str | None, typer.Option("--only", help="Only these conversations of the split "
                                                             "(comma-separated; a smoke run).")] = None,
     record: Annotated[Path | None, typer.Option(help="Write the pooled figures to this baseline file (the one "
-                                                     "`grounded interpret` quotes is bench/corpus/"
+                                                     "`grounded interpret` quotes is interpreter/"
                                                      "rules_baseline.json); only for a whole split.")] = None,
 ) -> None:
     """The offline rules interpreter on the held-out corpus: multi-label F1, per-operation P/R, Dep-edge P/R."""
-    from grounded.bench import baseline, heldout
-    from grounded.bench import interpret_corpus as ic
+    from bench import heldout
+    from bench import interpret_corpus as ic
 
-    root = corpus_dir or baseline.corpus_dir()
+    root = corpus_dir or heldout.corpus_dir()
     names = heldout.conversations(root, split)
     chosen = [n.strip() for n in only.split(",") if n.strip()] if only else None
     if chosen and (unknown := [n for n in chosen if n not in names]):
@@ -218,8 +218,8 @@ def textcli(
                                                "numpy, torch.")] = "numpy,torch",
 ) -> None:
     """`grounded verify LOG --text` as whole processes on Phase 2: wall and CPU s per call, per model runtime."""
-    from grounded.bench import textcli as tc
-    from grounded.bench.report import stderr
+    from bench import textcli as tc
+    from bench.report import stderr
     from grounded.interpreter.embedding import RUNTIMES
 
     chosen = [r.strip().lower() for r in runtimes.split(",") if r.strip()]
@@ -243,8 +243,8 @@ def startup(
                  ] = 1000,
 ) -> None:
     """`grounded --version` and `verify`/`affected` from a snapshot as whole processes: wall and CPU s, ratios."""
-    from grounded.bench import startup as su
-    from grounded.bench.report import stderr
+    from bench import startup as su
+    from bench.report import stderr
 
     if not 1 <= runs <= 100:
         raise InputError(f"--runs {runs}: expected 1 to 100")
@@ -265,9 +265,9 @@ def noise(
 ) -> None:
     """Noise diagnostic: Verify under dependency-edge drop, edge add and status corruption, eps in [0, 0.8]."""
     _require_matplotlib()
-    from grounded.bench import noise as noise_mod
-    from grounded.bench import verifier
-    from grounded.bench.report import progress
+    from bench import noise as noise_mod
+    from bench import verifier
+    from bench.report import progress
 
     chosen = verifier.load_items(items)
     epsilons = noise_mod.EPSILONS
@@ -289,8 +289,8 @@ def crosscheck(
     seed: Annotated[int, typer.Option(help="Seed of the synthetic conversations.")] = 1,
 ) -> None:
     """grounded check at 100-2,000 turns (one shot vs turn by turn); preferred extensions vs PyArg; a soak."""
-    from grounded.bench import crosscheck as cc
-    from grounded.bench.report import stderr
+    from bench import crosscheck as cc
+    from bench.report import stderr
 
     def log(line: str) -> None:
         stderr.print(line, markup=False)
@@ -314,8 +314,8 @@ def del_updates(
     repeat: Annotated[int, typer.Option(help="Runs per figure (median).")] = 7,
 ) -> None:
     """DEL: announcement and upgrades on 2^10 to 2^20 worlds; muddy(n, m) end to end (prints its tables)."""
-    # the module is named after the issue's bench/del, a Python keyword: imported by name
-    main = importlib.import_module("grounded.bench.del").main
+    from bench.epistemic import main
+
     main(["--repeat", str(repeat), *(["--quick"] if quick else [])])
 
 
@@ -328,8 +328,8 @@ def latency(
 ) -> None:
     """Latency figure: per-query Affected* against history replay over K, medians over seeds."""
     _require_matplotlib()
-    from grounded.bench import latency_figure as lat
-    from grounded.bench.report import progress
+    from bench import latency_figure as lat
+    from bench.report import progress
 
     ks: tuple[int, ...] = lat.KS
     repeat = 200
@@ -354,8 +354,8 @@ def compare(
         "--queries-only", help="Only the per-answer-size query table and its target check.")] = False,
 ) -> None:
     """grounded against the authors' engine, networkx, clingo encodings and PyArg, interleaved; ratios."""
-    from grounded.bench import compare as cmp
-    from grounded.bench.report import stderr
+    from bench import compare as cmp
+    from bench.report import stderr
 
     _require("networkx", "networkx")
     _require("py_arg", "python-argumentation")
@@ -394,8 +394,8 @@ def ingest(
     rounds: Annotated[int | None, typer.Option(help="Alternating rounds of bulk reading (default 3).")] = None,
 ) -> None:
     """Bulk reading, live apply, memory, a realistic stream, deep inputs, the snapshot and fsync policies (issue 13)."""
-    from grounded.bench import ingest as ing
-    from grounded.bench.report import stderr
+    from bench import ingest as ing
+    from bench.report import stderr
 
     settings = ing.Settings.quick() if quick else ing.Settings()
     for name, value, least in (("k", k, 10), ("realistic", realistic, 10), ("depth", depth, 10), ("rounds", rounds, 1)):
@@ -409,8 +409,8 @@ def ingest(
 
 def _require(module: str, package: str) -> None:
     if importlib.util.find_spec(module) is None:
-        raise InputError(f"grounded bench compare needs {package}: install the bench extra "
-                         "(pip install 'grounded[bench]')")
+        raise InputError(f"python -m bench compare needs {package}: install the bench extra "
+                         "(from the repository root: pip install -e '.[bench]')")
 
 
 @bench_app.command()
@@ -427,9 +427,9 @@ def serve(
 ) -> None:
     """A bounded load run of `grounded serve` on loopback: appends/s, p50/p99 of append and Verify, kill -9, and
     another tenant's Verify p99 while one tenant floods Verify by text."""
-    from grounded.bench import flood
-    from grounded.bench import serve as serve_bench
-    from grounded.bench.report import stderr
+    from bench import flood
+    from bench import serve as serve_bench
+    from bench.report import stderr
 
     choices = {"sqlite": ("sqlite",), "postgresql": ("postgresql",), "both": ("sqlite", "postgresql")}
     if db not in choices:

@@ -1,4 +1,4 @@
-"""``grounded bench compare``: grounded beside its peers, interleaved, as ratios.
+"""``python -m bench compare``: grounded beside its peers, interleaved, as ratios.
 
 The peers:
 
@@ -58,16 +58,16 @@ from pathlib import Path
 
 import networkx as nx
 
-from grounded.bench.footprint import measure_engines
-from grounded.bench.latency import per_call
-from grounded.bench.reference import ReferenceEngine
-from grounded.bench.report import markdown_table
-from grounded.bench.synthetic import HEADER, Conversation, build, realistic
+from bench.footprint import measure_engines
+from bench.latency import per_call
+from bench.reference import ReferenceEngine
+from bench.report import markdown_table
 from grounded.core.vocabulary import GOOD_STANDING
 from grounded.dung import Framework, extensions
 from grounded.engine import Engine
 from grounded.queries.affected import affected as affected_walk
 from grounded.queries.verify import verify as verify_walk
+from tests.synthetic import HEADER, Conversation, build, realistic
 
 KS = (100, 1_000, 10_000, 100_000)
 AF_SIZES = (100, 1_000, 10_000, 100_000)
@@ -281,7 +281,7 @@ def measure_memory(history: list[dict], settings: Settings, log: Callable[[str],
 
 def _aspartix(af: Framework) -> tuple[float, frozenset[int]]:
     """The ASPARTIX-style encoding, timed as ours: program text, parsing, grounding, solving."""
-    from grounded.bench.aspartix import GROUNDED
+    from bench.aspartix import GROUNDED
     from grounded.dung.facts import framework_program, members
     from grounded.solvers.asp import new_control
 
@@ -334,7 +334,7 @@ def in_subprocess(name: str, af: Framework, limit: float) -> tuple[float | None,
 
 def measure_dung(settings: Settings, log: Callable[[str], None]) -> list[dict]:
     """Grounded (and preferred) extensions of random acyclic frameworks: seconds, and ratios to the labelling."""
-    from grounded.bench.crosscheck import random_framework
+    from bench.crosscheck import random_framework
 
     rows = []
     given_up: dict[str, int] = {}  # subprocess peer -> the size at which it passed the time limit

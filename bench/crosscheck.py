@@ -2,7 +2,7 @@
 
 Three tables:
 
-* ``grounded check`` on synthetic logs of K turns (bench/synthetic.py, naive
+* ``grounded check`` on synthetic logs of K turns (tests/synthetic.py, naive
   regime), end to end: the engine replays the log through the Prolog rules,
   ASP recomputes it, both are compared.  Each K runs in a fresh process, so
   the peak memory (RSS) is the check's own; the phases (replay, ASP ground,
@@ -20,8 +20,8 @@ Three tables:
 * a soak: synthetic conversations with invalid utterances mixed in, each
   checked three ways.
 
-Run:  grounded bench crosscheck [--quick] [--out DIR]
-      grounded bench crosscheck --turns 500,2000,8000,20000   (the scaling table alone)
+Run:  python -m bench crosscheck [--quick] [--out DIR]
+      python -m bench crosscheck --turns 500,2000,8000,20000   (the scaling table alone)
 """
 
 from __future__ import annotations
@@ -43,12 +43,12 @@ from typing import TypeVar
 
 import clingo
 
-from grounded.bench.synthetic import HEADER, build
 from grounded.crosscheck.check import candidates_of, check, check_history
 from grounded.dmap.model import Header
 from grounded.dung import Framework, extensions
 from grounded.engine import Engine
 from grounded.solvers.history import IncrementalHistory, OneShotHistory, read_answer
+from tests.synthetic import HEADER, build
 
 T = TypeVar("T")
 CHECK_KS = (500, 2000, 8000)
@@ -66,7 +66,7 @@ def timed(fn: Callable[[], T]) -> tuple[float, T]:
 
 def _child(*args: str) -> dict:
     """Run one measurement in a fresh Python process and read its JSON answer."""
-    done = subprocess.run([sys.executable, "-m", "grounded.bench.crosscheck", "--child", *args],
+    done = subprocess.run([sys.executable, "-m", "bench.crosscheck", "--child", *args],
                           capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"bench child {args} failed: {done.stderr.strip()[-2000:]}")
@@ -290,7 +290,7 @@ def run(quick: bool = False, soak_runs: int = 8, py_arg_limit: float = 30.0, see
 
 
 def scaling_markdown(result: dict) -> str:
-    from grounded.bench.report import markdown_table
+    from bench.report import markdown_table
 
     rows = []
     for r in result["checks"]:
@@ -310,7 +310,7 @@ def scaling_markdown(result: dict) -> str:
 
 
 def markdown(result: dict) -> str:
-    from grounded.bench.report import markdown_table
+    from bench.report import markdown_table
 
     checks = scaling_markdown(result["scaling"])
     afs = markdown_table(

@@ -23,31 +23,14 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from grounded.bench.serve import HEADER, LoadClient, _run_loop, percentiles, utterance
-from grounded.bench.serving import ServerProcess, make_key
+from bench.serve import LoadClient, _run_loop, percentiles
 from grounded.service.settings import Settings
-
-WORDS = ("redis token retry storm pool payments failed cache cluster login outage stripe because database alert "
-         "timeouts observation hypothesis connection exhausted downstream symptom upstream deploy rollback queue "
-         "worker latency spike memory leak").split()
-
+from tests.serving import HEADER, ServerProcess, long_text, make_key, utterance
 
 FLOOD_LEAD = 1.0
 """Seconds the flood runs before a flooded window starts."""
 TEXTS = 40
 """Distinct flood texts: more than the readings a measure lasts, so each reading reads a text anew."""
-
-
-def long_text(n: int, seed: int) -> str:
-    """``n`` characters of sentences over the benchmark's words, different for each seed."""
-    rng = random.Random(seed)
-    out: list[str] = []
-    size = 0
-    while size < n:
-        s = " ".join(rng.choice(WORDS) for _ in range(rng.randint(5, 12))).capitalize() + f" {rng.randrange(10**6)}."
-        out.append(s)
-        size += len(s) + 1
-    return " ".join(out)[:n]
 
 
 async def _paced(c: LoadClient, cid: str, claims: list[str], n: int, rate: float, seed: int) -> tuple[list[float], int]:

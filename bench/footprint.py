@@ -1,6 +1,6 @@
 """Memory of an engine holding a conversation, measured in a fresh interpreter.
 
-``python -m grounded.bench.footprint ENGINE LOG MODE`` reads the utterances of
+``python -m bench.footprint ENGINE LOG MODE`` reads the utterances of
 LOG (JSON lines, one utterance each), feeds them to ENGINE (``grounded``: our
 Engine, its Prolog rules included; ``authors``: the authors' dict engine,
 ``reference.py``; ``grounded-load``: ``Engine.load`` of LOG, which must then
@@ -37,13 +37,13 @@ def resident_bytes() -> int:
 
 def _feeder(engine: str):
     if engine == "grounded":
-        from grounded.bench.synthetic import HEADER
         from grounded.engine import Engine
+        from tests.synthetic import HEADER
 
         ours = Engine(HEADER)
         return ours, ours.apply
     if engine == "authors":
-        from grounded.bench.reference import ReferenceEngine
+        from bench.reference import ReferenceEngine
 
         theirs = ReferenceEngine()
         return theirs, theirs.apply
@@ -93,7 +93,7 @@ def measure_engines(path: Path, engines: tuple[str, ...], log: Callable[[str], N
     found: dict[str, dict[str, int]] = {}
     for mode in ("rss", "heap"):
         for engine in engines:
-            done = subprocess.run([sys.executable, "-m", "grounded.bench.footprint", engine, str(path), mode],
+            done = subprocess.run([sys.executable, "-m", "bench.footprint", engine, str(path), mode],
                                   capture_output=True, text=True, check=True, timeout=3600)
             found.setdefault(engine, {})[mode] = json.loads(done.stdout)["bytes"]
             log(f"memory: {engine} ({mode})")

@@ -9,7 +9,7 @@ naming the file that changed, so a held-out conversation cannot drift while
 the reader is tuned on the dev ones.
 
 The rules interpreter's F1 on the test split is recorded by
-``grounded bench interpret --split test --record FILE`` (``baseline.py``).
+``python -m bench interpret --split test --record FILE`` (``baseline.py``).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Literal
 
 import yaml
 
-from grounded.bench.verifier import CATEGORIES, ItemBase, parse_items
+from bench.verifier import CATEGORIES, ItemBase, parse_items
 from grounded.core.errors import InputError
 from grounded.engine import Engine
 from grounded.scenario import Scenario, run
@@ -45,6 +45,11 @@ class Conversation:
     split: Literal["dev", "test"]
     scenario_sha256: str | None = None
     items_sha256: str | None = None
+
+
+def corpus_dir() -> Path:
+    """The held-out corpus beside this module (``bench/corpus``)."""
+    return Path(__file__).resolve().parent / "corpus"
 
 
 def sha256(path: Path) -> str:

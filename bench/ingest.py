@@ -1,4 +1,4 @@
-"""``grounded bench ingest``: reading logs in bulk, applying live, deep inputs, the snapshot (issue 13).
+"""``python -m bench ingest``: reading logs in bulk, applying live, deep inputs, the snapshot (issue 13).
 
 What is measured (one run, figures as ratios within it where a peer exists):
 
@@ -51,12 +51,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grounded.bench.footprint import measure_engines
-from grounded.bench.reference import ReferenceEngine
-from grounded.bench.report import markdown_table
-from grounded.bench.synthetic import HEADER, build, realistic
+from bench.footprint import measure_engines
+from bench.reference import ReferenceEngine
+from bench.report import markdown_table
 from grounded.engine import Engine
 from grounded.io.eventlog import header_json
+from tests.synthetic import HEADER, build, realistic
 
 
 @dataclass

@@ -25,7 +25,7 @@ import dataclasses
 import json
 from pathlib import Path
 
-from grounded.bench import heldout
+from bench import heldout
 from grounded.engine import Engine
 from grounded.interpreter.dependencies import score_dependencies
 from grounded.interpreter.rules import RuleInterpreter
@@ -108,13 +108,13 @@ def record(result: dict, path: Path) -> None:
             "hypothesize_precision": round(p["targets"]["hypothesize_precision"]["value"], 4),
             "hypothesize_recall": round(p["targets"]["hypothesize_recall"]["value"], 4),
             "dep_precision": round(p["dep"]["precision"], 4), "dep_recall": round(p["dep"]["recall"], 4),
-            "command": f"grounded bench interpret --split {result['split']} --record"}
+            "command": f"python -m bench interpret --split {result['split']} --record"}
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
 
 
 def markdown(result: dict) -> str:
-    from grounded.bench.report import markdown_table
+    from bench.report import markdown_table
 
     p = result["pooled"]
     lines = [f"# Rules interpreter on the held-out corpus ({result['split']} split)", "",

@@ -16,7 +16,7 @@ Each per-query figure is a loop of ``--repeat`` calls divided by the count
 over all queries of all seeds.  The conversations of every K for one seed are
 built first and their queries timed in turn (``collect``, which ``grounded
 bench latency`` uses too), so the machine's drift falls on every K alike and
-the ratios between K stay meaningful.  Run:  python -m grounded.bench.latency [--quick]
+the ratios between K stay meaningful.  Run:  python -m bench.latency [--quick]
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from typing import Any, TypeVar
 from rich.console import Console
 from rich.table import Table
 
-from grounded.bench.synthetic import Conversation, build, replay_affected
+from tests.synthetic import Conversation, build, replay_affected
 
 T = TypeVar("T")
 

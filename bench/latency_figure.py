@@ -17,7 +17,7 @@ import functools
 import statistics
 from pathlib import Path
 
-from grounded.bench.latency import collect, growth, warm_up
+from bench.latency import collect, growth, warm_up
 
 KS = (13, 100, 500, 1000, 2000)
 REGIMES = ("naive", "bounded")
@@ -59,7 +59,7 @@ def _us(value: float | None) -> str:
 
 
 def markdown(result: dict) -> str:
-    from grounded.bench.report import markdown_table
+    from bench.report import markdown_table
 
     rows = [[r["regime"], f"{r['k']:,}", f"{r['args']:,.0f}", _us(r["none_us"]), _us(r["one_us"]),
              _us(r["affected_us"]), _us(r["replay_us"]),
@@ -84,7 +84,7 @@ def markdown(result: dict) -> str:
 def figures(result: dict, out: Path) -> list[Path]:
     from matplotlib.ticker import NullFormatter
 
-    from grounded.bench.report import pyplot, save_figure
+    from bench.report import pyplot, save_figure
 
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.5, 4))

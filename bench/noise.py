@@ -23,7 +23,7 @@ import random
 import statistics
 from typing import get_args
 
-from grounded.bench.verifier import CATEGORIES, Item, phase2_engine
+from bench.verifier import CATEGORIES, Item, phase2_engine
 from grounded.core.vocabulary import Standing
 from grounded.dmap.state import DependencyMap
 from grounded.engine import Engine
@@ -117,7 +117,7 @@ def _quartiles(values: list[float]) -> dict:
 
 
 def markdown(result: dict) -> str:
-    from grounded.bench.report import markdown_table
+    from bench.report import markdown_table
 
     eps = result["epsilons"]
     rows = [[model, *(result["curves"][model][e]["pooled"]["median"] for e in eps)] for model in MODELS]
@@ -133,7 +133,7 @@ def markdown(result: dict) -> str:
 
 
 def figures(result: dict, out) -> list:
-    from grounded.bench.report import pyplot, save_figure
+    from bench.report import pyplot, save_figure
 
     plt = pyplot()
     eps = result["epsilons"]

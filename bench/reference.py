@@ -1,4 +1,4 @@
-"""The paper authors' engine, re-implemented as the baseline of ``grounded bench compare``.
+"""The paper authors' engine, re-implemented as the baseline of ``python -m bench compare``.
 
 The authors' reference implementation (github.com/memory009/Grounded-Continuation)
 keeps the dependency map in plain Python dicts and checks no precondition:
@@ -204,7 +204,7 @@ class ReferenceEngine:
     # -- feeding it the benchmark's utterances ---------------------------------------
 
     def apply(self, utterance: dict) -> None:
-        """One utterance of ``bench/synthetic.py`` (our operation format), as the authors' calls."""
+        """One utterance of ``tests/synthetic.py`` (our operation format), as the authors' calls."""
         turn, speaker, text = f"T{utterance['turn']}", utterance["speaker"], utterance.get("text", "")
         for op in utterance["ops"]:
             kind = op["op"]

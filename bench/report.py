@@ -1,6 +1,6 @@
 """Writing a benchmark's results: JSON, a Markdown table, PNG figures; and its progress bars.
 
-Every ``grounded bench`` command writes ``<out>/<name>.json`` (every figure it
+Every ``python -m bench`` command writes ``<out>/<name>.json`` (every figure it
 measured, with the command's settings), ``<out>/<name>.md`` (the tables, in
 the layout of the paper's) and its PNG figures, drawn with matplotlib's Agg
 backend so no display is needed.  Progress bars go to stderr, so stdout

@@ -1,6 +1,6 @@
 """What the retraction check (Proposition 2.5 and Corollary 2.6 at every turn) costs.
 
-For the paper's scenarios and synthetic conversations (bench/synthetic.py) of
+For the paper's scenarios and synthetic conversations (tests/synthetic.py) of
 K turns, the check of crosscheck/retraction.py over the whole history: how
 many (turn, literal) pairs the history has, how many retractions are decided
 (both propositions per pair), and the time of one clingo program deciding
@@ -9,7 +9,7 @@ EVERY_TURN_LIMIT pairs, a seeded sample above).  Beside it, ``grounded
 check`` on the same file with and without ``--retraction``, so the share of
 the three-way check the retraction part takes is read in one run.
 
-Run:  python -m grounded.bench.retraction [--quick]
+Run:  python -m bench.retraction [--quick]
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from grounded.bench.synthetic import build
 from grounded.crosscheck.check import check
 from grounded.crosscheck.retraction import EVERY_TURN_LIMIT, check_retractions
 from grounded.engine import Engine
 from grounded.scenario import Scenario, run
+from tests.synthetic import build
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ("phase2", "phase3")

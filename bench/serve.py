@@ -1,4 +1,4 @@
-"""``grounded bench serve``: a bounded load run against a real ``grounded serve`` on loopback.
+"""``python -m bench serve``: a bounded load run against a real ``grounded serve`` on loopback.
 
 For each store (SQLite, PostgreSQL in a throw-away cluster) a server process
 is started and N conversations are driven in parallel from one asyncio
@@ -14,7 +14,7 @@ client (httpx):
   throughput;
 * **durability**: kill -9 during a stream of appends, R restarts, every
   acknowledged utterance read back (``serving.kill_rounds``);
-* **isolation** (``flood.py``, run by ``grounded bench serve`` after these):
+* **isolation** (``flood.py``, run by ``python -m bench serve`` after these):
   one tenant floods Verify by text while another's Verify by claim is timed,
   against the same idle;
 * **switching** (in process, no HTTP): the CPU an append costs when
@@ -47,22 +47,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from grounded.bench.pgserver import TempPostgres
-from grounded.bench.report import markdown_table, stderr
-from grounded.bench.serving import ServerProcess, kill_rounds, make_key
-
-HEADER = {"agents": {"ann": {"authority": True}, "ben": {}}}
-
-
-def utterance(i: int) -> dict[str, Any]:
-    """The i-th utterance of a benchmark conversation: observations; every fourth a question and a hypothesis."""
-    speaker = "ann" if i % 2 else "ben"
-    ops: list[dict[str, Any]] = [{"op": "observe", "claim": f"o{i}", "text": f"observation {i}"}]
-    if i % 4 == 3:
-        ops += [{"op": "question", "claim": f"q{i}", "text": f"why {i}?"},
-                {"op": "hypothesize", "claim": f"h{i}", "deps": [f"o{i}", f"o{i - 1}"], "explains": [f"q{i}"],
-                 "text": f"hypothesis {i}"}]
-    return {"speaker": speaker, "ops": ops}
+from bench.report import markdown_table, stderr
+from tests.pgserver import TempPostgres
+from tests.serving import HEADER, ServerProcess, kill_rounds, make_key, utterance
 
 
 def percentiles(samples: list[float]) -> dict[str, float]:

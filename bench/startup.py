@@ -1,4 +1,4 @@
-"""``grounded bench startup``: how long the command line takes to start, and to answer from a snapshot.
+"""``python -m bench startup``: how long the command line takes to start, and to answer from a snapshot.
 
 Issue 23 (item 5) measured ``grounded --version`` at 0.56-0.62 s and a query
 answered from the snapshot beside its log at 1.02-1.06 s, nearly all of it
@@ -23,52 +23,17 @@ from __future__ import annotations
 
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from grounded.bench.textcli import time_call
+from bench.textcli import time_call
+from tests.startup_probe import CALL_TIMEOUT_S, GROUNDED, HEAVY, heavy, imported, write_log
 
 VERSION_TARGET_S = 0.25
 RATIO_TARGET = 1.3
-CALL_TIMEOUT_S = 120
-"""A call that takes longer is a failure of the run, not a figure."""
-HEAVY = ("pyswip", "clingo", "clorm", "graphviz", "numpy", "scipy", "sklearn", "openai", "fastapi", "uvicorn",
-         "torch", "sentence_transformers", "matplotlib", "networkx")
-"""Modules none of the timed commands needs (the solvers, the models, the service, the figures)."""
 PYTHON = (sys.executable,)
-GROUNDED = (sys.executable, "-m", "grounded")
-
-
-def imported(args: Sequence[str], env: dict[str, str] | None = None, command: Sequence[str] = GROUNDED) -> set[str]:
-    """Every module a ``grounded ARGS`` process imports (its exit status must be 0 or 1: an answer)."""
-    _, _, stderr = _run([*command[:1], "-X", "importtime", *command[1:], *args], env)
-    return {line.rpartition("|")[2].strip() for line in stderr.splitlines() if line.startswith("import time:")} - {
-        "package"}  # the header line's last column
-
-
-def _run(argv: Sequence[str], env: dict[str, str] | None) -> tuple[int, str, str]:
-    done = subprocess.run(list(argv), capture_output=True, text=True, env=env, timeout=CALL_TIMEOUT_S)
-    if done.returncode not in (0, 1):
-        raise RuntimeError(f"{' '.join(argv)} failed (exit {done.returncode}): {done.stderr.strip()[-2000:]}")
-    return done.returncode, done.stdout, done.stderr
-
-
-def heavy(modules: set[str]) -> list[str]:
-    """The HEAVY packages among ``modules`` (a package counts when it or any of its submodules is there)."""
-    return sorted({m.partition(".")[0] for m in modules} & set(HEAVY))
-
-
-def write_log(path: Path, k: int, seed: int = 1) -> tuple[str, str]:
-    """A synthetic conversation of ``k`` turns written as an event log at ``path`` (no world model, so it
-    is snapshotted); the newest claim (to verify) and the first (to retract: the most rests on it)."""
-    from grounded.bench.synthetic import build
-
-    conv = build(k, "naive", seed, log=path)
-    conv.engine.close()
-    return conv.claims[-1], conv.claims[0]
 
 
 def run(runs: int, k: int, log: Callable[[str], None] = lambda line: None) -> dict:
@@ -109,7 +74,7 @@ def run(runs: int, k: int, log: Callable[[str], None] = lambda line: None) -> di
 
 
 def markdown(result: dict) -> str:
-    from grounded.bench.report import markdown_table
+    from bench.report import markdown_table
 
     rows = []
     for name, m in result["median"].items():

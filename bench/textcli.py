@@ -1,4 +1,4 @@
-"""``grounded bench textcli``: how long ``grounded verify LOG --text "..."`` takes as a whole process.
+"""``python -m bench textcli``: how long ``grounded verify LOG --text "..."`` takes as a whole process.
 
 The issue "Verify from text that never gives false assurance" (item 6) asks for
 at most 2 s wall per call on a warm disk cache; it measured 8-35 s, almost all
@@ -95,7 +95,7 @@ def run(runs: int, runtimes: Sequence[str], text: str = TEXTS[0],
 
 
 def markdown(result: dict) -> str:
-    from grounded.bench.report import markdown_table
+    from bench.report import markdown_table
 
     rows = [[name, f"{r['wall']['min']:.2f}", f"{r['wall']['median']:.2f}", f"{r['wall']['max']:.2f}",
              f"{r['cpu']['min']:.2f}", f"{r['cpu']['median']:.2f}", f"{r['cpu']['max']:.2f}", r["verdict"]]

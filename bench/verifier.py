@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from importlib import resources
 from pathlib import Path
 from typing import Literal, TypeVar
 
@@ -36,8 +35,8 @@ from grounded.engine import Engine
 from grounded.interpreter import embedding
 from grounded.interpreter.anchor import AnchorIndex
 from grounded.interpreter.verdict import ACCEPT, by_claim
-from grounded.scenario import Scenario
 from grounded.scenario.file import NoAliasLoader
+from tests.phases import scenario_engine
 
 Category = Literal["actual", "stale", "cross_conversation", "counterfactual", "negated_stale", "paraphrase"]
 CATEGORIES: tuple[str, ...] = ("actual", "stale", "cross_conversation", "counterfactual", "negated_stale",
@@ -76,7 +75,7 @@ ItemT = TypeVar("ItemT", bound=ItemBase)
 
 
 def items_path() -> Path:
-    return Path(str(resources.files("grounded.bench") / "data" / "verifier.yaml"))
+    return Path(__file__).resolve().parent / "data" / "verifier.yaml"
 
 
 def load_items(path: Path | None = None) -> list[Item]:
@@ -104,20 +103,6 @@ def parse_items(raw: object, model: type[ItemT], path: Path) -> list[ItemT]:
     if any(n > 1 for n in ids.values()):
         raise InputError(f"duplicate item ids: {sorted(i for i, n in ids.items() if n > 1)}", path=str(path))
     return items
-
-
-def scenario(phase: int) -> Scenario:
-    return Scenario.load(Path(str(resources.files("grounded.scenarios") / f"phase{phase}.yaml")))
-
-
-def scenario_engine(phase: int, until: int | None = None) -> Engine:
-    """An engine holding the gold conversation of a phase up to turn ``until`` (all of it when None)."""
-    sc = scenario(phase)
-    engine = Engine(sc.header)
-    for turn in sc.turns:
-        if until is None or turn.turn <= until:
-            engine.apply(turn.utterance())
-    return engine
 
 
 def phase2_engine(until: int | None = None) -> Engine:
@@ -226,7 +211,7 @@ def _cell(s: dict) -> str:
 
 
 def markdown(result: dict) -> str:
-    from grounded.bench.report import markdown_table
+    from bench.report import markdown_table
 
     names = list(result["methods"])
     lines = ["# Direct verifier test (Phases 2 and 3)", "",

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from grounded.bench import heldout, verifier
-from grounded.bench.heldout import CORPUS_CATEGORIES, CorpusItem
+from bench import heldout, verifier
+from bench.heldout import CORPUS_CATEGORIES, CorpusItem
 from grounded.interpreter.verdict import ACCEPT
 
 UNSAFE: tuple[str, ...] = ("stale", "counterfactual", "cross_conversation", "new_fact")
@@ -126,7 +126,7 @@ def summary_lines(result: dict) -> list[str]:
 
 
 def markdown(result: dict) -> str:
-    from grounded.bench.report import markdown_table
+    from bench.report import markdown_table
 
     names = list(result["methods"])
     labels = [result["methods"][m] for m in names]

@@ -20,9 +20,14 @@ stream that counts.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
 
-import httpx2
-import openai
+from grounded.core.extras import require
+
+if TYPE_CHECKING:
+    import httpx2
+else:
+    httpx2 = require("interpreter", "httpx2")  # openai's HTTP client
 
 MAX_RESPONSE_BYTES = 4 << 20
 """Bytes of an answer's body, decoded (4 MiB; a chat completion here is a few KiB)."""
@@ -70,4 +75,4 @@ def bound_hook(limit: int = MAX_RESPONSE_BYTES):
 
 def bounded_async_client(limit: int = MAX_RESPONSE_BYTES) -> httpx2.AsyncClient:
     """openai's default asyncio HTTP client, its response bodies bounded by ``limit`` decoded bytes."""
-    return openai.DefaultAsyncHttpx2Client(event_hooks={"response": [bound_hook(limit)]})
+    return require("interpreter", "openai").DefaultAsyncHttpx2Client(event_hooks={"response": [bound_hook(limit)]})

@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from grounded.core.extras import require
+
 ENV_BASE_URL, ENV_API_KEY, ENV_MODEL = "OPENAI_BASE_URL", "OPENAI_API_KEY", "GROUNDED_MODEL"
 
 
@@ -40,7 +42,7 @@ class Endpoint:
         return self.reachable and bool(self.model)
 
     def client(self, *, timeout: float, max_retries: int):
-        import openai
+        openai = require("interpreter", "openai")
 
         return openai.OpenAI(base_url=self.base_url, api_key=self.api_key or "unused",
                              timeout=timeout, max_retries=max_retries)
@@ -48,7 +50,7 @@ class Endpoint:
     def async_client(self, *, timeout: float, max_retries: int):
         """The asyncio client: a request on it can be cancelled at a total deadline, and an answer
         larger than ``bounded.MAX_RESPONSE_BYTES`` once decoded raises ``bounded.ResponseTooLarge``."""
-        import openai
+        openai = require("interpreter", "openai")
 
         from grounded.interpreter.bounded import bounded_async_client
 

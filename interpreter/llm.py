@@ -39,9 +39,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-import openai
-
 from grounded.core.errors import InputError, Violation
+from grounded.core.extras import require
 from grounded.engine import Engine, Update
 from grounded.interpreter import prompts
 from grounded.interpreter.base import Exchange, Interpreter
@@ -51,6 +50,8 @@ from grounded.interpreter.endpoint import ENV_API_KEY, ENV_BASE_URL, ENV_MODEL, 
 from grounded.interpreter.proposal import Proposal, assign_ids
 from grounded.interpreter.schema import InterpreterError, parse_response
 from grounded.interpreter.transcript import Said
+
+openai = require("interpreter", "openai")
 
 
 @dataclass(frozen=True)

@@ -17,9 +17,13 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 import numpy as np
-import snowballstemmer
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, TfidfVectorizer
-from sklearn.preprocessing import normalize
+
+from grounded.core.extras import require
+
+_text = require("interpreter", "sklearn.feature_extraction.text")
+ENGLISH_STOP_WORDS, TfidfVectorizer = _text.ENGLISH_STOP_WORDS, _text.TfidfVectorizer
+normalize = require("interpreter", "sklearn.preprocessing").normalize
+snowballstemmer = require("interpreter", "snowballstemmer")
 
 _WORD = re.compile(r"[a-z0-9]+")
 _STEMMER = snowballstemmer.stemmer("english")

@@ -25,7 +25,7 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--dis
 
 def require(path: str, what: str) -> None:
     if not shutil.which(path):
-        pytest.fail(f"{what} is not installed ({path}): `make setup` installs it (apt-get install chromium "
+        pytest.fail(f"{what} is not installed ({path}): `make setup-test` installs it (apt-get install chromium "
                     "chromium-driver)")
 
 

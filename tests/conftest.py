@@ -61,7 +61,7 @@ def server():
 @pytest.fixture(scope="module")
 def p2():
     """Phase 2 replayed through its gold operations (one engine per test module)."""
-    from grounded.bench.verifier import scenario_engine
+    from .phases import scenario_engine
 
     engine = scenario_engine(2)
     yield engine
@@ -70,8 +70,8 @@ def p2():
 
 @pytest.fixture(scope="session")
 def postgres_url():
-    """A throw-away PostgreSQL cluster on a loopback port (Debian's postgresql package; see bench/pgserver.py)."""
-    from grounded.bench.pgserver import TempPostgres
+    """A throw-away PostgreSQL cluster on a loopback port (Debian's postgresql package; see tests/pgserver.py)."""
+    from tests.pgserver import TempPostgres
 
     with TempPostgres() as pg:
         yield pg.url

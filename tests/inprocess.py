@@ -13,18 +13,20 @@ import os
 import sys
 from dataclasses import dataclass
 
+import typer
+
 from grounded.cli import main
 
 
-def run_cli(*args: object) -> tuple[int, str, str]:
-    """``grounded ARGS``: (exit status, stdout, stderr)."""
+def run_cli(*args: object, app: typer.Typer | None = None) -> tuple[int, str, str]:
+    """``grounded ARGS`` (or another app's, e.g. ``python -m bench``'s): (exit status, stdout, stderr)."""
     stdout, stderr = io.StringIO(), io.StringIO()
     argv = sys.argv
     sys.argv = ["grounded", *map(str, args)]
     code = 0
     try:
         with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
-            main()
+            main() if app is None else main(app)
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else int(bool(exc.code))
     finally:
@@ -42,7 +44,7 @@ class Completed:
 
 
 def grounded(*args: object, cwd: str | os.PathLike | None = None, env: dict[str, str] | None = None,
-             drop_env: tuple[str, ...] = ()) -> Completed:
+             drop_env: tuple[str, ...] = (), app: typer.Typer | None = None) -> Completed:
     """``grounded ARGS`` in this process, as ``subprocess.run`` would report it.
 
     ``env`` sets variables and ``drop_env`` removes those starting with any of
@@ -56,7 +58,7 @@ def grounded(*args: object, cwd: str | os.PathLike | None = None, env: dict[str,
         os.environ.update(env or {})
         if cwd is not None:
             os.chdir(cwd)
-        return Completed(*run_cli(*args))
+        return Completed(*run_cli(*args, app=app))
     finally:
         os.chdir(here)
         os.environ.clear()

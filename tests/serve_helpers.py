@@ -1,5 +1,5 @@
-"""The tests' handle on a real server: see grounded.bench.serving."""
+"""The tests' handle on a real server: see tests.serving."""
 
-from grounded.bench.serving import ServerProcess, client, kill_rounds, make_key
+from tests.serving import ServerProcess, client, kill_rounds, make_key
 
 __all__ = ["ServerProcess", "client", "kill_rounds", "make_key"]

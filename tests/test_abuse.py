@@ -21,10 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from grounded.bench import flood
-from grounded.bench.serve import HEADER, utterance
 from grounded.service.settings import Settings
 from tests.serve_helpers import ServerProcess, client, make_key
+from tests.serving import HEADER, long_text, utterance
 
 SLOW = 200
 """Slow clients of each kind held at once (the issue's report: 200 with partial headers, 200 with partial bodies)."""
@@ -240,12 +239,13 @@ def test_a_text_over_the_bound_is_refused_with_413_naming_it(tmp_path):
         _start_readers(server, keys[0], "c1")  # within the bound: read
 
 
+@pytest.mark.slow
 def test_a_tenant_past_its_readings_in_flight_gets_429_and_another_tenant_does_not(tmp_path):
     server, keys = _server(tmp_path, "--reads-per-tenant", "1")
     with server:
         _conversation(server, keys[0], "c1")
         _conversation(server, keys[1], "c2")
-        text = flood.long_text(8000, 1)
+        text = long_text(8000, 1)
         _start_readers(server, keys[0], "c1")  # the race below is between readings only
         barrier = threading.Barrier(5)
 
@@ -267,12 +267,13 @@ def test_a_tenant_past_its_readings_in_flight_gets_429_and_another_tenant_does_n
         assert theirs.status_code != 429  # another tenant's slot is its own
 
 
+@pytest.mark.slow
 def test_a_reading_past_the_deadline_is_answered_504_naming_it(tmp_path):
     server, keys = _server(tmp_path, "--read-deadline", "0.05")
     with server:
         _conversation(server, keys[0], "c1")
         with client(server, keys[0]) as c:
-            long = flood.long_text(Settings.max_text, 2)
+            long = long_text(Settings.max_text, 2)
             first = c.post("/conversations/c1/verify", json={"text": long}, timeout=300)  # starts the readers
             assert first.status_code == 504, first.text[:300]
             start = time.monotonic()
@@ -299,6 +300,7 @@ def _readers_of(pid: int) -> list[int]:
     return found
 
 
+@pytest.mark.slow
 def test_a_reader_that_dies_costs_one_503_is_replaced_and_none_outlives_the_server(tmp_path):
     server, keys = _server(tmp_path, "--read-workers", "2")
     with server:
@@ -326,14 +328,15 @@ def test_a_reader_that_dies_costs_one_503_is_replaced_and_none_outlives_the_serv
 ISOLATION = """
 import json, sys
 from pathlib import Path
-from grounded.bench import flood
+from bench import flood
 result = flood.isolation(verifies=900, rate=200.0, flooders=3, text_chars=5000, rounds=3, workdir=Path(sys.argv[1]))
 print(json.dumps({"result": result, "shown": flood.markdown(result)}))
 """
 
 
+@pytest.mark.bench
 def test_another_tenants_verify_p99_stays_within_2x_of_idle_while_one_tenant_floods_verify_by_text(tmp_path):
-    # The measure `grounded bench serve` prints, run as it runs: in a process of its own (this one holds the
+    # The measure `python -m bench serve` prints, run as it runs: in a process of its own (this one holds the
     # rules and the test session, whose work would fall on the timed client).  Idle and flooded windows
     # alternate three times, so the machine's other load falls on both alike; a p99 on a shared 2-core
     # machine can still be knocked over by one stall elsewhere, so a second run (a new server) may confirm
@@ -350,13 +353,14 @@ def test_another_tenants_verify_p99_stays_within_2x_of_idle_while_one_tenant_flo
         assert result["flood_requests"].get("200", 0) + result["flood_requests"].get("504", 0) > 0, \
             result["flood_requests"]
         idle, loaded = result["idle_ms"]["p99"], result["flood_ms"]["p99"]
-        shown.append(answer["shown"])  # what `grounded bench serve` prints: both figures, from one run
+        shown.append(answer["shown"])  # what `python -m bench serve` prints: both figures, from one run
         assert f"p99 {idle} ms idle, {loaded} ms under the flood" in shown[-1]
         if loaded <= 2 * idle:
             break
     assert loaded <= 2 * idle, "\n".join(shown)
 
 
+@pytest.mark.slow
 def test_a_text_is_read_against_its_own_tenants_conversation(tmp_path):
     """Two tenants' conversations by one id and of one length: each text reading sees its own tenant's state
     (the readers keep pickled states by tenant, conversation and length)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -25,6 +26,7 @@ def agree(dm, literal):
     assert dict(zip(star.arguments, star.hops, strict=True)) == answer["hop"]
 
 
+@pytest.mark.slow
 @budget(150)
 @given(case=dependency_maps())
 def test_python_equals_asp_on_maps_with_cycles(case):
@@ -33,6 +35,7 @@ def test_python_equals_asp_on_maps_with_cycles(case):
         agree(dm, f"c{c}")
 
 
+@pytest.mark.slow
 @budget(25)
 @given(data=st.data())
 def test_python_equals_asp_on_engine_histories(data):

@@ -63,6 +63,7 @@ def test_the_example_passes_its_own_cases(concur):
     assert [r.difference for r in results] == [None] * 6
 
 
+@pytest.mark.slow
 def test_an_effect_both_files_forget_is_named_with_the_op_and_the_case(concur):
     """Both files alike: the three-way check sees nothing; the case that names the effect does."""
     plant(concur / "concur.pl", BASIS_PL)
@@ -107,6 +108,7 @@ def test_an_effect_the_case_does_not_expect_is_named(concur):
      "concur.test.yaml:5: case \"ben takes on ana's diagnosis and the observation it rests on\": effect "
      "'commit(ben, measles': a '(' without its ')'"),
 ])
+@pytest.mark.slow
 def test_a_malformed_test_file_is_an_input_error_naming_file_and_line(concur, edit, message):
     tests = concur / "concur.test.yaml"
     tests.write_text(tests.read_text().replace(*edit, 1))
@@ -213,6 +215,7 @@ def retractions_json(log: Path, rules: Path, extension: Path) -> subprocess.Comp
                            "--at", "4", "--json", "--no-cache"], capture_output=True, text=True, timeout=120, env=env)
 
 
+@pytest.mark.slow
 def test_rebut_weakening_only_one_side_is_caught_by_test_op_and_by_the_retraction_check(rebut):
     """Weakening one side of a mutual attack leaves an attacked argument in S_t: the invariants reject the
     utterance (test-op names the op, the case and the code); with them off, the retraction check names the
@@ -254,6 +257,7 @@ def test_rebut_weakening_only_one_side_is_caught_by_test_op_and_by_the_retractio
 # -- new-op -------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_new_op_writes_an_operation_that_passes_lint_its_test_and_check(tmp_path):
     done = grounded("new-op", "second_opinion", "--dir", "draft", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
@@ -283,6 +287,7 @@ def test_new_op_writes_nothing_over_a_file_or_under_a_bad_name(tmp_path):
 # -- lint ---------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_lint_names_a_redefined_driver_predicate_and_an_internal_call_by_line(tmp_path):
     rogue = tmp_path / "rogue.pl"
     rogue.write_text('operation(rogue, "x", [field(target, literal, required)]).\n'
@@ -335,6 +340,7 @@ def test_fuzz_agrees_on_the_example_and_uses_it():
     assert report.ok and report.histories == 5 and report.used["concur"] > 0
 
 
+@pytest.mark.slow
 def test_fuzz_names_the_first_disagreement_and_the_seed_that_redraws_it(concur):
     plant(concur / "concur.lp", "effect(s, commit(G, A)) :- field(s, target, T), speaker(s, G), "
                                 "standing_arg(s, T, A).\n")

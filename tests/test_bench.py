@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from grounded.bench.synthetic import build, replay_affected
+from tests.synthetic import build, replay_affected
+
+pytestmark = pytest.mark.bench  # the latency benchmark and its baseline
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -24,7 +26,7 @@ def test_history_replay_gives_the_engines_affected_star(regime):
 
 
 def test_the_benchmark_prints_its_table():
-    result = subprocess.run([sys.executable, "-m", "grounded.bench.latency", "--quick", "--max-k", "100"],
+    result = subprocess.run([sys.executable, "-m", "bench.latency", "--quick", "--max-k", "100"],
                             cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert "Per-query medians in microseconds" in result.stdout

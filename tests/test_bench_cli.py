@@ -1,4 +1,4 @@
-"""``grounded bench``: missing data, the verifier set, the noise diagnostic, the latency figure, statistics."""
+"""``python -m bench``: missing data, the verifier set, the noise diagnostic, the latency figure, statistics."""
 
 from __future__ import annotations
 
@@ -7,13 +7,15 @@ import os
 
 import pytest
 
-from grounded.bench import verifier
-from grounded.bench.noise import perturb, states_at
-from grounded.bench.stats import mcnemar
+from bench import verifier
+from bench.noise import perturb, states_at
+from bench.stats import mcnemar
 from grounded.core.errors import InputError
 from grounded.present.tokens import count_tokens
 
-from .bench_helpers import bench, grounded
+from .bench_helpers import bench, run_bench
+
+pytestmark = pytest.mark.bench  # runs of python -m bench
 
 
 def test_mcnemar_on_a_known_table():
@@ -39,7 +41,7 @@ def test_the_token_estimate_is_deterministic_and_splits_like_bpe():
     ("reviseqa", ["ReviseQA", "reviseqa/verified", "MIT license", "--data", "nothing is downloaded"]),
 ])
 def test_missing_data_says_what_is_needed_and_where_it_comes_from(tmp_path, command, needed):
-    result = grounded("bench", command, "--data", tmp_path / "nowhere", "--out", tmp_path / "out")
+    result = run_bench(command, "--data", tmp_path / "nowhere", "--out", tmp_path / "out")
     assert result.returncode == 2
     assert result.stderr.startswith("error: ") and len(result.stderr.strip().splitlines()) == 1
     for phrase in needed:
@@ -129,6 +131,7 @@ def test_latency_quick_run(tmp_path):
 
 def test_the_verifier_bench_runs_one_split_on_request(tmp_path):
     """`--split dev` is what tuning runs: the test split's items are never read by the anchorers."""
+    from bench.cli import bench_app
     from tests.inprocess import grounded as here
 
     path = tmp_path / "items.yaml"
@@ -138,25 +141,25 @@ def test_the_verifier_bench_runs_one_split_on_request(tmp_path):
                     "text: 'Redis being down broke Auth.', asserts: [h2], expected: reject}\n")
     env = {"GROUNDED_EMBED": "0"}
     out = tmp_path / "out"
-    done = here("bench", "verify", "--items", path, "--split", "dev", "--no-llm", "--out", out, env=env,
-                drop_env=("OPENAI_",))
+    done = here("verify", "--items", path, "--split", "dev", "--no-llm", "--out", out, env=env,
+                drop_env=("OPENAI_",), app=bench_app)
     assert done.returncode == 0, done.stderr
     data = json.loads((out / "verify.json").read_text())
     assert data["splits"] == {"dev": 1, "test": 0} and [i["id"] for i in data["item_verdicts"]] == ["d1"]
     md = (out / "verify.md").read_text()
     assert "## dev split" in md and "## test split" not in md
-    bad = here("bench", "verify", "--items", path, "--split", "holdout", "--out", out, env=env)
+    bad = here("verify", "--items", path, "--split", "holdout", "--out", out, env=env, app=bench_app)
     assert bad.returncode == 2 and "--split: unknown 'holdout'" in bad.stderr
 
 
 def test_crosscheck_scaling_at_the_turns_asked(tmp_path):
-    """`grounded bench crosscheck --turns` (issue 13's done-when command): one row per K and the fitted exponent."""
-    result = grounded("bench", "crosscheck", "--turns", "40,80", "--out", tmp_path)
+    """`python -m bench crosscheck --turns` (issue 13's done-when command): one row per K and the fitted exponent."""
+    result = run_bench("crosscheck", "--turns", "40,80", "--out", tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     data = json.loads((tmp_path / "crosscheck-scaling.json").read_text())
     assert [row["k"] for row in data["checks"]] == [40, 80]
     assert all(row["seconds"] > 0 and row["peak_mb"] > 0 for row in data["checks"])
     assert data["exponent"] is not None
     assert "Fitted exponent" in result.stdout and "| 80 |" in result.stdout
-    bad = grounded("bench", "crosscheck", "--turns", "40,many", "--out", tmp_path)
+    bad = run_bench("crosscheck", "--turns", "40,many", "--out", tmp_path)
     assert bad.returncode == 2 and "--turns" in bad.stderr

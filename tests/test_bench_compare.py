@@ -1,16 +1,19 @@
-"""``grounded bench compare``: the baseline answers as we do, and the run prints its tables."""
+"""``python -m bench compare``: the baseline answers as we do, and the run prints its tables."""
 
 from __future__ import annotations
 
 import json
 
 import networkx as nx
+import pytest
 
-from grounded.bench import compare
-from grounded.bench.reference import ReferenceEngine
-from grounded.bench.synthetic import build
+from bench import compare
+from bench.reference import ReferenceEngine
+from tests.synthetic import build
 
-from .bench_helpers import grounded
+from .bench_helpers import run_bench
+
+pytestmark = pytest.mark.bench  # runs of python -m bench compare
 
 
 def test_the_authors_engine_and_networkx_answer_as_grounded_on_a_synthetic_conversation():
@@ -55,7 +58,7 @@ def test_a_small_run_prints_every_table():
 
 
 def test_bad_options_are_refused():
-    result = grounded("bench", "compare", "--ks", "10,x")
+    result = run_bench("compare", "--ks", "10,x")
     assert result.returncode == 2 and result.stderr.startswith("error: --ks 10,x: expected comma-separated")
 
 
@@ -97,12 +100,12 @@ def test_the_bands_and_the_target_check():
 
 
 def test_the_query_table_alone_on_the_command_line(tmp_path):
-    result = grounded("bench", "compare", "--queries-only", "--ks", "60", "--rounds", "1", "--streams", "realistic",
+    result = run_bench("compare", "--queries-only", "--ks", "60", "--rounds", "1", "--streams", "realistic",
                       "--out", tmp_path)
     assert result.returncode == 0, result.stderr
     md = (tmp_path / "compare.md").read_text()
     assert "### Target: the Engine call <= 1.0x the authors'" in md and "## Ingestion" not in md
     data = json.loads((tmp_path / "compare.json").read_text())
     assert {r["stream"] for r in data["queries"]} == {"realistic"} and data["check"]
-    bad = grounded("bench", "compare", "--streams", "naive,chat")
+    bad = run_bench("compare", "--streams", "naive,chat")
     assert bad.returncode == 2 and "--streams naive,chat: expected some of naive, realistic" in bad.stderr

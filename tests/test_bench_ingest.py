@@ -1,13 +1,15 @@
-"""``grounded bench ingest`` (bench/ingest.py) on a small stream: every measurement runs and checks its answers."""
+"""``python -m bench ingest`` (bench/ingest.py) on a small stream: every measurement runs and checks its answers."""
 
 from __future__ import annotations
 
 import pytest
 
-from grounded.bench import ingest
+from bench import ingest
 from grounded.engine import Engine
 
-from .bench_helpers import grounded
+from .bench_helpers import run_bench
+
+pytestmark = pytest.mark.bench  # runs of python -m bench ingest
 
 
 def test_a_small_run_measures_and_prints_every_part():
@@ -51,7 +53,7 @@ def test_the_check_fails_a_run_whose_work_per_operation_grows():
 
 
 def test_a_realistic_stream_too_short_to_measure_is_refused(tmp_path):
-    result = grounded("bench", "ingest", "--realistic", "5", "--out", tmp_path / "out")
+    result = run_bench("ingest", "--realistic", "5", "--out", tmp_path / "out")
     assert result.returncode == 2
     assert result.stderr.strip() == "error: --realistic 5: at least 10"
     assert not (tmp_path / "out").exists()

@@ -7,15 +7,17 @@ import os
 
 import pytest
 
-from grounded.bench.memab.facts import FactParseError, parse_fact
-from grounded.bench.memab.prompts import INSTRUCTION
-from grounded.bench.memab.questions import parse_single_hop, relation_cues
-from grounded.bench.memab.reader import ActiveStore
-from grounded.bench.memab.stream import Stream, ingest, larger_serial_wins, load_stream
+from bench.memab.facts import FactParseError, parse_fact
+from bench.memab.prompts import INSTRUCTION
+from bench.memab.questions import parse_single_hop, relation_cues
+from bench.memab.reader import ActiveStore
+from bench.memab.stream import Stream, ingest, larger_serial_wins, load_stream
 from grounded.core.errors import InputError
 
 from .bench_helpers import DATA, bench, needs_data
 from .openai_server import ScriptedServer, reply
+
+pytestmark = pytest.mark.bench  # the MemAB-FC benchmark's parts
 
 # Real lines of the 262K stream (MemoryAgentBench, MIT license), with the key each must give.
 LINES = [

@@ -8,14 +8,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grounded.bench.reviseqa.entail import FALSE, TRUE, UNCERTAIN, Entailment
-from grounded.bench.reviseqa.fol import Atom, Binary, FOLSyntaxError, Not, Quantified, free_constants, parse, show
-from grounded.bench.reviseqa.ground import evaluate, ground
-from grounded.bench.reviseqa.run import run_scenario
-from grounded.bench.reviseqa.scenario import load_scenario
+from bench.reviseqa.entail import FALSE, TRUE, UNCERTAIN, Entailment
+from bench.reviseqa.fol import Atom, Binary, FOLSyntaxError, Not, Quantified, free_constants, parse, show
+from bench.reviseqa.ground import evaluate, ground
+from bench.reviseqa.run import run_scenario
+from bench.reviseqa.scenario import load_scenario
 from grounded.core.errors import InputError
 
 from .bench_helpers import bench, needs_data
+
+pytestmark = pytest.mark.bench  # the ReviseQA benchmark's parts
 
 P = lambda name, arg="A": Atom(name, (arg,))  # noqa: E731
 

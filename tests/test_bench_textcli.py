@@ -1,8 +1,12 @@
-"""``grounded bench textcli``: a smoke run at the smallest size, and its arguments checked."""
+"""``python -m bench textcli``: a smoke run at the smallest size, and its arguments checked."""
 
 from __future__ import annotations
 
-from .bench_helpers import bench, grounded
+import pytest
+
+from .bench_helpers import bench, run_bench
+
+pytestmark = pytest.mark.bench  # runs of python -m bench textcli
 
 
 def test_textcli_times_whole_verify_text_processes_on_the_numpy_runtime(tmp_path):
@@ -18,7 +22,7 @@ def test_textcli_times_whole_verify_text_processes_on_the_numpy_runtime(tmp_path
 
 
 def test_textcli_refuses_an_unknown_runtime_and_a_bad_run_count(tmp_path):
-    bad = grounded("bench", "textcli", "--runtimes", "numpy,onnx", "--out", tmp_path)
+    bad = run_bench("textcli", "--runtimes", "numpy,onnx", "--out", tmp_path)
     assert bad.returncode == 2 and "--runtimes: unknown onnx (known: numpy, torch)" in bad.stderr
-    bad = grounded("bench", "textcli", "--runs", "0", "--out", tmp_path)
+    bad = run_bench("textcli", "--runs", "0", "--out", tmp_path)
     assert bad.returncode == 2 and "--runs 0: expected 1 to 100" in bad.stderr

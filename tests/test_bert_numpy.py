@@ -49,6 +49,7 @@ def encoder() -> Encoder:
     return Encoder(_model_dir())
 
 
+@pytest.mark.model
 def test_numpy_vectors_equal_sentence_transformers(monkeypatch):
     """LOADS TORCH: the reference runtime, sentence-transformers, on the same weights."""
     monkeypatch.setenv(embedding.ENV_RUNTIME, "torch")
@@ -130,6 +131,7 @@ def _imported(*args: str) -> list[str]:
     return json.loads(line[-1].removeprefix("IMPORTED ").replace("'", '"'))
 
 
+@pytest.mark.model
 def test_reading_text_loads_the_numpy_runtime_only_and_other_commands_neither():
     text = _imported("verify", "scenarios/phase2.yaml", "--text", "The retry storm exhausted the Redis pool")
     assert text == ["safetensors", "tokenizers"]

@@ -27,6 +27,8 @@ from grounded.present.book import book, collect, html, page_data
 
 from .browser import close, driver, dump_dom, parse_dom
 
+pytestmark = pytest.mark.browser  # headless Chromium
+
 ROOT = Path(__file__).resolve().parents[1]
 
 REJECTED = """\

@@ -60,6 +60,7 @@ def matches(template: str, message: str) -> bool:
     return re.fullmatch(pattern, message, re.S) is not None
 
 
+@pytest.mark.slow
 @budget(20)
 @given(data=st.data())
 def test_every_violation_reported_is_catalogued_with_a_matching_template(cat, data):

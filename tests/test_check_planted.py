@@ -16,6 +16,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from grounded import Engine
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -57,6 +59,7 @@ OBSERVE = {"speaker": "alice", "ops": [{"op": "observe", "claim": "o1"}]}
 CONCEDE = {"speaker": "bob", "ops": [{"op": "concede", "target": "o1"}]}
 
 
+@pytest.mark.slow
 def test_a_dropped_effect_is_reported_at_its_own_turn_first(tmp_path):
     rules = concede_copy(tmp_path)
     drop(rules, "effect(concede, U, Op, commit(S, A)) :-")
@@ -72,6 +75,7 @@ def test_a_dropped_effect_is_reported_at_its_own_turn_first(tmp_path):
     assert "first differing code: concede_redundant (op [0] concede)" in lines[later[0]]
 
 
+@pytest.mark.slow
 def test_a_twin_without_a_precondition_is_caught_on_a_log(tmp_path):
     rules = concede_copy(tmp_path)
     log = write_log(tmp_path / "talk.jsonl", rules, [OBSERVE, CONCEDE])
@@ -94,6 +98,7 @@ def test_a_twin_without_a_precondition_is_caught_on_a_log(tmp_path):
     assert f"(seed {report['probe']['seed']})" in again.stdout and first in again.stdout
 
 
+@pytest.mark.slow
 def test_shrink_reduces_a_disagreeing_log_to_a_minimal_one(tmp_path):
     rules = concede_copy(tmp_path)
     drop(rules, "effect(concede, U, Op, commit(S, A)) :-")

@@ -220,8 +220,9 @@ def test_facts_escape_what_clingo_strings_cannot_hold():
 
 # -- the memory bound ------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_check_stops_at_its_memory_budget_with_exit_2(tmp_path):
-    from grounded.bench.synthetic import build
+    from tests.synthetic import build
 
     log = tmp_path / "talk.jsonl"
     build(1500, "naive", 3, log=log).engine.close()

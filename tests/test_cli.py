@@ -30,6 +30,7 @@ def grounded_process(*args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.slow
 def test_demo_runs_offline_end_to_end():  # smoke test: a real process
     result = grounded_process("demo")
     assert result.returncode == 0, result.stderr

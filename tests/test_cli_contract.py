@@ -31,6 +31,7 @@ def run(*args, env: dict | None = None) -> subprocess.CompletedProcess:
                           timeout=120, env=env)
 
 
+@pytest.mark.slow
 def test_a_negative_literal_is_an_argument_not_an_option():
     result = run("verify", PHASE3, "-a3", "--json")
     assert result.returncode == 0, result.stderr
@@ -89,6 +90,7 @@ def test_version_comes_from_the_package_metadata():
     assert result.returncode == 0 and result.stdout.startswith(f"grounded {version} (rules {version}+rules.")
 
 
+@pytest.mark.slow
 def test_progress_goes_to_stderr_on_a_terminal_only(tmp_path):
     log = tmp_path / "talk.jsonl"
     with grounded.Engine({"agents": {"alice": {}}}, log=log) as engine:

@@ -50,6 +50,7 @@ def test_the_scenarios_agree_three_ways(name, incremental):
     assert report.accepted == report.utterances and report.claims >= 7
 
 
+@pytest.mark.slow
 @budget(60)
 @given(data=st.data(), acyclic=st.booleans())
 def test_python_prolog_and_asp_agree_on_random_histories(data, acyclic):
@@ -59,6 +60,7 @@ def test_python_prolog_and_asp_agree_on_random_histories(data, acyclic):
     assert report.ok, report.mismatches[:10]
 
 
+@pytest.mark.slow
 @budget(25)
 @given(data=st.data())
 def test_asp_views_equal_the_engine_at_every_turn(data):
@@ -91,6 +93,7 @@ def test_asp_views_equal_the_engine_at_every_turn(data):
     assert asp.all_decided()
 
 
+@pytest.mark.slow
 @budget(30)
 @given(data=st.data(), actual=st.booleans(), incremental=st.booleans())
 def test_three_ways_with_a_world_model(data, actual, incremental):
@@ -101,6 +104,7 @@ def test_three_ways_with_a_world_model(data, actual, incremental):
     assert report.ok, report.mismatches[:10]
 
 
+@pytest.mark.slow
 @budget(20)
 @given(data=st.data(), acyclic=st.booleans())
 def test_one_shot_grounding_equals_turn_by_turn(data, acyclic):
@@ -145,6 +149,7 @@ def test_one_shot_grounding_on_the_history_that_tripped_the_solver():
     assert report.utterances - report.accepted == 2
 
 
+@pytest.mark.slow
 @budget(15)
 @given(data=st.data())
 def test_a_fresh_control_every_few_turns_changes_nothing(data):

@@ -4,7 +4,7 @@ Each is read from a log in bulk, answered (Verify, Affected*, the rules' own
 reading of a cycle closed at the bottom of the chain, the commands, from the
 log and from its snapshot) with no recursion in Python or Prolog deep enough
 to fail.  The 10^5 figures, and the time per Hypothesize at each depth, are
-in ``grounded bench ingest`` (bench/ingest.py).
+in ``python -m bench ingest`` (bench/ingest.py).
 """
 
 from __future__ import annotations
@@ -110,6 +110,7 @@ def test_the_commands_answer_deep_logs_from_their_snapshot(kind, chain, fan):
     assert [str(c) for c in table.columns[6].cells] == ["yes"] * (N + 1)
 
 
+@pytest.mark.slow
 def test_a_cycle_in_a_deep_log_is_refused_at_its_line_after_its_snapshot(tmp_path, chain):
     """The rules' levels are rebuilt from a snapshot's facts; the line after it closing a cycle is refused."""
     path = chain[0]

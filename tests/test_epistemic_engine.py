@@ -232,6 +232,7 @@ effect(concede, _, Op, announce(T)) :- world_model, field(Op, target, T).
     e.close()
 
 
+@pytest.mark.slow
 def test_grounded_run_prints_w_per_turn_and_the_epistemic_checks():
     import subprocess
     import sys

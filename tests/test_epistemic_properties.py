@@ -12,6 +12,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
 
@@ -61,6 +62,7 @@ def stream(data, engine: Engine, max_size: int = 25) -> list[dict]:
     return accepted
 
 
+@pytest.mark.slow
 @budget(25)
 @given(data=st.data(), actual=st.booleans())
 def test_m_stays_consistent_and_rejections_leave_it_alone(data, actual):

@@ -4,6 +4,7 @@ the set-of-pairs Kripke evaluator, on random models, formulas and update sequenc
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -35,6 +36,7 @@ def agree(fast, slow, ids, f) -> None:
     assert fast_truth(fast, ids, f) == slow.truth(f), f"disagree on {f}"
 
 
+@pytest.mark.slow
 @budget(120)
 @given(spec=model_specs(agents=AGENTS), data=st.data())
 def test_both_evaluators_give_every_formula_the_same_truth_set(spec, data):
@@ -44,6 +46,7 @@ def test_both_evaluators_give_every_formula_the_same_truth_set(spec, data):
         agree(fast, slow, ids, f)
 
 
+@pytest.mark.slow
 @budget(80)
 @given(spec=model_specs(), data=st.data())
 def test_both_evaluators_agree_after_every_update_of_a_random_sequence(spec, data):

@@ -91,6 +91,7 @@ WRITERS = ("grounded new-op", "grounded scenario-to-log")
 """The doc's commands that write files later commands read."""
 
 
+@pytest.mark.slow
 def test_the_doc_sessions_print_what_the_doc_shows(workdir):
     """The Python sessions (doctest, in document order, sharing one namespace), then the shell
     commands, which may read the event logs the Python sessions wrote.  The commands that only read
@@ -361,6 +362,7 @@ def competing_and_merged(engine: Engine):
                      st.sampled_from(["m0", "m1", "h1"]))
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_random_histories_with_withdraw_and_merge_agree_three_ways(data):

@@ -172,6 +172,7 @@ CONCEDE_OPS = st.one_of(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None)
 @given(stream=st.lists(st.tuples(st.sampled_from(["alice", "bob", "carol"]), st.lists(CONCEDE_OPS, min_size=1,
                                                                                       max_size=2)),
@@ -232,6 +233,7 @@ def announcing_concede(concede, concede_twin, tmp_path_factory) -> Path:
     return path
 
 
+@pytest.mark.slow
 @settings(max_examples=12, deadline=None)
 @given(data=st.data(), actual=st.booleans())
 def test_an_announcing_twin_agrees_three_ways_with_a_world_model(announcing_concede, data, actual):

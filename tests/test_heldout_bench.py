@@ -11,11 +11,15 @@ import os
 import shutil
 from pathlib import Path
 
+import pytest
 import yaml
 
-from grounded.bench import baseline, heldout
+from bench import heldout
+from grounded.interpreter import baseline
 
-from .bench_helpers import grounded
+from .bench_helpers import grounded, run_bench
+
+pytestmark = pytest.mark.bench  # the held-out corpus in the benchmarks
 
 CORPUS = Path(__file__).resolve().parent.parent / "bench" / "corpus"
 NO_ENDPOINT = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_") and k != "GROUNDED_MODEL"}
@@ -32,7 +36,7 @@ def test_split_yaml_is_the_readme_table():
 
 
 def test_verify_corpus_dev_reports_per_conversation_and_category_with_unsafe_accepts_and_coverage(tmp_path):
-    result = grounded("bench", "verify", "--corpus", "--split", "dev", "--limit", "1", "--no-llm",
+    result = run_bench("verify", "--corpus", "--split", "dev", "--limit", "1", "--no-llm",
                       "--out", tmp_path, env=OFFLINE)
     assert result.returncode == 0, result.stdout + result.stderr
     data = json.loads((tmp_path / "verify-corpus.dev.json").read_text())
@@ -64,13 +68,13 @@ def test_a_changed_test_file_is_refused_naming_it(tmp_path):
     items = copy / "items" / "supply_chain.yaml"
     items.write_text(items.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
     for command in (["verify", "--corpus-dir", copy], ["interpret", "--corpus-dir", copy]):
-        result = grounded("bench", *command, "--split", "test", "--out", tmp_path / "out", env=OFFLINE)
+        result = run_bench(*command, "--split", "test", "--out", tmp_path / "out", env=OFFLINE)
         assert result.returncode == 2, result.stdout + result.stderr
         assert str(items) in result.stderr and "supply_chain" in result.stderr and "sha256" in result.stderr
         assert len(result.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "out" / "verify-corpus.test.json").exists()
     # the dev split of the same copy runs: only test files are frozen
-    dev = grounded("bench", "verify", "--corpus-dir", copy, "--split", "dev", "--limit", "1", "--no-llm",
+    dev = run_bench("verify", "--corpus-dir", copy, "--split", "dev", "--limit", "1", "--no-llm",
                    "--out", tmp_path / "out", env=OFFLINE)
     assert dev.returncode == 0, dev.stderr
 
@@ -80,7 +84,7 @@ def test_bench_interpret_scores_the_rules_and_records_the_baseline(tmp_path):
     shutil.copytree(CORPUS, copy)
     (copy / "split.yaml").write_text(yaml.safe_dump({"conversations": {"education": {"split": "dev"}}}))
     record = tmp_path / "baseline.json"
-    result = grounded("bench", "interpret", "--corpus-dir", copy, "--split", "dev", "--record", record,
+    result = run_bench("interpret", "--corpus-dir", copy, "--split", "dev", "--record", record,
                       "--out", tmp_path / "out", env=OFFLINE)
     assert result.returncode == 0, result.stdout + result.stderr
     data = json.loads((tmp_path / "out" / "interpret-corpus.dev.json").read_text())
@@ -93,7 +97,7 @@ def test_bench_interpret_scores_the_rules_and_records_the_baseline(tmp_path):
     recorded = json.loads(record.read_text())
     assert recorded["f1"] == round(pooled["f1"], 4) and recorded["turns"] == 21
     assert f"multi-label F1 {recorded['f1']:.2f}" in baseline.rules_note(False, record)
-    only = grounded("bench", "interpret", "--corpus-dir", copy, "--only", "education", "--record", record,
+    only = run_bench("interpret", "--corpus-dir", copy, "--only", "education", "--record", record,
                     "--out", tmp_path / "out", env=OFFLINE)
     assert only.returncode == 2 and "--record measures a whole split" in only.stderr
 

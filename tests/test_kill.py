@@ -17,7 +17,11 @@ import random
 import time
 from multiprocessing.connection import Connection
 
+import pytest
+
 from grounded import Engine
+
+pytestmark = pytest.mark.kill  # kill -9 rounds
 
 RUNS = 20
 HEADER = {"agents": {"writer": {}}}

@@ -30,7 +30,6 @@ LAYERS: list[tuple[str, ...]] = [
     ("grounded.authoring",),
     ("grounded.interpreter",),
     ("grounded.service",),
-    ("grounded.bench",),
     ("grounded.cli",),
 ]
 TOP = ("grounded", "grounded.__main__")  # the public facade and ``python -m grounded`` may import anything
@@ -217,3 +216,46 @@ def test_the_registry_check_sees_a_walk_called_directly(tmp_path):
     assert walks_asked_outside_the_registry(found) == [
         ("grounded.cli.through", "grounded.queries.verify.verify"),
         ("grounded.present.direct", "grounded.queries.affected.affected")]
+
+
+def _imports_bench(node: ast.AST) -> bool:
+    """An import of the repository's benchmarks (``bench``; ``grounded.bench`` when they were packaged)."""
+    def ours(name: str) -> bool:
+        return name.split(".")[0] == "bench" or name.startswith("grounded.bench")
+    if isinstance(node, ast.Import):
+        return any(ours(alias.name) for alias in node.names)
+    if isinstance(node, ast.ImportFrom) and not node.level:
+        return ours(node.module or "") or (node.module == "grounded" and any(a.name == "bench" for a in node.names))
+    return False
+
+
+def _marked_bench(decorators: list[ast.expr]) -> bool:
+    return any(ast.unparse(d) == "pytest.mark.bench" for d in decorators)
+
+
+def test_only_the_benchmark_tests_import_the_benchmarks():
+    """bench/ is not installed: a test importing it is a test of a benchmark and carries the ``bench`` marker
+    (on its module, or on the function that imports it); the other tests' fixtures live in tests/."""
+    unmarked = []
+    for path in sorted((ROOT / "tests").glob("*.py")):
+        tree = ast.parse(path.read_text(), str(path))
+        module_marked = path.name.startswith("bench_") or any(
+            isinstance(n, ast.Assign) and ast.unparse(n.targets[0]) == "pytestmark"
+            and "pytest.mark.bench" in ast.unparse(n.value) for n in tree.body)
+        if module_marked:
+            continue
+        marked_lines = {line for f in ast.walk(tree) if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
+                        and _marked_bench(f.decorator_list) for line in range(f.lineno, (f.end_lineno or 0) + 1)}
+        unmarked += [f"{path.name}:{n.lineno}" for n in ast.walk(tree) if _imports_bench(n)
+                     and n.lineno not in marked_lines]
+    assert not unmarked, f"imports of bench/ outside the bench-marked tests: {unmarked}"
+
+
+def test_the_benchmark_import_check_sees_an_unmarked_import(tmp_path):
+    """The check above reads an import inside a function too, and the marker that excuses it."""
+    tree = ast.parse("import pytest\n\ndef test_a():\n    from bench.synthetic import build\n\n"
+                     "@pytest.mark.bench\ndef test_b():\n    from bench import flood\n")
+    found = [n for n in ast.walk(tree) if _imports_bench(n)]
+    assert [n.lineno for n in found] == [4, 8]
+    functions = [f for f in tree.body if isinstance(f, ast.FunctionDef)]
+    assert [_marked_bench(f.decorator_list) for f in functions] == [False, True]

@@ -105,6 +105,7 @@ def test_parse_answer_and_the_claims_shown(p2):
     assert claims_shown(p2, 3)[-1]["standing"] == "not claimed by anyone"
 
 
+@pytest.mark.slow
 def test_cli_verify_text_with_the_llm(server, tmp_path):
     server.push(reply({"asserts": [], "denies": ["h4"]}))
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")},

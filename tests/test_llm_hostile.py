@@ -106,6 +106,7 @@ def interpret_cli(server, tmp_path, transcript, *extra, **kw) -> subprocess.Pope
                             env={k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}, **kw)
 
 
+@pytest.mark.slow
 def test_the_cli_run_survives_a_hostile_endpoint(server, tmp_path):
     transcript = tmp_path / "talk.txt"
     transcript.write_text("Carol: Something odd.\nCarol: Auth failures are up. Why?\n")
@@ -117,6 +118,7 @@ def test_the_cli_run_survives_a_hostile_endpoint(server, tmp_path):
     assert Engine.load(tmp_path / "talk.jsonl").verify("o1").grounded
 
 
+@pytest.mark.slow
 def test_an_interrupted_run_resumes_after_the_last_logged_turn(server, tmp_path):
     transcript = tmp_path / "talk.txt"
     transcript.write_text("Carol: Auth failures are up. Why?\nBob: Maybe sessions expire.\nCarol: Possibly.\n")
@@ -210,6 +212,7 @@ def run_measured(command: list, env: dict, cwd) -> tuple[int, int, str, str]:
         raise AssertionError(f"{command} did not finish in 180 s")
 
 
+@pytest.mark.slow
 def test_the_cli_reads_a_gzip_bomb_in_bounded_memory(server, tmp_path):
     """`grounded interpret` against an endpoint answering a 200 KB gzip body that inflates to 200 MB: the
     utterance lands unclassified and the process's peak memory stays near that of a run with plain answers."""

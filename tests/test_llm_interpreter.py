@@ -244,6 +244,7 @@ TWO_ANSWERS = (reply(OBSERVE_AND_ASK), reply(ops({"op": "hypothesize", "claim": 
                                                   "explains": ["q1"]})))
 
 
+@pytest.mark.slow
 def test_the_cli_interprets_a_transcript_through_the_server(server, tmp_path):
     server.push(*TWO_ANSWERS)
     log = tmp_path / "talk.jsonl"
@@ -255,6 +256,7 @@ def test_the_cli_interprets_a_transcript_through_the_server(server, tmp_path):
     assert Engine.load(log).verify("h1").grounded
 
 
+@pytest.mark.slow
 def test_the_call_log_is_kept_refused_or_replaced_with_its_event_log(server, tmp_path):
     calls_path = tmp_path / "talk.calls.jsonl"
     server.push(*TWO_ANSWERS)

@@ -101,6 +101,7 @@ def test_the_named_field_and_rule_code_are_in_the_error(tmp_path):
         Engine.load(hand_written(tmp_path))
 
 
+@pytest.mark.slow
 def test_a_line_the_rules_reject_stops_every_command_the_same_way(tmp_path):
     log = hand_written(tmp_path)
     for command in (["verify", log, "o11"], ["affected", log, "o1"], ["state", log], ["extensions", log],
@@ -187,6 +188,7 @@ def test_the_header_records_the_rules_version_and_the_extensions(tmp_path, note)
     assert Engine.load(log, extensions=[note]).turn == 2
 
 
+@pytest.mark.slow
 def test_a_log_replayed_without_its_extension_exits_2_naming_it(tmp_path, note):
     log = tmp_path / "talk.jsonl"
     with Engine({"agents": {"alice": {}}}, log=log, extensions=[note]) as engine:

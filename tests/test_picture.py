@@ -302,6 +302,7 @@ LITERAL_PREFIX = [{"speaker": "alice", "ops": [{"op": "observe", "claim": "o_bas
 """Turns before the random ones, so that the picture has literals no argument claims (drawn by name)."""
 
 
+@pytest.mark.slow
 @budget(25)
 @given(data=st.data())
 def test_every_id_the_log_allows_draws_as_itself(data):

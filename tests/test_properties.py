@@ -17,6 +17,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import networkx as nx
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -187,6 +188,7 @@ def rules_agree_with_python(engine: Engine, update: Update) -> None:
                               if engine.affected(c).lose_support}
 
 
+@pytest.mark.slow
 @budget(120)
 @given(data=st.data(), acyclic=st.booleans())
 def test_invariants_hold_after_every_utterance(data, acyclic):
@@ -195,6 +197,7 @@ def test_invariants_hold_after_every_utterance(data, acyclic):
     engine.close()
 
 
+@pytest.mark.slow
 @budget(60)
 @given(data=st.data())
 def test_a_log_reloads_into_the_engine_that_wrote_it(data):
@@ -208,6 +211,7 @@ def test_a_log_reloads_into_the_engine_that_wrote_it(data):
         assert loaded.prolog_state() == live.prolog_state()
 
 
+@pytest.mark.slow
 @budget(40)
 @given(data=st.data())
 def test_queries_at_an_earlier_turn_equal_the_conversation_cut_there(data):
@@ -266,6 +270,7 @@ def dependency_maps(draw):
     return synthetic_map(n, claims, deps, standings), k
 
 
+@pytest.mark.slow
 @budget(400)
 @given(case=dependency_maps())
 def test_verify_and_affected_equal_the_naive_fixpoints_with_cycles(case):
@@ -293,6 +298,7 @@ def test_circular_support_grounds_nothing():
     assert fast_verify(dm, "c0").grounded and fast_verify(dm, "c1").grounded
 
 
+@pytest.mark.slow
 @budget(25)
 @given(data=st.data())
 def test_chatter_admitted_without_the_rules_is_what_the_rules_admit(data):

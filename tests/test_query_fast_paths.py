@@ -57,6 +57,7 @@ def test_the_single_claimant_walk_gives_the_general_answer(case):
         assert dict(zip(star.arguments, star.hops, strict=True)) == naive_hops(dm, p)
 
 
+@pytest.mark.slow
 @budget(30)
 @given(data=st.data())
 def test_answers_read_later_say_what_held_when_asked(data):

@@ -17,17 +17,18 @@ import typing
 from collections.abc import Callable
 from types import SimpleNamespace
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from grounded import Engine
-from grounded.bench.synthetic import build
 from grounded.core.vocabulary import GOOD_STANDING, STANDINGS
 from grounded.crosscheck.retraction import Retraction, check_retraction, check_retractions
 from grounded.dmap.effects import AddAttack, NewArg, SetStanding, effect
 from grounded.dmap.model import Header
 from grounded.dmap.state import DependencyMap
 from grounded.dung import Framework
+from tests.synthetic import build
 
 from .conftest import hyp, obs, say
 from .dung_oracles import brute_force
@@ -91,6 +92,7 @@ def test_the_decision_is_the_definition_on_any_history(dm):
     assert decided == {}, "decided a retraction that is not a literal of the state"
 
 
+@pytest.mark.slow
 @budget(25)
 @given(data=st.data(), acyclic=st.booleans())
 def test_every_proposition_holds_at_every_turn_of_a_valid_history(data, acyclic):
@@ -107,7 +109,7 @@ def test_every_proposition_holds_at_every_turn_of_a_valid_history(data, acyclic)
 @budget(6)
 @given(k=st.integers(20, 200), regime=st.sampled_from(["naive", "bounded"]), seed=st.integers(0, 10**6))
 def test_longer_conversations_every_turn(k, regime, seed):
-    """Synthetic conversations (bench/synthetic.py): dozens of arguments, attacks and Dep chains."""
+    """Synthetic conversations (tests/synthetic.py): dozens of arguments, attacks and Dep chains."""
     engine = build(k, regime, seed).engine
     report = check_retractions(engine.state, every_turn=True)
     assert report.ok and not report.sampled, report.failure_lines() + report.mismatches

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from grounded.bench.synthetic import build
+import pytest
+
 from tests.inprocess import grounded
+from tests.synthetic import build
 
 ROOT = Path(__file__).resolve().parent.parent
 PHASE2 = ROOT / "scenarios" / "phase2.yaml"
@@ -50,6 +52,7 @@ def test_extensions_of_the_framework_a_retraction_leaves():
     assert bad.returncode == 2 and "is not a literal" in bad.stderr
 
 
+@pytest.mark.slow
 def test_check_decides_every_turn_and_samples_a_long_log_with_its_seed(tmp_path):
     report = json.loads(grounded("check", PHASE3, "--retraction", "--json").stdout)
     r = report["retraction"]

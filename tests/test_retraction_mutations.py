@@ -132,6 +132,7 @@ CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("mutation", "log", "failure"), CASES, ids=[c[0] for c in CASES])
 def test_a_planted_bug_fails_the_retraction_check_at_its_turn(tmp_path, mutation, log, failure):
     path = log(tmp_path)

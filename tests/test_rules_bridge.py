@@ -109,6 +109,7 @@ def test_the_readme_example_runs(tmp_path, monkeypatch):
     assert Engine.load(tmp_path / "talk.jsonl").snapshot() == engine.snapshot()
 
 
+@pytest.mark.slow
 def test_text_read_back_from_prolog_is_released_after_every_call():
     """SWI-Prolog aborts the process after 2^20 unreleased text buffers ("Too many stacked
     strings"); run in a child.  Each call reads 64 atoms back, so 20,000 calls would

@@ -92,6 +92,7 @@ def test_a_header_line_is_read_iff_the_schema_accepts_it(tmp_path_factory, log_s
     assert library_says == schema_says, header
 
 
+@pytest.mark.slow
 @budget(120)
 @given(utterance=UTTERANCES)
 @example(utterance={"turn": "22", "speaker": "alice", "ops": [{"op": "observe", "claim": "o1"}]})
@@ -153,6 +154,7 @@ def refused_as_invalid(response) -> bool:
 THRESHOLDS = st.one_of(st.none(), st.floats(-1, 2, allow_nan=False), st.booleans(), st.sampled_from(["0.5", 1, 0]))
 
 
+@pytest.mark.slow
 @budget(60)
 @given(body=st.builds(lambda rest: {"speaker": "ann", "ops": [], **rest},
                       optional(turn=TURNISH, expect_turn=TURNISH)))

@@ -29,7 +29,7 @@ from tests.serve_helpers import ServerProcess, client, make_key
 SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
 
 
-@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+@pytest.fixture(scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def served(request, tmp_path_factory):
     """(server, key of tenant t1, key of tenant t2) on each backend."""
     root = tmp_path_factory.mktemp(f"serve-{request.param}")
@@ -58,6 +58,7 @@ def _affected_json(engine: Engine, claim: str, closure: bool, at: int | None) ->
     return engine.ask("affected", at, claim=claim, closure=closure)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["phase1.yaml", "phase2.yaml", "phase3.yaml"])
 def test_the_scenarios_through_the_api_answer_as_the_library(served, name):
     server, key, _ = served

@@ -1,8 +1,12 @@
-"""`grounded bench serve` end to end, small: a real server, the load client, every answer right."""
+"""`python -m bench serve` end to end, small: a real server, the load client, every answer right."""
 
 from __future__ import annotations
 
-from grounded.bench import serve as serve_bench
+import pytest
+
+from bench import serve as serve_bench
+
+pytestmark = pytest.mark.bench  # python -m bench serve, small
 
 
 def test_the_serve_load_run_measures_and_answers_right():

@@ -45,7 +45,8 @@ def _stream(server: ServerProcess, key: str, cid: str, name: str, acked: list, e
             acked.append((r.json()["seq"], r.json()["turn"], f"o_{name}_{i}"))
 
 
-@pytest.mark.parametrize("backend", ["postgresql", "sqlite"])
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", [pytest.param("postgresql", marks=pytest.mark.postgres), "sqlite"])
 def test_two_processes_append_to_one_conversation_as_one_serial_history(backend, tmp_path, request):
     if backend == "postgresql":
         db = _fresh_database(request.getfixturevalue("postgres_url"), "concurrency")

@@ -18,8 +18,10 @@ import pytest
 from tests.serve_helpers import kill_rounds
 from tests.test_serve_api import _fresh_database
 
+pytestmark = pytest.mark.kill  # kill -9 rounds against a real server
 
-@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+
+@pytest.mark.parametrize("backend", ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def test_kill_9_during_appends_loses_no_acknowledged_utterance(backend, tmp_path, request):
     if backend == "sqlite":
         db, rounds = str(tmp_path / "durable.db"), int(os.environ.get("GROUNDED_KILL_ROUNDS", "20"))

@@ -82,6 +82,7 @@ async def _session_calls(db: str, key: str) -> dict:
     return got
 
 
+@pytest.mark.slow
 def test_the_mcp_tools_answer_as_the_library(tmp_path):
     db = str(tmp_path / "mcp.db")
     key = make_key(db, "agents")
@@ -138,6 +139,7 @@ def test_mcp_refuses_a_bad_key(tmp_path):
     assert "invalid or revoked API key" in done.stderr
 
 
+@pytest.mark.slow
 def test_text_through_the_llm_interpreter_over_http(tmp_path):
     """An append with ``interpreter: llm`` goes through the server's configured endpoint (a scripted
     OpenAI-compatible server on loopback), with the library's re-prompt loop and id policy."""

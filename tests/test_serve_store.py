@@ -257,7 +257,7 @@ def _schema_1_store(db: str, key_hash: str) -> None:
         conn.close()
 
 
-@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+@pytest.mark.parametrize("backend", ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def test_a_schema_1_store_is_upgraded_when_opened(backend, tmp_path, request):
     """A store written before ids were per tenant opens with this grounded: upgraded in place (once, by the
     first process), its key, conversation and history answering as before; then ids are per tenant."""

@@ -70,6 +70,7 @@ def write_log(path: Path, data) -> Engine:
     return live
 
 
+@pytest.mark.slow
 @budget(25)
 @given(data=st.data())
 def test_a_state_read_from_the_snapshot_answers_and_decides_as_a_full_replay(data, tmp_path_factory):
@@ -338,6 +339,7 @@ READ_ONLY = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", sorted(READ_ONLY))
 def test_a_log_in_a_read_only_directory_is_answered_without_a_snapshot_silently(tmp_path, how):
     folder = tmp_path / "logs"

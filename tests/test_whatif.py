@@ -93,6 +93,7 @@ def test_whatif_equals_the_conversation_cut_there_and_changes_nothing(data):
     cut.close()
 
 
+@pytest.mark.slow
 def test_whatif_command(tmp_path):
     def whatif(*args: str) -> subprocess.CompletedProcess:
         return subprocess.run([sys.executable, "-m", "grounded", "whatif", "scenarios/phase2.yaml", *args],

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from grounded.bench.memab.facts import Fact
+from bench.memab.facts import Fact
 
 INSTRUCTION = (
     "Answer the question from the numbered facts below. Facts may have been updated: "

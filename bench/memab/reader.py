@@ -25,8 +25,8 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from grounded.bench.memab.facts import Fact, normalise
-from grounded.bench.memab.questions import parse_single_hop, relation_cues, strip_note
+from bench.memab.facts import Fact, normalise
+from bench.memab.questions import parse_single_hop, relation_cues, strip_note
 
 MAX_HOPS = 4
 MAX_SPAN = 12

@@ -1,4 +1,4 @@
-"""``grounded bench memab``: MemAB-FC through the engine, per stream length.
+"""``python -m bench memab``: MemAB-FC through the engine, per stream length.
 
 For each length: ingest the stream natively (stream.py), check the engine's
 active set against larger-serial-wins, then for every question of both hops
@@ -28,14 +28,14 @@ from pathlib import Path
 
 import numpy as np
 
-from grounded.bench import llm as llm_mod
-from grounded.bench.datasets import MEMAB_LENGTHS
-from grounded.bench.memab import prompts
-from grounded.bench.memab.facts import normalise
-from grounded.bench.memab.reader import ActiveStore
-from grounded.bench.memab.stream import HOPS, Question, Stream, ingest, larger_serial_wins, load_stream
-from grounded.bench.retrieval import TfidfRetriever
-from grounded.bench.stats import mcnemar
+from bench import llm as llm_mod
+from bench.datasets import MEMAB_LENGTHS
+from bench.memab import prompts
+from bench.memab.facts import normalise
+from bench.memab.reader import ActiveStore
+from bench.memab.stream import HOPS, Question, Stream, ingest, larger_serial_wins, load_stream
+from bench.retrieval import TfidfRetriever
+from bench.stats import mcnemar
 from grounded.interpreter.endpoint import Endpoint
 from grounded.present.tokens import NAME as TOKENIZER
 from grounded.present.tokens import count_tokens
@@ -239,7 +239,7 @@ def _pm(m: dict) -> str:
 
 
 def markdown(result: dict) -> str:
-    from grounded.bench.report import markdown_table
+    from bench.report import markdown_table
 
     lengths = result["lengths"]
     lines = ["# MemAB-FC (MemoryAgentBench FactConsolidation)", "",
@@ -303,7 +303,7 @@ def markdown(result: dict) -> str:
 
 
 def figures(result: dict, out: Path) -> list[Path]:
-    from grounded.bench.report import pyplot, save_figure
+    from bench.report import pyplot, save_figure
 
     plt = pyplot()
     lengths = list(result["lengths"])

@@ -19,9 +19,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from grounded.bench.datasets import memab_file
-from grounded.bench.memab.facts import Fact, FactParseError, parse_fact
-from grounded.bench.memab.questions import strip_note
+from bench.datasets import memab_file
+from bench.memab.facts import Fact, FactParseError, parse_fact
+from bench.memab.questions import strip_note
 from grounded.core.errors import InputError
 from grounded.core.vocabulary import GOOD_STANDING
 from grounded.engine import Engine

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Sequence
 
 import clingo
 
-from grounded.bench.reviseqa.fol import Atom, Formula, Not, Quantified
+from bench.reviseqa.fol import Atom, Formula, Not, Quantified
 from grounded.solvers.asp import new_control
 
 TRUE, FALSE, UNCERTAIN = "True", "False", "Uncertain"

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from functools import reduce
 
-from grounded.bench.reviseqa.fol import Atom, Binary, Formula, Not, Quantified
+from bench.reviseqa.fol import Atom, Binary, Formula, Not, Quantified
 
 FRESH = "c_0"
 

@@ -1,4 +1,4 @@
-"""``grounded bench reviseqa``: ReviseQA's edits through the engine, read by clingo.
+"""``python -m bench reviseqa``: ReviseQA's edits through the engine, read by clingo.
 
 Per scenario, one engine and one clingo program (entail.py):
 
@@ -43,11 +43,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grounded.bench.datasets import reviseqa_files
-from grounded.bench.reviseqa.entail import FALSE, TRUE, Entailment
-from grounded.bench.reviseqa.fol import Atom, FOLSyntaxError, Not, parse, show
-from grounded.bench.reviseqa.ground import atoms, evaluate, ground
-from grounded.bench.reviseqa.scenario import Scenario, load_scenario
+from bench.datasets import reviseqa_files
+from bench.reviseqa.entail import FALSE, TRUE, Entailment
+from bench.reviseqa.fol import Atom, FOLSyntaxError, Not, parse, show
+from bench.reviseqa.ground import atoms, evaluate, ground
+from bench.reviseqa.scenario import Scenario, load_scenario
 from grounded.engine import Engine
 
 MAX_K = 7
@@ -286,7 +286,7 @@ def summarise(results: list[ScenarioResult], seconds: float, prover9: dict | Non
 
 
 def markdown(result: dict) -> str:
-    from grounded.bench.report import markdown_table
+    from bench.report import markdown_table
 
     full, trunc = result["full"], result["truncated"]
     ks = range(1, MAX_K + 1)
@@ -344,7 +344,7 @@ def markdown(result: dict) -> str:
 
 
 def figures(result: dict, out: Path) -> list[Path]:
-    from grounded.bench.report import pyplot, save_figure
+    from bench.report import pyplot, save_figure
 
     plt = pyplot()
     ks = list(range(1, MAX_K + 1))

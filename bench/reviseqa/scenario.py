@@ -23,7 +23,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grounded.bench.reviseqa.fol import FOLSyntaxError, Formula, free_constants, parse, show
+from bench.reviseqa.fol import FOLSyntaxError, Formula, free_constants, parse, show
 from grounded.core.errors import InputError
 
 ANSWERS = ("True", "False", "Uncertain")

@@ -39,10 +39,11 @@ def _options(
     """
 
 
-def main() -> None:
-    """Entry point: run the app, turning every error into one line on stderr (exit 2)."""
+def main(cli: typer.Typer = app) -> None:
+    """Entry point: run the app (or another typer app: ``python -m bench``), turning every error into one line on
+    stderr (exit 2)."""
     try:
-        status = app(standalone_mode=False)
+        status = cli(standalone_mode=False)
     except (typer.Abort, KeyboardInterrupt):
         print("interrupted", file=sys.stderr)
         sys.exit(130)

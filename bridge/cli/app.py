@@ -47,7 +47,7 @@ COMMANDS: dict[str, str] = {
     "schema": "schema", "serve": "serve", "export": "serve", "mcp": "serve", "openapi": "serve",
     "extensions": "extensions", "state": "state", "show": "views_show", "book": "views_book", "rules": "views_rules",
     "whatif": "views_whatif", "try": "views_try", "world": "views_world", "tutorial": "tutorial",
-    "keys": "serve", "bench": "bench",
+    "keys": "serve",
 }
 """Each command (or sub-group) of ``grounded`` and the module of grounded.cli that registers it, in the
 order ``--help`` lists them (tests/test_startup.py holds this to what the modules register)."""

@@ -58,7 +58,7 @@ def interpret_command(
         max_attempts=max_attempts, max_retries=max_retries, timeout=timeout, temperature=temperature,
         json_mode=json_mode, state_budget=state_budget)
     if name == "rules":  # a run under way (not refused): say what its reading is worth, as measured
-        from grounded.bench.baseline import rules_note
+        from grounded.interpreter.baseline import rules_note
         from grounded.interpreter.llm import endpoint_configured
 
         err.print(rules_note(endpoint_configured()), markup=False)

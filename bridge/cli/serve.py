@@ -12,6 +12,7 @@ import typer
 
 from grounded.cli.app import app, out
 from grounded.core.errors import InputError
+from grounded.core.extras import require
 from grounded.service.settings import Settings
 
 Db = Annotated[str | None, typer.Option(
@@ -25,11 +26,8 @@ app.add_typer(keys_app, name="keys")
 
 
 def _require_serve() -> None:
-    import importlib.util
-
-    missing = [m for m in ("fastapi", "uvicorn") if importlib.util.find_spec(m) is None]
-    if missing:
-        raise InputError(f"grounded serve needs {', '.join(missing)}: pip install 'grounded[serve]'")
+    for module in ("fastapi", "uvicorn"):
+        require("serve", module)
 
 
 @app.command()

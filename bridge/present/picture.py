@@ -22,11 +22,12 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
+from types import ModuleType
 
 import clingo
-import graphviz
 
 from grounded.core.errors import GroundedError, InputError
+from grounded.core.extras import require
 from grounded.core.vocabulary import GOOD_STANDING
 from grounded.dmap.state import DependencyMap
 from grounded.engine import Engine
@@ -245,7 +246,7 @@ class Graph:
         return {name: f"n{i}" for i, name in enumerate(self.nodes)}
 
     def to_dot(self) -> str:
-        g = graphviz.Digraph("dependency_map", graph_attr=self.graph, node_attr=self.node_defaults,
+        g = _graphviz().Digraph("dependency_map", graph_attr=self.graph, node_attr=self.node_defaults,
                              edge_attr=self.edge_defaults)
         dot = self.dot_names()
         for name, attrs in self.nodes.items():
@@ -420,10 +421,15 @@ def format_of(path: str | Path, option: str = "") -> str:
     return fmt
 
 
+def _graphviz() -> ModuleType:
+    """The graphviz package (the 'views' extra), imported on first drawing: the queries never need it."""
+    return require("views", "graphviz")
+
+
 def _require_dot() -> None:
     if shutil.which("dot") is None:
         raise GroundedError("Graphviz is not installed (no dot on PATH): install it with "
-                            "`apt-get install graphviz`, or run `make setup`")
+                            "`apt-get install graphviz`, or run `make setup-test`")
 
 
 def _split_svgs(out: bytes, n: int) -> list[bytes]:
@@ -442,10 +448,10 @@ def render(sources: Sequence[str], fmt: str = "svg") -> list[bytes]:
         return [s.encode() for s in sources]
     _require_dot()
     if fmt != "svg" or len(sources) == 1:
-        return [graphviz.pipe("dot", fmt, s.encode(), quiet=True) for s in sources]
+        return [_graphviz().pipe("dot", fmt, s.encode(), quiet=True) for s in sources]
     if not sources:
         return []
-    return _split_svgs(graphviz.pipe("dot", "svg", "\n".join(sources).encode(), quiet=True), len(sources))
+    return _split_svgs(_graphviz().pipe("dot", "svg", "\n".join(sources).encode(), quiet=True), len(sources))
 
 
 @dataclass
@@ -552,7 +558,7 @@ def stable_render(graphs: Sequence[Graph], fmt: str = "svg") -> list[bytes]:
     _require_dot()
     whole = union(graphs)
     ours = {dot: name for name, dot in whole.dot_names().items()}
-    layout = json.loads(graphviz.pipe("dot", "json0", whole.to_dot().encode(), quiet=True))
+    layout = json.loads(_graphviz().pipe("dot", "json0", whole.to_dot().encode(), quiet=True))
     node_pos = {ours[o["name"]]: o["pos"] for o in layout.get("objects", []) if "pos" in o}
     edge_pos = {e["id"]: {k: e[k] for k in ("pos", "lp", "xlp", "head_lp", "tail_lp") if k in e}
                 for e in layout.get("edges", []) if "id" in e}
@@ -571,8 +577,8 @@ def stable_render(graphs: Sequence[Graph], fmt: str = "svg") -> list[bytes]:
     if fmt == "dot":
         return [s.encode() for s in sources]
     if fmt != "svg":  # one run per drawing: PNG and PDF documents cannot be split as SVG ones are
-        return [graphviz.pipe("neato", fmt, s.encode(), neato_no_op=2, quiet=True) for s in sources]
-    out = graphviz.pipe("neato", "svg", "\n".join(sources).encode(), neato_no_op=2, quiet=True)
+        return [_graphviz().pipe("neato", fmt, s.encode(), neato_no_op=2, quiet=True) for s in sources]
+    out = _graphviz().pipe("neato", "svg", "\n".join(sources).encode(), neato_no_op=2, quiet=True)
     return _split_svgs(out, len(sources))
 
 

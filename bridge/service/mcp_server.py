@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from grounded.core.bounds import JsonInt, Threshold, Turn
 from grounded.core.cited import CitedContinuation
 from grounded.core.errors import InputError, PreconditionError
+from grounded.core.extras import require
 from grounded.io.format import describe_errors
 from grounded.queries.registry import Query
 from grounded.service.conversations import Conversations, ExtensionFile, input_error_json, rejection_json
@@ -46,10 +47,7 @@ def build_server(db: str | None, key: str, extensions: list[str] | None = None,
 
     ``settings``: the text bound, readers, per-tenant limit and deadline (``grounded serve``'s defaults).
     """
-    try:
-        from mcp.server.mcpserver import MCPServer
-    except ImportError as exc:
-        raise InputError("grounded mcp needs the mcp package: pip install 'grounded[serve]'") from exc
+    MCPServer = require("serve", "mcp.server.mcpserver").MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
 
     exts = tuple(ExtensionFile.read(p) for p in extensions or ())

@@ -291,7 +291,7 @@ class PrologRules:
 
     def inferences(self) -> int:
         """Logical inferences the rules have run so far in this process: work measured as a count,
-        the same under any load (``grounded bench ingest`` checks it grows linearly)."""
+        the same under any load (``python -m bench ingest`` checks it grows linearly)."""
         return int(self.request(("inferences",), "int"))
 
     def lint(self, path: str | Path) -> list[str]:

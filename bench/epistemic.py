@@ -16,7 +16,7 @@ starts from the same state):
 Then muddy(n, m) end to end (build the model, the father's announcement,
 "nobody knows" until the muddy children know, the last round's answers).
 The paper's targets: announcement on 2^20 worlds <= 50 ms, lexicographic
-upgrade on 2^20 worlds <= 500 ms.  Run:  python -m bench.del [--quick]
+upgrade on 2^20 worlds <= 500 ms.  Run:  python -m bench.epistemic [--quick]
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """A throw-away PostgreSQL server for the serve benchmark and the tests.
 
-Debian's ``postgresql`` package (installed by ``make setup`` when missing)
+Debian's ``postgresql`` package (installed by ``make setup-test`` when missing)
 provides ``initdb`` and ``pg_ctl``.  The cluster lives in a temporary
 directory, listens on 127.0.0.1 only, on a port chosen free, with trust
 authentication for the one local user; it is stopped and removed on exit.
@@ -29,7 +29,7 @@ def pg_bindir() -> Path:
         return Path(found).parent
     versions = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=lambda p: int(Path(p).parts[-3]))
     if not versions:
-        raise InputError("PostgreSQL is not installed (no initdb): apt-get install postgresql, or run make setup")
+        raise InputError("PostgreSQL is not installed (no initdb): apt-get install postgresql, or run make setup-test")
     return Path(versions[-1]).parent
 
 

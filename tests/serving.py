@@ -19,11 +19,12 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 
-from grounded.bench.pgserver import free_port
 from grounded.service.store import create_key
+from tests.pgserver import free_port
 
 make_key = create_key
 
@@ -162,3 +163,36 @@ def kill_rounds(db: str, rounds: int, workdir: Path, seed: int = 0, min_wait: fl
     report.unacknowledged_stored = report.stored - len(acked)
     report.seconds = time.perf_counter() - start
     return report
+
+
+# What the load sends, shared by the serve tests and the serve benchmark (bench/serve.py, bench/flood.py)
+
+HEADER = {"agents": {"ann": {"authority": True}, "ben": {}}}
+
+
+def utterance(i: int) -> dict[str, Any]:
+    """The i-th utterance of a benchmark conversation: observations; every fourth a question and a hypothesis."""
+    speaker = "ann" if i % 2 else "ben"
+    ops: list[dict[str, Any]] = [{"op": "observe", "claim": f"o{i}", "text": f"observation {i}"}]
+    if i % 4 == 3:
+        ops += [{"op": "question", "claim": f"q{i}", "text": f"why {i}?"},
+                {"op": "hypothesize", "claim": f"h{i}", "deps": [f"o{i}", f"o{i - 1}"], "explains": [f"q{i}"],
+                 "text": f"hypothesis {i}"}]
+    return {"speaker": speaker, "ops": ops}
+
+
+WORDS = ("redis token retry storm pool payments failed cache cluster login outage stripe because database alert "
+         "timeouts observation hypothesis connection exhausted downstream symptom upstream deploy rollback queue "
+         "worker latency spike memory leak").split()
+
+
+def long_text(n: int, seed: int) -> str:
+    """``n`` characters of sentences over the benchmark's words, different for each seed."""
+    rng = random.Random(seed)
+    out: list[str] = []
+    size = 0
+    while size < n:
+        s = " ".join(rng.choice(WORDS) for _ in range(rng.randint(5, 12))).capitalize() + f" {rng.randrange(10**6)}."
+        out.append(s)
+        size += len(s) + 1
+    return " ".join(out)[:n]

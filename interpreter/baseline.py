@@ -1,4 +1,4 @@
-"""The rules interpreter's measured F1, as recorded by ``grounded bench interpret --split test --record``.
+"""The rules interpreter's measured F1, as recorded by ``python -m bench interpret --split test --record``.
 
 ``grounded interpret`` quotes it on stderr whenever it runs the offline rules
 interpreter (the fallback when no LLM endpoint is configured), so that a
@@ -13,14 +13,10 @@ from importlib import resources
 from pathlib import Path
 
 
-def corpus_dir() -> Path:
-    """The packaged held-out corpus (``bench/corpus``)."""
-    return Path(str(resources.files("grounded.bench") / "corpus"))
-
-
 def baseline_path() -> Path:
-    """The checked-in record of the rules interpreter's figures on the corpus's test split."""
-    return corpus_dir() / "rules_baseline.json"
+    """The checked-in record of the rules interpreter's figures on the held-out corpus's test split (bench/corpus),
+    shipped with the interpreter: the benchmark stays in the repository, the figure travels with the package."""
+    return Path(str(resources.files("grounded.interpreter") / "rules_baseline.json"))
 
 
 def read_baseline(path: Path | None = None) -> dict | None:
@@ -41,5 +37,5 @@ def rules_note(endpoint_configured: bool, path: Path | None = None) -> str:
         figure = "no measured F1 recorded"
     else:
         figure = (f"multi-label F1 {data['f1']:.2f} on the held-out corpus's {data.get('split', '?')} split "
-                  f"({data['turns']} turns, {path or 'bench/corpus/rules_baseline.json'})")
+                  f"({data['turns']} turns, {path or 'interpreter/rules_baseline.json'})")
     return f"{why}the offline rules interpreter is a baseline: {figure}"
