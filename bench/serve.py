@@ -378,11 +378,49 @@ def targets_markdown(r: dict[str, Any]) -> str:
                       markdown_table(["measure", "one conversation", f"{n} conversations", "target", "met"], rows)])
 
 
+def cpu_split(workdir: Path, conversations: int = 20, appends: int = 150, seed: int = 0) -> dict[str, Any]:
+    """Where a served append's CPU goes: the server sampled (``serving.sample``) while ``conversations`` append
+    ``appends`` each at once; each part's share of the samples and of the CPU per append (``/proc``)."""
+    db, counts = str(workdir / "split.db"), workdir / "split.json"
+    key = make_key(db, "bench")
+    with ServerProcess(db, workdir / "split-server.log", "--quiet", sampled=counts) as server:
+
+        async def drive() -> float:
+            host, port = server.url.split("//")[1].split(":")
+            async with LoadClient(host, int(port), key, conversations) as c:
+                ids = await _create(c, [f"split-{seed}-{k}" for k in range(conversations)])
+                server.sampling(True)
+                c0 = server.cpu_seconds()
+                n = len(await _append_all(c, ids, appends))
+                cpu = server.cpu_seconds() - c0
+                server.sampling(False)
+            return cpu * 1000 / n
+
+        per_append = _run_loop(drive())
+        deadline = time.monotonic() + 30  # the counts are written by the signal's handler, on the server's loop
+        while not counts.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+    samples: dict[str, int] = json.loads(counts.read_text())
+    total = max(1, sum(samples.values()))
+    return {"conversations": conversations, "appends": conversations * appends, "samples": sum(samples.values()),
+            "server_cpu_ms_per_append": round(per_append, 3),
+            "parts": [{"part": part, "share": round(n / total, 3), "ms_per_append": round(per_append * n / total, 3)}
+                      for part, n in sorted(samples.items(), key=lambda kv: -kv[1])]}
+
+
+def cpu_split_markdown(r: dict[str, Any]) -> str:
+    rows = [[p["part"], f"{p['share'] * 100:.1f}%", p["ms_per_append"]] for p in r["parts"]]
+    return "\n".join([f"Where an append's server CPU goes ({r['appends']} appends over {r['conversations']} "
+                      f"conversations at once, {r['samples']} samples; {r['server_cpu_ms_per_append']} ms per "
+                      "append, /proc):", "", markdown_table(["part", "samples", "ms per append"], rows)])
+
+
 def run(backends: tuple[str, ...], conversations: int = 50, appends: int = 20, verifies: int = 5000,
         rate: float = 500.0, closed_verifies: int = 5000, kills: int = 20, seed: int = 0,
         switch_lengths: tuple[int, ...] = (10, 100, 1000),
-        target_sizes: dict[str, int] | None = None) -> dict[str, Any]:
-    """The load run per store; ``target_sizes`` (``targets``' counts) for the SQLite targets run (first)."""
+        target_sizes: dict[str, int] | None = None, split_sizes: dict[str, int] | None = None) -> dict[str, Any]:
+    """The load run per store; with SQLite, first the targets run (``target_sizes``: ``targets``' counts) and
+    the CPU split of an append (``split_sizes``: ``cpu_split``'s)."""
     results: dict[str, Any] = {"settings": {"conversations": conversations, "appends_per_conversation": appends,
                                             "verifies": verifies, "rate": rate, "closed_verifies": closed_verifies,
                                             "kills": kills, "seed": seed}, "backends": {}}
@@ -392,6 +430,7 @@ def run(backends: tuple[str, ...], conversations: int = 50, appends: int = 20, v
         if "sqlite" in backends:
             stderr.print("bench serve: targets (sqlite)", markup=False)
             results["targets"] = targets(workdir, **(target_sizes or {}), seed=seed)
+            results["cpu_split"] = cpu_split(workdir, **(split_sizes or {}), seed=seed)
         for backend in backends:
             stderr.print(f"bench serve: {backend}", markup=False)
             if backend == "sqlite":
@@ -448,7 +487,8 @@ def markdown(result: dict[str, Any]) -> str:
          "server CPU ms/append", "verify rate", "verify p50 ms", "verify p99 ms", "(server) p50", "(server) p99",
          "server CPU ms/verify", f"verify/s, {s['conversations']} in flight", "its p99 ms", "wrong",
          "load average after"], rows)
-    lines = [targets_markdown(result["targets"]), ""] if "targets" in result else []
+    lines = [targets_markdown(result["targets"]), "", cpu_split_markdown(result["cpu_split"]), ""] \
+        if "targets" in result else []
     lines += [f"{s['conversations']} conversations in parallel, {s['appends_per_conversation']} appends each "
              f"(closed loop); {s['verifies']} Verify-by-claim requests at {s['rate']}/s (open loop); "
              f"{s['closed_verifies']} more with {s['conversations']} in flight (closed loop).", "", table]
