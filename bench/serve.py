@@ -130,56 +130,83 @@ class LoadClient:
         return await self.request("GET", path + query)
 
 
+async def _create(c: LoadClient, ids: list[str]) -> list[str]:
+    """Create the conversations ``ids`` (the benchmark's header); their ids as the server answered them."""
+    out = []
+    for cid in ids:
+        r = await c.post("/conversations", json={"id": cid, "header": HEADER})
+        r.raise_for_status()
+        out.append(r.json()["id"])
+    return out
+
+
+async def _append_all(c: LoadClient, ids: list[str], appends: int) -> list[float]:
+    """Every conversation appends utterances 1..``appends`` back to back, all conversations at once: ms each."""
+    append_ms: list[float] = []
+
+    async def appender(cid: str) -> None:
+        for i in range(1, appends + 1):
+            t0 = time.perf_counter()
+            r = await c.post(f"/conversations/{cid}/utterances", json=utterance(i))
+            append_ms.append((time.perf_counter() - t0) * 1000)
+            r.raise_for_status()
+
+    await asyncio.gather(*(appender(cid) for cid in ids))
+    return append_ms
+
+
+def _claims(appends: int) -> list[str]:
+    """The claims grounded after ``appends`` benchmark utterances (what Verify asks about)."""
+    return [f"o{i}" for i in range(1, appends + 1)] + [f"h{i}" for i in range(3, appends + 1, 4)]
+
+
+async def _verify_once(c: LoadClient, cid: str, claim: str, into: list[float]) -> bool:
+    """One Verify by claim, its latency (ms) appended to ``into``; whether it answered grounded."""
+    t = time.perf_counter()
+    r = await c.get(f"/conversations/{cid}/verify", params={"claim": claim})
+    into.append((time.perf_counter() - t) * 1000)
+    return r.status_code == 200 and r.json()["grounded"] is True
+
+
+async def _paced_verifies(c: LoadClient, ids: list[str], claims: list[str], verifies: int, rate: float,
+                          rng: random.Random) -> tuple[list[float], float, int]:
+    """``verifies`` Verify requests sent at ``rate``/s (open loop): (ms each, wall seconds, wrong answers)."""
+    verify_ms: list[float] = []
+    tasks = []
+    start = time.perf_counter()
+    for k in range(verifies):
+        delay = start + k / rate - time.perf_counter()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        tasks.append(asyncio.create_task(_verify_once(c, rng.choice(ids), rng.choice(claims), verify_ms)))
+    answers = await asyncio.gather(*tasks)
+    return verify_ms, time.perf_counter() - start, answers.count(False)
+
+
 async def _drive(url: str, key: str, conversations: int, appends: int, verifies: int, rate: float,
                  closed_verifies: int, seed: int, server_cpu: Callable[[], float]) -> dict[str, Any]:
     rng = random.Random(seed)
     cpu: dict[str, float] = {}
     host, port = url.split("//")[1].split(":")
     async with LoadClient(host, int(port), key, conversations) as c:
-        ids = []
-        for n in range(conversations):
-            r = await c.post("/conversations", json={"id": f"bench-{seed}-{n}", "header": HEADER})
-            r.raise_for_status()
-            ids.append(r.json()["id"])
-
-        append_ms: list[float] = []
-
-        async def appender(cid: str) -> None:
-            for i in range(1, appends + 1):
-                t0 = time.perf_counter()
-                r = await c.post(f"/conversations/{cid}/utterances", json=utterance(i))
-                append_ms.append((time.perf_counter() - t0) * 1000)
-                r.raise_for_status()
+        ids = await _create(c, [f"bench-{seed}-{n}" for n in range(conversations)])
 
         t0, c0 = time.perf_counter(), server_cpu()
-        await asyncio.gather(*(appender(cid) for cid in ids))
+        append_ms = await _append_all(c, ids, appends)
         append_wall = time.perf_counter() - t0
         cpu["append"] = server_cpu() - c0
 
-        claims = [f"o{i}" for i in range(1, appends + 1)] + [f"h{i}" for i in range(3, appends + 1, 4)]
-        verify_ms: list[float] = []
-        wrong = 0
+        claims = _claims(appends)
+        wrong = [0]
 
         async def one_verify(cid: str, claim: str, into: list[float]) -> None:
-            nonlocal wrong
-            t = time.perf_counter()
-            r = await c.get(f"/conversations/{cid}/verify", params={"claim": claim})
-            into.append((time.perf_counter() - t) * 1000)
-            if r.status_code != 200 or r.json()["grounded"] is not True:
-                wrong += 1
+            wrong[0] += not await _verify_once(c, cid, claim, into)
 
         # warm-up: every conversation's engine is already cached; one round trip each for the connections
         await asyncio.gather(*(one_verify(cid, "o1", []) for cid in ids))
-        tasks = []
         c0 = server_cpu()
-        start = time.perf_counter()
-        for k in range(verifies):
-            delay = start + k / rate - time.perf_counter()
-            if delay > 0:
-                await asyncio.sleep(delay)
-            tasks.append(asyncio.create_task(one_verify(rng.choice(ids), rng.choice(claims), verify_ms)))
-        await asyncio.gather(*tasks)
-        paced_wall = time.perf_counter() - start
+        verify_ms, paced_wall, paced_wrong = await _paced_verifies(c, ids, claims, verifies, rate, rng)
+        wrong[0] += paced_wrong
         cpu["verify"] = server_cpu() - c0
 
         closed_ms: list[float] = []
@@ -201,7 +228,7 @@ async def _drive(url: str, key: str, conversations: int, appends: int, verifies:
                          "server_cpu_ms_each": round(cpu["verify"] * 1000 / max(1, len(verify_ms)), 3)},
         "verify_closed": {"client_ms": percentiles(closed_ms), "per_s": round(len(closed_ms) / closed_wall, 1),
                           "in_flight": conversations},
-        "wrong_answers": wrong,
+        "wrong_answers": wrong[0],
     }
 
 
@@ -247,15 +274,150 @@ def run_backend(name: str, db: str, workdir: Path, conversations: int, appends: 
     return result
 
 
+TARGETS = {"appends_per_s": 3000.0, "server_cpu_ms_per_append": 0.3, "verify_p99_ms": 2.0}
+"""Issue 23's targets for ``grounded serve`` on SQLite: appends/s over 20 conversations (at least), server CPU
+per append and Verify p99 at 500/s (at most)."""
+
+
+def sqlite_baseline(path: Path, rows: int = 2000, group: int = 20, seconds: float = 10.0) -> dict[str, Any]:
+    """Plain SQLite on the same disk, what a store write cannot beat: rows/s inserted with one commit each, and
+    committed ``group`` at a time (WAL, synchronous=FULL, as the store opens it); bounded in rows and seconds."""
+    import sqlite3
+
+    db = sqlite3.connect(path, isolation_level=None)
+    try:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=FULL")
+        db.execute("CREATE TABLE rows (conversation TEXT, seq INTEGER, line TEXT, PRIMARY KEY (conversation, seq))")
+        out: dict[str, Any] = {"group": group}
+        for name, per_commit in (("one_commit_each_per_s", 1), ("grouped_per_s", group)):
+            done, start = 0, time.perf_counter()
+            while done < rows and time.perf_counter() - start < seconds:
+                db.execute("BEGIN IMMEDIATE")
+                for _ in range(per_commit):
+                    done += 1
+                    db.execute("INSERT INTO rows VALUES (?, ?, ?)", (name, done, json.dumps(utterance(done))))
+                db.execute("COMMIT")
+            out[name] = round(done / (time.perf_counter() - start), 1)
+        return out
+    finally:
+        db.close()
+
+
+async def _target_drive(url: str, key: str, single: int, conversations: int, each: int, verifies: int, rate: float,
+                        seed: int, server_cpu: Callable[[], float]) -> dict[str, Any]:
+    """Appends to one conversation, then to ``conversations`` at once, then Verify at ``rate``/s over them."""
+    host, port = url.split("//")[1].split(":")
+    out: dict[str, Any] = {}
+    async with LoadClient(host, int(port), key, conversations) as c:
+        for name, n, appends in (("one", 1, single), ("many", conversations, each)):
+            ids = await _create(c, [f"{name}-{seed}-{k}" for k in range(n)])
+            t0, c0 = time.perf_counter(), server_cpu()
+            ms = await _append_all(c, ids, appends)
+            wall, cpu = time.perf_counter() - t0, server_cpu() - c0
+            out[name] = {"conversations": n, "appends": len(ms), "per_s": round(len(ms) / wall, 1),
+                         "server_cpu_ms_each": round(cpu * 1000 / len(ms), 3), "client_ms": percentiles(ms)}
+        await asyncio.gather(*(_verify_once(c, cid, "o1", []) for cid in ids))  # warm-up: one per connection
+        verify_ms, wall, wrong = await _paced_verifies(c, ids, _claims(each), verifies, rate, random.Random(seed))
+    out["verify"] = {"rate": rate, "achieved_per_s": round(len(verify_ms) / wall, 1),
+                     "client_ms": percentiles(verify_ms), "wrong_answers": wrong}
+    return out
+
+
+def targets(workdir: Path, single: int = 400, conversations: int = 20, each: int = 40, verifies: int = 2000,
+            rate: float = 500.0, seed: int = 0) -> dict[str, Any]:
+    """Issue 23's service targets measured in one run on SQLite, with the plain-SQLite baseline on the same disk."""
+    db, log = str(workdir / "targets.db"), workdir / "targets-server.log"
+    key = make_key(db, "bench")
+    with ServerProcess(db, log) as server:
+        result = _run_loop(_target_drive(server.url, key, single, conversations, each, verifies, rate, seed,
+                                         server.cpu_seconds))
+    result["load_average"] = [round(x, 2) for x in os.getloadavg()]
+    logged = _server_latencies(log, 0)["verify"]
+    result["verify"]["server_ms"] = percentiles(logged[conversations:])  # the paced ones, after the warm-up
+    result["baseline"] = sqlite_baseline(workdir / "plain.db", group=conversations)
+    many, verify = result["many"], result["verify"]
+    result["met"] = {"appends_per_s": many["per_s"] >= TARGETS["appends_per_s"],
+                     "server_cpu_ms_per_append": many["server_cpu_ms_each"] <= TARGETS["server_cpu_ms_per_append"],
+                     "verify_p99_ms": verify["client_ms"]["p99"] <= TARGETS["verify_p99_ms"]}
+    return result
+
+
+def targets_markdown(r: dict[str, Any]) -> str:
+    """The targets run as a table: each measure, one conversation and N, the target, met or not."""
+    one, many, v, base = r["one"], r["many"], r["verify"], r["baseline"]
+    n, yes = many["conversations"], {True: "yes", False: "no"}
+    rows = [["appends/s", one["per_s"], many["per_s"], f">= {TARGETS['appends_per_s']:g} over {n}",
+             yes[r["met"]["appends_per_s"]]],
+            ["server CPU ms per append", one["server_cpu_ms_each"], many["server_cpu_ms_each"],
+             f"<= {TARGETS['server_cpu_ms_per_append']:g}", yes[r["met"]["server_cpu_ms_per_append"]]],
+            ["append p99 ms (client)", one["client_ms"]["p99"], many["client_ms"]["p99"], "", ""],
+            [f"Verify p99 ms at {v['rate']:g}/s (client; server {v['server_ms'].get('p99')})", "",
+             v["client_ms"]["p99"], f"<= {TARGETS['verify_p99_ms']:g}", yes[r["met"]["verify_p99_ms"]]],
+            ["plain SQLite rows/s, one commit each", base["one_commit_each_per_s"], "", "", ""],
+            [f"plain SQLite rows/s, {base['group']} per commit", "", base["grouped_per_s"], "", ""],
+            ["appends/s against plain SQLite one commit each", round(one["per_s"] / base["one_commit_each_per_s"], 2),
+             round(many["per_s"] / base["one_commit_each_per_s"], 2), "", ""]]
+    return "\n".join([f"Targets (SQLite): {one['appends']} appends to one conversation, then {many['appends']} over "
+                      f"{n} at once, then {v['client_ms']['n']} Verify at {v['rate']:g}/s (achieved "
+                      f"{v['achieved_per_s']}/s, wrong {v['wrong_answers']}); load average after "
+                      f"{' '.join(map(str, r['load_average']))}.", "",
+                      markdown_table(["measure", "one conversation", f"{n} conversations", "target", "met"], rows)])
+
+
+def cpu_split(workdir: Path, conversations: int = 20, appends: int = 150, seed: int = 0) -> dict[str, Any]:
+    """Where a served append's CPU goes: the server sampled (``serving.sample``) while ``conversations`` append
+    ``appends`` each at once; each part's share of the samples and of the CPU per append (``/proc``)."""
+    db, counts = str(workdir / "split.db"), workdir / "split.json"
+    key = make_key(db, "bench")
+    with ServerProcess(db, workdir / "split-server.log", "--quiet", sampled=counts) as server:
+
+        async def drive() -> float:
+            host, port = server.url.split("//")[1].split(":")
+            async with LoadClient(host, int(port), key, conversations) as c:
+                ids = await _create(c, [f"split-{seed}-{k}" for k in range(conversations)])
+                server.sampling(True)
+                c0 = server.cpu_seconds()
+                n = len(await _append_all(c, ids, appends))
+                cpu = server.cpu_seconds() - c0
+                server.sampling(False)
+            return cpu * 1000 / n
+
+        per_append = _run_loop(drive())
+        deadline = time.monotonic() + 30  # the counts are written by the signal's handler, on the server's loop
+        while not counts.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+    samples: dict[str, int] = json.loads(counts.read_text())
+    total = max(1, sum(samples.values()))
+    return {"conversations": conversations, "appends": conversations * appends, "samples": sum(samples.values()),
+            "server_cpu_ms_per_append": round(per_append, 3),
+            "parts": [{"part": part, "share": round(n / total, 3), "ms_per_append": round(per_append * n / total, 3)}
+                      for part, n in sorted(samples.items(), key=lambda kv: -kv[1])]}
+
+
+def cpu_split_markdown(r: dict[str, Any]) -> str:
+    rows = [[p["part"], f"{p['share'] * 100:.1f}%", p["ms_per_append"]] for p in r["parts"]]
+    return "\n".join([f"Where an append's server CPU goes ({r['appends']} appends over {r['conversations']} "
+                      f"conversations at once, {r['samples']} samples; {r['server_cpu_ms_per_append']} ms per "
+                      "append, /proc):", "", markdown_table(["part", "samples", "ms per append"], rows)])
+
+
 def run(backends: tuple[str, ...], conversations: int = 50, appends: int = 20, verifies: int = 5000,
         rate: float = 500.0, closed_verifies: int = 5000, kills: int = 20, seed: int = 0,
-        switch_lengths: tuple[int, ...] = (10, 100, 1000)) -> dict[str, Any]:
+        switch_lengths: tuple[int, ...] = (10, 100, 1000),
+        target_sizes: dict[str, int] | None = None, split_sizes: dict[str, int] | None = None) -> dict[str, Any]:
+    """The load run per store; with SQLite, first the targets run (``target_sizes``: ``targets``' counts) and
+    the CPU split of an append (``split_sizes``: ``cpu_split``'s)."""
     results: dict[str, Any] = {"settings": {"conversations": conversations, "appends_per_conversation": appends,
                                             "verifies": verifies, "rate": rate, "closed_verifies": closed_verifies,
                                             "kills": kills, "seed": seed}, "backends": {}}
     results["switching"] = switching(switch_lengths)
     with tempfile.TemporaryDirectory(prefix="grounded-bench-serve-") as tmp:
         workdir = Path(tmp)
+        if "sqlite" in backends:
+            stderr.print("bench serve: targets (sqlite)", markup=False)
+            results["targets"] = targets(workdir, **(target_sizes or {}), seed=seed)
+            results["cpu_split"] = cpu_split(workdir, **(split_sizes or {}), seed=seed)
         for backend in backends:
             stderr.print(f"bench serve: {backend}", markup=False)
             if backend == "sqlite":
@@ -312,7 +474,9 @@ def markdown(result: dict[str, Any]) -> str:
          "server CPU ms/append", "verify rate", "verify p50 ms", "verify p99 ms", "(server) p50", "(server) p99",
          "server CPU ms/verify", f"verify/s, {s['conversations']} in flight", "its p99 ms", "wrong",
          "load average after"], rows)
-    lines = [f"{s['conversations']} conversations in parallel, {s['appends_per_conversation']} appends each "
+    lines = [targets_markdown(result["targets"]), "", cpu_split_markdown(result["cpu_split"]), ""] \
+        if "targets" in result else []
+    lines += [f"{s['conversations']} conversations in parallel, {s['appends_per_conversation']} appends each "
              f"(closed loop); {s['verifies']} Verify-by-claim requests at {s['rate']}/s (open loop); "
              f"{s['closed_verifies']} more with {s['conversations']} in flight (closed loop).", "", table]
     kills = [(name, r["durability"]) for name, r in result["backends"].items() if "durability" in r]

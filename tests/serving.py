@@ -32,8 +32,10 @@ make_key = create_key
 class ServerProcess:
     """``grounded serve --db DB`` on a free loopback port."""
 
-    def __init__(self, db: str, log: Path, *args: str, env: dict[str, str] | None = None):
+    def __init__(self, db: str, log: Path, *args: str, env: dict[str, str] | None = None,
+                 sampled: Path | None = None):
         self.env = env or {}
+        self.sampled = sampled
         self.db = db
         self.log = log
         self.args = args
@@ -42,9 +44,11 @@ class ServerProcess:
         self.proc: subprocess.Popen | None = None
 
     def start(self, timeout: float = 60.0) -> ServerProcess:
+        # sampled: the server runs under this module's CPU sampler (``sample``), its counts written to that file
+        launch = ["-m", __name__, str(self.sampled)] if self.sampled is not None else ["-m", "grounded"]
         with open(self.log, "ab") as err:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "grounded", "serve", "--db", self.db, "--port", str(self.port), *self.args],
+                [sys.executable, *launch, "serve", "--db", self.db, "--port", str(self.port), *self.args],
                 stdout=subprocess.DEVNULL, stderr=err, env={**os.environ, "PYTHONUNBUFFERED": "1", **self.env})
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -63,6 +67,11 @@ class ServerProcess:
         assert self.proc is not None
         fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def sampling(self, on: bool) -> None:
+        """Start (True) or stop the sampler of a server started with ``sampled`` (stopping writes its counts)."""
+        assert self.proc is not None and self.sampled is not None
+        self.proc.send_signal(signal.SIGUSR1 if on else signal.SIGUSR2)
 
     def kill(self) -> None:
         """SIGKILL: no shutdown handler runs."""
@@ -196,3 +205,62 @@ def long_text(n: int, seed: int) -> str:
         out.append(s)
         size += len(s) + 1
     return " ".join(out)[:n]
+
+
+PARTS = [("rules (engine, Prolog)", ("grounded/engine/", "grounded/solvers/", "grounded/dmap/", "grounded/core/",
+                                    "grounded/io/", "grounded/prolog/")),
+         ("store (SQLite, PostgreSQL)", ("service/store.py", "sqlite3", "psycopg")),
+         ("JSON encode and decode", ("/json/",)), ("log line", ("/logging/", "service/middleware.py")),
+         ("validation (pydantic)", ("pydantic",)), ("key check", ("service/keys.py", "hashlib", "hmac")),
+         ("conversations (service)", ("service/conversations.py",)), ("group commit (host)", ("service/host.py",)),
+         ("routes (fast path, api)", ("service/fastpath.py", "service/api.py")),
+         ("framework (FastAPI, Starlette)", ("starlette/", "fastapi/")),
+         ("HTTP (uvicorn, httptools)", ("uvicorn/", "httptools", "service/connections.py")),
+         ("event loop", ("asyncio/", "uvloop"))]
+"""The parts a served request's CPU is split into: a sample counts for the first part (in this order) that the
+innermost frame's file matches, else the next frame out's, and so on (``other`` if none does)."""
+
+
+def sample(out: Path, argv: list[str], interval: float = 0.001) -> None:
+    """Run ``grounded ARGV`` with a CPU-time sampler: SIGPROF every ``interval`` s of the process's CPU; SIGUSR1
+    starts counting (from zero), SIGUSR2 stops and writes ``{part: samples}`` to ``out`` as JSON.
+
+    Standard-library only (py-spy is not at hand): the handler runs on the main thread between bytecodes, so time
+    in a C call (SQLite, Prolog) counts for the Python frame that made it.
+    """
+    import collections
+    import runpy
+
+    counts: collections.Counter[str] = collections.Counter()
+    on = [False]
+
+    def tick(signum: int, frame: Any) -> None:
+        if not on[0]:
+            return
+        while frame is not None:
+            name = frame.f_code.co_filename
+            for part, files in PARTS:
+                if any(f in name for f in files):
+                    counts[part] += 1
+                    return
+            frame = frame.f_back
+        counts["other"] += 1
+
+    def start(*_: object) -> None:
+        counts.clear()
+        on[0] = True
+
+    def stop(*_: object) -> None:
+        on[0] = False
+        out.write_text(json.dumps(counts))
+
+    signal.signal(signal.SIGPROF, tick)
+    signal.signal(signal.SIGUSR1, start)
+    signal.signal(signal.SIGUSR2, stop)
+    signal.setitimer(signal.ITIMER_PROF, interval, interval)
+    sys.argv = ["grounded", *argv]
+    runpy.run_module("grounded", run_name="__main__")
+
+
+if __name__ == "__main__":
+    sample(Path(sys.argv[1]), sys.argv[2:])

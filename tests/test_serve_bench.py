@@ -22,3 +22,27 @@ def test_the_serve_load_run_measures_and_answers_right():
     lengths = [row["length"] for row in result["switching"]]
     assert lengths == [10, 30]
     assert "| sqlite | 24 |" in serve_bench.markdown(result)
+
+
+def test_the_targets_run_measures_one_and_many_conversations_against_plain_sqlite():
+    result = serve_bench.run(("sqlite",), conversations=2, appends=4, verifies=10, rate=300.0, closed_verifies=10,
+                             kills=0, switch_lengths=(10,),
+                             target_sizes={"single": 30, "conversations": 4, "each": 8, "verifies": 40},
+                             split_sizes={"conversations": 4, "appends": 40})
+    t = result["targets"]
+    assert t["one"]["appends"] == 30 and t["one"]["conversations"] == 1
+    assert t["many"]["appends"] == 32 and t["many"]["conversations"] == 4
+    assert t["one"]["per_s"] > 0 and t["many"]["server_cpu_ms_each"] > 0
+    assert t["verify"]["client_ms"]["n"] == 40 and t["verify"]["server_ms"]["n"] == 40
+    assert t["verify"]["wrong_answers"] == 0
+    assert t["baseline"]["one_commit_each_per_s"] > 0 and t["baseline"]["group"] == 4
+    assert t["baseline"]["grouped_per_s"] > t["baseline"]["one_commit_each_per_s"]
+    assert t["met"]["verify_p99_ms"] == (t["verify"]["client_ms"]["p99"] <= serve_bench.TARGETS["verify_p99_ms"])
+    split = result["cpu_split"]
+    assert split["appends"] == 160 and split["samples"] > 0 and split["server_cpu_ms_per_append"] > 0
+    parts = {p["part"]: p for p in split["parts"]}
+    assert parts["rules (engine, Prolog)"]["share"] > 0  # an append runs the rules: some samples land there
+    assert abs(sum(p["share"] for p in split["parts"]) - 1) < 0.01
+    text = serve_bench.markdown(result)
+    assert "Where an append's server CPU goes" in text
+    assert "| appends/s |" in text and "plain SQLite rows/s, 4 per commit" in text

@@ -16,7 +16,7 @@ import gc
 import inspect
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, MutableMapping
 from contextlib import asynccontextmanager
 from importlib.metadata import version as _version
 from pathlib import Path
@@ -35,6 +35,7 @@ from grounded.queries.registry import VerifyAnswer
 from grounded.service import schemas as s
 from grounded.service.conversations import Conversations, ExtensionFile, input_error_json, rejection_json
 from grounded.service.errors import ServiceError
+from grounded.service.fastpath import FastRoutes
 from grounded.service.host import EngineHost
 from grounded.service.middleware import RequestGuard, configure_request_log
 from grounded.service.queries import HAND_WRITTEN, KW, route_parameters, served, with_signature
@@ -87,18 +88,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         504: {"model": s.ErrorOut, "description": "By text: the reading went past `read_deadline`."}}
     _errors(app)
 
-    async def ask(request: Request, key: HTTPAuthorizationCredentials | None,
-                  fn: Callable[[Conversations, str], Any], write: str | None = None, reads: str | None = None) -> Any:
-        """Authenticate and run ``fn(conversations, tenant)`` on the process's engines.
+    async def ask(scope: MutableMapping[str, Any], token: str | None, fn: Callable[[Conversations, str], Any],
+                  write: str | None = None, reads: str | None = None) -> Any:
+        """Authenticate ``token`` (the API key) and run ``fn(conversations, tenant)`` on the process's engines.
 
         ``write`` names the conversation a write changes: the key is checked first
         (inline, as a read), then the job is queued under (tenant, ``write``) and
         answered only once its batch has committed (see host.py).  ``reads`` names
         the conversation a read is about: the key check fetches its head in the same query.
         """
-        token = key.credentials if key is not None else None
         host = holder["host"]
-        state = request.scope.setdefault("state", {})
+        state = scope.setdefault("state", {})
 
         def read(c: Conversations) -> Any:
             try:
@@ -121,17 +121,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
               responses={409: {"model": s.ErrorOut, "description": "A conversation with this id exists."}})
     async def create_conversation(request: Request, body: s.CreateConversation, key: Key) -> Any:
         """Create a conversation from an event-log header."""
-        return await ask(request, key, lambda c, t: c.create(t, body.header, body.id, body.extensions),
+        return await ask(request.scope, _token(key), lambda c, t: c.create(t, body.header, body.id, body.extensions),
                          write=body.id or "")
 
     @app.get("/v1/conversations", response_model=list[s.ConversationListItem], tags=["conversations"])
     async def list_conversations(request: Request, key: Key) -> Any:
         """The caller's tenant's conversations."""
-        return await ask(request, key, lambda c, t: c.listing(t))
+        return await ask(request.scope, _token(key), lambda c, t: c.listing(t))
 
     @app.get("/v1/conversations/{cid}", response_model=s.ConversationInfo, tags=["conversations"])
     async def get_conversation(request: Request, cid: str, key: Key) -> Any:
-        return await ask(request, key, lambda c, t: c.describe(t, cid), reads=cid)
+        return await ask(request.scope, _token(key), lambda c, t: c.describe(t, cid), reads=cid)
 
     @app.post("/v1/conversations/{cid}/utterances", status_code=201, response_class=JSONResponse,
               tags=["conversations"],
@@ -144,11 +144,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                          503: {"model": s.ErrorOut, "description": "The store did not commit: not appended."}})
     async def append(request: Request, cid: str, body: s.AppendUtterance, key: Key) -> Any:
         """Append one utterance: operations, or text through an interpreter. Acknowledged once committed."""
+        return await append_answer(request.scope, _token(key), cid, body)
+
+    async def append_answer(scope: MutableMapping[str, Any], token: str | None, cid: str,
+                            body: s.AppendUtterance) -> Any:
+        """The append route's answer (``fastpath.py`` calls it too, on the body it validated itself)."""
         expect = "expect_turn" in body.model_fields_set
         utterance = body.utterance()
         if body.interpreter is not None:  # text an interpreter reads, on the loop (inside the write): bounded alike
             readers.check(body.text)
-        return _json(await ask(request, key, lambda c, t: c.append(
+        return _json(await ask(scope, token, lambda c, t: c.append(
             t, cid, utterance, expect_turn=body.expect_turn, check_expected=expect, interpreter=body.interpreter),
             write=cid), 201)
 
@@ -160,7 +165,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                      threshold: Similarity = None) -> Any:
         """Verify(c) by claim (the registry's `verify`), or by text (anchored by similarity; abstains below the
         threshold)."""
-        return await answer_verify(request, key, cid, claim, text, at, threshold)
+        return await answer_verify(request.scope, _token(key), cid, claim, text, at, threshold)
+
+    async def verify_claim(scope: MutableMapping[str, Any], token: str | None, cid: str, claim: str) -> Any:
+        """Verify by claim alone (what ``fastpath.py`` answers without the framework)."""
+        return await answer_verify(scope, token, cid, claim, None, None, None)
 
     @app.post("/v1/conversations/{cid}/verify", response_class=JSONResponse, tags=["queries"],
               responses={200: {"model": VerifyAnswer | s.TextVerificationOut | s.CitedVerificationOut},
@@ -168,15 +177,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def verify_post(request: Request, cid: str, body: s.VerifyRequest, key: Key) -> Any:
         """Verify(c), the claim or text in the body (for long texts), or a continuation citing its claims."""
         if body.cited is None:
-            return await answer_verify(request, key, cid, body.claim, body.text, body.at, body.threshold)
-        reading = await ask(request, key, _verify_cited(cid, body, readers.check), reads=cid)
+            return await answer_verify(request.scope, _token(key), cid, body.claim, body.text, body.at,
+                                       body.threshold)
+        reading = await ask(request.scope, _token(key), _verify_cited(cid, body, readers.check), reads=cid)
         return _json(await readers.verify_cited(reading, body.cited, body.at, body.threshold), drop_none=True)
 
-    async def answer_verify(request: Request, key: HTTPAuthorizationCredentials | None, cid: str,
-                            claim: str | None, text: str | None, at: int | None, threshold: float | None) -> Any:
+    async def answer_verify(scope: MutableMapping[str, Any], token: str | None, cid: str, claim: str | None,
+                            text: str | None, at: int | None, threshold: float | None) -> Any:
         """By claim: a walk, on the loop, answered in the registry's shape.  By text: the state taken on the
         loop, read by ``readers`` (the text verdict, its fields that do not apply left out)."""
-        answer = await ask(request, key, _verify(cid, claim, text, at, readers.check), reads=cid)
+        answer = await ask(scope, token, _verify(cid, claim, text, at, readers.check), reads=cid)
         if isinstance(answer, Reading):
             assert text is not None
             return _json(await readers.verify(answer, text, at, threshold), drop_none=True)
@@ -191,17 +201,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.get("/v1/conversations/{cid}/state", response_model=s.StateOut, tags=["queries"])
     async def state(request: Request, cid: str, key: Key, at: At = None) -> Any:
         """Every argument (standing, Dep, provenance), open problems, commitments, dissent, reinstatable."""
-        return await ask(request, key, lambda c, t: c.state(t, cid, at), reads=cid)
+        return await ask(request.scope, _token(key), lambda c, t: c.state(t, cid, at), reads=cid)
 
     @app.get("/v1/conversations/{cid}/export", tags=["conversations"],
              responses={200: {"content": {"application/x-ndjson": {}},
                               "description": "The event log (JSON Lines) that `Engine.load` reads."}})
     async def export(request: Request, cid: str, key: Key) -> Response:
         """The conversation as an event log: the header line, then one line per utterance."""
-        lines = await ask(request, key, lambda c, t: c.export(t, cid), reads=cid)
+        lines = await ask(request.scope, _token(key), lambda c, t: c.export(t, cid), reads=cid)
         return Response(b"".join(map(encode_line, lines)), media_type="application/x-ndjson")
 
-    return RequestGuard(app, settings.max_body)  # type: ignore[return-value]  # an ASGI app wrapping FastAPI
+    fast = FastRoutes(app, append_answer, verify_claim, refusal)
+    return RequestGuard(fast, settings.max_body)  # type: ignore[return-value]  # an ASGI app wrapping FastAPI
+
+
+def _token(key: HTTPAuthorizationCredentials | None) -> str | None:
+    return key.credentials if key is not None else None
 
 
 def _json(body: dict[str, Any], status: int = 200, drop_none: bool = False) -> JSONResponse:
@@ -216,7 +231,8 @@ def _query_route(q: registry.Query, ask: Callable[..., Any]) -> Callable[..., An
     """The GET route of a registered query: its parameters from the entry (``service/queries.py``)."""
     async def route(request: Request, cid: str, key: HTTPAuthorizationCredentials | None, at: int | None = None,
                     **params: Any) -> Any:
-        return _json(await ask(request, key, lambda c, t: c.query(t, cid, q.name, at, **params), reads=cid))
+        return _json(await ask(request.scope, _token(key), lambda c, t: c.query(t, cid, q.name, at, **params),
+                               reads=cid))
 
     head = [inspect.Parameter("request", KW, annotation=Request), inspect.Parameter("cid", KW, annotation=str),
             inspect.Parameter("key", KW, annotation=Key)]
@@ -261,22 +277,25 @@ def app_from_env() -> Any:
 SETTINGS_ENV = "GROUNDED_SERVE_SETTINGS"
 
 
-def _errors(app: FastAPI) -> None:
-    @app.exception_handler(ServiceError)
-    async def service_error(request: Request, exc: ServiceError) -> JSONResponse:
+def refusal(exc: Exception) -> JSONResponse | None:
+    """The answer to a library or service error raised by a route (None for any other exception)."""
+    if isinstance(exc, ServiceError):
         return JSONResponse(exc.to_json(), status_code=exc.status, headers=exc.headers)
-
-    @app.exception_handler(PreconditionError)
-    async def rejected(request: Request, exc: PreconditionError) -> JSONResponse:
+    if isinstance(exc, PreconditionError):
         return JSONResponse(rejection_json(exc), status_code=422)
-
-    @app.exception_handler(InputError)
-    async def invalid(request: Request, exc: InputError) -> JSONResponse:
+    if isinstance(exc, InputError):
         return JSONResponse(input_error_json(exc), status_code=422)
-
-    @app.exception_handler(GroundedError)
-    async def failed(request: Request, exc: GroundedError) -> JSONResponse:
+    if isinstance(exc, GroundedError):
         return JSONResponse({"error": "internal", "message": str(exc)}, status_code=500)
+    return None
+
+
+def _errors(app: FastAPI) -> None:
+    @app.exception_handler(GroundedError)
+    async def refused(request: Request, exc: GroundedError) -> JSONResponse:
+        response = refusal(exc)
+        assert response is not None  # every GroundedError has its answer
+        return response
 
     @app.exception_handler(RequestValidationError)
     async def malformed(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -299,7 +318,7 @@ _UNION_TAGS = frozenset({"observe", "hypothesize", "support", "undermine", "revi
 def openapi_document(settings: Settings | None = None) -> dict[str, Any]:
     """The OpenAPI document of the API (what docs/openapi.json holds)."""
     app = create_app(settings)
-    inner: FastAPI = app.app  # type: ignore[attr-defined]  # RequestGuard wraps the FastAPI app
+    inner: FastAPI = app.app.app  # type: ignore[attr-defined]  # RequestGuard wraps FastRoutes wraps FastAPI
     return inner.openapi()
 
 
