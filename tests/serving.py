@@ -207,18 +207,20 @@ def long_text(n: int, seed: int) -> str:
     return " ".join(out)[:n]
 
 
-PARTS = [("rules (engine, Prolog)", ("grounded/engine/", "grounded/solvers/", "grounded/dmap/", "grounded/core/",
-                                    "grounded/io/", "grounded/prolog/")),
-         ("store (SQLite, PostgreSQL)", ("service/store.py", "sqlite3", "psycopg")),
-         ("JSON encode and decode", ("/json/",)), ("log line", ("/logging/", "service/middleware.py")),
-         ("validation (pydantic)", ("pydantic",)), ("key check", ("service/keys.py", "hashlib", "hmac")),
-         ("conversations (service)", ("service/conversations.py",)), ("group commit (host)", ("service/host.py",)),
-         ("routes (fast path, api)", ("service/fastpath.py", "service/api.py")),
-         ("framework (FastAPI, Starlette)", ("starlette/", "fastapi/")),
-         ("HTTP (uvicorn, httptools)", ("uvicorn/", "httptools", "service/connections.py")),
-         ("event loop", ("asyncio/", "uvloop"))]
-"""The parts a served request's CPU is split into: a sample counts for the first part (in this order) that the
-innermost frame's file matches, else the next frame out's, and so on (``other`` if none does)."""
+PARTS = [("rules (engine, Prolog)", ("grounded.engine", "grounded.solvers", "grounded.dmap", "grounded.core",
+                                    "grounded.io", "grounded.queries")),
+         ("store (SQLite, PostgreSQL)", ("grounded.service.store", "sqlite3", "psycopg")),
+         ("JSON encode and decode", ("json",)), ("log line", ("logging", "grounded.service.middleware")),
+         ("validation (pydantic)", ("pydantic",)), ("key check", ("grounded.service.keys", "hashlib", "hmac")),
+         ("conversations (service)", ("grounded.service.conversations",)),
+         ("group commit (host)", ("grounded.service.host",)),
+         ("routes (fast path, api)", ("grounded.service.fastpath", "grounded.service.api")),
+         ("framework (FastAPI, Starlette)", ("starlette", "fastapi")),
+         ("HTTP (uvicorn, httptools)", ("uvicorn", "httptools", "grounded.service.connections")),
+         ("event loop", ("asyncio", "uvloop"))]
+"""The parts a served request's CPU is split into, by module: a sample counts for the first part (in this order)
+whose modules hold the innermost frame's (the module or a submodule), else the next frame out's, and so on
+(``other`` if none does).  Module names, not file paths: the same wherever the package is installed."""
 
 
 def sample(out: Path, argv: list[str], interval: float = 0.001) -> None:
@@ -238,9 +240,9 @@ def sample(out: Path, argv: list[str], interval: float = 0.001) -> None:
         if not on[0]:
             return
         while frame is not None:
-            name = frame.f_code.co_filename
-            for part, files in PARTS:
-                if any(f in name for f in files):
+            module = frame.f_globals.get("__name__", "")
+            for part, modules in PARTS:
+                if any(module == m or module.startswith(m + ".") for m in modules):
                     counts[part] += 1
                     return
             frame = frame.f_back
