@@ -52,19 +52,12 @@ $(VENV)/.installed-test: pyproject.toml
 demo: setup
 	$(BIN)/grounded demo
 
-# mypy cannot follow setuptools' package-dir mapping (grounded -> bridge/, grounded.interpreter ->
-# interpreter/, ...), so it checks a tree of symlinks laid out as the installed package is.
-TYPING := $(VENV)/typing
-
 lint: setup-test
 	$(BIN)/ruff check .
 	$(MAKE) --no-print-directory typecheck
 
 typecheck: setup-test
-	@rm -rf $(TYPING) && mkdir -p $(TYPING)/grounded
-	@ln -s $(CURDIR)/bridge/* $(TYPING)/grounded/
-	@for d in interpreter prolog asp scenarios; do ln -s $(CURDIR)/$$d $(TYPING)/grounded/$$d; done
-	MYPYPATH=$(TYPING) $(BIN)/mypy -p grounded -p bench
+	$(BIN)/mypy -p grounded -p bench
 
 # The slow groups (pytest markers, pyproject.toml): Chromium pages, PostgreSQL, kill -9 rounds, the embedding
 # model, the benchmarks' runs, long property runs.  `make check` leaves them out (the inner loop, under two

@@ -188,7 +188,7 @@ def interpret_corpus(
     only: Annotated[str | None, typer.Option("--only", help="Only these conversations of the split "
                                                             "(comma-separated; a smoke run).")] = None,
     record: Annotated[Path | None, typer.Option(help="Write the pooled figures to this baseline file (the one "
-                                                     "`grounded interpret` quotes is interpreter/"
+                                                     "`grounded interpret` quotes is src/grounded/interpreter/"
                                                      "rules_baseline.json); only for a whole split.")] = None,
 ) -> None:
     """The offline rules interpreter on the held-out corpus: multi-label F1, per-operation P/R, Dep-edge P/R."""

@@ -12,7 +12,7 @@ log is scored against the gold as ``grounded score`` does:
   mean over every turn of the split, and per operation precision and recall
   (counts pooled over the conversations);
 * **Dep edges**: the extracted claims aligned to the gold ones by content
-  (``interpreter/dependencies.py``), the edges of both at the last turn,
+  (``src/grounded/interpreter/dependencies.py``), the edges of both at the last turn,
   precision and recall pooled over the conversations.
 
 The issue's targets: F1 >= 0.7; Hypothesize precision >= 0.8 with recall >=

@@ -648,7 +648,7 @@ request(invariant(M), Holds) :-
     use_state(M), ( standing_invariant_holds -> Holds = true ; Holds = false ).
 request(queries(M), queries(Grounded, Affected)) :-
     use_state(M), query_answers(Grounded, Affected).
-request(ask(Name, M), Ids) :-              % a query of the registry (bridge/queries/registry.py):
+request(ask(Name, M), Ids) :-              % a query of the registry (src/grounded/queries/registry.py):
     query(Name), use_state(M),               % the arguments Name/1 holds of, sorted (queries.pl)
     findall(A, call(Name, A), Ids0), sort(Ids0, Ids).
 request(claim_standings(M), Notes) :-

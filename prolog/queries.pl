@@ -57,7 +57,7 @@ query_answers(Grounded, Affected) :-
     findall(P, dep(_, P), Ps0), sort(Ps0, Ps),
     findall(a(P, A, K), ( member(P, Ps), affected(P, Pairs), member(A-K, Pairs) ), Affected).
 
-%  query(?Name): the queries of bridge/queries/registry.py the rules answer as
+%  query(?Name): the queries of src/grounded/queries/registry.py the rules answer as
 %  Name(?Arg), asked as ask(Name, State) (prolog/grounded.pl): `grounded check`
 %  holds the answer equal to the registry's Python walk and to ASP.  A new
 %  query of that kind is one query/1 fact here beside its rule.

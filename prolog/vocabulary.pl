@@ -346,7 +346,7 @@ world_model :- option(world_model).
 %!  epistemic(+Op, -Verdict) is nondet.
 %
 %   one verdict the bridge read in the world model
-%  for this operation (see bridge/engine/world.py).  Only violation/5 sees
+%  for this operation (see src/grounded/engine/world.py).  Only violation/5 sees
 %  them: they arrive once the operation's effects are known.
 epistemic(Op, Verdict) :- field(Op, epistemic, Vs), member(Verdict, Vs).
 
@@ -440,8 +440,8 @@ term_expansion(effect_kind(Name, Group, Doc, Fields), Clauses) :-
     ).
 
 %  effect_kind(Name, Group, Doc, [Field:Type, ...]): every effect, declared
-%  once.  The bridge generates its typed effect classes (bridge/dmap/effects.py)
-%  and the ASP terms (bridge/solvers/facts.py) from these facts, and a test
+%  once.  The bridge generates its typed effect classes (src/grounded/dmap/effects.py)
+%  and the ASP terms (src/grounded/solvers/facts.py) from these facts, and a test
 %  holds asp/vocabulary.lp and asp/history.lp to them.  Python reads this
 %  file as text: write Doc as a double-quoted string without newlines.
 %  Group says who emits the effect and what it changes: `map` (rules; the dependency map), `model` (rules, only under world_model;

@@ -2,7 +2,7 @@
 
 Each case starts a real server on 127.0.0.1 with the bound under test set
 small, drives it with raw sockets or httpx, and every loop is bounded in
-count and time.  The bounds and their defaults: bridge/service/settings.py,
+count and time.  The bounds and their defaults: src/grounded/service/settings.py,
 docs/serve.md, docs/reliability.md.
 """
 

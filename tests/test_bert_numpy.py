@@ -1,4 +1,4 @@
-"""The NumPy runtime of all-MiniLM-L6-v2 (interpreter/bert_numpy.py) against sentence-transformers.
+"""The NumPy runtime of all-MiniLM-L6-v2 (src/grounded/interpreter/bert_numpy.py) against sentence-transformers.
 
 ``test_numpy_vectors_equal_sentence_transformers`` LOADS TORCH (through the
 ``torch`` runtime, sentence-transformers): it is the reference the NumPy

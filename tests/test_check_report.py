@@ -117,7 +117,7 @@ def test_competing_explanations_agree_three_ways_at_every_turn():
 
 
 # -- hostile ids and texts ----------------------------------------------------------
-# Ids may use letters, digits and _ . : - (bridge/core/literals.py); texts anything.
+# Ids may use letters, digits and _ . : - (src/grounded/core/literals.py); texts anything.
 # Both go to clingo as typed symbols (clorm), never as program text.
 
 HOSTILE_TEXT = "it's \"quoted\" \\ back).\n:- #show x. % comment\x00 NUL, ünïcödé ✓ 日本"

@@ -72,7 +72,7 @@ def test_the_new_operation_has_preconditions_model_and_schema(concede):
 
 def test_the_python_core_is_unchanged_by_an_extension(concede):
     """No module of the package names the new operation; the built-ins stay eight."""
-    package = ROOT / "bridge"
+    package = ROOT / "src" / "grounded"
     assert not any("concede" in p.read_text() for p in package.glob("*.py"))
     assert len(PrologRules.get().builtin_specs) == 8
     Engine(extensions=[concede])

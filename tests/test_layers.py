@@ -36,8 +36,15 @@ TOP = ("grounded", "grounded.__main__")  # the public facade and ``python -m gro
 
 
 def package_dirs() -> dict[str, Path]:
+    """Each package's folder: those under the import root (``""``, src/) and those mapped on their own."""
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    return {pkg: ROOT / d for pkg, d in config["tool"]["setuptools"]["package-dir"].items()}
+    dirs: dict[str, Path] = {}
+    for pkg, folder in config["tool"]["setuptools"]["package-dir"].items():
+        if pkg:
+            dirs[pkg] = ROOT / folder
+        else:
+            dirs.update({init.parent.name: init.parent for init in (ROOT / folder).glob("*/__init__.py")})
+    return dirs
 
 
 def modules() -> dict[str, Path]:
@@ -145,7 +152,7 @@ def test_the_architecture_page_names_code_that_exists():
     import re
 
     page = (ROOT / "docs" / "architecture.md").read_text()
-    hops = re.findall(r"`((?:bridge|prolog)/[\w/]+\.(?:py|pl)):([\w.]+)(?:/\d)?`", page)
+    hops = re.findall(r"`((?:src/grounded|prolog)/[\w/]+\.(?:py|pl)):([\w.]+)(?:/\d)?`", page)
     assert len(hops) >= 8
     for path, name in hops:
         source = (ROOT / path).read_text()

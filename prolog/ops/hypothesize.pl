@@ -48,7 +48,7 @@ violation(hypothesize, _, Op, hypothesize_nothing_to_explain, M) :-
 %  Definition A.2, read in the world model when the conversation declares one.
 %  The bridge passes, for the speaker i: consistent(B), novel(B), contingent(B)
 %  and per modelled literal X in `explains` problem(X, Surprising,
-%  Explanatory, Distinct) (see bridge/epistemic/abduction.py).
+%  Explanatory, Distinct) (see src/grounded/epistemic/abduction.py).
 violation(hypothesize, _, Op, hypothesize_not_surprising, M) :-
     epistemic(Op, agent(I)), field(Op, claim, L),
     findall(X, epistemic(Op, problem(X, _, _, _)), Xs), Xs \== [],

@@ -244,7 +244,7 @@ class DecideName(Predicate):
 
 
 class EpAgent(Predicate):
-    """The agent whose Definition A.2 checks the verdicts of step s report (bridge/epistemic/verdicts.py)."""
+    """The agent whose Definition A.2 checks the verdicts of step s report (src/grounded/epistemic/verdicts.py)."""
 
     s = IntegerField
     agent = Text

@@ -25,7 +25,7 @@ def load(name: str) -> dict:
     text = (resources.files(__package__) / f"{name}.yaml").read_text(encoding="utf-8")
     data = yaml.safe_load(text)
     if not isinstance(data, dict) or not isinstance(data.get("source"), str):
-        raise ValueError(f"interpreter/lexicon/{name}.yaml: a mapping with a `source` note")
+        raise ValueError(f"src/grounded/interpreter/lexicon/{name}.yaml: a mapping with a `source` note")
     return data
 
 

@@ -37,5 +37,5 @@ def rules_note(endpoint_configured: bool, path: Path | None = None) -> str:
         figure = "no measured F1 recorded"
     else:
         figure = (f"multi-label F1 {data['f1']:.2f} on the held-out corpus's {data.get('split', '?')} split "
-                  f"({data['turns']} turns, {path or 'interpreter/rules_baseline.json'})")
+                  f"({data['turns']} turns, {path or 'src/grounded/interpreter/rules_baseline.json'})")
     return f"{why}the offline rules interpreter is a baseline: {figure}"

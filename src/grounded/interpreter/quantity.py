@@ -22,7 +22,7 @@ NUMBER_WORDS: dict[str, float] = {str(k): float(v) for k, v in _LEXICON["number_
 VAGUE: dict[str, tuple[float, float]] = {str(k): (float(v[0]), float(v[1])) for k, v in _LEXICON["vague"].items()}
 """Vague amounts, as intervals."""
 UNITS: dict[str, tuple[str, float]] = {str(k).lower(): (str(v[0]), float(v[1])) for k, v in _LEXICON["units"].items()}
-"""Unit words: (measure, size in the measure's base unit); interpreter/lexicon/quantity.yaml."""
+"""Unit words: (measure, size in the measure's base unit); src/grounded/interpreter/lexicon/quantity.yaml."""
 
 TOLERANCE = 0.25
 """An exact amount reads as itself give or take this share ("about 3x" meets "roughly three times")."""

@@ -10,7 +10,7 @@ one.  A view of the state is selected with the external ``now(x)``; the
 previous view's external is released, so old views cost nothing afterwards.
 
 ``OneShotHistory`` answers for a whole log at once: the same rules, their part
-parameters turned into variables (bridge/solvers/oneshot.py), one ground call
+parameters turned into variables (src/grounded/solvers/oneshot.py), one ground call
 and one solve, decided by propagation alone.  That is what ``grounded check``
 uses.
 

@@ -29,7 +29,7 @@ each clause into parts, each part with its stance:
 
 Claims' own texts go through the same reading (o9 is "401 'token expired',
 not 503 'session lookup failed'"), so a clause and a claim agree when their
-stances do (``relation``).  The cue lists are data (interpreter/lexicon/polarity.yaml, with
+stances do (``relation``).  The cue lists are data (src/grounded/interpreter/lexicon/polarity.yaml, with
 their source); they were tuned only on the development split of the
 verifier set (bench/data/verifier.yaml), never on its test split, and hold no
 number or rare word of a scenario or verifier item (tests/test_lexicon.py).

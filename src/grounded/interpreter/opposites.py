@@ -2,7 +2,7 @@
 
 "Sales fell" against "sales rose", "Marta supports the rota" against "Marta
 opposes the rota": similarity finds the topic and no negator marks the
-denial.  The pairs are data (interpreter/lexicon/opposites.yaml, with their
+denial.  The pairs are data (src/grounded/interpreter/lexicon/opposites.yaml, with their
 source); a side's irregular forms are listed there and every other form is
 matched through the stemmer the reader already uses.
 """
