@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from grounded.cli.app import app
+from grounded.cli.app import STARTUP, app
 from grounded.core.errors import GroundedError
 
 
@@ -42,7 +42,8 @@ def _options(
 def main() -> None:
     """Entry point: run the app, turning every error into one line on stderr (exit 2)."""
     try:
-        status = app(standalone_mode=False)
+        with STARTUP:  # no garbage collection while the command's modules are imported
+            status = app(standalone_mode=False)
     except (typer.Abort, KeyboardInterrupt):
         print("interrupted", file=sys.stderr)
         sys.exit(130)

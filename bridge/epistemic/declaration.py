@@ -34,7 +34,7 @@ MAX_ATOMS = MAX_UNIVERSE.bit_length() - 1
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class WorldAgent(_Strict):
