@@ -25,7 +25,8 @@ NOT_FOR_VERSION = {"pydantic", "grounded.engine", "grounded.dmap.model", "ground
                    "grounded.cli.query", "grounded.cli.serve", "grounded.bench.cli", "yaml"}
 NOT_FOR_A_SNAPSHOT_QUERY = {"grounded.scenario", "grounded.present.notebook", "grounded.present.picture",
                             "grounded.service", "grounded.cli.serve", "grounded.cli.author", "grounded.crosscheck",
-                            "grounded.interpreter", "grounded.bench.cli", "grounded.epistemic.model", "yaml"}
+                            "grounded.interpreter", "grounded.bench.cli", "grounded.epistemic.model", "yaml",
+                            "grounded.epistemic.formula", "grounded.epistemic.parse"}
 
 
 @pytest.fixture(scope="module")
