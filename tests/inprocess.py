@@ -8,6 +8,7 @@ start-up is saved.  A few tests still run real processes (test_cli.py).
 from __future__ import annotations
 
 import contextlib
+import gc
 import io
 import os
 import sys
@@ -31,6 +32,7 @@ def run_cli(*args: object, app: typer.Typer | None = None) -> tuple[int, str, st
         code = exc.code if isinstance(exc.code, int) else int(bool(exc.code))
     finally:
         sys.argv = argv
+        gc.unfreeze()  # what main froze at start-up (grounded.cli.app.StartupCollector) is this process's to collect
     return code, stdout.getvalue(), stderr.getvalue()
 
 

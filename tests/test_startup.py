@@ -23,7 +23,8 @@ NOT_FOR_VERSION = {"pydantic", "grounded.engine", "grounded.dmap.model", "ground
                    "grounded.cli.query", "grounded.cli.serve", "yaml"}
 NOT_FOR_A_SNAPSHOT_QUERY = {"grounded.scenario", "grounded.present.notebook", "grounded.present.picture",
                             "grounded.service", "grounded.cli.serve", "grounded.cli.author", "grounded.crosscheck",
-                            "grounded.interpreter", "grounded.epistemic.model", "yaml"}
+                            "grounded.interpreter", "grounded.epistemic.model", "yaml",
+                            "grounded.epistemic.formula", "grounded.epistemic.parse"}
 
 
 @pytest.fixture(scope="module")
@@ -59,6 +60,58 @@ def test_a_query_from_the_snapshot_starts_no_solver_and_answers_as_a_replay(talk
     assert cached.returncode == replayed.returncode and cached.returncode in (0, 1), cached.stderr
     assert json.loads(cached.stdout) == json.loads(replayed.stdout)
     assert json.loads(cached.stdout)["claim"] == literal
+
+
+def test_importing_the_query_path_builds_no_pydantic_validator():
+    """Grounded's models build their validators when first used (``defer_build``): importing the engine and the
+    registry builds none, and a model validated afterwards still refuses what it did before."""
+    script = """
+import json
+import grounded.engine, grounded.queries.registry
+from pydantic import BaseModel, ValidationError
+from grounded.dmap.model import Header
+def subclasses(c):
+    for s in c.__subclasses__():
+        yield s
+        yield from subclasses(s)
+ours = {m for m in subclasses(BaseModel) if m.__module__.startswith("grounded.")}
+built = sorted(m.__qualname__ for m in ours if m.__pydantic_complete__)
+try:
+    Header.model_validate({"agents": {"a": {"authority": "yes"}}})
+    refused = None
+except ValidationError as exc:
+    refused = exc.errors()[0]["loc"]
+print(json.dumps({"models": len(ours), "built": built, "refused": refused}))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert found["models"] >= 20 and found["built"] == [], found  # Header, Argument, the answers, ...
+    assert found["refused"] == ["agents", "a", "authority"]  # StrictBool still strict once built
+
+
+def test_a_query_collects_no_garbage_before_start_up_is_frozen(talk):
+    """The collector is off while main imports the command (grounded.cli.app.StartupCollector): every collection
+    of the query comes after ``gc.freeze``, and the collector is on again, as the caller had it."""
+    path, env, claim, _ = talk
+    script = f"""
+import gc, json, sys
+frozen_then = []
+gc.callbacks.append(lambda phase, info: phase == "start" and frozen_then.append(gc.get_freeze_count() > 0))
+from grounded.cli import main
+frozen_then.clear()
+sys.argv = ["grounded", "verify", {str(path)!r}, {claim!r}]
+try:
+    main()
+except SystemExit as exc:
+    code = exc.code
+print(json.dumps({{"code": code, "frozen_then": frozen_then, "enabled": gc.isenabled()}}))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout.splitlines()[-1])
+    assert found["code"] in (0, 1) and found["enabled"], found
+    assert all(found["frozen_then"]), f"{found['frozen_then'].count(False)} collections during start-up"
 
 
 def test_a_query_with_lines_after_the_snapshot_starts_the_rules(talk, tmp_path):

@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from grounded.cli.app import app
+from grounded.cli.app import STARTUP, app
 from grounded.core.errors import GroundedError
 
 
@@ -43,7 +43,8 @@ def main(cli: typer.Typer = app) -> None:
     """Entry point: run the app (or another typer app: ``python -m bench``), turning every error into one line on
     stderr (exit 2)."""
     try:
-        status = cli(standalone_mode=False)
+        with STARTUP:  # no garbage collection while the command's modules are imported
+            status = cli(standalone_mode=False)
     except (typer.Abort, KeyboardInterrupt):
         print("interrupted", file=sys.stderr)
         sys.exit(130)

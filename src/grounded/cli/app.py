@@ -19,6 +19,7 @@ grounded, for ``verify``), 1 answered and not grounded / no anchor (for
 
 from __future__ import annotations
 
+import gc
 import importlib
 import time
 from collections.abc import Callable
@@ -69,7 +70,10 @@ class LazyGroup(TyperGroup):
     def resolve_command(self, ctx: Context, args: list[str]) -> tuple[str | None, Command | None, list[str]]:
         if args and args[0] not in COMMANDS:  # a typo: the suggestions need every command's name
             self.list_commands(ctx)
-        return super().resolve_command(ctx, args)
+        try:
+            return super().resolve_command(ctx, args)
+        finally:
+            STARTUP.resume()  # the command's modules are imported
 
     def _load(self, name: str) -> None:
         module = COMMANDS.get(name)
@@ -88,6 +92,39 @@ class LazyGroup(TyperGroup):
                                                      rich_markup_mode=app.rich_markup_mode))
 
 
+class StartupCollector:
+    """The cyclic garbage collector is off while ``main`` imports what the command needs.
+
+    Importing makes many objects (modules, classes, functions) and almost no
+    garbage, yet the collector ran during it, over everything imported so far,
+    and once more at exit: about 7% of the instructions of a query answered
+    from a snapshot (issue 23, docs/reliability.md, start-up).  ``resume``
+    (once the command's module is imported) freezes what start-up made, so no
+    later collection scans it again (``gc.freeze``), and turns the collector
+    back on, for the command; leaving ``main`` does the same if no command got
+    that far (``--version``, an error).  What start-up froze stays frozen: it lives as long as the
+    process (an in-process caller may ``gc.unfreeze()``, as tests/inprocess.py does).
+    """
+
+    def __init__(self) -> None:
+        self.paused = False
+
+    def __enter__(self) -> StartupCollector:
+        self.paused = gc.isenabled()
+        gc.disable()
+        return self
+
+    def resume(self) -> None:
+        if self.paused:
+            self.paused = False
+            gc.freeze()
+            gc.enable()
+
+    def __exit__(self, *exc: object) -> None:
+        self.resume()
+
+
+STARTUP = StartupCollector()
 app = typer.Typer(cls=LazyGroup, add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True,
                   help="Check whether a continuation still rests on what a conversation has established.")
 out = Console(highlight=False, soft_wrap=True)

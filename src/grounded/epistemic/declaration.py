@@ -22,19 +22,22 @@ background constraint holds from the moment all its atoms are in the model.
 from __future__ import annotations
 
 from graphlib import CycleError, TopologicalSorter
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from grounded.core.bounds import MAX_FORMULA_DEPTH, MAX_FORMULA_SIZE, MAX_UNIVERSE, preview
 from grounded.core.literals import Atom
-from grounded.epistemic.formula import Formula, agents, atoms, boolean_value, depth, is_propositional, size
-from grounded.epistemic.parse import FormulaSyntaxError, parse
+
+if TYPE_CHECKING:  # formula and parse are imported where used: every header's model imports this module, and
+    # a header declaring no world (a query answered from a snapshot) never parses a formula (issue 23)
+    from grounded.epistemic.formula import Formula
 
 MAX_ATOMS = MAX_UNIVERSE.bit_length() - 1
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class WorldAgent(_Strict):
@@ -60,6 +63,8 @@ class WorldDeclaration(_Strict):
     @field_validator("formulas")
     @classmethod
     def _formulas_parse(cls, value: dict[str, str]) -> dict[str, str]:
+        from grounded.epistemic.parse import FormulaSyntaxError, parse
+
         for name, text in value.items():
             try:
                 parse(text)
@@ -70,6 +75,8 @@ class WorldDeclaration(_Strict):
     @field_validator("background")
     @classmethod
     def _background_parses(cls, value: list[str]) -> list[str]:
+        from grounded.epistemic.parse import FormulaSyntaxError, parse
+
         for i, text in enumerate(value):
             try:
                 parse(text)
@@ -79,6 +86,9 @@ class WorldDeclaration(_Strict):
 
     @model_validator(mode="after")
     def _consistent(self) -> WorldDeclaration:
+        from grounded.epistemic.formula import atoms, boolean_value, depth, size
+        from grounded.epistemic.parse import parse
+
         if len(set(self.atoms)) != len(self.atoms):
             raise ValueError(f"atoms repeat: {self.atoms}")
         defs = {name: parse(text) for name, text in self.formulas.items()}
@@ -136,17 +146,23 @@ class WorldDeclaration(_Strict):
 
     def expanded_depth(self, f: Formula) -> int:
         """The nesting depth of ``f`` with the names it uses replaced by their definitions."""
+        from grounded.epistemic.formula import depth
+
         return depth(f, self._depths)
 
     def expanded_size(self, f: Formula) -> int:
         """The number of nodes of ``f`` with the names it uses replaced by their definitions
         (counted, not built: evaluation reads each definition once)."""
+        from grounded.epistemic.formula import size
+
         return size(f, self._sizes)
 
     def background_formulas(self) -> list[Formula]:
         return list(self._background)
 
     def mentioned(self) -> set[str]:
+        from grounded.epistemic.formula import atoms
+
         found: set[str] = set()
         for f in (*self._defs.values(), *self._background):
             found |= atoms(f)
@@ -168,6 +184,8 @@ class WorldDeclaration(_Strict):
     def check_agents(self, header_agents: list[str]) -> None:
         """The modelled agents are header agents (when the header names any), and
         every agent a formula names is modelled."""
+        from grounded.epistemic.formula import agents
+
         names = self.agent_names(header_agents)
         if not names:
             raise ValueError("no agents to model: declare agents in the header or under world.agents")
@@ -184,6 +202,8 @@ class WorldDeclaration(_Strict):
 def _propositional(f: Formula, defs: dict[str, Formula], known: dict[str, bool]) -> bool:
     """Propositional, with every defined name it uses standing for a propositional formula
     (each name looked at once: ``known`` remembers the answer)."""
+    from grounded.epistemic.formula import atoms, is_propositional
+
     if not is_propositional(f):
         return False
     for name in atoms(f) & set(defs):

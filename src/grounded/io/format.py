@@ -47,7 +47,7 @@ class ExtensionRef(BaseModel):
     and the sha256 of its ASP twin (``op.lp`` beside ``op.pl``, which `grounded check` reads) if it
     had one.  A log written before twins were recorded has no ``twin_sha256``: it reads as before."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
     name: Name
     sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
     twin_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
@@ -67,7 +67,7 @@ class LogOrigin(BaseModel):
     such a log is replayed under whatever rules and extensions are given.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
     rules: Name | None = None
     extensions: list[ExtensionRef] | None = None
 

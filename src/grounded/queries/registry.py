@@ -58,7 +58,7 @@ class Source(Protocol):
 class Params(BaseModel):
     """No parameters besides ``at``."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class ClaimParams(Params):
@@ -77,7 +77,7 @@ class ArgumentsParams(Params):
 
 
 class Answer(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     at: int | None = Field(description="The turn asked about (null: the latest).")
 
