@@ -626,6 +626,13 @@ request(new_state(M, Sent), true) :-
     (   Sent = flat(_, _) -> flat_facts(Sent, Facts) ; Facts = Sent ),
     new_state(M, Facts),
     use_state(M), rebuild_levels, rebuild_settled.
+%  add_facts(M, Sent, Last): more of a state being restored in parts (after
+%  new_state(M, [])), so that neither side holds all of it as text at once;
+%  the levels are rebuilt with the last part.
+request(add_facts(M, Sent, Last), true) :-
+    (   Sent = flat(_, _) -> flat_facts(Sent, Facts) ; Facts = Sent ),
+    add_facts(M, Facts),
+    (   Last == true -> use_state(M), rebuild_levels, rebuild_settled ; true ).
 request(free_state(M), true) :-
     forget_state(M).
 request(state_facts(M), Facts) :-

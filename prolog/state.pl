@@ -16,7 +16,7 @@
             last_turn/1, arg_count/1, dep_level/3, att_level/2, cycle_found/1,
             rested_on/2, settled_by/3,
             store/1, unstore/1, literal_key/3, saved_counters/1, restore_counters/1,
-            db/1, use_state/1, new_state/2, clear_state/1, forget_state/1, state_facts/2
+            db/1, use_state/1, new_state/2, add_facts/2, clear_state/1, forget_state/1, state_facts/2
           ]).
 
 
@@ -154,6 +154,10 @@ forget_state(M) :-
 new_state(M, Facts) :-
     forall(( state_predicate(N/A) ; index_predicate(N/A) ), dynamic(M:N/A)),
     clear_state(M),
+    add_facts(M, Facts).
+
+%  add_facts(+Module, +Facts): Module holds Facts too (a state restored in parts).
+add_facts(M, Facts) :-
     forall(member(F, Facts), ( state_fact(F) -> store_in(M, F) ; type_error(state_fact, F) )).
 
 store_in(M, F) :-

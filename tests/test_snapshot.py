@@ -137,6 +137,26 @@ def test_a_log_rewritten_under_its_snapshot_is_read_again(tmp_path):
     assert Engine.load(path, snapshot=True).log_status.restored == 2  # written again, for the cut log
 
 
+def test_a_restored_state_enters_the_rules_in_parts_as_a_whole(tmp_path, monkeypatch):
+    """A state restored from a snapshot goes into the rules in parts of RESTORE_PART facts (the whole state
+    as one text held more memory than the state itself): the parts make the state a replay makes, and the
+    next utterance is decided alike."""
+    from grounded.solvers import prolog
+
+    path = tmp_path / "talk.jsonl"
+    conversation(path, [f"o{i}" for i in range(12)])
+    replayed = Engine.load(path)
+    assert Engine.load(path, snapshot=True).log_status.restored == 0  # writes the snapshot
+    monkeypatch.setattr(prolog, "RESTORE_PART", 7)
+    assert len(replayed.prolog_state()) > 3 * 7
+    restored = Engine.load(path, snapshot=True)
+    assert restored.log_status.restored == 24
+    same(restored, replayed)
+    nxt = {"speaker": "a", "ops": [{"op": "hypothesize", "claim": "h1", "deps": ["o3", "o5"]}]}
+    assert restored.apply(nxt).effects == replayed.apply(nxt).effects
+    same(restored, replayed)
+
+
 @pytest.mark.parametrize("damage", ["flip", "torn", "empty", "garbage"])
 def test_a_torn_or_corrupt_snapshot_is_ignored_with_a_note_and_written_again(tmp_path, damage):
     path = tmp_path / "talk.jsonl"

@@ -343,13 +343,24 @@ class RuleState:
     def _ready(self, catch_up: bool = True) -> None:
         if self._facts is not None:
             facts, self._facts = self._facts, None
-            given = facts()
-            flat = flat_facts(given)
-            sent: Value = given if flat is None else ("flat", PlString(flat[0]), flat[1])
-            self.rules.request(("new_state", self.module, sent), "text")
+            self._put_facts(facts())
         if catch_up and self.behind is not None:
             self.rules.request(("catch_up", self.module, self.behind), "text")
             self.behind = None
+
+    def _put_facts(self, given: list[Value]) -> None:
+        """This state is ``given``: in one request, or for a large state in parts of RESTORE_PART facts
+        (``add_facts``), so that the text of the whole state (and its tokens on the Prolog side) is never
+        held at once: restoring 10^5 utterances that way held more memory than the state itself."""
+        module, request = self.module, self.rules.request
+        if len(given) <= RESTORE_PART:
+            request(("new_state", module, _sent_facts(given)), "text")
+            return
+        request(("new_state", module, []), "text")
+        for start in range(0, len(given), RESTORE_PART):
+            last = start + RESTORE_PART >= len(given)
+            request(("add_facts", module, _sent_facts(given[start:start + RESTORE_PART]), "true" if last else "false"),
+                    "text")
 
     def _behind(self) -> Value:
         """The turn to catch up on, sent with an utterance (forgotten once the request returns)."""
@@ -441,6 +452,15 @@ class RuleState:
     def facts(self) -> list[Value]:
         """Every fact of this state, sorted, as term data (for tests and cross-checks)."""
         return list(self._ask("state_facts"))
+
+
+RESTORE_PART = 20_000
+"""Facts per request when a state is restored into the rules (``RuleState._put_facts``)."""
+
+
+def _sent_facts(facts: list[Value]) -> Value:
+    flat = flat_facts(facts)
+    return facts if flat is None else ("flat", PlString(flat[0]), flat[1])
 
 
 def state_facts(dm: DependencyMap) -> list[Value]:
