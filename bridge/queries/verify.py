@@ -32,7 +32,7 @@ from grounded.core.display import Displayable
 from grounded.core.vocabulary import GOOD_STANDING
 from grounded.dmap.model import standing_text
 from grounded.dmap.state import ArgRecord, DependencyMap
-from grounded.queries.answer import new, once
+from grounded.queries.answer import ANSWER_SLOTS, filler, new, once
 
 GROUNDED, UNGROUNDED, NO_ANCHOR = "grounded", "ungrounded", "no_anchor"
 
@@ -42,19 +42,31 @@ class Verification(Displayable):
     """The answer to Verify(c), as of turn ``at`` (None: the latest).
 
     A frozen dataclass per kind of answer, each built by ``_answer`` (the
-    one constructor, given the kind) from what the query found, held in
-    ``_basis`` (each kind says what it is), and no more:
+    one constructor, given the kind) from what the query found: the claim,
+    the turn, and ``_basis`` (each kind says what it is), and no more:
     ``grounded`` and ``status`` are class attributes, and ``chain``,
     ``arguments``, ``reason`` and ``failing`` are made when read, as of the
     turn the question was asked, even if the conversation has moved on since.
     Equal answers compare equal, whatever their kind.
     """
 
-    claim: str
-    at: int | None
-    _basis: Any
+    __slots__ = ANSWER_SLOTS
+    _f: tuple[str, int | None, Any]
+    """(claim, at, basis): one slot, set once by ``_answer`` (see ``grounded.queries.answer``)."""
     grounded: ClassVar[bool] = False
     status: ClassVar[str] = NO_ANCHOR
+
+    @property
+    def claim(self) -> str:
+        return self._f[0]
+
+    @property
+    def at(self) -> int | None:
+        return self._f[1]
+
+    @property
+    def _basis(self) -> Any:
+        return self._f[2]
 
     @property
     def arguments(self) -> tuple[int, ...]:
@@ -101,16 +113,18 @@ class Verification(Displayable):
 class Grounded(Verification):
     """Grounded, with the witness the least fixpoint found; ``_basis``: (the map, argument ids, the anchor first)."""
 
+    __slots__ = ()
+
     grounded = True
     status = GROUNDED
 
     @property
     def arguments(self) -> tuple[int, ...]:
-        return tuple(self._basis[1])
+        return tuple(self._f[2][1])
 
     @property
     def chain(self) -> tuple[str, ...]:
-        dm, witness = self._basis
+        dm, witness = self._f[2]
         args = dm.args
         return tuple(dict.fromkeys(args[a - 1].claim for a in witness))
 
@@ -119,12 +133,14 @@ class Grounded(Verification):
 class _Leaf(Verification):
     """Grounded by an anchor resting on nothing (an observation-like argument); ``_basis``: its id."""
 
+    __slots__ = ()
+
     grounded = True
     status = GROUNDED
 
     @property
     def arguments(self) -> tuple[int, ...]:
-        return (self._basis,)
+        return (self._f[2],)
 
     @property
     def chain(self) -> tuple[str, ...]:
@@ -136,23 +152,27 @@ class _Walked(Verification):
     """Grounded, found by the single-claimant walk; ``_basis``: (the map, the witness's claims), each
     naming its one claimant."""
 
+    __slots__ = ()
+
     grounded = True
     status = GROUNDED
 
     @property
     def arguments(self) -> tuple[int, ...]:
-        dm, claims = self._basis
+        dm, claims = self._f[2]
         claimants = dm.claimants  # append-only: the first claimant is the one there was when asked
         return tuple(claimants[c][0] for c in claims)
 
     @property
     def chain(self) -> tuple[str, ...]:
-        return tuple(self._basis[1])
+        return tuple(self._f[2][1])
 
 
 @dataclass(frozen=True, eq=False, repr=False)  # frozen to every name, as the base
 class _NoAnchor(Verification):
     """No argument claims the literal; ``_basis``: None."""
+
+    __slots__ = ()
 
     @property
     def reason(self) -> str:
@@ -164,11 +184,13 @@ class _Ungrounded(Verification):
     """Not grounded, found by the fixpoint; ``_basis``: (the map, the turn the reason is found as of).
     The reason is found when read, by walking down from the newest anchor as of that turn."""
 
+    __slots__ = ()
+
     status = UNGROUNDED
 
     @once
     def _why(self) -> tuple[str, str]:
-        dm, turn = self._basis
+        dm, turn = self._f[2]
         # unchanged since the question (a new utterance always moves the turn): the cheaper latest view
         return _explain(dm, self.claim, None if self.at is None and turn == dm.last_turn else turn)
 
@@ -193,11 +215,13 @@ class _Failed(Verification):
     """Not grounded, found by the single-claimant walk; ``_basis``: where it stopped (``_Failure``).
     The reason is worded from that when read, with no second walk."""
 
+    __slots__ = ()
+
     status = UNGROUNDED
 
     @property
     def reason(self) -> str:
-        path, q, change = self._basis
+        path, q, change = self._f[2]
         if change:  # out of standing (the anchor itself when there is no path)
             note = f"{q} {standing_text(*change)}"
             if path is None:
@@ -212,7 +236,7 @@ class _Failed(Verification):
 
     @property
     def failing(self) -> str:
-        return self._basis[1]
+        return self._f[2][1]
 
 
 # -- the one constructor of each answer ------------------------------------------------
@@ -221,11 +245,11 @@ class _Failed(Verification):
 def _answer(cls: type[Verification], claim: str, at: int | None, basis: Any) -> Verification:
     """Every answer is made here (see ``grounded.queries.answer``: a frozen dataclass filled at once)."""
     answer = new(cls)
-    fields = answer.__dict__
-    fields["claim"] = claim
-    fields["at"] = at
-    fields["_basis"] = basis
+    _fill(answer, (claim, at, basis))
     return answer
+
+
+_fill = filler(Verification)
 
 
 def leaf(record: ArgRecord) -> Verification:
