@@ -149,8 +149,8 @@ class _Leaf(Verification):
 
 @dataclass(frozen=True, eq=False, repr=False)  # frozen to every name, as the base
 class _Walked(Verification):
-    """Grounded, found by the single-claimant walk; ``_basis``: (the map, the witness's claims), each
-    naming its one claimant."""
+    """Grounded, found by the single-claimant walk; ``_basis``: (the map, the witness's claims, each
+    naming its one claimant: a list, or the keys of the walk's ``colour``, in the same order)."""
 
     __slots__ = ()
 
@@ -316,8 +316,8 @@ def anchored(dm: DependencyMap, literal: str, ids: list[int], newest: ArgRecord,
             if rb.standing not in good:
                 return _answer(_Failed, literal, None, ([literal], q, rb.history[-1]))
             if rb.deps:
-                chain = []
-                walked = _walk_below(args, claimants, {}, chain, newest.id, literal, 0)
+                colour: dict[str, bool] = {}
+                walked = _walk_below(args, claimants, colour, newest.id, literal, 0)
                 break
             if q not in chain:  # the anchor's claim and a few of its Dep: a short list
                 chain.append(q)
@@ -328,7 +328,7 @@ def anchored(dm: DependencyMap, literal: str, ids: list[int], newest: ArgRecord,
     except ValueError:  # several arguments claim q
         return _verify_at(dm, literal, None)
     if walked is True:
-        return _answer(_Walked, literal, None, (dm, chain))
+        return _answer(_Walked, literal, None, (dm, colour))
     if walked is None:
         return _verify_at(dm, literal, None)
     return _answer(_Failed, literal, None, walked)
@@ -338,15 +338,15 @@ _DEEPEST = 200
 """Depth at which the single-claimant walk hands over to the fixpoint (it recurses; Dep chains can be 10^5 deep)."""
 
 
-def _walk_below(args: list, claimants: dict[str, list[int]], colour: dict[str, bool], chain: list[str], a: int,
-                claim: str, depth: int, good: frozenset[str] = GOOD_STANDING) -> Literal[True] | _Failure | None:
-    """Walk Dep(a) depth first, appending claims to ``chain`` (a claims ``claim``): True when all of it
-    grounds, where it fails (``_Failure``), None past ``_DEEPEST`` or at a literal with several claimants.
-    A claim is grey (False) while its argument's Dep is walked, black (True) after: meeting a grey one
-    again is circular support, where each step is the only way to ground the next.  The grey claims, in
-    the order they entered ``colour``, are the path from the anchor down: the failure's trail."""
+def _walk_below(args: list, claimants: dict[str, list[int]], colour: dict[str, bool], a: int, claim: str,
+                depth: int, good: frozenset[str] = GOOD_STANDING) -> Literal[True] | _Failure | None:
+    """Walk Dep(a) depth first (a claims ``claim``): True when all of it grounds, where it fails
+    (``_Failure``), None past ``_DEEPEST`` or at a literal with several claimants.  A claim is grey
+    (False) while its argument's Dep is walked, black (True) after: meeting a grey one again is circular
+    support, where each step is the only way to ground the next.  The claims enter ``colour`` in the
+    witness's order, so once all is black its keys are the chain; the grey claims, in that order, are
+    the path from the anchor down: the failure's trail."""
     colour[claim] = False
-    chain.append(claim)
     for q in args[a - 1].deps:
         try:
             (b,) = claimants[q]
@@ -361,11 +361,10 @@ def _walk_below(args: list, claimants: dict[str, list[int]], colour: dict[str, b
         if done is None:
             if not rb.deps:
                 colour[q] = True
-                chain.append(q)
             elif depth >= _DEEPEST:
                 return None
             else:
-                walked = _walk_below(args, claimants, colour, chain, b, q, depth + 1)
+                walked = _walk_below(args, claimants, colour, b, q, depth + 1)
                 if walked is not True:
                     return walked
         elif not done:
