@@ -133,3 +133,15 @@ def test_a_chain_deeper_than_the_walk_recurses_is_answered_by_the_fixpoint(botto
         assert top.failing == f"c{n - 1}"
     shallow = verify(dm, f"c{n - _DEEPEST // 2}")  # within reach of the walk
     assert verdict(shallow) == verdict(_verify_at(dm, f"c{n - _DEEPEST // 2}", None))
+
+
+def test_a_first_level_nothing_else_rests_on_is_answered_without_a_walk():
+    """c1 and c2 rest on c0 and nothing on them: Affected*(c0) is a prefix of the index's own list; once
+    c3 rests on c2, it is walked."""
+    dm = synthetic_map(3, [0, 1, 2], [[], [0], [0]], ["active"] * 3)
+    leaves = affected(dm, "c0")
+    assert leaves._basis[1] is dm.rev["c0"] and leaves._basis[3] is None  # not walked, not copied
+    assert (leaves.claims, leaves.hops, leaves.lose_support) == (["c1", "c2"], [1, 1], ["c1", "c2"])
+    deeper = synthetic_map(4, [0, 1, 2, 3], [[], [0], [0], [2]], ["active"] * 4)  # c3 rests on c2
+    star = affected(deeper, "c0")
+    assert star._basis[1] is not deeper.rev["c0"] and (star.claims, star.hops) == (["c1", "c2", "c3"], [1, 1, 2])

@@ -13,9 +13,9 @@ by each index entry; an argument met twice is skipped where its claim is
 found already done, rather than kept out of the queue by a set.  What the
 walk does not need (the arguments without repeats, the hop of each, which
 of them lose support) is made when first read.  When the answer is the first
-level alone (the usual case: a leaf, or arguments nobody rests on yet),
-nothing is copied: the answer is a prefix of the index's own list, which
-only ever grows at its end.
+level alone (the usual case: a leaf, or arguments nobody rests on yet:
+one look-up per argument shows it), nothing is walked or copied: the answer
+is a prefix of the index's own list, which only ever grows at its end.
 """
 
 from __future__ import annotations
@@ -192,10 +192,12 @@ def affected(dm: DependencyMap, literal: str, closure: bool = True, t: int | Non
         return _answer(literal, False, None, (dm, first, n, None, dm.last_turn))
     args = dm.args
     rev = dm.rev
-    if n == 1:  # the usual answer: one argument rests on the literal, and nothing on its claim
-        claim = args[first[0] - 1].claim
-        if claim == literal or claim not in rev:
-            return _answer(literal, True, None, (dm, first, 1, None, dm.last_turn))
+    for a in first:  # the usual answer: nothing rests on the claims of X_0, which is then all of it
+        claim = args[a - 1].claim
+        if claim != literal and claim in rev:
+            break
+    else:
+        return _answer(literal, True, None, (dm, first, n, None, dm.last_turn))
     # Affected* breadth first from X_0 = first: the queue is read as it grows (here, not in a function
     # of its own: a call is a fifth of a small answer's cost)
     claims: dict[str, None] = {}
