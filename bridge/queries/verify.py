@@ -289,9 +289,10 @@ def anchored(dm: DependencyMap, literal: str, ids: list[int], newest: ArgRecord,
     (they name the arguments), or where it fails (``_Failure``); at a literal
     with several claimants, or past ``_DEEPEST``, the fixpoint answers.  Depth
     first, in the order of Dep, so the first failure met is the one the
-    fixpoint's ``_first_failure`` reports.  When the anchor rests only on
-    arguments that rest on nothing (most witnesses: a hypothesis over
-    observations) one loop suffices; otherwise ``_walk_below`` recurses.
+    fixpoint's ``_first_failure`` reports.  The anchor's own level is walked
+    here, as ``_walk_below`` walks each level below it (so a hypothesis over
+    observations, most witnesses, needs no further call), and ``_walk_below``
+    recurses from each of its Dep that rests on something.
     ``(b,) = claimants[q]`` is the one-claimant test: a KeyError is a literal
     nobody claims, a ValueError one with several claimants.  (The walk is not
     a function of its own: a call is a tenth of a small answer's cost.)
@@ -307,31 +308,32 @@ def anchored(dm: DependencyMap, literal: str, ids: list[int], newest: ArgRecord,
         return _verify_at(dm, literal, None)
     args = dm.args
     claimants = dm.claimants
-    chain = [literal]
+    colour = {literal: False}  # the anchor's level of ``_walk_below``, here: the keys become the chain
     q = literal
     try:
         for q in deps:
+            done = colour.get(q)
+            if done:
+                continue
+            if done is not None:  # the anchor rests on its own claim
+                return _answer(_Failed, literal, None, ([literal], q, False))
             (b,) = claimants[q]
             rb = args[b - 1]
             if rb.standing not in good:
                 return _answer(_Failed, literal, None, ([literal], q, rb.history[-1]))
-            if rb.deps:
-                colour: dict[str, bool] = {}
-                walked = _walk_below(args, claimants, colour, newest.id, literal, 0)
-                break
-            if q not in chain:  # the anchor's claim and a few of its Dep: a short list
-                chain.append(q)
-        else:
-            return _answer(_Walked, literal, None, (dm, chain))
+            if not rb.deps:
+                colour[q] = True
+                continue
+            walked = _walk_below(args, claimants, colour, b, q, 1)
+            if walked is None:
+                return _verify_at(dm, literal, None)
+            if walked is not True:
+                return _answer(_Failed, literal, None, walked)
     except KeyError:  # nobody claims q
         return _answer(_Failed, literal, None, ([literal], q, None))
     except ValueError:  # several arguments claim q
         return _verify_at(dm, literal, None)
-    if walked is True:
-        return _answer(_Walked, literal, None, (dm, colour))
-    if walked is None:
-        return _verify_at(dm, literal, None)
-    return _answer(_Failed, literal, None, walked)
+    return _answer(_Walked, literal, None, (dm, colour))
 
 
 _DEEPEST = 200
@@ -348,6 +350,11 @@ def _walk_below(args: list, claimants: dict[str, list[int]], colour: dict[str, b
     the path from the anchor down: the failure's trail."""
     colour[claim] = False
     for q in args[a - 1].deps:
+        done = colour.get(q)  # a claim met before has one claimant, in good standing: no look-up again
+        if done:
+            continue
+        if done is not None:
+            return _greys(colour), q, False
         try:
             (b,) = claimants[q]
         except KeyError:  # nobody claims q
@@ -357,18 +364,14 @@ def _walk_below(args: list, claimants: dict[str, list[int]], colour: dict[str, b
         rb = args[b - 1]
         if rb.standing not in good:
             return _greys(colour), q, rb.history[-1]
-        done = colour.get(q)
-        if done is None:
-            if not rb.deps:
-                colour[q] = True
-            elif depth >= _DEEPEST:
-                return None
-            else:
-                walked = _walk_below(args, claimants, colour, b, q, depth + 1)
-                if walked is not True:
-                    return walked
-        elif not done:
-            return _greys(colour), q, False
+        if not rb.deps:
+            colour[q] = True
+        elif depth >= _DEEPEST:
+            return None
+        else:
+            walked = _walk_below(args, claimants, colour, b, q, depth + 1)
+            if walked is not True:
+                return walked
     colour[claim] = True
     return True
 
