@@ -121,7 +121,9 @@ class Affected(Displayable):
         dm, order, n, claims, _ = basis
         if claims is None:
             args = dm.args
-            return list(dict.fromkeys(args[a - 1].claim for a in order[:n]))
+            if n == 1:
+                return [args[order[0] - 1].claim]
+            return list(dict.fromkeys([args[a - 1].claim for a in order[:n]]))  # a list: no generator frame
         return list(claims)
 
     @once
