@@ -349,7 +349,7 @@ def compare(
     peer_limit: Annotated[float | None, typer.Option(
         help="Seconds ASPARTIX-style and PyArg may take per framework (default 30).")] = None,
     streams: Annotated[str | None, typer.Option(
-        help="Comma-separated conversations to query: naive, realistic (default both).")] = None,
+        help="Comma-separated conversations to query: naive, realistic, deep (default all three).")] = None,
     queries_only: Annotated[bool, typer.Option(
         "--queries-only", help="Only the per-answer-size query table and its target check.")] = False,
 ) -> None:

@@ -11,8 +11,10 @@ The peers:
   (python-argumentation), the last two in a subprocess with a time limit.
 
 What is measured, on synthetic conversations of K turns fed through
-``Engine.apply`` (``synthetic.py``: the naive regime, and the realistic
-stream, with every operation and competing hypotheses sharing questions);
+``Engine.apply`` (``synthetic.py``: the naive regime; the realistic
+stream, with every operation and competing hypotheses sharing questions;
+and the deep one, the realistic stream with long support chains, which
+alone fills the |A*| > 20 band and most of the 5+ witnesses);
 the authors' engine is fed the same accepted utterances:
 
 * Verify and Affected* per query, at equal answer size: a query enters a
@@ -75,7 +77,10 @@ AFFECTED_BANDS = ((0, 1), (2, 4), (5, 20), (21, None))
 """|A*| bands: (least, most), None for no upper bound."""
 BUCKETS = ("Affected* |A*|=0-1", "Affected* |A*|=2-4", "Affected* |A*|=5-20", "Affected* |A*|>20",
            "Verify |Dep*|=1", "Verify |Dep*|=2-4", "Verify |Dep*|>=5", "Verify not grounded")
-STREAMS = ("naive", "realistic")
+STREAMS = ("naive", "realistic", "deep")
+DEEP_LINE = 12
+"""Topics per line of the deep stream (``synthetic.realistic``'s ``depth``): witnesses of up to about
+two dozen claims, and Affected* answers of dozens, short of the authors' recursive walk's depth limit."""
 TARGET, REASON_TARGET = 1.0, 1.5
 """Issue 23: the ``Engine`` call at most the authors' time in every band; the call and reading ``.reason``
 of a not-grounded answer at most 1.5x."""
@@ -98,7 +103,8 @@ class Settings:
     """Seconds a subprocess peer (ASPARTIX-style, PyArg) may take on one framework."""
     seed: int = 0
     streams: tuple[str, ...] = STREAMS
-    """Conversations queried: ``synthetic.build`` (naive) and ``synthetic.realistic`` (every operation)."""
+    """Conversations queried: ``synthetic.build`` (naive), ``synthetic.realistic`` (every operation), and the
+    realistic stream in lines of ``DEEP_LINE`` topics each resting on the last (deep)."""
     queries_only: bool = False
     """Skip ingestion, memory and Dung semantics (the per-band query table and its check only)."""
 
@@ -124,7 +130,12 @@ class Subject:
 
 def subject(k: int, seed: int, queries: int, stream: str = "naive") -> Subject:
     """One conversation of k turns in ``stream``, fed to every peer, and the queries drawn for each bucket."""
-    conv = realistic(k, seed) if stream == "realistic" else build(k, "naive", seed)
+    if stream == "naive":
+        conv = build(k, "naive", seed)
+    elif stream in ("realistic", "deep"):
+        conv = realistic(k, seed, DEEP_LINE if stream == "deep" else 0)
+    else:
+        raise ValueError(f"no stream {stream!r} (expected one of {', '.join(STREAMS)})")
     authors = ReferenceEngine()
     for u in conv.history:
         authors.apply(u)

@@ -12,7 +12,12 @@ Three regimes, the first two following App. E4 of the paper:
   everyone's awareness, some superseding an earlier one), competing
   hypotheses explaining the question (and one long-lived question every
   topic adds a proposal to), support and undermining among them, revisions,
-  and a resolution, consensual or by authority over dissent.
+  and a resolution, consensual or by authority over dissent;
+* deep (``realistic`` with ``depth``): the realistic stream where nearly
+  every answer rests on the answer the previous topic settled, in lines of
+  ``depth`` topics: long support chains, so Verify's witnesses reach 5 to
+  dozens of claims and Affected* of a line's first evidence dozens of
+  arguments (the other streams make few or none of either).
 
 Every utterance goes through ``Engine.apply`` (and so through the Prolog
 rules); the accepted ones are returned as the history a replay baseline reads.
@@ -186,9 +191,9 @@ class _Talk:
         return True
 
 
-def _topic(talk: _Talk, i: int, earlier: list[str]) -> str | None:
+def _topic(talk: _Talk, i: int, earlier: list[str], deep: bool = False) -> str | None:
     """Topic ``i``: its question, evidence, 2-4 competing answers and how they fare; the answer
-    it resolves (None if none), which later topics may rest on."""
+    it resolves (None if none), which later topics may rest on (``deep``: nearly always, on the newest)."""
     rng, who = talk.rng, rng_speaker(talk.rng)
     q, oa, ob = f"q{i}", f"o{i}a", f"-o{i}b" if rng.random() < 0.3 else f"o{i}b"
     talk.say(who(), {"op": "question", "claim": q})
@@ -200,8 +205,8 @@ def _topic(talk: _Talk, i: int, earlier: list[str]) -> str | None:
     for j in range(rng.choice((2, 2, 3, 4))):
         h = f"-h{i}_{j}" if rng.random() < 0.15 else f"h{i}_{j}"
         deps = rng.sample([oa, ob], rng.choice((1, 2)))
-        if earlier and rng.random() < 0.3:  # resting on what an earlier topic settled
-            deps.append(rng.choice(earlier[-5:]))
+        if earlier and rng.random() < (0.9 if deep else 0.3):  # resting on what an earlier topic settled
+            deps.append(earlier[-1] if deep else rng.choice(earlier[-5:]))
         explains = [q, SHARED_QUESTION] if j == 0 and i % 3 == 0 else [q]
         if talk.say(who(), {"op": "hypothesize", "claim": h, "deps": deps, "explains": explains}):
             answers.append(h)
@@ -240,15 +245,18 @@ def rng_speaker(rng: random.Random) -> Callable[[], str]:
     return lambda: rng.choice(SPEAKERS)
 
 
-def realistic(k: int, seed: int) -> Conversation:
-    """A conversation of k turns in the realistic regime (see the module's docstring)."""
+def realistic(k: int, seed: int, depth: int = 0) -> Conversation:
+    """A conversation of k turns in the realistic regime, or the deep one with lines of ``depth`` topics
+    (see the module's docstring)."""
     rng = random.Random(seed)
     talk = _Talk(Conversation(Engine(HEADER)), k, rng)
     talk.say("alice", {"op": "question", "claim": SHARED_QUESTION})
     settled: list[str] = []
     i = 1
     while not talk.full():
-        chosen = _topic(talk, i, settled)
+        if depth and i % depth == 0:  # a new line of topics: its chain starts afresh
+            settled.clear()
+        chosen = _topic(talk, i, settled, deep=depth > 0)
         if chosen is not None:
             settled.append(chosen)
             del settled[:-5]

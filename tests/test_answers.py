@@ -130,3 +130,24 @@ def test_an_affected_answer_read_late_reads_hops_and_standings_as_of_its_questio
     assert star.claim_hops == {"h0": 1, "h2": 2, "h1": 3} and star.lose_support == ["h0", "h2", "h1"]
     assert e.affected("o1").lose_support == ["h0", "h1"]
     e.close()
+
+
+def test_answers_are_slotted_with_one_field_and_keep_what_is_read_once():
+    """Each answer holds one tuple field and no instance dictionary (cheaper to make: bench/compare.py);
+    what it computes when first read is made once and kept, whichever instance reads it."""
+    e = _conversation()
+    _say(e, "bob", {"op": "hypothesize", "claim": "h6", "deps": ["h3"]})
+    answers = [e.verify("o1"), e.verify("h2"), e.verify("h3"), e.verify("h5"), e.verify("nobody"),
+               e.verify("h6", at=5), e.affected("o1"), e.affected("h2")]
+    for answer in answers:
+        assert not hasattr(answer, "__dict__"), type(answer).__name__
+        assert [f.name for f in dataclasses.fields(answer)] == ["_f"]
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            answer._f = ()  # type: ignore[misc]
+    star, unknown = e.affected("o1"), e.verify("h6", at=5)
+    assert star.arguments is not star.arguments and star.arguments == [4, 5]  # a copy of what is kept
+    assert star._reached is star._reached  # made once
+    assert unknown.reason == "no argument claims h6 (no anchor)"
+    ungrounded = e.verify("h3", at=6)
+    assert ungrounded._why is ungrounded._why and ungrounded.failing == "o2"
+    e.close()

@@ -80,6 +80,21 @@ def test_the_realistic_stream_is_queried_in_every_size_band_the_peers_agree_on()
     engine.close()
 
 
+def test_the_deep_stream_fills_the_long_bands_the_other_streams_leave_empty():
+    """Long support chains: Affected* answers of more than 20 claims and witnesses of 5 or more, on which
+    the authors' engine, networkx and grounded agree (the query is drawn only then)."""
+    s = compare.subject(1_000, 0, queries=5, stream="deep")
+    engine = s.conv.engine
+    assert {"Affected* |A*|>20", "Verify |Dep*|>=5"} <= set(s.buckets)
+    for p in s.buckets["Affected* |A*|>20"]:
+        assert len(s.authors.affected_closure(p)) > 20
+        assert sorted(engine.affected(p).claims) == s.authors.affected_closure(p)
+    for p in s.buckets["Verify |Dep*|>=5"]:
+        assert len(engine.verify(p).chain) >= 5
+        assert sorted(engine.verify(p).chain) == sorted(s.authors.verify(p)[1])
+    engine.close()
+
+
 def test_the_bands_and_the_target_check():
     assert [compare.affected_band(n) for n in (0, 1, 2, 4, 5, 20, 21, 10**5)] == [
         "Affected* |A*|=0-1", "Affected* |A*|=0-1", "Affected* |A*|=2-4", "Affected* |A*|=2-4",
@@ -108,4 +123,4 @@ def test_the_query_table_alone_on_the_command_line(tmp_path):
     data = json.loads((tmp_path / "compare.json").read_text())
     assert {r["stream"] for r in data["queries"]} == {"realistic"} and data["check"]
     bad = run_bench("compare", "--streams", "naive,chat")
-    assert bad.returncode == 2 and "--streams naive,chat: expected some of naive, realistic" in bad.stderr
+    assert bad.returncode == 2 and "--streams naive,chat: expected some of naive, realistic, deep" in bad.stderr

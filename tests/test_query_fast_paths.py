@@ -134,3 +134,38 @@ def test_a_chain_deeper_than_the_walk_recurses_is_answered_by_the_fixpoint(botto
         assert top.failing == f"c{n - 1}"
     shallow = verify(dm, f"c{n - _DEEPEST // 2}")  # within reach of the walk
     assert verdict(shallow) == verdict(_verify_at(dm, f"c{n - _DEEPEST // 2}", None))
+
+
+def test_a_first_level_nothing_else_rests_on_is_answered_without_a_walk():
+    """c1 and c2 rest on c0 and nothing on them: Affected*(c0) is a prefix of the index's own list; once
+    c3 rests on c2, it is walked."""
+    dm = synthetic_map(3, [0, 1, 2], [[], [0], [0]], ["active"] * 3)
+    leaves = affected(dm, "c0")
+    assert leaves._basis[1] is dm.rev["c0"] and leaves._basis[3] is None  # not walked, not copied
+    assert (leaves.claims, leaves.hops, leaves.lose_support) == (["c1", "c2"], [1, 1], ["c1", "c2"])
+    deeper = synthetic_map(4, [0, 1, 2, 3], [[], [0], [0], [2]], ["active"] * 4)  # c3 rests on c2
+    star = affected(deeper, "c0")
+    assert star._basis[1] is not deeper.rev["c0"] and (star.claims, star.hops) == (["c1", "c2", "c3"], [1, 1, 2])
+
+
+class _CountingLookups(dict):
+    """The claimants index, counting each literal's look-ups."""
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*args)
+        self.counts: dict[str, int] = {}
+
+    def __getitem__(self, key: str) -> list[int]:
+        self.counts[key] = self.counts.get(key, 0) + 1
+        return super().__getitem__(key)
+
+
+def test_the_walk_looks_each_literal_of_the_witness_up_once():
+    """c3 rests on c0 (resting on nothing), then c2, which rests on c1 and c0: the anchor's level is
+    walked once, whatever comes after a literal resting on nothing."""
+    dm = synthetic_map(4, [0, 1, 2, 3], [[], [], [1, 0], [0, 2]], ["active"] * 4)
+    dm.claimants = _CountingLookups(dm.claimants)
+    v = verify(dm, "c3")
+    assert dm.claimants.counts == {"c0": 1, "c2": 1, "c1": 1}  # c0 once, though met twice
+    assert v.grounded and v.chain == ("c3", "c0", "c2", "c1") and v.arguments == (4, 1, 3, 2)
+    assert v == _verify_at(dm, "c3", None)

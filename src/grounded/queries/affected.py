@@ -13,9 +13,9 @@ by each index entry; an argument met twice is skipped where its claim is
 found already done, rather than kept out of the queue by a set.  What the
 walk does not need (the arguments without repeats, the hop of each, which
 of them lose support) is made when first read.  When the answer is the first
-level alone (the usual case: a leaf, or arguments nobody rests on yet),
-nothing is copied: the answer is a prefix of the index's own list, which
-only ever grows at its end.
+level alone (the usual case: a leaf, or arguments nobody rests on yet:
+one look-up per argument shows it), nothing is walked or copied: the answer
+is a prefix of the index's own list, which only ever grows at its end.
 """
 
 from __future__ import annotations
@@ -27,15 +27,18 @@ from typing import Any
 from grounded.core.display import Displayable
 from grounded.core.vocabulary import GOOD_STANDING
 from grounded.dmap.state import DependencyMap
-from grounded.queries.answer import new, once
+from grounded.queries.answer import ANSWER_SLOTS, filler, new, once
+
+_Basis = tuple[DependencyMap, list[int], int, dict[str, None] | None, int | None] | None
 
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Affected(Displayable):
     """The answer to Affected(p) or Affected*(p) as of some turn.
 
-    A frozen dataclass, built by ``_answer`` alone from what the walk found.
-    ``_basis`` is None when nothing rests on the literal, else (the map; the
+    A frozen dataclass, built by ``_answer`` alone from the literal, the
+    question (Affected* or not, and its turn) and what the walk found:
+    ``_basis``, None when nothing rests on the literal, else (the map; the
     walk's queue, or the index's own list when nothing was walked; how many
     of its first entries are X_0; the claims found, each once, None when not
     walked; the turn standings are read at).  ``arguments``, ``hops``,
@@ -45,15 +48,30 @@ class Affected(Displayable):
     given.
     """
 
-    literal: str
-    closure: bool
-    at: int | None
-    _basis: tuple[DependencyMap, list[int], int, dict[str, None] | None, int | None] | None
+    __slots__ = ANSWER_SLOTS
+    _f: tuple[str, bool, int | None, _Basis]
+    """(literal, closure, at, basis): one slot, set once by ``_answer`` (see ``grounded.queries.answer``)."""
+
+    @property
+    def literal(self) -> str:
+        return self._f[0]
+
+    @property
+    def closure(self) -> bool:
+        return self._f[1]
+
+    @property
+    def at(self) -> int | None:
+        return self._f[2]
+
+    @property
+    def _basis(self) -> _Basis:
+        return self._f[3]
 
     @once
     def _reached(self) -> list[int]:
         """Argument ids in the order reached, each once."""
-        basis = self._basis
+        basis = self._f[3]
         if basis is None:
             return []
         _, order, n, claims, _ = basis
@@ -71,7 +89,7 @@ class Affected(Displayable):
         """The hop of each argument reached, by the walk again, now level by level (read rarely): X_0 is
         the first ``n`` of the queue."""
         reached = self._reached
-        basis = self._basis
+        basis = self._f[3]
         if basis is None or not self.closure:
             return [1] * len(reached)
         dm, order, n, _, turn = basis
@@ -97,18 +115,20 @@ class Affected(Displayable):
     @property
     def claims(self) -> list[str]:
         """Claims of the affected arguments, each once, in the order reached."""
-        basis = self._basis
+        basis = self._f[3]
         if basis is None:
             return []
         dm, order, n, claims, _ = basis
         if claims is None:
             args = dm.args
-            return list(dict.fromkeys(args[a - 1].claim for a in order[:n]))
+            if n == 1:
+                return [args[order[0] - 1].claim]
+            return list(dict.fromkeys([args[a - 1].claim for a in order[:n]]))  # a list: no generator frame
         return list(claims)
 
     @once
     def _losing(self) -> list[int]:
-        basis = self._basis
+        basis = self._f[3]
         if basis is None:
             return []
         dm, _, _, _, turn = basis
@@ -123,7 +143,7 @@ class Affected(Displayable):
         losing = self._losing
         if not losing:
             return []
-        args = self._basis[0].args  # type: ignore[index]  # something is losing: there is a basis
+        args = self._f[3][0].args  # type: ignore[index]  # something is losing: there is a basis
         return list(dict.fromkeys(args[a - 1].claim for a in losing))
 
     @property
@@ -135,7 +155,7 @@ class Affected(Displayable):
         reached = self._reached
         if not reached:
             return {}
-        args = self._basis[0].args  # type: ignore[index]  # something is reached: there is a basis
+        args = self._f[3][0].args  # type: ignore[index]  # something is reached: there is a basis
         hops: dict[str, int] = {}
         for a, h in zip(reached, self._hops, strict=True):
             hops.setdefault(args[a - 1].claim, h)
@@ -156,12 +176,11 @@ class Affected(Displayable):
 def _answer(literal: str, closure: bool, at: int | None, basis: Any) -> Affected:
     """Every answer is made here (see ``grounded.queries.answer``: a frozen dataclass filled at once)."""
     answer = new(Affected)
-    fields = answer.__dict__
-    fields["literal"] = literal
-    fields["closure"] = closure
-    fields["at"] = at
-    fields["_basis"] = basis
+    _fill(answer, (literal, closure, at, basis))
     return answer
+
+
+_fill = filler(Affected)
 
 
 def affected(dm: DependencyMap, literal: str, closure: bool = True, t: int | None = None) -> Affected:
@@ -175,10 +194,12 @@ def affected(dm: DependencyMap, literal: str, closure: bool = True, t: int | Non
         return _answer(literal, False, None, (dm, first, n, None, dm.last_turn))
     args = dm.args
     rev = dm.rev
-    if n == 1:  # the usual answer: one argument rests on the literal, and nothing on its claim
-        claim = args[first[0] - 1].claim
-        if claim == literal or claim not in rev:
-            return _answer(literal, True, None, (dm, first, 1, None, dm.last_turn))
+    for a in first:  # the usual answer: nothing rests on the claims of X_0, which is then all of it
+        claim = args[a - 1].claim
+        if claim != literal and claim in rev:
+            break
+    else:
+        return _answer(literal, True, None, (dm, first, n, None, dm.last_turn))
     # Affected* breadth first from X_0 = first: the queue is read as it grows (here, not in a function
     # of its own: a call is a fifth of a small answer's cost)
     claims: dict[str, None] = {}

@@ -7,14 +7,18 @@ fields, and nobody can change them once built.  Two things keep that cheap
 * building: a frozen dataclass's own ``__init__`` sets each field with
   ``object.__setattr__``, four times what the whole answer used to cost to
   make (a Verify of an observation is a tenth of a microsecond: the authors'
-  engine answers it with one dict lookup).  Each answer module has one
-  constructor, ``_answer``, that makes the instance with ``new`` and fills its
-  dictionary directly, half the cost; the fields stay frozen to everyone after.
+  engine answers it with one dict lookup).  So each answer is slotted, with
+  one field, ``_f``, a tuple of what the query found; its public fields are
+  properties reading it.  Each answer module's one constructor, ``_answer``,
+  makes the instance with ``new`` and sets that slot through its own
+  descriptor (``filler``): one C call, cheaper than filling an instance
+  dictionary (which Python 3.11 makes only when ``__dict__`` is read) and
+  than three slots.  The fields stay frozen to everyone after.
 * ``once``: what the answer computes when first read (a chain, the reason,
-  the arguments that lose support) is kept in the instance's dictionary, as
-  ``functools.cached_property`` does, without the lock Python 3.11's
-  ``cached_property`` takes on every first read (a microsecond: more than a
-  whole Verify).
+  the arguments that lose support) is kept in the instance's ``_once`` slot
+  (a dict made on the first such read), as ``functools.cached_property``
+  does, without the lock Python 3.11's ``cached_property`` takes on every
+  first read (a microsecond: more than a whole Verify).
 """
 
 from __future__ import annotations
@@ -27,6 +31,14 @@ T = TypeVar("T")
 
 new = object.__new__
 """An instance without running ``__init__``: the answer modules' ``_answer`` fills its fields."""
+
+ANSWER_SLOTS = ("_f", "_once")
+"""The slots of an answer's base class: its one field, and what ``once`` keeps."""
+
+
+def filler(cls: type) -> Callable[[object, tuple], None]:
+    """The setter of ``cls``'s ``_f`` slot, bypassing the frozen ``__setattr__`` (for ``_answer`` only)."""
+    return cls._f.__set__  # type: ignore[attr-defined]  # the slot's member descriptor
 
 
 class once(Generic[A, T]):  # noqa: N801 - a decorator, named like property
@@ -49,5 +61,13 @@ class once(Generic[A, T]):  # noqa: N801 - a decorator, named like property
     def __get__(self, obj: A | None, owner: type | None = None) -> once[A, T] | T:
         if obj is None:
             return self
-        value = obj.__dict__[self.name] = self.compute(obj)  # the instance's entry shadows this descriptor
-        return value
+        try:
+            memo = obj._once  # type: ignore[attr-defined]
+        except AttributeError:  # the first value kept: the slot is empty until now
+            memo = {}
+            type(obj)._once.__set__(obj, memo)  # type: ignore[attr-defined]  # the slot's member descriptor
+        try:
+            return memo[self.name]
+        except KeyError:
+            value = memo[self.name] = self.compute(obj)
+            return value

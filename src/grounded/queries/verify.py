@@ -32,7 +32,7 @@ from grounded.core.display import Displayable
 from grounded.core.vocabulary import GOOD_STANDING
 from grounded.dmap.model import standing_text
 from grounded.dmap.state import ArgRecord, DependencyMap
-from grounded.queries.answer import new, once
+from grounded.queries.answer import ANSWER_SLOTS, filler, new, once
 
 GROUNDED, UNGROUNDED, NO_ANCHOR = "grounded", "ungrounded", "no_anchor"
 
@@ -42,19 +42,31 @@ class Verification(Displayable):
     """The answer to Verify(c), as of turn ``at`` (None: the latest).
 
     A frozen dataclass per kind of answer, each built by ``_answer`` (the
-    one constructor, given the kind) from what the query found, held in
-    ``_basis`` (each kind says what it is), and no more:
+    one constructor, given the kind) from what the query found: the claim,
+    the turn, and ``_basis`` (each kind says what it is), and no more:
     ``grounded`` and ``status`` are class attributes, and ``chain``,
     ``arguments``, ``reason`` and ``failing`` are made when read, as of the
     turn the question was asked, even if the conversation has moved on since.
     Equal answers compare equal, whatever their kind.
     """
 
-    claim: str
-    at: int | None
-    _basis: Any
+    __slots__ = ANSWER_SLOTS
+    _f: tuple[str, int | None, Any]
+    """(claim, at, basis): one slot, set once by ``_answer`` (see ``grounded.queries.answer``)."""
     grounded: ClassVar[bool] = False
     status: ClassVar[str] = NO_ANCHOR
+
+    @property
+    def claim(self) -> str:
+        return self._f[0]
+
+    @property
+    def at(self) -> int | None:
+        return self._f[1]
+
+    @property
+    def _basis(self) -> Any:
+        return self._f[2]
 
     @property
     def arguments(self) -> tuple[int, ...]:
@@ -101,16 +113,18 @@ class Verification(Displayable):
 class Grounded(Verification):
     """Grounded, with the witness the least fixpoint found; ``_basis``: (the map, argument ids, the anchor first)."""
 
+    __slots__ = ()
+
     grounded = True
     status = GROUNDED
 
     @property
     def arguments(self) -> tuple[int, ...]:
-        return tuple(self._basis[1])
+        return tuple(self._f[2][1])
 
     @property
     def chain(self) -> tuple[str, ...]:
-        dm, witness = self._basis
+        dm, witness = self._f[2]
         args = dm.args
         return tuple(dict.fromkeys(args[a - 1].claim for a in witness))
 
@@ -119,12 +133,14 @@ class Grounded(Verification):
 class _Leaf(Verification):
     """Grounded by an anchor resting on nothing (an observation-like argument); ``_basis``: its id."""
 
+    __slots__ = ()
+
     grounded = True
     status = GROUNDED
 
     @property
     def arguments(self) -> tuple[int, ...]:
-        return (self._basis,)
+        return (self._f[2],)
 
     @property
     def chain(self) -> tuple[str, ...]:
@@ -133,26 +149,30 @@ class _Leaf(Verification):
 
 @dataclass(frozen=True, eq=False, repr=False)  # frozen to every name, as the base
 class _Walked(Verification):
-    """Grounded, found by the single-claimant walk; ``_basis``: (the map, the witness's claims), each
-    naming its one claimant."""
+    """Grounded, found by the single-claimant walk; ``_basis``: (the map, the witness's claims, each
+    naming its one claimant: a list, or the keys of the walk's ``colour``, in the same order)."""
+
+    __slots__ = ()
 
     grounded = True
     status = GROUNDED
 
     @property
     def arguments(self) -> tuple[int, ...]:
-        dm, claims = self._basis
+        dm, claims = self._f[2]
         claimants = dm.claimants  # append-only: the first claimant is the one there was when asked
         return tuple(claimants[c][0] for c in claims)
 
     @property
     def chain(self) -> tuple[str, ...]:
-        return tuple(self._basis[1])
+        return tuple(self._f[2][1])
 
 
 @dataclass(frozen=True, eq=False, repr=False)  # frozen to every name, as the base
 class _NoAnchor(Verification):
     """No argument claims the literal; ``_basis``: None."""
+
+    __slots__ = ()
 
     @property
     def reason(self) -> str:
@@ -164,11 +184,13 @@ class _Ungrounded(Verification):
     """Not grounded, found by the fixpoint; ``_basis``: (the map, the turn the reason is found as of).
     The reason is found when read, by walking down from the newest anchor as of that turn."""
 
+    __slots__ = ()
+
     status = UNGROUNDED
 
     @once
     def _why(self) -> tuple[str, str]:
-        dm, turn = self._basis
+        dm, turn = self._f[2]
         # unchanged since the question (a new utterance always moves the turn): the cheaper latest view
         return _explain(dm, self.claim, None if self.at is None and turn == dm.last_turn else turn)
 
@@ -193,11 +215,13 @@ class _Failed(Verification):
     """Not grounded, found by the single-claimant walk; ``_basis``: where it stopped (``_Failure``).
     The reason is worded from that when read, with no second walk."""
 
+    __slots__ = ()
+
     status = UNGROUNDED
 
     @property
     def reason(self) -> str:
-        path, q, change = self._basis
+        path, q, change = self._f[2]
         if change:  # out of standing (the anchor itself when there is no path)
             note = f"{q} {standing_text(*change)}"
             if path is None:
@@ -212,7 +236,7 @@ class _Failed(Verification):
 
     @property
     def failing(self) -> str:
-        return self._basis[1]
+        return self._f[2][1]
 
 
 # -- the one constructor of each answer ------------------------------------------------
@@ -221,11 +245,11 @@ class _Failed(Verification):
 def _answer(cls: type[Verification], claim: str, at: int | None, basis: Any) -> Verification:
     """Every answer is made here (see ``grounded.queries.answer``: a frozen dataclass filled at once)."""
     answer = new(cls)
-    fields = answer.__dict__
-    fields["claim"] = claim
-    fields["at"] = at
-    fields["_basis"] = basis
+    _fill(answer, (claim, at, basis))
     return answer
+
+
+_fill = filler(Verification)
 
 
 def leaf(record: ArgRecord) -> Verification:
@@ -265,9 +289,10 @@ def anchored(dm: DependencyMap, literal: str, ids: list[int], newest: ArgRecord,
     (they name the arguments), or where it fails (``_Failure``); at a literal
     with several claimants, or past ``_DEEPEST``, the fixpoint answers.  Depth
     first, in the order of Dep, so the first failure met is the one the
-    fixpoint's ``_first_failure`` reports.  When the anchor rests only on
-    arguments that rest on nothing (most witnesses: a hypothesis over
-    observations) one loop suffices; otherwise ``_walk_below`` recurses.
+    fixpoint's ``_first_failure`` reports.  The anchor's own level is walked
+    here, as ``_walk_below`` walks each level below it (so a hypothesis over
+    observations, most witnesses, needs no further call), and ``_walk_below``
+    recurses from each of its Dep that rests on something.
     ``(b,) = claimants[q]`` is the one-claimant test: a KeyError is a literal
     nobody claims, a ValueError one with several claimants.  (The walk is not
     a function of its own: a call is a tenth of a small answer's cost.)
@@ -283,47 +308,53 @@ def anchored(dm: DependencyMap, literal: str, ids: list[int], newest: ArgRecord,
         return _verify_at(dm, literal, None)
     args = dm.args
     claimants = dm.claimants
-    chain = [literal]
+    colour = {literal: False}  # the anchor's level of ``_walk_below``, here: the keys become the chain
     q = literal
     try:
         for q in deps:
+            done = colour.get(q)
+            if done:
+                continue
+            if done is not None:  # the anchor rests on its own claim
+                return _answer(_Failed, literal, None, ([literal], q, False))
             (b,) = claimants[q]
             rb = args[b - 1]
             if rb.standing not in good:
                 return _answer(_Failed, literal, None, ([literal], q, rb.history[-1]))
-            if rb.deps:
-                chain = []
-                walked = _walk_below(args, claimants, {}, chain, newest.id, literal, 0)
-                break
-            if q not in chain:  # the anchor's claim and a few of its Dep: a short list
-                chain.append(q)
-        else:
-            return _answer(_Walked, literal, None, (dm, chain))
+            if not rb.deps:
+                colour[q] = True
+                continue
+            walked = _walk_below(args, claimants, colour, b, q, 1)
+            if walked is None:
+                return _verify_at(dm, literal, None)
+            if walked is not True:
+                return _answer(_Failed, literal, None, walked)
     except KeyError:  # nobody claims q
         return _answer(_Failed, literal, None, ([literal], q, None))
     except ValueError:  # several arguments claim q
         return _verify_at(dm, literal, None)
-    if walked is True:
-        return _answer(_Walked, literal, None, (dm, chain))
-    if walked is None:
-        return _verify_at(dm, literal, None)
-    return _answer(_Failed, literal, None, walked)
+    return _answer(_Walked, literal, None, (dm, colour))
 
 
 _DEEPEST = 200
 """Depth at which the single-claimant walk hands over to the fixpoint (it recurses; Dep chains can be 10^5 deep)."""
 
 
-def _walk_below(args: list, claimants: dict[str, list[int]], colour: dict[str, bool], chain: list[str], a: int,
-                claim: str, depth: int, good: frozenset[str] = GOOD_STANDING) -> Literal[True] | _Failure | None:
-    """Walk Dep(a) depth first, appending claims to ``chain`` (a claims ``claim``): True when all of it
-    grounds, where it fails (``_Failure``), None past ``_DEEPEST`` or at a literal with several claimants.
-    A claim is grey (False) while its argument's Dep is walked, black (True) after: meeting a grey one
-    again is circular support, where each step is the only way to ground the next.  The grey claims, in
-    the order they entered ``colour``, are the path from the anchor down: the failure's trail."""
+def _walk_below(args: list, claimants: dict[str, list[int]], colour: dict[str, bool], a: int, claim: str,
+                depth: int, good: frozenset[str] = GOOD_STANDING) -> Literal[True] | _Failure | None:
+    """Walk Dep(a) depth first (a claims ``claim``): True when all of it grounds, where it fails
+    (``_Failure``), None past ``_DEEPEST`` or at a literal with several claimants.  A claim is grey
+    (False) while its argument's Dep is walked, black (True) after: meeting a grey one again is circular
+    support, where each step is the only way to ground the next.  The claims enter ``colour`` in the
+    witness's order, so once all is black its keys are the chain; the grey claims, in that order, are
+    the path from the anchor down: the failure's trail."""
     colour[claim] = False
-    chain.append(claim)
     for q in args[a - 1].deps:
+        done = colour.get(q)  # a claim met before has one claimant, in good standing: no look-up again
+        if done:
+            continue
+        if done is not None:
+            return _greys(colour), q, False
         try:
             (b,) = claimants[q]
         except KeyError:  # nobody claims q
@@ -333,19 +364,14 @@ def _walk_below(args: list, claimants: dict[str, list[int]], colour: dict[str, b
         rb = args[b - 1]
         if rb.standing not in good:
             return _greys(colour), q, rb.history[-1]
-        done = colour.get(q)
-        if done is None:
-            if not rb.deps:
-                colour[q] = True
-                chain.append(q)
-            elif depth >= _DEEPEST:
-                return None
-            else:
-                walked = _walk_below(args, claimants, colour, chain, b, q, depth + 1)
-                if walked is not True:
-                    return walked
-        elif not done:
-            return _greys(colour), q, False
+        if not rb.deps:
+            colour[q] = True
+        elif depth >= _DEEPEST:
+            return None
+        else:
+            walked = _walk_below(args, claimants, colour, b, q, depth + 1)
+            if walked is not True:
+                return walked
     colour[claim] = True
     return True
 
