@@ -18,8 +18,7 @@ import html
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-import graphviz
-
+from grounded.core.extras import require
 from grounded.present.picture import Graph, inline_svg, prefixed_ids, render
 
 KINDS = ("observation", "hypothesis", "decision", "assumption", "position", "constraint")
@@ -108,6 +107,7 @@ def samples(graphs: Sequence[Graph]) -> list[Sample]:
 
 def _dot(sample: Sample, base: Graph) -> str:
     """A small drawing of one sample, in the view program's fonts."""
+    graphviz = require("views", "graphviz")  # the 'views' extra, imported on first drawing
     g = graphviz.Digraph("legend", graph_attr={"bgcolor": "transparent", "rankdir": "LR", "margin": "0",
                                                "nodesep": "0.1", "ranksep": "0.3", "pad": "0.02"},
                          node_attr=base.node_defaults, edge_attr=base.edge_defaults)
