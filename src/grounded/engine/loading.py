@@ -17,19 +17,19 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from grounded.core.bounds import MAX_TURN
 from grounded.core.errors import InputError, LogError
 from grounded.core.turns import assign_turn
 from grounded.dmap.model import Header
-from grounded.dmap.operations import UtteranceBase
+from grounded.dmap.operations import OperationRegistry, UtteranceBase
 from grounded.dmap.state import DependencyMap
 from grounded.engine.snapshots import Kept, fitting_snapshot, restored_state, save
 from grounded.engine.update import Update
 from grounded.io.eventlog import EventLogWriter, ExtensionRef, FsyncPolicy, LogOrigin, LogReader, LogStatus
 from grounded.io.snapshot import SnapshotKey
-from grounded.solvers.prolog import RULES_DIR_VARIABLE, RuleState, state_facts
+from grounded.solvers.prolog import RULES_DIR_VARIABLE, PrologRules, RuleState, state_facts
 from grounded.solvers.ruleset import file_sha256, rules_version, twin_sha256
 
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ class Loadable(Protocol):
     extensions: tuple[str, ...]
     state: DependencyMap
     world: ConversationModel | None
-    _rules: tuple[Any, Any, RuleState] | None  # the rule base, once started (Engine._rule_base)
+    _rules: tuple[PrologRules, OperationRegistry, RuleState] | None  # the rule base, once started (Engine._rule_base)
     load_error: LogError | None
     log_status: LogStatus | None
     _log: EventLogWriter | None

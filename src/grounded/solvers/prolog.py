@@ -227,8 +227,9 @@ class PrologRules:
         else:
             self._modules += 1
             module = f"grounded_state_{self._modules}"
-        self.request(("new_state", module, facts), "text")
-        return RuleState(self, module)
+        state = RuleState(self, module)
+        state._put_facts(facts)  # one request, or parts for a large state (an engine restored, its rules started late)
+        return state
 
     def release(self, module: str) -> None:
         """The engine owning ``module`` is gone; safe from any thread and from a finalizer:
