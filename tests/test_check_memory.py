@@ -14,12 +14,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from grounded import Engine, PreconditionError
 from grounded.bench.crosscheck import argument_heavy
 from grounded.crosscheck.check import candidates_of, check_history
 from grounded.dmap.model import Header
 from grounded.solvers.history import OneShotHistory
+
+from .test_crosscheck import draw_candidates
+from .test_properties import HEADER as PROPERTY_HEADER
+from .test_properties import budget
 
 HEADER = {"agents": {"alice": {"authority": True}, "bob": {}, "carol": {}}}
 
@@ -83,3 +89,37 @@ def test_the_summarised_queue_accepts_and_rejects_as_the_engine_does(incremental
     report = check_history(Header.model_validate(HEADER), QUEUE, incremental=incremental)
     assert report.ok, report.mismatches
     assert report.accepted == len(QUEUE) - 3
+
+
+@budget(15)
+@given(data=st.data())
+def test_a_history_decided_window_by_window_is_decided_whole(data):
+    """A long history is decided `window` utterances at a time, each window a fresh control seeded
+    with what the earlier ones decided (the summarised queue included): with a window of 3 the
+    answer, views included, is the one of a single window (a declared question included)."""
+    header = Header.model_validate({**PROPERTY_HEADER, "props": [*PROPERTY_HEADER["props"],
+                                                                 {"id": "q9", "kind": "question"}]})
+    candidates = draw_candidates(data, max_size=20, header=header.model_dump())
+    with Engine(header) as engine:
+        registry = engine.registry
+    windows, whole = OneShotHistory(header, registry, window=3), OneShotHistory(header, registry)
+    for c in candidates:
+        windows.add(c)
+        whole.add(c)
+    assert sorted(map(str, windows.solve().facts)) == sorted(map(str, whole.solve().facts))
+
+
+@pytest.mark.parametrize("window", [1, 2, 4])
+def test_the_queue_carried_into_a_window_is_the_one_the_earlier_windows_left(window):
+    """Each window starts from the problems the windows before it left queued: the history
+    above decided a few utterances at a time equals it decided whole."""
+    header = Header.model_validate(HEADER)
+    with Engine(header) as engine:
+        registry = engine.registry
+    windows, whole = OneShotHistory(header, registry, window=window), OneShotHistory(header, registry)
+    for c in QUEUE:
+        windows.add(c)
+        whole.add(c)
+    decided = windows.solve()
+    assert sorted(decided.accepted) == [1, 2, 3, 5, 6, 7, 9, 11]
+    assert sorted(map(str, decided.facts)) == sorted(map(str, whole.solve().facts))
