@@ -95,14 +95,15 @@ def test_the_summarised_queue_accepts_and_rejects_as_the_engine_does(incremental
 @given(data=st.data())
 def test_a_history_decided_window_by_window_is_decided_whole(data):
     """A long history is decided `window` utterances at a time, each window a fresh control seeded
-    with what the earlier ones decided (the summarised queue included): with a window of 3 the
-    answer, views included, is the one of a single window (a declared question included)."""
+    with what the earlier ones decided (the summarised queue included), and Affected* is asked
+    `batch` literals at a time: with a window of 3 and batches of 2 the answer, views included,
+    is the one of a single window and batch (a declared question included)."""
     header = Header.model_validate({**PROPERTY_HEADER, "props": [*PROPERTY_HEADER["props"],
                                                                  {"id": "q9", "kind": "question"}]})
     candidates = draw_candidates(data, max_size=20, header=header.model_dump())
     with Engine(header) as engine:
         registry = engine.registry
-    windows, whole = OneShotHistory(header, registry, window=3), OneShotHistory(header, registry)
+    windows, whole = OneShotHistory(header, registry, window=3, batch=2), OneShotHistory(header, registry)
     for c in candidates:
         windows.add(c)
         whole.add(c)

@@ -48,6 +48,9 @@ DRIVER = ("history.lp", "vocabulary.lp")
 VIEW_ANSWERS = frozenset({"taken_out", "flagged", "now_grounded", "now_affected_one", "now_hop", "now_note",
                           "now_reinstatable"})
 QUERIES = ("queries.lp",)
+_VIEW_STATE = frozenset({"v_arg", "v_claim", "v_dep", "v_standing"})
+"""The view as queries.lp reads it (asp/oneshot_view.lp shows it)."""
+_AFFECTED = frozenset({"now_affected_one", "now_hop"})
 
 
 def builtin_ops() -> tuple[str, ...]:
@@ -525,16 +528,19 @@ class OneShotHistory(_History):
     a fresh control that starts from the events the windows before it decided
     (as facts, ``seed_of``, as the live mode's fresh controls do), and is
     released before the next.  The answer is the union of what they decided.
+    Likewise Affected and Affected* of the final view are asked ``batch``
+    literals at a time (``_affected``).
     """
 
     def __init__(self, header: Header, registry: OperationRegistry, rules: Iterable[str] = (),
-                 overrides: Mapping[str, str] | None = None, window: int = 1000):
+                 overrides: Mapping[str, str] | None = None, window: int = 1000, batch: int = 1000):
         self.facts = HistoryFacts(header, registry)
         self.overrides = dict(overrides or {})
         self.files = [*rule_files(overrides), *map(str, rules)]
         self._added: list[Predicate] = list(self.facts.base)
         self._of: list[list[Predicate]] = []  # each candidate's own facts
         self.window = window
+        self.batch = batch
         self.statistics = {}
         self.timings: dict[str, float] = {}
 
@@ -595,9 +601,35 @@ class OneShotHistory(_History):
                 backend.add_rule([backend.add_atom(symbol)])
         ctl.ground([("base", [])], context=DecisionNames())
         ctl.assign_external(clingo.Function("now", [clingo.Number(x)]), True)
-        views = [v for v in self._model(ctl) if v.name in VIEW_ANSWERS]
+        shown = self._model(ctl)
+        del ctl
+        views = [v for v in shown if v.name in VIEW_ANSWERS]
+        state = [v for v in shown if v.name in _VIEW_STATE]
+        del shown
         self.timings["views"] = time.perf_counter() - start
+        start = time.perf_counter()
+        views += self._affected(x, state)
+        self.timings["affected"] = time.perf_counter() - start
         return read_answer(self.candidates, [*history, *views])
+
+    def _affected(self, x: int, state: list[clingo.Symbol]) -> list[clingo.Symbol]:
+        """Affected and Affected* (with hops) of every literal some Dep holds, at point ``x``,
+        by queries.lp over the view ``state`` (v_* atoms), ``batch`` literals per control:
+        a control holds the closures of its batch only, and is released before the next."""
+        queried = sorted({v.arguments[2] for v in state if v.name == "v_dep"})
+        found: list[clingo.Symbol] = []
+        for first in range(0, len(queried), self.batch):
+            ctl = new_control()
+            ctl.load(self._domains("queries.lp"))
+            with ctl.backend() as backend:
+                for symbol in [*state, *(clingo.Function("v_query", [clingo.Number(x), p])
+                                         for p in queried[first:first + self.batch])]:
+                    backend.add_rule([backend.add_atom(symbol)])
+            ctl.ground([("query", [clingo.Number(x)])])
+            ctl.assign_external(clingo.Function("now", [clingo.Number(x)]), True)
+            found += [v for v in self._model(ctl) if v.name in _AFFECTED]
+            del ctl
+        return found
 
     def _domains(self, name: str) -> str:
         return str(self.overrides.get(name, encoding(name)))
