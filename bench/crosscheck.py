@@ -103,6 +103,7 @@ def argument_heavy(k: int, seed: int, path: Path) -> int:
     utterances."""
     rng = random.Random(seed)
     claims: list[str] = []
+    op: dict[str, str | list[str]]
     with Engine(HEADER, log=path) as engine:
         for t in range(1, k + 1):
             if len(claims) < 3 or rng.random() < 0.4:
