@@ -287,6 +287,10 @@ def crosscheck(
     turns: Annotated[str | None, typer.Option(help="Only the scaling table of grounded check, at these numbers "
                                                    "of turns (e.g. 500,2000,8000,20000).")] = None,
     seed: Annotated[int, typer.Option(help="Seed of the synthetic conversations.")] = 1,
+    regime: Annotated[str, typer.Option(help="With --turns: the logs checked, naive, arguments (every turn an "
+                                             "argument) or realistic.")] = "naive",
+    time_limit: Annotated[float | None, typer.Option(help="With --turns: seconds each check may take.")] = None,
+    memory_limit: Annotated[float | None, typer.Option(help="With --turns: GB each check may use.")] = None,
 ) -> None:
     """grounded check at 100-2,000 turns (one shot vs turn by turn); preferred extensions vs PyArg; a soak."""
     from bench import crosscheck as cc
@@ -303,7 +307,10 @@ def crosscheck(
                                      param_hint="--turns") from None
         if not ks or min(ks) < 1:
             raise typer.BadParameter(f"{turns!r}: every number of turns must be at least 1", param_hint="--turns")
-        _publish(out, "crosscheck-scaling", cc.scaling(ks, seed, log=log), cc.scaling_markdown)
+        if regime not in cc.REGIMES:
+            raise typer.BadParameter(f"{regime!r}: expected one of {', '.join(cc.REGIMES)}", param_hint="--regime")
+        _publish(out, "crosscheck-scaling", cc.scaling(ks, seed, log=log, regime=regime, time_limit=time_limit,
+                                                       memory_gb=memory_limit), cc.scaling_markdown)
         return
     _publish(out, "crosscheck", cc.run(quick, soak, py_arg_limit, seed, log=log), cc.markdown)
 

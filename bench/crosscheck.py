@@ -20,8 +20,18 @@ Three tables:
 * a soak: synthetic conversations with invalid utterances mixed in, each
   checked three ways.
 
+The scaling table has three regimes (``--regime``): ``naive`` (the synthetic
+stream above), ``arguments`` (every turn creates an argument: 40% observations,
+60% hypotheses each resting on 2 of the 20 most recent claims, so dependencies
+chain; issue 23's argument-heavy log) and ``realistic`` (the project's realistic
+stream, bench/synthetic.py).  Each check runs under a time limit
+(``--time-limit``) and the check's own memory budget (``--memory-limit``); a run
+stopped by either says so in its row.  The argument-heavy table ends with the
+target line: 20,000 turns at most 1 GB peak.
+
 Run:  python -m bench crosscheck [--quick] [--out DIR]
       python -m bench crosscheck --turns 500,2000,8000,20000   (the scaling table alone)
+      python -m bench crosscheck --turns 500,2000,8000,20000 --regime arguments --time-limit 900
 """
 
 from __future__ import annotations
@@ -43,17 +53,21 @@ from typing import TypeVar
 
 import clingo
 
+from grounded.crosscheck.budget import GB, GLIBC_ALLOCATION_ABORT, MemoryBudgetError, memory_bound
 from grounded.crosscheck.check import candidates_of, check, check_history
 from grounded.dmap.model import Header
 from grounded.dung import Framework, extensions
 from grounded.engine import Engine
 from grounded.solvers.history import IncrementalHistory, OneShotHistory, read_answer
-from tests.synthetic import HEADER, build
+from tests.synthetic import HEADER, argument_heavy, build, realistic
 
 T = TypeVar("T")
 CHECK_KS = (500, 2000, 8000)
 AF_SIZES = (25, 50, 100, 1000, 10_000)
 TAIL = 200
+REGIMES = ("naive", "arguments", "realistic")
+TARGET = (20_000, 1024.0)
+"""Issue 23: ``grounded check`` on 20,000 argument-heavy turns peaks at 1 GB at most (MB)."""
 
 
 def timed(fn: Callable[[], T]) -> tuple[float, T]:
@@ -64,10 +78,16 @@ def timed(fn: Callable[[], T]) -> tuple[float, T]:
 
 # -- grounded check at scale: one fresh process per measurement ----------------------
 
-def _child(*args: str) -> dict:
-    """Run one measurement in a fresh Python process and read its JSON answer."""
-    done = subprocess.run([sys.executable, "-m", "bench.crosscheck", "--child", *args],
-                          capture_output=True, text=True, check=False)
+def _child(*args: str, timeout: float | None = None) -> dict:
+    """Run one measurement in a fresh Python process and read its JSON answer
+    (``{"timeout": seconds}`` when it ran out of ``timeout``)."""
+    try:
+        done = subprocess.run([sys.executable, "-m", "bench.crosscheck", "--child", *args],
+                              capture_output=True, text=True, check=False, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"timeout": timeout}
+    if done.returncode == GLIBC_ALLOCATION_ABORT:  # past its memory budget, glibc ended it (crosscheck/budget.py)
+        return {"memory_stop": True, "seconds": 0.0, "peak_mb": 0.0}
     if done.returncode != 0:
         raise RuntimeError(f"bench child {args} failed: {done.stderr.strip()[-2000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -77,15 +97,28 @@ def _peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def child_build(k: int, seed: int, path: str) -> dict:
+def child_build(k: int, seed: int, path: str, regime: str = "naive") -> dict:
+    if regime == "arguments":
+        return {"utterances": argument_heavy(k, seed, Path(path))}
+    if regime == "realistic":
+        history = realistic(k, seed).history
+        with Engine(HEADER, log=Path(path)) as engine:  # the same utterances, as the log check reads
+            for u in history:
+                engine.apply(u)
+        return {"utterances": len(history)}
     conv = build(k, "naive", seed, log=Path(path))
     conv.engine.close()
     return {"utterances": len(conv.history)}
 
 
-def child_check(path: str) -> dict:
+def child_check(path: str, memory_gb: float | None = None) -> dict:
+    """One check, under the check's own memory budget (``memory_gb`` beyond what the process holds)."""
     start, cpu = time.perf_counter(), time.process_time()
-    report = check(path)
+    try:
+        with memory_bound(None if memory_gb is None else int(memory_gb * GB)):
+            report = check(path)
+    except MemoryBudgetError:
+        return {"memory_stop": True, "seconds": time.perf_counter() - start}
     return {"ok": report.ok, "mismatches": report.mismatches[:3], "seconds": time.perf_counter() - start,
             "cpu": time.process_time() - cpu, "phases": report.timings, "peak_mb": _peak_mb(),
             "utterances": report.utterances, "transitions": report.transitions}
@@ -132,19 +165,30 @@ def child_incremental(path: str, tail: int, where: str, decided: str = "") -> di
             f"{where}_cpu_ms": (time.process_time() - cpu) / len(turns) * 1000}
 
 
-def measure_check(k: int, seed: int, tail: int = TAIL, log=print) -> dict:
+def measure_check(k: int, seed: int, tail: int = TAIL, log=print, regime: str = "naive",
+                  time_limit: float | None = None, memory_gb: float | None = None) -> dict:
+    """One row: build a K-turn log of ``regime``, check it in a fresh process; for the naive
+    regime also the turn-by-turn columns."""
     with tempfile.TemporaryDirectory() as tmp:
         path = str(Path(tmp) / "log.jsonl")
-        built = _child("build", str(k), str(seed), path)
-        log(f"built a {k}-turn log ({built['utterances']} utterances)")
-        result = _child("check", path)
+        built = _child("build", str(k), str(seed), path, regime)
+        log(f"built a {k}-turn {regime} log ({built['utterances']} utterances)")
+        memory = [] if memory_gb is None else [str(memory_gb)]
+        result = _child("check", path, *memory, timeout=time_limit)
+        if "timeout" in result:
+            log(f"K={k}: stopped after {time_limit:.0f} s")
+            return {"k": k, "stopped": f"time limit {time_limit:.0f} s", "utterances": built["utterances"]}
+        if "memory_stop" in result:
+            log(f"K={k}: stopped by the memory budget ({memory_gb} GB)")
+            return {"k": k, "stopped": f"memory budget {memory_gb} GB", "utterances": built["utterances"]}
         if not result["ok"]:
-            raise AssertionError(f"grounded check disagrees on the synthetic log: {result['mismatches']}")
-        log(f"checked K={k} in {result['seconds']:.1f} s")
-        decided = str(Path(tmp) / "decided.json")
-        _child("decide", path, str(tail), decided)
-        result.update(_child("incremental", path, str(tail), "first"))
-        result.update(_child("incremental", path, str(tail), "last", decided))
+            raise AssertionError(f"grounded check disagrees on the {regime} log: {result['mismatches']}")
+        log(f"checked K={k} in {result['seconds']:.1f} s, peak {result['peak_mb']:.0f} MB")
+        if regime == "naive":
+            decided = str(Path(tmp) / "decided.json")
+            _child("decide", path, str(tail), decided)
+            result.update(_child("incremental", path, str(tail), "first"))
+            result.update(_child("incremental", path, str(tail), "last", decided))
     return {"k": k, **result}
 
 
@@ -158,10 +202,13 @@ def exponent(rows: list[dict], key: str = "seconds") -> float | None:
     return sum((x - mx) * (y - my) for x, y in points) / sum((x - mx) ** 2 for x, _ in points)
 
 
-def scaling(turns: list[int], seed: int = 1, tail: int = TAIL, log=print) -> dict:
-    rows = [measure_check(k, seed, tail, log) for k in turns]
-    return {"turns": list(turns), "seed": seed, "tail": tail, "checks": rows,
-            "exponent": exponent(rows), "exponent_cpu": exponent(rows, "cpu")}
+def scaling(turns: list[int], seed: int = 1, tail: int = TAIL, log=print, regime: str = "naive",
+            time_limit: float | None = None, memory_gb: float | None = None) -> dict:
+    rows = [measure_check(k, seed, tail, log, regime, time_limit, memory_gb) for k in turns]
+    done = [r for r in rows if "stopped" not in r]
+    return {"turns": list(turns), "seed": seed, "tail": tail, "regime": regime, "time_limit": time_limit,
+            "memory_gb": memory_gb, "checks": rows, "exponent": exponent(done), "exponent_cpu": exponent(done, "cpu"),
+            "exponent_memory": exponent(done, "peak_mb")}
 
 
 def claims_of(history: list[dict]) -> list[str]:
@@ -292,21 +339,46 @@ def run(quick: bool = False, soak_runs: int = 8, py_arg_limit: float = 30.0, see
 def scaling_markdown(result: dict) -> str:
     from bench.report import markdown_table
 
+    incremental = result.get("regime", "naive") == "naive"
     rows = []
     for r in result["checks"]:
+        if "stopped" in r:
+            rows.append([f"{r['k']:,}", f"{r['utterances']:,}", f"stopped: {r['stopped']}"] + ["-"] * (
+                9 if incremental else 7))
+            continue
         p = r["phases"]
-        rows.append([f"{r['k']:,}", f"{r['utterances']:,}", f"{r['seconds']:.2f}", f"{r['cpu']:.2f}",
-                     f"{p.get('replay', 0):.2f}", f"{p.get('asp_ground', 0):.2f}", f"{p.get('asp_solve', 0):.2f}",
-                     f"{p.get('asp_views', 0):.2f}", f"{p.get('compare', 0):.2f}", f"{r['peak_mb']:.0f}",
-                     f"{r['first_ms']:.1f} ({r['first_cpu_ms']:.1f})", f"{r['last_ms']:.1f} ({r['last_cpu_ms']:.1f})"])
-    table = markdown_table(
-        ["K turns", "utterances", "check, s", "CPU, s", "replay, s", "ASP ground, s", "ASP solve, s",
-         "ASP views, s", "compare, s", "peak RSS, MB", f"turn by turn: first {result['tail']}, ms/turn (CPU)",
-         f"last {result['tail']}, ms/turn (CPU)"], rows)
-    exp, cpu = result["exponent"], result["exponent_cpu"]
+        row = [f"{r['k']:,}", f"{r['utterances']:,}",
+               f"{r['seconds']:.2f}", f"{r['cpu']:.2f}",
+               f"{p.get('replay', 0):.2f}", f"{p.get('asp_ground', 0):.2f}", f"{p.get('asp_solve', 0):.2f}",
+               f"{p.get('asp_views', 0):.2f}", f"{p.get('compare', 0):.2f}", f"{r['peak_mb']:.0f}"]
+        if incremental:
+            row += [f"{r['first_ms']:.1f} ({r['first_cpu_ms']:.1f})", f"{r['last_ms']:.1f} ({r['last_cpu_ms']:.1f})"]
+        rows.append(row)
+    head = ["K turns", "utterances", "check, s", "CPU, s", "replay, s", "ASP ground, s", "ASP solve, s",
+            "ASP views, s", "compare, s", "peak RSS, MB"]
+    if incremental:
+        head += [f"turn by turn: first {result['tail']}, ms/turn (CPU)", f"last {result['tail']}, ms/turn (CPU)"]
+    table = f"Regime: {result.get('regime', 'naive')}.\n\n" + markdown_table(head, rows)
+    exp, cpu, mem = result["exponent"], result["exponent_cpu"], result.get("exponent_memory")
     fit = ("" if exp is None else f"\n\nFitted exponent (seconds ~ K^e, K = {result['turns'][0]:,} to "
-           f"{result['turns'][-1]:,}): e = {exp:.2f} end to end, {cpu:.2f} in CPU time.")
-    return table + fit + "\n"
+           f"{result['turns'][-1]:,}): e = {exp:.2f} end to end, {cpu:.2f} in CPU time"
+           + ("" if mem is None else f", {mem:.2f} for the peak RSS") + ".")
+    return table + fit + target_line(result) + "\n"
+
+
+def target_line(result: dict) -> str:
+    """Issue 23's target, for the argument-heavy regime: met, missed, or not measured."""
+    if result.get("regime") != "arguments":
+        return ""
+    k, limit = TARGET
+    row = next((r for r in result["checks"] if r["k"] == k), None)
+    if row is None:
+        verdict = "not measured (add 20000 to --turns)"
+    elif "stopped" in row:
+        verdict = f"missed: stopped ({row['stopped']})"
+    else:
+        verdict = f"{'met' if row['peak_mb'] <= limit else 'missed'}: {row['peak_mb']:.0f} MB in {row['seconds']:.0f} s"
+    return f"\n\nTarget: grounded check on {k:,} argument-heavy turns peaks at <= {limit:.0f} MB: {verdict}."
 
 
 def markdown(result: dict) -> str:
@@ -332,9 +404,9 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["--child"]:
         kind, *rest = argv[1:]
         if kind == "build":
-            out = child_build(int(rest[0]), int(rest[1]), rest[2])
+            out = child_build(int(rest[0]), int(rest[1]), *rest[2:])
         elif kind == "check":
-            out = child_check(rest[0])
+            out = child_check(rest[0], *(float(v) for v in rest[1:]))
         elif kind == "decide":
             out = child_decide(rest[0], int(rest[1]), rest[2])
         else:
@@ -345,12 +417,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--quick", action="store_true", help="K <= 500, frameworks <= 1000, short soak")
     parser.add_argument("--turns", help="only the scaling table, at these K (e.g. 500,2000,8000,20000)")
+    parser.add_argument("--regime", choices=REGIMES, default="naive", help="the logs of the scaling table")
+    parser.add_argument("--time-limit", type=float, help="seconds each check of the scaling table may take")
+    parser.add_argument("--memory-limit", type=float, help="GB each check of the scaling table may use")
     parser.add_argument("--soak", type=int, default=8, help="conversations in the soak")
     parser.add_argument("--py-arg-limit", type=float, default=30.0, help="seconds PyArg may take")
     args = parser.parse_args(argv)
     log = lambda line: print(f"  {line}", file=sys.stderr)  # noqa: E731
     if args.turns:
-        print(scaling_markdown(scaling([int(k) for k in args.turns.split(",")], args.seed, log=log)))
+        print(scaling_markdown(scaling([int(k) for k in args.turns.split(",")], args.seed, log=log,
+                                       regime=args.regime, time_limit=args.time_limit,
+                                       memory_gb=args.memory_limit)))
         return 0
     print(markdown(run(args.quick, args.soak, args.py_arg_limit, args.seed, log=log)))
     return 0

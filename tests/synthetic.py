@@ -262,3 +262,22 @@ def realistic(k: int, seed: int, depth: int = 0) -> Conversation:
             del settled[:-5]
         i += 1
     return talk.conv
+
+
+def argument_heavy(k: int, seed: int, path: Path) -> int:
+    """A log where every turn creates an argument: an observation (40%, and the first
+    three), else a hypothesis resting on 2 of the 20 most recent claims.  Returns its
+    utterances."""
+    rng = random.Random(seed)
+    claims: list[str] = []
+    op: dict[str, str | list[str]]
+    with Engine(HEADER, log=path) as engine:
+        for t in range(1, k + 1):
+            if len(claims) < 3 or rng.random() < 0.4:
+                claim, op = f"o{t}", {"op": "observe", "claim": f"o{t}"}
+            else:
+                claim = f"h{t}"
+                op = {"op": "hypothesize", "claim": claim, "deps": rng.sample(claims[-20:], 2)}
+            engine.apply({"turn": t, "speaker": rng.choice(("alice", "bob", "carol")), "text": "", "ops": [op]})
+            claims.append(claim)
+    return k

@@ -49,6 +49,9 @@ DRIVER = ("history.lp", "vocabulary.lp")
 VIEW_ANSWERS = frozenset({"taken_out", "flagged", "now_grounded", "now_affected_one", "now_hop", "now_note"})
 """The view's answers kept besides those the query registry names (``Query.asp``: ``view_answers``)."""
 QUERIES = ("queries.lp",)
+_VIEW_STATE = frozenset({"v_arg", "v_claim", "v_dep", "v_standing"})
+"""The view as queries.lp reads it (asp/oneshot_view.lp shows it)."""
+_AFFECTED = frozenset({"now_affected_one", "now_hop"})
 
 
 def view_answers() -> frozenset[str]:
@@ -354,39 +357,7 @@ class IncrementalHistory(_History):
         self._new_control(self._seed())
 
     def _seed(self) -> list[clingo.Symbol]:
-        """The decided history as facts for a fresh control: the events of accepted
-        utterances, which steps they are, the last accepted turn, who joined."""
-        accepted = {a.arguments[0].number for a in self._archive if a.name == "accepted"}
-        ok = {c.first_step + i for c in self.candidates[:self._start] if c.u in accepted for i in range(len(c.ops))}
-        seed: list[clingo.Symbol] = [F.OkStep(s).raw for s in sorted(ok)]
-        seed += [F.StepTurn(c.first_step + i, c.turn).raw for c in self.candidates[:self._start]
-                 for i in range(len(c.ops))]
-        standing: dict[int, clingo.Symbol] = {}  # only the newest standing event of each argument counts
-        commitment: dict[tuple[clingo.Symbol, int], clingo.Symbol] = {}  # and the newest commitment event
-        for a in self._archive:
-            if a.name in _SEEDED and a.arguments[_SEEDED[a.name]].number in ok:
-                seed.append(a)
-            elif a.name == "st_event" and a.arguments[2].number in ok:
-                key, newest = a.arguments[0].number, standing.get(a.arguments[0].number)
-                if newest is None or _order(a) > _order(newest):
-                    standing[key] = a
-            elif a.name == "f_com" and a.arguments[2].number in ok:
-                held = commitment.get((a.arguments[0], a.arguments[1].number))
-                if held is None or a.arguments[2].number > held.arguments[2].number:
-                    commitment[(a.arguments[0], a.arguments[1].number)] = a
-            elif a.name == "joined":
-                seed.append(a)
-            if a.name == "f_arg" and a.arguments[2].name == "decision" and a.arguments[0].number in ok:
-                name = F.decode(a.arguments[1].string)
-                seed += [F.DecideName(p, name, n).raw for p, n in DecisionNames.readings(name)]
-        seed += [clingo.Function("f_st", a.arguments) for a in standing.values()]
-        seed += [a for a in commitment.values() if a.arguments[3].name == "add"]
-        # a question declared in the header enters the queue only once a step touches it
-        seed += [clingo.Function("f_touched", [a.arguments[1], a.arguments[0]]) for a in self._archive
-                 if a.name == "header_question_touched" and a.arguments[1].number in ok]
-        if self._start:
-            seed.append(F.CarriedTurn(self._start, -1 if self._last_turn is None else self._last_turn).raw)
-        return seed
+        return seed_of(self.candidates[:self._start], self._archive, self._last_turn)
 
     def _shown(self) -> list[clingo.Symbol]:
         models: list[list[clingo.Symbol]] = []
@@ -490,6 +461,60 @@ class IncrementalHistory(_History):
         return read_answer(self.candidates, [*self._archive.union(answer.facts)])
 
 
+def seed_of(before: list[Candidate], archive: Iterable[clingo.Symbol], last_turn: int | None
+        ) -> list[clingo.Symbol]:
+    """The decided history as facts for a fresh control that goes on after the candidates
+    ``before``: the events of accepted utterances, which steps they are, the last accepted
+    turn (``last_turn``), who joined.  ``archive``: what the controls before it showed."""
+    accepted = {a.arguments[0].number for a in archive if a.name == "accepted"}
+    ok = {c.first_step + i for c in before if c.u in accepted for i in range(len(c.ops))}
+    seed: list[clingo.Symbol] = [F.OkStep(s).raw for s in sorted(ok)]
+    seed += [F.StepTurn(c.first_step + i, c.turn).raw for c in before for i in range(len(c.ops))]
+    standing: dict[int, clingo.Symbol] = {}  # only the newest standing event of each argument counts
+    commitment: dict[tuple[clingo.Symbol, int], clingo.Symbol] = {}  # and the newest commitment event
+    for a in archive:
+        if a.name in _SEEDED and a.arguments[_SEEDED[a.name]].number in ok:
+            seed.append(a)
+        elif a.name == "st_event" and a.arguments[2].number in ok:
+            key, newest = a.arguments[0].number, standing.get(a.arguments[0].number)
+            if newest is None or _order(a) > _order(newest):
+                standing[key] = a
+        elif a.name == "f_com" and a.arguments[2].number in ok:
+            held = commitment.get((a.arguments[0], a.arguments[1].number))
+            if held is None or a.arguments[2].number > held.arguments[2].number:
+                commitment[(a.arguments[0], a.arguments[1].number)] = a
+        elif a.name == "joined":
+            seed.append(a)
+        if a.name == "f_arg" and a.arguments[2].name == "decision" and a.arguments[0].number in ok:
+            name = F.decode(a.arguments[1].string)
+            seed += [F.DecideName(p, name, n).raw for p, n in DecisionNames.readings(name)]
+    seed += [clingo.Function("f_st", a.arguments) for a in standing.values()]
+    seed += [a for a in commitment.values() if a.arguments[3].name == "add"]
+    # a question declared in the header enters the queue only once a step touches it
+    seed += [clingo.Function("f_touched", [a.arguments[1], a.arguments[0]]) for a in archive
+             if a.name == "header_question_touched" and a.arguments[1].number in ok]
+    if before:
+        seed.append(F.CarriedTurn(len(before), -1 if last_turn is None else last_turn).raw)
+    return seed
+
+
+def queue_seed(before: list[Candidate], archive: Iterable[clingo.Symbol]) -> list[clingo.Symbol]:
+    """The problems queued after the candidates ``before`` (those whose newest problem event
+    of an accepted step opened them), as ``q_carried(L, U)`` facts for asp/oneshot.lp's
+    summarised queue, U the last of ``before``."""
+    accepted = {a.arguments[0].number for a in archive if a.name == "accepted"}
+    ok = {c.first_step + i for c in before if c.u in accepted for i in range(len(c.ops))}
+    newest: dict[clingo.Symbol, clingo.Symbol] = {}
+    for a in archive:
+        if a.name == "prob" and a.arguments[1].number in ok:
+            held = newest.get(a.arguments[0])
+            if held is None or a.arguments[1].number > held.arguments[1].number:
+                newest[a.arguments[0]] = a
+    return [clingo.Function("q_carried", [a.arguments[0], clingo.Number(len(before))])
+            for a in newest.values() if a.arguments[2].name == "open"]
+
+
+
 _SEEDED = {"f_arg": 0, "f_dep": 2, "f_expl": 2, "f_att": 2, "f_dis": 2, "f_prop": 2, "f_aware": 1}
 """Events carried into a fresh control whole (by the position of their step)."""
 
@@ -499,18 +524,29 @@ def _order(st_event: clingo.Symbol) -> tuple[int, int]:
 
 
 class OneShotHistory(_History):
-    """A whole log at once: collect the facts, then ground and solve once.
+    """A whole log at once: collect the facts, then ground and solve once per window.
 
     Every utterance must carry its turn (a log's lines always do): without
     grounding there is no knowing which earlier utterance was accepted.
+
+    The ground program of the history grows with it (about 160 atoms a turn),
+    so a long history is decided ``window`` utterances at a time: each window is
+    a fresh control that starts from the events the windows before it decided
+    (as facts, ``seed_of``, as the live mode's fresh controls do), and is
+    released before the next.  The answer is the union of what they decided.
+    Likewise Affected and Affected* of the final view are asked ``batch``
+    literals at a time (``_affected``).
     """
 
     def __init__(self, header: Header, registry: OperationRegistry, rules: Iterable[str] = (),
-                 overrides: Mapping[str, str] | None = None):
+                 overrides: Mapping[str, str] | None = None, window: int = 1000, batch: int = 1000):
         self.facts = HistoryFacts(header, registry)
         self.overrides = dict(overrides or {})
         self.files = [*rule_files(overrides), *map(str, rules)]
         self._added: list[Predicate] = list(self.facts.base)
+        self._of: list[list[Predicate]] = []  # each candidate's own facts
+        self.window = window
+        self.batch = batch
         self.statistics = {}
         self.timings: dict[str, float] = {}
 
@@ -522,6 +558,7 @@ class OneShotHistory(_History):
                              "is checked in one shot only when every utterance says its turn")
         candidate, facts = self.facts.add(u, u.turn, verdicts, given)
         self._added.extend(facts)
+        self._of.append(facts)
         return candidate
 
     def solve(self, upto: int | None = None) -> HistoryAnswer:
@@ -531,20 +568,35 @@ class OneShotHistory(_History):
         propagation), then the states after each utterance and the final view,
         read off those events as facts (decided by grounding alone).
         """
-        # --eq=0: clasp's equivalence preprocessing (clingo 5.8.3) reported some of
-        # these programs unsatisfiable although they are stratified; the program is
-        # decided by propagation, so nothing is lost without it.
-        ctl = new_control(["--eq=0"])
-        add_one_shot(ctl, [*self.files, self._domains("oneshot.lp")], self.facts.registry.specs)
-        control_add_facts(ctl, self._added)
-        start = time.perf_counter()
-        ctl.ground([("base", [])], context=DecisionNames())
-        self.timings["ground"] = time.perf_counter() - start
-        start = time.perf_counter()
-        history = self._model(ctl)
-        self.timings["solve"] = time.perf_counter() - start
-        self.statistics = ctl.statistics
-        del ctl
+        ground = solve = 0.0
+        decided: set[clingo.Symbol] = set()
+        for first in range(0, max(len(self.candidates), 1), self.window):
+            # --eq=0: clasp's equivalence preprocessing (clingo 5.8.3) reported some of
+            # these programs unsatisfiable although they are stratified; the program is
+            # decided by propagation, so nothing is lost without it.
+            ctl = new_control(["--eq=0"])
+            add_one_shot(ctl, [*self.files, self._domains("oneshot.lp")], self.facts.registry.specs)
+            if first == 0:
+                control_add_facts(ctl, [*self.facts.base, *(f for facts in self._of[:self.window] for f in facts)])
+            else:
+                before = self.candidates[:first]
+                accepted = [c for c in before if F.Accepted(c.u).raw in decided]
+                control_add_facts(ctl, [*self.facts.base, *self.facts.literals,
+                                        *(f for facts in self._of[first:first + self.window] for f in facts)])
+                with ctl.backend() as backend:
+                    for symbol in [*seed_of(before, decided, accepted[-1].turn if accepted else None),
+                                   *queue_seed(before, decided)]:
+                        backend.add_rule([backend.add_atom(symbol)])
+            start = time.perf_counter()
+            ctl.ground([("base", [])], context=DecisionNames())
+            ground += time.perf_counter() - start
+            start = time.perf_counter()
+            decided.update(self._model(ctl))
+            solve += time.perf_counter() - start
+            self.statistics = ctl.statistics
+            del ctl
+        self.timings["ground"], self.timings["solve"] = ground, solve
+        history = list(decided)
         start = time.perf_counter()
         ctl = new_control()
         add_one_shot(ctl, [*self.files, self._domains("oneshot_view.lp")], self.facts.registry.specs)
@@ -555,10 +607,35 @@ class OneShotHistory(_History):
                 backend.add_rule([backend.add_atom(symbol)])
         ctl.ground([("base", [])], context=DecisionNames())
         ctl.assign_external(clingo.Function("now", [clingo.Number(x)]), True)
-        shown = view_answers()
-        views = [v for v in self._model(ctl) if v.name in shown]
+        shown = self._model(ctl)
+        del ctl
+        views = [v for v in shown if v.name in view_answers()]
+        state = [v for v in shown if v.name in _VIEW_STATE]
+        del shown
         self.timings["views"] = time.perf_counter() - start
+        start = time.perf_counter()
+        views += self._affected(x, state)
+        self.timings["affected"] = time.perf_counter() - start
         return read_answer(self.candidates, [*history, *views])
+
+    def _affected(self, x: int, state: list[clingo.Symbol]) -> list[clingo.Symbol]:
+        """Affected and Affected* (with hops) of every literal some Dep holds, at point ``x``,
+        by queries.lp over the view ``state`` (v_* atoms), ``batch`` literals per control:
+        a control holds the closures of its batch only, and is released before the next."""
+        queried = sorted({v.arguments[2] for v in state if v.name == "v_dep"})
+        found: list[clingo.Symbol] = []
+        for first in range(0, len(queried), self.batch):
+            ctl = new_control()
+            ctl.load(self._domains("queries.lp"))
+            with ctl.backend() as backend:
+                for symbol in [*state, *(clingo.Function("v_query", [clingo.Number(x), p])
+                                         for p in queried[first:first + self.batch])]:
+                    backend.add_rule([backend.add_atom(symbol)])
+            ctl.ground([("query", [clingo.Number(x)])])
+            ctl.assign_external(clingo.Function("now", [clingo.Number(x)]), True)
+            found += [v for v in self._model(ctl) if v.name in _AFFECTED]
+            del ctl
+        return found
 
     def _domains(self, name: str) -> str:
         return str(self.overrides.get(name, encoding(name)))

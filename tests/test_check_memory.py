@@ -1,0 +1,126 @@
+"""`grounded check` on argument-heavy logs: the ASP program it grounds grows with the history, not its square.
+
+Issue 23: on a log where every turn creates an argument, the check's memory grew
+with turns x problems, because every Hypothesize that names nothing it explains
+asked, at its point, whether each observation and question so far was queued.
+asp/oneshot.lp now reads "is any problem queued before this utterance" off the
+problem events (a segment tree over the utterances); these tests hold the size
+of the ground program to linear growth (a deterministic count, clingo's own
+statistics, instead of a timed run) and the summarised queue to the engine's.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from grounded import Engine, PreconditionError
+from grounded.crosscheck.check import candidates_of, check_history
+from grounded.dmap.model import Header
+from grounded.solvers.history import OneShotHistory
+from tests.synthetic import argument_heavy
+
+from .test_crosscheck import draw_candidates
+from .test_properties import HEADER as PROPERTY_HEADER
+from .test_properties import budget
+
+HEADER = {"agents": {"alice": {"authority": True}, "bob": {}, "carol": {}}}
+
+
+def ground_atoms(path: Path) -> int:
+    """The atoms of the one-shot history program (its first, decisive ground call) for a log."""
+    header, candidates, _ = candidates_of(path)
+    with Engine(header) as engine:
+        history = OneShotHistory(header, engine.registry)
+        for c in candidates:
+            engine.apply(c)
+            history.add(c, engine.last_verdicts)
+    history.solve()
+    return int(history.statistics["problem"]["lp"]["atoms"])
+
+
+def test_the_ground_program_of_an_argument_heavy_log_grows_linearly(tmp_path):
+    """Twice the turns, at most 2.3 times the ground atoms (it was 3.2 times at 60 -> 120 turns, growing)."""
+    sizes = {}
+    for k in (60, 120):
+        path = tmp_path / f"log{k}.jsonl"
+        assert argument_heavy(k, 1, path) == k
+        sizes[k] = ground_atoms(path)
+    assert sizes[120] / sizes[60] < 2.3, sizes
+
+
+def u(turn: int, who: str, *ops: dict) -> dict:
+    return {"turn": turn, "speaker": who, "text": "", "ops": list(ops)}
+
+
+# The queue fills, empties (a resolved explanation settles o1; o2 is revised) and fills
+# again; a Hypothesize naming nothing it explains is accepted only while something is
+# queued.  Turn 10 takes o3 out and then hypothesizes in the same utterance: its second
+# step sees the first one's tentative close.
+QUEUE = [
+    u(1, "alice", {"op": "observe", "claim": "o1"}),
+    u(2, "bob", {"op": "hypothesize", "claim": "h1", "deps": ["o1"], "explains": ["o1"]}),
+    u(3, "alice", {"op": "resolve", "target": "h1"}),
+    u(4, "bob", {"op": "hypothesize", "claim": "h2", "deps": ["o1"]}),
+    u(5, "carol", {"op": "observe", "claim": "o2"}),
+    u(6, "bob", {"op": "hypothesize", "claim": "h3", "deps": ["o2"]}),
+    u(7, "carol", {"op": "revise", "target": "o2"}),
+    u(8, "bob", {"op": "hypothesize", "claim": "h4", "deps": ["o1"]}),
+    u(9, "carol", {"op": "observe", "claim": "o3"}, {"op": "hypothesize", "claim": "h5", "deps": ["o3"]}),
+    u(10, "alice", {"op": "revise", "target": "o3"}, {"op": "hypothesize", "claim": "h6", "deps": ["o1"]}),
+    u(11, "bob", {"op": "hypothesize", "claim": "h7", "deps": ["o1"]}),
+]
+
+
+@pytest.mark.parametrize("incremental", [False, True], ids=["one shot", "turn by turn"])
+def test_the_summarised_queue_accepts_and_rejects_as_the_engine_does(incremental):
+    rejected = []
+    with Engine(HEADER) as engine:
+        for utterance in QUEUE:
+            try:
+                engine.apply(utterance)
+            except PreconditionError as exc:
+                assert [v.code for v in exc.violations] == ["hypothesize_nothing_to_explain"]
+                rejected.append(utterance["turn"])
+    assert rejected == [4, 8, 10]
+    report = check_history(Header.model_validate(HEADER), QUEUE, incremental=incremental)
+    assert report.ok, report.mismatches
+    assert report.accepted == len(QUEUE) - 3
+
+
+@budget(15)
+@given(data=st.data())
+def test_a_history_decided_window_by_window_is_decided_whole(data):
+    """A long history is decided `window` utterances at a time, each window a fresh control seeded
+    with what the earlier ones decided (the summarised queue included), and Affected* is asked
+    `batch` literals at a time: with a window of 3 and batches of 2 the answer, views included,
+    is the one of a single window and batch (a declared question included)."""
+    header = Header.model_validate({**PROPERTY_HEADER, "props": [*PROPERTY_HEADER["props"],
+                                                                 {"id": "q9", "kind": "question"}]})
+    candidates = draw_candidates(data, max_size=20, header=header.model_dump())
+    with Engine(header) as engine:
+        registry = engine.registry
+    windows, whole = OneShotHistory(header, registry, window=3, batch=2), OneShotHistory(header, registry)
+    for c in candidates:
+        windows.add(c)
+        whole.add(c)
+    assert sorted(map(str, windows.solve().facts)) == sorted(map(str, whole.solve().facts))
+
+
+@pytest.mark.parametrize("window", [1, 2, 4])
+def test_the_queue_carried_into_a_window_is_the_one_the_earlier_windows_left(window):
+    """Each window starts from the problems the windows before it left queued: the history
+    above decided a few utterances at a time equals it decided whole."""
+    header = Header.model_validate(HEADER)
+    with Engine(header) as engine:
+        registry = engine.registry
+    windows, whole = OneShotHistory(header, registry, window=window), OneShotHistory(header, registry)
+    for c in QUEUE:
+        windows.add(c)
+        whole.add(c)
+    decided = windows.solve()
+    assert sorted(decided.accepted) == [1, 2, 3, 5, 6, 7, 9, 11]
+    assert sorted(map(str, decided.facts)) == sorted(map(str, whole.solve().facts))
