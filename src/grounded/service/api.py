@@ -86,7 +86,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         429: {"model": s.ErrorOut, "description": "By text: the tenant has `reads_per_tenant` readings in flight "
                                                   "(Retry-After says when to try again)."},
         504: {"model": s.ErrorOut, "description": "By text: the reading went past `read_deadline`."}}
-    _errors(app)
+    install_error_handlers(app)
 
     async def ask(scope: MutableMapping[str, Any], token: str | None, fn: Callable[[Conversations, str], Any],
                   write: str | None = None, reads: str | None = None) -> Any:
@@ -290,7 +290,8 @@ def refusal(exc: Exception) -> JSONResponse | None:
     return None
 
 
-def _errors(app: FastAPI) -> None:
+def install_error_handlers(app: FastAPI) -> None:
+    """The service's answers to library errors and malformed requests, on ``app`` (the API and `grounded try`)."""
     @app.exception_handler(GroundedError)
     async def refused(request: Request, exc: GroundedError) -> JSONResponse:
         response = refusal(exc)

@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from grounded.core.bounds import MAX_TURN
 from grounded.core.errors import InputError
 from grounded.present.summary import whatif_json
-from grounded.service.api import _errors
+from grounded.service.api import install_error_handlers
 from grounded.service.middleware import RequestGuard
 
 MAX_BODY = 64 * 1024
@@ -54,7 +54,7 @@ def create_try_app(page: str, engine: Any, max_body: int = MAX_BODY) -> Any:
     thread): SWI-Prolog answers only the thread that started it.
     """
     app = FastAPI(title="grounded try", docs_url=None, redoc_url=None, openapi_url=None)
-    _errors(app)
+    install_error_handlers(app)
 
     @app.get("/", response_class=HTMLResponse)
     async def home() -> HTMLResponse:
