@@ -151,3 +151,21 @@ def test_answers_are_slotted_with_one_field_and_keep_what_is_read_once():
     ungrounded = e.verify("h3", at=6)
     assert ungrounded._why is ungrounded._why and ungrounded.failing == "o2"
     e.close()
+
+
+def test_answers_and_a_state_holding_them_survive_pickle():
+    """The service's text readers get the state pickled, and a state keeps the answer of a leaf anchor:
+    pickle's default would set the frozen slot and fail (a 500 on every Verify by text)."""
+    import pickle
+
+    engine = _conversation()
+    for claim in ("o1", "o2", "h1", "h2", "h3", "o5", "never_said"):
+        v = engine.verify(claim)
+        assert pickle.loads(pickle.dumps(v)) == v
+        back = pickle.loads(pickle.dumps(v))
+        assert (back.status, back.chain, back.reason) == (v.status, v.chain, v.reason)
+        a = engine.affected(claim)
+        back_a = pickle.loads(pickle.dumps(a))
+        assert (back_a.arguments, back_a.hops) == (a.arguments, a.hops)
+    state = pickle.loads(pickle.dumps(engine.state, protocol=pickle.HIGHEST_PROTOCOL))
+    assert any(r.answer is not None for r in state.args)  # a leaf's answer kept in the state, and carried

@@ -27,7 +27,7 @@ from typing import Any
 from grounded.core.display import Displayable
 from grounded.core.vocabulary import GOOD_STANDING
 from grounded.dmap.state import DependencyMap
-from grounded.queries.answer import ANSWER_SLOTS, filler, new, once
+from grounded.queries.answer import ANSWER_SLOTS, filler, new, once, rebuilt
 
 _Basis = tuple[DependencyMap, list[int], int, dict[str, None] | None, int | None] | None
 
@@ -49,6 +49,11 @@ class Affected(Displayable):
     """
 
     __slots__ = ANSWER_SLOTS
+
+    def __reduce__(self) -> tuple:
+        """Pickled as its one field (the service's text readers get states holding answers)."""
+        return rebuilt, (type(self), self._f)
+
     _f: tuple[str, bool, int | None, _Basis]
     """(literal, closure, at, basis): one slot, set once by ``_answer`` (see ``grounded.queries.answer``)."""
 

@@ -36,6 +36,14 @@ ANSWER_SLOTS = ("_f", "_once")
 """The slots of an answer's base class: its one field, and what ``once`` keeps."""
 
 
+def rebuilt(cls: type, fields: tuple) -> object:
+    """An answer read back by pickle, made as ``_answer`` makes it (pickle's default sets each slot through
+    the frozen ``__setattr__`` and fails).  What ``once`` kept is not carried: it is computed again if read."""
+    answer: object = new(cls)
+    filler(cls)(answer, fields)
+    return answer
+
+
 def filler(cls: type) -> Callable[[object, tuple], None]:
     """The setter of ``cls``'s ``_f`` slot, bypassing the frozen ``__setattr__`` (for ``_answer`` only)."""
     return cls._f.__set__  # type: ignore[attr-defined]  # the slot's member descriptor

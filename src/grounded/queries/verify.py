@@ -32,7 +32,7 @@ from grounded.core.display import Displayable
 from grounded.core.vocabulary import GOOD_STANDING
 from grounded.dmap.model import standing_text
 from grounded.dmap.state import ArgRecord, DependencyMap
-from grounded.queries.answer import ANSWER_SLOTS, filler, new, once
+from grounded.queries.answer import ANSWER_SLOTS, filler, new, once, rebuilt
 
 GROUNDED, UNGROUNDED, NO_ANCHOR = "grounded", "ungrounded", "no_anchor"
 
@@ -51,6 +51,11 @@ class Verification(Displayable):
     """
 
     __slots__ = ANSWER_SLOTS
+
+    def __reduce__(self) -> tuple:
+        """Pickled as its one field (the service's text readers get states holding answers)."""
+        return rebuilt, (type(self), self._f)
+
     _f: tuple[str, int | None, Any]
     """(claim, at, basis): one slot, set once by ``_answer`` (see ``grounded.queries.answer``)."""
     grounded: ClassVar[bool] = False
