@@ -27,8 +27,9 @@ def _stream(server: ServerProcess, key: str, cid: str, name: str, acked: list, e
             start: threading.Barrier) -> None:
     """Observe o_<name>_i, and every fifth time a hypothesis resting on the other writer's last claim.
 
-    Both writers connect first and start together (the barrier): on a loaded machine one
-    would otherwise be done before the other had its connection."""
+    Both writers connect first, start together and meet again every ten appends (the barrier):
+    otherwise one could be done before the other had its connection, and the history would
+    interleave nothing."""
     with client(server, key) as c:
         c.get(f"/conversations/{cid}")
         start.wait(timeout=120)
@@ -43,6 +44,8 @@ def _stream(server: ServerProcess, key: str, cid: str, name: str, acked: list, e
                 errors.append((r.status_code, r.text))
                 return
             acked.append((r.json()["seq"], r.json()["turn"], f"o_{name}_{i}"))
+            if i % 10 == 9:  # meet again every ten appends: a fast writer cannot finish before the other starts
+                start.wait(timeout=120)
 
 
 @pytest.mark.slow
