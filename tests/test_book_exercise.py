@@ -19,6 +19,8 @@ from grounded.scenario import Scenario
 from .browser import close, driver
 from .inprocess import grounded
 
+pytestmark = pytest.mark.browser  # headless Chromium: left out of `make check`
+
 ROOT = Path(__file__).resolve().parents[1]
 PENDULUM = ROOT / "scenarios" / "pendulum.yaml"
 

@@ -24,6 +24,8 @@ from grounded.present.picture import default_view
 from .browser import close, driver
 from .test_book import embedded_data
 
+pytestmark = pytest.mark.browser  # headless Chromium: left out of `make check`
+
 ROOT = Path(__file__).resolve().parents[1]
 
 MEASURE = """

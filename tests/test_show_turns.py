@@ -20,6 +20,8 @@ from grounded.cli.app import load_engine
 from grounded.core.vocabulary import GOOD_STANDING
 from grounded.queries.verify import grounded_arguments
 
+pytestmark = pytest.mark.slow  # a Graphviz layout per conversation: left out of `make check`
+
 ROOT = Path(__file__).resolve().parents[1]
 SVG = "{http://www.w3.org/2000/svg}"
 

@@ -24,6 +24,8 @@ from grounded.present.summary import whatif_json
 from .browser import close, driver
 from .tryit_server import propose, try_server
 
+pytestmark = pytest.mark.browser  # headless Chromium and a served page: left out of `make check`
+
 ROOT = Path(__file__).resolve().parents[1]
 PHASE1 = ROOT / "scenarios" / "phase1.yaml"
 

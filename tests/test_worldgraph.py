@@ -89,6 +89,7 @@ def model_relations(model: PlausibilityModel, agent: str) -> tuple[set, set]:
     return same, strict
 
 
+@pytest.mark.slow
 def test_the_drawing_has_a_node_per_world_as_grounded_run_counts_them_each_turn(phase1):
     sizes = sizes_from_run(PHASE1)
     assert sorted(sizes) == [1, 2, 3, 4, 5]
@@ -156,6 +157,7 @@ def test_the_limit_on_both_sides(atoms, drawn):
             assert agent_relations(graph, agent) == model_relations(model, agent)
 
 
+@pytest.mark.slow
 def test_world_command_draws_or_refuses_to_draw_a_large_model(tmp_path):
     out = tmp_path / "m.svg"
     r = grounded("world", str(PHASE1), "--at", "2", "-o", str(out))
@@ -176,6 +178,7 @@ def test_world_command_draws_or_refuses_to_draw_a_large_model(tmp_path):
     assert r.returncode == 2 and "--limit" in r.stderr and "64" in r.stderr
 
 
+@pytest.mark.slow
 def test_the_page_draws_each_turns_worlds(tmp_path):
     from selenium.webdriver.common.by import By
 
@@ -197,6 +200,7 @@ def test_the_page_draws_each_turns_worlds(tmp_path):
         close(b)
 
 
+@pytest.mark.slow
 def test_the_page_summarises_a_large_model(tmp_path):
     from .browser import dump_dom, parse_dom
 
@@ -208,6 +212,7 @@ def test_the_page_summarises_a_large_model(tmp_path):
     assert box.select("svg") == [] and "summarised" in box.text
 
 
+@pytest.mark.slow
 def test_the_largest_model_is_summarised_in_bounded_time():
     """2^22 worlds (the model's own bound): counted with numpy, never listed; generous on a shared machine."""
     import time
