@@ -27,7 +27,7 @@ from typing import Any
 from grounded.core.display import Displayable
 from grounded.core.vocabulary import GOOD_STANDING
 from grounded.dmap.state import DependencyMap
-from grounded.queries.answer import ANSWER_SLOTS, filler, new, once, rebuilt
+from grounded.queries.answer import ANSWER_SLOTS, filler, new, once, reduce
 
 _Basis = tuple[DependencyMap, list[int], int, dict[str, None] | None, int | None] | None
 
@@ -50,9 +50,7 @@ class Affected(Displayable):
 
     __slots__ = ANSWER_SLOTS
 
-    def __reduce__(self) -> tuple:
-        """Pickled as its one field (the service's text readers get states holding answers)."""
-        return rebuilt, (type(self), self._f)
+    __reduce__ = reduce
 
     _f: tuple[str, bool, int | None, _Basis]
     """(literal, closure, at, basis): one slot, set once by ``_answer`` (see ``grounded.queries.answer``)."""

@@ -44,6 +44,12 @@ def rebuilt(cls: type, fields: tuple) -> object:
     return answer
 
 
+def reduce(answer: object) -> tuple:
+    """``__reduce__`` of every answer: pickled as its one field, read back by ``rebuilt`` (the service's
+    text readers get states holding answers)."""
+    return rebuilt, (type(answer), answer._f)  # type: ignore[attr-defined]  # every answer's one slot
+
+
 def filler(cls: type) -> Callable[[object, tuple], None]:
     """The setter of ``cls``'s ``_f`` slot, bypassing the frozen ``__setattr__`` (for ``_answer`` only)."""
     return cls._f.__set__  # type: ignore[attr-defined]  # the slot's member descriptor

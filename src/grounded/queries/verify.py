@@ -32,7 +32,7 @@ from grounded.core.display import Displayable
 from grounded.core.vocabulary import GOOD_STANDING
 from grounded.dmap.model import standing_text
 from grounded.dmap.state import ArgRecord, DependencyMap
-from grounded.queries.answer import ANSWER_SLOTS, filler, new, once, rebuilt
+from grounded.queries.answer import ANSWER_SLOTS, filler, new, once, reduce
 
 GROUNDED, UNGROUNDED, NO_ANCHOR = "grounded", "ungrounded", "no_anchor"
 
@@ -52,9 +52,7 @@ class Verification(Displayable):
 
     __slots__ = ANSWER_SLOTS
 
-    def __reduce__(self) -> tuple:
-        """Pickled as its one field (the service's text readers get states holding answers)."""
-        return rebuilt, (type(self), self._f)
+    __reduce__ = reduce
 
     _f: tuple[str, int | None, Any]
     """(claim, at, basis): one slot, set once by ``_answer`` (see ``grounded.queries.answer``)."""
