@@ -87,23 +87,23 @@ def normalise(shape: str, value: Any) -> Any:
 
 def engine_answer(engine: Engine, question: Question, at: int | None = None) -> dict[str, Any]:
     """The engine's answer as of turn ``at``: ``value`` (comparable, see ``normalise``), ``shown``
-    (in the engine's own order: Affected* in the order its walk reaches the claims) and ``detail``."""
+    (in the engine's own order: Affected* in the order its walk reaches the claims) and ``detail``.
+    Asked of the query registry (``Engine.ask``), as every front end asks it."""
     kind, lit = question.kind, question.literal
     if kind == "verify":
-        v = engine.verify(lit, at)
-        detail = f"Dep*: {', '.join(v.chain)}" if v.grounded else (v.reason or v.status)
-        value = "yes" if v.grounded else "no"
+        v = engine.ask("verify", at, claim=lit)
+        value = "yes" if v["grounded"] else "no"
+        detail = f"Dep*: {', '.join(v['chain'])}" if v["grounded"] else (v["reason"] or v["status"])
         return {"value": value, "shown": [value], "detail": detail}
     if kind == "standing":
-        value = engine.standing(lit, at) or NO_STANDING
+        value = engine.ask("standing", at, claim=lit)["standing"] or NO_STANDING
         return {"value": value, "shown": [value], "detail": "" if value != NO_STANDING else "no argument claims it"}
     if kind == "dep":
-        shown = engine.dep(lit, at)
+        shown = engine.ask("dep", at, claim=lit)["dep"]
         return {"value": sorted(set(shown)), "shown": shown, "detail": ""}
-    a = engine.affected(lit, kind == "affected*", at)
-    hops = a.claim_hops
-    return {"value": sorted(set(a.claims)), "shown": list(a.claims),
-            "detail": "; ".join(f"{c} (hop {hops[c]})" for c in a.claims) or "nothing rests on it"}
+    a = engine.ask("affected", at, claim=lit, closure=kind == "affected*")
+    return {"value": sorted(set(a["claims"])), "shown": a["claims"],
+            "detail": "; ".join(f"{c} (hop {a['hops'][c]})" for c in a["claims"]) or "nothing rests on it"}
 
 
 def matches(shape: str, expected: Any, got: Any) -> bool:
