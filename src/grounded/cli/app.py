@@ -31,6 +31,7 @@ from rich.console import Console
 from typer.core import TyperGroup
 from typer.main import get_command_from_info, get_command_name, get_group_from_info
 
+from grounded.cli import values
 from grounded.core.errors import InputError
 from grounded.core.vocabulary import SCENARIO_SUFFIXES
 
@@ -56,6 +57,10 @@ order ``--help`` lists them (tests/test_startup.py holds this to what the module
 
 class LazyGroup(TyperGroup):
     """The ``grounded`` group: a command's module is imported when the command is looked up."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        values.install(self)  # --version, --help
 
     def list_commands(self, ctx: Context) -> list[str]:
         for name in COMMANDS:
@@ -83,13 +88,18 @@ class LazyGroup(TyperGroup):
         for info in app.registered_commands:
             assert info.callback is not None
             if (info.name or get_command_name(info.callback.__name__)) not in self.commands:
-                self.add_command(get_command_from_info(info, pretty_exceptions_short=app.pretty_exceptions_short,
-                                                       rich_markup_mode=app.rich_markup_mode))
+                self._add(get_command_from_info(info, pretty_exceptions_short=app.pretty_exceptions_short,
+                                                rich_markup_mode=app.rich_markup_mode))
         for group in app.registered_groups:
             if group.name not in self.commands:
-                self.add_command(get_group_from_info(group, pretty_exceptions_short=app.pretty_exceptions_short,
-                                                     suggest_commands=app.suggest_commands,
-                                                     rich_markup_mode=app.rich_markup_mode))
+                self._add(get_group_from_info(group, pretty_exceptions_short=app.pretty_exceptions_short,
+                                              suggest_commands=app.suggest_commands,
+                                              rich_markup_mode=app.rich_markup_mode))
+
+    def _add(self, command: Command) -> None:
+        """Add ``command``, its plain parameters converted without pydantic (grounded.cli.values)."""
+        values.install(command)
+        self.add_command(command)
 
 
 class StartupCollector:

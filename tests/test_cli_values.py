@@ -1,0 +1,70 @@
+"""grounded.cli.values: the command line's plain values converted without pydantic, as typer converts them.
+
+Each parameter of every command that gets a ``PlainValue`` is given values good and bad of its kind; what
+``PlainValue`` makes of each (the value, or the error and its message) is what typer's own converter (a
+pydantic ``TypeAdapter``) makes of it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import typer.main
+from typer._click import Context
+
+from grounded.cli.app import COMMANDS, app
+from grounded.cli.values import PlainValue, typer_converter
+
+SAMPLES: dict[object, list[object]] = {
+    str: ["o1", "", "-a3", "ü ", "x\x00"],
+    bool: [True, False, "true", "no", "x", 1],
+    int: ["3", "-1", "+2", "007", " 4", "4.0", "4.5", "x", "", "1_000", "9" * 18, "9" * 30, "٣", 5, 2.0],
+    float: ["0.5", "1", "-.5", "1.", "+3.25", "1e3", "nan", "inf", "x", "", " 0.5", "1_0.5", "٣", 0.25, 2],
+    Path: ["talk.jsonl", "", ".", "a b/ü", Path("p"), 3],
+}
+
+
+def _outcome(convert, value, param, ctx):
+    try:
+        done = convert(value, param=param, ctx=ctx)
+        return "value", type(done), repr(done)  # repr: nan is not equal to itself
+    except Exception as exc:  # noqa: BLE001 - the error itself is what is compared
+        return "error", type(exc).__name__, exc.format_message() if hasattr(exc, "format_message") else str(exc)
+
+
+def _commands():
+    group = typer.main.get_command(app)
+    ctx = Context(group)
+    for name in COMMANDS:
+        command = group.get_command(ctx, name)
+        yield from getattr(command, "commands", {name: command}).values()
+
+
+def test_every_plain_value_converts_as_typer_converts_it():
+    compared = 0
+    for command in _commands():
+        ctx = Context(command)
+        for param in [*command.params, command.get_help_option(ctx)]:
+            ours = getattr(param, "_runtime_param", None)
+            if not isinstance(ours, PlainValue):
+                continue
+            kind = param.type_descriptor.annotation
+            many = param.multiple or param.nargs == -1
+            kind = kind.__args__[0] if many else kind
+            for sample in [None, *SAMPLES[kind]]:
+                value = [sample, sample] if many and sample is not None else sample
+                theirs = typer_converter(param)
+                assert _outcome(ours.coerce, value, param, ctx) == _outcome(theirs.coerce, value, param, ctx), (
+                    command.name, param.name, value)
+                compared += 1
+    assert compared > 500  # every command's parameters, not a few
+
+
+@pytest.mark.parametrize("name", ["verify", "affected", "query"])
+def test_a_query_command_converts_every_parameter_without_pydantic(name):
+    group = typer.main.get_command(app)
+    command = group.get_command(Context(group), name)
+    params = [*command.params, command.get_help_option(Context(command)), *group.params]
+    assert all(isinstance(p._runtime_param, PlainValue) for p in params), [
+        p.name for p in params if not isinstance(p._runtime_param, PlainValue)]
