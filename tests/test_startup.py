@@ -182,3 +182,49 @@ print("grounded.present.notebook" in sys.modules, "Dependency map at T0" in html
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["True", "True"]
+
+
+def test_the_header_of_a_log_whose_snapshot_fits_is_not_validated_again(talk):
+    """Line 1 of a log whose snapshot fits was validated by the reading that took the snapshot (its bytes are under
+    the snapshot's MAC): the engine's header is built from it as authenticated, equal to the validated one (fields
+    set alike), and no validator of the header's models is built; a log without one still has its header validated."""
+    path, env, _, _ = talk
+    script = f"""
+import json
+from pydantic import BaseModel
+from grounded.engine import Engine
+from grounded.dmap.model import Header
+from grounded.io.format import split_header
+engine = Engine.load({str(path)!r}, snapshot=True)
+def subclasses(c):
+    for s in c.__subclasses__():
+        yield s
+        yield from subclasses(s)
+built = sorted(m.__qualname__ for m in subclasses(BaseModel) if m.__module__.startswith("grounded.")
+               and m.__pydantic_complete__)
+with open({str(path)!r}) as f:
+    validated = Header.model_validate(split_header(json.loads(f.readline()))[0])
+ours = engine.header
+print(json.dumps({{"restored": engine.log_status.restored, "built": built, "equal": ours == validated,
+                  "set": [sorted(ours.model_fields_set), sorted(validated.model_fields_set)],
+                  "agents": [[sorted(a.model_fields_set) for a in h.agents.values()] for h in (ours, validated)],
+                  "dump": ours.model_dump(mode="json") == validated.model_dump(mode="json")}}))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert found["restored"] > 0 and found["built"] == [], found
+    assert found["equal"] and found["dump"] and found["set"][0] == found["set"][1], found
+    assert found["agents"][0] == found["agents"][1], found
+
+
+def test_a_bad_header_is_refused_whether_or_not_a_snapshot_is_beside_the_log(talk, tmp_path):
+    path, env, claim, _ = talk
+    bad = tmp_path / "talk.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+    bad.write_text(lines[0].replace('"authority": true', '"authority": "yes"', 1) + "".join(lines[1:]))
+    assert '"yes"' in bad.read_text()
+    for _ in range(2):  # the second time, no snapshot was written by the first
+        done = grounded("verify", bad, claim, env=env)
+        assert done.returncode == 2 and f"{bad}:1: header: agents.alice.authority" in done.stderr, done.stderr
+        assert not Path(str(bad) + ".snapshot").exists()

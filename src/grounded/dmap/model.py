@@ -8,7 +8,7 @@ lives in plain records in ``state.py`` for speed.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationInfo, field_validator
 
@@ -65,6 +65,21 @@ class Header(Strict):
     props: list[Proposition] = Field(default_factory=list)
     acyclic: StrictBool = True
     world: WorldDeclaration | None = None
+
+    @classmethod
+    def authenticated(cls, fields: dict[str, Any]) -> Header:
+        """A header whose fields a reading validated before (the log of a snapshot that fits: grounded.io.reader),
+        as a model, without validating them again: ``model_validate``'s model, fields set alike, in about 1% of
+        its time (it builds the validators on first use: 9 ms of a query answered from a snapshot, issue 23).
+        Not for a header with a world model (never snapshotted)."""
+        if fields.get("world") is not None:
+            raise ValueError("a header with a world model is validated, never taken as authenticated")
+        made = dict(fields)
+        if "agents" in made:
+            made["agents"] = {name: Agent.model_construct(**agent) for name, agent in made["agents"].items()}
+        if "props" in made:
+            made["props"] = [Proposition.model_construct(**prop) for prop in made["props"]]
+        return cls.model_construct(**made)
 
     @field_validator("world")
     @classmethod

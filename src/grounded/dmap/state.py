@@ -342,9 +342,10 @@ class DependencyMap:
     @classmethod
     def from_data(cls, header: Header, data: dict) -> DependencyMap:
         """The state ``to_data`` wrote (for the same header).  Raises ValueError, KeyError or
-        TypeError on data of another shape."""
+        TypeError on data of another shape.  Its agents were validated when the state was made
+        (the snapshot that holds it is authenticated): they are not validated again."""
         dm = cls(header)
-        dm.agents = {n: Agent(role=role, authority=authority) for n, role, authority in data["agents"]}
+        dm.agents = {n: Agent.model_construct(role=role, authority=authority) for n, role, authority in data["agents"]}
         dm.props = {i: PropRecord(i, text, kind, turn, aware) for i, text, kind, turn, aware in data["props"]}
         args = dm.args
         claimants = dm.claimants

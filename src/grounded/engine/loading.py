@@ -28,7 +28,7 @@ from grounded.dmap.state import DependencyMap
 from grounded.engine.snapshots import Kept, fitting_snapshot, restored_state, save
 from grounded.engine.update import Update
 from grounded.io.eventlog import EventLogWriter, ExtensionRef, FsyncPolicy, LogOrigin, LogReader, LogStatus
-from grounded.io.snapshot import SnapshotKey
+from grounded.io.snapshot import Snapshot, SnapshotKey
 from grounded.solvers.prolog import RULES_DIR_VARIABLE, PrologRules, RuleState, state_facts
 from grounded.solvers.ruleset import file_sha256, rules_version, twin_sha256
 
@@ -105,11 +105,20 @@ def load(make: Callable[[Header, tuple[str, ...]], L], path: str | Path, *, exte
 
 
 def _open(make: Callable[[Header, tuple[str, ...]], L], path: str | Path, paths: tuple[str, ...],
-          allow_rules_change: bool, digest: bool) -> tuple[LogReader, L]:
-    reader = LogReader(path, digest=digest)
+          allow_rules_change: bool, digest: bool,
+          status: LogStatus | None = None) -> tuple[LogReader, L, Snapshot | None]:
+    """The log opened and its engine made from its header; with ``status`` (a reading that takes the
+    snapshot beside the log when it fits), that snapshot, found before the header is validated: if it
+    fits, the engine is made from the header as authenticated (LogReader.authenticated_header), which
+    a validating reading took the snapshot from, and the reader stands after the snapshot's bytes."""
+    reader = LogReader(path, digest=digest, check_header=status is None)
     try:
-        check_origin(reader.origin, paths, allow_rules_change, str(path))
-        return reader, make(reader.header, paths)
+        found = None
+        if status is not None and not reader.has_world:  # a world model is never snapshotted
+            found = fitting_snapshot(path, reader, paths, status)
+        header, log_origin = reader.authenticated_header() if found is not None else (reader.header, reader.origin)
+        check_origin(log_origin, paths, allow_rules_change, str(path))
+        return reader, make(header, paths), found
     except BaseException:
         reader.close()
         raise
@@ -120,19 +129,20 @@ def _replay(make: Callable[[Header, tuple[str, ...]], L], path: str | Path, exte
             progress: Callable[[int, int], None] | None, snapshot: bool, batch: int) -> L:
     paths = tuple(extension_path(p) for p in extensions)
     snapshot = snapshot and RULES_DIR_VARIABLE not in os.environ  # rules_version() covers the shipped rules
-    reader, engine = _open(make, path, paths, allow_rules_change, digest=snapshot)
     status = LogStatus(str(path))
     restored: SnapshotKey | None = None
+    with paused_gc():
+        reader, engine, found = _open(make, path, paths, allow_rules_change, digest=snapshot,
+                                      status=status if snapshot and on_update is None else None)
     if snapshot and engine.world is not None:
         snapshot = False
     try:
         with paused_gc():
-            if snapshot and on_update is None:
-                header_end = reader.offset
-                restored = _from_snapshot(engine, path, reader, status)
-                if restored is None and reader.offset != header_end:  # the log is not what the snapshot
-                    reader.close()                                    # was taken from: read it all again
-                    reader, engine = _open(make, path, paths, allow_rules_change, digest=True)
+            if found is not None:
+                restored = _from_snapshot(engine, path, found, status)
+            if restored is None and reader.offset != reader.header_end:  # the log is not what the snapshot
+                reader.close()                                           # was taken from: read it all again
+                reader, engine, _ = _open(make, path, paths, allow_rules_change, digest=True)
             _replay_lines(engine, reader, status, on_update, progress, batch)
     except LogError as exc:
         if strict:
@@ -154,13 +164,10 @@ def _replay(make: Callable[[Header, tuple[str, ...]], L], path: str | Path, exte
     return engine
 
 
-def _from_snapshot(engine: Loadable, path: str | Path, reader: LogReader, status: LogStatus) -> SnapshotKey | None:
-    """Take the state from the snapshot beside the log if it fits (the engine is new): the Python
-    state now, the rules' facts when the rules are first asked, the history's lines when it is
-    first read.  The snapshot's key, or None."""
-    found = fitting_snapshot(path, reader, engine.extensions, status)
-    if found is None:
-        return None
+def _from_snapshot(engine: Loadable, path: str | Path, found: Snapshot, status: LogStatus) -> SnapshotKey | None:
+    """Take the state from the snapshot that fits the log (the engine is new): the Python state now,
+    the rules' facts when the rules are first asked, the history's lines when it is first read.
+    The snapshot's key, or None (a state of a shape this version does not read)."""
     state = restored_state(found, engine.header, path, status)
     if state is None:
         return None

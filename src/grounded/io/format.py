@@ -52,6 +52,11 @@ class ExtensionRef(BaseModel):
     sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
     twin_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
 
+    @classmethod
+    def authenticated(cls, fields: dict[str, Any]) -> ExtensionRef:
+        """Fields validated before (see ``LogOrigin.authenticated``), as a model, without validating them again."""
+        return cls.model_construct(**fields)
+
     def short(self) -> str:
         return f"{self.name} (sha256 {self.sha256[:12]})"
 
@@ -70,6 +75,15 @@ class LogOrigin(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
     rules: Name | None = None
     extensions: list[ExtensionRef] | None = None
+
+    @classmethod
+    def authenticated(cls, fields: dict[str, Any]) -> LogOrigin:
+        """An origin whose fields a reading validated before (a snapshot's log: grounded.io.reader), as a model,
+        without validating them again: the model ``model_validate`` would give (fields set alike)."""
+        refs = fields.get("extensions")
+        if refs is not None:
+            fields = {**fields, "extensions": [ExtensionRef.authenticated(r) for r in refs]}
+        return cls.model_construct(**fields)
 
 
 class HeaderLine(Header):

@@ -83,13 +83,17 @@ class LogReader:
     """One event log, opened for reading: its header, then its utterance lines.
 
     Iterating yields ``(line number, JSON object)`` for each utterance line;
-    errors are InputError naming the file and line.  After the iteration,
+    errors are InputError naming the file and line.  The header is validated
+    when the reader is opened, unless ``check_header`` is false: then when
+    ``header`` or ``origin`` is first read, or never, for a log whose snapshot
+    fits (``authenticated_header``).  After the iteration,
     ``torn_line`` says whether a torn final line was ignored, ``unterminated``
     whether the last line read lacked its newline, and ``end`` is the byte
     offset just after the last whole line (where an appending writer goes on).
     """
 
-    def __init__(self, path: str | Path, *, digest: bool = False, mark: int | None = None):
+    def __init__(self, path: str | Path, *, digest: bool = False, mark: int | None = None,
+                 check_header: bool = True):
         self.path = Path(path)
         self.name = str(path)
         try:
@@ -110,7 +114,12 @@ class LogReader:
             self._mark = mark
             self.marked_digest: str | None = None
             """With ``mark``: the sha256 of the bytes before ``mark``, once the reading ended a line there."""
-            self.header, self.origin = self._read_header()
+            self._header_line = self._read_header()
+            self.header_end = self.offset
+            """Where line 1 ends (a reader that has read nothing more stands there)."""
+            self._header: tuple[Header, LogOrigin] | None = None
+            if check_header:
+                self._validated()
         except BaseException:
             self._handle.close()
             raise
@@ -211,7 +220,8 @@ class LogReader:
         except RecursionError as exc:
             raise InputError("invalid JSON: nested too deeply", path=self.name, line=lineno) from exc
 
-    def _read_header(self) -> tuple[Header, LogOrigin]:
+    def _read_header(self) -> tuple[int, dict[str, Any], dict[str, Any]]:
+        """Line 1 decoded and split into the Header's fields and the origin's (validated by ``header``)."""
         first = self._next_raw()
         if first is None:
             raise InputError("empty file: an event log starts with a header line "
@@ -223,11 +233,41 @@ class LogReader:
         obj = self._decode(lineno, body)
         if not isinstance(obj, dict) or "grounded" not in obj:
             raise InputError('line 1 must be the header {"grounded": 1, ...}', path=self.name, line=lineno)
-        fields, origin = split_header(obj)
-        try:
-            return Header.model_validate(fields), LogOrigin.model_validate(origin)
-        except ValidationError as exc:
-            raise InputError("header: " + describe_validation_error(exc), path=self.name, line=lineno) from exc
+        return (lineno, *split_header(obj))
+
+    @property
+    def header(self) -> Header:
+        """The header line's fields, validated (an InputError names the field and line 1)."""
+        return self._validated()[0]
+
+    @property
+    def origin(self) -> LogOrigin:
+        """What the header line records about the rules and extensions that wrote the log, validated."""
+        return self._validated()[1]
+
+    def _validated(self) -> tuple[Header, LogOrigin]:
+        if self._header is None:
+            lineno, fields, origin = self._header_line
+            try:
+                self._header = Header.model_validate(fields), LogOrigin.model_validate(origin)
+            except ValidationError as exc:
+                raise InputError("header: " + describe_validation_error(exc), path=self.name,
+                                 line=lineno) from exc
+        return self._header
+
+    @property
+    def has_world(self) -> bool:
+        """Whether the header declares a world model (such a log is never snapshotted)."""
+        return self._header_line[1].get("world") is not None
+
+    def authenticated_header(self) -> tuple[Header, LogOrigin]:
+        """The header and origin built from line 1 without validating them again: only for a log whose
+        snapshot fits, whose bytes (line 1 among them) are those a validating reading took the snapshot
+        from, under its MAC (grounded.io.snapshot); a header with a world model is never so read."""
+        if self._header is None:
+            _, fields, origin = self._header_line
+            self._header = Header.authenticated(fields), LogOrigin.authenticated(origin)
+        return self._header
 
     def raw_lines(self) -> Iterator[tuple[int, bytes]]:
         """Each utterance line as (number, its bytes without the newline), not yet decoded.
