@@ -30,7 +30,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from grounded.core.errors import InputError
-from grounded.core.literals import Lit
+from grounded.core.fields import Lit
 from grounded.engine import Engine
 from grounded.interpreter import embedding
 from grounded.interpreter.anchor import AnchorIndex

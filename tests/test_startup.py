@@ -228,3 +228,18 @@ def test_a_bad_header_is_refused_whether_or_not_a_snapshot_is_beside_the_log(tal
         done = grounded("verify", bad, claim, env=env)
         assert done.returncode == 2 and f"{bad}:1: header: agents.alice.authority" in done.stderr, done.stderr
         assert not Path(str(bad) + ".snapshot").exists()
+
+
+def test_the_bounds_and_the_literal_checks_import_no_pydantic():
+    """The checks are plain functions; only the model field types that carry them (grounded.core.fields) need
+    pydantic: a step to a query answered from a snapshot without it (issue 23, item 5)."""
+    script = """
+import sys
+from grounded.core.bounds import check_turn
+from grounded.core.literals import check_literal, is_literal
+assert check_turn(3) == 3 and is_literal("-a3") and check_literal("o1") == "o1"
+print(sorted(m for m in sys.modules if m.partition(".")[0] in ("pydantic", "pydantic_core")))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

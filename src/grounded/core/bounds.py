@@ -9,11 +9,6 @@ reader and writer, the formula parser.  docs/reliability.md lists them.
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from pydantic import BeforeValidator, Field
-from pydantic_core import PydanticCustomError
-
 from grounded.core.errors import InputError
 
 MAX_ID_LENGTH = 200
@@ -46,27 +41,6 @@ evaluation reads each definition once, but anything that expands them would not 
 MAX_UNIVERSE = 1 << 22
 """The largest universe an epistemic model may have (2^22 worlds: about 4M; grounded.epistemic.model)."""
 
-def _json_number(code: str, word: str) -> BeforeValidator:
-    """A number as JSON Schema has it, never a string (``"22"``) or a bool (``true``, which Python
-    counts as 1), which pydantic would otherwise take; an integer is a number with no fractional
-    part (``1`` or ``1.0``)."""
-    def check(value: object) -> object:
-        if isinstance(value, (bool, str, bytes, bytearray)):
-            raise PydanticCustomError(code, f"Input should be a valid {word}, not {{kind}}",
-                                      {"kind": type(value).__name__})
-        return value
-    return BeforeValidator(check)
-
-
-JsonInt = _json_number("int_type", "integer")
-"""Put on an ``int`` field: it accepts exactly what the published JSON Schema's ``integer`` accepts."""
-JsonNumber = _json_number("float_type", "number")
-"""Put on a ``float`` field: it accepts exactly what JSON Schema's ``number`` accepts (JSON has no nan)."""
-
-Turn = Annotated[int, Field(ge=0, le=MAX_TURN), JsonInt]
-"""A turn number, bounded so that every solver can hold it."""
-
-
 def check_turn(at: int | None, lowest: int = 0) -> int | None:
     """A turn a query looks back to, as given (None: now); InputError past the bounds.
 
@@ -87,10 +61,6 @@ def check_turn(at: int | None, lowest: int = 0) -> int | None:
 
 MIN_THRESHOLD, MAX_THRESHOLD = 0.0, 1.0
 """The similarity a text must reach to anchor: a number from 0 to 1 (not nan)."""
-
-
-Threshold = Annotated[float, Field(ge=MIN_THRESHOLD, le=MAX_THRESHOLD, allow_inf_nan=False), JsonNumber]
-"""A similarity threshold in a request body (``check_threshold`` for one given in Python)."""
 
 
 def check_threshold(value: float) -> float:

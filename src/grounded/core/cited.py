@@ -12,7 +12,8 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from grounded.core.bounds import MAX_CITED_CLAIMS, MAX_TEXT_LENGTH
-from grounded.core.literals import ATOM_PATTERN, Lit, Text
+from grounded.core.fields import Lit, Text
+from grounded.core.literals import ATOM_PATTERN
 
 ClaimId = Annotated[Lit, Field(json_schema_extra={"pattern": f"^-?{ATOM_PATTERN}$"})]
 """A claim id (a literal) as the schema shows it: the pattern is for the reader, the validator checks it."""

@@ -8,9 +8,6 @@ YAML, Prolog (``-a3`` reads as the term ``-(a3)``) and on the command line.
 from __future__ import annotations
 
 import re
-from typing import Annotated
-
-from pydantic import AfterValidator
 
 from grounded.core.bounds import MAX_ID_LENGTH, MAX_TEXT_LENGTH, preview
 
@@ -81,16 +78,3 @@ def negate(literal: str) -> str:
 def literal_term(literal: str) -> str | tuple[str, str]:
     """A literal as term data (grounded.solvers.terms): ``-a3`` is the compound ``-(a3)``."""
     return ("-", literal[1:]) if literal.startswith("-") else literal
-
-
-Lit = Annotated[str, AfterValidator(check_literal)]
-"""A validated literal, as used in operation fields."""
-
-Atom = Annotated[str, AfterValidator(check_atom)]
-"""A validated proposition id (a positive literal)."""
-
-Text = Annotated[str, AfterValidator(check_text)]
-"""Free text (an utterance's, an operation's, a proposition's): bounded, valid Unicode."""
-
-Name = Annotated[str, AfterValidator(check_name)]
-"""A short name that is not an id (a label, a role): at most MAX_ID_LENGTH characters."""

@@ -12,8 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationInfo, field_validator
 
-from grounded.core.bounds import JsonInt
-from grounded.core.literals import Atom, Lit, Name, Text
+from grounded.core.fields import Atom, JsonInt, Lit, Name, Text
 from grounded.core.vocabulary import PropKind, Standing
 from grounded.epistemic.declaration import WorldDeclaration
 

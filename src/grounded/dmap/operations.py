@@ -24,8 +24,9 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, Field, TypeAdapter, create_model, model_validator
 from pydantic_core import PydanticCustomError
 
-from grounded.core.bounds import MAX_OPS_PER_UTTERANCE, Turn
-from grounded.core.literals import Atom, Lit, Name, Text, literal_term
+from grounded.core.bounds import MAX_OPS_PER_UTTERANCE
+from grounded.core.fields import Atom, Lit, Name, Text, Turn
+from grounded.core.literals import literal_term
 from grounded.dmap.model import Strict, class_name
 
 

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from grounded.core.bounds import MAX_FORMULA_DEPTH, MAX_FORMULA_SIZE, MAX_UNIVERSE, preview
-from grounded.core.literals import Atom
+from grounded.core.fields import Atom
 
 if TYPE_CHECKING:  # formula and parse are imported where used: every header's model imports this module, and
     # a header declaring no world (a query answered from a snapshot) never parses a formula (issue 23)

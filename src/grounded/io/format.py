@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from grounded.core.literals import Name
+from grounded.core.fields import Name
 from grounded.dmap.model import Header
 from grounded.dmap.operations import UtteranceBase, op_to_json
 

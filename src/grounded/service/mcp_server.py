@@ -16,10 +16,10 @@ from typing import Annotated, Any
 
 from pydantic import ValidationError
 
-from grounded.core.bounds import JsonInt, Threshold, Turn
 from grounded.core.cited import CitedContinuation
 from grounded.core.errors import InputError, PreconditionError
 from grounded.core.extras import require
+from grounded.core.fields import JsonInt, Threshold, Turn
 from grounded.io.format import describe_errors
 from grounded.queries.registry import Query
 from grounded.service.conversations import Conversations, ExtensionFile, input_error_json, rejection_json

@@ -17,7 +17,8 @@ from typing import Annotated, Any
 from fastapi import Query as QueryParam
 from pydantic.fields import FieldInfo
 
-from grounded.core.bounds import MAX_TURN, Turn
+from grounded.core.bounds import MAX_TURN
+from grounded.core.fields import Turn
 from grounded.queries.registry import QUERIES, Query
 
 KW = inspect.Parameter.KEYWORD_ONLY

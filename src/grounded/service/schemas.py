@@ -12,9 +12,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from grounded.core.bounds import Threshold, Turn
 from grounded.core.cited import CitedContinuation
-from grounded.core.literals import Atom
+from grounded.core.fields import Atom, Threshold, Turn
 from grounded.dmap.model import Argument, Header
 
 
