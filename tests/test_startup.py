@@ -24,7 +24,8 @@ NOT_FOR_VERSION = {"pydantic", "grounded.engine", "grounded.dmap.model", "ground
 NOT_FOR_A_SNAPSHOT_QUERY = {"grounded.scenario", "grounded.present.notebook", "grounded.present.picture",
                             "grounded.service", "grounded.cli.serve", "grounded.cli.author", "grounded.crosscheck",
                             "grounded.interpreter", "grounded.epistemic.model", "yaml",
-                            "grounded.epistemic.formula", "grounded.epistemic.parse"}
+                            "grounded.epistemic.formula", "grounded.epistemic.parse",
+                            "grounded.dmap.operations", "rich.table"}  # the operation models: made when the rules start
 
 
 @pytest.fixture(scope="module")

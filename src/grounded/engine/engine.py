@@ -31,7 +31,6 @@ from grounded.core.literals import is_literal
 from grounded.core.vocabulary import GOOD_STANDING
 from grounded.dmap.effects import Turn as TurnEffect
 from grounded.dmap.model import Argument, Header
-from grounded.dmap.operations import UtteranceBase
 from grounded.dmap.state import DependencyMap
 from grounded.engine import loading
 from grounded.engine.recorder import Recorder
@@ -56,7 +55,7 @@ from grounded.solvers.flat import Accepted, Rejected
 from grounded.solvers.prolog import PrologRules, RuleState, state_facts
 
 if TYPE_CHECKING:
-    from grounded.dmap.operations import OperationRegistry
+    from grounded.dmap.operations import OperationRegistry, UtteranceBase
     from grounded.engine.world import ConversationModel, Reading
     from grounded.epistemic.formula import Formula
     from grounded.epistemic.model import PlausibilityModel

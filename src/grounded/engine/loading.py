@@ -17,13 +17,12 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeAlias, TypeVar
 
 from grounded.core.bounds import MAX_TURN
 from grounded.core.errors import InputError, LogError
 from grounded.core.turns import assign_turn
 from grounded.dmap.model import Header
-from grounded.dmap.operations import OperationRegistry, UtteranceBase
 from grounded.dmap.state import DependencyMap
 from grounded.engine.snapshots import Kept, fitting_snapshot, restored_state, save
 from grounded.engine.update import Update
@@ -33,12 +32,13 @@ from grounded.solvers.prolog import RULES_DIR_VARIABLE, PrologRules, RuleState, 
 from grounded.solvers.ruleset import file_sha256, rules_version, twin_sha256
 
 if TYPE_CHECKING:
+    from grounded.dmap.operations import OperationRegistry, UtteranceBase
     from grounded.engine.world import ConversationModel  # numpy: imported only with a world
 
 BATCH = 256
 """Log lines ``Engine.load`` hands the rules per request."""
 
-Pending = list[tuple[int, int, UtteranceBase, Kept]]
+Pending: TypeAlias = "list[tuple[int, int, UtteranceBase, Kept]]"
 """Validated lines waiting for the rules: line number, turn, utterance, what the history keeps."""
 
 

@@ -7,12 +7,12 @@ from typing import TYPE_CHECKING
 
 from grounded.core.errors import PrologError
 from grounded.dmap.effects import Effect
-from grounded.dmap.operations import UtteranceBase
 from grounded.epistemic.verdicts import verdict_term
 from grounded.io.eventlog import EventLogWriter
 from grounded.solvers.terms import Value
 
 if TYPE_CHECKING:
+    from grounded.dmap.operations import UtteranceBase
     from grounded.engine.world import Reading  # numpy: imported only with a world
 
 

@@ -13,20 +13,23 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeAlias
 
 from grounded.core.errors import InputError
 from grounded.core.turns import assign_turn
 from grounded.dmap.model import Header
-from grounded.dmap.operations import UtteranceBase
 from grounded.dmap.state import DependencyMap
 from grounded.io.eventlog import LogReader, LogStatus
 from grounded.io.snapshot import Snapshot, SnapshotKey, read_snapshot, write_snapshot
 from grounded.solvers.ruleset import file_sha256, rules_version
 
-Kept = UtteranceBase | bytes | str
+if TYPE_CHECKING:
+    from grounded.dmap.operations import UtteranceBase
+
+Kept: TypeAlias = "UtteranceBase | bytes | str"
 """What an engine's history keeps of an utterance: the model, or its JSON (see ``Engine._mirror``)."""
 
-LineReader = Callable[[LogReader, int, bytes], tuple[UtteranceBase, Kept]]
+LineReader: TypeAlias = "Callable[[LogReader, int, bytes], tuple[UtteranceBase, Kept]]"
 """A log line (reader, line number, bytes) as a validated utterance and what the history keeps of it."""
 
 

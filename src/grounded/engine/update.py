@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from grounded.core.display import Displayable
 from grounded.dmap.effects import Effect
-from grounded.dmap.operations import UtteranceBase
+
+if TYPE_CHECKING:
+    from grounded.dmap.operations import UtteranceBase
 
 E = TypeVar("E")
 

@@ -17,11 +17,13 @@ current turn only, so it cannot be cut back to an earlier one.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from grounded.core.display import Displayable
 from grounded.core.errors import PreconditionError, Violation
-from grounded.dmap.operations import UtteranceBase
+
+if TYPE_CHECKING:
+    from grounded.dmap.operations import UtteranceBase
 
 
 @dataclass(frozen=True)

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from grounded.core.fields import Name
 from grounded.dmap.model import Header
-from grounded.dmap.operations import UtteranceBase, op_to_json
+
+if TYPE_CHECKING:
+    from grounded.dmap.operations import UtteranceBase
 
 FORMAT_VERSION = 1
 
@@ -113,6 +115,8 @@ def split_header(obj: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 def utterance_json(turn: int, utterance: UtteranceBase) -> dict[str, Any]:
+    from grounded.dmap.operations import op_to_json  # the operation models: not imported to read a log's header
+
     line = {"turn": turn, "speaker": utterance.speaker, "text": utterance.text,
             "ops": [op_to_json(op) for op in utterance.ops]}
     if utterance.labels:

@@ -25,12 +25,14 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import IO, TYPE_CHECKING, Any, Literal
 
 from grounded.core.bounds import MAX_LINE_BYTES
 from grounded.core.errors import InputError, LogLockedError, LogWriteError
-from grounded.dmap.operations import UtteranceBase
 from grounded.io.format import encode_line, utterance_json
+
+if TYPE_CHECKING:
+    from grounded.dmap.operations import UtteranceBase
 
 FsyncPolicy = Literal["always", "batch", "never"]
 FSYNC_POLICIES: tuple[str, ...] = ("always", "batch", "never")

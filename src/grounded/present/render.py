@@ -6,17 +6,20 @@ changes it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
-from grounded.dmap.operations import Operation
 from grounded.engine import Engine, Update
 from grounded.present import context
 from grounded.queries.registry import Query, summary, verify_json
 from grounded.queries.verify import Verification, grounded_arguments
+
+if TYPE_CHECKING:  # a one-line answer (a query's) needs neither
+    from rich.table import Table
+
+    from grounded.dmap.operations import Operation
 
 STANDING_STYLE = {"active": "green", "resolved": "bold green", "weakened": "yellow", "abandoned": "red"}
 
@@ -83,6 +86,8 @@ def render_update(console: Console, engine: Engine, update: Update) -> None:
 
 def state_table(engine: Engine, at: int | None = None, title: str | None = None) -> Table:
     """Every argument with its standing, whether it is grounded, and its Dep."""
+    from rich.table import Table
+
     table = Table(title=title, show_edge=False, pad_edge=False, header_style="bold")
     for name in ("#", "claim", "kind", "by", "T", "standing", "grounded", "Dep"):
         table.add_column(name, no_wrap=name != "Dep")

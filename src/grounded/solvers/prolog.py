@@ -25,13 +25,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from grounded.core.errors import InputError, PrologError
 from grounded.core.literals import literal_term
 from grounded.dmap.effects import SHAPES, Effect, effect, violations_of
 from grounded.dmap.model import StandingNote
-from grounded.dmap.operations import OperationRegistry, OperationSpec
 from grounded.dmap.state import DependencyMap
 from grounded.solvers.flat import (
     ACCEPTED_SHAPE,
@@ -43,6 +42,9 @@ from grounded.solvers.flat import (
     read_accepted,
 )
 from grounded.solvers.terms import PlString, Shape, Terms, Value
+
+if TYPE_CHECKING:  # the operation models: made when the rules start, not imported with this module
+    from grounded.dmap.operations import OperationRegistry, OperationSpec
 
 RULES_PACKAGE = "grounded.prolog"
 
@@ -264,6 +266,8 @@ class PrologRules:
             raise InputError(f"extension refused: {why}", path=path, line=line or None)
 
     def _operation_specs(self) -> list[OperationSpec]:
+        from grounded.dmap.operations import OperationSpec
+
         try:
             return [OperationSpec.from_term(t) for t in self.request(("schema",))]
         except ValueError as exc:
@@ -271,10 +275,14 @@ class PrologRules:
 
     def registry(self) -> OperationRegistry:
         """The operations the rules know now (built-ins and loaded extensions)."""
+        from grounded.dmap.operations import OperationRegistry
+
         return OperationRegistry(self.operation_specs, frozenset(s.name for s in self.builtin_specs))
 
     def builtin_registry(self) -> OperationRegistry:
         """The eight operations of prolog/ops, whatever extensions are loaded."""
+        from grounded.dmap.operations import OperationRegistry
+
         return OperationRegistry(self.builtin_specs, frozenset(s.name for s in self.builtin_specs))
 
     # -- requests that need no engine --------------------------------------------------
