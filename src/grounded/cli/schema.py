@@ -10,7 +10,7 @@ from pydantic.json_schema import models_json_schema
 
 from grounded.cli.app import Extensions, app
 from grounded.engine import Engine
-from grounded.io.eventlog import HeaderLine
+from grounded.io.origin import HeaderLine
 
 
 @app.command()

@@ -31,7 +31,7 @@ from operator import attrgetter
 from typing import Any, ClassVar
 
 from grounded.core.errors import Violation
-from grounded.dmap.model import class_name
+from grounded.dmap.notes import class_name
 
 VOCABULARY = "vocabulary.pl"
 """The rule file (in package grounded.prolog) that declares ``effect_kind/4``."""

@@ -7,19 +7,14 @@ lives in plain records in ``state.py`` for speed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationInfo, field_validator
 
 from grounded.core.fields import Atom, JsonInt, Lit, Name, Text
 from grounded.core.vocabulary import PropKind, Standing
+from grounded.dmap.notes import StandingNote, class_name, standing_text  # noqa: F401  # re-exported
 from grounded.epistemic.declaration import WorldDeclaration
-
-
-def class_name(name: str) -> str:
-    """A rule name as a Python class name: ``expand_awareness`` -> ``ExpandAwareness`` (operations, effects)."""
-    return "".join(part.title() for part in name.split("_"))
 
 
 class Strict(BaseModel):
@@ -96,26 +91,6 @@ class Provenance(Strict):
     turn: int
     speaker: str
     utterance: str
-
-
-@dataclass(frozen=True, slots=True)
-class StandingNote:
-    """How a claim's newest argument reached its standing: the one structured form
-    (the rules compute the same triple, claim_standing/4), rendered by ``str()``."""
-
-    standing: str
-    turn: int
-    cause: str | None
-    """The literal whose argument caused it (None: no cause recorded)."""
-
-    def __str__(self) -> str:
-        return standing_text(self.turn, self.standing, self.cause)
-
-
-def standing_text(turn: int, standing: str, cause: str | None) -> str:
-    """A standing change as words ('abandoned at T9 by o9'), from its fields in the order an argument's
-    history holds them: Verify's reason formats a history entry without building a ``StandingNote``."""
-    return f"{standing} at T{turn}" if cause is None else f"{standing} at T{turn} by {cause}"
 
 
 class StandingChange(Strict):

@@ -20,7 +20,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from grounded.core.vocabulary import GOOD_STANDING, Standing
 from grounded.dmap.effects import (
@@ -40,7 +40,11 @@ from grounded.dmap.effects import (
     SetStanding,
     Turn,
 )
-from grounded.dmap.model import Agent, Argument, Header, Provenance, StandingChange, StandingNote
+from grounded.dmap.notes import AgentRecord, StandingNote
+
+if TYPE_CHECKING:  # the pydantic models: a query answered from a snapshot does not import them
+    from grounded.dmap.model import Argument, Header
+    from grounded.dmap.notes import PlainHeader
 
 ACTIVE = "active"
 
@@ -115,9 +119,10 @@ class PropRecord:
 class DependencyMap:
     """Arguments, attacks, Dep, commitments and open problems, with history."""
 
-    def __init__(self, header: Header):
+    def __init__(self, header: Header | PlainHeader):
         self.header = header
-        self.agents: dict[str, Agent] = dict(header.agents)
+        self.agents: dict[str, AgentRecord] = {name: AgentRecord(a.role, a.authority)
+                                               for name, a in header.agents.items()}
         self.open_agents = not header.agents
         self.acyclic = header.acyclic
         self.props: dict[str, PropRecord] = {
@@ -176,7 +181,7 @@ class DependencyMap:
         self.last_turn = e.turn
 
     def _new_agent(self, e: NewAgent, turn: int, speaker: str, text: str, ops: Sequence) -> None:
-        self.agents[e.agent] = Agent()
+        self.agents[e.agent] = AgentRecord("", False)
         self.agent_turns[e.agent] = turn
 
     def _new_prop(self, e: NewProp, turn: int, speaker: str, text: str, ops: Sequence) -> None:
@@ -285,6 +290,8 @@ class DependencyMap:
 
     def argument(self, arg_id: int, t: int | None = None) -> Argument:
         """The public, typed view of one argument as of turn t."""
+        from grounded.dmap.model import Argument, Provenance, StandingChange
+
         r = self.args[arg_id - 1]
         history = [h for h in r.history if t is None or h[0] <= t]
         return Argument(
@@ -298,7 +305,7 @@ class DependencyMap:
     def snapshot(self) -> dict:
         """Everything this state holds, as plain data: equal snapshots, equal states."""
         return {
-            "agents": {n: a.model_dump() for n, a in self.agents.items()},
+            "agents": {n: {"role": a.role, "authority": a.authority} for n, a in self.agents.items()},
             "open_agents": self.open_agents,
             "props": {k: (p.text, p.kind, p.turn, p.aware_turn) for k, p in self.props.items()},
             "args": [
@@ -340,12 +347,11 @@ class DependencyMap:
         }
 
     @classmethod
-    def from_data(cls, header: Header, data: dict) -> DependencyMap:
+    def from_data(cls, header: Header | PlainHeader, data: dict) -> DependencyMap:
         """The state ``to_data`` wrote (for the same header).  Raises ValueError, KeyError or
-        TypeError on data of another shape.  Its agents were validated when the state was made
-        (the snapshot that holds it is authenticated): they are not validated again."""
+        TypeError on data of another shape."""
         dm = cls(header)
-        dm.agents = {n: Agent.model_construct(role=role, authority=authority) for n, role, authority in data["agents"]}
+        dm.agents = {n: AgentRecord(role, authority) for n, role, authority in data["agents"]}
         dm.props = {i: PropRecord(i, text, kind, turn, aware) for i, text, kind, turn, aware in data["props"]}
         args = dm.args
         claimants = dm.claimants

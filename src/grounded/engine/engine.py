@@ -21,8 +21,6 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-
 from grounded.core import display
 from grounded.core.bounds import MAX_ID_LENGTH, check_turn, preview
 from grounded.core.display import Displayable
@@ -30,7 +28,7 @@ from grounded.core.errors import InputError, LogError, PreconditionError, Violat
 from grounded.core.literals import is_literal
 from grounded.core.vocabulary import GOOD_STANDING
 from grounded.dmap.effects import Turn as TurnEffect
-from grounded.dmap.model import Argument, Header
+from grounded.dmap.notes import PlainHeader
 from grounded.dmap.state import DependencyMap
 from grounded.engine import loading
 from grounded.engine.recorder import Recorder
@@ -41,7 +39,6 @@ from grounded.epistemic.verdicts import Verdict
 from grounded.io.eventlog import (
     EventLogWriter,
     FsyncPolicy,
-    LogOrigin,
     LogReader,
     LogStatus,
     describe_validation_error,
@@ -54,11 +51,31 @@ from grounded.queries import verify as _verify
 from grounded.solvers.flat import Accepted, Rejected
 from grounded.solvers.prolog import PrologRules, RuleState, state_facts
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the models: a query answered from a snapshot imports no pydantic (issue 23, item 5)
+    from grounded.dmap.model import Argument, Header
     from grounded.dmap.operations import OperationRegistry, UtteranceBase
     from grounded.engine.world import ConversationModel, Reading
     from grounded.epistemic.formula import Formula
     from grounded.epistemic.model import PlausibilityModel
+    from grounded.io.origin import LogOrigin
+
+
+def _header(header: Header | dict | None, acyclic: bool | None) -> Header:
+    """The header as given, validated (an InputError names the field), with ``acyclic`` if given."""
+    from pydantic import ValidationError
+
+    from grounded.dmap.model import Header
+
+    if header is None:
+        header = Header()
+    elif not isinstance(header, Header):
+        try:
+            header = Header.model_validate(header)
+        except ValidationError as exc:
+            raise InputError("header: " + describe_validation_error(exc)) from exc
+    if acyclic is not None:
+        header = header.model_copy(update={"acyclic": acyclic})
+    return header
 
 
 class Engine(Displayable):
@@ -70,19 +87,12 @@ class Engine(Displayable):
     True
     """
 
-    def __init__(self, header: Header | dict | None = None, *, log: str | Path | None = None,
+    def __init__(self, header: Header | PlainHeader | dict | None = None, *, log: str | Path | None = None,
                  extensions: Iterable[str | Path] = (), acyclic: bool | None = None,
                  fsync: FsyncPolicy = "always"):
-        if header is None:
-            header = Header()
-        elif not isinstance(header, Header):
-            try:
-                header = Header.model_validate(header)
-            except ValidationError as exc:
-                raise InputError("header: " + describe_validation_error(exc)) from exc
-        if acyclic is not None:
-            header = header.model_copy(update={"acyclic": acyclic})
-        self.header = header
+        if not isinstance(header, PlainHeader) or acyclic is not None:
+            header = _header(header.model() if isinstance(header, PlainHeader) else header, acyclic)
+        self._header: Header | PlainHeader = header
         self.extensions = tuple(loading.extension_path(p) for p in extensions)
         self.state = DependencyMap(header)
         self.world: ConversationModel | None = None
@@ -95,7 +105,7 @@ class Engine(Displayable):
         self._rules: tuple[PrologRules, OperationRegistry, RuleState] | None = None
         if self.extensions:  # loaded now: a bad rule file is refused when the engine is made
             self._rule_base()
-        self._log = (EventLogWriter(log, header_json(header, self.origin()), fsync=fsync)
+        self._log = (EventLogWriter(log, header_json(self.header, self.origin()), fsync=fsync)
                      if log is not None else None)
         self.load_error: LogError | None = None
         """What stopped a partial ``load`` (None when the whole log was applied)."""
@@ -194,6 +204,8 @@ class Engine(Displayable):
         the garbage collector to walk, a tenth of the memory, validated again only
         if ``history`` is asked for), or, when that fails, by the JSON reading and
         validation that name what is wrong exactly as ``apply`` would."""
+        from pydantic import ValidationError  # imported with the utterance models, which the rules made
+
         try:
             return self.registry.utterance_model.model_validate_json(body), body
         except ValidationError:
@@ -232,6 +244,14 @@ class Engine(Displayable):
         status.utterances += 1
         if on_update is not None:
             on_update(self, update)
+
+    @property
+    def header(self) -> Header:
+        """The conversation's header (the ``Header`` of a log whose snapshot fits is made when first asked for:
+        its fields were read as plain data, grounded.dmap.notes.PlainHeader)."""
+        if isinstance(self._header, PlainHeader):
+            self._header = self._header.model()
+        return self._header
 
     def origin(self) -> LogOrigin:
         """The rules version and extensions this engine runs, as a log's header records them."""
@@ -275,6 +295,8 @@ class Engine(Displayable):
         return self._mirror(turn, u, Accepted([TurnEffect(-1, turn)], []), None, line or _as_json(given))
 
     def _validated(self, utterance: UtteranceBase | dict[str, Any]) -> UtteranceBase:
+        from pydantic import ValidationError  # imported with the utterance models, which the rules made
+
         try:
             return self.registry.utterance(utterance)
         except ValidationError as exc:

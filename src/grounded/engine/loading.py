@@ -22,18 +22,21 @@ from typing import TYPE_CHECKING, Protocol, TypeAlias, TypeVar
 from grounded.core.bounds import MAX_TURN
 from grounded.core.errors import InputError, LogError
 from grounded.core.turns import assign_turn
-from grounded.dmap.model import Header
 from grounded.dmap.state import DependencyMap
 from grounded.engine.snapshots import Kept, fitting_snapshot, restored_state, save
 from grounded.engine.update import Update
-from grounded.io.eventlog import EventLogWriter, ExtensionRef, FsyncPolicy, LogOrigin, LogReader, LogStatus
+from grounded.io.eventlog import EventLogWriter, FsyncPolicy, LogReader, LogStatus
+from grounded.io.format import PlainOrigin
 from grounded.io.snapshot import Snapshot, SnapshotKey
 from grounded.solvers.prolog import RULES_DIR_VARIABLE, PrologRules, RuleState, state_facts
 from grounded.solvers.ruleset import file_sha256, rules_version, twin_sha256
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the models: a query answered from a snapshot imports no pydantic (issue 23, item 5)
+    from grounded.dmap.model import Header
+    from grounded.dmap.notes import PlainHeader
     from grounded.dmap.operations import OperationRegistry, UtteranceBase
     from grounded.engine.world import ConversationModel  # numpy: imported only with a world
+    from grounded.io.origin import ExtensionRef, LogOrigin
 
 BATCH = 256
 """Log lines ``Engine.load`` hands the rules per request."""
@@ -45,7 +48,6 @@ Pending: TypeAlias = "list[tuple[int, int, UtteranceBase, Kept]]"
 class Loadable(Protocol):
     """What loading reads and sets of an engine (grounded.engine.engine.Engine)."""
 
-    header: Header
     extensions: tuple[str, ...]
     state: DependencyMap
     world: ConversationModel | None
@@ -85,8 +87,9 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
-def load(make: Callable[[Header, tuple[str, ...]], L], path: str | Path, *, extensions: Iterable[str | Path],
-         strict: bool, append: bool, on_update: OnUpdate | None, fsync: FsyncPolicy, allow_rules_change: bool,
+def load(make: Callable[[Header | PlainHeader, tuple[str, ...]], L], path: str | Path, *,
+         extensions: Iterable[str | Path], strict: bool, append: bool, on_update: OnUpdate | None,
+         fsync: FsyncPolicy, allow_rules_change: bool,
          progress: Callable[[int, int], None] | None, snapshot: bool, batch: int = BATCH) -> L:
     """``Engine.load`` (documented there); ``make(header, extensions)`` builds the engine."""
     writer = EventLogWriter(path, fsync=fsync) if append else None
@@ -104,7 +107,7 @@ def load(make: Callable[[Header, tuple[str, ...]], L], path: str | Path, *, exte
     return engine
 
 
-def _open(make: Callable[[Header, tuple[str, ...]], L], path: str | Path, paths: tuple[str, ...],
+def _open(make: Callable[[Header | PlainHeader, tuple[str, ...]], L], path: str | Path, paths: tuple[str, ...],
           allow_rules_change: bool, digest: bool,
           status: LogStatus | None = None) -> tuple[LogReader, L, Snapshot | None]:
     """The log opened and its engine made from its header; with ``status`` (a reading that takes the
@@ -124,8 +127,8 @@ def _open(make: Callable[[Header, tuple[str, ...]], L], path: str | Path, paths:
         raise
 
 
-def _replay(make: Callable[[Header, tuple[str, ...]], L], path: str | Path, extensions: Iterable[str | Path],
-            strict: bool, on_update: OnUpdate | None, allow_rules_change: bool,
+def _replay(make: Callable[[Header | PlainHeader, tuple[str, ...]], L], path: str | Path,
+            extensions: Iterable[str | Path], strict: bool, on_update: OnUpdate | None, allow_rules_change: bool,
             progress: Callable[[int, int], None] | None, snapshot: bool, batch: int) -> L:
     paths = tuple(extension_path(p) for p in extensions)
     snapshot = snapshot and RULES_DIR_VARIABLE not in os.environ  # rules_version() covers the shipped rules
@@ -168,7 +171,7 @@ def _from_snapshot(engine: Loadable, path: str | Path, found: Snapshot, status: 
     """Take the state from the snapshot that fits the log (the engine is new): the Python state now,
     the rules' facts when the rules are first asked, the history's lines when it is first read.
     The snapshot's key, or None (a state of a shape this version does not read)."""
-    state = restored_state(found, engine.header, path, status)
+    state = restored_state(found, engine.state.header, path, status)  # the header the engine was made from
     if state is None:
         return None
     engine.state = state
@@ -230,10 +233,13 @@ def turn_of(u: UtteranceBase, last: int | None) -> int:
 
 def origin(extensions: Iterable[str]) -> LogOrigin:
     """The rules version and extensions an engine runs, as a log's header records them."""
+    from grounded.io.origin import LogOrigin
+
     return LogOrigin(rules=rules_version(), extensions=[extension_ref(p) for p in extensions])
 
 
-def check_origin(origin: LogOrigin, extensions: tuple[str, ...], allow_rules_change: bool, path: str) -> None:
+def check_origin(origin: LogOrigin | PlainOrigin, extensions: tuple[str, ...], allow_rules_change: bool,
+                 path: str) -> None:
     """The log's rules version and extensions are the ones given (InputError naming each difference)."""
     problems = []
     if origin.rules is not None and origin.rules != rules_version() and not allow_rules_change:
@@ -264,6 +270,8 @@ def check_origin(origin: LogOrigin, extensions: tuple[str, ...], allow_rules_cha
 
 def extension_ref(path: str | Path) -> ExtensionRef:
     """An extension rule file as a log's header records it: name, sha256, and its twin's sha256."""
+    from grounded.io.origin import ExtensionRef
+
     return ExtensionRef(name=Path(path).name, sha256=file_sha256(path), twin_sha256=twin_sha256(path))
 
 

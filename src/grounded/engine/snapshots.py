@@ -17,13 +17,14 @@ from typing import TYPE_CHECKING, TypeAlias
 
 from grounded.core.errors import InputError
 from grounded.core.turns import assign_turn
-from grounded.dmap.model import Header
 from grounded.dmap.state import DependencyMap
 from grounded.io.eventlog import LogReader, LogStatus
 from grounded.io.snapshot import Snapshot, SnapshotKey, read_snapshot, write_snapshot
 from grounded.solvers.ruleset import file_sha256, rules_version
 
 if TYPE_CHECKING:
+    from grounded.dmap.model import Header
+    from grounded.dmap.notes import PlainHeader
     from grounded.dmap.operations import UtteranceBase
 
 Kept: TypeAlias = "UtteranceBase | bytes | str"
@@ -53,7 +54,8 @@ def fitting_snapshot(path: str | Path, reader: LogReader, extensions: Iterable[s
     return found.snapshot
 
 
-def restored_state(snapshot: Snapshot, header: Header, path: str | Path, status: LogStatus) -> DependencyMap | None:
+def restored_state(snapshot: Snapshot, header: Header | PlainHeader, path: str | Path,
+                   status: LogStatus) -> DependencyMap | None:
     """The snapshot's state for ``header``, or None (noted in ``status``) when it is of a shape
     this version does not read; ``status`` counts its utterances as read."""
     try:

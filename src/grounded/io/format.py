@@ -4,22 +4,23 @@ The header line is the conversation's ``Header`` plus where the log came
 from: ``rules`` (the rules version that accepted its utterances: package
 version + a hash of the shipped Prolog rule files) and ``extensions`` (each
 extension rule file it was written with: file name and sha256).  Replaying a
-log under other rules or extensions is refused (docs/reliability.md).
+log under other rules or extensions is refused (docs/reliability.md).  The
+origin's models are in ``origin.py``: this module imports no pydantic.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+if TYPE_CHECKING:  # the models (pydantic) are not imported to read a log (issue 23, item 5)
+    from pydantic import ValidationError
 
-from grounded.core.fields import Name
-from grounded.dmap.model import Header
-
-if TYPE_CHECKING:
+    from grounded.dmap.model import Header
     from grounded.dmap.operations import UtteranceBase
+    from grounded.io.origin import LogOrigin
 
 FORMAT_VERSION = 1
 
@@ -44,60 +45,16 @@ def describe_errors(errors: Iterable[Mapping[str, Any]], skip: Callable[[str], b
     return "; ".join(dict.fromkeys(parts))
 
 
-class ExtensionRef(BaseModel):
-    """An extension rule file a log was written with: its file name and the sha256 of its content,
-    and the sha256 of its ASP twin (``op.lp`` beside ``op.pl``, which `grounded check` reads) if it
-    had one.  A log written before twins were recorded has no ``twin_sha256``: it reads as before."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
-    name: Name
-    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
-    twin_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
-
-    @classmethod
-    def authenticated(cls, fields: dict[str, Any]) -> ExtensionRef:
-        """Fields validated before (see ``LogOrigin.authenticated``), as a model, without validating them again."""
-        return cls.model_construct(**fields)
-
-    def short(self) -> str:
-        return f"{self.name} (sha256 {self.sha256[:12]})"
-
-    @property
-    def twin_name(self) -> str:
-        return self.name.rsplit(".", 1)[0] + ".lp"
-
-
-class LogOrigin(BaseModel):
-    """What the header line records besides the Header: the rules and extensions that wrote the log.
-
-    Both are None in a log that does not record them (one written by hand):
-    such a log is replayed under whatever rules and extensions are given.
-    """
-
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
-    rules: Name | None = None
-    extensions: list[ExtensionRef] | None = None
-
-    @classmethod
-    def authenticated(cls, fields: dict[str, Any]) -> LogOrigin:
-        """An origin whose fields a reading validated before (a snapshot's log: grounded.io.reader), as a model,
-        without validating them again: the model ``model_validate`` would give (fields set alike)."""
-        refs = fields.get("extensions")
-        if refs is not None:
-            fields = {**fields, "extensions": [ExtensionRef.authenticated(r) for r in refs]}
-        return cls.model_construct(**fields)
-
-
-class HeaderLine(Header):
-    """Line 1 of an event log as written: the Header, the rules version, the extensions."""
-
-    rules: Name | None = Field(default=None, description="Rules version that accepted the utterances "
-                                                         "(package version + hash of the Prolog rule files).")
-    extensions: list[ExtensionRef] | None = Field(default=None, description="Extension rule files the log "
-                                                                            "was written with.")
-
-
 ORIGIN_KEYS = ("rules", "extensions")
+
+
+@dataclass(frozen=True)
+class PlainOrigin:
+    """A header line's origin naming no extension, as plain data (``LogOrigin``'s fields): how a log whose
+    snapshot fits is read (grounded.io.reader, ``authenticated_header``)."""
+
+    rules: str | None = None
+    extensions: list | None = None
 
 
 def header_json(header: Header, origin: LogOrigin | None = None) -> dict[str, Any]:

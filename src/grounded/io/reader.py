@@ -24,14 +24,16 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
-
-from pydantic import ValidationError
+from typing import IO, TYPE_CHECKING, Any
 
 from grounded.core.bounds import MAX_LINE_BYTES
 from grounded.core.errors import InputError
-from grounded.dmap.model import Header
-from grounded.io.format import LogOrigin, describe_validation_error, split_header
+from grounded.dmap.notes import PlainHeader
+from grounded.io.format import PlainOrigin, describe_validation_error, split_header
+
+if TYPE_CHECKING:  # the models validate a header; a log whose snapshot fits is read without them
+    from grounded.dmap.model import Header
+    from grounded.io.origin import LogOrigin
 
 
 @dataclass
@@ -118,6 +120,7 @@ class LogReader:
             self.header_end = self.offset
             """Where line 1 ends (a reader that has read nothing more stands there)."""
             self._header: tuple[Header, LogOrigin] | None = None
+            self._plain: tuple[PlainHeader, PlainOrigin | LogOrigin] | None = None
             if check_header:
                 self._validated()
         except BaseException:
@@ -247,6 +250,11 @@ class LogReader:
 
     def _validated(self) -> tuple[Header, LogOrigin]:
         if self._header is None:
+            from pydantic import ValidationError
+
+            from grounded.dmap.model import Header
+            from grounded.io.origin import LogOrigin
+
             lineno, fields, origin = self._header_line
             try:
                 self._header = Header.model_validate(fields), LogOrigin.model_validate(origin)
@@ -260,14 +268,20 @@ class LogReader:
         """Whether the header declares a world model (such a log is never snapshotted)."""
         return self._header_line[1].get("world") is not None
 
-    def authenticated_header(self) -> tuple[Header, LogOrigin]:
-        """The header and origin built from line 1 without validating them again: only for a log whose
-        snapshot fits, whose bytes (line 1 among them) are those a validating reading took the snapshot
-        from, under its MAC (grounded.io.snapshot); a header with a world model is never so read."""
-        if self._header is None:
+    def authenticated_header(self) -> tuple[PlainHeader, PlainOrigin | LogOrigin]:
+        """The header and origin read from line 1 as plain data, not validated again (no pydantic imported):
+        only for a log whose snapshot fits, whose bytes (line 1 among them) are those a validating reading
+        took the snapshot from, under its MAC (grounded.io.snapshot); a header with a world model is never
+        so read.  An origin naming extensions is their model, built as authenticated."""
+        if self._plain is None:
             _, fields, origin = self._header_line
-            self._header = Header.authenticated(fields), LogOrigin.authenticated(origin)
-        return self._header
+            if origin.get("extensions"):
+                from grounded.io.origin import LogOrigin
+
+                self._plain = PlainHeader(fields), LogOrigin.authenticated(origin)
+            else:
+                self._plain = PlainHeader(fields), PlainOrigin(origin.get("rules"), origin.get("extensions"))
+        return self._plain
 
     def raw_lines(self) -> Iterator[tuple[int, bytes]]:
         """Each utterance line as (number, its bytes without the newline), not yet decoded.

@@ -30,7 +30,7 @@ from typing import Any, ClassVar, Literal
 
 from grounded.core.display import Displayable
 from grounded.core.vocabulary import GOOD_STANDING
-from grounded.dmap.model import standing_text
+from grounded.dmap.notes import standing_text
 from grounded.dmap.state import ArgRecord, DependencyMap
 from grounded.queries.answer import ANSWER_SLOTS, filler, new, once, reduce
 

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from grounded.core.errors import InputError, PrologError
 from grounded.core.literals import literal_term
 from grounded.dmap.effects import SHAPES, Effect, effect, violations_of
-from grounded.dmap.model import StandingNote
+from grounded.dmap.notes import StandingNote
 from grounded.dmap.state import DependencyMap
 from grounded.solvers.flat import (
     ACCEPTED_SHAPE,

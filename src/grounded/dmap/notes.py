@@ -1,0 +1,86 @@
+"""Plain values of the dependency map that its pydantic models (grounded.dmap.model) and the code that
+answers queries both use: importable without pydantic, which a query answered from a snapshot does not
+import (issue 23, item 5; tests/test_startup.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from grounded.dmap.model import Header
+
+
+def class_name(name: str) -> str:
+    """A rule name as a Python class name: ``expand_awareness`` -> ``ExpandAwareness`` (operations, effects)."""
+    return "".join(part.title() for part in name.split("_"))
+
+
+@dataclass(frozen=True, slots=True)
+class StandingNote:
+    """How a claim's newest argument reached its standing: the one structured form
+    (the rules compute the same triple, claim_standing/4), rendered by ``str()``."""
+
+    standing: str
+    turn: int
+    cause: str | None
+    """The literal whose argument caused it (None: no cause recorded)."""
+
+    def __str__(self) -> str:
+        return standing_text(self.turn, self.standing, self.cause)
+
+
+def standing_text(turn: int, standing: str, cause: str | None) -> str:
+    """A standing change as words ('abandoned at T9 by o9'), from its fields in the order an argument's
+    history holds them: Verify's reason formats a history entry without building a ``StandingNote``."""
+    return f"{standing} at T{turn}" if cause is None else f"{standing} at T{turn} by {cause}"
+
+
+@dataclass(frozen=True, slots=True)
+class AgentRecord:
+    """An agent of the state: declared in the header (its ``Agent``'s fields) or joined on first word."""
+
+    role: str
+    authority: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PropDecl:
+    """A proposition the header declares (a ``Proposition``'s fields)."""
+
+    id: str
+    text: str = ""
+    kind: str = "observation"
+    aware: bool = True
+
+
+@dataclass(frozen=True)
+class PlainHeader:
+    """The header of a log whose snapshot fits, read as plain data: its fields were validated by the reading
+    that took the snapshot from the log's bytes, which the snapshot's MAC covers (grounded.io.reader,
+    ``authenticated_header``), so a query answered from the snapshot neither validates them again nor imports
+    pydantic (issue 23, item 5).  The engine and the state read what they need of it as of a ``Header``
+    (agents, props, acyclic, world); ``model()`` is the ``Header`` itself, for whoever asks for it
+    (``Engine.header``).  Never a header with a world model (such a log is never snapshotted)."""
+
+    fields: dict[str, Any]
+    agents: dict[str, AgentRecord] = field(init=False)
+    props: list[PropDecl] = field(init=False)
+    acyclic: bool = field(init=False)
+    world: None = field(init=False, default=None)
+
+    def __post_init__(self) -> None:
+        if self.fields.get("world") is not None:
+            raise ValueError("a header with a world model is validated, never taken as authenticated")
+        agents = {name: AgentRecord(a.get("role", ""), a.get("authority", False))
+                  for name, a in self.fields.get("agents", {}).items()}
+        object.__setattr__(self, "agents", agents)
+        object.__setattr__(self, "props", [PropDecl(**p) for p in self.fields.get("props", [])])
+        object.__setattr__(self, "acyclic", self.fields.get("acyclic", True))
+
+    def model(self) -> Header:
+        """The ``Header`` these fields make (built as authenticated: not validated again)."""
+        from grounded.dmap.model import Header
+
+        return Header.authenticated(self.fields)
