@@ -6,10 +6,7 @@ import (issue 23, item 5; tests/test_startup.py).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from grounded.dmap.model import Header
+from typing import Any
 
 
 def class_name(name: str) -> str:
@@ -61,8 +58,8 @@ class PlainHeader:
     that took the snapshot from the log's bytes, which the snapshot's MAC covers (grounded.io.reader,
     ``authenticated_header``), so a query answered from the snapshot neither validates them again nor imports
     pydantic (issue 23, item 5).  The engine and the state read what they need of it as of a ``Header``
-    (agents, props, acyclic, world); ``model()`` is the ``Header`` itself, for whoever asks for it
-    (``Engine.header``).  Never a header with a world model (such a log is never snapshotted)."""
+    (agents, props, acyclic, world); ``Header.authenticated(fields)`` is the ``Header`` itself, for whoever
+    asks for it (``Engine.header``).  Never a header with a world model (such a log is never snapshotted)."""
 
     fields: dict[str, Any]
     agents: dict[str, AgentRecord] = field(init=False)
@@ -78,9 +75,3 @@ class PlainHeader:
         object.__setattr__(self, "agents", agents)
         object.__setattr__(self, "props", [PropDecl(**p) for p in self.fields.get("props", [])])
         object.__setattr__(self, "acyclic", self.fields.get("acyclic", True))
-
-    def model(self) -> Header:
-        """The ``Header`` these fields make (built as authenticated: not validated again)."""
-        from grounded.dmap.model import Header
-
-        return Header.authenticated(self.fields)

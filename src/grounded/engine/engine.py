@@ -60,13 +60,15 @@ if TYPE_CHECKING:  # the models: a query answered from a snapshot imports no pyd
     from grounded.io.origin import LogOrigin
 
 
-def _header(header: Header | dict | None, acyclic: bool | None) -> Header:
-    """The header as given, validated (an InputError names the field), with ``acyclic`` if given."""
+def _header(header: Header | PlainHeader | dict | None, acyclic: bool | None) -> Header:
+    """The header as given, validated (an InputError names the field; a plain one was), with ``acyclic`` if given."""
     from pydantic import ValidationError
 
     from grounded.dmap.model import Header
 
-    if header is None:
+    if isinstance(header, PlainHeader):
+        header = Header.authenticated(header.fields)
+    elif header is None:
         header = Header()
     elif not isinstance(header, Header):
         try:
@@ -91,7 +93,7 @@ class Engine(Displayable):
                  extensions: Iterable[str | Path] = (), acyclic: bool | None = None,
                  fsync: FsyncPolicy = "always"):
         if not isinstance(header, PlainHeader) or acyclic is not None:
-            header = _header(header.model() if isinstance(header, PlainHeader) else header, acyclic)
+            header = _header(header, acyclic)
         self._header: Header | PlainHeader = header
         self.extensions = tuple(loading.extension_path(p) for p in extensions)
         self.state = DependencyMap(header)
@@ -250,7 +252,7 @@ class Engine(Displayable):
         """The conversation's header (the ``Header`` of a log whose snapshot fits is made when first asked for:
         its fields were read as plain data, grounded.dmap.notes.PlainHeader)."""
         if isinstance(self._header, PlainHeader):
-            self._header = self._header.model()
+            self._header = _header(self._header, None)
         return self._header
 
     def origin(self) -> LogOrigin:
