@@ -41,7 +41,8 @@ EARLIER = 6
 TOY = '''
 from pydantic import Field
 
-from grounded.queries.registry import Answer, Params, Query, register
+from grounded.queries.models import Answer, Params
+from grounded.queries.registry import Query, register
 
 
 class ClaimsAnswer(Answer):
@@ -182,3 +183,35 @@ def test_grounded_check_holds_each_registered_set_of_arguments_to_the_rules_and_
         registry.unregister("wrong")
     found = [m for m in report.mismatches if m.startswith("wrong arguments")]
     assert len(found) == 2 and "Prolog" in found[0] and "ASP" in found[1], report.mismatches
+
+
+PARAMS = [{}, {"claim": "o1"}, {"claim": "-a3"}, {"claim": ""}, {"claim": 3}, {"claim": None}, {"claim": b"o1"},
+          {"claim": "o1", "closure": False}, {"claim": "o1", "closure": True}, {"claim": "o1", "closure": 0},
+          {"claim": "o1", "closure": "false"}, {"closure": False}, {"claim": "o1", "other": 1}, {"other": 1}]
+
+
+@pytest.mark.parametrize("name", list(QUERIES))
+def test_parameters_read_as_plain_data_are_what_the_model_makes_of_them(name):
+    """``Query.read`` takes parameters plainly right for a query's model without it (no pydantic on a query
+    answered from a snapshot); whatever it so takes, the model takes alike, and it leaves the model all else."""
+    from pydantic import ValidationError
+
+    from grounded.queries.registry import PlainParams, plain_params
+
+    q = QUERIES[name]
+    assert isinstance(q.params_model, str)  # the built-in queries name their models
+    taken = 0
+    for given in PARAMS:
+        plain = plain_params(q.params_model, given)
+        try:
+            model = q.params.model_validate(given)
+        except ValidationError:
+            assert plain is None, (name, given)
+            continue
+        if plain is None:
+            continue
+        taken += 1
+        assert isinstance(q.read(given), PlainParams)
+        for field in type(model).model_fields:
+            assert getattr(plain, field) == getattr(model, field), (name, given, field)
+    assert taken >= 1

@@ -27,18 +27,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
-
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
+from typing import TYPE_CHECKING, Any, Protocol
 
 from grounded.core.bounds import check_turn
 from grounded.core.errors import InputError
 from grounded.core.literals import atom_of
 from grounded.core.vocabulary import GOOD_STANDING
-from grounded.dmap.model import Argument
 from grounded.dmap.state import DependencyMap
 from grounded.queries.affected import Affected
 from grounded.queries.verify import Verification
+
+if TYPE_CHECKING:  # the models (pydantic): a query answered from a snapshot reads its parameters without them
+    from grounded.dmap.model import Argument
+    from grounded.queries.models import AffectedParams, Answer, Params
 
 
 class Source(Protocol):
@@ -50,90 +51,6 @@ class Source(Protocol):
     def verify(self, literal: str, at: int | None = None) -> Verification: ...
 
     def affected(self, literal: str, closure: bool = True, at: int | None = None) -> Affected: ...
-
-
-# -- parameters -------------------------------------------------------------------------------------
-
-
-class Params(BaseModel):
-    """No parameters besides ``at``."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
-
-
-class ClaimParams(Params):
-    claim: str = Field(description="A literal, e.g. h2 or -a3.")
-
-
-class AffectedParams(ClaimParams):
-    closure: StrictBool = Field(True, description="Affected* (true) or one-step Affected (false).")
-
-
-class ArgumentsParams(Params):
-    claim: str | None = Field(None, description="Only the arguments for this literal (all of them when omitted).")
-
-
-# -- answers: one JSON shape per query ----------------------------------------------------------------
-
-
-class Answer(BaseModel):
-    model_config = ConfigDict(extra="forbid", defer_build=True)
-
-    at: int | None = Field(description="The turn asked about (null: the latest).")
-
-
-class VerifyAnswer(Answer):
-    claim: str
-    grounded: bool
-    status: Literal["grounded", "ungrounded", "no_anchor"]
-    chain: list[str] = Field(description="Claims of the witness Dep*(a_c), the anchor's first.")
-    arguments: list[int] = Field(description="The witness's argument ids, the anchor first.")
-    reason: str | None = Field(description="Why not grounded (null when grounded).")
-    failing: str | None = Field(description="The first literal the walk could not ground.")
-
-
-class AffectedAnswer(Answer):
-    claim: str
-    closure: bool
-    claims: list[str] = Field(description="Claims of the arguments reached, in the order reached.")
-    lose_support: list[str] = Field(description="Those of them in S_t (they lose grounding).")
-    hops: dict[str, int] = Field(description="Claim -> the hop it was first reached at (1: one-step Affected).")
-    arguments: list[int]
-    losing_arguments: list[int]
-    known: bool = Field(description="False when no argument claims or rests on the literal and no proposition "
-                                    "declares it (as of the turn).")
-
-
-class ReinstatableAnswer(Answer):
-    arguments: list[int] = Field(description="Arguments out of standing whose every attacker has left S_t.")
-    reinstatable: list[str] = Field(description="Their claims, each once.")
-
-
-class OpenProblemsAnswer(Answer):
-    open_problems: list[str]
-
-
-class CommitmentsAnswer(Answer):
-    commitments: dict[str, list[str]] = Field(description="Agent -> the claims it is committed to.")
-
-
-class DissentAnswer(Answer):
-    dissent: dict[str, list[str]] = Field(description="Decision claim -> the agents dissenting from it.")
-
-
-class StandingAnswer(Answer):
-    claim: str
-    standing: str | None = Field(description="Standing of the newest argument for the claim (null: none).")
-
-
-class DepAnswer(Answer):
-    claim: str
-    dep: list[str] = Field(description="Dep of the newest argument for the claim.")
-
-
-class ArgumentsAnswer(Answer):
-    claim: str | None
-    arguments: list[Argument]
 
 
 # -- the small walks (Verify and Affected* are in verify.py and affected.py) --------------------------
@@ -195,8 +112,11 @@ class Query:
 
     name: str
     help: str
-    params: type[Params]
-    answer: type[Answer]
+    params_model: type[Params] | str
+    """The parameters' model (grounded.queries.models), or its name there: then imported when first asked
+    for (``params``), and plain parameters are read without it (``read``)."""
+    answer_model: type[Answer] | str
+    """The answer's model, or its name in grounded.queries.models (``answer``)."""
     walk: Callable[[Source, Any, int | None], Any]
     shape: Callable[[Any, Source, Any, int | None], dict[str, Any]]
     prolog: str | None = None
@@ -211,8 +131,26 @@ class Query:
         """The HTTP route's last segment."""
         return self.name.replace("_", "-")
 
-    def read(self, params: dict[str, Any]) -> Params:
-        """The parameters, validated; an InputError names the query and the field."""
+    @property
+    def params(self) -> type[Params]:
+        """The parameters' pydantic model."""
+        return _model(self.params_model)
+
+    @property
+    def answer(self) -> type[Answer]:
+        """The answer's pydantic model (its one JSON shape)."""
+        return _model(self.answer_model)
+
+    def read(self, params: dict[str, Any]) -> Params | PlainParams:
+        """The parameters, validated; an InputError names the query and the field.  Parameters plainly right
+        for a model of grounded.queries.models named by name are read as plain data, what the model makes of
+        them (``plain_params``): a query answered from a snapshot imports no pydantic (issue 23, item 5)."""
+        if isinstance(self.params_model, str):
+            plain = plain_params(self.params_model, params)
+            if plain is not None:
+                return plain
+        from pydantic import ValidationError
+
         try:
             return self.params.model_validate(params)
         except ValidationError as exc:
@@ -224,6 +162,40 @@ class Query:
         args = self.read(params)
         t = check_turn(at)
         return self.shape(self.walk(source, args, t), source, args, t)
+
+
+def _model(model: type | str) -> Any:
+    if isinstance(model, str):
+        from grounded.queries import models
+
+        return getattr(models, model)
+    return model
+
+
+@dataclass(frozen=True, slots=True)
+class PlainParams:
+    """A query's parameters as plain data (``Query.read``): the fields of the models here, their defaults."""
+
+    claim: str | None = None
+    closure: bool = True
+
+
+def plain_params(model: str, given: dict[str, Any]) -> PlainParams | None:
+    """``given`` as plain data when it is plainly right for the model of grounded.queries.models named
+    ``model`` (no other key, each value of its field's type), else None: the model reads it, and names what is
+    wrong.  tests/test_query_registry.py holds the two readings equal."""
+    keys, claim, closure = given.keys(), given.get("claim"), given.get("closure", True)
+    if model == "Params":
+        right = not keys
+    elif model == "ClaimParams":
+        right = keys == {"claim"} and type(claim) is str
+    elif model == "AffectedParams":
+        right = "claim" in keys and keys <= {"claim", "closure"} and type(claim) is str and type(closure) is bool
+    elif model == "ArgumentsParams":
+        right = keys <= {"claim"} and (claim is None or type(claim) is str)
+    else:
+        right = False
+    return PlainParams(claim, closure) if right else None
 
 
 QUERIES: dict[str, Query] = {}
@@ -279,21 +251,21 @@ def _affected_shape(a: Affected, source: Source, p: AffectedParams, t: int | Non
 
 VERIFY = register(Query(
     "verify", "Verify(c): is the claim carried by an argument in good standing, grounded all the way down?",
-    ClaimParams, VerifyAnswer,
+    "ClaimParams", "VerifyAnswer",
     walk=lambda s, p, t: s.verify(p.claim, at=t),
     shape=lambda v, s, p, t: verify_json(v),
     prolog="queries", asp="now_grounded", ok=lambda a: a["grounded"]))
 
 AFFECTED = register(Query(
     "affected", "Affected*(p): every argument resting, transitively, on p (closure=false: one step).",
-    AffectedParams, AffectedAnswer,
+    "AffectedParams", "AffectedAnswer",
     walk=lambda s, p, t: s.affected(p.claim, closure=p.closure, at=t),
     shape=_affected_shape,
     prolog="queries", asp="now_hop", ok=lambda a: a["known"]))
 
 REINSTATABLE = register(Query(
     "reinstatable", "Arguments out of standing whose every attacker has left S_t (reported, never reinstated).",
-    Params, ReinstatableAnswer,
+    "Params", "ReinstatableAnswer",
     walk=lambda s, p, t: reinstatable(s.state, t),
     shape=lambda ids, s, p, t: {"at": t, "arguments": ids,
                                 "reinstatable": list(dict.fromkeys(s.state.arg(i).claim for i in ids))},
@@ -301,41 +273,41 @@ REINSTATABLE = register(Query(
 
 OPEN_PROBLEMS = register(Query(
     "open_problems", "The open problems: questions and observations nothing explains yet.",
-    Params, OpenProblemsAnswer,
+    "Params", "OpenProblemsAnswer",
     walk=lambda s, p, t: s.state.open_problems_at(t),
     shape=lambda found, s, p, t: {"at": t, "open_problems": list(found)}))
 
 COMMITMENTS = register(Query(
     "commitments", "Cm: each agent's public commitments, as claims.",
-    Params, CommitmentsAnswer,
+    "Params", "CommitmentsAnswer",
     walk=lambda s, p, t: commitments(s.state, t),
     shape=lambda found, s, p, t: {"at": t, "commitments": found}))
 
 DISSENT = register(Query(
     "dissent", "Decision claim -> the agents recorded as dissenting from it.",
-    Params, DissentAnswer,
+    "Params", "DissentAnswer",
     walk=lambda s, p, t: dissent(s.state, t),
     shape=lambda found, s, p, t: {"at": t, "dissent": found}))
 
 STANDING = register(Query(
     "standing", "The standing of the newest argument for a claim.",
-    ClaimParams, StandingAnswer,
+    "ClaimParams", "StandingAnswer",
     walk=lambda s, p, t: standing(s.state, p.claim, t),
     shape=lambda found, s, p, t: {"claim": p.claim, "at": t, "standing": found}))
 
 DEP = register(Query(
     "dep", "Dep of the newest argument for a claim.",
-    ClaimParams, DepAnswer,
+    "ClaimParams", "DepAnswer",
     walk=lambda s, p, t: dep(s.state, p.claim, t),
     shape=lambda found, s, p, t: {"claim": p.claim, "at": t, "dep": found}))
 
 ARGUMENTS = register(Query(
     "arguments", "The arguments (standing, Dep, provenance), all of them or those for one claim.",
-    ArgumentsParams, ArgumentsAnswer,
+    "ArgumentsParams", "ArgumentsAnswer",
     walk=lambda s, p, t: arguments(s.state, p.claim, t),
     shape=lambda found, s, p, t: {"claim": p.claim, "at": t,
                                   "arguments": [a.model_dump(mode="json") for a in found]}))
 
 
-__all__ = ["AFFECTED", "QUERIES", "REINSTATABLE", "VERIFY", "Answer", "Params", "Query", "Source", "get",
+__all__ = ["AFFECTED", "QUERIES", "REINSTATABLE", "VERIFY", "PlainParams", "Query", "Source", "get",
            "register", "unregister"]

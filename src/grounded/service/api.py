@@ -31,7 +31,7 @@ from grounded.core.bounds import MAX_THRESHOLD, MAX_TURN, MIN_THRESHOLD
 from grounded.core.errors import GroundedError, InputError, PreconditionError
 from grounded.io.format import describe_errors, encode_line
 from grounded.queries import registry
-from grounded.queries.registry import VerifyAnswer
+from grounded.queries.models import VerifyAnswer
 from grounded.service import schemas as s
 from grounded.service.conversations import Conversations, ExtensionFile, input_error_json, rejection_json
 from grounded.service.errors import ServiceError
