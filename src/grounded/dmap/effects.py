@@ -24,7 +24,7 @@ and literals spelled as everywhere else (``-a3``).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, fields, make_dataclass
 from importlib import resources
 from operator import attrgetter
@@ -112,24 +112,51 @@ def _generate(kind: EffectKind) -> type[Effect]:
     return cls
 
 
-CLASSES: dict[str, type[Any]] = {kind.name: _generate(kind) for kind in KINDS}
-"""Each effect's class by its name in the rules."""
+class _Classes(Mapping[str, type[Any]]):
+    """Each effect's class by its name in the rules, generated when first asked for: making all 22 was a
+    tenth of a query answered from a snapshot, which applies no effect (issue 23, item 5)."""
 
-globals().update({cls.__name__: cls for cls in CLASSES.values()})
+    def __init__(self) -> None:
+        self._kinds = {kind.name: kind for kind in KINDS}
+        self._made: dict[str, type[Any]] = {}
+
+    def __getitem__(self, name: str) -> type[Any]:
+        cls = self._made.get(name)
+        if cls is None:
+            cls = self._made[name] = _generate(self._kinds[name])
+            globals()[cls.__name__] = cls
+        return cls
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._kinds)
+
+    def __len__(self) -> int:
+        return len(self._kinds)
+
+
+CLASSES = _Classes()
+"""Each effect's class by its name in the rules (in the order declared)."""
+
+_BY_CLASS_NAME = {class_name(kind.name): kind.name for kind in KINDS}
+
+_GROUPS = {"MODEL_EFFECTS": ("model",), "FOR_THE_MODEL": ("model", "reading")}
+"""``MODEL_EFFECTS``: the effects that change the world model M.  ``FOR_THE_MODEL``: the effects addressed to M
+(``abduce``: read Definition A.2 there); the argumentation state ignores them.  Tuples of classes, made when
+first read."""
 
 
 def __getattr__(name: str) -> Any:
-    """The generated classes are module attributes already; this tells type checkers that they exist."""
+    """A generated class by its class name (``NewArg``), or a group of them (``_GROUPS``): made when first asked
+    for, then a module attribute (pickle finds a class of a pickled state again by name here)."""
+    if name in _BY_CLASS_NAME:
+        return CLASSES[_BY_CLASS_NAME[name]]
+    if name in _GROUPS:
+        found = globals()[name] = tuple(CLASSES[k.name] for k in KINDS if k.group in _GROUPS[name])
+        return found
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 EFFECT_NAMES: frozenset[str] = frozenset(CLASSES)
-
-MODEL_EFFECTS: tuple[type, ...] = tuple(CLASSES[k.name] for k in KINDS if k.group == "model")
-"""Effects that change the world model M."""
-
-FOR_THE_MODEL: tuple[type, ...] = tuple(CLASSES[k.name] for k in KINDS if k.group in ("model", "reading"))
-"""Effects addressed to M (``abduce``: read Definition A.2 there); the argumentation state ignores them."""
 
 SHAPES: dict[str, tuple[str, ...]] = {k.name: tuple(VALUE_KINDS[t] for _, t in k.fields) for k in KINDS}
 """The shape of every effect term, the kind of each value: what grounded.solvers.terms reads them by."""

@@ -23,26 +23,26 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast
 
 from grounded.core.vocabulary import GOOD_STANDING, Standing
-from grounded.dmap.effects import (
-    FOR_THE_MODEL,
-    AddAttack,
-    AddDep,
-    AddExplains,
-    Aware,
-    Commit,
-    Dissent,
-    Effect,
-    NewAgent,
-    NewArg,
-    NewProp,
-    Problem,
-    RetractCommitment,
-    SetStanding,
-    Turn,
-)
+from grounded.dmap import effects as fx
 from grounded.dmap.notes import AgentRecord, StandingNote
 
-if TYPE_CHECKING:  # the pydantic models: a query answered from a snapshot does not import them
+if TYPE_CHECKING:  # the effect classes (made when first used) and the models: a snapshot's state needs neither
+    from grounded.dmap.effects import (
+        AddAttack,
+        AddDep,
+        AddExplains,
+        Aware,
+        Commit,
+        Dissent,
+        Effect,
+        NewAgent,
+        NewArg,
+        NewProp,
+        Problem,
+        RetractCommitment,
+        SetStanding,
+        Turn,
+    )
     from grounded.dmap.model import Argument, Header
     from grounded.dmap.notes import PlainHeader
 
@@ -142,13 +142,7 @@ class DependencyMap:
         self.problem_events: list[tuple[int, str, bool]] = []
         self.agent_turns: dict[str, int] = {}
         self.last_turn: int | None = None
-        self._handlers: dict[type, Callable[..., None]] = {
-            Turn: self._turn, NewAgent: self._new_agent, NewProp: self._new_prop, Aware: self._aware,
-            NewArg: self._new_arg, SetStanding: self._set_standing, AddDep: self._add_dep,
-            AddExplains: self._add_explains, AddAttack: self._add_attack, Commit: self._commit,
-            RetractCommitment: self._retract_commitment, Dissent: self._dissent, Problem: self._problem,
-            **{cls: self._model for cls in FOR_THE_MODEL},
-        }
+        self._handlers: dict[type, Callable[..., None]] | None = None
 
     # -- lookups ---------------------------------------------------------------
 
@@ -173,9 +167,21 @@ class DependencyMap:
         ``ops`` are the utterance's operations (an effect's ``index`` names one),
         kept for provenance: the text and operation behind each new argument.
         """
-        handlers = self._handlers
+        handlers = self._handlers or self._effect_handlers()
         for e in effects:
             handlers[type(e)](e, turn, speaker, utterance_text, ops)
+
+    def _effect_handlers(self) -> dict[type, Callable[..., None]]:
+        """Each effect class's handler, made when the first effects are applied (the classes are generated when
+        first asked for: a state read from a snapshot, which applies none, makes none: grounded.dmap.effects)."""
+        self._handlers = {
+            fx.Turn: self._turn, fx.NewAgent: self._new_agent, fx.NewProp: self._new_prop, fx.Aware: self._aware,
+            fx.NewArg: self._new_arg, fx.SetStanding: self._set_standing, fx.AddDep: self._add_dep,
+            fx.AddExplains: self._add_explains, fx.AddAttack: self._add_attack, fx.Commit: self._commit,
+            fx.RetractCommitment: self._retract_commitment, fx.Dissent: self._dissent, fx.Problem: self._problem,
+            **{cls: self._model for cls in fx.FOR_THE_MODEL},
+        }
+        return self._handlers
 
     def _turn(self, e: Turn, turn: int, speaker: str, text: str, ops: Sequence) -> None:
         self.last_turn = e.turn

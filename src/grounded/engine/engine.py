@@ -27,7 +27,7 @@ from grounded.core.display import Displayable
 from grounded.core.errors import InputError, LogError, PreconditionError, Violation
 from grounded.core.literals import is_literal
 from grounded.core.vocabulary import GOOD_STANDING
-from grounded.dmap.effects import Turn as TurnEffect
+from grounded.dmap import effects
 from grounded.dmap.notes import PlainHeader
 from grounded.dmap.state import DependencyMap
 from grounded.engine import loading
@@ -294,7 +294,7 @@ class Engine(Displayable):
         self.last_verdicts = {}
         line = self._log.append(turn, u) if self._log is not None else None
         self.rules.admitted(turn)
-        return self._mirror(turn, u, Accepted([TurnEffect(-1, turn)], []), None, line or _as_json(given))
+        return self._mirror(turn, u, Accepted([effects.Turn(-1, turn)], []), None, line or _as_json(given))
 
     def _validated(self, utterance: UtteranceBase | dict[str, Any]) -> UtteranceBase:
         from pydantic import ValidationError  # imported with the utterance models, which the rules made

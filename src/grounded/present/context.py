@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from grounded.core.literals import atom_of
-from grounded.dmap.effects import AddAttack, AddDep, Aware, Dissent, NewArg, Problem, RetractCommitment, SetStanding
+from grounded.dmap import effects as fx
 from grounded.engine import Engine, Update
 from grounded.present.tokens import count_tokens
 from grounded.queries.verify import NO_ANCHOR, Verification
@@ -53,28 +53,28 @@ class Change:
 def changes(engine: Engine, update: Update) -> list[Change]:
     """The changes of one update, in the order the rules made them."""
     args = engine.state.args
-    new_args = {e.arg for e in update.of(NewArg)}
+    new_args = {e.arg for e in update.of(fx.NewArg)}
     ops = update.utterance.ops
     out = []
     for e in update.effects:
-        if isinstance(e, NewArg):
+        if isinstance(e, fx.NewArg):
             r = args[e.arg - 1]
             out.append(Change("added", r.claim, r.kind, r.speaker, r.op, text=r.text,
                               items=tuple(r.deps), explains=tuple(r.explains)))
-        elif isinstance(e, SetStanding) and e.arg not in new_args:
+        elif isinstance(e, fx.SetStanding) and e.arg not in new_args:
             out.append(Change("standing", args[e.arg - 1].claim, e.standing, cause=e.cause or ""))
-        elif isinstance(e, AddDep) and e.arg not in new_args:
+        elif isinstance(e, fx.AddDep) and e.arg not in new_args:
             out.append(Change("dep", args[e.arg - 1].claim, e.literal))
-        elif isinstance(e, AddAttack):
+        elif isinstance(e, fx.AddAttack):
             out.append(Change("attack", args[e.attacker - 1].claim, args[e.target - 1].claim))
-        elif isinstance(e, RetractCommitment):
+        elif isinstance(e, fx.RetractCommitment):
             out.append(Change("withdrawn", args[e.arg - 1].claim, e.agent))
-        elif isinstance(e, Dissent):
+        elif isinstance(e, fx.Dissent):
             out.append(Change("dissent", args[e.arg - 1].claim, e.agent))
-        elif isinstance(e, Aware) and ops[e.index].op == "expand_awareness":
+        elif isinstance(e, fx.Aware) and ops[e.index].op == "expand_awareness":
             out.append(Change("aware", e.atom))
-    opened = tuple(e.literal for e in update.of(Problem) if e.status == "open")
-    settled = tuple(e.literal for e in update.of(Problem) if e.status == "closed")
+    opened = tuple(e.literal for e in update.of(fx.Problem) if e.status == "open")
+    settled = tuple(e.literal for e in update.of(fx.Problem) if e.status == "closed")
     if opened:
         out.append(Change("opened", items=opened))
     if settled:

@@ -184,7 +184,15 @@ def _maker(name: str) -> tuple[Maker, int]:
     return (lambda ix, t, i: cls(ix, *(r(v) for r, v in zip(reads, t[i:i + n], strict=True)))), n
 
 
-_MAKERS: dict[str, tuple[Maker, int]] = {name: _maker(name) for name in SHAPES}
+class _Makers(dict[str, tuple[Maker, int]]):
+    """Each effect's maker, made when its first effect is read (with its class: grounded.dmap.effects)."""
+
+    def __missing__(self, name: str) -> tuple[Maker, int]:
+        made = self[name] = _maker(name)
+        return made
+
+
+_MAKERS = _Makers()
 
 
 def read_accepted(value: tuple) -> list[Accepted]:
