@@ -5,8 +5,8 @@ import (issue 23, item 5; tests/test_startup.py).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 
 def class_name(name: str) -> str:
@@ -34,16 +34,15 @@ def standing_text(turn: int, standing: str, cause: str | None) -> str:
     return f"{standing} at T{turn}" if cause is None else f"{standing} at T{turn} by {cause}"
 
 
-@dataclass(frozen=True, slots=True)
-class AgentRecord:
-    """An agent of the state: declared in the header (its ``Agent``'s fields) or joined on first word."""
+class AgentRecord(NamedTuple):
+    """An agent of the state: declared in the header (its ``Agent``'s fields) or joined on first word.
+    (A named tuple, as ``PropDecl``: made at import in a tenth of a frozen dataclass's time.)"""
 
     role: str
     authority: bool
 
 
-@dataclass(frozen=True, slots=True)
-class PropDecl:
+class PropDecl(NamedTuple):
     """A proposition the header declares (a ``Proposition``'s fields)."""
 
     id: str
@@ -52,7 +51,6 @@ class PropDecl:
     aware: bool = True
 
 
-@dataclass(frozen=True)
 class PlainHeader:
     """The header of a log whose snapshot fits, read as plain data: its fields were validated by the reading
     that took the snapshot from the log's bytes, which the snapshot's MAC covers (grounded.io.reader,
@@ -61,17 +59,14 @@ class PlainHeader:
     (agents, props, acyclic, world); ``Header.authenticated(fields)`` is the ``Header`` itself, for whoever
     asks for it (``Engine.header``).  Never a header with a world model (such a log is never snapshotted)."""
 
-    fields: dict[str, Any]
-    agents: dict[str, AgentRecord] = field(init=False)
-    props: list[PropDecl] = field(init=False)
-    acyclic: bool = field(init=False)
-    world: None = field(init=False, default=None)
+    __slots__ = ("acyclic", "agents", "fields", "props")
+    world: None = None
 
-    def __post_init__(self) -> None:
-        if self.fields.get("world") is not None:
+    def __init__(self, fields: dict[str, Any]):
+        if fields.get("world") is not None:
             raise ValueError("a header with a world model is validated, never taken as authenticated")
-        agents = {name: AgentRecord(a.get("role", ""), a.get("authority", False))
-                  for name, a in self.fields.get("agents", {}).items()}
-        object.__setattr__(self, "agents", agents)
-        object.__setattr__(self, "props", [PropDecl(**p) for p in self.fields.get("props", [])])
-        object.__setattr__(self, "acyclic", self.fields.get("acyclic", True))
+        self.fields = fields
+        self.agents = {name: AgentRecord(a.get("role", ""), a.get("authority", False))
+                       for name, a in fields.get("agents", {}).items()}
+        self.props = [PropDecl(**p) for p in fields.get("props", [])]
+        self.acyclic: bool = fields.get("acyclic", True)

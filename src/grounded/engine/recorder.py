@@ -9,7 +9,7 @@ from grounded.core.errors import PrologError
 from grounded.dmap.effects import Effect
 from grounded.epistemic.verdicts import verdict_term
 from grounded.io.eventlog import EventLogWriter
-from grounded.solvers.terms import Value
+from grounded.solvers.termdata import Value
 
 if TYPE_CHECKING:
     from grounded.dmap.operations import UtteranceBase

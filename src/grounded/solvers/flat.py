@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from grounded.core.errors import PrologError, Violation
 from grounded.dmap.effects import CLASSES, SHAPES, TRANSITION_SHAPE, VIOLATION_SHAPE, Effect, transitions_of
-from grounded.solvers.terms import PlString, Shape
+from grounded.solvers.termdata import PlString, Shape
 
 SEPARATOR = "\x1f"
 

@@ -41,7 +41,7 @@ from grounded.solvers.flat import (
     flat_utterances,
     read_accepted,
 )
-from grounded.solvers.terms import PlString, Shape, Terms, Value
+from grounded.solvers.termdata import PlString, Shape, Value
 
 if TYPE_CHECKING:  # the operation models: made when the rules start, not imported with this module
     from grounded.dmap.operations import OperationRegistry, OperationSpec
@@ -144,6 +144,8 @@ class PrologRules:
         Prolog()  # starts the embedded SWI-Prolog
         self.thread = threading.get_ident()
         PrologRules.claim()  # started without an engine (an operation model, a lint): this thread's
+        from grounded.solvers.terms import Terms  # ctypes: when Prolog starts
+
         self.terms = Terms(core._lib)
         self._replies: dict[object, Shape] = {}
         self.terms.known_names(PROTOCOL_NAMES)

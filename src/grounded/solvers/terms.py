@@ -35,20 +35,9 @@ from ctypes import POINTER, byref, c_char_p, c_int, c_int64, c_size_t, c_uint, c
 from typing import cast
 
 from grounded.core.errors import InputError, PrologError
+from grounded.solvers.termdata import PlString, Shape, Value
 
 c_uintptr_t = c_size_t  # uintptr_t: the same width as size_t on every platform SWI-Prolog supports
-
-Value = object
-"""A term as Python data: str, PlString, int, tuple (compound) or list."""
-
-
-Shape = object
-"""How a term is expected to look (see ``Terms.read``)."""
-
-
-class PlString(str):
-    """A Python str that goes into Prolog as a string, not an atom."""
-
 
 # -- the C interface (SWI-Prolog.h) -------------------------------------------------------
 
