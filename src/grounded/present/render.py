@@ -12,14 +12,14 @@ from rich.console import Console
 from rich.text import Text
 
 from grounded.engine import Engine, Update
-from grounded.present import context
 from grounded.queries.registry import Query, summary, verify_json
 from grounded.queries.verify import Verification, grounded_arguments
 
-if TYPE_CHECKING:  # a one-line answer (a query's) needs neither
+if TYPE_CHECKING:  # a one-line answer (a query's) needs none of them
     from rich.table import Table
 
     from grounded.dmap.operations import Operation
+    from grounded.present import context
 
 STANDING_STYLE = {"active": "green", "resolved": "bold green", "weakened": "yellow", "abandoned": "red"}
 
@@ -34,6 +34,8 @@ def describe_op(op: Operation) -> str:
 
 def describe_changes(engine: Engine, update: Update) -> list[str]:
     """One update as terse phrases, one per change ('h2 weakened by o9'); sentences are in context.py."""
+    from grounded.present import context
+
     lines = [_terse(c) for c in context.changes(engine, update)]
     if update.worlds is not None:
         lines.append(world_line(engine, update))
@@ -150,6 +152,8 @@ def verify_line(answer: dict[str, Any]) -> Text:
 
 def flag_continuation(engine: Engine, v: Verification) -> str:
     """The user-facing flag of the paper for a stale continuation ('' when grounded or no anchor)."""
+    from grounded.present import context
+
     return context.flag(engine, v.claim, v.at, v) or ""
 
 
