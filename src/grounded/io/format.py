@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:  # the models (pydantic) are not imported to read a log (issue 23, item 5)
     from pydantic import ValidationError
@@ -48,10 +47,10 @@ def describe_errors(errors: Iterable[Mapping[str, Any]], skip: Callable[[str], b
 ORIGIN_KEYS = ("rules", "extensions")
 
 
-@dataclass(frozen=True)
-class PlainOrigin:
+class PlainOrigin(NamedTuple):
     """A header line's origin naming no extension, as plain data (``LogOrigin``'s fields): how a log whose
-    snapshot fits is read (grounded.io.reader, ``authenticated_header``)."""
+    snapshot fits is read (grounded.io.reader, ``authenticated_header``).  A named tuple, as the other plain
+    records of that reading (grounded.dmap.notes)."""
 
     rules: str | None = None
     extensions: list | None = None

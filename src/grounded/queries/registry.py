@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from grounded.core.bounds import check_turn
 from grounded.core.errors import InputError
@@ -172,9 +172,8 @@ def _model(model: type | str) -> Any:
     return model
 
 
-@dataclass(frozen=True, slots=True)
-class PlainParams:
-    """A query's parameters as plain data (``Query.read``): the fields of the models here, their defaults."""
+class PlainParams(NamedTuple):
+    """A query's parameters as plain data (``Query.read``): the fields of the models, their defaults."""
 
     claim: str | None = None
     closure: bool = True
