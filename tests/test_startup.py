@@ -29,7 +29,8 @@ NOT_FOR_A_SNAPSHOT_QUERY = {"grounded.scenario", "grounded.present.notebook", "g
                             "pydantic", "pydantic_core", "grounded.dmap.model", "grounded.queries.models",
                             "grounded.io.origin", "typer._adapters",  # no model: the header and parameters are plain
                             "grounded.solvers.terms", "ctypes",  # Prolog's C interface: when the rules start
-                            "grounded.present.context"}  # an update's changes in words: not a query's answer
+                            "grounded.present.context",  # an update's changes in words: not a query's answer
+                            "grounded.engine.whatif"}
 
 
 @pytest.fixture(scope="module")

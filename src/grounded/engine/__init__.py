@@ -9,8 +9,21 @@ world.py carries the world model M along with the rules' decisions; whatif.py
 answers hypothetical utterances; view.py is a read-only view for readers.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from grounded.engine.engine import Engine
 from grounded.engine.update import Update
-from grounded.engine.whatif import WhatIf
+
+if TYPE_CHECKING:
+    from grounded.engine.whatif import WhatIf
+
+
+def __getattr__(name: str) -> Any:
+    """``WhatIf``, imported when first asked for (a query answered from a snapshot makes none)."""
+    if name == "WhatIf":
+        from grounded.engine.whatif import WhatIf
+
+        return WhatIf
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["Engine", "Update", "WhatIf"]

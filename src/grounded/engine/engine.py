@@ -34,7 +34,6 @@ from grounded.engine import loading
 from grounded.engine.recorder import Recorder
 from grounded.engine.snapshots import Kept, history_lines
 from grounded.engine.update import Update
-from grounded.engine.whatif import WhatIf, what_if
 from grounded.epistemic.verdicts import Verdict
 from grounded.io.eventlog import (
     EventLogWriter,
@@ -54,6 +53,7 @@ from grounded.solvers.prolog import PrologRules, RuleState, state_facts
 if TYPE_CHECKING:  # the models: a query answered from a snapshot imports no pydantic (issue 23, item 5)
     from grounded.dmap.model import Argument, Header
     from grounded.dmap.operations import OperationRegistry, UtteranceBase
+    from grounded.engine.whatif import WhatIf
     from grounded.engine.world import ConversationModel, Reading
     from grounded.epistemic.formula import Formula
     from grounded.epistemic.model import PlausibilityModel
@@ -470,6 +470,8 @@ class Engine(Displayable):
         answer carries the transitions and flagged claims, or the violations,
         and the scratch engine that holds the hypothetical state.
         """
+        from grounded.engine.whatif import what_if
+
         return what_if(self, utterance, check_turn(at))
 
     def show(self, at: int | None = None, focus: str | None = None, affected: str | None = None) -> Any:
@@ -532,4 +534,4 @@ def _check_literal(literal: str) -> None:
 
 
 
-__all__ = ["Engine", "PreconditionError", "Update", "Violation", "WhatIf"]
+__all__ = ["Engine", "PreconditionError", "Update", "Violation"]
