@@ -24,11 +24,9 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from grounded.core import display
-from grounded.core.bounds import MAX_ID_LENGTH, check_turn, preview
+from grounded.core.bounds import check_turn
 from grounded.core.display import Displayable
 from grounded.core.errors import InputError, LogError, PreconditionError, Violation
-from grounded.core.literals import is_literal
-from grounded.core.vocabulary import GOOD_STANDING
 from grounded.dmap.effects import Turn as TurnEffect
 from grounded.dmap.model import Argument, Header
 from grounded.dmap.operations import UtteranceBase
@@ -85,7 +83,7 @@ class Engine(Displayable):
             header = header.model_copy(update={"acyclic": acyclic})
         self.header = header
         self.extensions = tuple(loading.extension_path(p) for p in extensions)
-        self.state = DependencyMap(header)
+        self.state = DependencyMap(header)  # binds ``verify`` and ``affected`` to it
         self.world: ConversationModel | None = None
         if header.world is not None:
             from grounded.engine.world import ConversationModel  # numpy and the models: only with a world
@@ -322,37 +320,26 @@ class Engine(Displayable):
 
     # -- queries -------------------------------------------------------------------------
 
-    def verify(self, literal: str, at: int | None = None) -> _verify.Verification:
-        """Verify(c): is ``literal`` carried by a grounded argument in S_t (as of turn ``at``)?
+    verify: _verify.Verify
+    """Verify(c): is the literal carried by a grounded argument in S_t (as of turn ``at``)?  The query's
+    own walk bound to this engine's map (``queries.verify.bind``): one Python frame per question, as the
+    authors' engine answers in one (bench/compare.py)."""
 
-        An observation-like anchor in good standing (no Dep) is answered here, without
-        a second call: the authors' engine answers it with one dict lookup, and the
-        call into ``queries.verify`` was a third of our cost (bench/compare.py).  Its
-        answer depends on the anchor alone and is made once (``queries.verify.leaf``).
-        """
-        state = self.state
-        if at is None:
-            ids = state.claimants.get(literal)
-            if ids:  # a literal the state holds was validated when it came in: nothing to check
-                newest = state.args[ids[-1] - 1]
-                if not newest.deps and newest.standing in GOOD_STANDING:
-                    return newest.answer or _verify.leaf(newest)  # type: ignore[return-value]
-                return _verify.anchored(state, literal, ids, newest)
-        self._check_query(literal)
-        return _verify.verify(state, literal, check_turn(at))
+    affected: _affected.AffectedQuery
+    """Affected*(literal), or one-step Affected with ``closure=False`` (Definition 2.3), as of turn ``at``:
+    the query's walk bound to this engine's map (``queries.affected.bind``), as ``verify`` is."""
 
-    def affected(self, literal: str, closure: bool = True, at: int | None = None) -> _affected.Affected:
-        """Affected*(literal), or one-step Affected with ``closure=False`` (Definition 2.3)."""
-        state = self.state
-        if at is None and (literal in state.claimants or literal in state.rev):  # nothing to check
-            return _affected.affected(state, literal, closure)
-        self._check_query(literal)
-        return _affected.affected(state, literal, closure, check_turn(at))
+    @property
+    def state(self) -> DependencyMap:
+        """The dependency map D_t the queries answer over."""
+        return self._state
 
-    def _check_query(self, literal: str) -> None:
-        """A literal the state already holds was validated when it came in; others are checked."""
-        if literal not in self.state.claimants and literal not in self.state.rev:
-            _check_literal(literal)
+    @state.setter
+    def state(self, state: DependencyMap) -> None:
+        """A new map (a new engine, or one restored from a snapshot): the query walks are bound to it."""
+        self._state = state
+        self.verify = _verify.bind(state)
+        self.affected = _affected.bind(state)
 
     def reinstatable(self, at: int | None = None) -> list[int]:
         """Arguments out of standing whose every attacker has left S_t (reported, never reinstated).
@@ -499,13 +486,6 @@ def _as_json(utterance: object) -> str | None:
         return json.dumps(utterance)
     except (TypeError, ValueError):
         return None
-
-
-def _check_literal(literal: str) -> None:
-    if not is_literal(literal):
-        shown = preview(literal) if isinstance(literal, str) else repr(literal)
-        raise InputError(f"{shown} is not a literal (expected an id such as o5 or -a3, at most "
-                         f"{MAX_ID_LENGTH} characters)")
 
 
 
