@@ -222,7 +222,9 @@ def bind(dm: DependencyMap) -> AffectedQuery:
             return answer
         n = len(first)
         if not closure:
-            return _answer(literal, False, None, (dm, first, n, None, dm.last_turn))
+            answer = Affected()
+            _fill(answer, (literal, False, None, (dm, first, n, None, dm.last_turn)))
+            return answer
         for a in first:  # the usual answer: nothing rests on the claims of X_0, which is then all of it
             claim = args[a - 1].claim
             if claim != literal and claim in rev:
@@ -238,10 +240,8 @@ def bind(dm: DependencyMap) -> AffectedQuery:
             claim = args[a - 1].claim
             if claim not in claims:
                 claims[claim] = None
-                if claim != literal:  # the literal's dependents are X_0, queued already
-                    nxt = rev.get(claim)
-                    if nxt is not None:
-                        order += nxt
+                if claim in rev and claim != literal:  # the literal's dependents are X_0, queued already
+                    order += rev[claim]
         answer = Affected()
         _fill(answer, (literal, True, None, (dm, order, n, claims, dm.last_turn)))
         return answer

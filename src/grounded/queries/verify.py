@@ -12,7 +12,7 @@ zero and grounds nothing.
 Most literals have one claimant, and then there is nothing to choose: the
 anchor is grounded exactly when every argument its Dep reaches is in S_t and
 none of them rests on itself.  ``verify`` answers those queries by one
-depth-first walk (``anchored``) that collects the witness's claims as it
+depth-first walk (``bind``'s) that collects the witness's claims as it
 goes, and falls back to the fixpoint at a literal with several claimants, more
 than ``_DEEPEST`` levels down, or when asked about an earlier turn.
 
@@ -311,7 +311,7 @@ def bind(dm: DependencyMap, good: frozenset[str] = GOOD_STANDING) -> Verify:
 
     ``Engine`` binds it once per map (``Engine.state``), so that a question is
     one Python frame over the walk: each frame between the caller and the walk
-    (the engine's method, an ``anchored`` walk beside it) was a tenth of a small
+    (the engine's method, a walk function beside it) was a tenth of a small
     answer's cost (bench/compare.py).  A literal the map holds was validated
     when it came in, so a question about one at the latest turn is checked for
     nothing; any other goes through ``checked`` first.
@@ -340,15 +340,18 @@ def bind(dm: DependencyMap, good: frozenset[str] = GOOD_STANDING) -> Verify:
             checked(dm, literal, None)
             return _answer(_NoAnchor, literal, None, None)
         newest = args[ids[-1] - 1]
+        answer = newest.answer  # an anchor resting on nothing, asked about before (``leaf``)
         if newest.standing not in good:
             if len(ids) != 1:
                 return _verify_at(dm, literal, None)
-            answer: Verification = _Out()  # ``_answer``, inline (so below): a call was a fifth of its cost
+            answer = _Out()  # ``_answer``, inline (so below): a call was a fifth of its cost
             _fill(answer, (literal, None, newest.history[-1]))
             return answer
+        if answer is not None:
+            return answer  # type: ignore[return-value]  # the record keeps it as an object (dmap is below)
         deps = newest.deps
         if not deps:  # an observation-like anchor grounds itself
-            return newest.answer or leaf(newest)  # type: ignore[return-value]
+            return leaf(newest)
         if len(ids) != 1:
             return _verify_at(dm, literal, None)
         colour = {literal: False}  # the anchor's level of ``_walk_below``, here: the keys become the chain
