@@ -224,3 +224,16 @@ def test_a_restored_state_is_the_one_the_queries_walk(tmp_path):
     assert e.verify("o9").grounded and e.affected("o9").claims == [] and e.verify("h2").status == "no_anchor"
     e.close()
     other.close()
+
+
+def test_an_anchor_given_dep_after_its_answer_was_kept_is_walked_again():
+    """The answer kept for an anchor resting on nothing stands only while its Dep is empty: Support can give
+    it Dep later (found by the property tests when the kept answer was returned before Dep was looked at)."""
+    e = Engine(HEADER)
+    _say(e, "alice", {"op": "observe", "claim": "x1"}, {"op": "observe", "claim": "x0"})
+    assert e.verify("x0").grounded  # kept on x0's record
+    _say(e, "alice", {"op": "undermine", "target": "x1", "by": "x0"})
+    _say(e, "alice", {"op": "support", "target": "x0", "by": "x1"})
+    v = e.verify("x0")
+    assert not v.grounded and v.failing == "x1" and v.reason.startswith("x1 -> x0: x1 weakened at T2")
+    e.close()

@@ -340,18 +340,15 @@ def bind(dm: DependencyMap, good: frozenset[str] = GOOD_STANDING) -> Verify:
             checked(dm, literal, None)
             return _answer(_NoAnchor, literal, None, None)
         newest = args[ids[-1] - 1]
-        answer = newest.answer  # an anchor resting on nothing, asked about before (``leaf``)
         if newest.standing not in good:
             if len(ids) != 1:
                 return _verify_at(dm, literal, None)
-            answer = _Out()  # ``_answer``, inline (so below): a call was a fifth of its cost
+            answer: Verification = _Out()  # ``_answer``, inline (so below): a call was a fifth of its cost
             _fill(answer, (literal, None, newest.history[-1]))
             return answer
-        if answer is not None:
-            return answer  # type: ignore[return-value]  # the record keeps it as an object (dmap is below)
         deps = newest.deps
-        if not deps:  # an observation-like anchor grounds itself
-            return leaf(newest)
+        if not deps:  # an observation-like anchor grounds itself (its kept answer: Support may give it Dep later)
+            return newest.answer or leaf(newest)  # type: ignore[return-value]  # the record keeps an object
         if len(ids) != 1:
             return _verify_at(dm, literal, None)
         colour = {literal: False}  # the anchor's level of ``_walk_below``, here: the keys become the chain
