@@ -190,21 +190,21 @@ def _python_calls(ask) -> list[str]:
 
 
 def test_a_question_is_one_python_frame_over_the_walk():
-    """Engine.verify and Engine.affected are the query walks bound to the engine's map (issue 23): no frame
+    """Engine.verify and Engine.affected are the query walks, methods of the engine (issue 23): no frame
     of the engine's between the caller and the walk, none to build the answer, one to word an anchor's
     standing as the reason (the authors' engine answers in one frame)."""
     e = _conversation()
     e.verify("o1")  # an anchor resting on nothing: its answer is made on the first question only
     walks = {  # the question -> the Python frames it runs
-        "leaf": (lambda: e.verify("o1"), ["verify"]),
-        "walked": (lambda: e.verify("h1"), ["verify"]),
-        "walked, a level resting on something": (lambda: e.verify("h2"), ["verify", "_walk_below"]),
-        "failed below": (lambda: e.verify("h3"), ["verify"]),
-        "anchor out of standing": (lambda: e.verify("o2"), ["verify"]),
-        "affected, walked": (lambda: e.affected("o1"), ["affected"]),
-        "affected, a first level alone": (lambda: e.affected("h1"), ["affected"]),
-        "nothing rests on it": (lambda: e.affected("h2"), ["affected"]),
-        "one step": (lambda: e.affected("o1", closure=False), ["affected"]),
+        "leaf": (lambda: e.verify("o1"), ["verify_over"]),
+        "walked": (lambda: e.verify("h1"), ["verify_over"]),
+        "walked, a level resting on something": (lambda: e.verify("h2"), ["verify_over", "_walk_below"]),
+        "failed below": (lambda: e.verify("h3"), ["verify_over"]),
+        "anchor out of standing": (lambda: e.verify("o2"), ["verify_over"]),
+        "affected, walked": (lambda: e.affected("o1"), ["affected_over"]),
+        "affected, a first level alone": (lambda: e.affected("h1"), ["affected_over"]),
+        "nothing rests on it": (lambda: e.affected("h2"), ["affected_over"]),
+        "one step": (lambda: e.affected("o1", closure=False), ["affected_over"]),
     }
     for name, (ask, frames) in walks.items():
         assert _python_calls(ask) == frames, name

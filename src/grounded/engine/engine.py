@@ -47,9 +47,8 @@ from grounded.io.eventlog import (
     header_json,
 )
 from grounded.io.snapshot import SnapshotKey
-from grounded.queries import affected as _affected
 from grounded.queries import registry as _registry
-from grounded.queries import verify as _verify
+from grounded.queries.walks import Walks
 from grounded.solvers.flat import Accepted, Rejected
 from grounded.solvers.prolog import PrologRules, RuleState, state_facts
 
@@ -60,7 +59,7 @@ if TYPE_CHECKING:
     from grounded.epistemic.model import PlausibilityModel
 
 
-class Engine(Displayable):
+class Engine(Displayable, Walks):
     """The dependency map D_t of one conversation.
 
     >>> engine = Engine({"agents": {"alice": {"authority": True}}})
@@ -83,7 +82,7 @@ class Engine(Displayable):
             header = header.model_copy(update={"acyclic": acyclic})
         self.header = header
         self.extensions = tuple(loading.extension_path(p) for p in extensions)
-        self.state = DependencyMap(header)  # binds ``verify`` and ``affected`` to it
+        self.state = DependencyMap(header)  # the map ``verify`` and ``affected`` walk (``Walks``)
         self.world: ConversationModel | None = None
         if header.world is not None:
             from grounded.engine.world import ConversationModel  # numpy and the models: only with a world
@@ -320,26 +319,15 @@ class Engine(Displayable):
 
     # -- queries -------------------------------------------------------------------------
 
-    verify: _verify.Verify
-    """Verify(c): is the literal carried by a grounded argument in S_t (as of turn ``at``)?  The query's
-    own walk bound to this engine's map (``queries.verify.bind``): one Python frame per question, as the
-    authors' engine answers in one (bench/compare.py)."""
-
-    affected: _affected.AffectedQuery
-    """Affected*(literal), or one-step Affected with ``closure=False`` (Definition 2.3), as of turn ``at``:
-    the query's walk bound to this engine's map (``queries.affected.bind``), as ``verify`` is."""
-
     @property
     def state(self) -> DependencyMap:
         """The dependency map D_t the queries answer over."""
-        return self._state
+        return self._dm
 
     @state.setter
     def state(self, state: DependencyMap) -> None:
-        """A new map (a new engine, or one restored from a snapshot): the query walks are bound to it."""
-        self._state = state
-        self.verify = _verify.bind(state)
-        self.affected = _affected.bind(state)
+        """A new map (a new engine, or one restored from a snapshot): the one the query walks read."""
+        self._walk_over(state)
 
     def reinstatable(self, at: int | None = None) -> list[int]:
         """Arguments out of standing whose every attacker has left S_t (reported, never reinstated).

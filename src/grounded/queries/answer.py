@@ -45,6 +45,22 @@ ANSWER_SLOTS = ("_f", "_once")
 """The slots of an answer's base class: its one field, and what ``once`` keeps."""
 
 
+class Over:
+    """A dependency map and the indexes the query walks read, each in a slot (read as fast as a closure's
+    cell): ``walks.Walks`` gives it the walks as methods, and ``Engine`` is one (``Engine.state`` sets it)."""
+
+    __slots__ = ("_dm", "_args", "_claimants", "_rev")
+
+    def __init__(self, dm: DependencyMap) -> None:
+        self._walk_over(dm)
+
+    def _walk_over(self, dm: DependencyMap) -> None:
+        self._dm = dm
+        self._args = dm.args
+        self._claimants = dm.claimants
+        self._rev = dm.rev
+
+
 def checked(dm: DependencyMap, literal: str, at: int | None) -> int | None:
     """A question's checks, off the fast path: a literal ``dm`` does not hold must be one (a literal the map
     holds was validated when it came in), and ``at`` a turn (``check_turn``); the turn to answer as of."""

@@ -12,7 +12,7 @@ zero and grounds nothing.
 Most literals have one claimant, and then there is nothing to choose: the
 anchor is grounded exactly when every argument its Dep reaches is in S_t and
 none of them rests on itself.  ``verify`` answers those queries by one
-depth-first walk (``bind``'s) that collects the witness's claims as it
+depth-first walk (``verify_over``) that collects the witness's claims as it
 goes, and falls back to the fixpoint at a literal with several claimants, more
 than ``_DEEPEST`` levels down, or when asked about an earlier turn.
 
@@ -26,12 +26,12 @@ reported separately as ``no_anchor``: the verifier abstains rather than rejects.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, Protocol
+from typing import Any, ClassVar, Literal
 
 from grounded.core.display import Displayable
 from grounded.core.vocabulary import GOOD_STANDING
 from grounded.dmap.state import ArgRecord, DependencyMap
-from grounded.queries.answer import ANSWER_SLOTS, checked, filler, once, reduce
+from grounded.queries.answer import ANSWER_SLOTS, Over, checked, filler, once, reduce
 
 GROUNDED, UNGROUNDED, NO_ANCHOR = "grounded", "ungrounded", "no_anchor"
 
@@ -266,7 +266,7 @@ class _Failed(Verification):
 
 
 def _answer(cls: type[Verification], claim: str, at: int | None, basis: Any) -> Verification:
-    """Every answer is made here, or as here inline in ``bind``'s fast path (see ``grounded.queries.answer``:
+    """Every answer is made here, or as here inline in ``verify_over``'s fast path (see ``grounded.queries.answer``:
     a frozen dataclass filled at once)."""
     answer = cls()
     _fill(answer, (claim, at, basis))
@@ -281,7 +281,7 @@ def leaf(record: ArgRecord) -> Verification:
 
     The answer depends on the record alone (its claim and id, both fixed), so
     it is made once per argument and kept in the record's ``answer`` slot:
-    answers are frozen, so every caller may share it.  ``bind``'s walk
+    answers are frozen, so every caller may share it.  ``verify_over``
     reads that slot itself and calls this only the first time.
     """
     answer = record.answer
@@ -294,25 +294,21 @@ def _ungrounded(claim: str, at: int | None, dm: DependencyMap) -> Verification:
     return _answer(_Ungrounded, claim, at, (dm, dm.last_turn if at is None else at))
 
 
-class Verify(Protocol):
-    """Verify bound to one dependency map (``bind``): what ``Engine.verify`` is."""
-
-    def __call__(self, literal: str, at: int | None = None) -> Verification: ...
-
-
 def verify(dm: DependencyMap, literal: str, t: int | None = None) -> Verification:
-    """Verify(literal) over ``dm`` as of turn t (None: the latest), one question: a caller asking many binds
-    the walk once (``bind``: ``Engine`` does)."""
-    return bind(dm)(literal, t)
+    """Verify(literal) over ``dm`` as of turn t (None: the latest), one question: a caller asking many keeps
+    the map's ``Over`` (``Engine`` is one)."""
+    return verify_over(Over(dm), literal, t)
 
 
-def bind(dm: DependencyMap, good: frozenset[str] = GOOD_STANDING) -> Verify:
-    """Verify over ``dm`` as one function of the literal and the turn, the walk inside it.
+def verify_over(self: Over, literal: str, at: int | None = None) -> Verification:
+    """Verify(literal) over the map ``self`` walks, as of turn ``at`` (None: the latest): ``Engine.verify``.
 
-    ``Engine`` binds it once per map (``Engine.state``), so that a question is
-    one Python frame over the walk: each frame between the caller and the walk
+    A method of ``walks.Walks`` (``Engine`` is one), so that a question is one
+    Python frame over the walk: each frame between the caller and the walk
     (the engine's method, a walk function beside it) was a tenth of a small
-    answer's cost (bench/compare.py).  A literal the map holds was validated
+    answer's cost (bench/compare.py); the map's indexes are slots of ``self``
+    (``answer.Over``), read as fast as a closure's cells, and a method is looked
+    up faster than a function kept in an instance's attribute.  A literal the map holds was validated
     when it came in, so a question about one at the latest turn is checked for
     nothing; any other goes through ``checked`` first.
 
@@ -328,62 +324,58 @@ def bind(dm: DependencyMap, good: frozenset[str] = GOOD_STANDING) -> Verify:
     ``(b,) = claimants[q]`` is the one-claimant test: a KeyError is a literal
     nobody claims, a ValueError one with several claimants.
     """
-    args = dm.args
-    claimants = dm.claimants
-
-    def verify(literal: str, at: int | None = None) -> Verification:
-        if at is not None:
-            return _verify_at(dm, literal, checked(dm, literal, at))
-        try:
-            ids = claimants[literal]
-        except KeyError:  # nobody claims it (a look-up with ``get`` cost every other answer more)
-            checked(dm, literal, None)
-            return _answer(_NoAnchor, literal, None, None)
-        newest = args[ids[-1] - 1]
-        if newest.standing not in good:
-            if len(ids) != 1:
-                return _verify_at(dm, literal, None)
-            answer: Verification = _Out()  # ``_answer``, inline (so below): a call was a fifth of its cost
-            _fill(answer, (literal, None, newest.history[-1]))
-            return answer
-        deps = newest.deps
-        if not deps:  # an observation-like anchor grounds itself (its kept answer: Support may give it Dep later)
-            return newest.answer or leaf(newest)  # type: ignore[return-value]  # the record keeps an object
+    if at is not None:
+        return _verify_at(self._dm, literal, checked(self._dm, literal, at))
+    try:
+        ids = self._claimants[literal]
+    except KeyError:  # nobody claims it (a look-up with ``get`` cost every other answer more)
+        checked(self._dm, literal, None)
+        return _answer(_NoAnchor, literal, None, None)
+    newest = self._args[ids[-1] - 1]
+    if newest.standing not in GOOD_STANDING:
         if len(ids) != 1:
-            return _verify_at(dm, literal, None)
-        colour = {literal: False}  # the anchor's level of ``_walk_below``, here: the keys become the chain
-        q = literal
-        try:
-            for q in deps:
-                if q in colour:  # met before: it has one claimant, in good standing, or is being walked
-                    if colour[q]:
-                        continue
-                    return _answer(_Failed, literal, None, ([literal], q, False))  # rests on its own claim
-                (b,) = claimants[q]
-                rb = args[b - 1]
-                if rb.standing not in good:
-                    answer = _Failed()
-                    _fill(answer, (literal, None, ([literal], q, rb.history[-1])))
-                    return answer
-                if not rb.deps:
-                    colour[q] = True
-                    continue
-                walked = _walk_below(args, claimants, colour, b, q, 1)
-                if walked is None:
-                    return _verify_at(dm, literal, None)
-                if walked is not True:
-                    answer = _Failed()
-                    _fill(answer, (literal, None, walked))
-                    return answer
-        except KeyError:  # nobody claims q
-            return _answer(_Failed, literal, None, ([literal], q, None))
-        except ValueError:  # several arguments claim q
-            return _verify_at(dm, literal, None)
-        answer = _Walked()
-        _fill(answer, (literal, None, (dm, colour)))
+            return _verify_at(self._dm, literal, None)
+        answer: Verification = _Out()  # ``_answer``, inline (so below): a call was a fifth of its cost
+        _fill(answer, (literal, None, newest.history[-1]))
         return answer
+    deps = newest.deps
+    if not deps:  # an observation-like anchor grounds itself (its kept answer: Support may give it Dep later)
+        return newest.answer or leaf(newest)  # type: ignore[return-value]  # the record keeps an object
+    if len(ids) != 1:
+        return _verify_at(self._dm, literal, None)
+    args, claimants = self._args, self._claimants
+    colour = {literal: False}  # the anchor's level of ``_walk_below``, here: the keys become the chain
+    q = literal
+    try:
+        for q in deps:
+            if q in colour:  # met before: it has one claimant, in good standing, or is being walked
+                if colour[q]:
+                    continue
+                return _answer(_Failed, literal, None, ([literal], q, False))  # rests on its own claim
+            (b,) = claimants[q]
+            rb = args[b - 1]
+            if rb.standing not in GOOD_STANDING:
+                answer = _Failed()
+                _fill(answer, (literal, None, ([literal], q, rb.history[-1])))
+                return answer
+            if not rb.deps:
+                colour[q] = True
+                continue
+            walked = _walk_below(args, claimants, colour, b, q, 1)
+            if walked is None:
+                return _verify_at(self._dm, literal, None)
+            if walked is not True:
+                answer = _Failed()
+                _fill(answer, (literal, None, walked))
+                return answer
+    except KeyError:  # nobody claims q
+        return _answer(_Failed, literal, None, ([literal], q, None))
+    except ValueError:  # several arguments claim q
+        return _verify_at(self._dm, literal, None)
+    answer = _Walked()
+    _fill(answer, (literal, None, (self._dm, colour)))
+    return answer
 
-    return verify
 
 
 _DEEPEST = 200
