@@ -16,8 +16,8 @@ fields, and nobody can change them once built.  Two things keep that cheap
   against 39), and the slot is set through its own descriptor (``filler``):
   one C call, cheaper than filling an instance dictionary (which Python 3.11
   makes only when ``__dict__`` is read) and than three slots.  Each answer
-  module's one constructor, ``_answer``, does the two; the bound walks
-  (``verify.bind``, ``affected.bind``) do them inline where they answer
+  module's one constructor, ``_answer``, does the two; the walks
+  (``verify.verify_over``, ``affected.affected_over``) do them inline where they answer
   from the fast path (a call of ``_answer`` was a fifth of such an answer's
   cost).  The fields stay frozen to everyone after.
 * ``once``: what the answer computes when first read (a chain, the reason,
