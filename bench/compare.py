@@ -23,8 +23,9 @@ the authors' engine is fed the same accepted utterances:
   ``check`` says which buckets meet issue 23's targets at every K and
   stream (grounded at most the authors' time, reading ``.reason`` at most
   1.5x).  ``grounded`` is the
-  call users make (``Engine.verify``, ``Engine.affected``), ``walk`` the query
-  function under it (``grounded.queries``, on the DependencyMap), ``+read`` the
+  call users make (``Engine.verify``, ``Engine.affected``: the query walks, methods
+  of the engine), ``walk`` the query function on the DependencyMap
+  (``grounded.queries``: it wraps the map for that one question), ``+read`` the
   call and reading what the authors' engine returns (``.claims``, ``.chain``,
   ``.reason``), since our results are built lazily;
 * ingestion: the same utterances replayed into a fresh engine of each kind;

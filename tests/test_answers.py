@@ -169,3 +169,71 @@ def test_answers_and_a_state_holding_them_survive_pickle():
         assert (back_a.arguments, back_a.hops) == (a.arguments, a.hops)
     state = pickle.loads(pickle.dumps(engine.state, protocol=pickle.HIGHEST_PROTOCOL))
     assert any(r.answer is not None for r in state.args)  # a leaf's answer kept in the state, and carried
+
+
+def _python_calls(ask) -> list[str]:
+    """The Python functions entered while ``ask()`` runs, in order (C calls not counted)."""
+    import sys
+
+    entered: list[str] = []
+
+    def profile(frame, event, arg):
+        if event == "call":
+            entered.append(frame.f_code.co_name)
+
+    sys.setprofile(profile)
+    try:
+        ask()
+    finally:
+        sys.setprofile(None)
+    return entered[1:]  # ``ask`` itself
+
+
+def test_a_question_is_one_python_frame_over_the_walk():
+    """Engine.verify and Engine.affected are the query walks, methods of the engine (issue 23): no frame
+    of the engine's between the caller and the walk, none to build the answer, one to word an anchor's
+    standing as the reason (the authors' engine answers in one frame)."""
+    e = _conversation()
+    e.verify("o1")  # an anchor resting on nothing: its answer is made on the first question only
+    walks = {  # the question -> the Python frames it runs
+        "leaf": (lambda: e.verify("o1"), ["verify_over"]),
+        "walked": (lambda: e.verify("h1"), ["verify_over"]),
+        "walked, a level resting on something": (lambda: e.verify("h2"), ["verify_over", "_walk_below"]),
+        "failed below": (lambda: e.verify("h3"), ["verify_over"]),
+        "anchor out of standing": (lambda: e.verify("o2"), ["verify_over"]),
+        "affected, walked": (lambda: e.affected("o1"), ["affected_over"]),
+        "affected, a first level alone": (lambda: e.affected("h1"), ["affected_over"]),
+        "nothing rests on it": (lambda: e.affected("h2"), ["affected_over"]),
+        "one step": (lambda: e.affected("o1", closure=False), ["affected_over"]),
+    }
+    for name, (ask, frames) in walks.items():
+        assert _python_calls(ask) == frames, name
+    out = e.verify("o2")
+    assert _python_calls(lambda: out.reason) == ["reason"] and out.reason == "o2 abandoned at T5"
+    e.close()
+
+
+def test_a_restored_state_is_the_one_the_queries_walk(tmp_path):
+    """The walks are bound to the map when ``Engine.state`` is set: a state put in afterwards (as a snapshot
+    restores one) is the one answered from, not the map the engine was made with."""
+    e = _conversation()
+    other = Engine(HEADER)
+    _say(other, "alice", {"op": "observe", "claim": "o9"})
+    assert e.verify("o9").status == "no_anchor"
+    e.state = other.state
+    assert e.verify("o9").grounded and e.affected("o9").claims == [] and e.verify("h2").status == "no_anchor"
+    e.close()
+    other.close()
+
+
+def test_an_anchor_given_dep_after_its_answer_was_kept_is_walked_again():
+    """The answer kept for an anchor resting on nothing stands only while its Dep is empty: Support can give
+    it Dep later (found by the property tests when the kept answer was returned before Dep was looked at)."""
+    e = Engine(HEADER)
+    _say(e, "alice", {"op": "observe", "claim": "x1"}, {"op": "observe", "claim": "x0"})
+    assert e.verify("x0").grounded  # kept on x0's record
+    _say(e, "alice", {"op": "undermine", "target": "x1", "by": "x0"})
+    _say(e, "alice", {"op": "support", "target": "x0", "by": "x1"})
+    v = e.verify("x0")
+    assert not v.grounded and v.failing == "x1" and v.reason.startswith("x1 -> x0: x1 weakened at T2")
+    e.close()

@@ -166,6 +166,6 @@ def test_the_walk_looks_each_literal_of_the_witness_up_once():
     dm = synthetic_map(4, [0, 1, 2, 3], [[], [], [1, 0], [0, 2]], ["active"] * 4)
     dm.claimants = _CountingLookups(dm.claimants)
     v = verify(dm, "c3")
-    assert dm.claimants.counts == {"c0": 1, "c2": 1, "c1": 1}  # c0 once, though met twice
+    assert dm.claimants.counts == {"c3": 1, "c0": 1, "c2": 1, "c1": 1}  # c0 once, though met twice
     assert v.grounded and v.chain == ("c3", "c0", "c2", "c1") and v.arguments == (4, 1, 3, 2)
     assert v == _verify_at(dm, "c3", None)

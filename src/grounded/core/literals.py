@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from grounded.core.bounds import MAX_ID_LENGTH, MAX_TEXT_LENGTH, preview
+from grounded.core.errors import InputError
 
 ATOM_PATTERN = r"[A-Za-z0-9_][A-Za-z0-9_.:\-]*"
 _LITERAL = re.compile(rf"-?{ATOM_PATTERN}")
@@ -35,6 +36,14 @@ def check_literal(text: str) -> str:
             "(letters, digits, _ . : -; no spaces)"
         )
     return text
+
+
+def check_asked(literal: str) -> None:
+    """A literal a query is asked about (an InputError naming it otherwise: the CLI's exit 2, the service's 422)."""
+    if not is_literal(literal):
+        shown = preview(literal) if isinstance(literal, str) else repr(literal)
+        raise InputError(f"{shown} is not a literal (expected an id such as o5 or -a3, at most "
+                         f"{MAX_ID_LENGTH} characters)")
 
 
 def check_atom(text: str) -> str:

@@ -22,11 +22,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from grounded.core import display
-from grounded.core.bounds import MAX_ID_LENGTH, check_turn, preview
+from grounded.core.bounds import check_turn
 from grounded.core.display import Displayable
 from grounded.core.errors import InputError, LogError, PreconditionError, Violation
-from grounded.core.literals import is_literal
-from grounded.core.vocabulary import GOOD_STANDING
 from grounded.dmap import effects
 from grounded.dmap.notes import PlainHeader
 from grounded.dmap.state import DependencyMap
@@ -44,9 +42,8 @@ from grounded.io.eventlog import (
     header_json,
 )
 from grounded.io.snapshot import SnapshotKey
-from grounded.queries import affected as _affected
 from grounded.queries import registry as _registry
-from grounded.queries import verify as _verify
+from grounded.queries.walks import Walks
 from grounded.solvers.flat import Accepted, Rejected
 from grounded.solvers.prolog import PrologRules, RuleState, state_facts
 
@@ -80,7 +77,7 @@ def _header(header: Header | PlainHeader | dict | None, acyclic: bool | None) ->
     return header
 
 
-class Engine(Displayable):
+class Engine(Displayable, Walks):
     """The dependency map D_t of one conversation.
 
     >>> engine = Engine({"agents": {"alice": {"authority": True}}})
@@ -96,7 +93,7 @@ class Engine(Displayable):
             header = _header(header, acyclic)
         self._header: Header | PlainHeader = header
         self.extensions = tuple(loading.extension_path(p) for p in extensions)
-        self.state = DependencyMap(header)
+        self.state = DependencyMap(header)  # the map ``verify`` and ``affected`` walk (``Walks``)
         self.world: ConversationModel | None = None
         if header.world is not None:
             from grounded.engine.world import ConversationModel  # numpy and the models: only with a world
@@ -345,37 +342,15 @@ class Engine(Displayable):
 
     # -- queries -------------------------------------------------------------------------
 
-    def verify(self, literal: str, at: int | None = None) -> _verify.Verification:
-        """Verify(c): is ``literal`` carried by a grounded argument in S_t (as of turn ``at``)?
+    @property
+    def state(self) -> DependencyMap:
+        """The dependency map D_t the queries answer over."""
+        return self._dm
 
-        An observation-like anchor in good standing (no Dep) is answered here, without
-        a second call: the authors' engine answers it with one dict lookup, and the
-        call into ``queries.verify`` was a third of our cost (bench/compare.py).  Its
-        answer depends on the anchor alone and is made once (``queries.verify.leaf``).
-        """
-        state = self.state
-        if at is None:
-            ids = state.claimants.get(literal)
-            if ids:  # a literal the state holds was validated when it came in: nothing to check
-                newest = state.args[ids[-1] - 1]
-                if not newest.deps and newest.standing in GOOD_STANDING:
-                    return newest.answer or _verify.leaf(newest)  # type: ignore[return-value]
-                return _verify.anchored(state, literal, ids, newest)
-        self._check_query(literal)
-        return _verify.verify(state, literal, check_turn(at))
-
-    def affected(self, literal: str, closure: bool = True, at: int | None = None) -> _affected.Affected:
-        """Affected*(literal), or one-step Affected with ``closure=False`` (Definition 2.3)."""
-        state = self.state
-        if at is None and (literal in state.claimants or literal in state.rev):  # nothing to check
-            return _affected.affected(state, literal, closure)
-        self._check_query(literal)
-        return _affected.affected(state, literal, closure, check_turn(at))
-
-    def _check_query(self, literal: str) -> None:
-        """A literal the state already holds was validated when it came in; others are checked."""
-        if literal not in self.state.claimants and literal not in self.state.rev:
-            _check_literal(literal)
+    @state.setter
+    def state(self, state: DependencyMap) -> None:
+        """A new map (a new engine, or one restored from a snapshot): the one the query walks read."""
+        self._walk_over(state)
 
     def reinstatable(self, at: int | None = None) -> list[int]:
         """Arguments out of standing whose every attacker has left S_t (reported, never reinstated).
@@ -524,13 +499,6 @@ def _as_json(utterance: object) -> str | None:
         return json.dumps(utterance)
     except (TypeError, ValueError):
         return None
-
-
-def _check_literal(literal: str) -> None:
-    if not is_literal(literal):
-        shown = preview(literal) if isinstance(literal, str) else repr(literal)
-        raise InputError(f"{shown} is not a literal (expected an id such as o5 or -a3, at most "
-                         f"{MAX_ID_LENGTH} characters)")
 
 
 

@@ -13,9 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from grounded.core.bounds import check_turn
 from grounded.dmap.state import DependencyMap
-from grounded.engine.engine import _check_literal
 from grounded.queries import affected as _affected
 from grounded.queries import registry as _registry
 from grounded.queries import verify as _verify
@@ -44,21 +42,15 @@ class StateView:
         return self._state
 
     def verify(self, literal: str, at: int | None = None) -> _verify.Verification:
-        self._check(literal)
-        return _verify.verify(self._state, literal, check_turn(at))
+        return _verify.verify(self._state, literal, at)
 
     def affected(self, literal: str, closure: bool = True, at: int | None = None) -> _affected.Affected:
         """Affected*(literal), or one-step Affected with ``closure=False``, as ``Engine.affected`` answers it."""
-        self._check(literal)
-        return _affected.affected(self._state, literal, closure, check_turn(at))
+        return _affected.affected(self._state, literal, closure, at)
 
     def ask(self, query: str, at: int | None = None, **params: Any) -> dict[str, Any]:
         """A registered query in its one JSON shape, as ``Engine.ask`` answers it."""
         return _registry.get(query).ask(self, at, **params)
-
-    def _check(self, literal: str) -> None:
-        if literal not in self._state.claimants and literal not in self._state.rev:
-            _check_literal(literal)
 
 
 __all__ = ["Reads", "StateView"]

@@ -27,12 +27,12 @@ from typing import Any
 from grounded.core.display import Displayable
 from grounded.core.vocabulary import GOOD_STANDING
 from grounded.dmap.state import DependencyMap
-from grounded.queries.answer import ANSWER_SLOTS, filler, new, once, reduce
+from grounded.queries.answer import ANSWER_SLOTS, Over, checked, filler, once, reduce
 
 _Basis = tuple[DependencyMap, list[int], int, dict[str, None] | None, int | None] | None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@dataclass(frozen=True, eq=False, repr=False, init=False)
 class Affected(Displayable):
     """The answer to Affected(p) or Affected*(p) as of some turn.
 
@@ -177,8 +177,9 @@ class Affected(Displayable):
 
 
 def _answer(literal: str, closure: bool, at: int | None, basis: Any) -> Affected:
-    """Every answer is made here (see ``grounded.queries.answer``: a frozen dataclass filled at once)."""
-    answer = new(Affected)
+    """Every answer is made here, or as here inline in ``affected_over``'s fast path (see ``grounded.queries.answer``:
+    a frozen dataclass filled at once)."""
+    answer = Affected()
     _fill(answer, (literal, closure, at, basis))
     return answer
 
@@ -187,35 +188,56 @@ _fill = filler(Affected)
 
 
 def affected(dm: DependencyMap, literal: str, closure: bool = True, t: int | None = None) -> Affected:
-    first = dm.rev.get(literal)
+    """Affected*(literal) (one step with ``closure=False``) over ``dm`` as of turn t (None: the latest), one
+    question: a caller asking many keeps the map's ``Over`` (``Engine`` is one)."""
+    return affected_over(Over(dm), literal, closure, t)
+
+
+def affected_over(self: Over, literal: str, closure: bool = True, at: int | None = None) -> Affected:
+    """Affected*(literal), or one-step Affected with ``closure=False`` (Definition 2.3), over the map ``self``
+    walks, as of turn ``at``: ``Engine.affected``, a method of ``walks.Walks`` as ``verify.verify_over`` is (one
+    Python frame per question).  A literal the map holds was validated when it came in; any other question
+    goes through ``checked`` first."""
+    rev = self._rev
+    first = rev.get(literal)
+    if at is not None:
+        t = checked(self._dm, literal, at)
+        if first is None:
+            return _answer(literal, closure, t, None)
+        return _affected_at(self._dm, literal, first, closure, t)  # type: ignore[arg-type]  # at is a turn
     if first is None:  # nothing rests on the literal
-        return _answer(literal, closure, t, None)
-    if t is not None:
-        return _affected_at(dm, literal, first, closure, t)
+        if literal not in self._claimants:
+            checked(self._dm, literal, None)
+        answer = Affected()  # ``_answer``, inline (so below): a call was a fifth of its cost
+        _fill(answer, (literal, closure, None, None))
+        return answer
     n = len(first)
     if not closure:
-        return _answer(literal, False, None, (dm, first, n, None, dm.last_turn))
-    args = dm.args
-    rev = dm.rev
+        answer = Affected()
+        _fill(answer, (literal, False, None, (self._dm, first, n, None, self._dm.last_turn)))
+        return answer
+    args = self._args
     for a in first:  # the usual answer: nothing rests on the claims of X_0, which is then all of it
         claim = args[a - 1].claim
         if claim != literal and claim in rev:
             break
     else:
-        return _answer(literal, True, None, (dm, first, n, None, dm.last_turn))
-    # Affected* breadth first from X_0 = first: the queue is read as it grows (here, not in a function
-    # of its own: a call is a fifth of a small answer's cost)
+        answer = Affected()
+        _fill(answer, (literal, True, None, (self._dm, first, n, None, self._dm.last_turn)))
+        return answer
+    # Affected* breadth first from X_0 = first: the queue is read as it grows
     claims: dict[str, None] = {}
     order = first[:]  # the index's list grows with the conversation: the queue is a copy
     for a in order:
         claim = args[a - 1].claim
         if claim not in claims:
             claims[claim] = None
-            if claim != literal:  # the literal's dependents are X_0, queued already
-                nxt = rev.get(claim)
-                if nxt is not None:
-                    order += nxt
-    return _answer(literal, True, None, (dm, order, n, claims, dm.last_turn))
+            if claim in rev and claim != literal:  # the literal's dependents are X_0, queued already
+                order += rev[claim]
+    answer = Affected()
+    _fill(answer, (literal, True, None, (self._dm, order, n, claims, self._dm.last_turn)))
+    return answer
+
 
 
 def _affected_at(dm: DependencyMap, literal: str, first: list[int], closure: bool, t: int) -> Affected:

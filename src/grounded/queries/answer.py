@@ -9,11 +9,17 @@ fields, and nobody can change them once built.  Two things keep that cheap
   make (a Verify of an observation is a tenth of a microsecond: the authors'
   engine answers it with one dict lookup).  So each answer is slotted, with
   one field, ``_f``, a tuple of what the query found; its public fields are
-  properties reading it.  Each answer module's one constructor, ``_answer``,
-  makes the instance with ``new`` and sets that slot through its own
-  descriptor (``filler``): one C call, cheaper than filling an instance
-  dictionary (which Python 3.11 makes only when ``__dict__`` is read) and
-  than three slots.  The fields stay frozen to everyone after.
+  properties reading it.  Its class is a dataclass without ``__init__``
+  (``init=False``): called with no argument, it is an empty instance (one
+  ``object.__new__``, made by the type call; calling ``object.__new__``
+  ourselves goes through a wrapper that builds its arguments' tuple, 54 ns
+  against 39), and the slot is set through its own descriptor (``filler``):
+  one C call, cheaper than filling an instance dictionary (which Python 3.11
+  makes only when ``__dict__`` is read) and than three slots.  Each answer
+  module's one constructor, ``_answer``, does the two; the walks
+  (``verify.verify_over``, ``affected.affected_over``) do them inline where they answer
+  from the fast path (a call of ``_answer`` was a fifth of such an answer's
+  cost).  The fields stay frozen to everyone after.
 * ``once``: what the answer computes when first read (a chain, the reason,
   the arguments that lose support) is kept in the instance's ``_once`` slot
   (a dict made on the first such read), as ``functools.cached_property``
@@ -24,22 +30,49 @@ fields, and nobody can change them once built.  Two things keep that cheap
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Generic, TypeVar, overload
+from typing import TYPE_CHECKING, Generic, TypeVar, overload
+
+from grounded.core.bounds import check_turn
+from grounded.core.literals import check_asked
+
+if TYPE_CHECKING:
+    from grounded.dmap.state import DependencyMap
 
 A = TypeVar("A")
 T = TypeVar("T")
-
-new = object.__new__
-"""An instance without running ``__init__``: the answer modules' ``_answer`` fills its fields."""
 
 ANSWER_SLOTS = ("_f", "_once")
 """The slots of an answer's base class: its one field, and what ``once`` keeps."""
 
 
+class Over:
+    """A dependency map and the indexes the query walks read, each in a slot (read as fast as a closure's
+    cell): ``walks.Walks`` gives it the walks as methods, and ``Engine`` is one (``Engine.state`` sets it)."""
+
+    __slots__ = ("_dm", "_args", "_claimants", "_rev")
+
+    def __init__(self, dm: DependencyMap) -> None:
+        self._walk_over(dm)
+
+    def _walk_over(self, dm: DependencyMap) -> None:
+        self._dm = dm
+        self._args = dm.args
+        self._claimants = dm.claimants
+        self._rev = dm.rev
+
+
+def checked(dm: DependencyMap, literal: str, at: int | None) -> int | None:
+    """A question's checks, off the fast path: a literal ``dm`` does not hold must be one (a literal the map
+    holds was validated when it came in), and ``at`` a turn (``check_turn``); the turn to answer as of."""
+    if literal not in dm.claimants and literal not in dm.rev:
+        check_asked(literal)
+    return check_turn(at)
+
+
 def rebuilt(cls: type, fields: tuple) -> object:
     """An answer read back by pickle, made as ``_answer`` makes it (pickle's default sets each slot through
     the frozen ``__setattr__`` and fails).  What ``once`` kept is not carried: it is computed again if read."""
-    answer: object = new(cls)
+    answer: object = cls()
     filler(cls)(answer, fields)
     return answer
 

@@ -12,7 +12,7 @@ zero and grounds nothing.
 Most literals have one claimant, and then there is nothing to choose: the
 anchor is grounded exactly when every argument its Dep reaches is in S_t and
 none of them rests on itself.  ``verify`` answers those queries by one
-depth-first walk (``anchored``) that collects the witness's claims as it
+depth-first walk (``verify_over``) that collects the witness's claims as it
 goes, and falls back to the fixpoint at a literal with several claimants, more
 than ``_DEEPEST`` levels down, or when asked about an earlier turn.
 
@@ -30,14 +30,13 @@ from typing import Any, ClassVar, Literal
 
 from grounded.core.display import Displayable
 from grounded.core.vocabulary import GOOD_STANDING
-from grounded.dmap.notes import standing_text
 from grounded.dmap.state import ArgRecord, DependencyMap
-from grounded.queries.answer import ANSWER_SLOTS, filler, new, once, reduce
+from grounded.queries.answer import ANSWER_SLOTS, Over, checked, filler, once, reduce
 
 GROUNDED, UNGROUNDED, NO_ANCHOR = "grounded", "ungrounded", "no_anchor"
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@dataclass(frozen=True, eq=False, repr=False, init=False)
 class Verification(Displayable):
     """The answer to Verify(c), as of turn ``at`` (None: the latest).
 
@@ -112,7 +111,7 @@ class Verification(Displayable):
                 "reason": self.reason, "status": self.status, "at": self.at}
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # frozen to every name, as the base
+@dataclass(frozen=True, eq=False, repr=False, init=False)  # frozen to every name, as the base
 class Grounded(Verification):
     """Grounded, with the witness the least fixpoint found; ``_basis``: (the map, argument ids, the anchor first)."""
 
@@ -132,7 +131,7 @@ class Grounded(Verification):
         return tuple(dict.fromkeys(args[a - 1].claim for a in witness))
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # frozen to every name, as the base
+@dataclass(frozen=True, eq=False, repr=False, init=False)  # frozen to every name, as the base
 class _Leaf(Verification):
     """Grounded by an anchor resting on nothing (an observation-like argument); ``_basis``: its id."""
 
@@ -150,7 +149,7 @@ class _Leaf(Verification):
         return (self.claim,)
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # frozen to every name, as the base
+@dataclass(frozen=True, eq=False, repr=False, init=False)  # frozen to every name, as the base
 class _Walked(Verification):
     """Grounded, found by the single-claimant walk; ``_basis``: (the map, the witness's claims, each
     naming its one claimant: a list, or the keys of the walk's ``colour``, in the same order)."""
@@ -171,7 +170,7 @@ class _Walked(Verification):
         return tuple(self._f[2][1])
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # frozen to every name, as the base
+@dataclass(frozen=True, eq=False, repr=False, init=False)  # frozen to every name, as the base
 class _NoAnchor(Verification):
     """No argument claims the literal; ``_basis``: None."""
 
@@ -182,7 +181,7 @@ class _NoAnchor(Verification):
         return f"no argument claims {self.claim} (no anchor)"
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # frozen to every name, as the base
+@dataclass(frozen=True, eq=False, repr=False, init=False)  # frozen to every name, as the base
 class _Ungrounded(Verification):
     """Not grounded, found by the fixpoint; ``_basis``: (the map, the turn the reason is found as of).
     The reason is found when read, by walking down from the newest anchor as of that turn."""
@@ -206,17 +205,39 @@ class _Ungrounded(Verification):
         return self._why[1]
 
 
-_Failure = tuple[list[str] | None, str, "tuple[int, str, str | None] | Literal[False] | None"]
-"""Where the single-claimant walk stopped: the claims from the anchor down to the failing literal's
-dependent (None: the anchor itself is out of standing), the failing literal, and its argument's standing
-change (a history entry, unchanged by later turns), None when nobody claims it, False when it rests on
-itself."""
+_Failure = tuple[list[str], str, "tuple[int, str, str | None] | Literal[False] | None"]
+"""Where the single-claimant walk stopped below the anchor: the claims from the anchor down to the failing
+literal's dependent, the failing literal, and its argument's standing change (a history entry, unchanged by
+later turns), None when nobody claims it, False when it rests on itself."""
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # frozen to every name, as the base
+@dataclass(frozen=True, eq=False, repr=False, init=False)  # frozen to every name, as the base
+class _Out(Verification):
+    """Not grounded: the literal's one claimant is out of standing (found by the walk before it walks);
+    ``_basis``: the claimant's standing change, a history entry (unchanged by later turns)."""
+
+    __slots__ = ()
+
+    status = UNGROUNDED
+
+    @property
+    def reason(self) -> str:
+        """``standing_text``'s words (dmap/model.py), in the one f-string: called, it was a third of the
+        answer's cost (bench/compare.py reads ``.reason`` of each answer once)."""
+        claim, _, (turn, standing, cause) = self._f
+        if cause is None:
+            return f"{claim} {standing} at T{turn}"
+        return f"{claim} {standing} at T{turn} by {cause}"
+
+    @property
+    def failing(self) -> str:
+        return self._f[0]
+
+
+@dataclass(frozen=True, eq=False, repr=False, init=False)  # frozen to every name, as the base
 class _Failed(Verification):
-    """Not grounded, found by the single-claimant walk; ``_basis``: where it stopped (``_Failure``).
-    The reason is worded from that when read, with no second walk."""
+    """Not grounded, found by the single-claimant walk below the anchor; ``_basis``: where it stopped
+    (``_Failure``).  The reason is worded from that when read, with no second walk."""
 
     __slots__ = ()
 
@@ -225,17 +246,16 @@ class _Failed(Verification):
     @property
     def reason(self) -> str:
         path, q, change = self._f[2]
-        if change:  # out of standing (the anchor itself when there is no path)
-            note = f"{q} {standing_text(*change)}"
-            if path is None:
-                return note
-        elif change is None:
-            note = f"no argument claims {q}"
-        else:
-            note = f"circular support, {q} rests on itself"
-        if len(path) == 1:  # premise -> conclusion, as the picture's arrows run
-            return f"{q} -> {path[0]}: {note}"
-        return f"{' -> '.join([q, *reversed(path)])}: {note}"
+        # premise -> conclusion, as the picture's arrows run
+        trail = f"{q} -> {path[0]}" if len(path) == 1 else " -> ".join([q, *reversed(path)])
+        if change:
+            turn, standing, cause = change  # ``standing_text``'s words, as ``_Out`` words them
+            if cause is None:
+                return f"{trail}: {q} {standing} at T{turn}"
+            return f"{trail}: {q} {standing} at T{turn} by {cause}"
+        if change is None:
+            return f"{trail}: no argument claims {q}"
+        return f"{trail}: circular support, {q} rests on itself"
 
     @property
     def failing(self) -> str:
@@ -246,8 +266,9 @@ class _Failed(Verification):
 
 
 def _answer(cls: type[Verification], claim: str, at: int | None, basis: Any) -> Verification:
-    """Every answer is made here (see ``grounded.queries.answer``: a frozen dataclass filled at once)."""
-    answer = new(cls)
+    """Every answer is made here, or as here inline in ``verify_over``'s fast path (see ``grounded.queries.answer``:
+    a frozen dataclass filled at once)."""
+    answer = cls()
     _fill(answer, (claim, at, basis))
     return answer
 
@@ -260,7 +281,7 @@ def leaf(record: ArgRecord) -> Verification:
 
     The answer depends on the record alone (its claim and id, both fixed), so
     it is made once per argument and kept in the record's ``answer`` slot:
-    answers are frozen, so every caller may share it.  ``Engine.verify``
+    answers are frozen, so every caller may share it.  ``verify_over``
     reads that slot itself and calls this only the first time.
     """
     answer = record.answer
@@ -274,18 +295,22 @@ def _ungrounded(claim: str, at: int | None, dm: DependencyMap) -> Verification:
 
 
 def verify(dm: DependencyMap, literal: str, t: int | None = None) -> Verification:
-    if t is not None:
-        return _verify_at(dm, literal, t)
-    ids = dm.claimants.get(literal)
-    if not ids:
-        return _answer(_NoAnchor, literal, None, None)
-    return anchored(dm, literal, ids, dm.args[ids[-1] - 1])
+    """Verify(literal) over ``dm`` as of turn t (None: the latest), one question: a caller asking many keeps
+    the map's ``Over`` (``Engine`` is one)."""
+    return verify_over(Over(dm), literal, t)
 
 
-def anchored(dm: DependencyMap, literal: str, ids: list[int], newest: ArgRecord,
-             good: frozenset[str] = GOOD_STANDING) -> Verification:
-    """Verify(literal) at the latest turn, given its claimants and the newest of them (``Engine.verify``
-    has them already: looking them up again was a tenth of a small answer's cost).
+def verify_over(self: Over, literal: str, at: int | None = None) -> Verification:
+    """Verify(literal) over the map ``self`` walks, as of turn ``at`` (None: the latest): ``Engine.verify``.
+
+    A method of ``walks.Walks`` (``Engine`` is one), so that a question is one
+    Python frame over the walk: each frame between the caller and the walk
+    (the engine's method, a walk function beside it) was a tenth of a small
+    answer's cost (bench/compare.py); the map's indexes are slots of ``self``
+    (``answer.Over``), read as fast as a closure's cells, and a method is looked
+    up faster than a function kept in an instance's attribute.  A literal the map holds was validated
+    when it came in, so a question about one at the latest turn is checked for
+    nothing; any other goes through ``checked`` first.
 
     When the literal has one claimant, Dep*(anchor) is walked here when every
     literal on the way has one claimant too, collecting the witness's claims
@@ -297,46 +322,60 @@ def anchored(dm: DependencyMap, literal: str, ids: list[int], newest: ArgRecord,
     observations, most witnesses, needs no further call), and ``_walk_below``
     recurses from each of its Dep that rests on something.
     ``(b,) = claimants[q]`` is the one-claimant test: a KeyError is a literal
-    nobody claims, a ValueError one with several claimants.  (The walk is not
-    a function of its own: a call is a tenth of a small answer's cost.)
+    nobody claims, a ValueError one with several claimants.
     """
-    if newest.standing not in good:
-        if len(ids) == 1:
-            return _answer(_Failed, literal, None, (None, literal, newest.history[-1]))
-        return _verify_at(dm, literal, None)
+    if at is not None:
+        return _verify_at(self._dm, literal, checked(self._dm, literal, at))
+    try:
+        ids = self._claimants[literal]
+    except KeyError:  # nobody claims it (a look-up with ``get`` cost every other answer more)
+        checked(self._dm, literal, None)
+        return _answer(_NoAnchor, literal, None, None)
+    newest = self._args[ids[-1] - 1]
+    if newest.standing not in GOOD_STANDING:
+        if len(ids) != 1:
+            return _verify_at(self._dm, literal, None)
+        answer: Verification = _Out()  # ``_answer``, inline (so below): a call was a fifth of its cost
+        _fill(answer, (literal, None, newest.history[-1]))
+        return answer
     deps = newest.deps
-    if not deps:  # an observation-like anchor grounds itself
-        return newest.answer or leaf(newest)  # type: ignore[return-value]
+    if not deps:  # an observation-like anchor grounds itself (its kept answer: Support may give it Dep later)
+        return newest.answer or leaf(newest)  # type: ignore[return-value]  # the record keeps an object
     if len(ids) != 1:
-        return _verify_at(dm, literal, None)
-    args = dm.args
-    claimants = dm.claimants
+        return _verify_at(self._dm, literal, None)
+    args, claimants = self._args, self._claimants
     colour = {literal: False}  # the anchor's level of ``_walk_below``, here: the keys become the chain
     q = literal
     try:
         for q in deps:
-            done = colour.get(q)
-            if done:
-                continue
-            if done is not None:  # the anchor rests on its own claim
-                return _answer(_Failed, literal, None, ([literal], q, False))
+            if q in colour:  # met before: it has one claimant, in good standing, or is being walked
+                if colour[q]:
+                    continue
+                return _answer(_Failed, literal, None, ([literal], q, False))  # rests on its own claim
             (b,) = claimants[q]
             rb = args[b - 1]
-            if rb.standing not in good:
-                return _answer(_Failed, literal, None, ([literal], q, rb.history[-1]))
+            if rb.standing not in GOOD_STANDING:
+                answer = _Failed()
+                _fill(answer, (literal, None, ([literal], q, rb.history[-1])))
+                return answer
             if not rb.deps:
                 colour[q] = True
                 continue
             walked = _walk_below(args, claimants, colour, b, q, 1)
             if walked is None:
-                return _verify_at(dm, literal, None)
+                return _verify_at(self._dm, literal, None)
             if walked is not True:
-                return _answer(_Failed, literal, None, walked)
+                answer = _Failed()
+                _fill(answer, (literal, None, walked))
+                return answer
     except KeyError:  # nobody claims q
         return _answer(_Failed, literal, None, ([literal], q, None))
     except ValueError:  # several arguments claim q
-        return _verify_at(dm, literal, None)
-    return _answer(_Walked, literal, None, (dm, colour))
+        return _verify_at(self._dm, literal, None)
+    answer = _Walked()
+    _fill(answer, (literal, None, (self._dm, colour)))
+    return answer
+
 
 
 _DEEPEST = 200
@@ -353,10 +392,9 @@ def _walk_below(args: list, claimants: dict[str, list[int]], colour: dict[str, b
     the path from the anchor down: the failure's trail."""
     colour[claim] = False
     for q in args[a - 1].deps:
-        done = colour.get(q)  # a claim met before has one claimant, in good standing: no look-up again
-        if done:
-            continue
-        if done is not None:
+        if q in colour:  # a claim met before has one claimant, in good standing: no look-up again
+            if colour[q]:
+                continue
             return _greys(colour), q, False
         try:
             (b,) = claimants[q]
