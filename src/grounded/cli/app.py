@@ -181,7 +181,8 @@ def load_engine(path: Path, extensions: list[Path] | None, partial: bool = False
     line, a partial answer) is said on stderr, and by ``log_json``/``say_partial``
     in the answer.  The state comes from the snapshot beside the log when it fits
     (docs/reliability.md), and the snapshot is written again when it did not;
-    ``no_cache`` (``--no-cache``) replays the whole log and writes nothing.
+    ``no_cache`` (``--no-cache``) replays the whole log by the rules (neither the snapshot nor the effects
+    recorded beside the log) and writes nothing.
     """
     from grounded.engine import Engine
 
@@ -195,7 +196,8 @@ def load_engine(path: Path, extensions: list[Path] | None, partial: bool = False
         return engine
     with LoadProgress(f"reading {path.name}") as progress:
         engine = Engine.load(path, extensions=extensions or (), strict=not partial,
-                             allow_rules_change=allow_rules_change, progress=progress, snapshot=not no_cache)
+                             allow_rules_change=allow_rules_change, progress=progress, snapshot=not no_cache,
+                             effects=not no_cache)
     report_reading(engine)
     return engine
 

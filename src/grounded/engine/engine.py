@@ -35,10 +35,11 @@ from grounded.dmap.operations import UtteranceBase
 from grounded.dmap.state import DependencyMap
 from grounded.engine import loading
 from grounded.engine.recorder import Recorder
-from grounded.engine.snapshots import Kept, history_lines
+from grounded.engine.snapshots import Kept, extension_refs, history_lines
 from grounded.engine.update import Update
 from grounded.engine.whatif import WhatIf, what_if
 from grounded.epistemic.verdicts import Verdict
+from grounded.io.effectlog import EffectsWriter
 from grounded.io.eventlog import (
     EventLogWriter,
     FsyncPolicy,
@@ -46,14 +47,16 @@ from grounded.io.eventlog import (
     LogReader,
     LogStatus,
     describe_validation_error,
+    encode_line,
     header_json,
 )
 from grounded.io.snapshot import SnapshotKey
 from grounded.queries import affected as _affected
 from grounded.queries import registry as _registry
 from grounded.queries import verify as _verify
-from grounded.solvers.flat import Accepted, Rejected
+from grounded.solvers.flat import SEPARATOR, Accepted, Rejected, accepted_text, read_flat
 from grounded.solvers.prolog import PrologRules, RuleState, state_facts
+from grounded.solvers.ruleset import rules_version
 
 if TYPE_CHECKING:
     from grounded.dmap.operations import OperationRegistry
@@ -96,8 +99,17 @@ class Engine(Displayable):
         self._rules: tuple[PrologRules, OperationRegistry, RuleState] | None = None
         if self.extensions:  # loaded now: a bad rule file is refused when the engine is made
             self._rule_base()
-        self._log = (EventLogWriter(log, header_json(header, self.origin()), fsync=fsync)
-                     if log is not None else None)
+        self._log: EventLogWriter | None = None
+        self._effects: EffectsWriter | None = None
+        """The rules' decisions recorded beside the log, for reading it back in bulk (grounded.io.effectlog)."""
+        self._effects_resume: tuple[int, bytes] | None = None
+        """Where a loaded log's record authenticated to its end: ``append`` continues it from there."""
+        if log is not None:
+            first = header_json(header, self.origin())
+            self._log = EventLogWriter(log, first, fsync=fsync)
+            if loading.records_effects(self):
+                self._effects = EffectsWriter.create(log, encode_line(first)[:-1], rules_version(),
+                                                     extension_refs(self.extensions))
         self.load_error: LogError | None = None
         """What stopped a partial ``load`` (None when the whole log was applied)."""
         self.log_status: LogStatus | None = None
@@ -150,7 +162,8 @@ class Engine(Displayable):
     def load(cls, path: str | Path, *, extensions: Iterable[str | Path] = (), strict: bool = True,
              append: bool = False, on_update: Callable[[Engine, Update], None] | None = None,
              fsync: FsyncPolicy = "always", allow_rules_change: bool = False,
-             progress: Callable[[int, int], None] | None = None, snapshot: bool = False) -> Engine:
+             progress: Callable[[int, int], None] | None = None, snapshot: bool = False,
+             effects: bool = True) -> Engine:
         """Replay an event log through the rules: the one way every command reads a log.
 
         Strict by default: a line that is not valid JSON, fails the schema or
@@ -172,7 +185,8 @@ class Engine(Displayable):
         line is cut off, a whole last line missing its newline gets one.  It is
         refused on a log with a bad line, strict or not.  ``on_update`` sees
         each utterance as it is replayed, with the Python state as of that
-        utterance (the rules, which take many lines per request, may be ahead);
+        utterance (the rules, which take many lines per request, may be ahead, and
+        are behind while lines are applied from their recorded effects);
         ``progress(bytes read, bytes in all)`` is called after each batch of lines.
 
         ``snapshot=True`` reads the state from the snapshot beside the log
@@ -183,10 +197,16 @@ class Engine(Displayable):
         ``log_status.snapshot_note``.  Not with a world model (its M is not
         snapshotted), nor, for reading, with ``on_update`` (the lines before the
         snapshot would not be seen).
+
+        ``effects`` lets the lines of a log this user's engine wrote be applied from the
+        effects it recorded beside it (grounded.io.effectlog), as far as that record
+        authenticates, instead of running the rules on each: the same state, in bulk.
+        Every other line is judged by the rules; ``effects=False`` judges them all.
         """
         return loading.load(lambda header, paths: cls(header, extensions=paths), path, extensions=extensions,
                             strict=strict, append=append, on_update=on_update, fsync=fsync,
-                            allow_rules_change=allow_rules_change, progress=progress, snapshot=snapshot)
+                            allow_rules_change=allow_rules_change, progress=progress, snapshot=snapshot,
+                            effects=effects)
 
     def _line_utterance(self, reader: LogReader, lineno: int, body: bytes) -> tuple[UtteranceBase, Kept]:
         """A log line as a validated utterance, and what the history keeps of it.
@@ -203,9 +223,13 @@ class Engine(Displayable):
         return u, u.model_dump_json()
 
     def _apply_lines(self, pending: loading.Pending, path: str, status: LogStatus,
-                     on_update: Callable[[Engine, Update], None] | None) -> None:
+                     on_update: Callable[[Engine, Update], None] | None, recorded: list[str] | None = None) -> None:
         """Apply validated lines in order: in one request to the rules, or one request per line
-        with a world model (the rules ask it about each operation as they go).  Empties ``pending``."""
+        with a world model (the rules ask it about each operation as they go), or from their
+        ``recorded`` decisions when every one has one.  Empties ``pending``."""
+        if recorded:
+            self._apply_recorded(pending, recorded, status, on_update)
+            return
         stop: tuple[int, Rejected] | None = None
         if self.world is not None:
             for i, (_, turn, u, kept) in enumerate(pending):
@@ -219,6 +243,9 @@ class Engine(Displayable):
             self._prolog.use_extensions(self.extensions)
             accepted, stop = self.rules.apply_batch([self.registry.encode(turn, u) for _, turn, u, _ in pending])
             for (_, turn, u, kept), result in zip(pending, accepted, strict=False):  # shorter if one was rejected
+                if self._effects is not None:  # a log being continued: its record rebuilt from the rules' decisions
+                    self._effects.add(kept if isinstance(kept, bytes) else b"", accepted_text(result)
+                                      if isinstance(kept, bytes) else None)  # a line not as read: recording ends
                 self._accepted(self._mirror(turn, u, result, None, kept), status, on_update)
         if stop is not None:
             index, rejected = stop
@@ -227,6 +254,16 @@ class Engine(Displayable):
             error = PreconditionError(turn, u.speaker, rejected.violations)
             raise LogError(f"rejected by the rules: {error}", path=path, line=lineno, engine=self) from error
         pending.clear()
+
+    def _apply_recorded(self, pending: loading.Pending, recorded: list[str], status: LogStatus,
+                        on_update: Callable[[Engine, Update], None] | None) -> None:
+        """Lines whose recorded decisions authenticated: mirrored from them, the rules not run."""
+        text = "".join(recorded)
+        for (_, turn, u, kept), result in zip(pending, read_flat(text, text.count(SEPARATOR)), strict=True):
+            self._accepted(self._mirror(turn, u, result, None, kept), status, on_update)
+            status.bulk += 1
+        pending.clear()
+        recorded.clear()
 
     def _accepted(self, update: Update, status: LogStatus, on_update: Callable[[Engine, Update], None] | None
                   ) -> None:
@@ -242,6 +279,8 @@ class Engine(Displayable):
         """Make every utterance logged so far durable now (``fsync="batch"`` otherwise groups them)."""
         if self._log is not None:
             self._log.sync()
+        if self._effects is not None:
+            self._effects.flush()
 
     # -- updating -------------------------------------------------------------------
 
@@ -256,6 +295,8 @@ class Engine(Displayable):
         result, line = self._decide(turn, u, reading)
         if isinstance(result, Rejected):
             raise PreconditionError(turn, u.speaker, result.violations)
+        if self._effects is not None and line is not None:
+            self._effects.add(line, accepted_text(result))
         return self._mirror(turn, u, result, reading, line or _as_json(utterance))
 
     def _admit(self, turn: int, u: UtteranceBase, given: object) -> Update:
@@ -273,7 +314,10 @@ class Engine(Displayable):
         self.last_verdicts = {}
         line = self._log.append(turn, u) if self._log is not None else None
         self.rules.admitted(turn)
-        return self._mirror(turn, u, Accepted([TurnEffect(-1, turn)], []), None, line or _as_json(given))
+        result = Accepted([TurnEffect(-1, turn)], [])
+        if self._effects is not None and line is not None:
+            self._effects.add(line, accepted_text(result))
+        return self._mirror(turn, u, result, None, line or _as_json(given))
 
     def _validated(self, utterance: UtteranceBase | dict[str, Any]) -> UtteranceBase:
         try:
@@ -482,6 +526,9 @@ class Engine(Displayable):
         if self._log is not None:
             self._log.close()
             self._log = None
+        if self._effects is not None:
+            self._effects.close()
+            self._effects = None
 
     def __enter__(self) -> Engine:
         return self

@@ -25,8 +25,10 @@ from grounded.core.turns import assign_turn
 from grounded.dmap.model import Header
 from grounded.dmap.operations import OperationRegistry, UtteranceBase
 from grounded.dmap.state import DependencyMap
-from grounded.engine.snapshots import Kept, fitting_snapshot, restored_state, save
+from grounded.engine.recorded import RecordedLine
+from grounded.engine.snapshots import Kept, extension_refs, fitting_snapshot, restored_state, save
 from grounded.engine.update import Update
+from grounded.io.effectlog import EffectsReader, EffectsWriter
 from grounded.io.eventlog import EventLogWriter, ExtensionRef, FsyncPolicy, LogOrigin, LogReader, LogStatus
 from grounded.io.snapshot import SnapshotKey
 from grounded.solvers.prolog import RULES_DIR_VARIABLE, PrologRules, RuleState, state_facts
@@ -56,11 +58,14 @@ class Loadable(Protocol):
     _reader_end: int
     _reader_unterminated: bool
     _history_log: tuple[str, SnapshotKey] | None
+    _effects: EffectsWriter | None
+    _effects_resume: tuple[int, bytes] | None
 
     def _line_utterance(self, reader: LogReader, lineno: int, body: bytes) -> tuple[UtteranceBase, Kept]: ...
 
     def _apply_lines(self, pending: Pending, path: str, status: LogStatus,
-                     on_update: Callable[[Loadable, Update], None] | None) -> None: ...
+                     on_update: Callable[[Loadable, Update], None] | None, recorded: list[str] | None = None
+                     ) -> None: ...
 
 
 L = TypeVar("L", bound=Loadable)
@@ -87,12 +92,13 @@ def paused_gc() -> Iterator[None]:
 
 def load(make: Callable[[Header, tuple[str, ...]], L], path: str | Path, *, extensions: Iterable[str | Path],
          strict: bool, append: bool, on_update: OnUpdate | None, fsync: FsyncPolicy, allow_rules_change: bool,
-         progress: Callable[[int, int], None] | None, snapshot: bool, batch: int = BATCH) -> L:
+         progress: Callable[[int, int], None] | None, snapshot: bool, effects: bool = True,
+         batch: int = BATCH) -> L:
     """``Engine.load`` (documented there); ``make(header, extensions)`` builds the engine."""
     writer = EventLogWriter(path, fsync=fsync) if append else None
     try:
         engine = _replay(make, path, extensions, strict or append, on_update, allow_rules_change, progress,
-                         snapshot, batch)
+                         snapshot, batch, effects=effects, rebuild=append)
         if writer is not None:
             if engine.load_error is not None:
                 raise engine.load_error
@@ -117,7 +123,8 @@ def _open(make: Callable[[Header, tuple[str, ...]], L], path: str | Path, paths:
 
 def _replay(make: Callable[[Header, tuple[str, ...]], L], path: str | Path, extensions: Iterable[str | Path],
             strict: bool, on_update: OnUpdate | None, allow_rules_change: bool,
-            progress: Callable[[int, int], None] | None, snapshot: bool, batch: int) -> L:
+            progress: Callable[[int, int], None] | None, snapshot: bool, batch: int, effects: bool = False,
+            rebuild: bool = False) -> L:
     paths = tuple(extension_path(p) for p in extensions)
     snapshot = snapshot and RULES_DIR_VARIABLE not in os.environ  # rules_version() covers the shipped rules
     reader, engine = _open(make, path, paths, allow_rules_change, digest=snapshot)
@@ -133,7 +140,9 @@ def _replay(make: Callable[[Header, tuple[str, ...]], L], path: str | Path, exte
                 if restored is None and reader.offset != header_end:  # the log is not what the snapshot
                     reader.close()                                    # was taken from: read it all again
                     reader, engine = _open(make, path, paths, allow_rules_change, digest=True)
-            _replay_lines(engine, reader, status, on_update, progress, batch)
+            bulk = (EffectsReader(path, reader.header_line, rules_version(), extension_refs(engine.extensions))
+                    if effects and restored is None and records_effects(engine) else None)
+            _replay_lines(engine, reader, status, on_update, progress, batch, bulk, rebuild)
     except LogError as exc:
         if strict:
             raise
@@ -172,36 +181,78 @@ def _from_snapshot(engine: Loadable, path: str | Path, reader: LogReader, status
 
 
 def _replay_lines(engine: L, reader: LogReader, status: LogStatus, on_update: OnUpdate | None,
-                  progress: Callable[[int, int], None] | None, batch: int) -> None:
+                  progress: Callable[[int, int], None] | None, batch: int, bulk: EffectsReader | None = None,
+                  rebuild: bool = False) -> None:
     """Apply a log's utterance lines, ``batch`` per request to the rules; LogError names the
-    line that stops the reading (the lines before it are applied, none after it)."""
+    line that stops the reading (the lines before it are applied, none after it).
+
+    With ``bulk`` (the effects recorded beside the log), each line whose record
+    authenticates is applied from it; from the first that does not, the rules
+    judge the rest, starting from the state the record gave.  With ``rebuild`` too (a log
+    being continued), the rules' decisions on those lines are recorded from there on, so the
+    log, continued by this engine, is read back from its record next time."""
     pending: Pending = []
+    recorded: list[str] = []  # with bulk: each pending line's recorded decision
     last = engine.state.last_turn
     lines = reader.raw_lines()
-    while True:
-        try:
-            item = next(lines, None)
-        except InputError as exc:  # the reader's own: a line too long
-            engine._apply_lines(pending, reader.name, status, on_update)
-            raise LogError(exc.detail, path=reader.name, line=exc.line or 0, engine=engine) from exc
-        if item is None:
-            break
-        lineno, body = item
-        try:
-            u, kept = engine._line_utterance(reader, lineno, body)
-            turn = turn_of(u, last)
-        except InputError as exc:
-            engine._apply_lines(pending, reader.name, status, on_update)
-            raise LogError(exc.detail, path=reader.name, line=lineno, engine=engine) from exc
-        pending.append((lineno, turn, u, kept))
-        last = turn
-        if len(pending) >= batch:
-            engine._apply_lines(pending, reader.name, status, on_update)
-            if progress is not None:
-                progress(reader.offset, reader.size)
-    engine._apply_lines(pending, reader.name, status, on_update)
+    try:
+        while True:
+            try:
+                item = next(lines, None)
+            except InputError as exc:  # the reader's own: a line too long
+                engine._apply_lines(pending, reader.name, status, on_update, recorded)
+                raise LogError(exc.detail, path=reader.name, line=exc.line or 0, engine=engine) from exc
+            if item is None:
+                break
+            lineno, body = item
+            decided = bulk.take(lineno, body) if bulk is not None and bulk.active else None
+            if decided is None and recorded:  # the rules judge this line and the rest, from the state so far
+                engine._apply_lines(pending, reader.name, status, on_update, recorded)
+                _hand_to_rules(engine, status)
+            if decided is None and rebuild and bulk is not None:
+                rebuild = False
+                engine._effects = (EffectsWriter.resume(reader.path, bulk.offset, bulk.chain) if bulk.used else
+                                   EffectsWriter.create(reader.path, reader.header_line, rules_version(),
+                                                        extension_refs(engine.extensions)))
+            try:
+                light = RecordedLine.read(body) if decided is not None and on_update is None else None
+                u, kept = (light, body) if light is not None else engine._line_utterance(reader, lineno, body)
+                turn = turn_of(u, last)
+            except InputError as exc:
+                engine._apply_lines(pending, reader.name, status, on_update, recorded)
+                raise LogError(exc.detail, path=reader.name, line=lineno, engine=engine) from exc
+            if decided is not None:
+                recorded.append(decided)
+            pending.append((lineno, turn, u, kept))
+            last = turn
+            if len(pending) >= batch:
+                engine._apply_lines(pending, reader.name, status, on_update, recorded)
+                if progress is not None:
+                    progress(reader.offset, reader.size)
+        engine._apply_lines(pending, reader.name, status, on_update, recorded)
+    finally:
+        if bulk is not None:
+            if bulk.active:  # every line authenticated: a log continued keeps recording
+                engine._effects_resume = (bulk.offset, bulk.chain)
+                bulk.stop()
+                _hand_to_rules(engine, status)  # else handed over where the record stopped
+            status.effects_note = bulk.note
     if progress is not None:
         progress(reader.offset, reader.size)
+
+
+def _hand_to_rules(engine: Loadable, status: LogStatus) -> None:
+    """The lines applied from the record are in the Python state only: the rules take their facts
+    from it (when next asked, as from a snapshot; when first started, from the state as it then is)."""
+    if status.bulk and engine._rules is not None:
+        state = engine.state
+        engine._rules[2].restore(lambda: state_facts(state))
+
+
+def records_effects(engine: Loadable) -> bool:
+    """Whether the effects beside this engine's log are written and read: not with a world model (its M
+    is built by reading each line), nor with rules from elsewhere (the version covers the shipped ones)."""
+    return engine.world is None and RULES_DIR_VARIABLE not in os.environ
 
 
 def _continue(engine: Loadable, writer: EventLogWriter) -> None:
@@ -211,6 +262,8 @@ def _continue(engine: Loadable, writer: EventLogWriter) -> None:
     if engine._reader_unterminated:
         writer.terminate_last_line()
     engine._log = writer
+    if engine._effects is None and engine._effects_resume is not None and records_effects(engine):
+        engine._effects = EffectsWriter.resume(writer.path, *engine._effects_resume)
 
 
 def turn_of(u: UtteranceBase, last: int | None) -> int:

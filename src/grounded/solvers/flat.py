@@ -30,7 +30,7 @@ negated atom.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from grounded.core.errors import PrologError, Violation
 from grounded.dmap.effects import CLASSES, SHAPES, TRANSITION_SHAPE, VIOLATION_SHAPE, Effect, transitions_of
@@ -185,6 +185,30 @@ def _maker(name: str) -> tuple[Maker, int]:
 
 
 _MAKERS: dict[str, tuple[Maker, int]] = {name: _maker(name) for name in SHAPES}
+
+
+_FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
+    name: tuple(zip((f.name for f in fields(CLASSES[name])[1:]), kinds, strict=True)) for name, kinds in SHAPES.items()}
+"""Each effect's value fields after ``index``, with their kinds, in the order its tokens go."""
+
+
+def accepted_text(result: Accepted) -> str | None:
+    """One accepted utterance as the rules' flat reply spells it (``read_flat`` reads it back the same),
+    or None if a value would not read back (it holds the separator or a newline)."""
+    tokens = [str(len(result.effects))]
+    add = tokens.append
+    for e in result.effects:
+        add(str(e.index))
+        add(e.name)
+        for name, kind in _FIELDS[e.name]:
+            value = getattr(e, name)
+            add(("none" if value is None else "+" + value) if kind == "cause" else str(value))
+    add(str(len(result.left)))
+    tokens.extend(result.left)
+    text = SEPARATOR.join(tokens) + SEPARATOR
+    if text.count(SEPARATOR) != len(tokens) or "\n" in text:
+        return None
+    return text
 
 
 def read_accepted(value: tuple) -> list[Accepted]:
