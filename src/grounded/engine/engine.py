@@ -34,6 +34,7 @@ from grounded.dmap.model import Argument, Header
 from grounded.dmap.operations import UtteranceBase
 from grounded.dmap.state import DependencyMap
 from grounded.engine import loading
+from grounded.engine.recorded import RecordedLine
 from grounded.engine.recorder import Recorder
 from grounded.engine.snapshots import Kept, extension_refs, history_lines
 from grounded.engine.update import Update
@@ -223,13 +224,9 @@ class Engine(Displayable):
         return u, u.model_dump_json()
 
     def _apply_lines(self, pending: loading.Pending, path: str, status: LogStatus,
-                     on_update: Callable[[Engine, Update], None] | None, recorded: list[str] | None = None) -> None:
+                     on_update: Callable[[Engine, Update], None] | None) -> None:
         """Apply validated lines in order: in one request to the rules, or one request per line
-        with a world model (the rules ask it about each operation as they go), or from their
-        ``recorded`` decisions when every one has one.  Empties ``pending``."""
-        if recorded:
-            self._apply_recorded(pending, recorded, status, on_update)
-            return
+        with a world model (the rules ask it about each operation as they go).  Empties ``pending``."""
         stop: tuple[int, Rejected] | None = None
         if self.world is not None:
             for i, (_, turn, u, kept) in enumerate(pending):
@@ -255,15 +252,35 @@ class Engine(Displayable):
             raise LogError(f"rejected by the rules: {error}", path=path, line=lineno, engine=self) from error
         pending.clear()
 
-    def _apply_recorded(self, pending: loading.Pending, recorded: list[str], status: LogStatus,
-                        on_update: Callable[[Engine, Update], None] | None) -> None:
-        """Lines whose recorded decisions authenticated: mirrored from them, the rules not run."""
+    def _apply_recorded(self, lines: list[tuple[int, bytes]], recorded: list[str], reader: LogReader,
+                        status: LogStatus, on_update: Callable[[Engine, Update], None] | None) -> None:
+        """Lines whose recorded decisions authenticated: mirrored from them, the rules not run.  Without
+        ``on_update`` they are read as JSON, in one call, not validated again (``RecordedLine``), and no
+        ``Update`` is made for them.  Empties ``lines`` and ``recorded``."""
         text = "".join(recorded)
-        for (_, turn, u, kept), result in zip(pending, read_flat(text, text.count(SEPARATOR)), strict=True):
-            self._accepted(self._mirror(turn, u, result, None, kept), status, on_update)
-            status.bulk += 1
-        pending.clear()
-        recorded.clear()
+        results = read_flat(text, text.count(SEPARATOR))
+        light = RecordedLine.read_all([body for _, body in lines]) if on_update is None else None
+        last = self.state.last_turn
+        done = 0
+        try:
+            for (lineno, body), result in zip(lines, results, strict=True):
+                try:
+                    u = light[done] if light is not None else self._line_utterance(reader, lineno, body)[0]
+                    turn = loading.turn_of(u, last)
+                except InputError as exc:
+                    raise LogError(exc.detail, path=reader.name, line=lineno, engine=self) from exc
+                if on_update is None:
+                    self._commit(turn, u, result, None, body)
+                else:
+                    self._accepted(self._mirror(turn, u, result, None, body), status, on_update)
+                    status.utterances -= 1  # counted below with the others
+                done += 1
+                last = turn
+        finally:
+            status.utterances += done
+            status.bulk += done
+            lines.clear()
+            recorded.clear()
 
     def _accepted(self, update: Update, status: LogStatus, on_update: Callable[[Engine, Update], None] | None
                   ) -> None:
@@ -345,15 +362,22 @@ class Engine(Displayable):
         utterances kept as models is most of the objects a full collection visits,
         and most of the history's memory); ``history`` validates it again when asked.
         """
+        worlds = self._commit(turn, u, result, reading, kept)
+        left = tuple(result.left)
+        return Update(turn, u.speaker, u, result.effects, left, self._flagged(left) if left else {}, worlds,
+                      reading.frame.applied if reading is not None else ())
+
+    def _commit(self, turn: int, u: UtteranceBase, result: Accepted, reading: Reading | None,
+                kept: bytes | str | UtteranceBase | None) -> tuple[int, int] | None:
+        """``_mirror``'s changes to the state, the world model and the history, without the ``Update``
+        (a line applied from its record with no one to hand it to); the worlds' sizes before and after."""
         self.state.apply(result.effects, turn, u.speaker, u.text, u.ops)
         worlds = None
         if reading is not None and self.world is not None:
             worlds = (self.world.current.model.size, reading.frame.model.size)
             self.world.commit(turn, reading.frame)
         self._history.append((turn, u.model_dump_json() if kept is None else kept))
-        left = tuple(result.left)
-        return Update(turn, u.speaker, u, result.effects, left, self._flagged(left) if left else {}, worlds,
-                      reading.frame.applied if reading is not None else ())
+        return worlds
 
     def _flagged(self, left: tuple[str, ...]) -> dict[str, list[str]]:
         """What rests on each claim the utterance took out of S_t (the rules say which)."""

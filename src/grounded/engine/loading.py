@@ -25,7 +25,6 @@ from grounded.core.turns import assign_turn
 from grounded.dmap.model import Header
 from grounded.dmap.operations import OperationRegistry, UtteranceBase
 from grounded.dmap.state import DependencyMap
-from grounded.engine.recorded import RecordedLine
 from grounded.engine.snapshots import Kept, extension_refs, fitting_snapshot, restored_state, save
 from grounded.engine.update import Update
 from grounded.io.effectlog import EffectsReader, EffectsWriter
@@ -64,8 +63,10 @@ class Loadable(Protocol):
     def _line_utterance(self, reader: LogReader, lineno: int, body: bytes) -> tuple[UtteranceBase, Kept]: ...
 
     def _apply_lines(self, pending: Pending, path: str, status: LogStatus,
-                     on_update: Callable[[Loadable, Update], None] | None, recorded: list[str] | None = None
-                     ) -> None: ...
+                     on_update: Callable[[Loadable, Update], None] | None) -> None: ...
+
+    def _apply_recorded(self, lines: list[tuple[int, bytes]], recorded: list[str], reader: LogReader,
+                        status: LogStatus, on_update: Callable[[Loadable, Update], None] | None) -> None: ...
 
 
 L = TypeVar("L", bound=Loadable)
@@ -80,6 +81,14 @@ def paused_gc() -> Iterator[None]:
     reference cycles (reading a snapshot makes many objects and no garbage either),
     so the collections it would trigger find nothing, yet cost a fifth of the
     replay.  Cycles an ``on_update`` callback makes are collected once it returns.
+
+    What the reading kept is the engine's state, long-lived: it goes to the oldest
+    generation (``gc.freeze`` then ``gc.unfreeze``, which moves the young generations
+    there without scanning them), where full collections still see it, instead of being
+    scanned by the young collection the first allocation after the pause would run
+    (a seventh of a load from the record beside the log).  Not when something is
+    frozen already (the CLI and the service freeze what start-up made): unfreezing
+    would hand that to the collector too.
     """
     collecting = gc.isenabled()
     gc.disable()
@@ -87,6 +96,9 @@ def paused_gc() -> Iterator[None]:
         yield
     finally:
         if collecting:
+            if gc.get_freeze_count() == 0:
+                gc.freeze()
+                gc.unfreeze()
             gc.enable()
 
 
@@ -192,7 +204,9 @@ def _replay_lines(engine: L, reader: LogReader, status: LogStatus, on_update: On
     being continued), the rules' decisions on those lines are recorded from there on, so the
     log, continued by this engine, is read back from its record next time."""
     pending: Pending = []
-    recorded: list[str] = []  # with bulk: each pending line's recorded decision
+    recorded: list[str] = []  # with bulk: the recorded decisions of the lines in ``from_record``
+    from_record: list[tuple[int, bytes]] = []  # with bulk: the lines applied from their record, not yet applied
+    judged = bulk is None  # whether the rules judge this line and the rest (else the record authenticated so far)
     last = engine.state.last_turn
     lines = reader.raw_lines()
     try:
@@ -200,36 +214,45 @@ def _replay_lines(engine: L, reader: LogReader, status: LogStatus, on_update: On
             try:
                 item = next(lines, None)
             except InputError as exc:  # the reader's own: a line too long
-                engine._apply_lines(pending, reader.name, status, on_update, recorded)
+                engine._apply_recorded(from_record, recorded, reader, status, on_update)
+                engine._apply_lines(pending, reader.name, status, on_update)
                 raise LogError(exc.detail, path=reader.name, line=exc.line or 0, engine=engine) from exc
             if item is None:
                 break
             lineno, body = item
-            decided = bulk.take(lineno, body) if bulk is not None and bulk.active else None
-            if decided is None and recorded:  # the rules judge this line and the rest, from the state so far
-                engine._apply_lines(pending, reader.name, status, on_update, recorded)
+            if not judged and bulk is not None:
+                decided = bulk.take(lineno, body) if bulk.active else None
+                if decided is not None:
+                    recorded.append(decided)
+                    from_record.append((lineno, body))
+                    if len(from_record) >= batch:
+                        engine._apply_recorded(from_record, recorded, reader, status, on_update)
+                        if progress is not None:
+                            progress(reader.offset, reader.size)
+                    continue
+                # the rules judge this line and the rest, from the state so far
+                judged = True
+                engine._apply_recorded(from_record, recorded, reader, status, on_update)
+                last = engine.state.last_turn
                 _hand_to_rules(engine, status)
-            if decided is None and rebuild and bulk is not None:
-                rebuild = False
-                engine._effects = (EffectsWriter.resume(reader.path, bulk.offset, bulk.chain) if bulk.used else
-                                   EffectsWriter.create(reader.path, reader.header_line, rules_version(),
-                                                        extension_refs(engine.extensions)))
+                if rebuild:
+                    engine._effects = (EffectsWriter.resume(reader.path, bulk.offset, bulk.chain) if bulk.used else
+                                       EffectsWriter.create(reader.path, reader.header_line, rules_version(),
+                                                            extension_refs(engine.extensions)))
             try:
-                light = RecordedLine.read(body) if decided is not None and on_update is None else None
-                u, kept = (light, body) if light is not None else engine._line_utterance(reader, lineno, body)
+                u, kept = engine._line_utterance(reader, lineno, body)
                 turn = turn_of(u, last)
             except InputError as exc:
-                engine._apply_lines(pending, reader.name, status, on_update, recorded)
+                engine._apply_lines(pending, reader.name, status, on_update)
                 raise LogError(exc.detail, path=reader.name, line=lineno, engine=engine) from exc
-            if decided is not None:
-                recorded.append(decided)
             pending.append((lineno, turn, u, kept))
             last = turn
             if len(pending) >= batch:
-                engine._apply_lines(pending, reader.name, status, on_update, recorded)
+                engine._apply_lines(pending, reader.name, status, on_update)
                 if progress is not None:
                     progress(reader.offset, reader.size)
-        engine._apply_lines(pending, reader.name, status, on_update, recorded)
+        engine._apply_recorded(from_record, recorded, reader, status, on_update)
+        engine._apply_lines(pending, reader.name, status, on_update)
     finally:
         if bulk is not None:
             if bulk.active:  # every line authenticated: a log continued keeps recording

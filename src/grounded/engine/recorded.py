@@ -1,12 +1,20 @@
-"""A log line applied from the effects recorded for it (grounded.io.effectlog), as the mirror reads it."""
+"""Log lines applied from the effects recorded for them (grounded.io.effectlog), as the mirror reads them."""
 
 from __future__ import annotations
 
 import json
 from types import SimpleNamespace
-from typing import cast
+from typing import Any, cast
 
 from grounded.dmap.operations import UtteranceBase
+
+
+class _Ops(list):
+    """An utterance's operations as JSON objects, each made an object with attributes only when the
+    mirror reads it (for a new proposition or argument: its ``op`` and ``text``)."""
+
+    def __getitem__(self, i: Any) -> Any:
+        return SimpleNamespace(**super().__getitem__(i))
 
 
 class RecordedLine:
@@ -18,15 +26,16 @@ class RecordedLine:
 
     __slots__ = ("turn", "speaker", "text", "ops")
 
-    def __init__(self, turn: int | None, speaker: str, text: str, ops: list[SimpleNamespace]):
+    def __init__(self, turn: int | None, speaker: str, text: str, ops: _Ops):
         self.turn, self.speaker, self.text, self.ops = turn, speaker, text, ops
 
     @classmethod
-    def read(cls, body: bytes) -> UtteranceBase | None:
-        """The line, or None if it is not the shape the engine writes (then it is validated as usual)."""
+    def read_all(cls, bodies: list[bytes]) -> list[UtteranceBase] | None:
+        """The lines, read as one JSON array (one call for a batch, not one a line), or None if one is not
+        the shape the engine writes (then each is validated as usual, naming what is wrong)."""
         try:
-            d = json.loads(body)
-            return cast(UtteranceBase, cls(d.get("turn"), d["speaker"], d.get("text", ""),
-                                           [SimpleNamespace(**op) for op in d.get("ops", ())]))
+            objects = json.loads(b"[" + b",".join(bodies) + b"]")
+            return [cast(UtteranceBase, cls(d.get("turn"), d["speaker"], d.get("text", ""), _Ops(d.get("ops", ()))))
+                    for d in objects]
         except (ValueError, TypeError, KeyError, AttributeError):
             return None

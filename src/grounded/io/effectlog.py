@@ -32,6 +32,8 @@ import hmac
 import json
 import os
 import stat
+from hmac import compare_digest
+from hmac import digest as _hmac
 from pathlib import Path
 from typing import IO
 
@@ -169,11 +171,10 @@ class EffectsReader:
         if handle is None:
             return None
         raw = handle.readline(MAX_ENTRY_BYTES)
-        mac, _, body = raw.partition(b" ")
-        if len(mac) == MAC_HEX and body[-1:] == b"\n":
-            body = body[:-1]
-            chain = hmac.digest(self._secret, b"".join((self.chain, line, b"\n", body)), "sha256")
-            if hmac.compare_digest(mac, chain.hex().encode()):
+        if raw[MAC_HEX:MAC_HEX + 1] == b" " and raw[-1:] == b"\n":
+            body = raw[MAC_HEX + 1:-1]
+            chain = _hmac(self._secret, self.chain + line + b"\n" + body, "sha256")
+            if compare_digest(raw[:MAC_HEX], chain.hex().encode()):
                 self.chain = chain
                 self.used += 1
                 self.offset += len(raw)
