@@ -9,6 +9,7 @@ from which line.  ``grounded check`` judges every line whatever the record says.
 
 from __future__ import annotations
 
+import hmac
 import json
 import os
 import subprocess
@@ -249,3 +250,25 @@ def test_the_rules_state_restored_in_parts_is_the_whole(tmp_path, monkeypatch):
     nxt = {"speaker": "carol", "ops": [{"op": "hypothesize", "claim": "h2", "deps": ["-x0"]}]}
     assert loaded.apply(nxt).effects == judged.apply(nxt).effects
     _same(loaded, judged)
+
+
+def test_a_record_macd_with_the_snapshot_key_itself_is_not_used(tmp_path):
+    """The record's MACs are under a key of its own (derived from the snapshot key): a chain of HMACs under
+    the snapshot key itself, as the first format of the record made them, authenticates nothing."""
+    path = tmp_path / "talk.jsonl"
+    _talk(path)
+    secret = user_secret()
+    assert secret is not None
+    header, *lines = path.read_bytes().splitlines()
+    reading = json.dumps([rules_version(), []], separators=(",", ":")).encode()
+    chain = hmac.digest(secret, b"grounded-effects-1\n" + reading + b"\n" + header, "sha256")
+    forged = []
+    for line, entry in zip(lines, _entries(path), strict=True):
+        body = entry.split(" ", 1)[1].encode()
+        chain = hmac.digest(secret, chain + line + b"\n" + body, "sha256")
+        forged.append(chain.hex().encode() + b" " + body + b"\n")
+    Path(str(path) + SUFFIX).write_bytes(b"".join(forged))
+    loaded = Engine.load(path)
+    assert loaded.log_status is not None and loaded.log_status.bulk == 0 and loaded.log_status.utterances == 5
+    assert "line 2 and those after it were judged by the rules" in (loaded.log_status.effects_note or "")
+    _same(loaded, Engine.load(path, effects=False))

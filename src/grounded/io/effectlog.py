@@ -9,9 +9,9 @@ the rules' preconditions line by line; the rules' facts are then put in from
 that state, as from a snapshot.
 
 It is a cache, trusted only as far as it authenticates.  Each entry carries
-an HMAC under the user's snapshot key (grounded.io.snapshot) chained over the
-previous entry's MAC, the log line's bytes and the entry's own: the first MAC
-starts from the log's header line, the rules version and the extensions.  So
+a MAC (keyed BLAKE2b) under a key derived from the user's snapshot key
+(grounded.io.snapshot), chained over the previous entry's MAC, the log line's
+bytes and the entry's own: the first MAC starts from the log's header line, the rules version and the extensions.  So
 an entry authenticates only if this user's engine, running these rules,
 wrote it for this very line after this very prefix of the log.  The reading
 stops trusting at the first entry that is missing, torn, tampered or written
@@ -28,19 +28,18 @@ symbolic link, and read line by line with a bound on each line.
 
 from __future__ import annotations
 
-import hmac
+import hashlib
 import json
 import os
 import stat
 from hmac import compare_digest
-from hmac import digest as _hmac
 from pathlib import Path
 from typing import IO
 
 from grounded.io.snapshot import user_secret
 
 SUFFIX = ".effects"
-FORMAT = b"grounded-effects-1"
+FORMAT = b"grounded-effects-2"
 MAC_HEX = 64
 MAX_ENTRY_BYTES = 1 << 20
 """An entry longer than this is not read (the rules' reply for one line of at most 1 MiB is far shorter)."""
@@ -50,10 +49,21 @@ def effects_path(log: str | Path) -> Path:
     return Path(str(log) + SUFFIX)
 
 
-def _seed(secret: bytes, header_line: bytes, rules: str, extensions: tuple[tuple[str, str], ...]) -> bytes:
+def _key(secret: bytes) -> bytes:
+    """The record's own key, from the user's snapshot key (a MAC of one is never one of the other)."""
+    return hashlib.sha256(FORMAT + b"\n" + secret).digest()
+
+
+def _mac(key: bytes, data: bytes) -> bytes:
+    """Keyed BLAKE2b (RFC 7693's MAC mode): one pass over the data, where HMAC-SHA256 makes two and
+    hashes the key's pads each time, so half the cost of authenticating an entry."""
+    return hashlib.blake2b(data, key=key, digest_size=32).digest()
+
+
+def _seed(key: bytes, header_line: bytes, rules: str, extensions: tuple[tuple[str, str], ...]) -> bytes:
     """The chain's start: the log's header line and the reading (rules version, extensions)."""
     reading = json.dumps([rules, [list(e) for e in extensions]], separators=(",", ":")).encode()
-    return hmac.digest(secret, FORMAT + b"\n" + reading + b"\n" + header_line, "sha256")
+    return _mac(key, FORMAT + b"\n" + reading + b"\n" + header_line)
 
 
 def _open(path: Path, flags: int) -> int:
@@ -63,9 +73,9 @@ def _open(path: Path, flags: int) -> int:
 class EffectsWriter:
     """Appends one authenticated entry per line the engine writes to its log."""
 
-    def __init__(self, handle: IO[bytes], secret: bytes, chain: bytes):
+    def __init__(self, handle: IO[bytes], key: bytes, chain: bytes):
         self._file: IO[bytes] | None = handle
-        self._secret = secret
+        self._key = key
         self._chain = chain
 
     @classmethod
@@ -85,6 +95,7 @@ class EffectsWriter:
         secret = user_secret()
         if secret is None:
             return None
+        key = _key(secret)
         try:
             fd = _open(effects_path(log), flags)
         except OSError:
@@ -95,7 +106,7 @@ class EffectsWriter:
         except OSError:
             os.close(fd)
             return None
-        return cls(open(fd, "wb"), secret, chain if chain is not None else _seed(secret, header_line, rules,
+        return cls(open(fd, "wb"), key, chain if chain is not None else _seed(key, header_line, rules,
                                                                                    extensions))
 
     def add(self, line: bytes, text: str | None) -> None:
@@ -107,7 +118,7 @@ class EffectsWriter:
             self.close()
             return
         body = text.encode()
-        self._chain = hmac.digest(self._secret, self._chain + line + b"\n" + body, "sha256")
+        self._chain = _mac(self._key, self._chain + line + b"\n" + body)
         try:
             self._file.write(self._chain.hex().encode() + b" " + body + b"\n")
         except OSError:
@@ -157,8 +168,8 @@ class EffectsReader:
             handle.close()
             return
         self._file = handle
-        self._secret = secret
-        self.chain = _seed(secret, header_line, rules, extensions)
+        self._key = _key(secret)
+        self.chain = _seed(self._key, header_line, rules, extensions)
 
     @property
     def active(self) -> bool:
@@ -173,7 +184,7 @@ class EffectsReader:
         raw = handle.readline(MAX_ENTRY_BYTES)
         if raw[MAC_HEX:MAC_HEX + 1] == b" " and raw[-1:] == b"\n":
             body = raw[MAC_HEX + 1:-1]
-            chain = _hmac(self._secret, self.chain + line + b"\n" + body, "sha256")
+            chain = _mac(self._key, self.chain + line + b"\n" + body)
             if compare_digest(raw[:MAC_HEX], chain.hex().encode()):
                 self.chain = chain
                 self.used += 1
