@@ -23,12 +23,14 @@ from hypothesis import strategies as st
 from grounded import Engine
 from grounded.dmap.operations import UtteranceBase
 from grounded.engine.applied_lines import applied_lines
+from grounded.engine.loading import BATCH
 from grounded.io.effectlog import MAX_ENTRY_BYTES, SUFFIX, EffectsWriter
 from grounded.io.snapshot import user_secret
 from grounded.solvers import prolog
 from grounded.solvers.flat import SEPARATOR
 from grounded.solvers.ruleset import rules_version
 
+from .test_extension import concede  # noqa: F401 (a fixture)
 from .test_properties import HEADER, budget, draw_stream
 
 
@@ -272,3 +274,24 @@ def test_a_record_macd_with_the_snapshot_key_itself_is_not_used(tmp_path):
     assert loaded.log_status is not None and loaded.log_status.bulk == 0 and loaded.log_status.utterances == 5
     assert "line 2 and those after it were judged by the rules" in (loaded.log_status.effects_note or "")
     _same(loaded, Engine.load(path, effects=False))
+
+
+def test_a_record_that_stops_at_a_batch_boundary_hands_the_whole_state_to_started_rules(tmp_path, concede):  # noqa: F811
+    """With an extension the rules start with the engine; a record that ends right after a whole batch of
+    lines leaves the rules to judge the next line from the state the record gave, not from an empty one."""
+    path = tmp_path / "talk.jsonl"
+    lines = BATCH + 3
+    with Engine(HEADER, log=path, extensions=[concede]) as live:
+        for i in range(lines):
+            live.apply({"speaker": ("alice", "bob", "carol")[i % 3],
+                        "ops": [{"op": "observe", "claim": f"o{i}"}] if i % 2 else []})
+    record = Path(str(path) + SUFFIX)
+    record.write_text("".join(line + "\n" for line in _entries(path)[:BATCH]))
+    loaded = Engine.load(path, extensions=[concede])
+    assert loaded.log_status is not None and loaded.log_status.bulk == BATCH
+    assert loaded.log_status.utterances == lines
+    assert f"line {BATCH + 2} and those after it were judged by the rules" in (loaded.log_status.effects_note or "")
+    judged = Engine.load(path, extensions=[concede], effects=False)
+    _same(loaded, judged)
+    nxt = {"speaker": "alice", "ops": [{"op": "observe", "claim": "-o1", "supersedes": ["o1"]}]}
+    assert loaded.apply(nxt).effects == judged.apply(nxt).effects

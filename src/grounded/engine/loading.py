@@ -13,6 +13,7 @@ the few parts of it loading sets or calls.
 from __future__ import annotations
 
 import gc
+import itertools
 import os
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -203,65 +204,83 @@ def _replay_lines(engine: L, reader: LogReader, status: LogStatus, on_update: On
     judge the rest, starting from the state the record gave.  With ``rebuild`` too (a log
     being continued), the rules' decisions on those lines are recorded from there on, so the
     log, continued by this engine, is read back from its record next time."""
-    pending: Pending = []
-    recorded: list[str] = []  # with bulk: the recorded decisions of the lines in ``from_record``
-    from_record: list[tuple[int, bytes]] = []  # with bulk: the lines applied from their record, not yet applied
-    judged = bulk is None  # whether the rules judge this line and the rest (else the record authenticated so far)
-    last = engine.state.last_turn
-    lines = reader.raw_lines()
+    lines: Iterator[tuple[int, bytes]] = reader.raw_lines()
     try:
-        while True:
-            try:
-                item = next(lines, None)
-            except InputError as exc:  # the reader's own: a line too long
-                engine._apply_recorded(from_record, recorded, reader, status, on_update)
-                engine._apply_lines(pending, reader.name, status, on_update)
-                raise LogError(exc.detail, path=reader.name, line=exc.line or 0, engine=engine) from exc
-            if item is None:
-                break
-            lineno, body = item
-            if not judged and bulk is not None:
-                decided = bulk.take(lineno, body) if bulk.active else None
-                if decided is not None:
-                    recorded.append(decided)
-                    from_record.append((lineno, body))
-                    if len(from_record) >= batch:
-                        engine._apply_recorded(from_record, recorded, reader, status, on_update)
-                        if progress is not None:
-                            progress(reader.offset, reader.size)
-                    continue
-                # the rules judge this line and the rest, from the state so far
-                judged = True
-                engine._apply_recorded(from_record, recorded, reader, status, on_update)
-                last = engine.state.last_turn
-                _hand_to_rules(engine, status)
-                if rebuild:
-                    engine._effects = (EffectsWriter.resume(reader.path, bulk.offset, bulk.chain) if bulk.used else
-                                       EffectsWriter.create(reader.path, reader.header_line, rules_version(),
-                                                            extension_refs(engine.extensions)))
-            try:
-                u, kept = engine._line_utterance(reader, lineno, body)
-                turn = turn_of(u, last)
-            except InputError as exc:
-                engine._apply_lines(pending, reader.name, status, on_update)
-                raise LogError(exc.detail, path=reader.name, line=lineno, engine=engine) from exc
-            pending.append((lineno, turn, u, kept))
-            last = turn
-            if len(pending) >= batch:
-                engine._apply_lines(pending, reader.name, status, on_update)
-                if progress is not None:
-                    progress(reader.offset, reader.size)
-        engine._apply_recorded(from_record, recorded, reader, status, on_update)
-        engine._apply_lines(pending, reader.name, status, on_update)
-    finally:
         if bulk is not None:
+            lines = _from_record(engine, bulk, lines, reader, status, on_update, progress, batch)
+            _hand_to_rules(engine, status)
             if bulk.active:  # every line authenticated: a log continued keeps recording
                 engine._effects_resume = (bulk.offset, bulk.chain)
-                bulk.stop()
-                _hand_to_rules(engine, status)  # else handed over where the record stopped
+            elif rebuild:  # the rules' decisions on the lines they judge are recorded from here on
+                engine._effects = (EffectsWriter.resume(reader.path, bulk.offset, bulk.chain) if bulk.used else
+                                   EffectsWriter.create(reader.path, reader.header_line, rules_version(),
+                                                        extension_refs(engine.extensions)))
+        _judge_lines(engine, lines, reader, status, on_update, progress, batch)
+    finally:
+        if bulk is not None:
+            bulk.stop()
             status.effects_note = bulk.note
     if progress is not None:
         progress(reader.offset, reader.size)
+
+
+def _from_record(engine: L, bulk: EffectsReader, lines: Iterator[tuple[int, bytes]], reader: LogReader,
+                 status: LogStatus, on_update: OnUpdate | None, progress: Callable[[int, int], None] | None,
+                 batch: int) -> Iterator[tuple[int, bytes]]:
+    """Apply the lines whose recorded effects authenticate, ``batch`` at a time; the lines left for the
+    rules to judge (from the first that did not authenticate; none when the record covered the log)."""
+    while True:
+        block: list[tuple[int, bytes]] = []
+        error: InputError | None = None
+        try:
+            for item in itertools.islice(lines, batch):
+                block.append(item)
+        except InputError as exc:  # the reader's own (a line too long): the rules' loop reports it after these
+            error = exc
+        decided = bulk.take(block)
+        n = len(decided)
+        engine._apply_recorded(block[:n], decided, reader, status, on_update)
+        if error is not None:
+            return itertools.chain(block[n:], _raise(error))
+        if n < len(block) or len(block) < batch:
+            return itertools.chain(block[n:], lines)
+        if progress is not None:
+            progress(reader.offset, reader.size)
+
+
+def _raise(error: InputError) -> Iterator[tuple[int, bytes]]:
+    """Lines that end in ``error``, as the reader raised it."""
+    raise error
+    yield  # a generator: raises when next asked for a line
+
+
+def _judge_lines(engine: L, lines: Iterator[tuple[int, bytes]], reader: LogReader, status: LogStatus,
+                 on_update: OnUpdate | None, progress: Callable[[int, int], None] | None, batch: int) -> None:
+    """The rules judge ``lines``, ``batch`` per request, from the engine's state."""
+    pending: Pending = []
+    last = engine.state.last_turn
+    while True:
+        try:
+            item = next(lines, None)
+        except InputError as exc:  # the reader's own: a line too long
+            engine._apply_lines(pending, reader.name, status, on_update)
+            raise LogError(exc.detail, path=reader.name, line=exc.line or 0, engine=engine) from exc
+        if item is None:
+            break
+        lineno, body = item
+        try:
+            u, kept = engine._line_utterance(reader, lineno, body)
+            turn = turn_of(u, last)
+        except InputError as exc:
+            engine._apply_lines(pending, reader.name, status, on_update)
+            raise LogError(exc.detail, path=reader.name, line=lineno, engine=engine) from exc
+        pending.append((lineno, turn, u, kept))
+        last = turn
+        if len(pending) >= batch:
+            engine._apply_lines(pending, reader.name, status, on_update)
+            if progress is not None:
+                progress(reader.offset, reader.size)
+    engine._apply_lines(pending, reader.name, status, on_update)
 
 
 def _hand_to_rules(engine: Loadable, status: LogStatus) -> None:

@@ -175,25 +175,35 @@ class EffectsReader:
     def active(self) -> bool:
         return self._file is not None
 
-    def take(self, lineno: int, line: bytes) -> str | None:
-        """The authenticated decision for log line ``lineno`` (its bytes ``line``), or None: then this
-        line and every later one go to the rules, and ``note`` says why when an entry was there."""
+    def take(self, lines: list[tuple[int, bytes]]) -> list[str]:
+        """The authenticated decisions for log lines ``lines`` ((number, bytes) in order), as far as they
+        authenticate: at the first that does not, that line and every later one go to the rules, and
+        ``note`` says why when an entry was there.  One call a batch: the loop keeps the chain local."""
         handle = self._file
         if handle is None:
-            return None
-        raw = handle.readline(MAX_ENTRY_BYTES)
-        if raw[MAC_HEX:MAC_HEX + 1] == b" " and raw[-1:] == b"\n":
-            body = raw[MAC_HEX + 1:-1]
-            chain = _mac(self._key, self.chain + line + b"\n" + body)
-            if compare_digest(raw[:MAC_HEX], chain.hex().encode()):
-                self.chain = chain
-                self.used += 1
-                self.offset += len(raw)
-                return body.decode()
-        why = ("none were recorded for it" if not raw
-               else "those recorded for it do not authenticate (changed, torn, or not this log's)")
-        self.stop(f"{self.name}: line {lineno} and those after it were judged by the rules: {why}")
-        return None
+            return []
+        key, chain, readline, blake2b = self._key, self.chain, handle.readline, hashlib.blake2b  # _mac, inlined
+        decided: list[str] = []
+        offset = self.offset
+        try:
+            for lineno, line in lines:
+                raw = readline(MAX_ENTRY_BYTES)
+                if raw[MAC_HEX:MAC_HEX + 1] == b" " and raw[-1:] == b"\n":
+                    body = raw[MAC_HEX + 1:-1]
+                    mac = blake2b(chain + line + b"\n" + body, key=key, digest_size=32).digest()
+                    if compare_digest(raw[:MAC_HEX], mac.hex().encode()):
+                        chain = mac
+                        offset += len(raw)
+                        decided.append(body.decode())
+                        continue
+                why = ("none were recorded for it" if not raw
+                       else "those recorded for it do not authenticate (changed, torn, or not this log's)")
+                self.stop(f"{self.name}: line {lineno} and those after it were judged by the rules: {why}")
+                break
+        finally:
+            self.chain, self.offset = chain, offset
+            self.used += len(decided)
+        return decided
 
     def stop(self, note: str | None = None) -> None:
         """Trust no more entries."""
