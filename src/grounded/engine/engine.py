@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from grounded.core import display
-from grounded.core.bounds import MAX_ID_LENGTH, check_turn, preview
+from grounded.core.bounds import MAX_ID_LENGTH, MAX_TURN, check_turn, preview
 from grounded.core.display import Displayable
 from grounded.core.errors import InputError, LogError, PreconditionError, Violation
 from grounded.core.literals import is_literal
@@ -266,7 +266,9 @@ class Engine(Displayable):
             for (lineno, body), result in zip(lines, results, strict=True):
                 try:
                     u = light[done] if light is not None else self._line_utterance(reader, lineno, body)[0]
-                    turn = loading.turn_of(u, last)
+                    turn = u.turn  # the engine writes every line's turn: turn_of only when one is not
+                    if turn is None or turn > MAX_TURN:
+                        turn = loading.turn_of(u, last)
                 except InputError as exc:
                     raise LogError(exc.detail, path=reader.name, line=lineno, engine=self) from exc
                 if on_update is None:

@@ -187,12 +187,15 @@ class LogReader:
             if len(body) > MAX_LINE_BYTES:
                 raise InputError(f"line longer than {MAX_LINE_BYTES} bytes (the limit of an event-log line): "
                                  "not an event log, or a corrupt one", path=self.name, line=self._lineno)
-            if not body.strip():
+            if not body or body.isspace():  # (isspace: no copy of the line, as strip made)
                 if terminated:
                     self._set_end()
                 continue
             if terminated:
-                self._set_end()
+                if self._hash is None:  # _set_end's whole work then, without a call per line
+                    self.end, self.end_line = self.offset, self._lineno
+                else:
+                    self._set_end()
                 return self._lineno, body, True
             if _parses(body):  # whole, only the newline is missing
                 self._set_end()
