@@ -295,3 +295,18 @@ def test_a_record_that_stops_at_a_batch_boundary_hands_the_whole_state_to_starte
     _same(loaded, judged)
     nxt = {"speaker": "alice", "ops": [{"op": "observe", "claim": "-o1", "supersedes": ["o1"]}]}
     assert loaded.apply(nxt).effects == judged.apply(nxt).effects
+
+
+def test_the_cli_says_from_which_line_the_rules_judged(tmp_path):
+    """One changed byte in the record: the query's answer is the rules' own, and stderr names the line."""
+    path = tmp_path / "talk.jsonl"
+    _talk(path)
+    entries = _entries(path)
+    mac, text = entries[2].split(" ", 1)
+    entries[2] = ("0" if mac[0] != "0" else "1") + mac[1:] + " " + text
+    Path(str(path) + SUFFIX).write_text("".join(e + "\n" for e in entries))
+    done = subprocess.run([sys.executable, "-m", "grounded", "verify", str(path), "x1", "--json"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "line 4 and those after it were judged by the rules" in done.stderr
+    assert json.loads(done.stdout)["grounded"] is True

@@ -203,7 +203,8 @@ def load_engine(path: Path, extensions: list[Path] | None, partial: bool = False
 
 
 def report_reading(engine: Engine) -> None:
-    """Say on stderr what the reading of a log found: a torn final line, a partial answer."""
+    """Say on stderr what the reading of a log found: a torn final line, a partial answer, a snapshot or a
+    record of effects beside the log that was not used."""
     status = engine.log_status
     if status is None:
         return
@@ -213,6 +214,8 @@ def report_reading(engine: Engine) -> None:
         err.print(f"warning: {status.partial_note()}", style="yellow", markup=False)
     if status.snapshot_note is not None:
         err.print(f"note: {status.snapshot_note}", style="dim", markup=False)
+    if status.effects_note is not None:  # the record beside the log stopped authenticating: said, not hidden
+        err.print(f"note: {status.effects_note}", style="dim", markup=False)
 
 
 def log_json(engine: Engine) -> dict[str, Any]:
