@@ -31,6 +31,7 @@ def test_a_small_run_measures_and_prints_every_part():
     assert logs["utterances"] == real["utterances"] and len(logs["foreign"]["tenths"]) == 10
     assert logs["foreign"]["bulk"] == 0 and logs["own"]["bulk"] == logs["utterances"]
     assert logs["own"]["per_second"] > 0 and logs["live_logged_per_second"] > 0
+    assert logs["own"]["cpu_per_second"] > 0 and logs["foreign"]["cpu_per_second"] > 0  # the shared machine's
     chain, wide = result["deep"]
     # each checked its answers as it ran (Verify, Affected*, the reloaded and the restored state)
     assert (chain["kind"], wide["kind"]) == ("chain", "wide") and chain["depth"] == wide["depth"] == 60
@@ -45,6 +46,7 @@ def test_a_small_run_measures_and_prints_every_part():
                     "## Deep inputs",
                     "## `grounded verify` as a command", "## Durability"):
         assert heading in md
+    assert "| log | utterances/s (wall) | utterances/s (CPU) |" in md
 
 
 def test_the_check_fails_a_run_whose_work_per_operation_grows():
