@@ -256,12 +256,12 @@ class Engine(Displayable):
                         status: LogStatus, on_update: Callable[[Engine, Update], None] | None) -> None:
         """Lines whose recorded decisions authenticated: mirrored from them, the rules not run.  Without
         ``on_update`` they are read as JSON, in one call, not validated again (``RecordedLine``), and no
-        ``Update`` is made for them.  Empties ``lines`` and ``recorded``."""
+        ``Update`` is made for them."""
         text = "".join(recorded)
         results = read_flat(text, text.count(SEPARATOR))
         light = RecordedLine.read_all([body for _, body in lines]) if on_update is None else None
         last = self.state.last_turn
-        done = 0
+        done = 0  # counted once at the end (or where an error stops the batch), not per line
         try:
             for (lineno, body), result in zip(lines, results, strict=True):
                 try:
@@ -273,16 +273,15 @@ class Engine(Displayable):
                     raise LogError(exc.detail, path=reader.name, line=lineno, engine=self) from exc
                 if on_update is None:
                     self._commit(turn, u, result, None, body)
+                    done += 1
                 else:
-                    self._accepted(self._mirror(turn, u, result, None, body), status, on_update)
-                    status.utterances -= 1  # counted below with the others
-                done += 1
+                    update = self._mirror(turn, u, result, None, body)
+                    done += 1
+                    on_update(self, update)
                 last = turn
         finally:
             status.utterances += done
             status.bulk += done
-            lines.clear()
-            recorded.clear()
 
     def _accepted(self, update: Update, status: LogStatus, on_update: Callable[[Engine, Update], None] | None
                   ) -> None:
