@@ -224,9 +224,9 @@ def check_flat(name: str, found: dict) -> None:
                              f"to the last ({last}): last / first {shown}, at most {FLAT}")
 
 
-def measure_realistic(k: int, seed: int, log: Log) -> dict:
+def measure_realistic(k: int, seed: int, log: Log, utterances: list[dict] | None = None) -> dict:
     """The realistic stream of k turns, applied live into a fresh engine, tenth by tenth."""
-    utterances = realistic(k, seed).history
+    utterances = realistic(k, seed).history if utterances is None else utterances
     engine = Engine(HEADER)
     gc.collect()
     clock = Tenths(len(utterances), engine)
@@ -245,10 +245,45 @@ def measure_realistic(k: int, seed: int, log: Log) -> dict:
             **clock.report("realistic")}
 
 
+def measure_realistic_logs(utterances: list[dict], tmp: Path, log: Log) -> dict:
+    """The realistic stream as logs read back: one written elsewhere (every line judged by the rules),
+    tenth by tenth, and one this engine wrote as it applied the stream live (its lines applied from the
+    effects it recorded beside the log, grounded.io.effectlog).  (The authors' engine has no
+    ``expand_awareness``: memory against theirs is measured on the naive stream.)"""
+    foreign, own = tmp / "realistic.jsonl", tmp / "realistic-own.jsonl"
+    write_log(foreign, header_json(Engine(HEADER).header, Engine(HEADER).origin()), utterances)
+    writer = Engine(HEADER, log=own, fsync="never")
+    wall, _, _ = _timed(lambda: [writer.apply(u) for u in utterances])
+    writer.close()
+    n = len(utterances)
+    found: dict = {"utterances": n, "live_logged_per_second": n / wall}
+    for name, path in (("foreign", foreign), ("own", own)):
+        marks: list[tuple[float, int]] = []
+        start = [0.0]
+
+        def load(path: Path = path, marks: list = marks, start: list = start) -> Engine:
+            start[0] = time.perf_counter()
+            return Engine.load(path, progress=lambda done, total: marks.append((time.perf_counter() - start[0],
+                                                                                done)))
+
+        wall, cpu, engine = _timed(load)
+        assert isinstance(engine, Engine) and engine.log_status is not None and engine.log_status.utterances == n
+        tenths = _tenths(marks)
+        found[name] = {"per_second": n / wall, "cpu_per_second": n / cpu, "tenths": tenths,
+                       "last_over_first": _ratio(tenths),
+                       "bulk": engine.log_status.bulk}
+        engine.close()
+    if found["own"]["bulk"] != n:
+        raise AssertionError(f"the engine's own log: {found['own']['bulk']:,} of {n:,} lines applied from its record")
+    log("realistic logs: done")
+    return found
+
+
 def measure_memory(path: Path, log: Log) -> dict:
-    found = measure_engines(path, ("grounded", "grounded-load", "authors"), log)
+    engines = ("grounded", "grounded-load", "authors")
+    found = measure_engines(path, engines, log)
     return {"bytes": found, "ratio": {e: {m: found[e][m] / max(1, found["authors"][m]) for m in ("rss", "heap")}
-                                      for e in ("grounded", "grounded-load")}}
+                                      for e in engines if e != "authors"}}
 
 
 # -- deep inputs ---------------------------------------------------------------------
@@ -365,7 +400,10 @@ def run(settings: Settings, log: Log = lambda line: None) -> dict:
         result["bulk"] = measure_bulk(path, utterances, settings, log)
         result["live"] = measure_live(utterances, log)
         result["memory"] = measure_memory(path, log) if settings.memory else None
-        result["realistic"] = measure_realistic(settings.realistic, settings.seed, log)
+        stream = realistic(settings.realistic, settings.seed).history
+        result["realistic"] = measure_realistic(settings.realistic, settings.seed, log, stream)
+        result["realistic_logs"] = measure_realistic_logs(stream, tmp, log)
+        del stream
         result["deep"] = [deep("chain", settings.depth, tmp, log), deep("wide", settings.depth, tmp, log)]
         claim = next(op["claim"] for u in reversed(utterances) for op in u["ops"] if op["op"] == "hypothesize")
         result["cli"] = measure_cli(path, claim, tmp, settings, log)
@@ -401,6 +439,19 @@ def markdown(result: dict) -> str:
                       "(every operation, competing hypotheses sharing questions, resolutions over dissent)", "",
                   "operations: " + ", ".join(f"{n} {c:,}" for n, c in sorted(r["ops"].items())), "",
                   f"{r['per_second']:,.0f} utterances/s; " + _tenths_line(r)]
+    rl = result.get("realistic_logs")
+    if rl:
+        lines += ["", f"## Realistic logs read back: `Engine.load` of the {rl['utterances']:,} utterances", "",
+                  markdown_table(["log", "utterances/s (wall)", "utterances/s (CPU)", "seconds per tenth",
+                                  "last / first", "lines from the record"],
+                                 [[label, f"{rl[k]['per_second']:,.0f}", f"{rl[k]['cpu_per_second']:,.0f}",
+                                   ", ".join(f"{t:.2f}" for t in rl[k]["tenths"]),
+                                   f"{rl[k]['last_over_first']:.2f}" if rl[k]["last_over_first"] else "-",
+                                   f"{rl[k]['bulk']:,}"]
+                                  for label, k in (("written elsewhere (judged by the rules)", "foreign"),
+                                                   ("written by the engine (its recorded effects)", "own"))]),
+                  "", f"live `Engine.apply` writing the log and the record: {rl['live_logged_per_second']:,.0f} "
+                      "utterances/s"]
     rows = [[d["kind"], f"{d['depth']:,}", f"{d['build_s']:.2f}", f"{d['per_hypothesize_us']:.0f}",
              f"{d['last_over_first']:.2f}", f"{d['inferences_last_over_first']:.2f}", f"{d['verify_ms']:.1f}",
              f"{d['affected_ms']:.1f}", f"{d['load_s']:.2f}",

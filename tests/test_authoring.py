@@ -317,6 +317,7 @@ def test_scenario_to_log_writes_the_accepted_turns_as_a_log(concur):
     written = scenario_to_log(concur / "concur.yaml", concur / "concur.jsonl", [concur / "concur.pl"])
     assert (written.recorded, written.rejected, written.failed) == (4, 1, [])
     engine = Engine.load(concur / "concur.jsonl", extensions=[concur / "concur.pl"])
+    assert engine.log_status is not None and engine.log_status.bulk == 4  # read back from the engine's record
     assert sorted(engine.commitments()["ben"]) == ["fever", "measles", "rash"]  # taken on at turn 3
     assert not engine.verify("measles").grounded
     with pytest.raises(InputError, match="exists"):

@@ -27,6 +27,11 @@ def test_a_small_run_measures_and_prints_every_part():
                                 "expand_awareness"}
     assert real["utterances"] > 1_500 and len(real["tenths"]) == len(real["inference_tenths"]) == 10
     assert real["inferences_last_over_first"] <= ingest.FLAT
+    logs = result["realistic_logs"]  # read back: written elsewhere (the rules), and by the engine (its record)
+    assert logs["utterances"] == real["utterances"] and len(logs["foreign"]["tenths"]) == 10
+    assert logs["foreign"]["bulk"] == 0 and logs["own"]["bulk"] == logs["utterances"]
+    assert logs["own"]["per_second"] > 0 and logs["live_logged_per_second"] > 0
+    assert logs["own"]["cpu_per_second"] > 0 and logs["foreign"]["cpu_per_second"] > 0  # the shared machine's
     chain, wide = result["deep"]
     # each checked its answers as it ran (Verify, Affected*, the reloaded and the restored state)
     assert (chain["kind"], wide["kind"]) == ("chain", "wide") and chain["depth"] == wide["depth"] == 60
@@ -37,9 +42,11 @@ def test_a_small_run_measures_and_prints_every_part():
     assert cli["snapshot_bytes"] > 0 and cli["warm_cpu_s"] > 0 and cli["cold_cpu_s"] > 0
     assert set(result["fsync"]["per_second"]) == {"none", "never", "batch", "always"}
     md = ingest.markdown(result)
-    for heading in ("## Reading a log in bulk", "## Live", "## Realistic", "## Deep inputs",
+    for heading in ("## Reading a log in bulk", "## Live", "## Realistic", "## Realistic logs read back",
+                    "## Deep inputs",
                     "## `grounded verify` as a command", "## Durability"):
         assert heading in md
+    assert "| log | utterances/s (wall) | utterances/s (CPU) |" in md
 
 
 def test_the_check_fails_a_run_whose_work_per_operation_grows():

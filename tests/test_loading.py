@@ -7,6 +7,7 @@ from __future__ import annotations
 import gc
 import json
 import os
+import weakref
 from pathlib import Path
 
 import pytest
@@ -58,6 +59,42 @@ def test_a_load_pauses_the_collector_while_it_replays_and_restores_it_after(tmp_
     partial = Engine.load(log, strict=False)
     assert partial.log_status is not None and not partial.log_status.complete and gc.isenabled()
     assert partial.turn == 6  # turns count from 1
+
+
+class _Node:
+    """An object in a reference cycle, for the collector to find."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+
+def test_what_a_load_kept_goes_to_the_oldest_generation_unscanned_and_cycles_are_still_collected(tmp_path):
+    log = tmp_path / "c.jsonl"
+    write_log(log, lines=300)
+    cycles: list[weakref.ref] = []
+    gc.collect()
+    engine = Engine.load(log, on_update=lambda engine, update: cycles.append(weakref.ref(_Node())))
+    kept = engine.state.args[-1]
+    assert gc.is_tracked(kept) and any(o is kept for o in gc.get_objects(generation=2))
+    assert gc.get_freeze_count() == 0 and gc.isenabled()
+    assert len(cycles) == 300 and all(ref() is not None for ref in cycles)
+    gc.collect()
+    assert all(ref() is None for ref in cycles)
+
+
+def test_a_load_leaves_what_the_caller_froze_frozen(tmp_path):
+    log = tmp_path / "c.jsonl"
+    write_log(log)
+    gc.collect()
+    held = _Node()
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        engine = Engine.load(log)
+        assert gc.get_freeze_count() == frozen and engine.log_status is not None and gc.isenabled()
+        assert not any(o is held for o in gc.get_objects())
+    finally:
+        gc.unfreeze()
 
 
 def test_a_snapshot_of_a_shape_this_version_does_not_read_is_replayed_over(tmp_path, cache):

@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 from grounded import Engine, PreconditionError
 from grounded.core.errors import LogError
+from grounded.io.effectlog import effects_path
 from grounded.io.snapshot import CACHE_VARIABLE, KEY_FILE, MAX_FACTOR, MAX_SLACK, snapshot_path
 from grounded.solvers.prolog import state_facts
 
@@ -351,7 +352,8 @@ def test_a_link_planted_at_a_temporary_name_is_not_followed(tmp_path):
     assert all(link.is_symlink() for link in planted)
     rebuilt(path)
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
-        [path.name, snapshot_path(path).name, target.name, *(link.name for link in planted)])  # no temporary left
+        [path.name, snapshot_path(path).name, effects_path(path).name, target.name,
+         *(link.name for link in planted)])  # no temporary left (the effects the engine recorded beside its log)
 
 
 READ_ONLY = {
@@ -377,7 +379,7 @@ def test_a_log_in_a_read_only_directory_is_answered_without_a_snapshot_silently(
         subprocess.run(["chattr", "+i", folder], check=True)
     try:
         result = cli("verify", path, "o2", wrap=wrap)
-        assert not snapshot_path(path).exists() and os.listdir(folder) == [path.name]
+        assert not snapshot_path(path).exists() and sorted(os.listdir(folder)) == [path.name, effects_path(path).name]
     finally:
         if not wrap:
             subprocess.run(["chattr", "-i", folder], check=True)
@@ -389,11 +391,11 @@ def test_a_log_in_a_read_only_directory_is_answered_without_a_snapshot_silently(
 
 
 def test_no_cache_neither_reads_nor_writes_a_snapshot_nor_makes_a_key(tmp_path, monkeypatch):
-    monkeypatch.setenv(CACHE_VARIABLE, str(tmp_path / "fresh-cache"))
     path = tmp_path / "talk.jsonl"
     conversation(path, ["o1", "o2"])
     log = tmp_path / "p2.jsonl"
     assert grounded("interpret", PHASE2, "-o", log).returncode == 0
+    monkeypatch.setenv(CACHE_VARIABLE, str(tmp_path / "fresh-cache"))  # the logs' writers used the usual one
     commands = [("verify", path, "o2"), ("affected", path, "o1"), ("state", path), ("extensions", path),
                 ("retractions", path, "-p", "o1"), ("show", path),
                 ("whatif", path, "-u", '{"speaker": "a", "ops": []}'),

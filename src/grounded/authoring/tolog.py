@@ -18,6 +18,7 @@ from pathlib import Path
 
 from grounded.core.errors import InputError
 from grounded.engine import Engine
+from grounded.io.effectlog import effects_path
 from grounded.scenario import Scenario, run
 
 
@@ -49,8 +50,11 @@ def scenario_to_log(scenario: str | Path, log: str | Path, extensions: Sequence[
                 checks += len(outcome.checks)
                 failed += [f"{talk.path}:{r.line}: {r.description}" for r in outcome.checks if not r.passed]
         if not failed:
+            if effects_path(tmp).exists():  # the record beside it (chained from the header, not the name)
+                os.replace(effects_path(tmp), effects_path(log))
             os.replace(tmp, log)
     finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        for left in (tmp, effects_path(tmp)):
+            if os.path.exists(left):
+                os.unlink(left)
     return Written(log, recorded, rejected, checks, failed)

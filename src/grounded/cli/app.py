@@ -191,7 +191,8 @@ def load_engine(path: Path, extensions: list[Path] | None, partial: bool = False
     line, a partial answer) is said on stderr, and by ``log_json``/``say_partial``
     in the answer.  The state comes from the snapshot beside the log when it fits
     (docs/reliability.md), and the snapshot is written again when it did not;
-    ``no_cache`` (``--no-cache``) replays the whole log and writes nothing.
+    ``no_cache`` (``--no-cache``) replays the whole log by the rules (neither the snapshot nor the effects
+    recorded beside the log) and writes nothing.
     """
     from grounded.engine import Engine
 
@@ -205,13 +206,15 @@ def load_engine(path: Path, extensions: list[Path] | None, partial: bool = False
         return engine
     with LoadProgress(f"reading {path.name}") as progress:
         engine = Engine.load(path, extensions=extensions or (), strict=not partial,
-                             allow_rules_change=allow_rules_change, progress=progress, snapshot=not no_cache)
+                             allow_rules_change=allow_rules_change, progress=progress, snapshot=not no_cache,
+                             effects=not no_cache)
     report_reading(engine)
     return engine
 
 
 def report_reading(engine: Engine) -> None:
-    """Say on stderr what the reading of a log found: a torn final line, a partial answer."""
+    """Say on stderr what the reading of a log found: a torn final line, a partial answer, a snapshot or a
+    record of effects beside the log that was not used."""
     status = engine.log_status
     if status is None:
         return
@@ -221,6 +224,8 @@ def report_reading(engine: Engine) -> None:
         err.print(f"warning: {status.partial_note()}", style="yellow", markup=False)
     if status.snapshot_note is not None:
         err.print(f"note: {status.snapshot_note}", style="dim", markup=False)
+    if status.effects_note is not None:  # the record beside the log stopped authenticating: said, not hidden
+        err.print(f"note: {status.effects_note}", style="dim", markup=False)
 
 
 def log_json(engine: Engine) -> dict[str, Any]:

@@ -23,7 +23,8 @@ def applied_lines(path: str | Path, extensions: Iterable[str | Path] = (), *, st
                   ) -> tuple[Header, list[dict[str, Any]], LogStatus]:
     """The header, every utterance line ``Engine.load`` applied (in order), and how the reading ended.
 
-    Raises what ``Engine.load`` raises (strict: LogError naming file:line).
+    Raises what ``Engine.load`` raises (strict: LogError naming file:line).  Every line is judged by
+    the rules (``grounded check`` reads a log with this), never applied from a record beside the log.
     """
     lines: list[dict[str, Any]] = []
 
@@ -31,7 +32,7 @@ def applied_lines(path: str | Path, extensions: Iterable[str | Path] = (), *, st
         lines.append(utterance_json(update.turn, update.utterance))
 
     engine = Engine.load(path, extensions=extensions, strict=strict, on_update=keep,
-                         allow_rules_change=allow_rules_change, progress=progress)
+                         allow_rules_change=allow_rules_change, progress=progress, effects=False)
     try:
         assert engine.log_status is not None
         return engine.header, lines, engine.log_status

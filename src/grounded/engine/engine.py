@@ -22,30 +22,34 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from grounded.core import display
-from grounded.core.bounds import check_turn
+from grounded.core.bounds import MAX_TURN, check_turn
 from grounded.core.display import Displayable
 from grounded.core.errors import InputError, LogError, PreconditionError, Violation
-from grounded.dmap import effects
+from grounded.dmap import effects as effect_classes
 from grounded.dmap.notes import PlainHeader
 from grounded.dmap.state import DependencyMap
 from grounded.engine import loading
+from grounded.engine.recorded import RecordedLine
 from grounded.engine.recorder import Recorder
-from grounded.engine.snapshots import Kept, history_lines
+from grounded.engine.snapshots import Kept, extension_refs, history_lines
 from grounded.engine.update import Update
 from grounded.epistemic.verdicts import Verdict
+from grounded.io.effectlog import EffectsWriter
 from grounded.io.eventlog import (
     EventLogWriter,
     FsyncPolicy,
     LogReader,
     LogStatus,
     describe_validation_error,
+    encode_line,
     header_json,
 )
 from grounded.io.snapshot import SnapshotKey
 from grounded.queries import registry as _registry
 from grounded.queries.walks import Walks
-from grounded.solvers.flat import Accepted, Rejected
+from grounded.solvers.flat import SEPARATOR, Accepted, Rejected, accepted_text, read_flat
 from grounded.solvers.prolog import PrologRules, RuleState, state_facts
+from grounded.solvers.ruleset import rules_version
 
 if TYPE_CHECKING:  # the models: a query answered from a snapshot imports no pydantic (issue 23, item 5)
     from grounded.dmap.model import Argument, Header
@@ -104,8 +108,17 @@ class Engine(Displayable, Walks):
         self._rules: tuple[PrologRules, OperationRegistry, RuleState] | None = None
         if self.extensions:  # loaded now: a bad rule file is refused when the engine is made
             self._rule_base()
-        self._log = (EventLogWriter(log, header_json(self.header, self.origin()), fsync=fsync)
-                     if log is not None else None)
+        self._log: EventLogWriter | None = None
+        self._effects: EffectsWriter | None = None
+        """The rules' decisions recorded beside the log, for reading it back in bulk (grounded.io.effectlog)."""
+        self._effects_resume: tuple[int, bytes] | None = None
+        """Where a loaded log's record authenticated to its end: ``append`` continues it from there."""
+        if log is not None:
+            first = header_json(self.header, self.origin())
+            self._log = EventLogWriter(log, first, fsync=fsync)
+            if loading.records_effects(self):
+                self._effects = EffectsWriter.create(log, encode_line(first)[:-1], rules_version(),
+                                                     extension_refs(self.extensions))
         self.load_error: LogError | None = None
         """What stopped a partial ``load`` (None when the whole log was applied)."""
         self.log_status: LogStatus | None = None
@@ -158,7 +171,8 @@ class Engine(Displayable, Walks):
     def load(cls, path: str | Path, *, extensions: Iterable[str | Path] = (), strict: bool = True,
              append: bool = False, on_update: Callable[[Engine, Update], None] | None = None,
              fsync: FsyncPolicy = "always", allow_rules_change: bool = False,
-             progress: Callable[[int, int], None] | None = None, snapshot: bool = False) -> Engine:
+             progress: Callable[[int, int], None] | None = None, snapshot: bool = False,
+             effects: bool = True) -> Engine:
         """Replay an event log through the rules: the one way every command reads a log.
 
         Strict by default: a line that is not valid JSON, fails the schema or
@@ -180,7 +194,8 @@ class Engine(Displayable, Walks):
         line is cut off, a whole last line missing its newline gets one.  It is
         refused on a log with a bad line, strict or not.  ``on_update`` sees
         each utterance as it is replayed, with the Python state as of that
-        utterance (the rules, which take many lines per request, may be ahead);
+        utterance (the rules, which take many lines per request, may be ahead, and
+        are behind while lines are applied from their recorded effects);
         ``progress(bytes read, bytes in all)`` is called after each batch of lines.
 
         ``snapshot=True`` reads the state from the snapshot beside the log
@@ -191,10 +206,16 @@ class Engine(Displayable, Walks):
         ``log_status.snapshot_note``.  Not with a world model (its M is not
         snapshotted), nor, for reading, with ``on_update`` (the lines before the
         snapshot would not be seen).
+
+        ``effects`` lets the lines of a log this user's engine wrote be applied from the
+        effects it recorded beside it (grounded.io.effectlog), as far as that record
+        authenticates, instead of running the rules on each: the same state, in bulk.
+        Every other line is judged by the rules; ``effects=False`` judges them all.
         """
         return loading.load(lambda header, paths: cls(header, extensions=paths), path, extensions=extensions,
                             strict=strict, append=append, on_update=on_update, fsync=fsync,
-                            allow_rules_change=allow_rules_change, progress=progress, snapshot=snapshot)
+                            allow_rules_change=allow_rules_change, progress=progress, snapshot=snapshot,
+                            effects=effects)
 
     def _line_utterance(self, reader: LogReader, lineno: int, body: bytes) -> tuple[UtteranceBase, Kept]:
         """A log line as a validated utterance, and what the history keeps of it.
@@ -229,6 +250,9 @@ class Engine(Displayable, Walks):
             self._prolog.use_extensions(self.extensions)
             accepted, stop = self.rules.apply_batch([self.registry.encode(turn, u) for _, turn, u, _ in pending])
             for (_, turn, u, kept), result in zip(pending, accepted, strict=False):  # shorter if one was rejected
+                if self._effects is not None:  # a log being continued: its record rebuilt from the rules' decisions
+                    self._effects.add(kept if isinstance(kept, bytes) else b"", accepted_text(result)
+                                      if isinstance(kept, bytes) else None)  # a line not as read: recording ends
                 self._accepted(self._mirror(turn, u, result, None, kept), status, on_update)
         if stop is not None:
             index, rejected = stop
@@ -237,6 +261,37 @@ class Engine(Displayable, Walks):
             error = PreconditionError(turn, u.speaker, rejected.violations)
             raise LogError(f"rejected by the rules: {error}", path=path, line=lineno, engine=self) from error
         pending.clear()
+
+    def _apply_recorded(self, lines: list[tuple[int, bytes]], recorded: list[str], reader: LogReader,
+                        status: LogStatus, on_update: Callable[[Engine, Update], None] | None) -> None:
+        """Lines whose recorded decisions authenticated: mirrored from them, the rules not run.  Without
+        ``on_update`` they are read as JSON, in one call, not validated again (``RecordedLine``), and no
+        ``Update`` is made for them."""
+        text = "".join(recorded)
+        results = read_flat(text, text.count(SEPARATOR))
+        light = RecordedLine.read_all([body for _, body in lines]) if on_update is None else None
+        last = self.state.last_turn
+        done = 0  # counted once at the end (or where an error stops the batch), not per line
+        try:
+            for (lineno, body), result in zip(lines, results, strict=True):
+                try:
+                    u = light[done] if light is not None else self._line_utterance(reader, lineno, body)[0]
+                    turn = u.turn  # the engine writes every line's turn: turn_of only when one is not
+                    if turn is None or turn > MAX_TURN:
+                        turn = loading.turn_of(u, last)
+                except InputError as exc:
+                    raise LogError(exc.detail, path=reader.name, line=lineno, engine=self) from exc
+                if on_update is None:
+                    self._commit(turn, u, result, None, body)
+                    done += 1
+                else:
+                    update = self._mirror(turn, u, result, None, body)
+                    done += 1
+                    on_update(self, update)
+                last = turn
+        finally:
+            status.utterances += done
+            status.bulk += done
 
     def _accepted(self, update: Update, status: LogStatus, on_update: Callable[[Engine, Update], None] | None
                   ) -> None:
@@ -260,6 +315,8 @@ class Engine(Displayable, Walks):
         """Make every utterance logged so far durable now (``fsync="batch"`` otherwise groups them)."""
         if self._log is not None:
             self._log.sync()
+        if self._effects is not None:
+            self._effects.flush()
 
     # -- updating -------------------------------------------------------------------
 
@@ -274,6 +331,8 @@ class Engine(Displayable, Walks):
         result, line = self._decide(turn, u, reading)
         if isinstance(result, Rejected):
             raise PreconditionError(turn, u.speaker, result.violations)
+        if self._effects is not None and line is not None:
+            self._effects.add(line, accepted_text(result))
         return self._mirror(turn, u, result, reading, line or _as_json(utterance))
 
     def _admit(self, turn: int, u: UtteranceBase, given: object) -> Update:
@@ -291,7 +350,10 @@ class Engine(Displayable, Walks):
         self.last_verdicts = {}
         line = self._log.append(turn, u) if self._log is not None else None
         self.rules.admitted(turn)
-        return self._mirror(turn, u, Accepted([effects.Turn(-1, turn)], []), None, line or _as_json(given))
+        result = Accepted([effect_classes.Turn(-1, turn)], [])
+        if self._effects is not None and line is not None:
+            self._effects.add(line, accepted_text(result))
+        return self._mirror(turn, u, result, None, line or _as_json(given))
 
     def _validated(self, utterance: UtteranceBase | dict[str, Any]) -> UtteranceBase:
         from pydantic import ValidationError  # imported with the utterance models, which the rules made
@@ -321,15 +383,22 @@ class Engine(Displayable, Walks):
         utterances kept as models is most of the objects a full collection visits,
         and most of the history's memory); ``history`` validates it again when asked.
         """
+        worlds = self._commit(turn, u, result, reading, kept)
+        left = tuple(result.left)
+        return Update(turn, u.speaker, u, result.effects, left, self._flagged(left) if left else {}, worlds,
+                      reading.frame.applied if reading is not None else ())
+
+    def _commit(self, turn: int, u: UtteranceBase, result: Accepted, reading: Reading | None,
+                kept: bytes | str | UtteranceBase | None) -> tuple[int, int] | None:
+        """``_mirror``'s changes to the state, the world model and the history, without the ``Update``
+        (a line applied from its record with no one to hand it to); the worlds' sizes before and after."""
         self.state.apply(result.effects, turn, u.speaker, u.text, u.ops)
         worlds = None
         if reading is not None and self.world is not None:
             worlds = (self.world.current.model.size, reading.frame.model.size)
             self.world.commit(turn, reading.frame)
         self._history.append((turn, u.model_dump_json() if kept is None else kept))
-        left = tuple(result.left)
-        return Update(turn, u.speaker, u, result.effects, left, self._flagged(left) if left else {}, worlds,
-                      reading.frame.applied if reading is not None else ())
+        return worlds
 
     def _flagged(self, left: tuple[str, ...]) -> dict[str, list[str]]:
         """What rests on each claim the utterance took out of S_t (the rules say which)."""
@@ -482,6 +551,9 @@ class Engine(Displayable, Walks):
         if self._log is not None:
             self._log.close()
             self._log = None
+        if self._effects is not None:
+            self._effects.close()
+            self._effects = None
 
     def __enter__(self) -> Engine:
         return self

@@ -13,6 +13,7 @@ the few parts of it loading sets or calls.
 from __future__ import annotations
 
 import gc
+import itertools
 import os
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -23,8 +24,9 @@ from grounded.core.bounds import MAX_TURN
 from grounded.core.errors import InputError, LogError
 from grounded.core.turns import assign_turn
 from grounded.dmap.state import DependencyMap
-from grounded.engine.snapshots import Kept, fitting_snapshot, restored_state, save
+from grounded.engine.snapshots import Kept, extension_refs, fitting_snapshot, restored_state, save
 from grounded.engine.update import Update
+from grounded.io.effectlog import EffectsReader, EffectsWriter
 from grounded.io.eventlog import EventLogWriter, FsyncPolicy, LogReader, LogStatus
 from grounded.io.format import PlainOrigin
 from grounded.io.snapshot import Snapshot, SnapshotKey
@@ -58,11 +60,16 @@ class Loadable(Protocol):
     _reader_end: int
     _reader_unterminated: bool
     _history_log: tuple[str, SnapshotKey] | None
+    _effects: EffectsWriter | None
+    _effects_resume: tuple[int, bytes] | None
 
     def _line_utterance(self, reader: LogReader, lineno: int, body: bytes) -> tuple[UtteranceBase, Kept]: ...
 
     def _apply_lines(self, pending: Pending, path: str, status: LogStatus,
                      on_update: Callable[[Loadable, Update], None] | None) -> None: ...
+
+    def _apply_recorded(self, lines: list[tuple[int, bytes]], recorded: list[str], reader: LogReader,
+                        status: LogStatus, on_update: Callable[[Loadable, Update], None] | None) -> None: ...
 
 
 L = TypeVar("L", bound=Loadable)
@@ -77,6 +84,14 @@ def paused_gc() -> Iterator[None]:
     reference cycles (reading a snapshot makes many objects and no garbage either),
     so the collections it would trigger find nothing, yet cost a fifth of the
     replay.  Cycles an ``on_update`` callback makes are collected once it returns.
+
+    What the reading kept is the engine's state, long-lived: it goes to the oldest
+    generation (``gc.freeze`` then ``gc.unfreeze``, which moves the young generations
+    there without scanning them), where full collections still see it, instead of being
+    scanned by the young collection the first allocation after the pause would run
+    (a seventh of a load from the record beside the log).  Not when something is
+    frozen already (the CLI and the service freeze what start-up made): unfreezing
+    would hand that to the collector too.
     """
     collecting = gc.isenabled()
     gc.disable()
@@ -84,18 +99,21 @@ def paused_gc() -> Iterator[None]:
         yield
     finally:
         if collecting:
+            if gc.get_freeze_count() == 0:
+                gc.freeze()
+                gc.unfreeze()
             gc.enable()
 
 
 def load(make: Callable[[Header | PlainHeader, tuple[str, ...]], L], path: str | Path, *,
          extensions: Iterable[str | Path], strict: bool, append: bool, on_update: OnUpdate | None,
          fsync: FsyncPolicy, allow_rules_change: bool,
-         progress: Callable[[int, int], None] | None, snapshot: bool, batch: int = BATCH) -> L:
+         progress: Callable[[int, int], None] | None, snapshot: bool, effects: bool = True, batch: int = BATCH) -> L:
     """``Engine.load`` (documented there); ``make(header, extensions)`` builds the engine."""
     writer = EventLogWriter(path, fsync=fsync) if append else None
     try:
         engine = _replay(make, path, extensions, strict or append, on_update, allow_rules_change, progress,
-                         snapshot, batch)
+                         snapshot, batch, effects=effects, rebuild=append)
         if writer is not None:
             if engine.load_error is not None:
                 raise engine.load_error
@@ -129,7 +147,8 @@ def _open(make: Callable[[Header | PlainHeader, tuple[str, ...]], L], path: str 
 
 def _replay(make: Callable[[Header | PlainHeader, tuple[str, ...]], L], path: str | Path,
             extensions: Iterable[str | Path], strict: bool, on_update: OnUpdate | None, allow_rules_change: bool,
-            progress: Callable[[int, int], None] | None, snapshot: bool, batch: int) -> L:
+            progress: Callable[[int, int], None] | None, snapshot: bool, batch: int, effects: bool = False,
+            rebuild: bool = False) -> L:
     paths = tuple(extension_path(p) for p in extensions)
     snapshot = snapshot and RULES_DIR_VARIABLE not in os.environ  # rules_version() covers the shipped rules
     status = LogStatus(str(path))
@@ -146,7 +165,9 @@ def _replay(make: Callable[[Header | PlainHeader, tuple[str, ...]], L], path: st
             if restored is None and reader.offset != reader.header_end:  # the log is not what the snapshot
                 reader.close()                                           # was taken from: read it all again
                 reader, engine, _ = _open(make, path, paths, allow_rules_change, digest=True)
-            _replay_lines(engine, reader, status, on_update, progress, batch)
+            bulk = (EffectsReader(path, reader.header_line, rules_version(), extension_refs(engine.extensions))
+                    if effects and restored is None and records_effects(engine) else None)
+            _replay_lines(engine, reader, status, on_update, progress, batch, bulk, rebuild)
     except LogError as exc:
         if strict:
             raise
@@ -182,12 +203,71 @@ def _from_snapshot(engine: Loadable, path: str | Path, found: Snapshot, status: 
 
 
 def _replay_lines(engine: L, reader: LogReader, status: LogStatus, on_update: OnUpdate | None,
-                  progress: Callable[[int, int], None] | None, batch: int) -> None:
+                  progress: Callable[[int, int], None] | None, batch: int, bulk: EffectsReader | None = None,
+                  rebuild: bool = False) -> None:
     """Apply a log's utterance lines, ``batch`` per request to the rules; LogError names the
-    line that stops the reading (the lines before it are applied, none after it)."""
+    line that stops the reading (the lines before it are applied, none after it).
+
+    With ``bulk`` (the effects recorded beside the log), each line whose record
+    authenticates is applied from it; from the first that does not, the rules
+    judge the rest, starting from the state the record gave.  With ``rebuild`` too (a log
+    being continued), the rules' decisions on those lines are recorded from there on, so the
+    log, continued by this engine, is read back from its record next time."""
+    lines: Iterator[tuple[int, bytes]] = reader.raw_lines()
+    try:
+        if bulk is not None:
+            lines = _from_record(engine, bulk, lines, reader, status, on_update, progress, batch)
+            _hand_to_rules(engine, status)
+            if bulk.active:  # every line authenticated: a log continued keeps recording
+                engine._effects_resume = (bulk.offset, bulk.chain)
+            elif rebuild:  # the rules' decisions on the lines they judge are recorded from here on
+                engine._effects = (EffectsWriter.resume(reader.path, bulk.offset, bulk.chain) if bulk.used else
+                                   EffectsWriter.create(reader.path, reader.header_line, rules_version(),
+                                                        extension_refs(engine.extensions)))
+        _judge_lines(engine, lines, reader, status, on_update, progress, batch)
+    finally:
+        if bulk is not None:
+            bulk.stop()
+            status.effects_note = bulk.note
+    if progress is not None:
+        progress(reader.offset, reader.size)
+
+
+def _from_record(engine: L, bulk: EffectsReader, lines: Iterator[tuple[int, bytes]], reader: LogReader,
+                 status: LogStatus, on_update: OnUpdate | None, progress: Callable[[int, int], None] | None,
+                 batch: int) -> Iterator[tuple[int, bytes]]:
+    """Apply the lines whose recorded effects authenticate, ``batch`` at a time; the lines left for the
+    rules to judge (from the first that did not authenticate; none when the record covered the log)."""
+    while True:
+        block: list[tuple[int, bytes]] = []
+        error: InputError | None = None
+        try:
+            for item in itertools.islice(lines, batch):
+                block.append(item)
+        except InputError as exc:  # the reader's own (a line too long): the rules' loop reports it after these
+            error = exc
+        decided = bulk.take(block)
+        n = len(decided)
+        engine._apply_recorded(block[:n], decided, reader, status, on_update)
+        if error is not None:
+            return itertools.chain(block[n:], _raise(error))
+        if n < len(block) or len(block) < batch:
+            return itertools.chain(block[n:], lines)
+        if progress is not None:
+            progress(reader.offset, reader.size)
+
+
+def _raise(error: InputError) -> Iterator[tuple[int, bytes]]:
+    """Lines that end in ``error``, as the reader raised it."""
+    raise error
+    yield  # a generator: raises when next asked for a line
+
+
+def _judge_lines(engine: L, lines: Iterator[tuple[int, bytes]], reader: LogReader, status: LogStatus,
+                 on_update: OnUpdate | None, progress: Callable[[int, int], None] | None, batch: int) -> None:
+    """The rules judge ``lines``, ``batch`` per request, from the engine's state."""
     pending: Pending = []
     last = engine.state.last_turn
-    lines = reader.raw_lines()
     while True:
         try:
             item = next(lines, None)
@@ -210,8 +290,20 @@ def _replay_lines(engine: L, reader: LogReader, status: LogStatus, on_update: On
             if progress is not None:
                 progress(reader.offset, reader.size)
     engine._apply_lines(pending, reader.name, status, on_update)
-    if progress is not None:
-        progress(reader.offset, reader.size)
+
+
+def _hand_to_rules(engine: Loadable, status: LogStatus) -> None:
+    """The lines applied from the record are in the Python state only: the rules take their facts
+    from it (when next asked, as from a snapshot; when first started, from the state as it then is)."""
+    if status.bulk and engine._rules is not None:
+        state = engine.state
+        engine._rules[2].restore(lambda: state_facts(state))
+
+
+def records_effects(engine: Loadable) -> bool:
+    """Whether the effects beside this engine's log are written and read: not with a world model (its M
+    is built by reading each line), nor with rules from elsewhere (the version covers the shipped ones)."""
+    return engine.world is None and RULES_DIR_VARIABLE not in os.environ
 
 
 def _continue(engine: Loadable, writer: EventLogWriter) -> None:
@@ -221,6 +313,8 @@ def _continue(engine: Loadable, writer: EventLogWriter) -> None:
     if engine._reader_unterminated:
         writer.terminate_last_line()
     engine._log = writer
+    if engine._effects is None and engine._effects_resume is not None and records_effects(engine):
+        engine._effects = EffectsWriter.resume(writer.path, *engine._effects_resume)
 
 
 def turn_of(u: UtteranceBase, last: int | None) -> int:

@@ -57,6 +57,11 @@ class LogStatus:
     """Of the utterances applied, those whose state came from the snapshot beside the log."""
     snapshot_note: str | None = None
     """Why the snapshot beside the log was not used or not written (grounded.io.snapshot), if it matters."""
+    bulk: int = 0
+    """Of the utterances applied, those whose effects came from the engine's own record beside the log
+    (grounded.io.effectlog) rather than from running the rules."""
+    effects_note: str | None = None
+    """From which line the rules judged a log whose effects record stopped authenticating, and why."""
 
     def to_json(self) -> dict[str, Any]:
         """The keys every command adds to its JSON answer."""
@@ -114,6 +119,8 @@ class LogReader:
             self._hash = hashlib.sha256() if digest or mark is not None else None
             self._unhashed: list[bytes] = []
             self._mark = mark
+            self.header_line = b""
+            """The header line's bytes (what the effects beside the log are chained from)."""
             self.marked_digest: str | None = None
             """With ``mark``: the sha256 of the bytes before ``mark``, once the reading ended a line there."""
             self._header_line = self._read_header()
@@ -192,12 +199,15 @@ class LogReader:
             if len(body) > MAX_LINE_BYTES:
                 raise InputError(f"line longer than {MAX_LINE_BYTES} bytes (the limit of an event-log line): "
                                  "not an event log, or a corrupt one", path=self.name, line=self._lineno)
-            if not body.strip():
+            if not body or body.isspace():  # (isspace: no copy of the line, as strip made)
                 if terminated:
                     self._set_end()
                 continue
             if terminated:
-                self._set_end()
+                if self._hash is None:  # _set_end's whole work then, without a call per line
+                    self.end, self.end_line = self.offset, self._lineno
+                else:
+                    self._set_end()
                 return self._lineno, body, True
             if _parses(body):  # whole, only the newline is missing
                 self._set_end()
@@ -233,6 +243,7 @@ class LogReader:
         if body is None:
             raise InputError("the header line is cut short (no newline at its end: the write that created the "
                              "log was interrupted)", path=self.name, line=lineno)
+        self.header_line = body
         obj = self._decode(lineno, body)
         if not isinstance(obj, dict) or "grounded" not in obj:
             raise InputError('line 1 must be the header {"grounded": 1, ...}', path=self.name, line=lineno)

@@ -162,6 +162,18 @@ def _secret() -> bytes | None:
     return secret
 
 
+def user_secret(create: bool = True) -> bytes | None:
+    """The key a cache this user's engine wrote is authenticated by (also the effects beside a log:
+    grounded.io.effectlog); None if the cache directory is unusable, or without ``create`` if there is
+    none yet (then nothing can authenticate: a reader need not make one)."""
+    if not create:
+        try:
+            return _read_secret(cache_dir() / KEY_FILE)
+        except OSError:
+            return None
+    return _secret()
+
+
 def _read_secret(path: Path) -> bytes | None:
     try:
         secret = bytes.fromhex(path.read_text().strip())
