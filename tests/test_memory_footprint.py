@@ -57,4 +57,24 @@ def test_the_python_heap_per_utterance_is_bounded(stream):
     finally:
         tracemalloc.stop()
     per_utterance = held / len(stream)
-    assert per_utterance < 600, f"{per_utterance:.0f} bytes of Python heap per utterance"
+    assert per_utterance < 480, f"{per_utterance:.0f} bytes of Python heap per utterance"
+
+
+def test_the_history_packs_texts_and_gives_back_every_utterance_in_order(stream):
+    from grounded.engine.history import History
+
+    engine = Engine(HEADER)
+    for u in stream[:50]:
+        engine.apply(u)
+    history = History()
+    history.append(3, '{"speaker": "bob", "ops": []}')
+    history.append(4, b'{"speaker": "carol", "ops": []}')
+    model = engine.registry.utterance({"speaker": "alice", "ops": []})
+    history.append(5, model)
+    history.prepend([(1, b'{"speaker": "alice"}'), (2, "{}")])
+    assert list(history) == [(1, b'{"speaker": "alice"}'), (2, b"{}"), (3, b'{"speaker": "bob", "ops": []}'),
+                             (4, b'{"speaker": "carol", "ops": []}'), (5, model)]
+    assert len(history) == 5
+    said = engine.history()
+    assert [turn for turn, _ in said] == [u["turn"] for u in stream[:50]]
+    assert [u.speaker for _, u in said] == [u["speaker"] for u in stream[:50]]
