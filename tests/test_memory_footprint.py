@@ -78,3 +78,24 @@ def test_the_history_packs_texts_and_gives_back_every_utterance_in_order(stream)
     said = engine.history()
     assert [turn for turn, _ in said] == [u["turn"] for u in stream[:50]]
     assert [u.speaker for _, u in said] == [u["speaker"] for u in stream[:50]]
+
+
+def stored_clauses(module: str) -> dict[str, int]:
+    """predicate -> clauses the rules' state module holds (SWI-Prolog's own count)."""
+    from pyswip import Prolog
+
+    query = (f"current_predicate('{module}':N/A), functor(H, N, A), "
+             f"predicate_property('{module}':H, number_of_clauses(C))")
+    return {f"{r['N']}/{r['A']}": r["C"] for r in Prolog().query(query)}
+
+
+def test_the_rules_store_few_clauses_per_utterance(stream):
+    engine = Engine(HEADER)
+    for u in stream:
+        engine.apply(u)
+    held = stored_clauses(engine.rules.module)
+    assert held.get("open_problem/1", 0) == 0 and held.get("argument/5", 0) == 0, "kept under their keys alone"
+    assert held["problem_key/2"] == len(engine.state.open_problems) > 0
+    assert held["claimed/6"] == len(engine.state.args) > 0
+    per_utterance = sum(held.values()) / len(stream)
+    assert per_utterance < 2.8, f"{per_utterance:.2f} clauses per utterance: {held}"
