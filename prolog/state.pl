@@ -73,6 +73,20 @@ kept_predicate(P) :- state_predicate(P) ; index_predicate(P) ; stored_predicate(
 literal_key(-(P), P, neg) :- !.
 literal_key(P, P, pos).
 
+%  Standing.  An argument stands active from its turn, with no cause, until
+%  the rules change that: that standing is the default and is not stored
+%  (three in four arguments of a long conversation never change standing,
+%  and a clause each cost 10% of the rules' memory; issue 23).  standing/4
+%  clauses are kept for the arguments whose standing changed, and read first.
+
+standing_in(M, A, S, T, C) :-
+    (   nonvar(A)
+    ->  (   M:standing(A, S0, T0, C0) -> true ; M:claimed(A, _, _, _, _, T0), S0 = active, C0 = none )
+    ;   M:claimed(A, _, _, _, _, T1),
+        (   M:standing(A, S0, T0, C0) -> true ; S0 = active, T0 = T1, C0 = none )
+    ),
+    S = S0, T = T0, C = C0.
+
 %  The accessors: each reads the current state module.
 agent(G, Authority)        :- db(M), M:agent(G, Authority).
 open_agents                :- db(M), M:open_agents.
@@ -85,7 +99,7 @@ argument(A, L, K, S, T)    :-
     ->  M:claimed(A, P, Sign, K, S, T), literal_key(L, P, Sign)
     ;   literal_key(L, P, Sign), M:claimed(A, P, Sign, K, S, T)
     ).
-standing(A, S, T, C)       :- db(M), M:standing(A, S, T, C).
+standing(A, S, T, C)       :- db(M), standing_in(M, A, S, T, C).
 dep(A, L)                  :- db(M), M:dep(A, L).
 explains(A, L)             :- db(M), M:explains(A, L).
 att(B, A)                  :- db(M), M:att(B, A).
@@ -127,12 +141,19 @@ unstore(arg_count(N)) :- !, db(M), nb_getval(M, counters(T, N0)), N0 \== none, N
     nb_setval(M, counters(T, none)).
 unstore(open_problem(L)) :- !, db(M),
     literal_key(L, P, Sign), retract(M:problem_key(P, Sign)), !.
+unstore(standing(A, S, T, C)) :- !, db(M),
+    (   retract(M:standing(A, S, T, C))
+    ->  true
+    ;   \+ M:standing(A, _, _, _), M:claimed(A, _, _, _, _, T0), !, S = active, T = T0, C = none
+    ).
 unstore(F) :- db(M), retract(M:F), !.
 
 %  store_fact(+Module, +Fact): a fact, under its key if it has one
 %  (arguments are never deleted, so theirs is never taken back).
 store_fact(M, argument(A, L, K, S, T)) :- !,
     literal_key(L, P, Sign), assertz(M:claimed(A, P, Sign, K, S, T)).
+store_fact(M, standing(A, active, T, none)) :-
+    M:claimed(A, _, _, _, _, T), \+ M:standing(A, _, _, _), !.
 store_fact(M, open_problem(L)) :- !,
     literal_key(L, P, Sign), assertz(M:problem_key(P, Sign)).
 store_fact(M, F) :- assertz(M:F).
@@ -175,6 +196,7 @@ state_fact(F) :- callable(F), functor(F, N, A), state_predicate(N/A).
 
 %  stored_fact(+Module, ?Fact): a fact of Module, as stored (an open problem under its key).
 stored_fact(M, argument(A, L, K, S, T)) :- !, M:claimed(A, P, Sign, K, S, T), literal_key(L, P, Sign).
+stored_fact(M, standing(A, S, T, C)) :- !, standing_in(M, A, S, T, C).
 stored_fact(M, open_problem(L)) :- !, M:problem_key(P, Sign), literal_key(L, P, Sign).
 stored_fact(M, H) :- catch(M:H, _, fail).
 
