@@ -211,7 +211,7 @@ class DependencyMap:
     def _add_dep(self, e: AddDep, turn: int, speaker: str, text: str, ops: Sequence) -> None:
         record = self.args[e.arg - 1]
         literal = intern(e.literal)
-        if record.deps is NONE:
+        if not record.deps:  # NONE (or an empty list a copy made)
             record.deps, record.dep_turns = [literal], [turn]
         else:
             cast(list, record.deps).append(literal)
@@ -222,7 +222,7 @@ class DependencyMap:
     def _add_explains(self, e: AddExplains, turn: int, speaker: str, text: str, ops: Sequence) -> None:
         record = self.args[e.arg - 1]
         literal = intern(e.literal)
-        if record.explains is NONE:
+        if not record.explains:
             record.explains, record.explain_turns = [literal], [turn]
         else:
             cast(list, record.explains).append(literal)
