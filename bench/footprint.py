@@ -35,6 +35,10 @@ def resident_bytes() -> int:
         return peak if sys.platform == "darwin" else peak * 1024
 
 
+WARM = 200
+"""Utterances fed to a throwaway engine before the measured one starts."""
+
+
 def _feeder(engine: str):
     if engine == "grounded":
         from grounded.engine import Engine
@@ -56,7 +60,11 @@ def measure(engine: str, log: Path, mode: str) -> dict:
     utterances = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
     if utterances and "grounded" in utterances[0]:  # an event log: its header is not an utterance
         utterances = utterances[1:]
-    holder, apply = _feeder(engine)  # the engine's fixed costs (the rules loaded) are not its growth
+    _, warm = _feeder(engine)  # what a process makes once, when first used (the rules, the models, the
+    for u in utterances[:WARM]:  # effect classes), is not growth: a throwaway engine makes it first
+        warm(u)
+    del _, warm
+    holder, apply = _feeder(engine)
     gc.collect()
     if mode == "heap":
         tracemalloc.start()

@@ -67,8 +67,8 @@ def perturb(dm: DependencyMap, model: str, eps: float, rng: random.Random) -> De
         for _ in range(round(eps * edges)):
             r, other = rng.choice(args), rng.choice(args)
             if other.claim != r.claim and other.claim not in r.deps:
-                r.deps.append(other.claim)
-                r.dep_turns.append(turn)
+                r.deps = [*r.deps, other.claim]  # an argument with no Dep shares one empty tuple
+                r.dep_turns = [*r.dep_turns, turn]
     elif model == "status":
         for r in args:
             if rng.random() < eps:

@@ -53,8 +53,12 @@ index_predicate(att_level/2).   % att_level(Arg, Level)
 index_predicate(cycle_found/1). % cycle_found(dep|att)
 index_predicate(rested_on/2).   % rested_on(Atom, pos|neg): some argument's Dep holds the literal
 index_predicate(settled_by/3).  % settled_by(Atom, pos|neg, Arg): Arg explains the literal and is resolved
-index_predicate(claim_key/3).   % claim_key(Atom, pos|neg, Arg): argument(Arg, Literal, ...)
-index_predicate(problem_key/3). % problem_key(Atom, pos|neg, Ref): Ref is the clause open_problem(Literal)
+
+%  Where two facts of the state are kept, keyed by their literal (below).
+stored_predicate(claimed/6).     % claimed(Id, Atom, pos|neg, Kind, Speaker, Turn): argument/5
+stored_predicate(problem_key/2). % problem_key(Atom, pos|neg): open_problem/1
+
+kept_predicate(P) :- state_predicate(P) ; index_predicate(P) ; stored_predicate(P).
 
 %  Negative literals.  SWI-Prolog indexes a clause argument holding -(P) by
 %  its functor only, as soon as atoms share that argument: looking up
@@ -62,11 +66,26 @@ index_predicate(problem_key/3). % problem_key(Atom, pos|neg, Ref): Ref is the cl
 %  tries every argument for a negation, and a conversation that observes 10^4
 %  negations took time n^2 (each Observe asks whether its negation stands).
 %  So the facts keyed by a literal -- argument/5 by its claim, open_problem/1
-%  -- are also kept under the literal's atom and sign (claim_key/3,
-%  problem_key/3, stored and cleared with them), and their accessors go
-%  through the key when the literal is given.
+%  -- are kept under the literal's atom and sign instead (claimed/6,
+%  problem_key/2), and their accessors rebuild the literal from the key.  A
+%  key kept beside each fact (as it was) doubled the clauses of both (issue 23:
+%  resident memory).
 literal_key(-(P), P, neg) :- !.
 literal_key(P, P, pos).
+
+%  Standing.  An argument stands active from its turn, with no cause, until
+%  the rules change that: that standing is the default and is not stored
+%  (three in four arguments of a long conversation never change standing,
+%  and a clause each cost 10% of the rules' memory; issue 23).  standing/4
+%  clauses are kept for the arguments whose standing changed, and read first.
+
+standing_in(M, A, S, T, C) :-
+    (   nonvar(A)
+    ->  (   M:standing(A, S0, T0, C0) -> true ; M:claimed(A, _, _, _, _, T0), S0 = active, C0 = none )
+    ;   M:claimed(A, _, _, _, _, T1),
+        (   M:standing(A, S0, T0, C0) -> true ; S0 = active, T0 = T1, C0 = none )
+    ),
+    S = S0, T = T0, C = C0.
 
 %  The accessors: each reads the current state module.
 agent(G, Authority)        :- db(M), M:agent(G, Authority).
@@ -77,10 +96,10 @@ aware(P)                   :- db(M), M:aware(P).
 argument(A, L, K, S, T)    :-
     db(M),
     (   ( var(L) ; nonvar(A) )
-    ->  M:argument(A, L, K, S, T)
-    ;   literal_key(L, P, Sign), M:claim_key(P, Sign, A), M:argument(A, L, K, S, T)
+    ->  M:claimed(A, P, Sign, K, S, T), literal_key(L, P, Sign)
+    ;   literal_key(L, P, Sign), M:claimed(A, P, Sign, K, S, T)
     ).
-standing(A, S, T, C)       :- db(M), M:standing(A, S, T, C).
+standing(A, S, T, C)       :- db(M), standing_in(M, A, S, T, C).
 dep(A, L)                  :- db(M), M:dep(A, L).
 explains(A, L)             :- db(M), M:explains(A, L).
 att(B, A)                  :- db(M), M:att(B, A).
@@ -89,8 +108,8 @@ dissent(A, G)              :- db(M), M:dissent(A, G).
 open_problem(L)            :-
     db(M),
     (   var(L)
-    ->  M:open_problem(L)
-    ;   literal_key(L, P, Sign), M:problem_key(P, Sign, _)
+    ->  M:problem_key(P, Sign), literal_key(L, P, Sign)
+    ;   literal_key(L, P, Sign), M:problem_key(P, Sign)
     ).
 last_turn(T)               :- db(M), nb_getval(M, counters(T, _)), T \== none.
 arg_count(N)               :- db(M), nb_getval(M, counters(_, N)), N \== none.
@@ -121,18 +140,22 @@ unstore(last_turn(T)) :- !, db(M), nb_getval(M, counters(T0, N)), T0 \== none, T
 unstore(arg_count(N)) :- !, db(M), nb_getval(M, counters(T, N0)), N0 \== none, N = N0,
     nb_setval(M, counters(T, none)).
 unstore(open_problem(L)) :- !, db(M),
-    literal_key(L, P, Sign), retract(M:problem_key(P, Sign, Ref)), !,
-    erase(Ref).
+    literal_key(L, P, Sign), retract(M:problem_key(P, Sign)), !.
+unstore(standing(A, S, T, C)) :- !, db(M),
+    (   retract(M:standing(A, S, T, C))
+    ->  true
+    ;   \+ M:standing(A, _, _, _), M:claimed(A, _, _, _, _, T0), !, S = active, T = T0, C = none
+    ).
 unstore(F) :- db(M), retract(M:F), !.
 
-%  store_fact(+Module, +Fact): a fact and its key (arguments are never
-%  deleted, so theirs is never taken back).
+%  store_fact(+Module, +Fact): a fact, under its key if it has one
+%  (arguments are never deleted, so theirs is never taken back).
 store_fact(M, argument(A, L, K, S, T)) :- !,
-    assertz(M:argument(A, L, K, S, T)),
-    literal_key(L, P, Sign), assertz(M:claim_key(P, Sign, A)).
+    literal_key(L, P, Sign), assertz(M:claimed(A, P, Sign, K, S, T)).
+store_fact(M, standing(A, active, T, none)) :-
+    M:claimed(A, _, _, _, _, T), \+ M:standing(A, _, _, _), !.
 store_fact(M, open_problem(L)) :- !,
-    assertz(M:open_problem(L), Ref),
-    literal_key(L, P, Sign), assertz(M:problem_key(P, Sign, Ref)).
+    literal_key(L, P, Sign), assertz(M:problem_key(P, Sign)).
 store_fact(M, F) :- assertz(M:F).
 
 saved_counters(C) :- db(M), nb_getval(M, C).
@@ -152,7 +175,7 @@ forget_state(M) :-
 
 %  new_state(+Module, +Facts): Module holds exactly Facts (the header's).
 new_state(M, Facts) :-
-    forall(( state_predicate(N/A) ; index_predicate(N/A) ), dynamic(M:N/A)),
+    forall(kept_predicate(N/A), dynamic(M:N/A)),
     clear_state(M),
     add_facts(M, Facts).
 
@@ -171,15 +194,20 @@ db_pop(Old) :- retractall(db(_)), ( Old == none -> true ; assertz(db(Old)) ).
 
 state_fact(F) :- callable(F), functor(F, N, A), state_predicate(N/A).
 
+%  stored_fact(+Module, ?Fact): a fact of Module, as stored (an open problem under its key).
+stored_fact(M, argument(A, L, K, S, T)) :- !, M:claimed(A, P, Sign, K, S, T), literal_key(L, P, Sign).
+stored_fact(M, standing(A, S, T, C)) :- !, standing_in(M, A, S, T, C).
+stored_fact(M, open_problem(L)) :- !, M:problem_key(P, Sign), literal_key(L, P, Sign).
+stored_fact(M, H) :- catch(M:H, _, fail).
+
 clear_state(M) :-
-    forall(( state_predicate(N/A) ; index_predicate(N/A) ),
-           ( functor(H, N, A), ( counter_fact(H) -> true ; retractall(M:H) ) )),
+    forall(kept_predicate(N/A), ( functor(H, N, A), ( counter_fact(H) -> true ; retractall(M:H) ) )),
     nb_setval(M, counters(none, none)).
 
 %  state_facts(+Module, -Facts): every fact of Module, sorted (for tests and
 %  cross-checks: the rules' copy of a state, compared with the bridge's).
 state_facts(M, Facts) :-
-    findall(H, ( state_predicate(N/A), functor(H, N, A), \+ counter_fact(H), catch(M:H, _, fail) ), Hs),
+    findall(H, ( state_predicate(N/A), functor(H, N, A), \+ counter_fact(H), stored_fact(M, H) ), Hs),
     nb_getval(M, counters(T, C)),
     findall(F, ( T \== none, F = last_turn(T) ; C \== none, F = arg_count(C) ), Cs),
     append(Hs, Cs, All),

@@ -20,6 +20,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from sys import intern
 from typing import TYPE_CHECKING, cast
 
 from grounded.core.vocabulary import GOOD_STANDING, Standing
@@ -48,6 +49,11 @@ if TYPE_CHECKING:  # the effect classes (made when first used) and the models: a
 
 ACTIVE = "active"
 
+NONE: tuple = ()
+"""The Dep, explanations and their turns of an argument that has none: one shared empty tuple, not four
+empty lists per argument (an argument grows a list on its first entry; 10^5 utterances hold 3*10^4
+arguments, most of them observations with no Dep)."""
+
 
 @dataclass(slots=True)
 class ArgRecord:
@@ -64,10 +70,10 @@ class ArgRecord:
     utterance: str  # ... and the utterance's text (provenance)
     standing: str = ACTIVE
     history: list[tuple[int, str, str | None]] = field(default_factory=list)
-    deps: list[str] = field(default_factory=list)
-    dep_turns: list[int] = field(default_factory=list)
-    explains: list[str] = field(default_factory=list)
-    explain_turns: list[int] = field(default_factory=list)
+    deps: list[str] | tuple[str, ...] = NONE
+    dep_turns: list[int] | tuple[int, ...] = NONE
+    explains: list[str] | tuple[str, ...] = NONE
+    explain_turns: list[int] | tuple[int, ...] = NONE
     answer: object = field(default=None, compare=False, repr=False)
     """Verify's answer when this argument grounds its claim resting on nothing: it depends on the record
     alone (claim and id), is frozen, and is made once (``grounded.queries.verify.leaf``), not per query."""
@@ -96,12 +102,12 @@ class ArgRecord:
             entry = change
         return entry
 
-    def deps_at(self, t: int | None) -> list[str]:
+    def deps_at(self, t: int | None) -> Sequence[str]:
         if t is None:
             return self.deps
         return self.deps[: bisect_right(self.dep_turns, t)]
 
-    def explains_at(self, t: int | None) -> list[str]:
+    def explains_at(self, t: int | None) -> Sequence[str]:
         if t is None:
             return self.explains
         return self.explains[: bisect_right(self.explain_turns, t)]
@@ -191,19 +197,22 @@ class DependencyMap:
         self.agent_turns[e.agent] = turn
 
     def _new_prop(self, e: NewProp, turn: int, speaker: str, text: str, ops: Sequence) -> None:
-        self.props[e.atom] = PropRecord(e.atom, getattr(ops[e.index], "text", "") or "", e.kind, turn, None)
+        atom = intern(e.atom)
+        self.props[atom] = PropRecord(atom, getattr(ops[e.index], "text", "") or "", intern(e.kind), turn, None)
 
     def _aware(self, e: Aware, turn: int, speaker: str, text: str, ops: Sequence) -> None:
         self.props[e.atom].aware_turn = turn
 
     def _new_arg(self, e: NewArg, turn: int, speaker: str, text: str, ops: Sequence) -> None:
         op = ops[e.index]
-        record = ArgRecord(e.arg, e.claim, e.kind, speaker, turn, getattr(op, "text", "") or "",
+        claim = intern(e.claim)  # one string per literal however many facts name it (the rules' reply is
+        # read into fresh strings each time)
+        record = ArgRecord(e.arg, claim, intern(e.kind), intern(speaker), turn, getattr(op, "text", "") or "",
                            op.op, e.index, text, history=[(turn, ACTIVE, None)])
         if record.id != len(self.args) + 1:
             raise AssertionError(f"rules allocated argument {record.id}, bridge expected {len(self.args) + 1}")
         self.args.append(record)
-        self.claimants.setdefault(e.claim, []).append(record.id)
+        self.claimants.setdefault(claim, []).append(record.id)
 
     def _set_standing(self, e: SetStanding, turn: int, speaker: str, text: str, ops: Sequence) -> None:
         record = self.args[e.arg - 1]
@@ -212,23 +221,32 @@ class DependencyMap:
 
     def _add_dep(self, e: AddDep, turn: int, speaker: str, text: str, ops: Sequence) -> None:
         record = self.args[e.arg - 1]
-        record.deps.append(e.literal)
-        record.dep_turns.append(turn)
-        self.rev.setdefault(e.literal, []).append(record.id)
-        self.rev_turns.setdefault(e.literal, []).append(turn)
+        literal = intern(e.literal)
+        if not record.deps:  # NONE (or an empty list a copy made)
+            record.deps, record.dep_turns = [literal], [turn]
+        else:
+            cast(list, record.deps).append(literal)
+            cast(list, record.dep_turns).append(turn)
+        self.rev.setdefault(literal, []).append(record.id)
+        self.rev_turns.setdefault(literal, []).append(turn)
 
     def _add_explains(self, e: AddExplains, turn: int, speaker: str, text: str, ops: Sequence) -> None:
         record = self.args[e.arg - 1]
-        record.explains.append(e.literal)
-        record.explain_turns.append(turn)
+        literal = intern(e.literal)
+        if not record.explains:
+            record.explains, record.explain_turns = [literal], [turn]
+        else:
+            cast(list, record.explains).append(literal)
+            cast(list, record.explain_turns).append(turn)
 
     def _add_attack(self, e: AddAttack, turn: int, speaker: str, text: str, ops: Sequence) -> None:
         self.attacks.append((e.attacker, e.target, turn))
         self.attackers.setdefault(e.target, []).append(e.attacker)
 
     def _commit(self, e: Commit, turn: int, speaker: str, text: str, ops: Sequence) -> None:
-        self.committed.setdefault(e.agent, {})[e.arg] = None
-        self.commit_events.append((turn, e.agent, e.arg, True))
+        agent = intern(e.agent)
+        self.committed.setdefault(agent, {})[e.arg] = None
+        self.commit_events.append((turn, agent, e.arg, True))
 
     def _retract_commitment(self, e: RetractCommitment, turn: int, speaker: str, text: str, ops: Sequence) -> None:
         del self.committed[e.agent][e.arg]
@@ -238,11 +256,12 @@ class DependencyMap:
         self.dissent.setdefault(e.arg, []).append(e.agent)
 
     def _problem(self, e: Problem, turn: int, speaker: str, text: str, ops: Sequence) -> None:
+        literal = intern(e.literal)
         if e.status == "open":
-            self.open_problems[e.literal] = None
+            self.open_problems[literal] = None
         else:
-            del self.open_problems[e.literal]
-        self.problem_events.append((turn, e.literal, e.status == "open"))
+            del self.open_problems[literal]
+        self.problem_events.append((turn, literal, e.status == "open"))
 
     def _model(self, e: Effect, turn: int, speaker: str, text: str, ops: Sequence) -> None:
         """What an operation does to M is carried out by the engine's world model."""
@@ -340,7 +359,8 @@ class DependencyMap:
             "agents": [[n, a.role, a.authority] for n, a in self.agents.items()],
             "props": [[p.id, p.text, p.kind, p.turn, p.aware_turn] for p in self.props.values()],
             "args": [[r.id, r.claim, r.kind, r.speaker, r.turn, r.text, r.op, r.op_index, r.utterance, r.standing,
-                      r.history, r.deps, r.dep_turns, r.explains, r.explain_turns] for r in self.args],
+                      r.history, list(r.deps), list(r.dep_turns), list(r.explains), list(r.explain_turns)]
+                     for r in self.args],
             "rev": [[k, v, self.rev_turns[k]] for k, v in self.rev.items()],
             "attacks": self.attacks,
             "committed": [[k, list(v)] for k, v in self.committed.items()],
@@ -365,8 +385,9 @@ class DependencyMap:
              explains, explain_turns) in data["args"]:
             if i != len(args) + 1:
                 raise ValueError(f"argument {i} out of order")
-            args.append(ArgRecord(i, claim, kind, speaker, turn, text, op, op_index, utterance, standing,
-                                  [tuple(h) for h in history], deps, dep_turns, explains, explain_turns))
+            args.append(ArgRecord(i, intern(claim), intern(kind), intern(speaker), turn, text, op, op_index,
+                                  utterance, standing, [tuple(h) for h in history], deps or NONE, dep_turns or NONE,
+                                  explains or NONE, explain_turns or NONE))
             claimants.setdefault(claim, []).append(i)
         for k, ids, turns in data["rev"]:
             dm.rev[k] = ids

@@ -29,6 +29,7 @@ from grounded.dmap import effects as effect_classes
 from grounded.dmap.notes import PlainHeader
 from grounded.dmap.state import DependencyMap
 from grounded.engine import loading
+from grounded.engine.history import History
 from grounded.engine.recorded import RecordedLine
 from grounded.engine.recorder import Recorder
 from grounded.engine.snapshots import Kept, extension_refs, history_lines
@@ -125,7 +126,7 @@ class Engine(Displayable, Walks):
         """How much of its log a loaded engine holds (None for an engine that was not loaded)."""
         self._reader_end = 0  # where the reading of a loaded log ended (for append)
         self._reader_unterminated = False
-        self._history: list[tuple[int, Kept]] = []
+        self._history = History()
         """The accepted utterances and their turns, which ``whatif`` replays (a line read from a log
         is kept as its bytes: see ``history``)."""
         self._history_log: tuple[str, SnapshotKey] | None = None
@@ -397,7 +398,7 @@ class Engine(Displayable, Walks):
         if reading is not None and self.world is not None:
             worlds = (self.world.current.model.size, reading.frame.model.size)
             self.world.commit(turn, reading.frame)
-        self._history.append((turn, u.model_dump_json() if kept is None else kept))
+        self._history.append(turn, u.model_dump_json() if kept is None else kept)
         return worlds
 
     def _flagged(self, left: tuple[str, ...]) -> dict[str, list[str]]:
@@ -501,10 +502,10 @@ class Engine(Displayable, Walks):
         """The accepted utterances up to turn ``at`` (all of them if None), each with its turn."""
         t = check_turn(at)
         if self._history_log is not None:
-            self._history[:0] = history_lines(*self._history_log, self._line_utterance)
+            self._history.prepend(history_lines(*self._history_log, self._line_utterance))
             self._history_log = None
         model = self.registry.utterance_model
-        return [(turn, model.model_validate_json(u) if isinstance(u, bytes | str) else u)
+        return [(turn, model.model_validate_json(u) if isinstance(u, bytes) else u)
                 for turn, u in self._history if t is None or turn <= t]
 
     def whatif(self, utterance: UtteranceBase | dict[str, Any], at: int | None = None) -> WhatIf:

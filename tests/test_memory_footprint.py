@@ -1,0 +1,119 @@
+"""What an engine keeps per utterance (issue 23 item 3: resident memory at 10^5 utterances).
+
+``python -m bench ingest`` measures the resident set against the authors' engine; these
+tests hold the causes, deterministically, on a small synthetic stream: the Python mirror
+keeps one string per literal and no empty containers per argument, and its heap per
+utterance stays under a bound measured by tracemalloc (Python objects only, so the same on
+every run of one Python).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from grounded.dmap.state import NONE
+from grounded.engine import Engine
+from tests.synthetic import HEADER, build
+
+K = 3_000
+
+
+@pytest.fixture(scope="module")
+def stream() -> list[dict]:
+    conv = build(K, "naive", 0)
+    conv.engine.close()
+    return conv.history
+
+
+def test_the_mirror_keeps_one_string_per_literal_and_no_empty_lists(stream):
+    engine = Engine(HEADER)
+    for u in stream:
+        engine.apply(u)
+    dm = engine.state
+    bare = [r for r in dm.args if not r.deps]
+    assert bare and all(r.deps is NONE and r.dep_turns is NONE for r in bare)
+    assert all(r.explains is NONE for r in dm.args if not r.explains)
+    keys = {k: k for k in dm.rev}
+    resting = [(r, d) for r in dm.args for d in r.deps]
+    assert resting and all(d is keys[d] for _, d in resting)
+    claims = {k: k for k in dm.claimants}
+    assert all(r.claim is claims[r.claim] for r in dm.args)
+    kinds = {r.kind for r in dm.args}
+    assert len({id(r.kind) for r in dm.args}) == len(kinds)
+
+
+def test_the_python_heap_per_utterance_is_bounded(stream, tmp_path):
+    """The bench's own figure (``bench.footprint``, heap mode), in a fresh interpreter: in this one,
+    what earlier tests left (interned strings, caches) would be counted or not by chance."""
+    log = tmp_path / "stream.jsonl"
+    log.write_text("".join(json.dumps(u) + "\n" for u in stream))
+    done = subprocess.run([sys.executable, "-m", "bench.footprint", "grounded", str(log), "heap"],
+                          capture_output=True, text=True, check=True, timeout=300)
+    found = json.loads(done.stdout)
+    assert found["utterances"] == len(stream)
+    per_utterance = found["bytes"] / len(stream)
+    assert per_utterance < 700, f"{per_utterance:.0f} bytes of Python heap per utterance"
+
+
+def test_the_history_packs_texts_and_gives_back_every_utterance_in_order(stream):
+    from grounded.engine.history import History
+
+    engine = Engine(HEADER)
+    for u in stream[:50]:
+        engine.apply(u)
+    history = History()
+    history.append(3, '{"speaker": "bob", "ops": []}')
+    history.append(4, b'{"speaker": "carol", "ops": []}')
+    model = engine.registry.utterance({"speaker": "alice", "ops": []})
+    history.append(5, model)
+    history.prepend([(1, b'{"speaker": "alice"}'), (2, "{}")])
+    assert list(history) == [(1, b'{"speaker": "alice"}'), (2, b"{}"), (3, b'{"speaker": "bob", "ops": []}'),
+                             (4, b'{"speaker": "carol", "ops": []}'), (5, model)]
+    assert len(history) == 5
+    said = engine.history()
+    assert [turn for turn, _ in said] == [u["turn"] for u in stream[:50]]
+    assert [u.speaker for _, u in said] == [u["speaker"] for u in stream[:50]]
+
+
+def stored_clauses(module: str) -> dict[str, int]:
+    """predicate -> clauses the rules' state module holds (SWI-Prolog's own count)."""
+    from pyswip import Prolog
+
+    query = (f"current_predicate('{module}':N/A), functor(H, N, A), "
+             f"predicate_property('{module}':H, number_of_clauses(C))")
+    return {f"{r['N']}/{r['A']}": r["C"] for r in Prolog().query(query)}
+
+
+def test_the_rules_store_few_clauses_per_utterance(stream):
+    engine = Engine(HEADER)
+    for u in stream:
+        engine.apply(u)
+    held = stored_clauses(engine.rules.module)
+    assert held.get("open_problem/1", 0) == 0 and held.get("argument/5", 0) == 0, "kept under their keys alone"
+    assert held["problem_key/2"] == len(engine.state.open_problems) > 0
+    assert held["claimed/6"] == len(engine.state.args) > 0
+    changed = sum(len(r.history) > 1 for r in engine.state.args)
+    assert held["standing/4"] == changed < len(engine.state.args) / 2, "a standing never changed is not stored"
+    per_utterance = sum(held.values()) / len(stream)
+    assert per_utterance < 2.5, f"{per_utterance:.2f} clauses per utterance: {held}"
+
+
+def test_the_history_compresses_its_blocks_and_reads_back_across_them():
+    from grounded.engine.history import BLOCK, History
+
+    engine = Engine(HEADER)
+    model = engine.registry.utterance({"speaker": "alice", "ops": []})
+    given: list[tuple[int, bytes | object]] = []
+    history = History()
+    for turn in range(1, 20_001):
+        kept = model if turn % 997 == 0 else f'{{"turn": {turn}, "speaker": "bob", "text": "", "ops": []}}'.encode()
+        history.append(turn, kept)
+        given.append((turn, kept))
+    assert len(history._blocks) >= 10 and all(len(b) < BLOCK // 4 for b in history._blocks)
+    assert list(history) == given
+    history.prepend([(0, b"{}")])
+    assert list(history) == [(0, b"{}"), *given]
