@@ -14,7 +14,7 @@
           [ agent/2, open_agents/0, option/1, prop/2, aware/1, argument/5, standing/4,
             dep/2, explains/2, att/2, committed/2, dissent/2, open_problem/1,
             last_turn/1, arg_count/1, dep_level/3, att_level/2, cycle_found/1,
-            rested_on/2, settled_by/3,
+            rested_on/2, settled_by/3, fresh_from/2,
             store/1, unstore/1, literal_key/3, saved_counters/1, restore_counters/1,
             db/1, use_state/1, new_state/2, add_facts/2, clear_state/1, forget_state/1, state_facts/2
           ]).
@@ -55,6 +55,7 @@ index_predicate(rested_on/2).   % rested_on(Atom, pos|neg): some argument's Dep 
 index_predicate(settled_by/3).  % settled_by(Atom, pos|neg, Arg): Arg explains the literal and is resolved
 index_predicate(claim_key/3).   % claim_key(Atom, pos|neg, Arg): argument(Arg, Literal, ...)
 index_predicate(problem_key/3). % problem_key(Atom, pos|neg, Ref): Ref is the clause open_problem(Literal)
+index_predicate(fresh_from/2).  % fresh_from(Base, N): Base, Base_2 .. Base_(N-1) are all known ids
 
 %  Negative literals.  SWI-Prolog indexes a clause argument holding -(P) by
 %  its functor only, as soon as atoms share that argument: looking up
@@ -99,6 +100,7 @@ att_level(A, N)            :- db(M), M:att_level(A, N).
 cycle_found(G)             :- db(M), M:cycle_found(G).
 rested_on(P, Sign)         :- db(M), M:rested_on(P, Sign).
 settled_by(P, Sign, A)     :- db(M), M:settled_by(P, Sign, A).
+fresh_from(B, N)           :- db(M), M:fresh_from(B, N).
 
 %  store(+Fact), unstore(+Fact): change the current state.
 %
