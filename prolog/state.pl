@@ -14,7 +14,7 @@
           [ agent/2, open_agents/0, option/1, prop/2, aware/1, argument/5, standing/4,
             dep/2, explains/2, att/2, committed/2, dissent/2, open_problem/1,
             last_turn/1, arg_count/1, dep_level/3, att_level/2, cycle_found/1,
-            rested_on/2, settled_by/3, fresh_from/2,
+            rested_on/2, settled_by/3, fresh_from/2, opposed_by/2,
             store/1, unstore/1, literal_key/3, saved_counters/1, restore_counters/1,
             db/1, use_state/1, new_state/2, add_facts/2, clear_state/1, forget_state/1, state_facts/2
           ]).
@@ -55,6 +55,7 @@ index_predicate(rested_on/2).   % rested_on(Atom, pos|neg): some argument's Dep 
 index_predicate(settled_by/3).  % settled_by(Atom, pos|neg, Arg): Arg explains the literal and is resolved
 index_predicate(claim_key/3).   % claim_key(Atom, pos|neg, Arg): argument(Arg, Literal, ...)
 index_predicate(problem_key/3). % problem_key(Atom, pos|neg, Ref): Ref is the clause open_problem(Literal)
+index_predicate(opposed_by/3).  % opposed_by(Arg, Agent, N): Agent is committed to N arguments attacking Arg
 index_predicate(fresh_from/2).  % fresh_from(Base, N): Base, Base_2 .. Base_(N-1) are all known ids
 
 %  Negative literals.  SWI-Prolog indexes a clause argument holding -(P) by
@@ -101,6 +102,7 @@ cycle_found(G)             :- db(M), M:cycle_found(G).
 rested_on(P, Sign)         :- db(M), M:rested_on(P, Sign).
 settled_by(P, Sign, A)     :- db(M), M:settled_by(P, Sign, A).
 fresh_from(B, N)           :- db(M), M:fresh_from(B, N).
+opposed_by(A, G)           :- db(M), M:opposed_by(A, G, _).
 
 %  store(+Fact), unstore(+Fact): change the current state.
 %
@@ -125,6 +127,9 @@ unstore(arg_count(N)) :- !, db(M), nb_getval(M, counters(T, N0)), N0 \== none, N
 unstore(open_problem(L)) :- !, db(M),
     literal_key(L, P, Sign), retract(M:problem_key(P, Sign, Ref)), !,
     erase(Ref).
+unstore(committed(G, B)) :- !, db(M),
+    retract(M:committed(G, B)), !,
+    forall(M:att(B, A), count_opposition(M, A, G, -1)).
 unstore(F) :- db(M), retract(M:F), !.
 
 %  store_fact(+Module, +Fact): a fact and its key (arguments are never
@@ -135,7 +140,22 @@ store_fact(M, argument(A, L, K, S, T)) :- !,
 store_fact(M, open_problem(L)) :- !,
     assertz(M:open_problem(L), Ref),
     literal_key(L, P, Sign), assertz(M:problem_key(P, Sign, Ref)).
+store_fact(M, att(B, A)) :- !,
+    assertz(M:att(B, A)),
+    forall(M:committed(G, B), count_opposition(M, A, G, 1)).
+store_fact(M, committed(G, B)) :- !,
+    assertz(M:committed(G, B)),
+    forall(M:att(B, A), count_opposition(M, A, G, 1)).
 store_fact(M, F) :- assertz(M:F).
+
+%  count_opposition(+Module, +Arg, +Agent, +Delta): one pair of an attack on
+%  Arg and Agent's commitment to the attacker came (1) or went (-1).  A
+%  Resolve asks which agents are committed to an argument attacking its
+%  target; walking the attackers made that cost grow with how many there
+%  are (a claim attacked 10^4 times), while this count answers per agent.
+count_opposition(M, A, G, D) :-
+    (   retract(M:opposed_by(A, G, N0)) -> N is N0 + D ; N = D ),
+    (   N =:= 0 -> true ; assertz(M:opposed_by(A, G, N)) ).
 
 saved_counters(C) :- db(M), nb_getval(M, C).
 restore_counters(C) :- db(M), nb_setval(M, C).

@@ -21,7 +21,7 @@
             dissents/2, known/1, kind_of/2, claim_kind/3, latent/1, some_open_problem/0, is_open/1,
             settled/1, has_authority/1, world_model/0, epistemic/2, introduces/4,
             retraction_effect/5, atom_of/2, negation/2, good_standing/1, standing_name/1,
-            prop_kind/1, fmt/3, reaches/3, fresh_id/2
+            prop_kind/1, fmt/3, reaches/3, fresh_id/2, opposes/2
           ]).
 
 %  The layer's readings of the state that are stored facts as they are
@@ -70,7 +70,7 @@ layer_predicate(retraction_effect/5). layer_predicate(atom_of/2).
 layer_predicate(negation/2).       layer_predicate(good_standing/1).
 layer_predicate(standing_name/1).  layer_predicate(prop_kind/1).
 layer_predicate(fmt/3).            layer_predicate(reaches/3).
-layer_predicate(fresh_id/2).
+layer_predicate(fresh_id/2).       layer_predicate(opposes/2).
 
                  /*******************************
                  *     STANDINGS, KINDS         *
@@ -275,6 +275,12 @@ dissents(A, G) :- dissent(A, G).
                  /*******************************
                  *  PROPOSITIONS AND AWARENESS  *
                  *******************************/
+
+%!  opposes(?Agent, +A) is nondet.
+%
+%   Agent is committed to an argument attacking A; each agent once, in time
+%   that does not grow with the attackers (state.pl keeps the count).
+opposes(G, A) :- opposed_by(A, G).
 
 %!  known(+Literal) is semidet.
 %

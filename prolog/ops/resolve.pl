@@ -17,7 +17,7 @@ operation(resolve,
 
 %  dissenter(T, G): G is committed to an argument attacking an argument for T.
 dissenter(T, G) :-
-    claims(A, T), attacks(B, A), committed(G, B).
+    claims(A, T), opposes(G, A).
 
 consensual(T) :-
     stands(T), \+ dissenter(T, _).
