@@ -14,7 +14,7 @@
           [ agent/2, open_agents/0, option/1, prop/2, aware/1, argument/5, standing/4,
             dep/2, explains/2, att/2, committed/2, dissent/2, open_problem/1,
             last_turn/1, arg_count/1, dep_level/3, att_level/2, cycle_found/1,
-            rested_on/2, settled_by/3,
+            rested_on/2, settled_by/3, fresh_from/2, opposed_by/2,
             store/1, unstore/1, literal_key/3, saved_counters/1, restore_counters/1,
             db/1, use_state/1, new_state/2, add_facts/2, clear_state/1, forget_state/1, state_facts/2
           ]).
@@ -53,6 +53,8 @@ index_predicate(att_level/2).   % att_level(Arg, Level)
 index_predicate(cycle_found/1). % cycle_found(dep|att)
 index_predicate(rested_on/2).   % rested_on(Atom, pos|neg): some argument's Dep holds the literal
 index_predicate(settled_by/3).  % settled_by(Atom, pos|neg, Arg): Arg explains the literal and is resolved
+index_predicate(opposed_by/3).  % opposed_by(Arg, Agent, N): Agent is committed to N arguments attacking Arg
+index_predicate(fresh_from/2).  % fresh_from(Base, N): Base, Base_2 .. Base_(N-1) are all known ids
 
 %  Where two facts of the state are kept, keyed by their literal (below).
 stored_predicate(claimed/6).     % claimed(Id, Atom, pos|neg, Kind, Speaker, Turn): argument/5
@@ -118,6 +120,8 @@ att_level(A, N)            :- db(M), M:att_level(A, N).
 cycle_found(G)             :- db(M), M:cycle_found(G).
 rested_on(P, Sign)         :- db(M), M:rested_on(P, Sign).
 settled_by(P, Sign, A)     :- db(M), M:settled_by(P, Sign, A).
+fresh_from(B, N)           :- db(M), M:fresh_from(B, N).
+opposed_by(A, G)           :- db(M), M:opposed_by(A, G, _).
 
 %  store(+Fact), unstore(+Fact): change the current state.
 %
@@ -146,6 +150,9 @@ unstore(standing(A, S, T, C)) :- !, db(M),
     ->  true
     ;   \+ M:standing(A, _, _, _), M:claimed(A, _, _, _, _, T0), !, S = active, T = T0, C = none
     ).
+unstore(committed(G, B)) :- !, db(M),
+    retract(M:committed(G, B)), !,
+    forall(M:att(B, A), count_opposition(M, A, G, -1)).
 unstore(F) :- db(M), retract(M:F), !.
 
 %  store_fact(+Module, +Fact): a fact, under its key if it has one
@@ -156,7 +163,22 @@ store_fact(M, standing(A, active, T, none)) :-
     M:claimed(A, _, _, _, _, T), \+ M:standing(A, _, _, _), !.
 store_fact(M, open_problem(L)) :- !,
     literal_key(L, P, Sign), assertz(M:problem_key(P, Sign)).
+store_fact(M, att(B, A)) :- !,
+    assertz(M:att(B, A)),
+    forall(M:committed(G, B), count_opposition(M, A, G, 1)).
+store_fact(M, committed(G, B)) :- !,
+    assertz(M:committed(G, B)),
+    forall(M:att(B, A), count_opposition(M, A, G, 1)).
 store_fact(M, F) :- assertz(M:F).
+
+%  count_opposition(+Module, +Arg, +Agent, +Delta): one pair of an attack on
+%  Arg and Agent's commitment to the attacker came (1) or went (-1).  A
+%  Resolve asks which agents are committed to an argument attacking its
+%  target; walking the attackers made that cost grow with how many there
+%  are (a claim attacked 10^4 times), while this count answers per agent.
+count_opposition(M, A, G, D) :-
+    (   retract(M:opposed_by(A, G, N0)) -> N is N0 + D ; N = D ),
+    (   N =:= 0 -> true ; assertz(M:opposed_by(A, G, N)) ).
 
 saved_counters(C) :- db(M), nb_getval(M, C).
 restore_counters(C) :- db(M), nb_setval(M, C).

@@ -21,7 +21,7 @@
             dissents/2, known/1, kind_of/2, claim_kind/3, latent/1, some_open_problem/0, is_open/1,
             settled/1, has_authority/1, world_model/0, epistemic/2, introduces/4,
             retraction_effect/5, atom_of/2, negation/2, good_standing/1, standing_name/1,
-            prop_kind/1, fmt/3, reaches/3
+            prop_kind/1, fmt/3, reaches/3, fresh_id/2, opposes/2
           ]).
 
 %  The layer's readings of the state that are stored facts as they are
@@ -70,6 +70,7 @@ layer_predicate(retraction_effect/5). layer_predicate(atom_of/2).
 layer_predicate(negation/2).       layer_predicate(good_standing/1).
 layer_predicate(standing_name/1).  layer_predicate(prop_kind/1).
 layer_predicate(fmt/3).            layer_predicate(reaches/3).
+layer_predicate(fresh_id/2).       layer_predicate(opposes/2).
 
                  /*******************************
                  *     STANDINGS, KINDS         *
@@ -275,10 +276,38 @@ dissents(A, G) :- dissent(A, G).
                  *  PROPOSITIONS AND AWARENESS  *
                  *******************************/
 
+%!  opposes(?Agent, +A) is nondet.
+%
+%   Agent is committed to an argument attacking A; each agent once, in time
+%   that does not grow with the attackers (state.pl keeps the count).
+opposes(G, A) :- opposed_by(A, G).
+
 %!  known(+Literal) is semidet.
 %
 %   Literal's atom is a proposition (in Prop_t).
 known(Literal) :- atom_of(Literal, P), prop(P, _), !.
+
+%!  fresh_id(+Base, -Atom) is det.
+%
+%   Atom is the first of Base, Base_2, Base_3, ... that is not a known
+%   proposition.  Resolving one claim k times by authority made ids
+%   decide_p .. decide_p_k, and trying them all from the first made each
+%   Resolve cost O(k).  Propositions are never taken back (a rejected
+%   utterance's are, with the transaction that also takes back the hint), so
+%   the ids found known stay known: fresh_from/2 remembers where the last
+%   search stopped and the next one starts there.  The hint is an index
+%   beside the facts: a state restored without it searches from 1 once.
+fresh_id(Base, Atom) :-
+    (   fresh_from(Base, N0) -> Hint = true ; N0 = 1, Hint = false ),
+    fresh_search(Base, N0, N, Atom),
+    (   N =:= N0 -> true
+    ;   ( Hint == true -> unstore(fresh_from(Base, N0)) ; true ),
+        store(fresh_from(Base, N))
+    ).
+
+fresh_search(Base, N, Found, Atom) :-
+    (   N =:= 1 -> Candidate = Base ; format(atom(Candidate), "~w_~w", [Base, N]) ),
+    (   known(Candidate) -> N1 is N + 1, fresh_search(Base, N1, Found, Atom) ; Found = N, Atom = Candidate ).
 
 %!  latent(?Atom) is nondet.
 %

@@ -17,7 +17,7 @@ operation(resolve,
 
 %  dissenter(T, G): G is committed to an argument attacking an argument for T.
 dissenter(T, G) :-
-    claims(A, T), attacks(B, A), committed(G, B).
+    claims(A, T), opposes(G, A).
 
 consensual(T) :-
     stands(T), \+ dissenter(T, _).
@@ -29,12 +29,8 @@ decision_claim(Op, D) :-
     ->  D = D0
     ;   field(Op, target, T), claimed(T), \+ consensual(T),
         atom_of(T, P), atom_concat(decide_, P, Base),
-        fresh_atom(Base, 1, D)
+        fresh_id(Base, D)
     ).
-
-fresh_atom(Base, N, Atom) :-
-    (   N =:= 1 -> Candidate = Base ; format(atom(Candidate), "~w_~w", [Base, N]) ),
-    (   known(Candidate) -> N1 is N + 1, fresh_atom(Base, N1, Atom) ; Atom = Candidate ).
 
 why_authoritative(T, Why) :-
     (   \+ stands(T)
