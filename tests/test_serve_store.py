@@ -368,3 +368,24 @@ def test_an_append_whose_undo_fails_refuses_its_whole_flush(tmp_path):
     assert c.store.lines("t", one) == [] and c.store.lines("t", two) == []
     assert host.run(lambda c: c.append("t", two, _say("o1")), write=True)["seq"] == 1  # the next flush goes on
     host.close()
+
+
+def test_a_flush_whose_transaction_sqlite_rolled_back_acknowledges_nothing(tmp_path):
+    """A full disk (``max_page_count``: SQLite's own SQLITE_FULL) rolls the whole transaction back, the
+    appends before the failing one with it: none of the flush may then be acknowledged, nor a later one of it
+    committed on its own."""
+    host = EngineHost(lambda: Conversations(open_store(tmp_path / "full.db")))
+    c = host.conversations
+    one, two, three = (host.run(lambda c: c.create("t", {}), write=True)["id"] for _ in range(3))
+    pages = c.store._one("PRAGMA page_count")[0]
+    c.store._execute(f"PRAGMA max_page_count = {pages + 2}")
+    big = {"speaker": "ann", "text": "x" * 90_000, "ops": [{"op": "observe", "claim": "o1"}]}
+    results = _batch(host, lambda c: c.append("t", one, _say("o1")), lambda c: c.append("t", two, big),
+                     lambda c: c.append("t", three, _say("o1")))
+    assert all(isinstance(r, StoreUnavailable) for r in results), results
+    assert "full" in str(results[1]) and "transaction was lost" in str(results[0])
+    assert [c.store.head("t", cid) for cid in (one, two, three)] == [0, 0, 0]
+    assert ("t", one) not in c._cache and c.verify("t", one, "o1")["grounded"] is False
+    c.store._execute(f"PRAGMA max_page_count = {pages + 1000}")
+    assert host.run(lambda c: c.append("t", three, _say("o1")), write=True)["seq"] == 1
+    host.close()
