@@ -365,41 +365,74 @@ def targets_markdown(r: dict[str, Any]) -> str:
                       markdown_table(["measure", "one conversation", f"{n} conversations", "target", "met"], rows)])
 
 
-def cpu_split(workdir: Path, conversations: int = 20, appends: int = 150, seed: int = 0) -> dict[str, Any]:
-    """Where a served append's CPU goes: the server sampled (``serving.sample``) while ``conversations`` append
-    ``appends`` each at once; each part's share of the samples and of the CPU per append (``/proc``)."""
+def cpu_split(workdir: Path, conversations: int = 20, appends: int = 150, verifies: int = 3000,
+              seed: int = 0) -> dict[str, Any]:
+    """Where a served append's CPU goes, and a served Verify by claim's: the server sampled
+    (``serving.sample``) while ``conversations`` append ``appends`` each at once, then while they ask
+    ``verifies`` Verify (all conversations in flight); each part's share of the samples and of the CPU per
+    request (``/proc``).  The append split is at the top level, the Verify split under ``verify``."""
     db, counts = str(workdir / "split.db"), workdir / "split.json"
     key = make_key(db, "bench")
     with ServerProcess(db, workdir / "split-server.log", "--quiet", sampled=counts) as server:
 
-        async def drive() -> float:
+        async def sampled(load: Any) -> tuple[float, int, dict[str, int]]:
+            """(server CPU ms per request, requests, samples per part) while ``load`` runs."""
+            counts.unlink(missing_ok=True)
+            server.sampling(True)
+            c0 = server.cpu_seconds()
+            n = await load
+            cpu = server.cpu_seconds() - c0
+            server.sampling(False)
+            deadline = time.monotonic() + 30  # the counts are written by the signal's handler, on the server's loop
+            while not counts.exists() and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+            return cpu * 1000 / n, n, json.loads(counts.read_text())
+
+        async def verify_all(c: LoadClient, ids: list[str]) -> int:
+            claims, each = _claims(appends), -(-verifies // len(ids))
+            answers = await asyncio.gather(*(_verify_once(c, cid, claims[k % len(claims)], [])
+                                             for k in range(each) for cid in ids))
+            assert all(answers), "a Verify of a grounded claim did not answer grounded"
+            return len(answers)
+
+        async def drive() -> tuple[tuple[float, int, dict[str, int]], ...]:
             host, port = server.url.split("//")[1].split(":")
             async with LoadClient(host, int(port), key, conversations) as c:
                 ids = await _create(c, [f"split-{seed}-{k}" for k in range(conversations)])
-                server.sampling(True)
-                c0 = server.cpu_seconds()
-                n = len(await _append_all(c, ids, appends))
-                cpu = server.cpu_seconds() - c0
-                server.sampling(False)
-            return cpu * 1000 / n
+                append = await sampled(_count(_append_all(c, ids, appends)))
+                return append, await sampled(verify_all(c, ids))
 
-        per_append = _run_loop(drive())
-        deadline = time.monotonic() + 30  # the counts are written by the signal's handler, on the server's loop
-        while not counts.exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
-    samples: dict[str, int] = json.loads(counts.read_text())
+        (per_append, n, samples), (per_verify, v, verify_samples) = _run_loop(drive())
+    return {"conversations": conversations, "appends": n, **_split(samples, "append", per_append),
+            "verify": {"verifies": v, **_split(verify_samples, "verify", per_verify)}}
+
+
+async def _count(load: Any) -> int:
+    return len(await load)
+
+
+def _split(samples: dict[str, int], request: str, per_request: float) -> dict[str, Any]:
     total = max(1, sum(samples.values()))
-    return {"conversations": conversations, "appends": conversations * appends, "samples": sum(samples.values()),
-            "server_cpu_ms_per_append": round(per_append, 3),
-            "parts": [{"part": part, "share": round(n / total, 3), "ms_per_append": round(per_append * n / total, 3)}
-                      for part, n in sorted(samples.items(), key=lambda kv: -kv[1])]}
+    return {"samples": sum(samples.values()), f"server_cpu_ms_per_{request}": round(per_request, 3),
+            "parts": [{"part": part, "share": round(k / total, 3),
+                       f"ms_per_{request}": round(per_request * k / total, 3)}
+                      for part, k in sorted(samples.items(), key=lambda kv: -kv[1])]}
 
 
 def cpu_split_markdown(r: dict[str, Any]) -> str:
-    rows = [[p["part"], f"{p['share'] * 100:.1f}%", p["ms_per_append"]] for p in r["parts"]]
-    return "\n".join([f"Where an append's server CPU goes ({r['appends']} appends over {r['conversations']} "
-                      f"conversations at once, {r['samples']} samples; {r['server_cpu_ms_per_append']} ms per "
-                      "append, /proc):", "", markdown_table(["part", "samples", "ms per append"], rows)])
+    v = r["verify"]
+    verify = {p["part"]: p for p in v["parts"]}
+    rows = [[p["part"], f"{p['share'] * 100:.1f}%", p["ms_per_append"],
+             f"{verify[p['part']]['share'] * 100:.1f}%" if p["part"] in verify else "",
+             verify[p["part"]]["ms_per_verify"] if p["part"] in verify else ""] for p in r["parts"]]
+    rows += [[p["part"], "", "", f"{p['share'] * 100:.1f}%", p["ms_per_verify"]]
+             for p in v["parts"] if p["part"] not in {q["part"] for q in r["parts"]}]
+    return "\n".join([f"Where a request's server CPU goes: {r['appends']} appends over {r['conversations']} "
+                      f"conversations at once ({r['samples']} samples, {r['server_cpu_ms_per_append']} ms per append), "
+                      f"then {v['verifies']} Verify by claim with all of them in flight ({v['samples']} samples, "
+                      f"{v['server_cpu_ms_per_verify']} ms per Verify); CPU from /proc:", "",
+                      markdown_table(["part", "append samples", "ms per append", "Verify samples", "ms per Verify"],
+                                     rows)])
 
 
 def run(backends: tuple[str, ...], conversations: int = 50, appends: int = 20, verifies: int = 5000,

@@ -28,7 +28,7 @@ def test_the_targets_run_measures_one_and_many_conversations_against_plain_sqlit
     result = serve_bench.run(("sqlite",), conversations=2, appends=4, verifies=10, rate=300.0, closed_verifies=10,
                              kills=0, switch_lengths=(10,),
                              target_sizes={"single": 30, "conversations": 4, "each": 8, "verifies": 40},
-                             split_sizes={"conversations": 4, "appends": 40})
+                             split_sizes={"conversations": 4, "appends": 40, "verifies": 80})
     t = result["targets"]
     assert t["one"]["appends"] == 30 and t["one"]["conversations"] == 1
     assert t["many"]["appends"] == 32 and t["many"]["conversations"] == 4
@@ -43,6 +43,10 @@ def test_the_targets_run_measures_one_and_many_conversations_against_plain_sqlit
     parts = {p["part"]: p for p in split["parts"]}
     assert parts["rules (engine, Prolog)"]["share"] > 0  # an append runs the rules: some samples land there
     assert abs(sum(p["share"] for p in split["parts"]) - 1) < 0.01
+    verify = split["verify"]  # and a Verify's, sampled apart from the appends
+    assert verify["verifies"] == 80 and verify["samples"] > 0 and verify["server_cpu_ms_per_verify"] > 0
+    assert abs(sum(p["share"] for p in verify["parts"]) - 1) < 0.01
     text = serve_bench.markdown(result)
-    assert "Where an append's server CPU goes" in text
+    assert "Where a request's server CPU goes: 160 appends" in text and "then 80 Verify by claim" in text
+    assert "| part | append samples | ms per append | Verify samples | ms per Verify |" in text
     assert "| appends/s |" in text and "plain SQLite rows/s, 4 per commit" in text

@@ -304,3 +304,88 @@ def test_a_store_of_a_later_schema_is_refused(tmp_path):
     refused = _grounded("keys", "list", "--db", str(db))  # said as a refusal, not as an internal error
     assert refused.returncode == 2 and refused.stderr == f"error: {db}: store schema version 99, this grounded " \
         "reads version 2\n"
+
+
+def _batch(host: EngineHost, *writes) -> list:
+    """The writes queued together, so one flush (one transaction) takes them all."""
+    async def together() -> list:
+        return await asyncio.gather(*(host.call(w, True, ("t", str(k))) for k, w in enumerate(writes)),
+                                    return_exceptions=True)
+
+    return asyncio.run(together())
+
+
+def test_an_append_is_three_statements_on_sqlite(tmp_path):
+    """The lock read, the row, the length: no savepoint around each write (SQLite undoes a failed statement
+    alone, ``Appender.undo`` an insert that stood)."""
+    c = Conversations(open_store(tmp_path / "n.db"))
+    cid = c.create("t", {})["id"]
+    c.append("t", cid, _say("o1"))
+    seen: list[str] = []
+    c.store._db.set_trace_callback(seen.append)  # type: ignore[attr-defined]
+    with c.store.transaction():
+        c.append("t", cid, _say("o2"))
+        c.append("t", cid, _say("o3"))
+    c.store._db.set_trace_callback(None)  # type: ignore[attr-defined]
+    written = [s.split()[0] for s in seen if not s.startswith(("BEGIN", "COMMIT"))]
+    assert written == ["SELECT", "INSERT", "UPDATE"] * 2, seen
+    c.close()
+
+
+def test_an_append_failing_after_its_insert_leaves_the_store_as_it_was(tmp_path):
+    """SQLite refuses the length update of one append (a trigger: a real refusal, after the row went in):
+    that append is undone, row and length, and the other append of the same flush commits."""
+    host = EngineHost(lambda: Conversations(open_store(tmp_path / "u.db")))
+    c = host.conversations
+    one, two = (host.run(lambda c: c.create("t", {}), write=True)["id"] for _ in range(2))
+    for cid in (one, two):
+        host.run(lambda c, cid=cid: c.append("t", cid, _say("o1")), write=True)
+    before = state_json(c._entry("t", one).engine)
+    c.store._execute(f"CREATE TRIGGER refuse BEFORE UPDATE ON conversations WHEN NEW.id = '{one}' "
+                     "AND NEW.length = 2 BEGIN SELECT RAISE(ABORT, 'refused by the test'); END")
+    results = _batch(host, lambda c: c.append("t", one, _say("o2")), lambda c: c.append("t", two, _say("o2")))
+    assert isinstance(results[0], StoreUnavailable) and "refused by the test" in str(results[0]), results
+    assert results[1]["seq"] == 2
+    assert c.store.head("t", one) == 1 and [s for s, _ in c.store.lines("t", one)] == [1]
+    assert c.store.head("t", two) == 2 and [s for s, _ in c.store.lines("t", two)] == [1, 2]
+    assert state_json(c._entry("t", one).engine) == before
+    host.close()
+
+
+def test_an_append_whose_undo_fails_refuses_its_whole_flush(tmp_path):
+    """If the undo of a failed append is itself refused, the flush's transaction cannot be trusted: every write
+    of it fails and nothing of it is stored (rather than the half-undone append being committed)."""
+    host = EngineHost(lambda: Conversations(open_store(tmp_path / "d.db")))
+    c = host.conversations
+    one, two = (host.run(lambda c: c.create("t", {}), write=True)["id"] for _ in range(2))
+    c.store._execute(f"CREATE TRIGGER refuse BEFORE UPDATE ON conversations WHEN NEW.id = '{one}' "
+                     "BEGIN SELECT RAISE(ABORT, 'refused by the test'); END")
+    c.store._execute("CREATE TRIGGER keep BEFORE DELETE ON utterances BEGIN SELECT RAISE(ABORT, 'kept'); END")
+    results = _batch(host, lambda c: c.append("t", two, _say("o1")), lambda c: c.append("t", one, _say("o1")))
+    assert all(isinstance(r, StoreUnavailable) for r in results), results
+    assert "transaction was lost" in str(results[0]) and "kept" in str(results[0])
+    assert c.store.head("t", one) == 0 and c.store.head("t", two) == 0
+    assert c.store.lines("t", one) == [] and c.store.lines("t", two) == []
+    assert host.run(lambda c: c.append("t", two, _say("o1")), write=True)["seq"] == 1  # the next flush goes on
+    host.close()
+
+
+def test_a_flush_whose_transaction_sqlite_rolled_back_acknowledges_nothing(tmp_path):
+    """A full disk (``max_page_count``: SQLite's own SQLITE_FULL) rolls the whole transaction back, the
+    appends before the failing one with it: none of the flush may then be acknowledged, nor a later one of it
+    committed on its own."""
+    host = EngineHost(lambda: Conversations(open_store(tmp_path / "full.db")))
+    c = host.conversations
+    one, two, three = (host.run(lambda c: c.create("t", {}), write=True)["id"] for _ in range(3))
+    pages = c.store._one("PRAGMA page_count")[0]
+    c.store._execute(f"PRAGMA max_page_count = {pages + 2}")
+    big = {"speaker": "ann", "text": "x" * 90_000, "ops": [{"op": "observe", "claim": "o1"}]}
+    results = _batch(host, lambda c: c.append("t", one, _say("o1")), lambda c: c.append("t", two, big),
+                     lambda c: c.append("t", three, _say("o1")))
+    assert all(isinstance(r, StoreUnavailable) for r in results), results
+    assert "full" in str(results[1]) and "transaction was lost" in str(results[0])
+    assert [c.store.head("t", cid) for cid in (one, two, three)] == [0, 0, 0]
+    assert ("t", one) not in c._cache and c.verify("t", one, "o1")["grounded"] is False
+    c.store._execute(f"PRAGMA max_page_count = {pages + 1000}")
+    assert host.run(lambda c: c.append("t", three, _say("o1")), write=True)["seq"] == 1
+    host.close()

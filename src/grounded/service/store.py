@@ -28,7 +28,7 @@ import logging
 import sqlite3
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -112,6 +112,14 @@ class Store:
 
     def _lock_conversation(self, tenant: str, cid: str) -> tuple | None:
         """(length,) of the conversation, its append lock held until the transaction ends."""
+        raise NotImplementedError
+
+    statement_undone_alone = False
+    """Whether a failed statement undoes only itself and its transaction goes on (SQLite); else the whole
+    transaction is aborted (PostgreSQL) and a write needs a savepoint to fail alone."""
+
+    def _doom(self, why: str) -> None:
+        """The batch's transaction can no longer be trusted: every later statement and its commit are refused."""
         raise NotImplementedError
 
     @contextmanager
@@ -272,12 +280,23 @@ class Store:
 
     @contextmanager
     def appending(self, tenant: str, cid: str) -> Iterator[Appender]:
-        """A transaction holding the conversation's append lock; commits when the block ends normally."""
-        with self._transaction(), self._savepoint():
+        """A transaction holding the conversation's append lock; commits when the block ends normally.
+
+        If the block fails, what it wrote is undone and the batch's other writes stand.  On SQLite that
+        takes no savepoint (two statements more per append): a failed statement undoes itself, and an insert
+        that succeeded is undone by ``Appender.undo``.  Should the undo fail, the whole batch is refused.
+        """
+        with self._transaction(), nullcontext() if self.statement_undone_alone else self._savepoint():
             row = self._lock_conversation(tenant, cid)
             if row is None:
                 raise NotFound(f"no conversation {cid}", conversation=cid)
-            yield Appender(self, tenant, cid, int(row[0]))
+            tx = Appender(self, tenant, cid, int(row[0]))
+            try:
+                yield tx
+            except BaseException:
+                if self.statement_undone_alone:
+                    tx.undo()
+                raise
 
 
 class Appender:
@@ -285,19 +304,43 @@ class Appender:
 
     def __init__(self, store: Store, tenant: str, cid: str, length: int):
         self.store, self.tenant, self.cid, self.length = store, tenant, cid, length
+        self._before = length
+        self._inserted = False
 
     def insert(self, turn: int, line: dict[str, Any]) -> int:
         seq = self.length + 1
         s = self.store
         s._run("INSERT INTO utterances (tenant, conversation, seq, turn, line, created) VALUES (?, ?, ?, ?, ?, ?)",
                (self.tenant, self.cid, seq, turn, json.dumps(line, ensure_ascii=False), _now()))
+        self._inserted = True
         s._run("UPDATE conversations SET length = ? WHERE tenant = ? AND id = ?", (seq, self.tenant, self.cid))
         self.length = seq
         return seq
 
+    def undo(self) -> None:
+        """Take back this append's row and length (a store whose failed statement undoes only itself).
+
+        Only a row this appender inserted is deleted (under the append lock no other writer has that seq).
+        If the undo itself fails, the batch's transaction is doomed: rolled back whole, nothing acknowledged.
+        """
+        if not self._inserted:
+            return
+        s = self.store
+        try:
+            s._run("DELETE FROM utterances WHERE tenant = ? AND conversation = ? AND seq = ?",
+                   (self.tenant, self.cid, self._before + 1))
+            s._run("UPDATE conversations SET length = ? WHERE tenant = ? AND id = ?",
+                   (self._before, self.tenant, self.cid))
+        except BaseException as exc:
+            s._doom(f"undoing a failed append to {self.cid}: {exc}")
+            raise
+        self._inserted, self.length = False, self._before
+
 
 class SQLiteStore(Store):
     """One SQLite file in WAL mode; several processes may share it (the write lock orders appends)."""
+
+    statement_undone_alone = True  # a constraint error aborts its statement only (SQLite's ON CONFLICT ABORT)
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
@@ -308,13 +351,21 @@ class SQLiteStore(Store):
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.execute("PRAGMA foreign_keys=ON")
         self._depth = 0
+        self._doomed: str | None = None
         self.migrate()
 
     def _execute(self, sql: str, args: tuple = ()) -> Any:
+        if self._doomed is not None:
+            raise StoreUnavailable(f"{self.url}: this batch's transaction was lost ({self._doomed})")
         try:
             return self._db.execute(sql, args)
         except (sqlite3.IntegrityError, sqlite3.OperationalError) as exc:
+            if self._depth and not self._db.in_transaction:  # SQLite rolled the whole transaction back (e.g. disk full)
+                self._doom(str(exc))
             raise StoreUnavailable(f"{self.url}: {exc}") from exc
+
+    def _doom(self, why: str) -> None:
+        self._doomed = why
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
@@ -326,10 +377,13 @@ class SQLiteStore(Store):
         try:
             yield
         except BaseException:
-            self._depth = 0
+            self._depth, self._doomed = 0, None
             self._db.rollback()
             raise
-        self._depth = 0
+        self._depth, doomed, self._doomed = 0, self._doomed, None
+        if doomed is not None:
+            self._db.rollback()
+            raise StoreUnavailable(f"{self.url}: commit failed: the transaction was lost ({doomed})")
         try:
             self._db.commit()
         except sqlite3.Error as exc:
