@@ -124,3 +124,27 @@ def test_the_queue_carried_into_a_window_is_the_one_the_earlier_windows_left(win
     decided = windows.solve()
     assert sorted(decided.accepted) == [1, 2, 3, 5, 6, 7, 9, 11]
     assert sorted(map(str, decided.facts)) == sorted(map(str, whole.solve().facts))
+
+
+def test_the_probe_holds_no_engine_of_its_own_while_a_probed_check_runs(tmp_path):
+    """Issue 23: the probe replayed the log with an engine that stayed alive through every probed
+    check, the last one of the whole log: two engines holding the whole log at the check's peak.
+    The candidates are now drawn first and that engine released before any probed check runs."""
+    import gc
+
+    from grounded.crosscheck.probe import probe_history
+
+    path = tmp_path / "log.jsonl"
+    assert argument_heavy(40, 1, path) == 40
+    header, candidates, _ = candidates_of(path)
+    alive: list[int] = []
+
+    def spy(*args, **kwargs):
+        gc.collect()
+        alive.append(sum(isinstance(o, Engine) for o in gc.get_objects()))
+        return check_history(*args, **kwargs)
+
+    report = probe_history(header, candidates, spy, per_op=1)
+    assert len(alive) == len(report.states) > 1, report.states
+    assert alive == [0] * len(alive), alive
+    assert report.mismatches == []

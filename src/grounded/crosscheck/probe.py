@@ -109,9 +109,23 @@ def probe_history(header: Header, candidates: list[dict], check_history: Callabl
     if per_op <= 0 or not report.states:
         report.states = []
         return report
+    for k, probes in _draw(header, candidates, set(report.states), extensions, per_op, rng):
+        report.probes += len(probes)
+        _probe_state(report, header, candidates[:k], probes, extensions, asp_overrides, check_history)
+    return report
+
+
+def _draw(header: Header, candidates: list[dict], wanted: set[int], extensions, per_op: int,
+          rng: random.Random) -> list[tuple[int, list[dict]]]:
+    """The candidate utterances of each wanted state (by its number of log utterances before it).
+
+    All drawn first, by one engine that replays the log once and is released
+    before any probed check runs: a probed check of the whole log then does not
+    share the process with a second engine holding the whole log (issue 23: the
+    probe was the check's peak on argument-heavy logs)."""
     _, twinless = asp_twins(extensions)
-    wanted = set(report.states)
     speakers = sorted(header.agents) or ["probe_agent"]
+    drawn: list[tuple[int, list[dict]]] = []
     with Engine(header, extensions=extensions) as engine:
         specs = [s for name, s in sorted(engine.registry.specs.items()) if name not in twinless]
         for k, data in enumerate(candidates, 1):
@@ -135,9 +149,8 @@ def probe_history(header: Header, candidates: list[dict], check_history: Callabl
                     except (InputError, ValidationError):
                         continue
                     probes.append(probe)
-            report.probes += len(probes)
-            _probe_state(report, header, candidates[:k], probes, extensions, asp_overrides, check_history)
-    return report
+            drawn.append((k, probes))
+    return drawn
 
 
 def _probe_state(report: ProbeReport, header: Header, prefix: list[dict], probes: list[dict], extensions,
