@@ -272,6 +272,7 @@ class Engine(Displayable, Walks):
         results = read_flat(text, text.count(SEPARATOR))
         light = RecordedLine.read_all([body for _, body in lines]) if on_update is None else None
         last = self.state.last_turn
+        mirror, keep = self.state.apply, self._history.append_text  # ``_commit``'s two steps, bound once
         done = 0  # counted once at the end (or where an error stops the batch), not per line
         try:
             for (lineno, body), result in zip(lines, results, strict=True):
@@ -282,8 +283,9 @@ class Engine(Displayable, Walks):
                         turn = loading.turn_of(u, last)
                 except InputError as exc:
                     raise LogError(exc.detail, path=reader.name, line=lineno, engine=self) from exc
-                if on_update is None:
-                    self._commit(turn, u, result, None, body)
+                if on_update is None:  # ``_commit`` with no reading: the world model is not moved
+                    mirror(result.effects, turn, u.speaker, u.text, u.ops)
+                    keep(turn, body)
                     done += 1
                 else:
                     update = self._mirror(turn, u, result, None, body)

@@ -46,12 +46,18 @@ class History:
             self.append(turn, kept)
 
     def append(self, turn: int, kept: Kept) -> None:
-        if isinstance(kept, str):
-            self._text += kept.encode()
-        elif isinstance(kept, bytes):
-            self._text += kept
+        if isinstance(kept, bytes):
+            self.append_text(turn, kept)
+        elif isinstance(kept, str):
+            self.append_text(turn, kept.encode())
         else:
             self._models[len(self._turns)] = kept
+            self.append_text(turn, b"")
+
+    def append_text(self, turn: int, text: bytes) -> None:
+        """``append`` of a log line's bytes, without asking what was kept: a load from the effects record
+        keeps one a line, 10^5 a second (grounded.engine.loading)."""
+        self._text += text
         self._turns.append(turn)
         self._ends.append(len(self._text))
         if len(self._text) >= BLOCK:
