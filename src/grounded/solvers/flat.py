@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, fields
+from typing import TypeVar
 
 from grounded.core.errors import PrologError, Violation
 from grounded.dmap.effects import CLASSES, SHAPES, TRANSITION_SHAPE, VIOLATION_SHAPE, Effect, transitions_of
@@ -165,6 +166,7 @@ def _cause(token: str) -> str | None:
 _READ: dict[str, Callable[[str], object]] = {"int": int, "text": str, "literal": str, "cause": _cause}
 
 Maker = Callable[[int, list[str], int], Effect]
+V = TypeVar("V")
 
 
 def _maker(name: str) -> tuple[Maker, int]:
@@ -212,27 +214,26 @@ def _maker(name: str) -> tuple[Maker, int]:
     return (lambda ix, t, i: cls(ix, *(r(v) for r, v in zip(reads, t[i:i + n], strict=True)))), n
 
 
-class _Makers(dict[str, tuple[Maker, int]]):
-    """Each effect's maker, made when its first effect is read (with its class: grounded.dmap.effects)."""
+class _PerEffect(dict[str, V]):
+    """A value per effect name, made when its first effect is read or written, with its class
+    (grounded.dmap.effects): a query answered from a snapshot makes no effect class."""
 
-    def __missing__(self, name: str) -> tuple[Maker, int]:
-        made = self[name] = _maker(name)
+    def __init__(self, make: Callable[[str], V]):
+        super().__init__()
+        self._make = make
+
+    def __missing__(self, name: str) -> V:
+        made = self[name] = self._make(name)
         return made
 
 
-_MAKERS = _Makers()
+def _fields(name: str) -> tuple[tuple[str, str], ...]:
+    """Effect ``name``'s value fields after ``index``, with their kinds, in the order its tokens go."""
+    return tuple(zip((f.name for f in fields(CLASSES[name])[1:]), SHAPES[name], strict=True))
 
 
-class _Fields(dict[str, tuple[tuple[str, str], ...]]):
-    """Each effect's value fields after ``index``, with their kinds, in the order its tokens go; made when the
-    first effect of its kind is written (a query from a snapshot makes no effect class)."""
-
-    def __missing__(self, name: str) -> tuple[tuple[str, str], ...]:
-        found = self[name] = tuple(zip((f.name for f in fields(CLASSES[name])[1:]), SHAPES[name], strict=True))
-        return found
-
-
-_FIELDS = _Fields()
+_MAKERS: _PerEffect[tuple[Maker, int]] = _PerEffect(_maker)
+_FIELDS: _PerEffect[tuple[tuple[str, str], ...]] = _PerEffect(_fields)
 
 
 def accepted_text(result: Accepted) -> str | None:
