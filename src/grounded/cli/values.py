@@ -32,32 +32,27 @@ class _NotPlain(Exception):
     """The value is not one this module converts: typer's converter does."""
 
 
-def _text(value: Any, param: _TyperParameter, ctx: Any) -> Any:
-    if type(value) is not str:
-        raise _NotPlain
-    return value
+Converter = Callable[[Any, _TyperParameter, Any], Any]
 
 
-def _flag(value: Any, param: _TyperParameter, ctx: Any) -> Any:
-    if type(value) is not bool:
-        raise _NotPlain
-    return value
-
-
-def _integer(value: Any, param: _TyperParameter, ctx: Any) -> Any:
-    if type(value) is int:
+def _exactly(kind: type) -> Converter:
+    """A value already of ``kind`` (a text, a flag), as is."""
+    def convert(value: Any, param: _TyperParameter, ctx: Any) -> Any:
+        if type(value) is not kind:
+            raise _NotPlain
         return value
-    if type(value) is str and _INTEGER.fullmatch(value):
-        return int(value)
-    raise _NotPlain
+    return convert
 
 
-def _number(value: Any, param: _TyperParameter, ctx: Any) -> Any:
-    if type(value) is float:
-        return value
-    if type(value) is str and _DECIMAL.fullmatch(value):
-        return float(value)
-    raise _NotPlain
+def _read(kind: type, pattern: re.Pattern[str]) -> Converter:
+    """A value of ``kind`` as is, or a text ``pattern`` matches whole (a number as pydantic reads it) made one."""
+    def convert(value: Any, param: _TyperParameter, ctx: Any) -> Any:
+        if type(value) is kind:
+            return value
+        if type(value) is str and pattern.fullmatch(value):
+            return kind(value)
+        raise _NotPlain
+    return convert
 
 
 def _path(value: Any, param: _TyperParameter, ctx: Any) -> Any:
@@ -68,15 +63,15 @@ def _path(value: Any, param: _TyperParameter, ctx: Any) -> Any:
     return coerce_cli_path(Path(value), info, path_type=Path, param=param, ctx=ctx)
 
 
-PLAIN: dict[Any, Callable[[Any, _TyperParameter, Any], Any]] = {str: _text, bool: _flag, int: _integer,
-                                                               float: _number, Path: _path}
+PLAIN: dict[Any, Converter] = {str: _exactly(str), bool: _exactly(bool), int: _read(int, _INTEGER),
+                               float: _read(float, _DECIMAL), Path: _path}
 """The annotations converted here, each with its conversion (which raises _NotPlain for a value it leaves)."""
 
 
 class PlainValue:
     """A parameter's converter (typer's ``RuntimeParam`` interface, ``coerce``) for a plain annotation."""
 
-    def __init__(self, convert: Callable[[Any, _TyperParameter, Any], Any]):
+    def __init__(self, convert: Converter):
         self.convert = convert
 
     def coerce(self, value: Any, param: _TyperParameter, ctx: Any) -> Any:
