@@ -38,7 +38,7 @@ from grounded.interpreter.anchor import AnchorIndex
 from grounded.interpreter.calllog import CallLog
 from grounded.interpreter.cited import CitedContinuation, CitedVerdict, no_answer, verify_cited
 from grounded.interpreter.llm import LLMConfig, LLMInterpreter
-from grounded.interpreter.llm_anchor import answer_object, check_known, claims_shown
+from grounded.interpreter.llm_anchor import answer_object, ask_twice, check_known, claims_shown
 from grounded.io.format import describe_errors
 
 PROMPT_VERSION = "cited_v1"
@@ -129,28 +129,16 @@ class CitedWriter:
         messages: list[dict] = [{"role": "system", "content": SYSTEM_V1},
                                 {"role": "user", "content": user_message_v1(rows, request)}]
         method = f"cited ({self.config.model})"
-        error = "no answer"
-        for attempt in (1, 2):  # the first answer, and one re-ask
-            content, record = self.transport.complete(messages, {
-                "turn": at if at is not None else engine.turn, "speaker": None, "attempt": attempt,
-                "task": "cited", "condition": None, "prompt_version": PROMPT_VERSION, "request_text": request})
-            if record is None:
-                error = "no answer from the endpoint (see the call log)"
-                break
-            try:
-                cited = parse_cited(content, set(ids))
-            except CitedAnswerError as exc:
-                error = f"malformed answer: {exc}"
-                self._write({**record, "outcome": "malformed", "error": str(exc)})
-                messages += [{"role": "assistant", "content": content or ""},
-                             {"role": "user", "content": f"That answer cannot be used: {exc}. Answer again with "
-                                                         "only the JSON object, citing only the ids listed."}]
-                continue
-            verdict = verify_cited(engine, cited, at, reader=reader)
-            self._write({**record, "outcome": "accepted", "answer": cited.model_dump(), "verdict": verdict.verdict})
-            return replace(verdict, method=f"{method}; text read {verdict.reading.method}" if verdict.reading
-                           else method)
-        return no_answer(error, at, method)
+        meta = {"turn": at if at is not None else engine.turn, "speaker": None, "task": "cited", "condition": None,
+                "prompt_version": PROMPT_VERSION, "request_text": request}
+        cited, record, error = ask_twice(self.transport, messages, meta, lambda c: parse_cited(c, set(ids)),
+                                         CitedAnswerError, self.log, "citing only the ids listed")
+        if cited is None or record is None:
+            return no_answer(error or "no answer", at, method)
+        verdict = verify_cited(engine, cited, at, reader=reader)
+        self._write({**record, "outcome": "accepted", "answer": cited.model_dump(), "verdict": verdict.verdict})
+        return replace(verdict, method=f"{method}; text read {verdict.reading.method}" if verdict.reading
+                       else method)
 
     def _write(self, record: dict[str, Any]) -> None:
         if self.log is not None:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -134,6 +134,33 @@ def parse_answer(content: str | None, known: set[str]) -> AnchorAnswer:
     return answer
 
 
+A = TypeVar("A")
+
+
+def ask_twice(transport: LLMInterpreter, messages: list[dict], meta: dict[str, Any], parse: Callable[[str | None], A],
+              malformed: type[Exception], log: CallLog | None, ids_rule: str
+              ) -> tuple[A | None, dict[str, Any] | None, str | None]:
+    """The endpoint's answer to ``messages`` (``meta``: its log record's fields), parsed, with one re-ask when
+    it is malformed (the model told why): (answer, its log record not yet written, None), or (None, None, why
+    there is none).  The LLM anchor and the cited writer ask so.  A malformed answer's record is written
+    here; the caller writes the accepted one with what it made of it."""
+    error = "no answer"
+    for attempt in (1, 2):
+        content, record = transport.complete(messages, {**meta, "attempt": attempt})
+        if record is None:
+            return None, None, "no answer from the endpoint (see the call log)"
+        try:
+            return parse(content), record, None
+        except malformed as exc:
+            error = f"malformed answer: {exc}"
+            if log is not None:
+                log.write({**record, "outcome": "malformed", "error": str(exc)})
+            messages = [*messages, {"role": "assistant", "content": content or ""},
+                        {"role": "user", "content": f"That answer cannot be used: {exc}. Answer again with "
+                                                    f"only the JSON object, {ids_rule}."}]
+    return None, None, error
+
+
 class LLMAnchor:
     """Reads continuations through the endpoint of ``config``; one instance serves many texts."""
 
@@ -148,28 +175,16 @@ class LLMAnchor:
         known = {r["id"] for r in rows}
         messages: list[dict] = [{"role": "system", "content": SYSTEM_V1},
                                 {"role": "user", "content": user_message_v1(rows, text)}]
-        error = None
-        for attempt in (1, 2):  # the first answer, and one re-ask
-            content, record = self.transport.complete(messages, {
-                "turn": at if at is not None else engine.turn, "speaker": None, "attempt": attempt,
-                "task": "anchor", "condition": None, "prompt_version": PROMPT_VERSION, "candidate": text})
-            if record is None:
-                error = "no answer from the endpoint (see the call log)"
-                break
-            try:
-                answer = parse_answer(content, known)
-            except AnchorAnswerError as exc:
-                error = f"malformed answer: {exc}"
-                self._write({**record, "outcome": "malformed", "error": str(exc)})
-                messages += [{"role": "assistant", "content": content or ""},
-                             {"role": "user", "content": f"That answer cannot be used: {exc}. Answer again with "
-                                                         "only the JSON object, using only the ids listed."}]
-                continue
-            self._write({**record, "outcome": "accepted", "answer": answer.model_dump()})
-            asserted = [Finding(i, "asserts", engine.verify(i, at), how="llm") for i in answer.asserts]
-            denied = [Finding(i, "denies", engine.verify(i, at), how="llm") for i in answer.denies]
-            return verdict_of(text, asserted, denied, method=f"{METHOD} ({self.config.model})", at=at)
-        return verdict_of(text, [], [], method=f"{METHOD} ({self.config.model})", at=at, error=error)
+        meta = {"turn": at if at is not None else engine.turn, "speaker": None, "task": "anchor", "condition": None,
+                "prompt_version": PROMPT_VERSION, "candidate": text}
+        answer, record, error = ask_twice(self.transport, messages, meta, lambda c: parse_answer(c, known),
+                                          AnchorAnswerError, self.log, "using only the ids listed")
+        if answer is None or record is None:
+            return verdict_of(text, [], [], method=f"{METHOD} ({self.config.model})", at=at, error=error)
+        self._write({**record, "outcome": "accepted", "answer": answer.model_dump()})
+        asserted = [Finding(i, "asserts", engine.verify(i, at), how="llm") for i in answer.asserts]
+        denied = [Finding(i, "denies", engine.verify(i, at), how="llm") for i in answer.denies]
+        return verdict_of(text, asserted, denied, method=f"{METHOD} ({self.config.model})", at=at)
 
     def _write(self, record: dict[str, Any]) -> None:
         if self.log is not None:
@@ -179,4 +194,5 @@ class LLMAnchor:
         self.transport.close()
 
 
-__all__ = ["PROMPT_VERSION", "AnchorAnswer", "AnchorAnswerError", "LLMAnchor", "claims_shown", "parse_answer"]
+__all__ = ["PROMPT_VERSION", "AnchorAnswer", "AnchorAnswerError", "LLMAnchor", "ask_twice", "claims_shown",
+           "parse_answer"]
