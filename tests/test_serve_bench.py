@@ -28,7 +28,9 @@ def test_the_targets_run_measures_one_and_many_conversations_against_plain_sqlit
     result = serve_bench.run(("sqlite",), conversations=2, appends=4, verifies=10, rate=300.0, closed_verifies=10,
                              kills=0, switch_lengths=(10,),
                              target_sizes={"single": 30, "conversations": 4, "each": 8, "verifies": 40},
-                             split_sizes={"conversations": 4, "appends": 40, "verifies": 80})
+                             # sizes whose server CPU spans many clock ticks (/proc counts in 10 ms): 80 Verify
+                             # (about 5 ms) could read as 0
+                             split_sizes={"conversations": 4, "appends": 100, "verifies": 2000})
     t = result["targets"]
     assert t["one"]["appends"] == 30 and t["one"]["conversations"] == 1
     assert t["many"]["appends"] == 32 and t["many"]["conversations"] == 4
@@ -39,14 +41,14 @@ def test_the_targets_run_measures_one_and_many_conversations_against_plain_sqlit
     assert t["baseline"]["grouped_per_s"] > t["baseline"]["one_commit_each_per_s"]
     assert t["met"]["verify_p99_ms"] == (t["verify"]["client_ms"]["p99"] <= serve_bench.TARGETS["verify_p99_ms"])
     split = result["cpu_split"]
-    assert split["appends"] == 160 and split["samples"] > 0 and split["server_cpu_ms_per_append"] > 0
+    assert split["appends"] == 400 and split["samples"] > 0 and split["server_cpu_ms_per_append"] > 0
     parts = {p["part"]: p for p in split["parts"]}
     assert parts["rules (engine, Prolog)"]["share"] > 0  # an append runs the rules: some samples land there
     assert abs(sum(p["share"] for p in split["parts"]) - 1) < 0.01
     verify = split["verify"]  # and a Verify's, sampled apart from the appends
-    assert verify["verifies"] == 80 and verify["samples"] > 0 and verify["server_cpu_ms_per_verify"] > 0
+    assert verify["verifies"] == 2000 and verify["samples"] > 0 and verify["server_cpu_ms_per_verify"] > 0
     assert abs(sum(p["share"] for p in verify["parts"]) - 1) < 0.01
     text = serve_bench.markdown(result)
-    assert "Where a request's server CPU goes: 160 appends" in text and "then 80 Verify by claim" in text
+    assert "Where a request's server CPU goes: 400 appends" in text and "then 2000 Verify by claim" in text
     assert "| part | append samples | ms per append | Verify samples | ms per Verify |" in text
     assert "| appends/s |" in text and "plain SQLite rows/s, 4 per commit" in text
