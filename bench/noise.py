@@ -72,8 +72,7 @@ def perturb(dm: DependencyMap, model: str, eps: float, rng: random.Random) -> De
     elif model == "status":
         for r in args:
             if rng.random() < eps:
-                r.standing = rng.choice([s for s in STANDINGS if s != r.standing])
-                r.history.append((turn, r.standing, "noise"))
+                r.change(turn, rng.choice([s for s in STANDINGS if s != r.standing]), "noise")  # drops kept answers
     else:
         raise ValueError(f"unknown noise model {model!r} (known: {', '.join(MODELS)})")
     return noisy

@@ -194,7 +194,8 @@ def test_a_question_is_one_python_frame_over_the_walk():
     of the engine's between the caller and the walk, none to build the answer, one to word an anchor's
     standing as the reason (the authors' engine answers in one frame)."""
     e = _conversation()
-    e.verify("o1")  # an anchor resting on nothing: its answer is made on the first question only
+    e.verify("o1")  # an anchor resting on nothing: its answer is made on the first question only,
+    e.verify("o2")  # as is an anchor's out of standing (``out``), which a failure below it words its reason with
     walks = {  # the question -> the Python frames it runs
         "leaf": (lambda: e.verify("o1"), ["verify_over"]),
         "walked": (lambda: e.verify("h1"), ["verify_over"]),
@@ -237,3 +238,61 @@ def test_an_anchor_given_dep_after_its_answer_was_kept_is_walked_again():
     v = e.verify("x0")
     assert not v.grounded and v.failing == "x1" and v.reason.startswith("x1 -> x0: x1 weakened at T2")
     e.close()
+
+
+def test_an_out_of_standing_claimants_answer_and_reason_are_made_once_per_standing_change():
+    """Issue 23: reading ``.reason`` of an answer whose claimant is out of standing cost 1.7x the authors'
+    whole answer, most of it the f-string.  That answer is kept on the claimant's record and its reason worded
+    on the first read: asked again, the same answer and the same string, with no further Python frame; a
+    failure below that claimant words its last step with them."""
+    fresh = _conversation()
+    assert _python_calls(lambda: fresh.verify("h3")) == ["verify_over", "out"]  # the first question makes it
+    assert _python_calls(lambda: fresh.verify("h3")) == ["verify_over"]
+    fresh.close()
+    e = _conversation()
+    first = e.verify("o2")
+    assert e.verify("o2") is first and first.reason is first.reason == "o2 abandoned at T5"
+    below = e.verify("h3")
+    assert below.reason == "o2 -> h3: o2 abandoned at T5" and below.reason.endswith(first.reason)
+    assert below._f[2][2] is first  # its last step is the claimant's kept answer, words and all
+    e.close()
+
+
+def test_a_kept_reason_gives_way_to_the_next_standing_change():
+    """A reason kept on a record must not outlive the standing it words: after the next change, asking again
+    gives the new words (at the anchor, one level below it and two), while answers given before still say
+    what held when they were asked."""
+    e = Engine(HEADER)
+    _say(e, "alice", {"op": "observe", "claim": "o1"}, {"op": "observe", "claim": "o2"})
+    _say(e, "bob", {"op": "hypothesize", "claim": "h1", "deps": ["o1"]})
+    _say(e, "bob", {"op": "hypothesize", "claim": "h2", "deps": ["h1"]})
+    _say(e, "bob", {"op": "hypothesize", "claim": "h3", "deps": ["h2"]})
+    _say(e, "alice", {"op": "undermine", "target": "h1", "by": "o2"})
+    then = [e.verify(c) for c in ("h1", "h2", "h3")]
+    weakened = ["h1 weakened at T5 by o2", "h1 -> h2: h1 weakened at T5 by o2",
+                "h1 -> h2 -> h3: h1 weakened at T5 by o2"]
+    assert [v.reason for v in then] == weakened
+    _say(e, "alice", {"op": "revise", "target": "h1"})
+    now = [e.verify(c) for c in ("h1", "h2", "h3")]
+    assert [v.reason for v in now] == ["h1 abandoned at T6", "h1 -> h2: h1 abandoned at T6",
+                                       "h1 -> h2 -> h3: h1 abandoned at T6"]
+    assert [v.reason for v in then] == weakened and now[0] is not then[0]
+    e.close()
+
+
+def test_an_argument_back_in_standing_keeps_no_answer_of_why_it_was_out():
+    """The record's answer slot holds either why it is out or what it grounds: a standing change empties it
+    (the rules may move an argument back into S_t; the mirror applies what they report), so an argument back
+    in standing grounds its claim instead of answering with the reason it was out."""
+    from types import SimpleNamespace
+
+    from grounded.dmap.effects import SetStanding
+    from grounded.queries.verify import verify
+
+    dm = synthetic_map(2, [0, 1], [[], [0]], ["weakened", "active"])
+    ops = [SimpleNamespace(op="observe", text="")]
+    assert verify(dm, "c0").reason == "c0 weakened at T1" and verify(dm, "c1").reason == "c0 -> c1: c0 weakened at T1"
+    dm.apply([SetStanding(0, 1, "active", None)], 2, "s", "", ops)
+    assert verify(dm, "c0").grounded and verify(dm, "c1").chain == ("c1", "c0")
+    dm.apply([SetStanding(0, 1, "abandoned", "c1")], 3, "s", "", ops)
+    assert verify(dm, "c0").reason == "c0 abandoned at T3 by c1" and verify(dm, "c1").failing == "c0"

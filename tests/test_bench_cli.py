@@ -106,6 +106,23 @@ def test_noise_models_touch_only_what_they_say():
     state.close()
 
 
+def test_a_standing_the_noise_flips_drops_the_answer_kept_for_the_old_one():
+    """Verify keeps an answer on a record (resting on nothing, or out of standing: ``verify.leaf``, ``verify.out``)
+    and the copy ``perturb`` makes carries it: a flipped standing goes through ``ArgRecord.change``, which drops
+    it, so the noisy state answers by its own standings (an argument flipped back into S_t grounds its claim)."""
+    import random
+
+    from grounded.queries.verify import _verify_at, verify
+
+    state = states_at({13})[13]
+    dm = state.state
+    claims = list(dm.claimants)
+    assert {type(verify(dm, c)).__name__ for c in claims} >= {"_Leaf", "_Out"}  # answers kept on records
+    flipped = perturb(dm, "status", 1.0, random.Random(1))
+    assert all(verify(flipped, c) == _verify_at(flipped, c, None) for c in claims)
+    state.close()
+
+
 def test_noise_quick_run(tmp_path):
     result = bench("noise", tmp_path)
     curves = result["curves"]

@@ -10,11 +10,14 @@ read long after it was given still says what was true when it was asked.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from grounded import Engine
+from grounded.dmap.notes import standing_text
 from grounded.queries.affected import affected
 from grounded.queries.verify import _DEEPEST, _verify_at, verify
 
@@ -76,6 +79,61 @@ def test_answers_read_later_say_what_held_when_asked(data):
     for v, a, v_then, a_then in kept:
         assert verdict(v) == v_then
         assert (a.arguments, a.hops, a.claims, a.lose_support, a.losing_arguments, a.claim_hops) == a_then
+    engine.close()
+
+
+def _reasons_checked(e: Engine, literals, kept: list[tuple[Any, Any, str, str]]) -> None:
+    """Each not-grounded answer's reason, as of the engine's turn, against the general algorithm's (the
+    fixpoint, worded by ``dm.note``: nothing kept) and, for an anchor out of standing, the formula the kept
+    words replaced (``standing_text`` of the claimant's latest change); the answers are kept to be read again."""
+    dm, t = e.state, e.state.last_turn
+    for p in literals:
+        v, unread = e.verify(p), e.verify(p)
+        if v.grounded:
+            continue
+        general = e.verify(p, at=t)
+        assert (v.reason, v.failing) == (general.reason, general.failing), p
+        if type(v).__name__ == "_Out":
+            assert v.reason == f"{p} {standing_text(*dm.arg(dm.claimants[p][-1]).history[-1])}"
+        kept.append((v, unread, general.reason, general.failing))
+
+
+def _still_as_asked(kept: list[tuple[Any, Any, str, str]]) -> None:
+    for v, unread, reason, failing in kept:
+        assert (v.reason, v.failing) == (unread.reason, unread.failing) == (reason, failing)
+
+
+@budget(12)
+@given(data=st.data())
+def test_a_reason_kept_on_a_record_is_the_general_algorithms_over_random_streams(data):
+    """Issue 23: an out-of-standing claimant's answer, and its reason, are kept on its record and reused by
+    failures below it.  After every utterance of a random stream, each not-grounded answer's reason is the
+    general algorithm's as of that turn (``_reasons_checked``); read again at the end, after later standing
+    changes, each still says what held when it was asked."""
+    engine = Engine(HEADER)
+    kept: list[tuple[Any, Any, str, str]] = []
+    draw_stream(data, engine, lambda e, _update=None: _reasons_checked(e, ALL, kept), max_size=16)
+    _still_as_asked(kept)
+    engine.close()
+
+
+@budget(25)
+@given(seed=st.integers(0, 10**6), k=st.integers(20, 120), depth=st.sampled_from([0, 3, 12]))
+def test_a_reason_kept_on_a_record_is_the_general_algorithms_over_realistic_streams(seed, k, depth):
+    """As above, over the bench's realistic stream (every operation, long Dep chains when ``depth``): the one
+    rich in anchors out of standing and failures below them, replayed into a fresh engine and checked after
+    every utterance."""
+    from .synthetic import HEADER as SYNTHETIC
+    from .synthetic import realistic
+
+    conv = realistic(k, seed, depth)
+    conv.engine.close()
+    engine = Engine(SYNTHETIC)
+    kept: list[tuple[Any, Any, str, str]] = []
+    for u in conv.history:
+        engine.apply(u)
+        _reasons_checked(engine, list(engine.state.claimants), kept)
+    _still_as_asked(kept)
     engine.close()
 
 

@@ -75,8 +75,18 @@ class ArgRecord:
     explains: list[str] | tuple[str, ...] = NONE
     explain_turns: list[int] | tuple[int, ...] = NONE
     answer: object = field(default=None, compare=False, repr=False)
-    """Verify's answer when this argument grounds its claim resting on nothing: it depends on the record
-    alone (claim and id), is frozen, and is made once (``grounded.queries.verify.leaf``), not per query."""
+    """Verify's answer about this argument's claim that depends on the record alone, frozen, made once
+    rather than per query: resting on nothing, it grounds its claim (``grounded.queries.verify.leaf``: claim
+    and id); out of standing, it is why not (``verify.out``: claim and the latest standing change, the
+    reason worded once).  Emptied by ``change``."""
+
+    def change(self, turn: int, standing: str, cause: str | None) -> None:
+        """The standing changes at ``turn`` (``cause``: the literal that caused it): the one place it does, so
+        the answer kept for the old standing goes with it (an argument back in standing would else still
+        answer why it was out)."""
+        self.standing = standing
+        self.history.append((turn, standing, cause))
+        self.answer = None
 
     def standing_at(self, t: int | None) -> str | None:
         """Standing as of turn t; None if the argument did not exist yet."""
@@ -215,9 +225,7 @@ class DependencyMap:
         self.claimants.setdefault(claim, []).append(record.id)
 
     def _set_standing(self, e: SetStanding, turn: int, speaker: str, text: str, ops: Sequence) -> None:
-        record = self.args[e.arg - 1]
-        record.standing = e.standing
-        record.history.append((turn, e.standing, e.cause))
+        self.args[e.arg - 1].change(turn, e.standing, e.cause)
 
     def _add_dep(self, e: AddDep, turn: int, speaker: str, text: str, ops: Sequence) -> None:
         record = self.args[e.arg - 1]

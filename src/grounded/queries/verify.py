@@ -205,33 +205,44 @@ class _Ungrounded(Verification):
         return self._why[1]
 
 
-_Failure = tuple[list[str], str, "tuple[int, str, str | None] | Literal[False] | None"]
+_Failure = tuple[list[str], str, "Verification | Literal[False] | None"]
 """Where the single-claimant walk stopped below the anchor: the claims from the anchor down to the failing
-literal's dependent, the failing literal, and its argument's standing change (a history entry, unchanged by
-later turns), None when nobody claims it, False when it rests on itself."""
+literal's dependent, the failing literal, and its one claimant's ``_Out`` answer when that is out of standing
+(``out``: as of its standing change, unchanged by later turns), None when nobody claims it, False when it rests
+on itself."""
 
 
 @dataclass(frozen=True, eq=False, repr=False, init=False)  # frozen to every name, as the base
 class _Out(Verification):
     """Not grounded: the literal's one claimant is out of standing (found by the walk before it walks);
-    ``_basis``: the claimant's standing change, a history entry (unchanged by later turns)."""
+    ``_basis``: the claimant's standing change, a history entry (unchanged by later turns).
 
-    __slots__ = ()
+    One per standing change of a claimant, kept on its record (``out``) and given to every question about
+    its claim until the next change; its reason is worded on the first read and kept in ``_words``, so
+    reading ``.reason`` after that is a slot read, not an f-string (issue 23: the f-string and the turn's
+    ``str`` were most of the reading's cost, 1.7x the authors' whole answer).  A ``_Failed`` answer words its
+    last step with the failing claimant's ``_Out``, so those words too are made once per standing change."""
+
+    __slots__ = ("_words",)
 
     status = UNGROUNDED
 
     @property
     def reason(self) -> str:
-        """``standing_text``'s words (dmap/model.py), in the one f-string: called, it was a third of the
-        answer's cost (bench/compare.py reads ``.reason`` of each answer once)."""
-        claim, _, (turn, standing, cause) = self._f
-        if cause is None:
-            return f"{claim} {standing} at T{turn}"
-        return f"{claim} {standing} at T{turn} by {cause}"
+        try:
+            return self._words  # type: ignore[attr-defined]  # the slot, filled on the first read
+        except AttributeError:  # the first read: ``standing_text``'s words (dmap/notes.py), in one f-string
+            claim, _, (turn, standing, cause) = self._f
+            words = f"{claim} {standing} at T{turn}" if cause is None else f"{claim} {standing} at T{turn} by {cause}"
+            _keep_words(self, words)
+            return words
 
     @property
     def failing(self) -> str:
         return self._f[0]
+
+
+_keep_words = _Out._words.__set__  # type: ignore[attr-defined]  # the slot's member descriptor (frozen to the rest)
 
 
 @dataclass(frozen=True, eq=False, repr=False, init=False)  # frozen to every name, as the base
@@ -246,13 +257,11 @@ class _Failed(Verification):
     @property
     def reason(self) -> str:
         path, q, change = self._f[2]
-        # premise -> conclusion, as the picture's arrows run
+        if change:  # q's claimant out of standing: its ``_Out``'s words, made once per standing change
+            if len(path) == 1:  # premise -> conclusion, as the picture's arrows run
+                return f"{q} -> {path[0]}: {change.reason}"
+            return f"{' -> '.join([q, *reversed(path)])}: {change.reason}"
         trail = f"{q} -> {path[0]}" if len(path) == 1 else " -> ".join([q, *reversed(path)])
-        if change:
-            turn, standing, cause = change  # ``standing_text``'s words, as ``_Out`` words them
-            if cause is None:
-                return f"{trail}: {q} {standing} at T{turn}"
-            return f"{trail}: {q} {standing} at T{turn} by {cause}"
         if change is None:
             return f"{trail}: no argument claims {q}"
         return f"{trail}: circular support, {q} rests on itself"
@@ -288,6 +297,20 @@ def leaf(record: ArgRecord) -> Verification:
     if answer is None:
         answer = record.answer = _answer(_Leaf, record.claim, None, record.id)
     return answer  # type: ignore[return-value]
+
+
+def out(record: ArgRecord) -> Verification:
+    """Not grounded: ``record``, its claim's one argument, is out of standing (an ``_Out``).
+
+    The answer depends on the record's claim and its latest standing change alone, so it is made once per
+    change and kept in the record's ``answer`` slot, as ``leaf`` keeps its answer (never both at once: out of
+    standing, an argument grounds nothing), and its reason is worded once (``_Out.reason``).  A standing
+    change empties the slot (``ArgRecord.change``, the one place the standing changes), so a kept answer is
+    always the latest change's.  The walks read the slot themselves and call this only when it is empty.
+    """
+    answer = record.answer = _Out()
+    _fill(answer, (record.claim, None, record.history[-1]))
+    return answer
 
 
 def _ungrounded(claim: str, at: int | None, dm: DependencyMap) -> Verification:
@@ -335,9 +358,7 @@ def verify_over(self: Over, literal: str, at: int | None = None) -> Verification
     if newest.standing not in GOOD_STANDING:
         if len(ids) != 1:
             return _verify_at(self._dm, literal, None)
-        answer: Verification = _Out()  # ``_answer``, inline (so below): a call was a fifth of its cost
-        _fill(answer, (literal, None, newest.history[-1]))
-        return answer
+        return newest.answer or out(newest)  # type: ignore[return-value]  # ``out``'s kept answer, read here
     deps = newest.deps
     if not deps:  # an observation-like anchor grounds itself (its kept answer: Support may give it Dep later)
         return newest.answer or leaf(newest)  # type: ignore[return-value]  # the record keeps an object
@@ -355,8 +376,8 @@ def verify_over(self: Over, literal: str, at: int | None = None) -> Verification
             (b,) = claimants[q]
             rb = args[b - 1]
             if rb.standing not in GOOD_STANDING:
-                answer = _Failed()
-                _fill(answer, (literal, None, ([literal], q, rb.history[-1])))
+                answer: Verification = _Failed()  # ``_answer``, inline (so below): a call was a fifth of its cost
+                _fill(answer, (literal, None, ([literal], q, rb.answer or out(rb))))
                 return answer
             if not rb.deps:
                 colour[q] = True
@@ -404,7 +425,7 @@ def _walk_below(args: list, claimants: dict[str, list[int]], colour: dict[str, b
             return None
         rb = args[b - 1]
         if rb.standing not in good:
-            return _greys(colour), q, rb.history[-1]
+            return _greys(colour), q, rb.answer or out(rb)
         if not rb.deps:
             colour[q] = True
         elif depth >= _DEEPEST:
