@@ -31,7 +31,7 @@ from typing import Any, ClassVar, Literal
 from grounded.core.display import Displayable
 from grounded.core.vocabulary import GOOD_STANDING
 from grounded.dmap.state import ArgRecord, DependencyMap
-from grounded.queries.answer import ANSWER_SLOTS, Over, checked, filler, once, reduce
+from grounded.queries.answer import ANSWER_SLOTS, Over, checked, filler, once, rebuilt, reduce
 
 GROUNDED, UNGROUNDED, NO_ANCHOR = "grounded", "ungrounded", "no_anchor"
 
@@ -217,11 +217,13 @@ class _Out(Verification):
     """Not grounded: the literal's one claimant is out of standing (found by the walk before it walks);
     ``_basis``: the claimant's standing change, a history entry (unchanged by later turns).
 
-    One per standing change of a claimant, kept on its record (``out``) and given to every question about
-    its claim until the next change; its reason is worded on the first read and kept in ``_words``, so
-    reading ``.reason`` after that is a slot read, not an f-string (issue 23: the f-string and the turn's
-    ``str`` were most of the reading's cost, 1.7x the authors' whole answer).  A ``_Failed`` answer words its
-    last step with the failing claimant's ``_Out``, so those words too are made once per standing change."""
+    One per standing change of a claimant, kept on its record and given to every question about its claim
+    until the next change; its reason is worded when it is made (``out``) and kept in ``_words``, so reading
+    ``.reason`` is a slot read, not an f-string (issue 23: the f-string and the turn's ``str`` were most of the
+    reading's cost, 1.7x the authors' whole answer).  Worded on the first read instead (the empty slot's
+    AttributeError), the first question after a change cost 3.7x the authors' answer; worded here, 1.9x.  A ``_Failed``
+    answer words its last step with the failing claimant's ``_Out``, so those words too are made once per
+    standing change."""
 
     __slots__ = ("_words",)
 
@@ -229,13 +231,11 @@ class _Out(Verification):
 
     @property
     def reason(self) -> str:
-        try:
-            return self._words  # type: ignore[attr-defined]  # the slot, filled on the first read
-        except AttributeError:  # the first read: ``standing_text``'s words (dmap/notes.py), in one f-string
-            claim, _, (turn, standing, cause) = self._f
-            words = f"{claim} {standing} at T{turn}" if cause is None else f"{claim} {standing} at T{turn} by {cause}"
-            _keep_words(self, words)
-            return words
+        return self._words  # type: ignore[attr-defined]  # the slot ``out`` fills
+
+    def __reduce__(self) -> tuple:
+        """Pickled with its words (``answer.reduce`` carries ``_f`` alone)."""
+        return _rebuilt_out, (self._f, self._words)  # type: ignore[attr-defined]  # the slot ``out`` fills
 
     @property
     def failing(self) -> str:
@@ -243,6 +243,13 @@ class _Out(Verification):
 
 
 _keep_words = _Out._words.__set__  # type: ignore[attr-defined]  # the slot's member descriptor (frozen to the rest)
+
+
+def _rebuilt_out(fields: tuple, words: str) -> object:
+    """An ``_Out`` read back by pickle, its words and all."""
+    answer = rebuilt(_Out, fields)
+    _keep_words(answer, words)
+    return answer
 
 
 @dataclass(frozen=True, eq=False, repr=False, init=False)  # frozen to every name, as the base
@@ -303,13 +310,17 @@ def out(record: ArgRecord) -> Verification:
     """Not grounded: ``record``, its claim's one argument, is out of standing (an ``_Out``).
 
     The answer depends on the record's claim and its latest standing change alone, so it is made once per
-    change and kept in the record's ``answer`` slot, as ``leaf`` keeps its answer (never both at once: out of
-    standing, an argument grounds nothing), and its reason is worded once (``_Out.reason``).  A standing
-    change empties the slot (``ArgRecord.change``, the one place the standing changes), so a kept answer is
-    always the latest change's.  The walks read the slot themselves and call this only when it is empty.
+    change, its reason worded with it (``_Out``), and kept in the record's ``answer`` slot, as ``leaf`` keeps
+    its answer (never both at once: out of standing, an argument grounds nothing).  A standing change empties
+    the slot (``ArgRecord.change``, the one place the standing changes), so a kept answer is always the latest
+    change's.  The walks read the slot themselves and call this only when it is empty.
     """
+    claim, change = record.claim, record.history[-1]
     answer = record.answer = _Out()
-    _fill(answer, (record.claim, None, record.history[-1]))
+    _fill(answer, (claim, None, change))
+    turn, standing, cause = change  # ``standing_text``'s words (dmap/notes.py) after the claim, in one f-string
+    _keep_words(answer, f"{claim} {standing} at T{turn}" if cause is None
+                else f"{claim} {standing} at T{turn} by {cause}")
     return answer
 
 
