@@ -242,8 +242,8 @@ def test_an_anchor_given_dep_after_its_answer_was_kept_is_walked_again():
 
 def test_an_out_of_standing_claimants_answer_and_reason_are_made_once_per_standing_change():
     """Issue 23: reading ``.reason`` of an answer whose claimant is out of standing cost 1.7x the authors'
-    whole answer, most of it the f-string.  That answer is kept on the claimant's record and its reason worded
-    on the first read: asked again, the same answer and the same string, with no further Python frame; a
+    whole answer, most of it the f-string.  That answer is kept on the claimant's record, its reason worded
+    when it is made: asked again, the same answer and the same string, with no further Python frame; a
     failure below that claimant words its last step with them."""
     fresh = _conversation()
     assert _python_calls(lambda: fresh.verify("h3")) == ["verify_over", "out"]  # the first question makes it
