@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 
@@ -388,4 +391,42 @@ def test_a_flush_whose_transaction_sqlite_rolled_back_acknowledges_nothing(tmp_p
     assert ("t", one) not in c._cache and c.verify("t", one, "o1")["grounded"] is False
     c.store._execute(f"PRAGMA max_page_count = {pages + 1000}")
     assert host.run(lambda c: c.append("t", three, _say("o1")), write=True)["seq"] == 1
+    host.close()
+
+
+def test_an_append_is_answered_only_after_its_commit_which_runs_off_the_loop(tmp_path):
+    """The commit is held (its transaction's end waits on an event): meanwhile the loop goes on (a sleep ends),
+    the append is not answered, and a read of its conversation waits too; once the commit returns, the append is
+    answered and the read sees what it stored."""
+    host = EngineHost(lambda: Conversations(open_store(tmp_path / "held.db")))
+    store = host.conversations.store
+    cid = host.run(lambda c: c.create("t", {}), write=True)["id"]
+    began, release = threading.Event(), threading.Event()
+    real = store.transaction
+
+    @contextmanager
+    def held() -> Iterator[None]:
+        with real():
+            yield
+            began.set()
+            release.wait(5)  # bounded: without a commit thread this blocks the loop itself, then the test fails
+
+    store.transaction = held  # type: ignore[method-assign]
+
+    async def during_the_commit() -> tuple:
+        write = asyncio.ensure_future(host.call(lambda c: c.append("t", cid, _say("o1")), True, ("t", cid)))
+        loop = asyncio.get_running_loop()
+        assert await loop.run_in_executor(None, began.wait, 5)  # the commit has begun
+        read = asyncio.ensure_future(host.call(lambda c: c.verify("t", cid, "o1")))
+        await asyncio.sleep(0.2)  # the loop runs while the commit is held
+        held_back = (write.done(), read.done(), release.is_set())
+        release.set()
+        return held_back, await write, await read
+
+    held_back, appended, verified = asyncio.run(during_the_commit())
+    assert held_back == (False, False, False)
+    assert appended["seq"] == 1
+    assert verified["grounded"] is True  # the read ran after the commit: it sees the row
+    store.transaction = real  # type: ignore[method-assign]
+    assert store.head("t", cid) == 1
     host.close()
