@@ -356,6 +356,18 @@ def test_one_structured_log_line_per_request(served):
     assert all(isinstance(x["ms"], float) and x["ms"] >= 0 for x in lines)
 
 
+def test_answers_do_not_name_the_server_software(served):
+    """No `server: uvicorn` header (uvicorn's default, turned off with its proxy-header rewriting, which nothing
+    here reads): on a route of the framework, on the fast path and on a refusal alike."""
+    server, key, _ = served
+    with client(server, key) as c:
+        answers = [c.get("/health"), c.get("/conversations"), c.get("/conversations/none/verify?claim=a"),
+                   c.post("/conversations/none/utterances", json={"speaker": "ann"})]
+    assert [r.status_code for r in answers] == [200, 200, 404, 404]
+    assert [r.headers.get("server") for r in answers] == [None] * 4
+    assert all(r.headers.get("date") for r in answers)  # the Date header HTTP asks of an origin server stays
+
+
 def test_the_published_openapi_document_is_the_apis():
     from grounded.service.api import openapi_document
 
