@@ -222,6 +222,10 @@ PARTS = [("rules (engine, Prolog)", ("grounded.engine", "grounded.solvers", "gro
 whose modules hold the innermost frame's (the module or a submodule), else the next frame out's, and so on
 (``other`` if none does).  Module names, not file paths: the same wherever the package is installed."""
 
+STORE, COMMIT, IDLE = "store (SQLite, PostgreSQL)", "store commit (its thread)", frozenset({"event loop", "other"})
+"""A sample taken while the loop's thread waits (the handler runs on it) and another thread is in the store counts
+for the commit (``host.py`` commits on a thread of its own); when both threads run, it goes by the loop's frame."""
+
 
 def sample(out: Path, argv: list[str], interval: float = 0.001) -> None:
     """Run ``grounded ARGV`` with a CPU-time sampler: SIGPROF every ``interval`` s of the process's CPU; SIGUSR1
@@ -236,17 +240,24 @@ def sample(out: Path, argv: list[str], interval: float = 0.001) -> None:
     counts: collections.Counter[str] = collections.Counter()
     on = [False]
 
-    def tick(signum: int, frame: Any) -> None:
-        if not on[0]:
-            return
+    def part_of(frame: Any) -> str:
         while frame is not None:
             module = frame.f_globals.get("__name__", "")
             for part, modules in PARTS:
                 if any(module == m or module.startswith(m + ".") for m in modules):
-                    counts[part] += 1
-                    return
+                    return part
             frame = frame.f_back
-        counts["other"] += 1
+        return "other"
+
+    def tick(signum: int, frame: Any) -> None:
+        if not on[0]:
+            return
+        part = part_of(frame)
+        if part in IDLE:  # the loop's thread waits: the CPU went to another thread, the store's commit if busy
+            main = threading.main_thread().ident
+            if any(part_of(f) == STORE for t, f in sys._current_frames().items() if t != main):
+                part = COMMIT
+        counts[part] += 1
 
     def start(*_: object) -> None:
         counts.clear()

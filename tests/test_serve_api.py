@@ -11,6 +11,7 @@ earlier turns too) is held equal to a library Engine fed the same utterances.
 from __future__ import annotations
 
 import json
+import logging
 import time
 from pathlib import Path
 
@@ -354,6 +355,43 @@ def test_one_structured_log_line_per_request(served):
         ("GET", "/v1/conversations/log-probe/state", "t1", 404), ("GET", "/v1/conversations", "t1", 200),
         ("GET", "/v1/conversations", None, 401)]
     assert all(isinstance(x["ms"], float) and x["ms"] >= 0 for x in lines)
+
+
+def test_a_request_line_is_the_json_of_its_fields():
+    """The request line is put together from its fields, not by json.dumps: it must read back as the same
+    object, and be the same text, whatever the path holds (quotes, backslashes, non-ASCII, line separators)."""
+    from grounded.service.middleware import LOG, log_line
+
+    cases = [("POST", "/v1/conversations/c-1/utterances", "acme", 201, 1.234),
+             ("GET", '/v1/conversations/a"b\\c/é€😀\u2028\n/state', None, 404, 0.0),
+             ("GET", "/v1/health", "t", 500, 12345.678), ("GET", "/", "t", 200, 1e-05)]
+    seen: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = seen.append  # type: ignore[method-assign]
+    LOG.addHandler(handler)
+    level, LOG.level = LOG.level, logging.INFO
+    try:
+        for case in cases:
+            log_line(*case)
+    finally:
+        LOG.removeHandler(handler)
+        LOG.setLevel(level)
+    objects = [dict(zip(("method", "path", "tenant", "status", "ms"), case, strict=True)) for case in cases]
+    lines = [r.getMessage() for r in seen]
+    assert lines == [json.dumps(o) for o in objects]
+    assert [json.loads(x) for x in lines] == objects
+
+
+def test_answers_do_not_name_the_server_software(served):
+    """No `server: uvicorn` header (uvicorn's default, turned off with its proxy-header rewriting, which nothing
+    here reads): on a route of the framework, on the fast path and on a refusal alike."""
+    server, key, _ = served
+    with client(server, key) as c:
+        answers = [c.get("/health"), c.get("/conversations"), c.get("/conversations/none/verify?claim=a"),
+                   c.post("/conversations/none/utterances", json={"speaker": "ann"})]
+    assert [r.status_code for r in answers] == [200, 200, 404, 404]
+    assert [r.headers.get("server") for r in answers] == [None] * 4
+    assert all(r.headers.get("date") for r in answers)  # the Date header HTTP asks of an origin server stays
 
 
 def test_the_published_openapi_document_is_the_apis():

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 
@@ -388,4 +391,74 @@ def test_a_flush_whose_transaction_sqlite_rolled_back_acknowledges_nothing(tmp_p
     assert ("t", one) not in c._cache and c.verify("t", one, "o1")["grounded"] is False
     c.store._execute(f"PRAGMA max_page_count = {pages + 1000}")
     assert host.run(lambda c: c.append("t", three, _say("o1")), write=True)["seq"] == 1
+    host.close()
+
+
+def _held_commit(store, fail: bool = False) -> tuple[threading.Event, threading.Event]:
+    """Hold ``store``'s next commits (each transaction's end waits on ``release``; ``began`` is set when one
+    does), and with ``fail`` have each refused once released: (began, release)."""
+    began, release = threading.Event(), threading.Event()
+    real = store.transaction
+
+    @contextmanager
+    def held() -> Iterator[None]:
+        with real():
+            yield
+            began.set()
+            release.wait(5)  # bounded: without a commit thread this blocks the loop itself, then the test fails
+            if fail:
+                raise StoreUnavailable("commit refused by the test")
+
+    store.transaction = held
+    return began, release
+
+
+def _during_a_held_commit(host: EngineHost, cid: str, began: threading.Event, release: threading.Event) -> tuple:
+    """An append whose commit is held, and a Verify of its claim asked meanwhile: ((write done, read done,
+    released) while held, the append's outcome, the Verify's answer)."""
+    async def run() -> tuple:
+        write = asyncio.ensure_future(host.call(lambda c: c.append("t", cid, _say("o1")), True, ("t", cid)))
+        loop = asyncio.get_running_loop()
+        assert await loop.run_in_executor(None, began.wait, 5)  # the commit has begun
+        read = asyncio.ensure_future(host.call(lambda c: c.verify("t", cid, "o1")))
+        await asyncio.sleep(0.2)  # the loop runs while the commit is held
+        held_back = (write.done(), read.done(), release.is_set())
+        release.set()
+        appended = (await asyncio.gather(write, return_exceptions=True))[0]
+        return held_back, appended, await read
+
+    return asyncio.run(run())
+
+
+def test_an_append_is_answered_only_after_its_commit_which_runs_off_the_loop(tmp_path):
+    """The commit is held (its transaction's end waits on an event): meanwhile the loop goes on (a sleep ends),
+    the append is not answered, and a read of its conversation waits too; once the commit returns, the append is
+    answered and the read sees what it stored."""
+    host = EngineHost(lambda: Conversations(open_store(tmp_path / "held.db")))
+    store = host.conversations.store
+    cid = host.run(lambda c: c.create("t", {}), write=True)["id"]
+    began, release = _held_commit(store)
+    held_back, appended, verified = _during_a_held_commit(host, cid, began, release)
+    assert held_back == (False, False, False)
+    assert appended["seq"] == 1
+    assert verified["grounded"] is True  # the read ran after the commit: it sees the row
+    del store.transaction  # the class's own again
+    assert store.head("t", cid) == 1
+    host.close()
+
+
+def test_a_read_waiting_for_a_commit_that_fails_answers_from_the_store(tmp_path):
+    """The held commit is refused: the append is answered with the refusal, and the read that waited for it
+    answers as if the append never happened (its engine, moved on, was dropped and rebuilt from the store)."""
+    host = EngineHost(lambda: Conversations(open_store(tmp_path / "refused.db")))
+    store = host.conversations.store
+    cid = host.run(lambda c: c.create("t", {}), write=True)["id"]
+    began, release = _held_commit(store, fail=True)
+    held_back, refused, verified = _during_a_held_commit(host, cid, began, release)
+    assert held_back == (False, False, False)
+    assert isinstance(refused, StoreUnavailable) and "refused by the test" in str(refused)
+    assert verified["grounded"] is False
+    del store.transaction
+    assert store.head("t", cid) == 0
+    assert host.run(lambda c: c.append("t", cid, _say("o1")), write=True)["seq"] == 1  # the next write goes on
     host.close()

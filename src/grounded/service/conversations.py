@@ -21,7 +21,7 @@ import hashlib
 import secrets
 from collections import OrderedDict
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -69,6 +69,36 @@ class _Entry:
         self.engine, self.tenant, self.length = engine, tenant, length
 
 
+class Batch:
+    """An open group commit: the store's transaction, and the engines its writes moved on.
+
+    ``commit`` and ``abort`` touch only the store's connection, so they may run on
+    another thread while the engines' thread waits without touching the store;
+    ``forget`` (after either failed) drops engines, so it runs on the engines' thread.
+    """
+
+    __slots__ = ("_conversations", "_transaction", "_touched")
+
+    def __init__(self, conversations: Conversations, transaction: AbstractContextManager[Any]):
+        self._conversations, self._transaction = conversations, transaction
+        self._touched = conversations._touched
+        transaction.__enter__()
+
+    def commit(self) -> None:
+        """COMMIT (one fsync for the whole group); StoreUnavailable if the store refused it (rolled back)."""
+        self._transaction.__exit__(None, None, None)
+
+    def abort(self, exc: BaseException) -> None:
+        """Roll back: nothing of the group is stored."""
+        self._transaction.__exit__(type(exc), exc, exc.__traceback__)
+
+    def forget(self) -> None:
+        """After a failed commit or an abort: drop every engine a write of the group moved on (not committed)."""
+        for key in self._touched:
+            self._conversations._forget(key)
+        self._touched.clear()
+
+
 class Conversations:
     """The engines of one process, keyed by (tenant, conversation id), at most ``cache`` of them."""
 
@@ -91,16 +121,26 @@ class Conversations:
         (rebuilt from the store when next asked), so no answer rests on a row that
         was not committed.
         """
-        self._touched = set()
+        group = self.open_batch()
         try:
-            with self.store.transaction():
-                yield
-        except BaseException:
-            for key in self._touched:
-                self._forget(key)
+            yield
+        except BaseException as exc:
+            try:
+                group.abort(exc)
+            finally:
+                group.forget()
             raise
-        finally:
-            self._touched = set()
+        try:
+            group.commit()
+        except BaseException:
+            group.forget()
+            raise
+
+    def open_batch(self) -> Batch:
+        """A group commit in two halves (``batch`` in one): the writes here, then ``Batch.commit``, which may run
+        on another thread (``host.py`` runs it off the event loop)."""
+        self._touched = set()
+        return Batch(self, self.store.transaction())
 
     # -- who is asking ----------------------------------------------------------
 

@@ -11,11 +11,14 @@ under load), so it runs inline in the request handler.
 A write (an append, a new conversation) is queued; the first write of a loop
 iteration schedules a flush, which runs the queued writes (up to
 ``MAX_BATCH``) in one store transaction, in the order of their conversation
-ids, and commits once (one fsync for all of them) before any of them is
-answered; then the loop serves what waits before the next group.  The loop
-is blocked while a flush runs, so no read ever sees an engine moved on by a
-write that is not yet committed; under load, more writes wait for a flush
-and each commit carries more of them.  The writes of one flush were all in flight at
+ids, and hands the COMMIT (one fsync for all of them) to a thread of its
+own; each write is answered only once that commit has returned.  While the
+disk syncs, the loop goes on reading requests, validating bodies and queuing
+the next group's writes, which is what lets more writes share each commit;
+a read (and the key check of a write, which reads the store) waits for the
+commit in flight, so no read ever sees an engine moved on by a write that
+is not yet committed, and the store's connection is used by one thread at a
+time.  The writes of one flush were all in flight at
 once, so any order among them is a valid one; sorting them by conversation
 (tenant, id), the store's key, means two processes locking several
 conversations' rows (PostgreSQL) take the locks in one global order and
@@ -28,14 +31,15 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from grounded.service.conversations import Conversations
+from grounded.service.conversations import Batch, Conversations
 
 T = TypeVar("T")
 
 MAX_BATCH = 32
-"""Writes committed together at most: a bound on how long one flush holds the loop (reads wait meanwhile)."""
+"""Writes run together at most: a bound on how long one flush holds the loop (reads wait meanwhile)."""
 
 
 class _Write:
@@ -45,6 +49,9 @@ class _Write:
         self.fn, self.future, self.order = fn, future, order
 
 
+Outcome = tuple[Any, BaseException | None]
+
+
 class EngineHost:
     """The process's ``Conversations``, owned by the thread that creates the host (the event loop's)."""
 
@@ -52,14 +59,22 @@ class EngineHost:
         self.conversations = make()
         self._writes: list[_Write] = []
         self._flushing = False
+        self._readers: list[asyncio.Future[None]] | None = None
+        """While a commit is in flight: the reads waiting for it (None: no commit in flight)."""
+        self._committer = ThreadPoolExecutor(1, thread_name_prefix="grounded-commit")
 
     async def call(self, job: Callable[[Conversations], T], write: bool = False,
                    order: tuple[str, str] = ("", "")) -> T:
-        """Run ``job``: a read at once; a write at the next flush, answered once its group has committed.
+        """Run ``job``: a read at once (after the commit in flight, if any); a write at the next flush,
+        answered once its group has committed.
 
         ``order``: the (tenant, conversation id) a write changes (a flush runs its writes sorted by it).
         """
         if not write:
+            while self._readers is not None:
+                waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+                self._readers.append(waiter)
+                await waiter
             return job(self.conversations)
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
@@ -70,42 +85,69 @@ class EngineHost:
         return await future
 
     def _flush(self) -> None:
-        """Commit up to MAX_BATCH queued writes, then let the loop serve what waits before the next group."""
+        """Run up to MAX_BATCH queued writes in one transaction and hand its commit to the commit thread."""
         batch, self._writes = self._writes[:MAX_BATCH], self._writes[MAX_BATCH:]
+        batch.sort(key=lambda w: w.order)
         try:
-            batch.sort(key=lambda w: w.order)
-            outcomes: list[tuple[Any, BaseException | None]] = []
+            group = self.conversations.open_batch()
+        except Exception as exc:  # the transaction did not begin (the store is gone, locked past its timeout)
+            self._answer(batch, [(None, exc)] * len(batch))
+            return
+        try:
+            outcomes = [_attempt(w.fn, self.conversations) for w in batch]
+        except BaseException as exc:  # not a write's refusal (those are outcomes): nothing of the group stands
             try:
-                with self.conversations.batch():
-                    outcomes = [_attempt(w.fn, self.conversations) for w in batch]
-            except Exception as exc:  # the commit failed: nothing of the group is acknowledged
-                outcomes = [(None, exc if error is None else error) for _, error in outcomes] \
-                    or [(None, exc)] * len(batch)
-            for w, (result, error) in zip(batch, outcomes, strict=True):
-                if w.future.done():  # the client went away; the write stands
-                    continue
-                if error is not None:
-                    w.future.set_exception(error)
-                else:
-                    w.future.set_result(result)
-        finally:
-            if self._writes:
-                asyncio.get_running_loop().call_soon(self._flush)
+                group.abort(exc)
+            finally:
+                group.forget()
+                self._answer(batch, [(None, exc if isinstance(exc, Exception) else RuntimeError(str(exc)))]
+                             * len(batch))
+            raise
+        self._readers = []
+        committed = asyncio.get_running_loop().run_in_executor(self._committer, group.commit)
+        committed.add_done_callback(lambda done: self._committed(done, group, batch, outcomes))
+
+    def _committed(self, done: asyncio.Future[None], group: Batch, batch: list[_Write],
+                   outcomes: list[Outcome]) -> None:
+        """Back on the loop after the commit: the reads that waited go first, then the group is answered."""
+        waiting, self._readers = self._readers or [], None
+        for waiter in waiting:
+            if not waiter.done():
+                waiter.set_result(None)
+        error = done.exception()
+        if error is not None:  # the commit failed: nothing of the group is acknowledged
+            group.forget()
+            outcomes = [(None, error if failed is None else failed) for _, failed in outcomes]
+        self._answer(batch, outcomes)
+
+    def _answer(self, batch: list[_Write], outcomes: list[Outcome]) -> None:
+        """Settle each write's future, then let the loop serve what waits before the next group."""
+        for w, (result, error) in zip(batch, outcomes, strict=True):
+            if w.future.done():  # the client went away; the write stands
+                continue
+            if error is not None:
+                w.future.set_exception(error)
             else:
-                self._flushing = False
+                w.future.set_result(result)
+        if self._writes:
+            asyncio.get_running_loop().call_soon(self._flush)
+        else:
+            self._flushing = False
 
     def run(self, job: Callable[[Conversations], T], write: bool = False) -> T:
-        """Run ``job`` from synchronous code on the owning thread (a write commits before it returns)."""
+        """Run ``job`` from synchronous code on the owning thread, no flush in flight (a write commits before
+        it returns)."""
         if not write:
             return job(self.conversations)
         with self.conversations.batch():
             return job(self.conversations)
 
     def close(self) -> None:
+        self._committer.shutdown(wait=True)
         self.conversations.close()
 
 
-def _attempt(fn: Callable[[Conversations], Any], conversations: Conversations) -> tuple[Any, BaseException | None]:
+def _attempt(fn: Callable[[Conversations], Any], conversations: Conversations) -> Outcome:
     try:
         return fn(conversations), None
     except Exception as exc:  # handed to the caller, who reports it

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+from json.encoder import encode_basestring_ascii  # the C escaper json.dumps uses
 from typing import Any
 
 from grounded.service.errors import TooLarge
@@ -72,9 +73,21 @@ class RequestGuard:
                     await _refuse(sending, self.max_body)
         finally:
             if LOG.isEnabledFor(logging.INFO):
-                LOG.info(json.dumps({"method": scope["method"], "path": scope["path"],
-                                     "tenant": state.get("tenant"), "status": status[0],
-                                     "ms": round((time.perf_counter() - start) * 1000, 3)}))
+                log_line(scope["method"], scope["path"], state.get("tenant"), status[0],
+                         round((time.perf_counter() - start) * 1000, 3))
+
+
+def log_line(method: str, path: str, tenant: str | None, status: int, ms: float) -> None:
+    """One request's line: the JSON ``json.dumps`` writes for that object, put together from its fields (the
+    strings escaped by its own encoder), handed to the logger's handlers without the caller lookup ``LOG.info``
+    makes (a stack walk per record, for a file and line no request line shows): a few microseconds less on the
+    loop for every request."""
+    line = (f'{{"method": {_text(method)}, "path": {_text(path)}, '
+            f'"tenant": {"null" if tenant is None else _text(tenant)}, "status": {status:d}, "ms": {ms!r}}}')
+    LOG.handle(LOG.makeRecord(LOG.name, logging.INFO, "", 0, line, (), None))
+
+
+_text = encode_basestring_ascii
 
 
 class _BodyTooLarge(Exception):

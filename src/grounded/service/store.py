@@ -346,7 +346,9 @@ class SQLiteStore(Store):
         self.path = Path(path)
         self.url = str(self.path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, isolation_level=None, timeout=30.0, check_same_thread=True)
+        # check_same_thread off: the host hands the connection to its commit thread for a COMMIT, and touches
+        # it from no other thread until that returns (``host.py``): one thread at a time, never two at once.
+        self._db = sqlite3.connect(self.path, isolation_level=None, timeout=30.0, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.execute("PRAGMA foreign_keys=ON")
