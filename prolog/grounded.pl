@@ -56,6 +56,11 @@
 %  was.  op_module(Name, Module): operation Name is declared in Module, in
 %  the order loaded (the built-ins first).
 :- dynamic op_module/2, rule_file/2.    % rule_file(File, Module)
+%  required_field(Name, Field, Module): operation Name, declared in Module,
+%  needs Field; kept beside op_module/2 when the file loads, so that the
+%  check every operation runs (op_violation/5) neither copies the
+%  declaration (its documentation and every field) nor walks its fields.
+:- dynamic required_field/3.
 
 hook(operation/3).
 hook(violation/5).
@@ -101,14 +106,18 @@ load_rule_file(File, Module) :-
     ;   true
     ),
     retractall(op_module(_, Module)),
+    retractall(required_field(_, _, Module)),
     forall(member(N, Names0), assertz(op_module(N, Module))),
+    forall(( member(N, Names0), Module:operation(N, _, Fs), member(field(F, _, required), Fs) ),
+           assertz(required_field(N, F, Module))),
     retractall(rule_file(File, _)),
     assertz(rule_file(File, Module)).
 
 %  unload_rule_file(+File): its operations are gone, the driver unchanged.
 unload_rule_file(File) :-
     (   retract(rule_file(File, Module))
-    ->  retractall(op_module(_, Module))
+    ->  retractall(op_module(_, Module)),
+        retractall(required_field(_, _, Module))
     ;   true
     ),
     unload_file(File).
@@ -305,26 +314,29 @@ run_op(I, U, Op, Vs, Ts) :-
     ),
     Ts = o(I, Es).
 
+%  The operation's declaration is read from op_module/2 and required_field/3
+%  (what load_rule_file/2 kept of it), not copied from operation/3 per call.
 op_violation(Name, _, _, unknown_operation, M) :-
-    \+ declared(Name, _, _), !,
+    \+ op_module(Name, _), !,
     findall(N, declared(N, _, _), Ns),
     fmt(M, "~w is not an operation (known: ~w)", [Name, Ns]).
 op_violation(Name, _, Op, missing_field, M) :-
-    declared(Name, _, Fields),
-    member(field(F, _, required), Fields),
+    required_field(Name, F, _),
     \+ field(Op, F, _),
     fmt(M, "~w needs the field ~w", [Name, F]).
 op_violation(Name, U, Op, Code, M) :-
     rule_violation(Name, U, Op, Code, M).
+op_violation(Name, U, Op, Code, M) :-
+    has_findings(Op),
+    announce_violation(Name, U, Op, Code, M).
+
 %  Any operation that announces L: the bridge found L impossible (no world of
 %  the model satisfies it after the operations before it) or false in the
 %  declared actual world.  A hard announcement must be truthful.
-op_violation(Name, U, Op, announce_impossible, M) :-
-    has_findings(Op),
+announce_violation(Name, U, Op, announce_impossible, M) :-
     epistemic(Op, impossible(L)), rule_effect(Name, U, Op, announce(L)),
     fmt(M, "announcing ~w leaves no possible world: the world model already rules it out", [L]).
-op_violation(Name, U, Op, announce_false, M) :-
-    has_findings(Op),
+announce_violation(Name, U, Op, announce_false, M) :-
     epistemic(Op, false(L)), rule_effect(Name, U, Op, announce(L)),
     fmt(M, "~w is false in the actual world the world model declares", [L]).
 
