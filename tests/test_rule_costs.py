@@ -36,3 +36,19 @@ def test_an_extension_s_required_fields_are_checked_once_however_often_it_is_loa
         result = plain.rules.apply(("utterance", 1, "bob", [("op", "concede", [])]), session=None)  # type: ignore[arg-type]
         assert isinstance(result, Rejected) and [v.code for v in result.violations] == ["unknown_operation"]
     assert PrologRules.get().loaded_extensions == ()
+
+
+def test_a_reply_whose_value_holds_the_separator_comes_back_as_terms_and_reads_the_same():
+    """flat_reply/2 checks each atom for U+001F rather than splitting the whole text again: a speaker
+    named with one (sent as terms, the rules' own input not validated) still reads back exactly."""
+    from grounded.dmap.effects import NewAgent, NewArg, Turn
+
+    engine = Engine({})
+    for speaker in ("b\x1fob", "carol"):
+        utterance = ("utterance", 1 if speaker == "carol" else 0, speaker,
+                     [("op", "observe", [("=", "claim", f"o{len(speaker)}")])])
+        result = engine.rules.apply(utterance, session=None)  # type: ignore[arg-type]
+        assert not isinstance(result, Rejected), result
+        assert [e for e in result.effects if isinstance(e, NewAgent)] == [NewAgent(-1, speaker)]
+        assert [type(e) for e in result.effects][:2] == [NewAgent, Turn]
+        assert [e.claim for e in result.effects if isinstance(e, NewArg)] == [f"o{len(speaker)}"]
