@@ -284,13 +284,15 @@ admission(u(T, _), turn(T)).
 %  (utterance_violation/3, as v/4 records) and its admission effects
 %  (admission/2, in order).  The usual case, a known speaker after the last
 %  turn, is decided without collecting solutions: it runs for every
-%  utterance, chatter included.
+%  utterance, chatter included.  A known speaker is admitted whether or not
+%  agents join on their first word, so open_agents/0 is asked only of a
+%  speaker not yet known.
 admission(U, Violations, Admit) :-
     U = u(T, S),
     (   ( last_turn(Last) -> T > Last ; true ),
-        (   open_agents
-        ->  ( agent(S, _) -> Admit = [turn(T)] ; Admit = [new_agent(S), turn(T)] )
-        ;   agent(S, _), Admit = [turn(T)]
+        (   agent(S, _)
+        ->  Admit = [turn(T)]
+        ;   open_agents, Admit = [new_agent(S), turn(T)]
         )
     ->  Violations = []
     ;   findall(v(-1, utterance, C, M), utterance_violation(U, C, M), Violations),
