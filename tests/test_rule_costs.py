@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from grounded import Engine
 from grounded.solvers.prolog import PrologRules, Rejected
 
@@ -52,3 +54,52 @@ def test_a_reply_whose_value_holds_the_separator_comes_back_as_terms_and_reads_t
         assert [e for e in result.effects if isinstance(e, NewAgent)] == [NewAgent(-1, speaker)]
         assert [type(e) for e in result.effects][:2] == [NewAgent, Turn]
         assert [e.claim for e in result.effects if isinstance(e, NewArg)] == [f"o{len(speaker)}"]
+
+
+def _declared(name: str, optional: int) -> str:
+    notes = [f"field(note{i}, text, optional)" for i in range(optional)]
+    fields = ", ".join(["field(target, literal, required)", *notes])
+    return f"""operation({name}, "Accepts a claim in good standing.", [{fields}]).
+violation({name}, _, Op, {name}_not_standing, M) :-
+    field(Op, target, T), \\+ stands(T),
+    fmt(M, "~w is not in good standing", [T]).
+effect({name}, U, Op, commit(S, A)) :-
+    field(Op, target, T), speaker(U, S), standing_arg(T, A).
+transition({name}, commit).
+"""
+
+
+@pytest.mark.parametrize("optional", [60])
+def test_an_operation_s_generic_checks_cost_the_same_however_many_fields_it_declares(tmp_path: Path, optional: int):
+    """The driver's checks of every operation (known? its required fields given?) read required_field/3, kept when
+    the file loaded, not the declaration: an operation declaring many optional fields costs the rules no more
+    inferences than one declaring none (walking the declaration cost one more per field, per operation)."""
+    path = tmp_path / "agree.pl"
+    path.write_text(_declared("agree_wide", optional) + _declared("agree_narrow", 0))
+    engine = Engine(TEAM, extensions=[path])
+    engine.apply({"speaker": "alice", "ops": [{"op": "observe", "claim": "o1"}, {"op": "observe", "claim": "o2"}]})
+    rules = engine.rules.rules
+    costs = {}
+    for name, target in (("agree_narrow", "o1"), ("agree_wide", "o2")):
+        before = rules.inferences()
+        update = engine.apply({"speaker": "bob", "ops": [{"op": name, "target": target}]})
+        costs[name] = rules.inferences() - before
+        assert [e.name for e in update.effects] == ["turn", "commit"]
+    assert abs(costs["agree_wide"] - costs["agree_narrow"]) < optional // 4, costs
+
+
+def test_the_rules_reply_is_a_string_not_an_atom_made_per_utterance():
+    """flat_reply/2 joins its tokens into a string: it made an atom of each reply's whole text before (one more
+    entry in the atom table per request, reclaimed only by atom garbage collection)."""
+    from pyswip import Prolog
+
+    def atoms() -> int:
+        return int(next(Prolog().query("statistics(atoms, N)"))["N"])
+
+    engine = Engine(TEAM)
+    engine.rules.apply(("utterance", 1, "alice", []), session=None)  # type: ignore[arg-type]
+    before = atoms()
+    for turn in range(2, 202):
+        result = engine.rules.apply(("utterance", turn, "alice", []), session=None)  # type: ignore[arg-type]
+        assert [e.name for e in result.effects] == ["turn"]
+    assert atoms() - before < 20
