@@ -536,19 +536,42 @@ apply_checked(U, E, Broken0, Broken) :-
     apply_effect(U, E).
 
 %  problem_updates(+Effects, -ProblemEffects): re-decide the open problems
-%  whose status these effects may have changed.
+%  whose status these effects may have changed.  It runs for every
+%  operation, so it walks the effects and the literals itself: the literals
+%  an effect touches are collected without a findall per operation (one only
+%  for a standing change, which touches every literal its argument claims or
+%  explains), and each literal's status is decided with one is_open/1.
 problem_updates(Es, Ps) :-
-    findall(L, (member(E, Es), touched(E, L)), Ls0),
+    touched_literals(Es, Ls0),
     dedupe(Ls0, Ls),
-    findall(P, (member(L, Ls), problem_change(L, P)), Ps).
+    problem_changes(Ls, Ps).
+
+touched_literals([], []).
+touched_literals([E|Es], Ls) :-
+    (   touched(E, L)
+    ->  Ls = [L|Ls1]
+    ;   E = set_standing(A, _, _)
+    ->  findall(L, ( claims(A, L) ; explains(A, L) ), Ls, Ls1)
+    ;   Ls = Ls1
+    ),
+    touched_literals(Es, Ls1).
 
 touched(new_arg(_, L, _), L).
 touched(add_explains(_, L), L).
 touched(new_prop(P, question), P).
-touched(set_standing(A, _, _), L) :- ( claims(A, L) ; explains(A, L) ).
 
-problem_change(L, problem(L, open))   :- is_open(L), \+ open_problem(L).
-problem_change(L, problem(L, closed)) :- open_problem(L), \+ is_open(L).
+%  problem_changes(+Literals, -ProblemEffects): problem(L, open) for each
+%  literal open but not queued, problem(L, closed) for each queued but no
+%  longer open, in order.
+problem_changes([], []).
+problem_changes([L|Ls], Ps) :-
+    (   open_problem(L)
+    ->  ( is_open(L) -> Ps = Ps1 ; Ps = [problem(L, closed)|Ps1] )
+    ;   is_open(L)
+    ->  Ps = [problem(L, open)|Ps1]
+    ;   Ps = Ps1
+    ),
+    problem_changes(Ls, Ps1).
 
 %  left_standing(+Transitions, -Claims): the claims this utterance took out
 %  of S_t: an argument for each left good standing, and none stands now.
