@@ -644,14 +644,21 @@ message_to_codes(E, Codes) :-
     '$messages':translate_message(E, Lines, []),
     with_output_to(codes(Codes), print_message_lines(current_output, '', Lines)).
 
-request(apply(M, Sent, Record, Behind), Reply) :-
-    (   Sent = flat(_, _) -> batch_utterances(Sent, [Utterance]) ; Utterance = Sent ),
+%  apply_one(+Module, +Utterance, +Record, +Behind, -Reply): one utterance, live.
+apply_one(M, Utterance, Record, Behind, Reply) :-
     use_state(M), catch_up(Behind),
     apply_utterance(Utterance, Record, Result),
     (   Result = accepted(Ts, Left)
     ->  flat_reply([Ts-Left], Reply)
     ;   Reply = Result
     ).
+
+request(apply(Text), Reply) :-               % a live utterance as one string (flat_apply/5)
+    flat_apply(Text, M, Record, Behind, Utterance),
+    apply_one(M, Utterance, Record, Behind, Reply).
+request(apply(M, Sent, Record, Behind), Reply) :-
+    (   Sent = flat(_, _) -> batch_utterances(Sent, [Utterance]) ; Utterance = Sent ),
+    apply_one(M, Utterance, Record, Behind, Reply).
 request(apply_batch(M, Batch, Behind), batch(Accepted, Stop)) :-
     batch_utterances(Batch, Utterances),
     use_state(M), catch_up(Behind),

@@ -7,7 +7,7 @@
     driver (grounded.pl) never sees the tokens.  Nothing is read as Prolog
     text: a token becomes an integer, an atom or a literal.
 */
-:- module(wire, [batch_utterances/2, flat_facts/2, flat_reply/2]).
+:- module(wire, [batch_utterances/2, flat_apply/5, flat_facts/2, flat_reply/2]).
 
 :- use_module(library(lists)).
 :- use_module(library(apply)).
@@ -30,6 +30,26 @@ batch_utterances(flat(Text, N), Utterances) :- !,
 batch_utterances(Utterances, Utterances).
 
 flat_batch(Us) --> flat_int(K), flat_utterances(K, Us).
+
+%  flat_apply(+Text, -Module, -Record, -Behind, -Utterance): a live request as
+%  the bridge sends it (RuleState.apply): one string, so that building it
+%  costs the bridge one foreign call rather than one per node.  Its tokens,
+%  each followed by the separator: the state module, true or false (record
+%  the utterance), the turn to catch up on or none, the count N of the
+%  tokens that follow, then one utterance as batch_utterances/2 reads a
+%  batch of one.  A text that does not split into exactly that, or does not
+%  decode to one utterance, is an error.
+flat_apply(Text, Module, Record, Behind, Utterance) :-
+    split_string(Text, "\x1f\", "", Parts0),
+    (   Parts0 = [MS, RS, BS, NS|Parts],
+        atom_string(Module, MS), memberchk(RS-Record, ["true"-true, "false"-false]),
+        ( BS == "none" -> Behind = none ; number_string(Behind, BS), integer(Behind) ),
+        number_string(N, NS), integer(N),
+        length(Parts, N1), N1 =:= N + 1,
+        phrase(flat_batch([Utterance]), Parts, [""])
+    ->  true
+    ;   throw(error(format("a malformed flat request: ~q", [Text]), _))
+    ).
 
 flat_utterances(0, []) --> !.
 flat_utterances(K, [utterance(T, S, Ops)|Us]) -->

@@ -127,3 +127,42 @@ def test_each_literal_an_operation_touches_is_re_decided_with_one_is_open():
     list(prolog.query("reset_profiler"))
     assert engine.open_problems() == ["o1", "o2"]  # h1 explains o1, but is not resolved: still open
     assert calls == 2  # o1 and h1, once each
+
+
+def test_a_live_utterance_crosses_to_the_rules_as_one_string(monkeypatch):
+    """RuleState.apply sends apply(Text), the state module, the record flag, the turn to catch up on and the
+    utterance in one string (flat_apply/5): two terms to build (the request and its string), where each node of
+    apply(Module, flat(Text, N), Record, Behind) was one before (seven)."""
+    from grounded.solvers.terms import Terms
+
+    engine = Engine(TEAM)
+    engine.apply({"speaker": "alice", "ops": [{"op": "observe", "claim": "o1"}]})
+    engine.apply({"speaker": "bob"})  # chatter: admitted without the rules, which catch up with the next request
+    built: list[object] = []
+    original = Terms.put
+
+    def put(self: Terms, t: int, value: object) -> None:
+        built.append(value)
+        original(self, t, value)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Terms, "put", put)
+    update = engine.apply({"speaker": "bob", "ops": [{"op": "hypothesize", "claim": "h1", "deps": ["o1"]}]})
+    assert len(built) == 2, built
+    assert update.turn == 3 and [e.name for e in update.effects][:2] == ["turn", "new_prop"]
+    assert engine.rules.behind is None and engine.state.last_turn == 3
+
+
+def test_a_malformed_live_request_is_an_error_naming_it():
+    """The rules check the one string: a count that does not match its tokens is refused, nothing applied."""
+    from grounded.core.errors import PrologError
+    from grounded.solvers.flat import SEPARATOR
+    from grounded.solvers.termdata import PlString
+
+    engine = Engine(TEAM)
+    engine.apply({"speaker": "alice", "ops": [{"op": "observe", "claim": "o1"}]})
+    tokens = [engine.rules.module, "false", "none", "99", "1", "2", "alice", "0"]  # 99: there are four
+    with pytest.raises(PrologError, match="a malformed flat request"):
+        engine.rules.rules.request(("apply", PlString(SEPARATOR.join(tokens) + SEPARATOR)))
+    tokens[3] = "4"
+    assert engine.rules.rules.request(("apply", PlString(SEPARATOR.join(tokens) + SEPARATOR)))[0] == "flat"
+    assert [f for f in engine.rules.facts() if f[0] == "last_turn"] == [("last_turn", 2)]  # the well-formed one
