@@ -32,6 +32,7 @@
 %  positions of the code and the message in their heads.
 general_check(grounded:utterance_violation(_, C, M), utterance, C, M).
 general_check(grounded:op_violation(_, _, _, C, M), operation, C, M).
+general_check(grounded:announce_violation(_, _, _, C, M), operation, C, M).
 general_check(grounded:broken_invariant(_, C, M), invariant, C, M).
 
 %  catalogue_text(-Text): the lines

@@ -56,6 +56,11 @@
 %  was.  op_module(Name, Module): operation Name is declared in Module, in
 %  the order loaded (the built-ins first).
 :- dynamic op_module/2, rule_file/2.    % rule_file(File, Module)
+%  required_field(Name, Field, Module): operation Name, declared in Module,
+%  needs Field; kept beside op_module/2 when the file loads, so that the
+%  check every operation runs (op_violation/5) neither copies the
+%  declaration (its documentation and every field) nor walks its fields.
+:- dynamic required_field/3.
 
 hook(operation/3).
 hook(violation/5).
@@ -101,14 +106,18 @@ load_rule_file(File, Module) :-
     ;   true
     ),
     retractall(op_module(_, Module)),
+    retractall(required_field(_, _, Module)),
     forall(member(N, Names0), assertz(op_module(N, Module))),
+    forall(( member(N, Names0), Module:operation(N, _, Fs), member(field(F, _, required), Fs) ),
+           assertz(required_field(N, F, Module))),
     retractall(rule_file(File, _)),
     assertz(rule_file(File, Module)).
 
 %  unload_rule_file(+File): its operations are gone, the driver unchanged.
 unload_rule_file(File) :-
     (   retract(rule_file(File, Module))
-    ->  retractall(op_module(_, Module))
+    ->  retractall(op_module(_, Module)),
+        retractall(required_field(_, _, Module))
     ;   true
     ),
     unload_file(File).
@@ -275,13 +284,15 @@ admission(u(T, _), turn(T)).
 %  (utterance_violation/3, as v/4 records) and its admission effects
 %  (admission/2, in order).  The usual case, a known speaker after the last
 %  turn, is decided without collecting solutions: it runs for every
-%  utterance, chatter included.
+%  utterance, chatter included.  A known speaker is admitted whether or not
+%  agents join on their first word, so open_agents/0 is asked only of a
+%  speaker not yet known.
 admission(U, Violations, Admit) :-
     U = u(T, S),
     (   ( last_turn(Last) -> T > Last ; true ),
-        (   open_agents
-        ->  ( agent(S, _) -> Admit = [turn(T)] ; Admit = [new_agent(S), turn(T)] )
-        ;   agent(S, _), Admit = [turn(T)]
+        (   agent(S, _)
+        ->  Admit = [turn(T)]
+        ;   open_agents, Admit = [new_agent(S), turn(T)]
         )
     ->  Violations = []
     ;   findall(v(-1, utterance, C, M), utterance_violation(U, C, M), Violations),
@@ -305,26 +316,29 @@ run_op(I, U, Op, Vs, Ts) :-
     ),
     Ts = o(I, Es).
 
+%  The operation's declaration is read from op_module/2 and required_field/3
+%  (what load_rule_file/2 kept of it), not copied from operation/3 per call.
 op_violation(Name, _, _, unknown_operation, M) :-
-    \+ declared(Name, _, _), !,
+    \+ op_module(Name, _), !,
     findall(N, declared(N, _, _), Ns),
     fmt(M, "~w is not an operation (known: ~w)", [Name, Ns]).
 op_violation(Name, _, Op, missing_field, M) :-
-    declared(Name, _, Fields),
-    member(field(F, _, required), Fields),
+    required_field(Name, F, _),
     \+ field(Op, F, _),
     fmt(M, "~w needs the field ~w", [Name, F]).
 op_violation(Name, U, Op, Code, M) :-
     rule_violation(Name, U, Op, Code, M).
+op_violation(Name, U, Op, Code, M) :-
+    has_findings(Op),
+    announce_violation(Name, U, Op, Code, M).
+
 %  Any operation that announces L: the bridge found L impossible (no world of
 %  the model satisfies it after the operations before it) or false in the
 %  declared actual world.  A hard announcement must be truthful.
-op_violation(Name, U, Op, announce_impossible, M) :-
-    has_findings(Op),
+announce_violation(Name, U, Op, announce_impossible, M) :-
     epistemic(Op, impossible(L)), rule_effect(Name, U, Op, announce(L)),
     fmt(M, "announcing ~w leaves no possible world: the world model already rules it out", [L]).
-op_violation(Name, U, Op, announce_false, M) :-
-    has_findings(Op),
+announce_violation(Name, U, Op, announce_false, M) :-
     epistemic(Op, false(L)), rule_effect(Name, U, Op, announce(L)),
     fmt(M, "~w is false in the actual world the world model declares", [L]).
 
@@ -522,19 +536,42 @@ apply_checked(U, E, Broken0, Broken) :-
     apply_effect(U, E).
 
 %  problem_updates(+Effects, -ProblemEffects): re-decide the open problems
-%  whose status these effects may have changed.
+%  whose status these effects may have changed.  It runs for every
+%  operation, so it walks the effects and the literals itself: the literals
+%  an effect touches are collected without a findall per operation (one only
+%  for a standing change, which touches every literal its argument claims or
+%  explains), and each literal's status is decided with one is_open/1.
 problem_updates(Es, Ps) :-
-    findall(L, (member(E, Es), touched(E, L)), Ls0),
+    touched_literals(Es, Ls0),
     dedupe(Ls0, Ls),
-    findall(P, (member(L, Ls), problem_change(L, P)), Ps).
+    problem_changes(Ls, Ps).
+
+touched_literals([], []).
+touched_literals([E|Es], Ls) :-
+    (   touched(E, L)
+    ->  Ls = [L|Ls1]
+    ;   E = set_standing(A, _, _)
+    ->  findall(L, ( claims(A, L) ; explains(A, L) ), Ls, Ls1)
+    ;   Ls = Ls1
+    ),
+    touched_literals(Es, Ls1).
 
 touched(new_arg(_, L, _), L).
 touched(add_explains(_, L), L).
 touched(new_prop(P, question), P).
-touched(set_standing(A, _, _), L) :- ( claims(A, L) ; explains(A, L) ).
 
-problem_change(L, problem(L, open))   :- is_open(L), \+ open_problem(L).
-problem_change(L, problem(L, closed)) :- open_problem(L), \+ is_open(L).
+%  problem_changes(+Literals, -ProblemEffects): problem(L, open) for each
+%  literal open but not queued, problem(L, closed) for each queued but no
+%  longer open, in order.
+problem_changes([], []).
+problem_changes([L|Ls], Ps) :-
+    (   open_problem(L)
+    ->  ( is_open(L) -> Ps = Ps1 ; Ps = [problem(L, closed)|Ps1] )
+    ;   is_open(L)
+    ->  Ps = [problem(L, open)|Ps1]
+    ;   Ps = Ps1
+    ),
+    problem_changes(Ls, Ps1).
 
 %  left_standing(+Transitions, -Claims): the claims this utterance took out
 %  of S_t: an argument for each left good standing, and none stands now.
@@ -607,14 +644,21 @@ message_to_codes(E, Codes) :-
     '$messages':translate_message(E, Lines, []),
     with_output_to(codes(Codes), print_message_lines(current_output, '', Lines)).
 
-request(apply(M, Sent, Record, Behind), Reply) :-
-    (   Sent = flat(_, _) -> batch_utterances(Sent, [Utterance]) ; Utterance = Sent ),
+%  apply_one(+Module, +Utterance, +Record, +Behind, -Reply): one utterance, live.
+apply_one(M, Utterance, Record, Behind, Reply) :-
     use_state(M), catch_up(Behind),
     apply_utterance(Utterance, Record, Result),
     (   Result = accepted(Ts, Left)
     ->  flat_reply([Ts-Left], Reply)
     ;   Reply = Result
     ).
+
+request(apply(Text), Reply) :-               % a live utterance as one string (flat_apply/5)
+    flat_apply(Text, M, Record, Behind, Utterance),
+    apply_one(M, Utterance, Record, Behind, Reply).
+request(apply(M, Sent, Record, Behind), Reply) :-
+    (   Sent = flat(_, _) -> batch_utterances(Sent, [Utterance]) ; Utterance = Sent ),
+    apply_one(M, Utterance, Record, Behind, Reply).
 request(apply_batch(M, Batch, Behind), batch(Accepted, Stop)) :-
     batch_utterances(Batch, Utterances),
     use_state(M), catch_up(Behind),

@@ -7,7 +7,7 @@
     driver (grounded.pl) never sees the tokens.  Nothing is read as Prolog
     text: a token becomes an integer, an atom or a literal.
 */
-:- module(wire, [batch_utterances/2, flat_facts/2, flat_reply/2]).
+:- module(wire, [batch_utterances/2, flat_apply/5, flat_facts/2, flat_reply/2]).
 
 :- use_module(library(lists)).
 :- use_module(library(apply)).
@@ -30,6 +30,26 @@ batch_utterances(flat(Text, N), Utterances) :- !,
 batch_utterances(Utterances, Utterances).
 
 flat_batch(Us) --> flat_int(K), flat_utterances(K, Us).
+
+%  flat_apply(+Text, -Module, -Record, -Behind, -Utterance): a live request as
+%  the bridge sends it (RuleState.apply): one string, so that building it
+%  costs the bridge one foreign call rather than one per node.  Its tokens,
+%  each followed by the separator: the state module, true or false (record
+%  the utterance), the turn to catch up on or none, the count N of the
+%  tokens that follow, then one utterance as batch_utterances/2 reads a
+%  batch of one.  A text that does not split into exactly that, or does not
+%  decode to one utterance, is an error.
+flat_apply(Text, Module, Record, Behind, Utterance) :-
+    split_string(Text, "\x1f\", "", Parts0),
+    (   Parts0 = [MS, RS, BS, NS|Parts],
+        atom_string(Module, MS), memberchk(RS-Record, ["true"-true, "false"-false]),
+        ( BS == "none" -> Behind = none ; number_string(Behind, BS), integer(Behind) ),
+        number_string(N, NS), integer(N),
+        length(Parts, N1), N1 =:= N + 1,
+        phrase(flat_batch([Utterance]), Parts, [""])
+    ->  true
+    ;   throw(error(format("a malformed flat request: ~q", [Text]), _))
+    ).
 
 flat_utterances(0, []) --> !.
 flat_utterances(K, [utterance(T, S, Ops)|Us]) -->
@@ -108,24 +128,27 @@ flat_tagged("b", "", by(L)) --> flat_tagged(L).
 %  (grounded.dmap.effects), so an atom that looks like a number stays text.
 %  If a value is not atomic or an atom holds the separator (the text would
 %  then split into more than N tokens), Reply is terms(Accepted) instead.
+%  The tokens are listed with their separators and joined into a string in
+%  one pass: no atom of the whole text, and no second pass splitting it
+%  again to count them (each atom is checked for the separator instead).
 flat_reply(Accepted, Reply) :-
-    (   phrase(flat_accepted(Accepted), Tokens),
-        length(Tokens, N),
-        atomic_list_concat(Tokens, '\x1f\', Text0),
-        string_concat(Text0, "\x1f\", Text),
-        split_string(Text, "\x1f\", "", Parts),
-        length(Parts, N1), N1 =:= N + 1
-    ->  Reply = flat(Text, N)
+    (   flat_accepted(Accepted, Tokens, [])
+    ->  length(Tokens, L), N is L // 2,
+        atomics_to_string(Tokens, Text),
+        Reply = flat(Text, N)
     ;   Reply = terms(Accepted)
     ).
 
 flat_accepted([]) --> [].
 flat_accepted([Ts-Left|As]) -->
-    { foldl(count_effects, Ts, 0, NE), length(Left, NL) },
-    [NE], flat_transitions(Ts), [NL], flat_values(Left),
+    { count_effects(Ts, 0, NE), length(Left, NL) },
+    [NE, '\x1f\'], flat_transitions(Ts), [NL, '\x1f\'], flat_values(Left),
     flat_accepted(As).
 
-count_effects(o(_, Es), N0, N) :- length(Es, K), N is N0 + K.
+count_effects([], N, N).
+count_effects([o(_, Es)|Ts], N0, N) :-
+    length(Es, K), N1 is N0 + K,
+    count_effects(Ts, N1, N).
 
 flat_transitions([]) --> [].
 flat_transitions([o(I, Es)|Ts]) --> flat_effects(Es, I), flat_transitions(Ts).
@@ -133,12 +156,14 @@ flat_transitions([o(I, Es)|Ts]) --> flat_effects(Es, I), flat_transitions(Ts).
 flat_effects([], _) --> [].
 flat_effects([E|Es], I) -->
     { compound_name_arguments(E, Name, Values) },
-    [I, Name], flat_values(Values),
+    [I, '\x1f\', Name, '\x1f\'], flat_values(Values),
     flat_effects(Es, I).
 
 flat_values([]) --> [].
-flat_values([V|Vs]) --> { flat_value(V, T) }, [T], flat_values(Vs).
+flat_values([V|Vs]) --> { flat_value(V, T) }, [T, '\x1f\'], flat_values(Vs).
 
-flat_value(V, V) :- atomic(V), !, \+ string(V).
-flat_value(-(P), T) :- !, atom(P), atom_concat(-, P, T).
+flat_value(V, V) :- atomic(V), !, \+ string(V), \+ holds_separator(V).
+flat_value(-(P), T) :- !, atom(P), \+ holds_separator(P), atom_concat(-, P, T).
 flat_value(by(L), T) :- flat_value(L, T0), atom(T0), atom_concat(+, T0, T).
+
+holds_separator(A) :- atom(A), sub_atom(A, _, _, _, '\x1f\'), !.

@@ -34,6 +34,7 @@ from grounded.dmap.notes import StandingNote
 from grounded.dmap.state import DependencyMap
 from grounded.solvers.flat import (
     ACCEPTED_SHAPE,
+    SEPARATOR,
     STOP_SHAPE,
     Accepted,
     Rejected,
@@ -383,10 +384,15 @@ class RuleState:
         self._ready(catch_up=False)
         rules = self.rules
         flat = flat_utterances([utterance])
-        sent: Value = utterance if flat is None else ("flat", PlString(flat[0]), flat[1])
+        request: tuple
+        if flat is None:  # a value the flat text does not carry: the utterance goes as terms
+            request = ("apply", self.module, utterance, record, self._behind())
+        else:  # one string, one foreign call to build it (flat_apply/5 in prolog/wire.pl)
+            request = ("apply", PlString(f"{self.module}{SEPARATOR}{'true' if record else 'false'}{SEPARATOR}"
+                                         f"{self._behind()}{SEPARATOR}{flat[1]}{SEPARATOR}{flat[0]}"))
         rules.session = session
         try:
-            result = rules.request(("apply", self.module, sent, record, self._behind()), RESULT_SHAPE)
+            result = rules.request(request, RESULT_SHAPE)
             self.behind = None
         finally:
             rules.session = None
