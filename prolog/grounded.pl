@@ -611,6 +611,7 @@ request(apply(M, Sent, Record, Behind), Reply) :-
     (   Sent = flat(_, _) -> batch_utterances(Sent, [Utterance]) ; Utterance = Sent ),
     use_state(M), catch_up(Behind),
     apply_utterance(Utterance, Record, Result),
+    tidy_state,
     (   Result = accepted(Ts, Left)
     ->  flat_reply([Ts-Left], Reply)
     ;   Reply = Result
@@ -619,6 +620,7 @@ request(apply_batch(M, Batch, Behind), batch(Accepted, Stop)) :-
     batch_utterances(Batch, Utterances),
     use_state(M), catch_up(Behind),
     apply_batch(Utterances, 0, Replies, Stop),
+    tidy_state,
     flat_reply(Replies, Accepted).
 request(catch_up(M, Behind), true) :-
     use_state(M), catch_up(Behind).

@@ -16,7 +16,8 @@
             last_turn/1, arg_count/1, dep_level/3, att_level/2, cycle_found/1,
             rested_on/2, settled_by/3, fresh_from/2, opposed_by/2,
             store/1, unstore/1, literal_key/3, saved_counters/1, restore_counters/1,
-            db/1, use_state/1, new_state/2, add_facts/2, clear_state/1, forget_state/1, state_facts/2
+            db/1, use_state/1, new_state/2, add_facts/2, clear_state/1, forget_state/1, state_facts/2,
+            tidy_state/0
           ]).
 
 
@@ -55,6 +56,7 @@ index_predicate(rested_on/2).   % rested_on(Atom, pos|neg): some argument's Dep 
 index_predicate(settled_by/3).  % settled_by(Atom, pos|neg, Arg): Arg explains the literal and is resolved
 index_predicate(opposed_by/3).  % opposed_by(Arg, Agent, N): Agent is committed to N arguments attacking Arg
 index_predicate(fresh_from/2).  % fresh_from(Base, N): Base, Base_2 .. Base_(N-1) are all known ids
+index_predicate(tidy_at/1).     % tidy_at(N): tidy_state/0 gives back outgrown indexes at N arguments
 
 %  Where two facts of the state are kept, keyed by their literal (below).
 stored_predicate(claimed/6).     % claimed(Id, Atom, pos|neg, Kind, Speaker, Turn): argument/5
@@ -179,6 +181,38 @@ store_fact(M, F) :- assertz(M:F).
 count_opposition(M, A, G, D) :-
     (   retract(M:opposed_by(A, G, N0)) -> N is N0 + D ; N = D ),
     (   N =:= 0 -> true ; assertz(M:opposed_by(A, G, N)) ).
+
+%  tidy_state: give back the clause indexes the current state outgrew.
+%
+%  When a predicate's clause index grows, SWI-Prolog (9.0) keeps the table
+%  it outgrew for readers that may still hold it, and frees it only when it
+%  collects that predicate's erased clauses.  A predicate that only grows
+%  (claimed/6, prop/2, aware/1: never retracted) so keeps every table it
+%  ever had, about 60 bytes per clause: 20 MB of the rules' 75 at 10^5
+%  utterances (issue 23).  Each time the arguments (whose count grows with
+%  every predicate of the state, and is read in O(1): counting a
+%  predicate's clauses walks them) have grown by half since the last time,
+%  each predicate gets one erased clause (a clause of '$tidy' atoms,
+%  asserted and erased at once: no reader sees it, and a ground clause
+%  leaves the indexes as they are) and the clauses are collected, the old
+%  tables with them.  Collecting walks every clause once; doing it at
+%  geometric steps costs a constant per clause over a conversation.
+tidy_state :-
+    db(M),
+    nb_getval(M, counters(_, N)),
+    integer(N),
+    (   M:tidy_at(At) -> N >= At ; N >= 256 ),
+    !,
+    retractall(M:tidy_at(_)),
+    Next is N + N // 2,
+    assertz(M:tidy_at(Next)),
+    forall(( kept_predicate(Name/A), A > 0 ), tidy_predicate(M, Name, A)),
+    garbage_collect_clauses.
+tidy_state.
+
+tidy_predicate(M, Name, A) :-
+    length(Args, A), maplist(=('$tidy'), Args), H =.. [Name|Args],
+    assertz(M:H, Ref), erase(Ref).
 
 saved_counters(C) :- db(M), nb_getval(M, C).
 restore_counters(C) :- db(M), nb_setval(M, C).

@@ -117,3 +117,51 @@ def test_the_history_compresses_its_blocks_and_reads_back_across_them():
     assert list(history) == given
     history.prepend([(0, b"{}")])
     assert list(history) == [(0, b"{}"), *given]
+
+
+LINGERING = """
+import ctypes, json, sys
+from pyswip import Prolog
+from grounded.engine import Engine
+from tests.synthetic import HEADER
+
+class MallInfo2(ctypes.Structure):
+    _fields_ = [(n, ctypes.c_size_t) for n in
+                "arena ordblks smblks hblks hblkhd usmblks fsmblks uordblks fordblks keepcost".split()]
+
+libc = ctypes.CDLL("libc.so.6")
+libc.mallinfo2.restype = MallInfo2
+def in_use():
+    info = libc.mallinfo2()
+    return info.uordblks + info.hblkhd
+
+engine = Engine(HEADER)
+for line in open(sys.argv[1]):
+    engine.apply(json.loads(line))
+m, prolog = engine.rules.module, Prolog()
+found = {}
+for name, arity in (("claimed", 6), ("prop", 2), ("aware", 1), ("committed", 2), ("problem_key", 2)):
+    head = f"'{m}':{name}({','.join('_' * arity)})"
+    row = next(prolog.query(f"predicate_property({head}, number_of_clauses(C)), predicate_property({head}, size(S))"))
+    before = in_use()
+    list(prolog.query(f"retractall({head}), garbage_collect_clauses"))
+    found[name] = {"clauses": row["C"], "size": row["S"], "freed": before - in_use()}
+print(json.dumps(found))
+"""
+
+
+def test_the_rules_give_back_the_clause_indexes_they_outgrew(stream, tmp_path):
+    """SWI-Prolog keeps the hash table a predicate's index outgrew until it collects an erased clause
+    of that predicate (state.pl, tidy_state/0): predicates that only grow kept every table they had,
+    60 to 190 bytes per clause.  Measured by glibc's own count of the bytes in use (mallinfo2), in a
+    fresh interpreter: what freeing a predicate's clauses gives back beyond their size (which counts
+    their current indexes) is malloc's own overhead, about 24 bytes a clause, not old tables."""
+    log = tmp_path / "stream.jsonl"
+    log.write_text("".join(json.dumps(u) + "\n" for u in stream))
+    done = subprocess.run([sys.executable, "-c", LINGERING, str(log)], capture_output=True, text=True,
+                          check=True, timeout=300)
+    found = json.loads(done.stdout)
+    for name, f in found.items():
+        assert f["clauses"] > 500, f"{name}: too few clauses to outgrow an index: {f}"
+        beyond = (f["freed"] - f["size"]) / f["clauses"]
+        assert beyond < 48, f"{name}: {beyond:.0f} bytes per clause held beyond the clauses and their index"
