@@ -375,6 +375,9 @@ drop_redundant([E|Es], Out) :-
     drop_redundant(Es, Out1).
 
 apply_checked_each([], _, Broken, Broken).
+apply_checked_each([new_prop(P, K), aware(P)|Es], U, Broken0, Broken) :- !,
+    store_aware_prop(P, K),                  % one clause for both (state.pl: Awareness)
+    apply_checked_each(Es, U, Broken0, Broken).
 apply_checked_each([E|Es], U, Broken0, Broken) :-
     apply_checked(U, E, Broken0, Broken1),
     apply_checked_each(Es, U, Broken1, Broken).
