@@ -389,6 +389,9 @@ drop_redundant([E|Es], Out) :-
     drop_redundant(Es, Out1).
 
 apply_checked_each([], _, Broken, Broken).
+apply_checked_each([new_prop(P, K), aware(P)|Es], U, Broken0, Broken) :- !,
+    store_aware_prop(P, K),                  % one clause for both (state.pl: Awareness)
+    apply_checked_each(Es, U, Broken0, Broken).
 apply_checked_each([E|Es], U, Broken0, Broken) :-
     apply_checked(U, E, Broken0, Broken1),
     apply_checked_each(Es, U, Broken1, Broken).
@@ -648,6 +651,7 @@ message_to_codes(E, Codes) :-
 apply_one(M, Utterance, Record, Behind, Reply) :-
     use_state(M), catch_up(Behind),
     apply_utterance(Utterance, Record, Result),
+    tidy_state,
     (   Result = accepted(Ts, Left)
     ->  flat_reply([Ts-Left], Reply)
     ;   Reply = Result
@@ -663,6 +667,7 @@ request(apply_batch(M, Batch, Behind), batch(Accepted, Stop)) :-
     batch_utterances(Batch, Utterances),
     use_state(M), catch_up(Behind),
     apply_batch(Utterances, 0, Replies, Stop),
+    tidy_state,
     flat_reply(Replies, Accepted).
 request(catch_up(M, Behind), true) :-
     use_state(M), catch_up(Behind).

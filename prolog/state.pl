@@ -16,7 +16,8 @@
             last_turn/1, arg_count/1, dep_level/3, att_level/2, cycle_found/1,
             rested_on/2, settled_by/3, fresh_from/2, opposed_by/2,
             store/1, unstore/1, literal_key/3, saved_counters/1, restore_counters/1,
-            db/1, use_state/1, new_state/2, add_facts/2, clear_state/1, forget_state/1, state_facts/2
+            db/1, use_state/1, new_state/2, add_facts/2, clear_state/1, forget_state/1, state_facts/2,
+            tidy_state/0, store_aware_prop/2
           ]).
 
 
@@ -55,10 +56,14 @@ index_predicate(rested_on/2).   % rested_on(Atom, pos|neg): some argument's Dep 
 index_predicate(settled_by/3).  % settled_by(Atom, pos|neg, Arg): Arg explains the literal and is resolved
 index_predicate(opposed_by/3).  % opposed_by(Arg, Agent, N): Agent is committed to N arguments attacking Arg
 index_predicate(fresh_from/2).  % fresh_from(Base, N): Base, Base_2 .. Base_(N-1) are all known ids
+index_predicate(tidy_at/1).     % tidy_at(N): tidy_state/0 gives back outgrown indexes at N arguments
 
 %  Where two facts of the state are kept, keyed by their literal (below).
 stored_predicate(claimed/6).     % claimed(Id, Atom, pos|neg, Kind, Speaker, Turn): argument/5
 stored_predicate(problem_key/2). % problem_key(Atom, pos|neg): open_problem/1
+stored_predicate(aware_prop/2).  % aware_prop(Atom, Kind): prop/2 and aware/1 of one atom
+stored_predicate(latent_prop/2). % latent_prop(Atom, Kind): prop/2 of an atom outside the awareness
+stored_predicate(aware_only/1).  % aware_only(Atom): aware/1 of an atom that is no proposition (yet)
 
 kept_predicate(P) :- state_predicate(P) ; index_predicate(P) ; stored_predicate(P).
 
@@ -74,6 +79,38 @@ kept_predicate(P) :- state_predicate(P) ; index_predicate(P) ; stored_predicate(
 %  resident memory).
 literal_key(-(P), P, neg) :- !.
 literal_key(P, P, pos).
+
+%  Awareness.  Nearly every proposition enters every agent's awareness with
+%  the operation that introduces it (its effects new_prop(P, K), aware(P),
+%  one after the other); only a header's props with aware: false wait for
+%  an Expand-Awareness.  A clause for each of prop/2 and aware/1 cost 7 MB
+%  of the rules' memory at 10^5 utterances (issue 23), so a proposition is
+%  one clause: aware_prop/2, or latent_prop/2 until it becomes aware (the
+%  clause then moves: rare, so no clause garbage to collect per utterance).
+%  The two facts given one after the other are stored as one clause
+%  (store_aware_prop/2, from the driver and from add_facts/2); aware/1 of an
+%  atom that is not a proposition is kept as given (aware_only/1).
+
+prop_in(M, P, K) :-
+    (   nonvar(P)
+    ->  (   M:aware_prop(P, K0) -> K = K0 ; M:latent_prop(P, K) )
+    ;   ( M:aware_prop(P, K) ; M:latent_prop(P, K) )
+    ).
+
+aware_in(M, P) :-
+    (   nonvar(P)
+    ->  (   M:aware_prop(P, _) -> true ; M:aware_only(P) )
+    ;   ( M:aware_prop(P, _) ; M:aware_only(P) )
+    ).
+
+%  store_aware_prop(+Atom, +Kind): store(prop(Atom, Kind)), then store(aware(Atom)), as one clause.
+store_aware_prop(P, K) :- db(M), store_aware_prop(M, P, K).
+
+store_aware_prop(M, P, K) :-
+    (   prop_in(M, P, _)
+    ->  store_fact(M, prop(P, K)), store_fact(M, aware(P))
+    ;   retractall(M:aware_only(P)), assertz(M:aware_prop(P, K))
+    ).
 
 %  Standing.  An argument stands active from its turn, with no cause, until
 %  the rules change that: that standing is the default and is not stored
@@ -93,8 +130,8 @@ standing_in(M, A, S, T, C) :-
 agent(G, Authority)        :- db(M), M:agent(G, Authority).
 open_agents                :- db(M), M:open_agents.
 option(O)                  :- db(M), M:option(O).
-prop(P, K)                 :- db(M), M:prop(P, K).
-aware(P)                   :- db(M), M:aware(P).
+prop(P, K)                 :- db(M), prop_in(M, P, K).
+aware(P)                   :- db(M), aware_in(M, P).
 argument(A, L, K, S, T)    :-
     db(M),
     (   ( var(L) ; nonvar(A) )
@@ -159,6 +196,13 @@ unstore(F) :- db(M), retract(M:F), !.
 %  (arguments are never deleted, so theirs is never taken back).
 store_fact(M, argument(A, L, K, S, T)) :- !,
     literal_key(L, P, Sign), assertz(M:claimed(A, P, Sign, K, S, T)).
+store_fact(M, prop(P, K)) :- !,
+    (   retract(M:aware_only(P)) -> assertz(M:aware_prop(P, K)) ; assertz(M:latent_prop(P, K)) ).
+store_fact(M, aware(P)) :- !,
+    (   retract(M:latent_prop(P, K)) -> assertz(M:aware_prop(P, K))
+    ;   aware_in(M, P) -> true
+    ;   assertz(M:aware_only(P))
+    ).
 store_fact(M, standing(A, active, T, none)) :-
     M:claimed(A, _, _, _, _, T), \+ M:standing(A, _, _, _), !.
 store_fact(M, open_problem(L)) :- !,
@@ -179,6 +223,41 @@ store_fact(M, F) :- assertz(M:F).
 count_opposition(M, A, G, D) :-
     (   retract(M:opposed_by(A, G, N0)) -> N is N0 + D ; N = D ),
     (   N =:= 0 -> true ; assertz(M:opposed_by(A, G, N)) ).
+
+%  tidy_state: give back the clause indexes the current state outgrew.
+%
+%  When a predicate's clause index grows, SWI-Prolog (9.0) keeps the table
+%  it outgrew for readers that may still hold it, and frees it only when it
+%  collects that predicate's erased clauses.  A predicate that only grows
+%  (claimed/6, aware_prop/2: never retracted) so keeps every table it
+%  ever had, about 60 bytes per clause: 20 MB of the rules' 75 at 10^5
+%  utterances (issue 23).  Each time the arguments (whose count grows with
+%  every predicate of the state, and is read in O(1): counting a
+%  predicate's clauses walks them) have grown by a quarter since the last
+%  time, each predicate gets one erased clause (a clause of '$tidy' atoms,
+%  asserted and erased at once: no reader sees it, and a ground clause
+%  leaves the indexes as they are) and the clauses are collected, the old
+%  tables with them.  Collecting walks every clause once (37 ms at 10^5
+%  utterances); at geometric steps that is a constant per clause over a
+%  conversation (2% of live apply).  A table outgrown since the last step
+%  is held until the next: a quarter's growth (half's held 4 MB more at
+%  10^5, for 1% less time).
+tidy_state :-
+    db(M),
+    nb_getval(M, counters(_, N)),
+    integer(N),
+    (   M:tidy_at(At) -> N >= At ; N >= 256 ),
+    !,
+    retractall(M:tidy_at(_)),
+    Next is N + N // 4,
+    assertz(M:tidy_at(Next)),
+    forall(( kept_predicate(Name/A), A > 0 ), tidy_predicate(M, Name, A)),
+    garbage_collect_clauses.
+tidy_state.
+
+tidy_predicate(M, Name, A) :-
+    length(Args, A), maplist(=('$tidy'), Args), H =.. [Name|Args],
+    assertz(M:H, Ref), erase(Ref).
 
 saved_counters(C) :- db(M), nb_getval(M, C).
 restore_counters(C) :- db(M), nb_setval(M, C).
@@ -202,8 +281,13 @@ new_state(M, Facts) :-
     add_facts(M, Facts).
 
 %  add_facts(+Module, +Facts): Module holds Facts too (a state restored in parts).
-add_facts(M, Facts) :-
-    forall(member(F, Facts), ( state_fact(F) -> store_in(M, F) ; type_error(state_fact, F) )).
+add_facts(_, []) :- !.
+add_facts(M, [prop(P, K), aware(P)|Facts]) :- atom(P), !,
+    store_aware_prop(M, P, K),
+    add_facts(M, Facts).
+add_facts(M, [F|Facts]) :-
+    ( state_fact(F) -> store_in(M, F) ; type_error(state_fact, F) ),
+    add_facts(M, Facts).
 
 store_in(M, F) :-
     (   counter_fact(F)
@@ -219,6 +303,8 @@ state_fact(F) :- callable(F), functor(F, N, A), state_predicate(N/A).
 %  stored_fact(+Module, ?Fact): a fact of Module, as stored (an open problem under its key).
 stored_fact(M, argument(A, L, K, S, T)) :- !, M:claimed(A, P, Sign, K, S, T), literal_key(L, P, Sign).
 stored_fact(M, standing(A, S, T, C)) :- !, standing_in(M, A, S, T, C).
+stored_fact(M, prop(P, K)) :- !, prop_in(M, P, K).
+stored_fact(M, aware(P)) :- !, aware_in(M, P).
 stored_fact(M, open_problem(L)) :- !, M:problem_key(P, Sign), literal_key(L, P, Sign).
 stored_fact(M, H) :- catch(M:H, _, fail).
 

@@ -494,9 +494,10 @@ def state_facts(dm: DependencyMap) -> list[Value]:
         facts.append(("option", "acyclic_attacks"))
     if dm.header.world is not None:
         facts.append(("option", "world_model"))
-    for p in dm.props.values():
+    for p in dm.props.values():  # a proposition and its awareness one after the other: one clause (state.pl)
         facts.append(("prop", p.id, p.kind))
-    facts.extend(("aware", p.id) for p in dm.props.values() if p.aware_turn is not None)
+        if p.aware_turn is not None:
+            facts.append(("aware", p.id))
     for r in dm.args:
         facts.append(("argument", r.id, literal_term(r.claim), r.kind, r.speaker, r.turn))
     for r in dm.args:
