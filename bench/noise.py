@@ -73,7 +73,7 @@ def perturb(dm: DependencyMap, model: str, eps: float, rng: random.Random) -> De
         for r in args:
             if rng.random() < eps:
                 r.standing = rng.choice([s for s in STANDINGS if s != r.standing])
-                r.history.append((turn, r.standing, "noise"))
+                r.history = [*r.history, (turn, r.standing, "noise")]  # a tuple while it held one change
     else:
         raise ValueError(f"unknown noise model {model!r} (known: {', '.join(MODELS)})")
     return noisy
