@@ -64,11 +64,11 @@ def added(entries: Seq[T], item: T) -> Seq[T]:
 
     Most of the state's sequences (an argument's standing history, Dep and explanations, a literal's
     claimants and dependents) keep one entry for good.  Python's cyclic garbage collector scans every list
-    at each full collection, and a full collection comes about every 10^4 arguments: with a list each, a
-    10^5-argument map held ten lists per argument and a collection cost a fifth of the time of the next
+    at each full collection, which came about every 10^4 arguments: with a list each, a map of 10^5
+    arguments held ten lists per argument, and a collection cost up to a fifth of the CPU time of the next
     10^4 utterances, growing with the map (issue 23, the Dep chain).  A tuple of strings and integers is
-    dropped from the collector's lists at the first collection that sees it, so one entry costs the
-    collections nothing."""
+    dropped from the collector's lists by the first collection that sees it (a tuple holding one, a
+    standing change, by the next at the latest): one entry costs the collections nothing."""
     if type(entries) is list:
         entries.append(item)
         return entries
