@@ -276,7 +276,8 @@ def check_time(name: str, found: dict) -> None:
     if ratio is None or ratio > FLAT:
         shown = "none" if ratio is None else f"{ratio:.2f}"
         raise AssertionError(f"{name}: the CPU seconds per tenth grew from the first ({found['cpu_tenths'][0]:.2f})"
-                             f" to the last ({found['cpu_tenths'][-1]:.2f}): last / first {shown}, at most {FLAT}")
+                             f" to the last ({found['cpu_tenths'][-1]:.2f}): last / first {shown}, at most {FLAT}; "
+                             + _tenths_line(found))
 
 
 def measure_realistic(k: int, seed: int, log: Log, utterances: list[dict] | None = None) -> dict:
