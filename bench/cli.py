@@ -412,6 +412,7 @@ def ingest(
             setattr(settings, name, value)
     result = ing.run(settings, log=lambda line: stderr.print(line, markup=False))
     _publish(out, "ingest", result, ing.markdown)
+    ing.check_times(result)  # after the figures are written: a failing run still shows every tenth
 
 
 def _require(module: str, package: str) -> None:

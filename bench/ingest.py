@@ -174,33 +174,72 @@ def measure_live(utterances: list[dict], log: Log, chunk: int = 10_000) -> dict:
             "chunk": chunk, "chunks": times, "last_over_first": times[-1] / times[0] if times else None}
 
 
-class Tenths:
-    """The wall seconds, the operations and the rules' inferences of each tenth of n utterances."""
+class FullCollections:
+    """Python's full (generation 2) garbage collections while it is entered: how many, and their wall seconds
+    (``gc.callbacks``).  Each scans every container the process holds, so their cost per collection grows
+    with what an engine keeps: the one part of a live apply's time that may grow with the history."""
 
-    def __init__(self, n: int, engine: Engine):
+    def __init__(self) -> None:
+        self.count, self.seconds, self._start = 0, 0.0, 0.0
+
+    def _on(self, phase: str, info: dict) -> None:
+        if info["generation"] == 2:
+            if phase == "start":
+                self._start = time.perf_counter()
+            else:
+                self.count += 1
+                self.seconds += time.perf_counter() - self._start
+
+    def __enter__(self) -> FullCollections:
+        gc.callbacks.append(self._on)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        gc.callbacks.remove(self._on)
+
+
+class Tenths:
+    """The wall and CPU seconds, the operations, the rules' inferences and Python's full collections of each
+    tenth of n utterances."""
+
+    def __init__(self, n: int, engine: Engine, collections: FullCollections | None = None):
         self.every = max(1, n // 10)
         self.rules = engine.rules.rules
+        self.collections = collections or FullCollections()  # counts only while entered
         self.seconds: list[float] = []
+        self.cpu: list[float] = []
         self.inferences: list[int] = []
         self.ops: list[int] = []
-        self._at, self._count, self._ops = time.perf_counter(), self.rules.inferences(), 0
+        self.full_collections: list[int] = []
+        self.collection_seconds: list[float] = []
+        self._count, self._ops = self.rules.inferences(), 0
+        self._gc = (self.collections.count, self.collections.seconds)
+        self._at, self._cpu = time.perf_counter(), time.process_time()
 
     def step(self, done: int, ops: int = 1) -> None:
         """Utterance ``done`` (counted from 1), with ``ops`` operations, is applied."""
         self._ops += ops
         if done % self.every == 0 and len(self.seconds) < 10:
-            now, count = time.perf_counter(), self.rules.inferences()
+            now, cpu, count = time.perf_counter(), time.process_time(), self.rules.inferences()
+            collections = (self.collections.count, self.collections.seconds)
             self.seconds.append(now - self._at)
+            self.cpu.append(cpu - self._cpu)
             self.inferences.append(count - self._count)
             self.ops.append(self._ops)
-            self._at, self._count, self._ops = now, count, 0
+            self.full_collections.append(collections[0] - self._gc[0])
+            self.collection_seconds.append(collections[1] - self._gc[1])
+            self._at, self._cpu, self._count, self._ops, self._gc = now, cpu, count, 0, collections
 
-    def report(self, name: str) -> dict:
-        """The figures, once ``check_flat`` holds for them."""
+    def report(self, name: str, timed: bool = False) -> dict:
+        """The figures, once ``check_flat`` holds for them; with ``timed``, ``time_check`` says whether the CPU
+        seconds stayed flat (None) or not (why), for ``check_times`` to fail the run once its figures are out."""
         per_op = [n / max(1, k) for n, k in zip(self.inferences, self.ops, strict=True)]
-        found = {"tenths": self.seconds, "last_over_first": _ratio(self.seconds), "inference_tenths": self.inferences,
-                 "op_tenths": self.ops, "inferences_last_over_first": _ratio(per_op)}
+        found: dict = {"tenths": self.seconds, "last_over_first": _ratio(self.seconds), "cpu_tenths": self.cpu,
+                 "cpu_last_over_first": _ratio(self.cpu), "inference_tenths": self.inferences,
+                 "op_tenths": self.ops, "inferences_last_over_first": _ratio(per_op),
+                 "full_collections": self.full_collections, "collection_seconds": self.collection_seconds}
         check_flat(name, found)
+        found["time_check"] = time_check(name, found) if timed else None
         return found
 
 
@@ -224,17 +263,44 @@ def check_flat(name: str, found: dict) -> None:
                              f"to the last ({last}): last / first {shown}, at most {FLAT}")
 
 
+TIMED = 10_000
+"""Operations per tenth from which a run's time per tenth is checked (``time_check``): the deep inputs at
+10^5.  A shorter tenth lasts a few clock ticks of CPU, as long as one full collection of the garbage collector."""
+
+
+def time_check(name: str, found: dict) -> str | None:
+    """The benchmark's own check on time: the CPU seconds of the last tenth at most ``FLAT`` times the
+    first's; None when it holds, else what failed.  CPU, not wall: the machine may be shared, and the other
+    jobs' load lengthens the wall seconds of whichever tenth they fall in (printed beside, with a note when
+    they alone pass ``FLAT``)."""
+    ratio = found["cpu_last_over_first"]
+    if ratio is not None and ratio <= FLAT:
+        return None
+    shown = "none" if ratio is None else f"{ratio:.2f}"
+    return (f"{name}: the CPU seconds per tenth grew from the first ({found['cpu_tenths'][0]:.2f}) to the last "
+            f"({found['cpu_tenths'][-1]:.2f}): last / first {shown}, at most {FLAT}")
+
+
+def check_times(result: dict) -> None:
+    """Fail a run whose deep inputs' time grew (``time_check``): called once its figures are written, so a
+    failing run still shows every tenth."""
+    failed = [d["time_check"] for d in result.get("deep") or () if d.get("time_check")]
+    if failed:
+        raise AssertionError("; ".join(failed))
+
+
 def measure_realistic(k: int, seed: int, log: Log, utterances: list[dict] | None = None) -> dict:
     """The realistic stream of k turns, applied live into a fresh engine, tenth by tenth."""
     utterances = realistic(k, seed).history if utterances is None else utterances
     engine = Engine(HEADER)
     gc.collect()
-    clock = Tenths(len(utterances), engine)
-    start = time.perf_counter()
-    for i, u in enumerate(utterances, 1):
-        engine.apply(u)
-        clock.step(i, len(u["ops"]))
-    wall = time.perf_counter() - start
+    with FullCollections() as collections:
+        clock = Tenths(len(utterances), engine, collections)
+        start = time.perf_counter()
+        for i, u in enumerate(utterances, 1):
+            engine.apply(u)
+            clock.step(i, len(u["ops"]))
+        wall = time.perf_counter() - start
     engine.close()
     log("realistic: done")
     ops: dict[str, int] = {}
@@ -295,17 +361,22 @@ def deep(kind: str, depth: int, tmp: Path, log: Log) -> dict:
     path = tmp / f"{kind}.jsonl"
     engine = Engine(header, log=path, fsync="never")
     engine.apply({"speaker": "a", "ops": [{"op": "observe", "claim": "o0"}, {"op": "question", "claim": "q0"}]})
-    clock = Tenths(depth, engine)
-    start, cpu0 = time.perf_counter(), time.process_time()
-    prev = "o0"
-    for i in range(1, depth + 1):
-        dep = prev if kind == "chain" else "o0"
-        engine.apply({"speaker": "a", "ops": [{"op": "hypothesize", "claim": f"h{i}", "deps": [dep],
-                                               "explains": ["q0"]}]})
-        prev = f"h{i}"
-        clock.step(i)
-    build, build_cpu = time.perf_counter() - start, time.process_time() - cpu0
-    tenths = clock.report(kind)
+    # What the earlier parts left for the collector (their engines, freed by a full collection: 10^6 objects
+    # after the realistic logs) is collected now, not by whichever tenth the next full collection falls in
+    # (a second of CPU at 10^5: it made the chain's last tenths 1.28 times its first on a quiet machine).
+    left = gc.collect()
+    with FullCollections() as collections:
+        clock = Tenths(depth, engine, collections)
+        start, cpu0 = time.perf_counter(), time.process_time()
+        prev = "o0"
+        for i in range(1, depth + 1):
+            dep = prev if kind == "chain" else "o0"
+            engine.apply({"speaker": "a", "ops": [{"op": "hypothesize", "claim": f"h{i}", "deps": [dep],
+                                                   "explains": ["q0"]}]})
+            prev = f"h{i}"
+            clock.step(i)
+        build, build_cpu = time.perf_counter() - start, time.process_time() - cpu0
+    tenths = clock.report(kind, timed=depth // 10 >= TIMED)
     engine.close()
     log(f"{kind}: built")
     top = f"h{depth}"
@@ -323,7 +394,7 @@ def deep(kind: str, depth: int, tmp: Path, log: Log) -> dict:
     # the first utterance after the snapshot: the rules' facts are put in when first needed
     facts_s, _, _ = _timed(lambda: restored.apply({"speaker": "a", "ops": [{"op": "observe", "claim": "z0"}]}))
     log(f"{kind}: queried")
-    return {"kind": kind, "depth": depth, "build_s": build, "build_cpu_s": build_cpu,
+    return {"kind": kind, "depth": depth, "build_s": build, "build_cpu_s": build_cpu, "collected_before": left,
             "per_hypothesize_us": build / depth * 1e6, **tenths,
             "verify_ms": verify_s * 1e3, "affected_ms": affected_s * 1e3, "load_s": load_s,
             "snapshot_write_s": write_s, "snapshot_read_s": restore_s, "rules_restore_s": facts_s}
@@ -453,16 +524,19 @@ def markdown(result: dict) -> str:
                   "", f"live `Engine.apply` writing the log and the record: {rl['live_logged_per_second']:,.0f} "
                       "utterances/s"]
     rows = [[d["kind"], f"{d['depth']:,}", f"{d['build_s']:.2f}", f"{d['per_hypothesize_us']:.0f}",
-             f"{d['last_over_first']:.2f}", f"{d['inferences_last_over_first']:.2f}", f"{d['verify_ms']:.1f}",
+             f"{d['last_over_first']:.2f}", f"{d['cpu_last_over_first']:.2f}", f"{d['inferences_last_over_first']:.2f}",
+             f"{d['verify_ms']:.1f}",
              f"{d['affected_ms']:.1f}", f"{d['load_s']:.2f}",
              f"{d['snapshot_read_s']:.2f}", f"{d['rules_restore_s']:.2f}"] for d in result["deep"]]
     lines += ["", "## Deep inputs: a Dep chain (each hypothesis rests on the one before) and a fan "
                   "(every hypothesis rests on o0), each hypothesis explaining the question q0, built live", "",
-              markdown_table(["input", "hypotheses", "built in, s", "us per Hypothesize", "last / first tenth",
+              markdown_table(["input", "hypotheses", "built in, s", "us per Hypothesize", "last / first tenth (wall)",
+                              "last / first tenth (CPU)",
                               "inferences per operation, last / first tenth",
                               "Verify (top), ms", "Affected*(o0), ms", "Engine.load, s", "from the snapshot, s",
                               "next utterance (rules restored), s"], rows)]
     lines += [""] + [f"{d['kind']}: " + _tenths_line(d) for d in result["deep"]]
+    lines += [f"\n**The time check failed**: {d['time_check']}" for d in result["deep"] if d.get("time_check")]
     c = result["cli"]
     lines += ["", "## `grounded verify` as a command on the stream's log", "",
               markdown_table(["call", "seconds (wall)", "seconds (CPU)"],
@@ -481,8 +555,15 @@ def markdown(result: dict) -> str:
 
 
 def _tenths_line(found: dict) -> str:
-    """The seconds and the rules' inferences of each tenth, with last / first."""
+    """The wall and CPU seconds, Python's full collections and the rules' inferences of each tenth, with
+    last / first; a note when the wall seconds alone pass ``FLAT`` (the machine's other jobs)."""
+    wall, cpu = found["last_over_first"], found["cpu_last_over_first"]
+    note = (f" (wall above {FLAT} with CPU at or under it: other jobs on the machine)"
+            if wall is not None and cpu is not None and wall > FLAT >= cpu else "")
     return ("seconds per tenth: " + ", ".join(f"{t:.2f}" for t in found["tenths"])
-            + f" (last / first {found['last_over_first']:.2f}); the rules' inferences per tenth: "
-            + ", ".join(f"{n:,}" for n in found["inference_tenths"])
+            + f" (last / first {wall:.2f}){note}; CPU seconds: " + ", ".join(f"{t:.2f}" for t in found["cpu_tenths"])
+            + f" (last / first {cpu:.2f}); Python's full collections: "
+            + ", ".join(f"{n} ({t:.2f} s)" for n, t in zip(found["full_collections"], found["collection_seconds"],
+                                                            strict=True))
+            + "; the rules' inferences per tenth: " + ", ".join(f"{n:,}" for n in found["inference_tenths"])
             + f" (per operation, last / first {found['inferences_last_over_first']:.2f})")

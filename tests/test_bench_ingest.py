@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import gc
+import weakref
+
 import pytest
 
 from bench import ingest
@@ -47,6 +50,9 @@ def test_a_small_run_measures_and_prints_every_part():
                     "## `grounded verify` as a command", "## Durability"):
         assert heading in md
     assert "| log | utterances/s (wall) | utterances/s (CPU) |" in md
+    # the deep inputs' tenths in CPU seconds beside wall, with Python's full collections in each
+    assert len(chain["cpu_tenths"]) == len(chain["full_collections"]) == len(chain["collection_seconds"]) == 10
+    assert "last / first tenth (CPU)" in md and "chain: seconds per tenth: " in md and "CPU seconds: " in md
 
 
 def test_the_check_fails_a_run_whose_work_per_operation_grows():
@@ -57,6 +63,51 @@ def test_the_check_fails_a_run_whose_work_per_operation_grows():
         clock.report("wide")
     clock.ops = [2] * 9 + [3]  # the same work over more operations: flat
     assert clock.report("wide")["inferences_last_over_first"] == 1.0
+
+
+def test_the_check_fails_a_run_whose_cpu_per_tenth_grows():
+    """Issue 23: the deep inputs' CPU seconds, last tenth over first, at most 1.2 when the tenths are long
+    enough to time (``timed``); the wall seconds are shown beside, with a note when they alone pass it."""
+    clock = ingest.Tenths(10, Engine({"agents": {"a": {}}}))
+    clock.seconds, clock.ops, clock.inferences = [1.0] * 9 + [1.5], [2] * 10, [100] * 10
+    clock.full_collections, clock.collection_seconds = [1] * 10, [0.1] * 10
+    clock.cpu = [1.0] * 9 + [1.3]
+    grown = clock.report("chain", timed=True)
+    assert grown["time_check"] == "chain: the CPU seconds per tenth grew from the first (1.00) to the last (1.30): " \
+                                  "last / first 1.30, at most 1.2"
+    short = clock.report("chain")  # a short run: shown, not checked
+    assert short["cpu_last_over_first"] == pytest.approx(1.3) and short["time_check"] is None
+    # the run fails once its figures are written, naming what grew; the page says so too
+    with pytest.raises(AssertionError, match=r"^chain: the CPU seconds per tenth grew .* 1\.30, at most 1\.2$"):
+        ingest.check_times({"deep": [grown, short]})
+    clock.cpu = [1.0] * 9 + [1.1]
+    found = clock.report("chain", timed=True)
+    assert found["time_check"] is None
+    ingest.check_times({"deep": [found, short]})
+    assert "(last / first 1.50) (wall above 1.2 with CPU at or under it: other jobs on the machine)" in (
+        ingest._tenths_line(found))
+
+
+def test_the_deep_inputs_collect_what_came_before_them_first(tmp_path):
+    """Garbage the earlier parts of the run left for the collector (their engines: a second of CPU at 10^5) is
+    collected before the chain is built, not in whichever tenth the next full collection falls in."""
+    class Cycle:
+        pass
+
+    left = Cycle()
+    left.me = left  # type: ignore[attr-defined]  # freed only by a collection
+    alive = weakref.ref(left)
+    del left
+    seen: dict[str, bool] = {}
+    collecting = gc.isenabled()
+    gc.disable()  # no collection but the ones the bench asks for
+    try:
+        found = ingest.deep("chain", 60, tmp_path, lambda line: seen.setdefault(line, alive() is not None))
+    finally:
+        if collecting:
+            gc.enable()
+    assert seen["chain: built"] is False and found["collected_before"] >= 2  # the object and its __dict__
+    assert len(found["cpu_tenths"]) == 10
 
 
 def test_a_realistic_stream_too_short_to_measure_is_refused(tmp_path):

@@ -21,7 +21,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from sys import intern
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, TypeAlias, TypeVar, cast
 
 from grounded.core.vocabulary import GOOD_STANDING, Standing
 from grounded.dmap import effects as fx
@@ -49,10 +49,37 @@ if TYPE_CHECKING:  # the effect classes (made when first used) and the models: a
 
 ACTIVE = "active"
 
+T = TypeVar("T")
+Seq: TypeAlias = "list[T] | tuple[T, ...]"
+"""One of the state's append-only sequences (see ``added``)."""
+
 NONE: tuple = ()
 """The Dep, explanations and their turns of an argument that has none: one shared empty tuple, not four
-empty lists per argument (an argument grows a list on its first entry; 10^5 utterances hold 3*10^4
-arguments, most of them observations with no Dep)."""
+empty lists per argument (10^5 utterances hold 3*10^4 arguments, most of them observations with no Dep)."""
+
+
+def added(entries: Seq[T], item: T) -> Seq[T]:
+    """``entries`` with ``item`` at the end: a tuple while it holds one entry, a list (grown in place) from
+    the second.
+
+    Most of the state's sequences (an argument's standing history, Dep and explanations, a literal's
+    claimants and dependents) keep one entry for good.  Python's cyclic garbage collector scans every list
+    at each full collection, which came about every 10^4 arguments: with a list each, a map of 10^5
+    arguments held ten lists per argument, and a collection cost up to a fifth of the CPU time of the next
+    10^4 utterances, growing with the map (issue 23, the Dep chain).  A tuple of strings and integers is
+    dropped from the collector's lists by the first collection that sees it (a tuple holding one, a
+    standing change, by the next at the latest): one entry costs the collections nothing."""
+    if type(entries) is list:
+        entries.append(item)
+        return entries
+    return [*entries, item] if entries else (item,)
+
+
+def packed(entries: Sequence[T]) -> Seq[T]:
+    """A sequence read back from plain data, as ``added`` keeps it: empty, one entry, or a list."""
+    if not entries:
+        return NONE
+    return (entries[0],) if len(entries) == 1 else list(entries)
 
 
 @dataclass(slots=True)
@@ -69,11 +96,11 @@ class ArgRecord:
     op_index: int  # ... its position in the utterance ...
     utterance: str  # ... and the utterance's text (provenance)
     standing: str = ACTIVE
-    history: list[tuple[int, str, str | None]] = field(default_factory=list)
-    deps: list[str] | tuple[str, ...] = NONE
-    dep_turns: list[int] | tuple[int, ...] = NONE
-    explains: list[str] | tuple[str, ...] = NONE
-    explain_turns: list[int] | tuple[int, ...] = NONE
+    history: Seq[tuple[int, str, str | None]] = NONE  # each a tuple while it holds one entry (``added``)
+    deps: Seq[str] = NONE
+    dep_turns: Seq[int] = NONE
+    explains: Seq[str] = NONE
+    explain_turns: Seq[int] = NONE
     answer: object = field(default=None, compare=False, repr=False)
     """Verify's answer about this argument's claim that depends on the record alone, frozen, made once
     rather than per query: resting on nothing, it grounds its claim (``grounded.queries.verify.leaf``: claim
@@ -85,7 +112,7 @@ class ArgRecord:
         the answer kept for the old standing goes with it (an argument back in standing would else still
         answer why it was out)."""
         self.standing = standing
-        self.history.append((turn, standing, cause))
+        self.history = added(self.history, (turn, standing, cause))
         self.answer = None
 
     def standing_at(self, t: int | None) -> str | None:
@@ -146,11 +173,11 @@ class DependencyMap:
             for p in header.props
         }
         self.args: list[ArgRecord] = []
-        self.claimants: dict[str, list[int]] = {}
-        self.rev: dict[str, list[int]] = {}
-        self.rev_turns: dict[str, list[int]] = {}
+        self.claimants: dict[str, Seq[int]] = {}  # these three and ``attackers``: tuples of one, lists of more
+        self.rev: dict[str, Seq[int]] = {}
+        self.rev_turns: dict[str, Seq[int]] = {}
         self.attacks: list[tuple[int, int, int]] = []  # (attacker, target, turn)
-        self.attackers: dict[int, list[int]] = {}
+        self.attackers: dict[int, Seq[int]] = {}
         self.committed: dict[str, dict[int, None]] = {}  # insertion-ordered sets
         self.commit_events: list[tuple[int, str, int, bool]] = []
         self.dissent: dict[int, list[str]] = {}
@@ -218,11 +245,11 @@ class DependencyMap:
         claim = intern(e.claim)  # one string per literal however many facts name it (the rules' reply is
         # read into fresh strings each time)
         record = ArgRecord(e.arg, claim, intern(e.kind), intern(speaker), turn, getattr(op, "text", "") or "",
-                           op.op, e.index, text, history=[(turn, ACTIVE, None)])
+                           op.op, e.index, text, history=((turn, ACTIVE, None),))
         if record.id != len(self.args) + 1:
             raise AssertionError(f"rules allocated argument {record.id}, bridge expected {len(self.args) + 1}")
         self.args.append(record)
-        self.claimants.setdefault(claim, []).append(record.id)
+        self.claimants[claim] = added(self.claimants.get(claim, NONE), record.id)
 
     def _set_standing(self, e: SetStanding, turn: int, speaker: str, text: str, ops: Sequence) -> None:
         self.args[e.arg - 1].change(turn, e.standing, e.cause)
@@ -230,26 +257,18 @@ class DependencyMap:
     def _add_dep(self, e: AddDep, turn: int, speaker: str, text: str, ops: Sequence) -> None:
         record = self.args[e.arg - 1]
         literal = intern(e.literal)
-        if not record.deps:  # NONE (or an empty list a copy made)
-            record.deps, record.dep_turns = [literal], [turn]
-        else:
-            cast(list, record.deps).append(literal)
-            cast(list, record.dep_turns).append(turn)
-        self.rev.setdefault(literal, []).append(record.id)
-        self.rev_turns.setdefault(literal, []).append(turn)
+        record.deps, record.dep_turns = added(record.deps, literal), added(record.dep_turns, turn)
+        self.rev[literal] = added(self.rev.get(literal, NONE), record.id)
+        self.rev_turns[literal] = added(self.rev_turns.get(literal, NONE), turn)
 
     def _add_explains(self, e: AddExplains, turn: int, speaker: str, text: str, ops: Sequence) -> None:
         record = self.args[e.arg - 1]
         literal = intern(e.literal)
-        if not record.explains:
-            record.explains, record.explain_turns = [literal], [turn]
-        else:
-            cast(list, record.explains).append(literal)
-            cast(list, record.explain_turns).append(turn)
+        record.explains, record.explain_turns = added(record.explains, literal), added(record.explain_turns, turn)
 
     def _add_attack(self, e: AddAttack, turn: int, speaker: str, text: str, ops: Sequence) -> None:
         self.attacks.append((e.attacker, e.target, turn))
-        self.attackers.setdefault(e.target, []).append(e.attacker)
+        self.attackers[e.target] = added(self.attackers.get(e.target, NONE), e.attacker)
 
     def _commit(self, e: Commit, turn: int, speaker: str, text: str, ops: Sequence) -> None:
         agent = intern(e.agent)
@@ -282,15 +301,15 @@ class DependencyMap:
     def in_standing(self, arg_id: int, t: int | None = None) -> bool:
         return self.args[arg_id - 1].standing_at(t) in GOOD_STANDING
 
-    def claimants_at(self, literal: str, t: int | None) -> list[int]:
-        ids = self.claimants.get(literal, [])
+    def claimants_at(self, literal: str, t: int | None) -> Sequence[int]:
+        ids = self.claimants.get(literal, NONE)
         if t is None:
             return ids
         return [a for a in ids if self.args[a - 1].turn <= t]
 
-    def attackers_at(self, arg_id: int, t: int | None) -> list[int]:
+    def attackers_at(self, arg_id: int, t: int | None) -> Sequence[int]:
         if t is None:
-            return self.attackers.get(arg_id, [])
+            return self.attackers.get(arg_id, NONE)
         return [a for a, b, turn in self.attacks if b == arg_id and turn <= t]
 
     def commitments_at(self, t: int | None) -> dict[str, list[int]]:
@@ -367,9 +386,9 @@ class DependencyMap:
             "agents": [[n, a.role, a.authority] for n, a in self.agents.items()],
             "props": [[p.id, p.text, p.kind, p.turn, p.aware_turn] for p in self.props.values()],
             "args": [[r.id, r.claim, r.kind, r.speaker, r.turn, r.text, r.op, r.op_index, r.utterance, r.standing,
-                      r.history, list(r.deps), list(r.dep_turns), list(r.explains), list(r.explain_turns)]
+                      list(r.history), list(r.deps), list(r.dep_turns), list(r.explains), list(r.explain_turns)]
                      for r in self.args],
-            "rev": [[k, v, self.rev_turns[k]] for k, v in self.rev.items()],
+            "rev": [[k, list(v), list(self.rev_turns[k])] for k, v in self.rev.items()],
             "attacks": self.attacks,
             "committed": [[k, list(v)] for k, v in self.committed.items()],
             "commit_events": self.commit_events,
@@ -394,15 +413,15 @@ class DependencyMap:
             if i != len(args) + 1:
                 raise ValueError(f"argument {i} out of order")
             args.append(ArgRecord(i, intern(claim), intern(kind), intern(speaker), turn, text, op, op_index,
-                                  utterance, standing, [tuple(h) for h in history], deps or NONE, dep_turns or NONE,
-                                  explains or NONE, explain_turns or NONE))
-            claimants.setdefault(claim, []).append(i)
+                                  utterance, standing, packed([tuple(h) for h in history]), packed(deps),
+                                  packed(dep_turns), packed(explains), packed(explain_turns)))
+            claimants[claim] = added(claimants.get(claim, NONE), i)
         for k, ids, turns in data["rev"]:
-            dm.rev[k] = ids
-            dm.rev_turns[k] = turns
+            dm.rev[k] = packed(ids)
+            dm.rev_turns[k] = packed(turns)
         dm.attacks = [(a, b, t) for a, b, t in data["attacks"]]
         for a, b, _ in dm.attacks:
-            dm.attackers.setdefault(b, []).append(a)
+            dm.attackers[b] = added(dm.attackers.get(b, NONE), a)
         dm.committed = {k: dict.fromkeys(v) for k, v in data["committed"]}
         dm.commit_events = [(t, g, a, bool(added)) for t, g, a, added in data["commit_events"]]
         dm.dissent = {int(k): v for k, v in data["dissent"]}

@@ -227,7 +227,7 @@ def affected_over(self: Over, literal: str, closure: bool = True, at: int | None
         return answer
     # Affected* breadth first from X_0 = first: the queue is read as it grows
     claims: dict[str, None] = {}
-    order = first[:]  # the index's list grows with the conversation: the queue is a copy
+    order = list(first)  # the index's entry grows with the conversation (or is a tuple): the queue is a list
     for a in order:
         claim = args[a - 1].claim
         if claim not in claims:
@@ -249,7 +249,7 @@ def _affected_at(dm: DependencyMap, literal: str, first: list[int], closure: boo
     rev = dm.rev
     rev_turns = dm.rev_turns
     claims: dict[str, None] = {}
-    order = first[:n]
+    order = list(first[:n])  # a list: it grows while it is read
     for a in order:
         claim = args[a - 1].claim
         if claim not in claims:

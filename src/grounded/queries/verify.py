@@ -25,6 +25,7 @@ reported separately as ``no_anchor``: the verifier abstains rather than rejects.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
@@ -414,7 +415,7 @@ _DEEPEST = 200
 """Depth at which the single-claimant walk hands over to the fixpoint (it recurses; Dep chains can be 10^5 deep)."""
 
 
-def _walk_below(args: list, claimants: dict[str, list[int]], colour: dict[str, bool], a: int, claim: str,
+def _walk_below(args: list, claimants: Mapping[str, Sequence[int]], colour: dict[str, bool], a: int, claim: str,
                 depth: int, good: frozenset[str] = GOOD_STANDING) -> Literal[True] | _Failure | None:
     """Walk Dep(a) depth first (a claims ``claim``): True when all of it grounds, where it fails
     (``_Failure``), None past ``_DEEPEST`` or at a literal with several claimants.  A claim is grey
