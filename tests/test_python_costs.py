@@ -1,0 +1,52 @@
+"""The Python work per utterance on the live and bulk paths, counted in frames (issue 23, item 3):
+what each step costs does not grow with a well-formed utterance's values beyond one call per value."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from grounded import Engine
+from grounded.core.bounds import MAX_ID_LENGTH
+from grounded.core.literals import check_atom, check_literal
+from tests.synthetic import HEADER
+
+from .frames import python_calls
+
+UTTERANCE = {"turn": 1, "speaker": "alice", "text": "",
+             "ops": [{"op": "observe", "claim": "o1"},
+                     {"op": "hypothesize", "claim": "h1", "deps": ["o1", "-o2", "o3"], "explains": ["q1"]}]}
+
+
+@pytest.fixture(scope="module")
+def engine():
+    e = Engine(HEADER)
+    e.registry.utterance(UTTERANCE)  # the model built before counting
+    yield e
+    e.close()
+
+
+def test_a_well_formed_utterance_is_validated_in_one_frame_per_value(engine):
+    """Each literal and id is told valid by one call of its checker, none below it (the checks that word
+    an error run only for a value that fails)."""
+    model = engine.registry.utterance_model
+    calls = Counter(python_calls(lambda: model.model_validate(UTTERANCE)))
+    assert calls == {"model_validate": 1, "_bounded_ops": 1, "check": 1,  # the ops' bound, the turn a JSON int
+                     "check_atom": 1, "check_text": 1,  # the speaker, the text
+                     "check_literal": 6}  # o1; h1, o1, -o2, o3, q1
+
+
+@pytest.mark.parametrize(("check", "value", "error"), [
+    (check_literal, "x" * 201, "an id of 201 characters is too long"),
+    (check_literal, "-" + "x" * 201, "an id of 202 characters is too long"),
+    (check_literal, "a b", "'a b' is not a literal"),
+    (check_literal, "--a", "'--a' is not a literal"),
+    (check_atom, "-a", "'-a' is not a proposition id"),
+    (check_atom, "x" * 201, "an id of 201 characters is too long"),
+])
+def test_a_bad_value_is_named_as_before(check, value, error):
+    with pytest.raises(ValueError, match=error):
+        check(value)
+    longest = "-" + "x" * MAX_ID_LENGTH if check is check_literal else "x" * MAX_ID_LENGTH
+    assert check(longest) == longest  # the longest that passes, the - not counted
