@@ -50,3 +50,18 @@ def test_a_bad_value_is_named_as_before(check, value, error):
         check(value)
     longest = "-" + "x" * MAX_ID_LENGTH if check is check_literal else "x" * MAX_ID_LENGTH
     assert check(longest) == longest  # the longest that passes, the - not counted
+
+
+def test_a_batch_is_spelled_flat_with_a_call_only_per_negated_literal(engine):
+    """The flat text of a batch tests each turn, name and positive literal in line; only a negated
+    literal (term data ``-(p)``) goes through its checker.  The text is the one the checkers spell."""
+    from grounded.solvers.flat import SEPARATOR, flat_utterances
+
+    u = engine.registry.utterance(UTTERANCE)
+    batch = [engine.registry.encode(turn, u) for turn in range(1, 101)]
+    assert python_calls(lambda: flat_utterances(batch)) == ["flat_utterances"] + ["_literal"] * 100
+    text, count = flat_utterances(batch)
+    assert count == 1 + 100 * 23 and text.count(SEPARATOR) == count
+    assert text.startswith(SEPARATOR.join(["100", "1", "alice", "2", "observe", "1", "claim", "=", "o1",
+                                           "hypothesize", "3", "claim", "=", "h1", "deps", "#", "3", "o1", "-o2", "o3",
+                                           "explains", "#", "1", "q1", "2"]))
