@@ -65,3 +65,20 @@ def test_a_batch_is_spelled_flat_with_a_call_only_per_negated_literal(engine):
     assert text.startswith(SEPARATOR.join(["100", "1", "alice", "2", "observe", "1", "claim", "=", "o1",
                                            "hypothesize", "3", "claim", "=", "h1", "deps", "#", "3", "o1", "-o2", "o3",
                                            "explains", "#", "1", "q1", "2"]))
+
+
+def test_a_live_apply_enters_no_json_encoder_and_no_import_machinery(engine):
+    """What the history keeps of an utterance given as a dict is pydantic's JSON of it (one C call, no
+    ``json.dumps`` frames), and no lazy import runs per utterance; the history gives it back the same."""
+    e = Engine(HEADER)
+    try:
+        first = {"turn": 1, "speaker": "alice", "text": "", "ops": [{"op": "observe", "claim": "o1"}]}
+        e.apply(first)
+        later = {"turn": 2, "speaker": "bob", "text": "é \u2028 \"quoted\" \\",
+                 "ops": [{"op": "observe", "claim": "o4"}]}
+        entered = set(python_calls(lambda: e.apply(later)))
+        assert not entered & {"dumps", "iterencode", "_handle_fromlist", "__getattr__", "_find_and_load"}
+        assert [u.model_dump() for _, u in e.history()] == [e.registry.utterance(d).model_dump()
+                                                             for d in (first, later)]
+    finally:
+        e.close()
