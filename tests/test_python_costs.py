@@ -76,9 +76,28 @@ def test_a_live_apply_enters_no_json_encoder_and_no_import_machinery(engine):
         e.apply(first)
         later = {"turn": 2, "speaker": "bob", "text": "é \u2028 \"quoted\" \\",
                  "ops": [{"op": "observe", "claim": "o4"}]}
-        entered = set(python_calls(lambda: e.apply(later)))
-        assert not entered & {"dumps", "iterencode", "_handle_fromlist", "__getattr__", "_find_and_load"}
+        calls = Counter(python_calls(lambda: e.apply(later)))
+        assert calls["_rule_base"] == 2  # the registry to validate; the rules, registry and state to decide
+        assert not set(calls) & {"dumps", "iterencode", "_handle_fromlist", "__getattr__", "_find_and_load"}
         assert [u.model_dump() for _, u in e.history()] == [e.registry.utterance(d).model_dump()
                                                              for d in (first, later)]
+    finally:
+        e.close()
+
+
+def test_a_reply_is_read_with_a_call_per_effect_and_none_per_utterance(engine):
+    """``read_flat`` makes each utterance's ``Accepted`` without entering its ``__init__`` (one frame an
+    utterance on a load's hundreds of thousands), equal to the one ``__init__`` makes."""
+    from grounded.dmap.effects import SHAPES
+    from grounded.solvers.flat import SEPARATOR, Accepted, accepted_text, read_flat
+
+    e = Engine(HEADER)
+    try:
+        update = e.apply({"turn": 1, "speaker": "alice", "text": "", "ops": [{"op": "observe", "claim": "o1"}]})
+        one = Accepted(list(update.effects), ["o1", "h2"])
+        text = accepted_text(one) * 50
+        calls = Counter(python_calls(lambda: read_flat(text, text.count(SEPARATOR))))
+        assert calls == {"read_flat": 1, **Counter(f"make{len(SHAPES[x.name])}" for x in one.effects * 50)}
+        assert read_flat(text, text.count(SEPARATOR)) == [one] * 50
     finally:
         e.close()

@@ -368,11 +368,11 @@ class Engine(Displayable, Walks):
     def _decide(self, turn: int, u: UtteranceBase, reading: Reading | None) -> tuple[Accepted | Rejected, bytes | None]:
         """The rules' verdict on one utterance, and its log line when the engine keeps a log (the
         rules have it written inside their transaction when they accept); nothing is mirrored yet."""
-        self._prolog.use_extensions(self.extensions)
+        prolog, registry, rules = self._rule_base()  # once, not a property's two frames per part
+        prolog.use_extensions(self.extensions)
         recorder = Recorder(self._log, turn, u, reading)
         try:
-            return (self.rules.apply(self.registry.encode(turn, u), recorder, record=self._log is not None),
-                    recorder.line)
+            return rules.apply(registry.encode(turn, u), recorder, record=self._log is not None), recorder.line
         finally:
             self.last_verdicts = {} if reading is None else reading.verdicts
 

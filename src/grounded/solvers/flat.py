@@ -150,6 +150,10 @@ class Accepted:
     """The claims the utterance took out of S_t (the rules' left_standing/2)."""
 
 
+_SET_EFFECTS, _SET_LEFT = (getattr(Accepted, f.name).__set__ for f in fields(Accepted))
+"""``Accepted``'s slots, set as its frozen ``__init__`` would (``read_flat`` makes one an utterance)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Rejected:
     violations: list[Violation]
@@ -276,6 +280,7 @@ def read_flat(text: str, count: int) -> list[Accepted]:
     if len(tokens) != count + 1 or tokens[-1] != "":
         raise PrologError(f"the rules' reply splits into {len(tokens) - 1} tokens, not the {count} they wrote")
     makers = _MAKERS
+    new, set_effects, set_left = object.__new__, _SET_EFFECTS, _SET_LEFT  # as the effects' makers: no frame
     out = []
     i = 0
     try:
@@ -288,7 +293,10 @@ def read_flat(text: str, count: int) -> list[Accepted]:
                 effects.append(make(int(tokens[i]), tokens, i + 2))
                 i += 2 + n
             left_end = i + 1 + int(tokens[i])
-            out.append(Accepted(effects, tokens[i + 1:left_end]))
+            accepted = new(Accepted)
+            set_effects(accepted, effects)
+            set_left(accepted, tokens[i + 1:left_end])
+            out.append(accepted)
             i = left_end
     except (KeyError, ValueError, IndexError) as exc:
         raise PrologError(f"a malformed reply from the rules at token {i}: {exc!r:.80}") from None
