@@ -101,3 +101,30 @@ def test_a_reply_is_read_with_a_call_per_effect_and_none_per_utterance(engine):
         assert read_flat(text, text.count(SEPARATOR)) == [one] * 50
     finally:
         e.close()
+
+
+def test_a_foreign_log_s_lines_are_loaded_without_an_update_or_a_turn_assigned(tmp_path):
+    """``Engine.load`` with no ``on_update`` mirrors each line the rules judged without making the
+    ``Update`` no one reads (nor asking what rests on a claim it took out), and takes each line's
+    written turn as it is; the state is the one a live apply of the same lines gives."""
+    from bench.ingest import write_log
+    from grounded.io.eventlog import header_json
+    from tests.synthetic import realistic
+
+    stream = realistic(300, 0).history
+    path = tmp_path / "foreign.jsonl"
+    e = Engine(HEADER)
+    write_log(path, header_json(e.header, e.origin()), stream)
+    for u in stream:
+        e.apply(u)
+    loaded: list[Engine] = []
+    calls = Counter(python_calls(lambda: loaded.append(Engine.load(path))))
+    try:
+        assert calls["_commit"] >= len(stream) - calls["_admit"]  # each line mirrored (the Python state's own too)
+        assert calls["_mirror"] == calls["_flagged"] == calls["turn_of"] == 0
+        assert loaded[0].log_status.utterances == len(stream)
+        assert loaded[0].snapshot() == e.snapshot()
+    finally:
+        e.close()
+        for x in loaded:
+            x.close()

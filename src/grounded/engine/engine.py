@@ -253,7 +253,11 @@ class Engine(Displayable, Walks):
                 if self._effects is not None:  # a log being continued: its record rebuilt from the rules' decisions
                     self._effects.add(kept if isinstance(kept, bytes) else b"", accepted_text(result)
                                       if isinstance(kept, bytes) else None)  # a line not as read: recording ends
-                self._accepted(self._mirror(turn, u, result, None, kept), status, on_update)
+                if on_update is None:  # no one to hand an ``Update`` to: the state changed, none made
+                    self._commit(turn, u, result, None, kept)
+                    status.utterances += 1
+                else:
+                    self._accepted(self._mirror(turn, u, result, None, kept), status, on_update)
         if stop is not None:
             index, rejected = stop
             lineno, turn, u, _ = pending[index]
