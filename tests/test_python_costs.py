@@ -4,6 +4,7 @@ what each step costs does not grow with a well-formed utterance's values beyond 
 from __future__ import annotations
 
 from collections import Counter
+from decimal import Decimal
 
 import pytest
 
@@ -68,8 +69,9 @@ def test_a_batch_is_spelled_flat_with_a_call_only_per_negated_literal(engine):
 
 
 def test_a_live_apply_enters_no_json_encoder_and_no_import_machinery(engine):
-    """What the history keeps of an utterance given as a dict is pydantic's JSON of it (one C call, no
-    ``json.dumps`` frames), and no lazy import runs per utterance; the history gives it back the same."""
+    """What the history keeps of an utterance is its model's JSON (one C call, no ``json.dumps`` frames),
+    and no lazy import runs per utterance; the history gives each back the same, one given with values
+    pydantic accepts but would spell otherwise (a ``Decimal`` turn, a ``bytes`` text) too."""
     e = Engine(HEADER)
     try:
         first = {"turn": 1, "speaker": "alice", "text": "", "ops": [{"op": "observe", "claim": "o1"}]}
@@ -79,8 +81,10 @@ def test_a_live_apply_enters_no_json_encoder_and_no_import_machinery(engine):
         calls = Counter(python_calls(lambda: e.apply(later)))
         assert calls["_rule_base"] == 2  # the registry to validate; the rules, registry and state to decide
         assert not set(calls) & {"dumps", "iterencode", "_handle_fromlist", "__getattr__", "_find_and_load"}
+        odd = {"turn": Decimal(3), "speaker": "carol", "text": b"bytes", "ops": []}  # accepted, spelled otherwise
+        e.apply(odd)
         assert [u.model_dump() for _, u in e.history()] == [e.registry.utterance(d).model_dump()
-                                                             for d in (first, later)]
+                                                             for d in (first, later, odd)]
     finally:
         e.close()
 
