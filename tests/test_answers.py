@@ -19,6 +19,7 @@ from grounded.queries import verify as verify_module
 from grounded.queries.affected import Affected
 from grounded.queries.verify import Verification
 
+from .frames import python_calls
 from .test_properties import synthetic_map
 
 HEADER = {"agents": {"alice": {"authority": True}, "bob": {}}}
@@ -171,24 +172,6 @@ def test_answers_and_a_state_holding_them_survive_pickle():
     assert any(r.answer is not None for r in state.args)  # a leaf's answer kept in the state, and carried
 
 
-def _python_calls(ask) -> list[str]:
-    """The Python functions entered while ``ask()`` runs, in order (C calls not counted)."""
-    import sys
-
-    entered: list[str] = []
-
-    def profile(frame, event, arg):
-        if event == "call":
-            entered.append(frame.f_code.co_name)
-
-    sys.setprofile(profile)
-    try:
-        ask()
-    finally:
-        sys.setprofile(None)
-    return entered[1:]  # ``ask`` itself
-
-
 def test_a_question_is_one_python_frame_over_the_walk():
     """Engine.verify and Engine.affected are the query walks, methods of the engine (issue 23): no frame
     of the engine's between the caller and the walk, none to build the answer, one to word an anchor's
@@ -208,9 +191,9 @@ def test_a_question_is_one_python_frame_over_the_walk():
         "one step": (lambda: e.affected("o1", closure=False), ["affected_over"]),
     }
     for name, (ask, frames) in walks.items():
-        assert _python_calls(ask) == frames, name
+        assert python_calls(ask) == frames, name
     out = e.verify("o2")
-    assert _python_calls(lambda: out.reason) == ["reason"] and out.reason == "o2 abandoned at T5"
+    assert python_calls(lambda: out.reason) == ["reason"] and out.reason == "o2 abandoned at T5"
     e.close()
 
 
@@ -246,8 +229,8 @@ def test_an_out_of_standing_claimants_answer_and_reason_are_made_once_per_standi
     when it is made: asked again, the same answer and the same string, with no further Python frame; a
     failure below that claimant words its last step with them."""
     fresh = _conversation()
-    assert _python_calls(lambda: fresh.verify("h3")) == ["verify_over", "out"]  # the first question makes it
-    assert _python_calls(lambda: fresh.verify("h3")) == ["verify_over"]
+    assert python_calls(lambda: fresh.verify("h3")) == ["verify_over", "out"]  # the first question makes it
+    assert python_calls(lambda: fresh.verify("h3")) == ["verify_over"]
     fresh.close()
     e = _conversation()
     first = e.verify("o2")

@@ -29,6 +29,11 @@ def _check_id_length(text: str) -> None:
 
 
 def check_literal(text: str) -> str:
+    """``text`` if it is a literal, else ValueError naming what is wrong.  A well-formed literal is
+    told in one test, no further call (every literal of every utterance validated passes here);
+    the checks below only word the error."""
+    if len(text) <= MAX_ID_LENGTH and _LITERAL.fullmatch(text) is not None:
+        return text
     _check_id_length(text)
     if not is_literal(text):
         raise ValueError(
@@ -47,6 +52,10 @@ def check_asked(literal: str) -> None:
 
 
 def check_atom(text: str) -> str:
+    """``text`` if it is a proposition id, else ValueError naming what is wrong (the common case in
+    one test, as ``check_literal``)."""
+    if len(text) <= MAX_ID_LENGTH and _ATOM.fullmatch(text) is not None:
+        return text
     _check_id_length(text)
     if _ATOM.fullmatch(text) is None:
         raise ValueError(f"{preview(text)} is not a proposition id (letters, digits, _ . : -; not starting with -)")

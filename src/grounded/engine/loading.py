@@ -279,7 +279,9 @@ def _judge_lines(engine: L, lines: Iterator[tuple[int, bytes]], reader: LogReade
         lineno, body = item
         try:
             u, kept = engine._line_utterance(reader, lineno, body)
-            turn = turn_of(u, last)
+            turn = u.turn  # the engine writes every line's turn: ``turn_of``'s two frames only when one is not
+            if turn is None or turn > MAX_TURN:  # (or when it is out of bounds, which it words)
+                turn = turn_of(u, last)
         except InputError as exc:
             engine._apply_lines(pending, reader.name, status, on_update)
             raise LogError(exc.detail, path=reader.name, line=lineno, engine=engine) from exc

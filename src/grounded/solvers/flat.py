@@ -67,25 +67,33 @@ def _int(value: object) -> str:
 
 def flat_utterances(utterances: list[tuple]) -> tuple[str, int] | None:
     """Utterance terms (``utterance(Turn, Speaker, [op(Name, [Key=Value, ...]), ...])`` as term data,
-    grounded.dmap.operations) as one flat text and its token count; None if one does not fit."""
+    grounded.dmap.operations) as one flat text and its token count; None if one does not fit.
+
+    A value of the common kinds (an ``int`` turn, a ``str`` atom, a literal not starting with ``-``)
+    is tested in line; only another goes through its checker (``_int``, ``_atom``, ``_literal``),
+    which spells it or refuses it: no Python call per value on the bulk path."""
     tokens = [str(len(utterances))]
     add, extend = tokens.append, tokens.extend
     try:
         for tag, turn, speaker, ops in utterances:
             if tag != "utterance":
                 raise _NotFlat
-            extend((_int(turn), _atom(speaker), str(len(ops))))
+            extend((str(turn) if type(turn) is int else _int(turn),
+                    speaker if type(speaker) is str else _atom(speaker), str(len(ops))))
             for op_tag, name, fields in ops:
                 if op_tag != "op":
                     raise _NotFlat
-                extend((_atom(name), str(len(fields))))
+                extend((name if type(name) is str else _atom(name), str(len(fields))))
                 for eq, key, value in fields:
                     if eq != "=":
                         raise _NotFlat
-                    add(_atom(key))
-                    if isinstance(value, list):
+                    add(key if type(key) is str else _atom(key))
+                    if type(value) is str and value[:1] != "-":
+                        extend(("=", value))
+                    elif isinstance(value, list):
                         extend(("#", str(len(value))))
-                        extend(_literal(v) for v in value)
+                        for v in value:
+                            add(v if type(v) is str and v[:1] != "-" else _literal(v))
                     else:
                         extend(("=", _literal(value)))
     except (_NotFlat, TypeError, ValueError):
@@ -140,6 +148,10 @@ class Accepted:
     """What the rules applied, in order (grounded.dmap.effects)."""
     left: list[str]
     """The claims the utterance took out of S_t (the rules' left_standing/2)."""
+
+
+_SET_EFFECTS, _SET_LEFT = (getattr(Accepted, f.name).__set__ for f in fields(Accepted))
+"""``Accepted``'s slots, set as its frozen ``__init__`` would (``read_flat`` makes one an utterance)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,6 +280,7 @@ def read_flat(text: str, count: int) -> list[Accepted]:
     if len(tokens) != count + 1 or tokens[-1] != "":
         raise PrologError(f"the rules' reply splits into {len(tokens) - 1} tokens, not the {count} they wrote")
     makers = _MAKERS
+    new, set_effects, set_left = object.__new__, _SET_EFFECTS, _SET_LEFT  # as the effects' makers: no frame
     out = []
     i = 0
     try:
@@ -280,7 +293,10 @@ def read_flat(text: str, count: int) -> list[Accepted]:
                 effects.append(make(int(tokens[i]), tokens, i + 2))
                 i += 2 + n
             left_end = i + 1 + int(tokens[i])
-            out.append(Accepted(effects, tokens[i + 1:left_end]))
+            accepted = new(Accepted)
+            set_effects(accepted, effects)
+            set_left(accepted, tokens[i + 1:left_end])
+            out.append(accepted)
             i = left_end
     except (KeyError, ValueError, IndexError) as exc:
         raise PrologError(f"a malformed reply from the rules at token {i}: {exc!r:.80}") from None
