@@ -61,6 +61,7 @@ from pathlib import Path
 
 import networkx as nx
 
+from bench.checks import CheckFailed
 from bench.footprint import measure_engines
 from bench.latency import per_call
 from bench.reference import ReferenceEngine
@@ -374,7 +375,7 @@ def measure_dung(settings: Settings, log: Callable[[str], None]) -> list[dict]:
                 assert isinstance(ext, frozenset)
                 truth = ext if truth is None else truth
                 if ext != truth:
-                    raise AssertionError(f"{name} disagrees on the framework of {n} arguments")
+                    raise CheckFailed(f"{name} disagrees on the framework of {n} arguments")
                 took[name] = t
             for name, t in took.items():
                 seconds.setdefault(name, []).append(t)

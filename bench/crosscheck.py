@@ -53,6 +53,7 @@ from typing import TypeVar
 
 import clingo
 
+from bench.checks import CheckFailed
 from grounded.crosscheck.budget import GB, GLIBC_ALLOCATION_ABORT, MemoryBudgetError, memory_bound
 from grounded.crosscheck.check import candidates_of, check, check_history
 from grounded.dmap.model import Header
@@ -182,7 +183,7 @@ def measure_check(k: int, seed: int, tail: int = TAIL, log=print, regime: str = 
             log(f"K={k}: stopped by the memory budget ({memory_gb} GB)")
             return {"k": k, "stopped": f"memory budget {memory_gb} GB", "utterances": built["utterances"]}
         if not result["ok"]:
-            raise AssertionError(f"grounded check disagrees on the {regime} log: {result['mismatches']}")
+            raise CheckFailed(f"grounded check disagrees on the {regime} log: {result['mismatches']}")
         log(f"checked K={k} in {result['seconds']:.1f} s, peak {result['peak_mb']:.0f} MB")
         if regime == "naive":
             decided = str(Path(tmp) / "decided.json")

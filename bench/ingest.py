@@ -51,6 +51,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench.checks import CheckFailed
 from bench.footprint import measure_engines
 from bench.reference import ReferenceEngine
 from bench.report import markdown_table
@@ -259,7 +260,7 @@ def check_flat(name: str, found: dict) -> None:
         first, last = (f"{n:,} in {k:,} operations" for n, k in ((found["inference_tenths"][i], found["op_tenths"][i])
                                                                   for i in (0, -1)))
         shown = "none" if ratio is None else f"{ratio:.2f}"
-        raise AssertionError(f"{name}: the rules' inferences per operation grew from the first tenth ({first}) "
+        raise CheckFailed(f"{name}: the rules' inferences per operation grew from the first tenth ({first}) "
                              f"to the last ({last}): last / first {shown}, at most {FLAT}")
 
 
@@ -286,7 +287,7 @@ def check_times(result: dict) -> None:
     failing run still shows every tenth."""
     failed = [d["time_check"] for d in result.get("deep") or () if d.get("time_check")]
     if failed:
-        raise AssertionError("; ".join(failed))
+        raise CheckFailed("; ".join(failed))
 
 
 def measure_realistic(k: int, seed: int, log: Log, utterances: list[dict] | None = None) -> dict:
@@ -340,7 +341,7 @@ def measure_realistic_logs(utterances: list[dict], tmp: Path, log: Log) -> dict:
                        "bulk": engine.log_status.bulk}
         engine.close()
     if found["own"]["bulk"] != n:
-        raise AssertionError(f"the engine's own log: {found['own']['bulk']:,} of {n:,} lines applied from its record")
+        raise CheckFailed(f"the engine's own log: {found['own']['bulk']:,} of {n:,} lines applied from its record")
     log("realistic logs: done")
     return found
 

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +17,8 @@ from grounded.core.errors import InputError
 from grounded.present.tokens import count_tokens
 
 from .bench_helpers import bench, run_bench
+
+ROOT = Path(__file__).resolve().parents[1]
 
 pytestmark = pytest.mark.bench  # runs of python -m bench
 
@@ -180,3 +185,26 @@ def test_crosscheck_scaling_at_the_turns_asked(tmp_path):
     assert "Fitted exponent" in result.stdout and "| 80 |" in result.stdout
     bad = run_bench("crosscheck", "--turns", "40,many", "--out", tmp_path)
     assert bad.returncode == 2 and "--turns" in bad.stderr
+
+
+CHECKED_APP = """
+import sys, typer
+from bench.checks import CheckFailed
+from grounded.cli import main
+app = typer.Typer()
+@app.command()
+def run(fail: str) -> None:
+    raise CheckFailed("chain: last / first 1.32, at most 1.2") if fail == "check" else AssertionError("a bug")
+main(app, checks=(CheckFailed,))
+"""
+
+
+def test_a_benchmark_check_that_does_not_hold_exits_1_saying_so_not_as_an_internal_error():
+    """A missed target (bench/checks.py) is the benchmark's answer, not its fault: `check failed`, exit 1; anything
+    else the command raises stays an internal error, exit 2 (a real process, as `python -m bench` runs)."""
+    found = {fail: subprocess.run([sys.executable, "-c", CHECKED_APP, fail], capture_output=True, text=True,
+                                  timeout=60, cwd=ROOT)
+             for fail in ("check", "bug")}
+    said = "check failed: chain: last / first 1.32, at most 1.2\n"
+    assert (found["check"].returncode, found["check"].stderr) == (1, said)
+    assert found["bug"].returncode == 2 and found["bug"].stderr.startswith("internal error: AssertionError: a bug")

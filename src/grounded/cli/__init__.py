@@ -39,9 +39,10 @@ def _options(
     """
 
 
-def main(cli: typer.Typer = app) -> None:
+def main(cli: typer.Typer = app, checks: tuple[type[Exception], ...] = ()) -> None:
     """Entry point: run the app (or another typer app: ``python -m bench``), turning every error into one line on
-    stderr (exit 2)."""
+    stderr (exit 2).  An exception of ``checks`` is a check the command made of its own results that did not
+    hold (a benchmark's target missed): one line saying so, exit 1."""
     try:
         with STARTUP:  # no garbage collection while the command's modules are imported
             status = cli(standalone_mode=False)
@@ -54,6 +55,9 @@ def main(cli: typer.Typer = app) -> None:
     except (GroundedError, OSError) as exc:
         print(f"error: {_one_line(exc)}", file=sys.stderr)
         sys.exit(2)
+    except checks as exc:
+        print(f"check failed: {_one_line(exc)}", file=sys.stderr)
+        sys.exit(1)
     except Exception as exc:  # noqa: BLE001 - the promise is: no traceback, ever
         if os.environ.get("GROUNDED_DEBUG"):
             raise
