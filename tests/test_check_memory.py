@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from grounded import Engine, PreconditionError
 from grounded.crosscheck.check import candidates_of, check_history
 from grounded.dmap.model import Header
+from grounded.solvers import facts as F
 from grounded.solvers.history import OneShotHistory
 from tests.synthetic import argument_heavy
 
@@ -149,3 +150,27 @@ def test_the_probe_holds_no_engine_of_its_own_while_a_probed_check_runs(tmp_path
     assert len(alive) == len(report.states) > 1, report.states
     assert alive == [0] * len(alive), alive
     assert report.mismatches == []
+
+
+def test_a_history_decided_apart_is_decided_as_in_one_process():
+    """Issue 23: with ``apart`` each window, the view and each batch of Affected* is grounded in a
+    process of its own (clingo never frees a symbol, so one process held every window's atoms);
+    the answer is the one of a single process, and ``affected()`` hands the closures out a batch
+    at a time, together the ones the single process shows."""
+    header = Header.model_validate(HEADER)
+    with Engine(header) as engine:
+        registry = engine.registry
+    apart, whole = OneShotHistory(header, registry, window=4, batch=2, apart=True), OneShotHistory(header, registry)
+    for c in QUEUE:
+        apart.add(c)
+        whole.add(c)
+    answer, expected = apart.solve(affected=False), whole.solve()
+    shown = {str(s) for s in expected.facts}
+    assert {str(s) for s in answer.facts} == {s for s in shown if not s.startswith(("now_hop", "now_affected"))}
+    batches = list(apart.affected(answer))
+    assert len(batches) > 1, batches
+    star = {(lit, a, hop) for stars, _ in batches for lit, hops in stars.items() for a, hop in hops.items()}
+    one = {(lit, a) for _, ones in batches for lit, args in ones.items() for a in args}
+    ids = expected.arg_id
+    assert star == {(h.lit, ids[h.a], h.hop) for h in expected.facts.query(F.NowHop).all()} != set()
+    assert one == {(h.lit, ids[h.a]) for h in expected.facts.query(F.NowAffectedOne).all()} != set()
