@@ -20,8 +20,9 @@ A log of ``APART_FROM`` utterances or more has each probed check run in a
 process of its own, one after the other (solvers/apart.py): its memory goes
 back to the system when it ends, so the probe adds no probed check's peak to
 the main check's (issue 23: the last probed state is the whole log).  A probed
-check whose process ends without an answer (killed, out of memory) is a line
-of the report naming the state it probed, never dropped.
+check whose process ends without an answer (killed, the C library aborting)
+is a line of the report naming the state it probed, never dropped; one that
+runs out of the check's memory budget stops the check, as the main check would.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from grounded.dmap.model import Header
 from grounded.dmap.operations import OperationSpec
 from grounded.dmap.state import DependencyMap
 from grounded.engine import Engine
-from grounded.solvers.apart import APART_FROM, ApartFailed, run_apart
+from grounded.solvers.apart import APART_FROM, ApartFailed, give_back, run_apart
 from grounded.solvers.ruleset import asp_twins
 
 PROBE_STATES = 6
@@ -120,7 +121,10 @@ def probe_history(header: Header, candidates: list[dict], check_history: Callabl
         report.states = []
         return report
     apart = len(candidates) >= APART_FROM if apart is None else apart
-    for k, probes in _draw(header, candidates, set(report.states), extensions, per_op, rng):
+    drawn = _draw(header, candidates, set(report.states), extensions, per_op, rng)
+    if apart:
+        give_back()  # the main check's and the drawing engine's memory, before the probed checks' processes
+    for k, probes in drawn:
         report.probes += len(probes)
         _probe_state(report, header, candidates[:k], probes, extensions, asp_overrides, check_history, apart)
     return report
@@ -177,10 +181,11 @@ def _probe_state(report: ProbeReport, header: Header, prefix: list[dict], probes
     except InputError as exc:  # a candidate the engine refuses as malformed: say so, it is no disagreement
         report.mismatches.append(f"probes after utterance {k}: not run ({exc.detail})")
         return
-    except (ApartFailed, MemoryError) as exc:  # its process died, or it ran out of memory: it did not complete
-        why = str(exc) or "out of memory"
-        report.mismatches.append(f"probes after utterance {k}: not completed ({type(exc).__name__}: {why})")
+    except ApartFailed as exc:  # its process ended without an answer (killed, the C library aborting)
+        report.mismatches.append(f"probes after utterance {k}: not completed ({type(exc).__name__}: {exc})")
         return
+    except MemoryError as exc:  # past the check's memory budget: the check stops there (budget.py), saying where
+        raise MemoryError(f"the probed check of the state after utterance {k}: {exc}") from exc
     for line in found:
         words = line.split(" ", 2)
         if words[0] == "utterance" and words[1].isdigit() and int(words[1]) > k:

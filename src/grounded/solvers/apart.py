@@ -17,6 +17,9 @@ so the check's memory budget still says what stopped it).
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import gc
 import multiprocessing
 import traceback
 from collections.abc import Callable
@@ -39,6 +42,19 @@ thread-local data: ABORT``, a thread started past RLIMIT_AS); the child is the r
 
 class ApartFailed(GroundedError):
     """A piece of work run in a process of its own ended without an answer."""
+
+
+def give_back() -> None:
+    """Return to the system what this process freed (a released engine, a finished comparison) before
+    a piece apart starts: glibc keeps freed memory for reuse unless asked (``malloc_trim``), and a
+    process that waits on a piece would otherwise hold its own peak beside the piece's."""
+    gc.collect()
+    name = ctypes.util.find_library("c")
+    if name is None:
+        return
+    trim = getattr(ctypes.CDLL(name), "malloc_trim", None)  # glibc only
+    if trim is not None:
+        trim(0)
 
 
 def _serve(connection: Connection) -> None:
