@@ -57,6 +57,7 @@ import clingo
 
 from grounded.crosscheck.budget import GB, GLIBC_ALLOCATION_ABORT, MemoryBudgetError, memory_bound
 from grounded.crosscheck.check import candidates_of, check, check_history
+from grounded.crosscheck.probe import PER_OP
 from grounded.dmap.model import Header
 from grounded.dung import Framework, extensions
 from grounded.engine import Engine
@@ -93,7 +94,8 @@ def _child(*args: str, timeout: float | None = None) -> dict:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.communicate()
-            return {"timeout": timeout}
+            sampler.stop()
+            return {"timeout": timeout, "tree_mb": sampler.peak_mb}
         finally:
             sampler.stop()
     if proc.returncode == GLIBC_ALLOCATION_ABORT:  # past its memory budget, glibc ended it (crosscheck/budget.py)
@@ -120,7 +122,8 @@ class TreeSampler(threading.Thread):
 
     def stop(self) -> None:
         self._done.set()
-        self.join()
+        if self.is_alive():
+            self.join()
 
 
 def _tree(pid: int) -> list[int]:
@@ -172,12 +175,13 @@ def _cpu() -> float:
     return own.ru_utime + own.ru_stime + ended.ru_utime + ended.ru_stime
 
 
-def child_check(path: str, memory_gb: float | None = None) -> dict:
-    """One check, under the check's own memory budget (``memory_gb`` beyond what the process holds)."""
+def child_check(path: str, memory_gb: float | None = None, probes: int = PER_OP) -> dict:
+    """One check, under the check's own memory budget (``memory_gb`` beyond what the process holds),
+    probing ``probes`` candidates per operation and state (0: no probe)."""
     start, cpu = time.perf_counter(), _cpu()
     try:
         with memory_bound(None if memory_gb is None else int(memory_gb * GB)):
-            report = check(path)
+            report = check(path, probes=probes)
     except MemoryBudgetError:
         return {"memory_stop": True, "seconds": time.perf_counter() - start}
     return {"ok": report.ok, "mismatches": report.mismatches[:3], "seconds": time.perf_counter() - start,
@@ -228,18 +232,18 @@ def child_incremental(path: str, tail: int, where: str, decided: str = "") -> di
 
 
 def measure_check(k: int, seed: int, tail: int = TAIL, log=print, regime: str = "naive",
-                  time_limit: float | None = None, memory_gb: float | None = None) -> dict:
+                  time_limit: float | None = None, memory_gb: float | None = None, probes: int = PER_OP) -> dict:
     """One row: build a K-turn log of ``regime``, check it in a fresh process; for the naive
     regime also the turn-by-turn columns."""
     with tempfile.TemporaryDirectory() as tmp:
         path = str(Path(tmp) / "log.jsonl")
         built = _child("build", str(k), str(seed), path, regime)
         log(f"built a {k}-turn {regime} log ({built['utterances']} utterances)")
-        memory = [] if memory_gb is None else [str(memory_gb)]
-        result = _child("check", path, *memory, timeout=time_limit)
+        result = _child("check", path, str(memory_gb), str(probes), timeout=time_limit)
         if "timeout" in result:
-            log(f"K={k}: stopped after {time_limit:.0f} s")
-            return {"k": k, "stopped": f"time limit {time_limit:.0f} s", "utterances": built["utterances"]}
+            log(f"K={k}: stopped after {time_limit:.0f} s, the process tree's peak {result['tree_mb']:.0f} MB so far")
+            return {"k": k, "stopped": f"time limit {time_limit:.0f} s; the process tree's peak until then "
+                                      f"{result['tree_mb']:.0f} MB", "utterances": built["utterances"]}
         if "memory_stop" in result:
             log(f"K={k}: stopped by the memory budget ({memory_gb} GB)")
             return {"k": k, "stopped": f"memory budget {memory_gb} GB", "utterances": built["utterances"]}
@@ -266,12 +270,12 @@ def exponent(rows: list[dict], key: str = "seconds") -> float | None:
 
 
 def scaling(turns: list[int], seed: int = 1, tail: int = TAIL, log=print, regime: str = "naive",
-            time_limit: float | None = None, memory_gb: float | None = None) -> dict:
-    rows = [measure_check(k, seed, tail, log, regime, time_limit, memory_gb) for k in turns]
+            time_limit: float | None = None, memory_gb: float | None = None, probes: int = PER_OP) -> dict:
+    rows = [measure_check(k, seed, tail, log, regime, time_limit, memory_gb, probes) for k in turns]
     done = [r for r in rows if "stopped" not in r]
     return {"turns": list(turns), "seed": seed, "tail": tail, "regime": regime, "time_limit": time_limit,
-            "memory_gb": memory_gb, "checks": rows, "exponent": exponent(done), "exponent_cpu": exponent(done, "cpu"),
-            "exponent_memory": exponent(done, "tree_mb")}
+            "memory_gb": memory_gb, "probes": probes, "checks": rows, "exponent": exponent(done),
+            "exponent_cpu": exponent(done, "cpu"), "exponent_memory": exponent(done, "tree_mb")}
 
 
 def claims_of(history: list[dict]) -> list[str]:
@@ -423,7 +427,8 @@ def scaling_markdown(result: dict) -> str:
             "largest child process, MB"]
     if incremental:
         head += [f"turn by turn: first {result['tail']}, ms/turn (CPU)", f"last {result['tail']}, ms/turn (CPU)"]
-    table = f"Regime: {result.get('regime', 'naive')}.\n\n" + markdown_table(head, rows)
+    table = (f"Regime: {result.get('regime', 'naive')}; probes: {result.get('probes', PER_OP)} candidates per "
+             "operation and probed state.\n\n") + markdown_table(head, rows)
     exp, cpu, mem = result["exponent"], result["exponent_cpu"], result.get("exponent_memory")
     fit = ("" if exp is None else f"\n\nFitted exponent (seconds ~ K^e, K = {result['turns'][0]:,} to "
            f"{result['turns'][-1]:,}): e = {exp:.2f} end to end, {cpu:.2f} in CPU time"
@@ -474,7 +479,7 @@ def main(argv: list[str] | None = None) -> int:
         if kind == "build":
             out = child_build(int(rest[0]), int(rest[1]), *rest[2:])
         elif kind == "check":
-            out = child_check(rest[0], *(float(v) for v in rest[1:]))
+            out = child_check(rest[0], None if rest[1] == "None" else float(rest[1]), int(rest[2]))
         elif kind == "decide":
             out = child_decide(rest[0], int(rest[1]), rest[2])
         else:
@@ -488,6 +493,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--regime", choices=REGIMES, default="naive", help="the logs of the scaling table")
     parser.add_argument("--time-limit", type=float, help="seconds each check of the scaling table may take")
     parser.add_argument("--memory-limit", type=float, help="GB each check of the scaling table may use")
+    parser.add_argument("--probes", type=int, default=PER_OP,
+                        help="candidate utterances per operation and probed state (0: the check without its probe)")
     parser.add_argument("--soak", type=int, default=8, help="conversations in the soak")
     parser.add_argument("--py-arg-limit", type=float, default=30.0, help="seconds PyArg may take")
     args = parser.parse_args(argv)
@@ -495,7 +502,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.turns:
         print(scaling_markdown(scaling([int(k) for k in args.turns.split(",")], args.seed, log=log,
                                        regime=args.regime, time_limit=args.time_limit,
-                                       memory_gb=args.memory_limit)))
+                                       memory_gb=args.memory_limit, probes=args.probes)))
         return 0
     print(markdown(run(args.quick, args.soak, args.py_arg_limit, args.seed, log=log)))
     return 0
