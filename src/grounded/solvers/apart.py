@@ -5,9 +5,16 @@ process (potassco/clingo#203: never freed), and glibc keeps most of what a
 released control or Prolog state had grown: a check that grounds a long
 history piece by piece in one process holds, at its end, about the sum of its
 pieces.  ``run_apart`` runs one piece (a probed check, a window of the ASP
-history, its view, a batch of Affected*) in a process started with 'spawn' (no
-copy of the caller's Prolog or clingo state), waits for it, and returns its
-answer as plain data: the caller's peak is its own, plus one piece at a time.
+history, its view, a batch of Affected*) in a fresh Python (no copy of the
+caller's Prolog or clingo state), waits for it, and returns its answer as
+plain data: the caller's peak is its own, plus one piece at a time.
+
+The child is ``python -c`` reading the caller's ``sys.path`` and then the
+pickled piece on its standard input, and writing the pickled answer on its
+standard output (anything else it prints goes to standard error).  Unlike
+multiprocessing's 'spawn', it does not import the caller's main module again:
+a piece costs a Python start and the modules it needs (about half a second),
+and a caller's script needs no ``if __name__ == "__main__"`` guard.
 
 A piece that ends without an answer (killed, out of memory, a library
 aborting) raises ``ApartFailed`` naming the piece and how its process ended;
@@ -20,10 +27,13 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import gc
-import multiprocessing
+import os
+import pickle
+import subprocess
+import sys
 import traceback
 from collections.abc import Callable
-from multiprocessing.connection import Connection
+from pathlib import Path
 from typing import Any, TypeVar
 
 from grounded.core.errors import GroundedError
@@ -57,21 +67,26 @@ def give_back() -> None:
         trim(0)
 
 
-def _serve(connection: Connection) -> None:
-    """The child's side: read (fn, args), answer (True, value) or (False, exception)."""
-    fn, args = connection.recv()
+def serve() -> None:
+    """The child's side: read ``sys.path`` and (fn, args) from standard input; write (True, value) or
+    (False, exception) to what was standard output, which is standard error while ``fn`` runs."""
+    answers = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # a print of the piece must not mix with its answer
+    sys.path[:] = pickle.load(sys.stdin.buffer)
+    fn, args = pickle.load(sys.stdin.buffer)
     try:
         answer: tuple[bool, Any] = (True, fn(*args))
     except BaseException as exc:  # noqa: BLE001 - every failure goes back to the caller
         answer = (False, exc)
     try:
-        connection.send(answer)
+        data = pickle.dumps(answer, pickle.HIGHEST_PROTOCOL)
     except Exception:  # noqa: BLE001 - an answer or exception that does not pickle: its text does
         ok, value = answer
         text = (f"the answer of {fn.__qualname__} cannot be sent back" if ok else
                 "".join(traceback.format_exception(value)))
-        connection.send((False, RuntimeError(text)))
-    connection.close()
+        data = pickle.dumps((False, RuntimeError(text)))
+    answers.write(data)
+    answers.close()
 
 
 def how_it_ended(exitcode: int | None) -> str:
@@ -90,27 +105,22 @@ def run_apart(what: str, fn: Callable[..., T], *args: Any) -> T:
 
     ``fn`` and ``args`` are pickled (``fn`` by its module and name), so ``fn``
     is a module-level function and the arguments plain data."""
-    context = multiprocessing.get_context("spawn")
-    mine, theirs = context.Pipe()
-    # the work goes through the pipe, not as the process's arguments: spawn writes those
-    # before the child reads anything, and would wait forever on a child that died starting
-    process = context.Process(target=_serve, args=(theirs,), name=f"grounded: {what}")
-    process.start()
-    theirs.close()  # the child holds its end: a child that ends makes this side see EOF
-    try:
+    root = str(Path(__file__).parents[2])  # where this grounded was imported from (symbolic links kept)
+    job = pickle.dumps(list(sys.path), pickle.HIGHEST_PROTOCOL) + pickle.dumps((fn, args), pickle.HIGHEST_PROTOCOL)
+    command = [sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); "
+               "from grounded.solvers.apart import serve; serve()", root]
+    with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE) as process:
         try:
-            mine.send((fn, args))
-            ok, value = mine.recv()
-        except (EOFError, OSError):
-            process.join()
-            raise ApartFailed(f"{what}: its process ended without an answer "
-                              f"({how_it_ended(process.exitcode)})") from None
-        process.join()
-    finally:
-        mine.close()
-        if process.is_alive():  # the caller was interrupted: the piece goes too
-            process.kill()
-            process.join()
+            out, _ = process.communicate(job)
+        except BrokenPipeError:  # it ended before reading the piece
+            out = b""
+            process.wait()
+        finally:
+            if process.poll() is None:  # the caller was interrupted: the piece goes too
+                process.kill()
+    if process.returncode != 0 or not out:
+        raise ApartFailed(f"{what}: its process ended without an answer ({how_it_ended(process.returncode)})")
+    ok, value = pickle.loads(out)
     if not ok:
         raise value
     return value
