@@ -153,15 +153,18 @@ def test_the_probe_holds_no_engine_of_its_own_while_a_probed_check_runs(tmp_path
     assert report.mismatches == []
 
 
-def test_a_history_decided_apart_is_decided_as_in_one_process():
+@pytest.mark.parametrize("bound", [0, 2**31], ids=["a process a piece", "pieces share a process"])
+def test_a_history_decided_apart_is_decided_as_in_one_process(bound):
     """Issue 23: with ``apart`` each window, the view and each batch of Affected* is grounded in a
     process of its own (clingo never frees a symbol, so one process held every window's atoms);
     the answer is the one of a single process, and ``affected()`` hands the closures out a batch
-    at a time, together the ones the single process shows."""
+    at a time, together the ones the single process shows; whether a process takes one window (or
+    batch) or goes on while it is below ``bound``."""
     header = Header.model_validate(HEADER)
     with Engine(header) as engine:
         registry = engine.registry
-    apart, whole = OneShotHistory(header, registry, window=4, batch=2, apart=True), OneShotHistory(header, registry)
+    apart, whole = OneShotHistory(header, registry, window=4, batch=2, apart=True,
+                                                          bound=bound), OneShotHistory(header, registry)
     for c in QUEUE:
         apart.add(c)
         whole.add(c)

@@ -29,6 +29,7 @@ import ctypes.util
 import gc
 import os
 import pickle
+import resource
 import subprocess
 import sys
 import traceback
@@ -44,6 +45,10 @@ APART_FROM = 1000
 """Histories of at least this many utterances are checked piece by piece in processes of their own; a
 shorter one's check peaks near the interpreter's own size, below what a fresh process costs to start."""
 
+APART_BOUND = 320 * 1024 ** 2
+"""A process of pieces that go in order (windows of the ASP history, batches of Affected*) takes the next
+one while its peak RSS is below this: a process a piece would cost half a second each, hundreds on a long log."""
+
 GLIBC_ALLOCATION_ABORT = 127
 """The exit status glibc's loader ends a process with when it cannot allocate (``cannot allocate memory for
 thread-local data: ABORT``, a thread started past RLIMIT_AS); the child is the running Python, so 127 is not
@@ -52,6 +57,11 @@ thread-local data: ABORT``, a thread started past RLIMIT_AS); the child is the r
 
 class ApartFailed(GroundedError):
     """A piece of work run in a process of its own ended without an answer."""
+
+
+def peak_bytes() -> int:
+    """This process's peak RSS (ru_maxrss, in KiB on Linux)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
 def give_back() -> None:

@@ -43,7 +43,7 @@ from grounded.dmap.operations import OperationRegistry, UtteranceBase
 from grounded.epistemic.verdicts import FLAGS, LITERAL_KINDS, Verdict, truth
 from grounded.queries import registry
 from grounded.solvers import facts as F
-from grounded.solvers.apart import run_apart
+from grounded.solvers.apart import APART_BOUND, peak_bytes, run_apart
 from grounded.solvers.asp import encoding, new_control
 from grounded.solvers.oneshot import add_one_shot
 
@@ -543,12 +543,13 @@ class OneShotHistory(_History):
     a process of its own (solvers/apart.py), which hands back its answer as text:
     clingo never frees a symbol it made, so grounding them all in one process
     holds every window's atoms at the end (issue 23: the check's peak grew with
-    the history).  The answer is the same.
+    the history).  A process takes the next window (or batch) while its peak RSS
+    is below ``bound`` bytes.  The answer is the same.
     """
 
     def __init__(self, header: Header, registry: OperationRegistry, rules: Iterable[str] = (),
                  overrides: Mapping[str, str] | None = None, window: int = 1000, batch: int = 1000,
-                 apart: bool = False):
+                 apart: bool = False, bound: int = APART_BOUND):
         self.facts = HistoryFacts(header, registry)
         self.overrides = dict(overrides or {})
         self.files = [*rule_files(overrides), *map(str, rules)]
@@ -556,7 +557,7 @@ class OneShotHistory(_History):
         self._of: list[list[Predicate]] = []  # each candidate's own facts
         self.window = window
         self.batch = batch
-        self.apart = apart
+        self.apart, self.bound = apart, bound
         self.statistics = {}
         self.timings: dict[str, float] = {}
         self._view_state: tuple[int, list[clingo.Symbol]] | None = None
@@ -581,28 +582,26 @@ class OneShotHistory(_History):
         ``affected`` the answer holds no Affected or Affected*: ask ``affected()``
         for them a batch at a time.
         """
-        ground = solve = 0.0
         decided: set[clingo.Symbol] = set()
         operations = tuple(self.facts.registry.specs)
-        for first in range(0, max(len(self.candidates), 1), self.window):
-            facts = [*self.facts.base, *(f for facts in self._of[first:first + self.window] for f in facts)]
-            seeds: list[clingo.Symbol] = []
-            if first:
-                before = self.candidates[:first]
-                accepted = [c for c in before if F.Accepted(c.u).raw in decided]
-                facts += self.facts.literals
-                seeds = [*seed_of(before, decided, accepted[-1].turn if accepted else None),
-                         *queue_seed(before, decided)]
-            files = [*self.files, self._domains("oneshot.lp")]
-            if self.apart:
-                shown, self.statistics, times = run_apart(
-                    f"the ASP history from utterance {first + 1}", _decide_as_text, files, operations,
-                    _texts(facts), list(map(str, seeds)))
+        files = [*self.files, self._domains("oneshot.lp")]
+        base, literals = [f.raw for f in self.facts.base], [f.raw for f in self.facts.literals]
+        first, ground, solve = 0, 0.0, 0.0
+        while True:
+            if self.apart:  # windows in a process until it has grown past APART_BOUND, then in another
+                first_text = list(map(_texts, self._of[first:]))
+                first, shown, self.statistics, times = run_apart(
+                    f"the ASP history from utterance {first + 1}", _windows_as_text, files, operations,
+                    list(map(str, base)), list(map(str, literals)), first_text, self.candidates, self.window,
+                    list(map(str, decided)), first, self.bound)
                 decided.update(map(clingo.parse_term, shown))
             else:
-                shown_symbols, self.statistics, times = _decide(files, operations, [f.raw for f in facts], seeds)
-                decided.update(shown_symbols)
+                of = [[f.raw for f in facts] for facts in self._of]
+                first, self.statistics, times = _windows(files, operations, base, literals, of, self.candidates,
+                                                         self.window, decided, first)
             ground, solve = ground + times[0], solve + times[1]
+            if first >= len(self.candidates):
+                break
         self.timings["ground"], self.timings["solve"] = ground, solve
         history = list(decided)
         del decided
@@ -629,10 +628,9 @@ class OneShotHistory(_History):
         if self._view_state is None:
             raise RuntimeError("OneShotHistory.affected is asked after solve")
         ids = answer.arg_id
-        for batch in self._batches():
+        for hops, steps in self._affected_rows(self._batches()):
             star: dict[str, dict[int, int]] = defaultdict(dict)
             one: dict[str, set[int]] = defaultdict(set)
-            hops, steps = self._affected_rows(batch)
             for lit, a, hop in hops:
                 star[lit][ids[a]] = hop
             for lit, a in steps:
@@ -656,15 +654,24 @@ class OneShotHistory(_History):
                           list(map(str, state)), x, list(map(str, batch)))
         return list(map(clingo.parse_term, found))
 
-    def _affected_rows(self, batch: list[clingo.Symbol]) -> AffectedRows:
-        """``_affected_batch`` as plain rows: in a process of its own if ``apart``, so that the
-        symbols of the closures are never made in this one."""
+    def _affected_rows(self, batches: list[list[clingo.Symbol]]) -> Iterator[AffectedRows]:
+        """``_affected_batch`` of each batch as plain rows; if ``apart``, batches in a process until it
+        has grown past APART_BOUND, then in another, so that the symbols of the closures are never
+        made in this one."""
         assert self._view_state is not None
         x, state = self._view_state
         if not self.apart:
-            return _rows(self._affected_batch(batch))
-        return run_apart(f"Affected* of {len(batch)} literals in ASP", _affected_rows_as_text,
-                         self._domains("queries.lp"), list(map(str, state)), x, list(map(str, batch)))
+            for batch in batches:
+                yield _rows(self._affected_batch(batch))
+            return
+        queries, state_text = self._domains("queries.lp"), list(map(str, state))
+        todo = [list(map(str, batch)) for batch in batches]
+        while todo:
+            done = run_apart(f"Affected* of {sum(map(len, todo))} literals in ASP", _affected_rows_as_text,
+                             queries, state_text, x, todo, self.bound)
+            del todo[:len(done)]
+            while done:
+                yield done.pop(0)
 
     def _domains(self, name: str) -> str:
         return str(self.overrides.get(name, encoding(name)))
@@ -715,11 +722,42 @@ def _decide(files: list[str], operations: Sequence[str], facts: list[clingo.Symb
     return shown, ctl.statistics, (grounded_at - start, time.perf_counter() - grounded_at)
 
 
-def _decide_as_text(files: list[str], operations: Sequence[str], facts: list[str], seeds: list[str]
-                    ) -> tuple[list[str], dict, tuple[float, float]]:
-    shown, statistics, times = _decide(files, operations, list(map(clingo.parse_term, facts)),
-                                       list(map(clingo.parse_term, seeds)))
-    return list(map(str, shown)), statistics, times
+def _windows(files: list[str], operations: Sequence[str], base: list[clingo.Symbol], literals: list[clingo.Symbol],
+             of: Sequence[list[clingo.Symbol]], candidates: list[Candidate], window: int, decided: set[clingo.Symbol],
+             first: int, bound: int | None = None) -> tuple[int, dict, tuple[float, float]]:
+    """Decide the history ``window`` candidates at a time from candidate ``first`` on, into ``decided``
+    (``of``: each candidate's facts; the windows before ``first`` are in ``decided``).  With ``bound``,
+    stop after a window that leaves this process's peak RSS above ``bound`` bytes.  Returns the first
+    candidate left, the last window's statistics, the (ground, solve) seconds."""
+    ground = solve = 0.0
+    statistics: dict = {}
+    while True:
+        facts = [*base, *(f for facts in of[first:first + window] for f in facts)]
+        seeds: list[clingo.Symbol] = []
+        if first:
+            before = candidates[:first]
+            accepted = [c for c in before if F.Accepted(c.u).raw in decided]
+            facts += literals
+            seeds = [*seed_of(before, decided, accepted[-1].turn if accepted else None), *queue_seed(before, decided)]
+        shown, statistics, times = _decide(files, operations, facts, seeds)
+        decided.update(shown)
+        ground, solve, first = ground + times[0], solve + times[1], first + window
+        if first >= len(candidates) or (bound is not None and peak_bytes() > bound):
+            return first, statistics, (ground, solve)
+
+
+def _windows_as_text(files: list[str], operations: Sequence[str], base: list[str], literals: list[str],
+                     of: list[list[str]], candidates: list[Candidate], window: int, decided: list[str], first: int,
+                     bound: int) -> tuple[int, list[str], dict, tuple[float, float]]:
+    """``_windows`` in a process of its own (``of`` from candidate ``first`` on), up to ``bound``:
+    the first candidate left and what its windows decided."""
+    parse = clingo.parse_term
+    held = set(map(parse, decided))
+    known = set(held)
+    facts: list[list[clingo.Symbol]] = [[] for _ in range(first)] + [list(map(parse, texts)) for texts in of]
+    first, statistics, times = _windows(files, operations, list(map(parse, base)), list(map(parse, literals)), facts,
+                                        candidates, window, held, first, bound)
+    return first, [str(s) for s in held - known], statistics, times
 
 
 def _view(files: list[str], operations: Sequence[str], added: list[clingo.Symbol], history: list[clingo.Symbol],
@@ -761,5 +799,13 @@ def _rows(symbols: list[clingo.Symbol]) -> AffectedRows:
             [(h.lit, h.a) for h in answer.query(F.NowAffectedOne).all()])
 
 
-def _affected_rows_as_text(queries: str, state: list[str], x: int, batch: list[str]) -> AffectedRows:
-    return _rows(_affected(queries, list(map(clingo.parse_term, state)), x, list(map(clingo.parse_term, batch))))
+def _affected_rows_as_text(queries: str, state: list[str], x: int, batches: list[list[str]], bound: int
+                           ) -> list[AffectedRows]:
+    """The rows of ``batches`` in a process of its own, as many as it does before it grows past ``bound``."""
+    view = list(map(clingo.parse_term, state))
+    done = []
+    for batch in batches:
+        done.append(_rows(_affected(queries, view, x, list(map(clingo.parse_term, batch)))))
+        if peak_bytes() > bound:
+            break
+    return done
