@@ -268,6 +268,9 @@ def check_history(header: Header, candidates: list[dict], extensions=(), label: 
         _compare_transitions(report, keyed, outcomes, answer)
         report.mismatches.extend(line for _, _, line in sorted(keyed))  # in turn order: the first one first
         _add(report, describe("events ", "Python", python, "ASP", asp_events(answer)))
+    del python, outcomes, created  # what the last turn's comparison no longer needs: let it go before its peak
+    if isinstance(asp, OneShotHistory):
+        asp.forget_facts()
     _compare_final(report, engine, answer, None if answer is None else _affected_batches(asp, answer))
     report.timings["compare"] = time.perf_counter() - start
     if retraction:

@@ -45,7 +45,7 @@ APART_FROM = 1000
 """Histories of at least this many utterances are checked piece by piece in processes of their own; a
 shorter one's check peaks near the interpreter's own size, below what a fresh process costs to start."""
 
-APART_BOUND = 320 * 1024 ** 2
+APART_BOUND = 256 * 1024 ** 2
 """A process of pieces that go in order (windows of the ASP history, batches of Affected*) takes the next
 one while its peak RSS is below this: a process a piece would cost half a second each, hundreds on a long log."""
 

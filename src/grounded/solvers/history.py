@@ -622,6 +622,11 @@ class OneShotHistory(_History):
             self.timings["affected"] = time.perf_counter() - start
         return read_answer(self.candidates, [*history, *views])
 
+    def forget_facts(self) -> None:
+        """Let the input facts go once ``solve`` has read them (``affected`` needs only the view):
+        a check then holds no fact of the whole history while it compares the last turn."""
+        self._added, self._of = [], []
+
     def affected(self, answer: HistoryAnswer) -> Iterator[AffectedBatch]:
         """Affected* (argument id -> hop) and Affected (argument ids) by literal, ``batch`` literals at a
         time, of the view the last ``solve`` read: the caller compares a batch and lets it go."""
