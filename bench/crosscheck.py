@@ -42,8 +42,10 @@ import gc
 import json
 import math
 import multiprocessing as mp
+import os
 import random
 import resource
+import signal
 import subprocess
 import sys
 import tempfile
@@ -86,13 +88,15 @@ def _child(*args: str, timeout: float | None = None) -> dict:
     (``{"timeout": seconds}`` when it ran out of ``timeout``), with ``tree_mb``: the
     peak of the summed RSS of that process and every process under it, sampled."""
     command = [sys.executable, "-m", "bench.crosscheck", "--child", *args]
-    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
+    # a session of its own: at the time limit the check goes with every piece it runs apart
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          start_new_session=True) as proc:
         sampler = TreeSampler(proc.pid)
         sampler.start()
         try:
             out, err = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
-            proc.kill()
+            os.killpg(proc.pid, signal.SIGKILL)
             proc.communicate()
             sampler.stop()
             return {"timeout": timeout, "tree_mb": sampler.peak_mb}

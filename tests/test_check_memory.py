@@ -225,3 +225,43 @@ def test_a_probed_check_whose_process_dies_is_a_line_of_the_report(tmp_path):
     assert report.mismatches == [
         f"probes after utterance {k}: not completed (ApartFailed: the probed check of the state after "
         f"utterance {k}: its process ended without an answer (exit status 3))" for k in report.states]
+
+
+def sleep_long() -> None:
+    """A piece that would outlive its caller (a module-level function: it is sent to a child)."""
+    import time
+
+    time.sleep(120)
+
+
+def test_a_piece_apart_ends_with_its_caller(tmp_path):
+    """A check stopped at a time limit (killed) left its pieces running unowned, holding their memory
+    and the caller's standard error; a piece now gets SIGKILL when its caller ends."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    caller = subprocess.Popen([sys.executable, "-c", "from grounded.solvers.apart import run_apart; "
+                               "from tests.test_check_memory import sleep_long; run_apart('a piece', sleep_long)"],
+                              cwd=Path(__file__).resolve().parents[1])
+    children = Path(f"/proc/{caller.pid}/task/{caller.pid}/children")
+    piece = None
+    for _ in range(200):  # at most 20 s for the piece to start
+        found = children.read_text().split() if children.exists() else []
+        if found:
+            piece = int(found[0])
+            break
+        time.sleep(0.1)
+    assert piece is not None, "the piece never started"
+    time.sleep(1.0)  # past the piece's start, where it asks for the parent-death signal
+    caller.send_signal(signal.SIGKILL)
+    caller.wait(timeout=10)
+    for _ in range(100):  # at most 10 s for it to go
+        state = Path(f"/proc/{piece}/stat")
+        if not state.exists() or state.read_text().split(") ")[1].startswith("Z"):
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(piece, signal.SIGKILL)
+        raise AssertionError("the piece outlived its caller")

@@ -30,6 +30,7 @@ import gc
 import os
 import pickle
 import resource
+import signal
 import subprocess
 import sys
 import traceback
@@ -77,9 +78,27 @@ def give_back() -> None:
         trim(0)
 
 
+PR_SET_PDEATHSIG = 1
+"""prctl(2): the signal a process gets when its parent ends."""
+
+
+def _die_with_parent() -> None:
+    """A piece whose caller ended (killed at a time limit, say) ends too, instead of running on
+    unowned: Linux's parent-death signal; where there is no prctl, the piece runs to its end."""
+    name = ctypes.util.find_library("c")
+    prctl = getattr(ctypes.CDLL(name), "prctl", None) if name else None
+    if prctl is None:
+        return
+    parent = int(sys.argv[2]) if len(sys.argv) > 2 else None
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if parent is not None and os.getppid() != parent:  # the caller ended before the signal was asked for
+        os._exit(1)
+
+
 def serve() -> None:
     """The child's side: read ``sys.path`` and (fn, args) from standard input; write (True, value) or
     (False, exception) to what was standard output, which is standard error while ``fn`` runs."""
+    _die_with_parent()
     answers = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # a print of the piece must not mix with its answer
     sys.path[:] = pickle.load(sys.stdin.buffer)
@@ -118,7 +137,7 @@ def run_apart(what: str, fn: Callable[..., T], *args: Any) -> T:
     root = str(Path(__file__).parents[2])  # where this grounded was imported from (symbolic links kept)
     job = pickle.dumps(list(sys.path), pickle.HIGHEST_PROTOCOL) + pickle.dumps((fn, args), pickle.HIGHEST_PROTOCOL)
     command = [sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); "
-               "from grounded.solvers.apart import serve; serve()", root]
+               "from grounded.solvers.apart import serve; serve()", root, str(os.getpid())]
     with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE) as process:
         try:
             out, _ = process.communicate(job)
