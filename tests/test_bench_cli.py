@@ -180,7 +180,7 @@ def test_crosscheck_scaling_at_the_turns_asked(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     data = json.loads((tmp_path / "crosscheck-scaling.json").read_text())
     assert [row["k"] for row in data["checks"]] == [40, 80]
-    assert all(row["seconds"] > 0 and row["peak_mb"] > 0 for row in data["checks"])
+    assert all(row["seconds"] > 0 and row["peak_mb"] > 0 and row["tree_mb"] > 0 for row in data["checks"])
     assert data["exponent"] is not None
     assert "Fitted exponent" in result.stdout and "| 80 |" in result.stdout
     bad = run_bench("crosscheck", "--turns", "40,many", "--out", tmp_path)

@@ -11,6 +11,7 @@ statistics, instead of a timed run) and the summarised queue to the engine's.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from hypothesis import strategies as st
 from grounded import Engine, PreconditionError
 from grounded.crosscheck.check import candidates_of, check_history
 from grounded.dmap.model import Header
+from grounded.solvers import facts as F
 from grounded.solvers.history import OneShotHistory
 from tests.synthetic import argument_heavy
 
@@ -149,3 +151,117 @@ def test_the_probe_holds_no_engine_of_its_own_while_a_probed_check_runs(tmp_path
     assert len(alive) == len(report.states) > 1, report.states
     assert alive == [0] * len(alive), alive
     assert report.mismatches == []
+
+
+@pytest.mark.parametrize("bound", [0, 2**31], ids=["a process a piece", "pieces share a process"])
+def test_a_history_decided_apart_is_decided_as_in_one_process(bound):
+    """Issue 23: with ``apart`` each window, the view and each batch of Affected* is grounded in a
+    process of its own (clingo never frees a symbol, so one process held every window's atoms);
+    the answer is the one of a single process, and ``affected()`` hands the closures out a batch
+    at a time, together the ones the single process shows; whether a process takes one window (or
+    batch) or goes on while it is below ``bound``."""
+    header = Header.model_validate(HEADER)
+    with Engine(header) as engine:
+        registry = engine.registry
+    apart, whole = OneShotHistory(header, registry, window=4, batch=2, apart=True,
+                                                          bound=bound), OneShotHistory(header, registry)
+    for c in QUEUE:
+        apart.add(c)
+        whole.add(c)
+    answer, expected = apart.solve(affected=False), whole.solve()
+    shown = {str(s) for s in expected.facts}
+    assert {str(s) for s in answer.facts} == {s for s in shown if not s.startswith(("now_hop", "now_affected"))}
+    batches = list(apart.affected(answer))
+    assert len(batches) > 1, batches
+    star = {(lit, a, hop) for stars, _ in batches for lit, hops in stars.items() for a, hop in hops.items()}
+    one = {(lit, a) for _, ones in batches for lit, args in ones.items() for a in args}
+    ids = expected.arg_id
+    assert star == {(h.lit, ids[h.a], h.hop) for h in expected.facts.query(F.NowHop).all()} != set()
+    assert one == {(h.lit, ids[h.a]) for h in expected.facts.query(F.NowAffectedOne).all()} != set()
+
+
+PIDS = "GROUNDED_TEST_PROBE_PIDS"
+
+
+def probed_here(*args, **kwargs):
+    """check_history, noting the process it ran in (a module-level function: it is sent to a child)."""
+    with open(os.environ[PIDS], "a", encoding="utf-8") as out:
+        out.write(f"{os.getpid()}\n")
+    return check_history(*args, **kwargs)
+
+
+def probed_dies(*args, **kwargs):
+    """A probed check whose process ends without an answer (as the kernel's OOM killer would end it)."""
+    os._exit(3)
+
+
+def test_each_probed_check_runs_in_a_process_of_its_own(tmp_path, monkeypatch):
+    """Issue 23: the last probed check is of the whole log, so run in the check's process it doubled the
+    check's peak.  With ``apart`` each probed check runs in a fresh process of its own, one after the
+    other: none in the caller's, none sharing one, and the report is the one of an in-process probe."""
+    from grounded.crosscheck.probe import probe_history
+
+    path = tmp_path / "log.jsonl"
+    assert argument_heavy(12, 1, path) == 12
+    header, candidates, _ = candidates_of(path)
+    monkeypatch.setenv(PIDS, str(tmp_path / "pids"))
+    report = probe_history(header, candidates, probed_here, per_op=1, apart=True)
+    pids = (tmp_path / "pids").read_text().split()
+    assert len(pids) == len(set(pids)) == len(report.states) > 1, (pids, report.states)
+    assert str(os.getpid()) not in pids
+    here = probe_history(header, candidates, check_history, per_op=1, apart=False)
+    assert report.to_json() == here.to_json()
+
+
+def test_a_probed_check_whose_process_dies_is_a_line_of_the_report(tmp_path):
+    """A probed check whose process ends without an answer is reported, naming the state it probed."""
+    from grounded.crosscheck.probe import probe_history
+
+    path = tmp_path / "log.jsonl"
+    assert argument_heavy(6, 1, path) == 6
+    header, candidates, _ = candidates_of(path)
+    report = probe_history(header, candidates, probed_dies, per_op=1, states=2, apart=True)
+    assert len(report.states) == 2
+    assert report.mismatches == [
+        f"probes after utterance {k}: not completed (ApartFailed: the probed check of the state after "
+        f"utterance {k}: its process ended without an answer (exit status 3))" for k in report.states]
+
+
+def sleep_long() -> None:
+    """A piece that would outlive its caller (a module-level function: it is sent to a child)."""
+    import time
+
+    time.sleep(120)
+
+
+def test_a_piece_apart_ends_with_its_caller(tmp_path):
+    """A check stopped at a time limit (killed) left its pieces running unowned, holding their memory
+    and the caller's standard error; a piece now gets SIGKILL when its caller ends."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    caller = subprocess.Popen([sys.executable, "-c", "from grounded.solvers.apart import run_apart; "
+                               "from tests.test_check_memory import sleep_long; run_apart('a piece', sleep_long)"],
+                              cwd=Path(__file__).resolve().parents[1])
+    children = Path(f"/proc/{caller.pid}/task/{caller.pid}/children")
+    piece = None
+    for _ in range(200):  # at most 20 s for the piece to start
+        found = children.read_text().split() if children.exists() else []
+        if found:
+            piece = int(found[0])
+            break
+        time.sleep(0.1)
+    assert piece is not None, "the piece never started"
+    time.sleep(1.0)  # past the piece's start, where it asks for the parent-death signal
+    caller.send_signal(signal.SIGKILL)
+    caller.wait(timeout=10)
+    for _ in range(100):  # at most 10 s for it to go
+        state = Path(f"/proc/{piece}/stat")
+        if not state.exists() or state.read_text().split(") ")[1].startswith("Z"):
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(piece, signal.SIGKILL)
+        raise AssertionError("the piece outlived its caller")

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from grounded.core.errors import GroundedError
+from grounded.solvers.apart import GLIBC_ALLOCATION_ABORT
 
 GB = 1024 ** 3
 
@@ -92,10 +93,7 @@ def memory_bound(budget: int | None) -> Iterator[None]:
 # thread-local data: ABORT").  So the CLI runs the check in a child process with
 # the limit set there; whatever way the child dies of it, the parent says so.
 
-GLIBC_ALLOCATION_ABORT = 127
-"""The exit status glibc's loader ends a process with when it cannot allocate (``cannot allocate memory for
-thread-local data: ABORT``, a thread started past the limit); our child is the running Python, so 127 is not
-"command not found"."""
+
 
 
 def run_isolated(spec: dict, budget: int) -> dict:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -56,7 +56,8 @@ from grounded.queries.registry import QUERIES
 from grounded.queries.verify import grounded_arguments
 from grounded.scenario import SCENARIO_SUFFIXES, Scenario
 from grounded.solvers import facts as F
-from grounded.solvers.history import Candidate, HistoryAnswer, IncrementalHistory, OneShotHistory
+from grounded.solvers.apart import APART_FROM
+from grounded.solvers.history import AffectedBatch, Candidate, HistoryAnswer, IncrementalHistory, OneShotHistory
 from grounded.solvers.ruleset import asp_twins
 
 Progress = Callable[[str, int, int], None]
@@ -195,7 +196,7 @@ def check(path: str | Path, at: int | None = None, extensions=(), incremental: b
 def check_history(header: Header, candidates: list[dict], extensions=(), label: str = "history",
                   incremental: bool = False, retraction: bool = False, every_turn: bool | None = None,
                   seed: int | None = None, asp_overrides: Mapping[str, str] | None = None,
-                  progress: Progress | None = None) -> CheckReport:
+                  progress: Progress | None = None, apart: bool | None = None) -> CheckReport:
     """Replay candidate utterances (rejected ones included) three ways and compare.
 
     ASP grounds the history in one shot unless ``incremental`` (turn by turn, as
@@ -204,13 +205,18 @@ def check_history(header: Header, candidates: list[dict], extensions=(), label: 
     the raw history at every turn (a seeded sample above a size, or always
     with ``every_turn``): crosscheck/retraction.py.  ``asp_overrides``
     replaces shipped rule files by name (``{"ops/undermine.lp": path}``).
+    ``apart``: the one-shot ASP grounds each window, its view and each batch of
+    Affected* in a process of its own (solvers/apart.py), so that the check's peak
+    does not hold every piece clingo grounded; by default for histories of at
+    least ``APART_FROM`` utterances.
     """
     tell = progress or (lambda phase, done, total: None)
     engine = Engine(header, extensions=extensions)
     report = CheckReport(label, utterances=len(candidates))
     twins, twinless = asp_twins(extensions)
-    mode = IncrementalHistory if incremental else OneShotHistory
-    asp = mode(header, engine.registry, twins, asp_overrides)
+    apart = len(candidates) >= APART_FROM if apart is None else apart
+    asp = (IncrementalHistory(header, engine.registry, twins, asp_overrides) if incremental else
+           OneShotHistory(header, engine.registry, twins, asp_overrides, apart=apart))
     outcomes: list[Outcome] = []
     created: dict[int, int] = {}  # engine argument id -> the ASP step that created it
     start = time.perf_counter()
@@ -244,9 +250,11 @@ def check_history(header: Header, candidates: list[dict], extensions=(), label: 
     answer = None
     if asp.candidates:
         start = time.perf_counter()
-        if incremental:
-            asp.view()  # type: ignore[union-attr]
-        answer = asp.solve()
+        if isinstance(asp, IncrementalHistory):
+            asp.view()
+            answer = asp.solve()
+        else:
+            answer = asp.solve(affected=False)
         report.timings["asp"] = time.perf_counter() - start
         report.timings.update({f"asp_{k}": v for k, v in getattr(asp, "timings", {}).items()})
     report.asp = answer is not None  # an empty history leaves ASP nothing to recompute
@@ -260,7 +268,10 @@ def check_history(header: Header, candidates: list[dict], extensions=(), label: 
         _compare_transitions(report, keyed, outcomes, answer)
         report.mismatches.extend(line for _, _, line in sorted(keyed))  # in turn order: the first one first
         _add(report, describe("events ", "Python", python, "ASP", asp_events(answer)))
-    _compare_final(report, engine, answer)
+    del python, outcomes, created  # what the last turn's comparison no longer needs: let it go before its peak
+    if isinstance(asp, OneShotHistory):
+        asp.forget_facts()
+    _compare_final(report, engine, answer, None if answer is None else _affected_batches(asp, answer))
     report.timings["compare"] = time.perf_counter() - start
     if retraction:
         r = report.retraction = check_retractions(engine.state, every_turn=every_turn, seed=seed,
@@ -270,6 +281,20 @@ def check_history(header: Header, candidates: list[dict], extensions=(), label: 
         report.mismatches.extend(r.mismatches)
     engine.close()
     return report
+
+
+def _affected_batches(asp: OneShotHistory | IncrementalHistory, answer: HistoryAnswer) -> Iterable[AffectedBatch]:
+    """ASP's Affected* and Affected by literal: a batch at a time from a one-shot history,
+    whole from the turn-by-turn one (whose view grounded them with the rest)."""
+    if isinstance(asp, OneShotHistory):
+        return asp.affected(answer)
+    star: dict[str, dict[int, int]] = defaultdict(dict)
+    one: dict[str, set[int]] = defaultdict(set)
+    for h in answer.facts.query(F.NowHop).all():
+        star[h.lit][answer.arg_id[h.a]] = h.hop
+    for h in answer.facts.query(F.NowAffectedOne).all():
+        one[h.lit].add(answer.arg_id[h.a])
+    return [(dict(star), dict(one))]
 
 
 def _given(ops: list[str], twinless: set[str], outcome: Outcome, created: dict[int, int],
@@ -384,31 +409,26 @@ def _compare_registered(report: CheckReport, engine: Engine, answer: HistoryAnsw
             _add(report, describe(f"{q.name} arguments", "Python", python, "ASP", shown))
 
 
-def _compare_final(report: CheckReport, engine: Engine, answer: HistoryAnswer | None) -> None:
+def _compare_final(report: CheckReport, engine: Engine, answer: HistoryAnswer | None,
+                   batches: Iterable[AffectedBatch] | None) -> None:
+    """The last turn: standings, registered queries, notes, grounded arguments, Verify of every claim,
+    Affected and Affected* of every literal (``batches``: ASP's, None when ASP did not run)."""
     dm = engine.state
     rules = engine.rules
     python_standings = {r.id: r.standing for r in dm.args}
     _add(report, describe("standings at the last turn", "Python", python_standings, "Prolog", rules.standings()))
     answers = rules.queries()
-    prolog_grounded, prolog_affected = answers.grounded, answers.affected
+    prolog_grounded = answers.grounded
     python_notes = {claim: str(dm.note(claim)) for claim in dm.claimants}
     _compare_registered(report, engine, answer)
     _add(report, describe("standing notes", "Python", python_notes, "Prolog",
                           {claim: str(note) for claim, note in rules.notes().items()}))
     python_grounded = grounded_arguments(dm)
     asp_grounded: set[int] | None = None
-    asp_affected: dict[str, dict[int, int]] = defaultdict(dict)
-    asp_one: dict[str, set[int]] = defaultdict(set)
     if answer is not None:
-        ids = answer.arg_id
-        facts = answer.facts
-        asp_grounded = {ids[a.a] for a in facts.query(F.NowGrounded).all()}
-        for h in facts.query(F.NowHop).all():
-            asp_affected[h.lit][ids[h.a]] = h.hop
-        for h in facts.query(F.NowAffectedOne).all():
-            asp_one[h.lit].add(ids[h.a])
+        asp_grounded = {answer.arg_id[a.a] for a in answer.facts.query(F.NowGrounded).all()}
         asp_notes = {n.lit: f"{n.standing} at T{n.turn}" + (f" by {n.cause}" if n.cause else "")
-                     for n in facts.query(F.NowNote).all()}
+                     for n in answer.facts.query(F.NowNote).all()}
         _add(report, describe("standing notes", "Python", python_notes, "ASP", asp_notes))
     for side, other in (("Prolog", prolog_grounded), ("ASP", asp_grounded)):
         if other is not None:
@@ -423,13 +443,38 @@ def _compare_final(report: CheckReport, engine: Engine, answer: HistoryAnswer | 
             report.mismatches.append(f"Verify({claim}): Python {verdict}, Prolog {by_rules}, ASP {by_asp}")
     literals = sorted(set(dm.claimants) | set(dm.rev))
     report.literals = len(literals)
+    _compare_affected(report, engine, literals, answers.affected, batches)
+
+
+def _compare_affected(report: CheckReport, engine: Engine, literals: list[str],
+                      prolog: dict[str, dict[int, int]], batches: Iterable[AffectedBatch] | None) -> None:
+    """Affected* (with hops) and Affected of every literal: Python against Prolog and ASP.
+
+    ASP's answers come a batch of literals at a time (``OneShotHistory.affected``):
+    each batch is compared and let go before the next is asked for, so the check never
+    holds every literal's closure from ASP at once (issue 23).  A literal no batch
+    names has none in ASP.  The lines come out in the order of ``literals``."""
+    wanted = set(literals)
+    lines: dict[str, list[str]] = {}
+
+    def compare(p: str, star: dict[int, int] | None, one: set[int] | None) -> None:
+        closure = engine.affected(p)
+        python: dict[int, Any] = dict(zip(closure.arguments, closure.hops, strict=True))
+        first = set(engine.affected(p, closure=False).arguments)
+        found = [describe(f"Affected*({p})", "Python", python, "Prolog", prolog.get(p, {}))]
+        if star is not None and one is not None:
+            found += [describe(f"Affected*({p})", "Python", python, "ASP", star),
+                      describe(f"Affected({p})", "Python", first, "ASP", one)]
+        if first != {a for a, k in python.items() if k == 1}:
+            found.append(f"Affected({p}) is not hop 1 of Affected*({p})")
+        if any(line is not None for line in found):
+            lines[p] = [line for line in found if line is not None]
+
+    for stars, ones in batches or ():
+        for p in sorted((stars.keys() | ones.keys()) & wanted):
+            compare(p, stars.get(p, {}), ones.get(p, set()))
+            wanted.discard(p)
+    for p in sorted(wanted):
+        compare(p, None if batches is None else {}, None if batches is None else set())
     for p in literals:
-        star = engine.affected(p)
-        python: dict[int, Any] = dict(zip(star.arguments, star.hops, strict=True))
-        one = set(engine.affected(p, closure=False).arguments)
-        _add(report, describe(f"Affected*({p})", "Python", python, "Prolog", prolog_affected.get(p, {})))
-        if answer is not None:
-            _add(report, describe(f"Affected*({p})", "Python", python, "ASP", asp_affected.get(p, {})))
-            _add(report, describe(f"Affected({p})", "Python", one, "ASP", asp_one.get(p, set())))
-        if one != {a for a, k in python.items() if k == 1}:
-            report.mismatches.append(f"Affected({p}) is not hop 1 of Affected*({p})")
+        report.mismatches.extend(lines.get(p, ()))

@@ -15,6 +15,14 @@ shorter log, else a seeded sample with the last state always in), and
 from the seed; the seed is printed, and ``--seed`` repeats a run.  Each state
 costs one three-way check of the log up to that state plus its candidates,
 so the probing costs at most ``PROBE_STATES`` checks of the log.
+
+A log of ``APART_FROM`` utterances or more has each probed check run in a
+process of its own, one after the other (solvers/apart.py): its memory goes
+back to the system when it ends, so the probe adds no probed check's peak to
+the main check's (issue 23: the last probed state is the whole log).  A probed
+check whose process ends without an answer (killed, the C library aborting)
+is a line of the report naming the state it probed, never dropped; one that
+runs out of the check's memory budget stops the check, as the main check would.
 """
 
 from __future__ import annotations
@@ -35,6 +43,7 @@ from grounded.dmap.model import Header
 from grounded.dmap.operations import OperationSpec
 from grounded.dmap.state import DependencyMap
 from grounded.engine import Engine
+from grounded.solvers.apart import APART_FROM, ApartFailed, give_back, run_apart
 from grounded.solvers.ruleset import asp_twins
 
 PROBE_STATES = 6
@@ -99,19 +108,25 @@ def draw_operation(spec: OperationSpec, pool: list[str], rng: random.Random) -> 
 
 def probe_history(header: Header, candidates: list[dict], check_history: Callable[..., Any], extensions=(), *,
                   seed: int | None = None, per_op: int = PER_OP, states: int = PROBE_STATES,
-                  asp_overrides: Mapping[str, str] | None = None) -> ProbeReport:
+                  asp_overrides: Mapping[str, str] | None = None, apart: bool | None = None) -> ProbeReport:
     """Probe the states ``candidates`` (a log's utterances) go through; the first disagreement of each state.
 
-    ``check_history`` is crosscheck.check's (passed in: that module calls this one)."""
+    ``check_history`` is crosscheck.check's (passed in: that module calls this one); with
+    ``apart`` (by default for ``APART_FROM`` utterances or more) each probed check runs in a
+    process of its own, so ``check_history`` is then a module-level function."""
     report = ProbeReport(default_seed(candidates) if seed is None else seed)
     rng = random.Random(report.seed)
     report.states = pick_states(len(candidates), rng, states)
     if per_op <= 0 or not report.states:
         report.states = []
         return report
-    for k, probes in _draw(header, candidates, set(report.states), extensions, per_op, rng):
+    apart = len(candidates) >= APART_FROM if apart is None else apart
+    drawn = _draw(header, candidates, set(report.states), extensions, per_op, rng)
+    if apart:
+        give_back()  # the main check's and the drawing engine's memory, before the probed checks' processes
+    for k, probes in drawn:
         report.probes += len(probes)
-        _probe_state(report, header, candidates[:k], probes, extensions, asp_overrides, check_history)
+        _probe_state(report, header, candidates[:k], probes, extensions, asp_overrides, check_history, apart)
     return report
 
 
@@ -154,17 +169,24 @@ def _draw(header: Header, candidates: list[dict], wanted: set[int], extensions, 
 
 
 def _probe_state(report: ProbeReport, header: Header, prefix: list[dict], probes: list[dict], extensions,
-                 asp_overrides, check_history) -> None:
+                 asp_overrides, check_history, apart: bool) -> None:
     """The first disagreement on a candidate (the log's own lines are the main check's business)."""
     if not probes:
         return
-    try:
-        found = check_history(header, prefix + probes, extensions, label="probe", asp_overrides=asp_overrides)
-    except InputError as exc:  # a candidate the engine refuses as malformed: say so, it is no disagreement
-        report.mismatches.append(f"probes after utterance {len(prefix)}: not run ({exc.detail})")
-        return
     k = len(prefix)
-    for line in found.mismatches:
+    arguments = (check_history, header, prefix + probes, tuple(extensions), asp_overrides)
+    try:
+        found = (run_apart(f"the probed check of the state after utterance {k}", probed_check, *arguments)
+                 if apart else probed_check(*arguments))
+    except InputError as exc:  # a candidate the engine refuses as malformed: say so, it is no disagreement
+        report.mismatches.append(f"probes after utterance {k}: not run ({exc.detail})")
+        return
+    except ApartFailed as exc:  # its process ended without an answer (killed, the C library aborting)
+        report.mismatches.append(f"probes after utterance {k}: not completed ({type(exc).__name__}: {exc})")
+        return
+    except MemoryError as exc:  # past the check's memory budget: the check stops there (budget.py), saying where
+        raise MemoryError(f"the probed check of the state after utterance {k}: {exc}") from exc
+    for line in found:
         words = line.split(" ", 2)
         if words[0] == "utterance" and words[1].isdigit() and int(words[1]) > k:
             probe = probes[int(words[1]) - k - 1]
@@ -172,3 +194,10 @@ def _probe_state(report: ProbeReport, header: Header, prefix: list[dict], probes
                 f"probe {int(words[1]) - k} of the state after utterance {k} (seed {report.seed}): {line}; "
                 f"the candidate: {json.dumps(probe)}")
             return
+
+
+def probed_check(check_history: Callable[..., Any], header: Header, candidates: list[dict], extensions: tuple,
+                 asp_overrides: Mapping[str, str] | None) -> list[str]:
+    """One probed check, as the lines it found: all a probed state's report needs (plain data, so that it
+    comes back from a process of its own)."""
+    return list(check_history(header, candidates, extensions, label="probe", asp_overrides=asp_overrides).mismatches)

@@ -25,7 +25,8 @@ as facts for the steps that use it (``given``).
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import cast
@@ -42,6 +43,7 @@ from grounded.dmap.operations import OperationRegistry, UtteranceBase
 from grounded.epistemic.verdicts import FLAGS, LITERAL_KINDS, Verdict, truth
 from grounded.queries import registry
 from grounded.solvers import facts as F
+from grounded.solvers.apart import APART_BOUND, peak_bytes, run_apart
 from grounded.solvers.asp import encoding, new_control
 from grounded.solvers.oneshot import add_one_shot
 
@@ -535,11 +537,19 @@ class OneShotHistory(_History):
     (as facts, ``seed_of``, as the live mode's fresh controls do), and is
     released before the next.  The answer is the union of what they decided.
     Likewise Affected and Affected* of the final view are asked ``batch``
-    literals at a time (``_affected``).
+    literals at a time (``affected``).
+
+    ``apart``: each window, the view and each batch of Affected* is grounded in
+    a process of its own (solvers/apart.py), which hands back its answer as text:
+    clingo never frees a symbol it made, so grounding them all in one process
+    holds every window's atoms at the end (issue 23: the check's peak grew with
+    the history).  A process takes the next window (or batch) while its peak RSS
+    is below ``bound`` bytes.  The answer is the same.
     """
 
     def __init__(self, header: Header, registry: OperationRegistry, rules: Iterable[str] = (),
-                 overrides: Mapping[str, str] | None = None, window: int = 1000, batch: int = 1000):
+                 overrides: Mapping[str, str] | None = None, window: int = 1000, batch: int = 1000,
+                 apart: bool = False, bound: int = APART_BOUND):
         self.facts = HistoryFacts(header, registry)
         self.overrides = dict(overrides or {})
         self.files = [*rule_files(overrides), *map(str, rules)]
@@ -547,8 +557,10 @@ class OneShotHistory(_History):
         self._of: list[list[Predicate]] = []  # each candidate's own facts
         self.window = window
         self.batch = batch
+        self.apart, self.bound = apart, bound
         self.statistics = {}
         self.timings: dict[str, float] = {}
+        self._view_state: tuple[int, list[clingo.Symbol]] | None = None
 
     def add(self, utterance: UtteranceBase | dict, verdicts: Mapping[int, list[Verdict]] | None = None,
             given: Mapping[int, Sequence[clingo.Symbol | str]] | None = None) -> Candidate:
@@ -561,81 +573,110 @@ class OneShotHistory(_History):
         self._of.append(facts)
         return candidate
 
-    def solve(self, upto: int | None = None) -> HistoryAnswer:
+    def solve(self, upto: int | None = None, affected: bool = True) -> HistoryAnswer:
         """Ground everything and read the answer, with the view after candidate ``upto``.
 
         Two ground calls: the history (acceptance and events, decided by
         propagation), then the states after each utterance and the final view,
-        read off those events as facts (decided by grounding alone).
+        read off those events as facts (decided by grounding alone).  Without
+        ``affected`` the answer holds no Affected or Affected*: ask ``affected()``
+        for them a batch at a time.
         """
-        ground = solve = 0.0
         decided: set[clingo.Symbol] = set()
-        for first in range(0, max(len(self.candidates), 1), self.window):
-            # --eq=0: clasp's equivalence preprocessing (clingo 5.8.3) reported some of
-            # these programs unsatisfiable although they are stratified; the program is
-            # decided by propagation, so nothing is lost without it.
-            ctl = new_control(["--eq=0"])
-            add_one_shot(ctl, [*self.files, self._domains("oneshot.lp")], self.facts.registry.specs)
-            if first == 0:
-                control_add_facts(ctl, [*self.facts.base, *(f for facts in self._of[:self.window] for f in facts)])
+        operations = tuple(self.facts.registry.specs)
+        files = [*self.files, self._domains("oneshot.lp")]
+        base, literals = [f.raw for f in self.facts.base], [f.raw for f in self.facts.literals]
+        first, ground, solve = 0, 0.0, 0.0
+        while True:
+            if self.apart:  # windows in a process until it has grown past APART_BOUND, then in another
+                first_text = list(map(_texts, self._of[first:]))
+                first, shown, self.statistics, times = run_apart(
+                    f"the ASP history from utterance {first + 1}", _windows_as_text, files, operations,
+                    list(map(str, base)), list(map(str, literals)), first_text, self.candidates, self.window,
+                    list(map(str, decided)), first, self.bound)
+                decided.update(map(clingo.parse_term, shown))
             else:
-                before = self.candidates[:first]
-                accepted = [c for c in before if F.Accepted(c.u).raw in decided]
-                control_add_facts(ctl, [*self.facts.base, *self.facts.literals,
-                                        *(f for facts in self._of[first:first + self.window] for f in facts)])
-                with ctl.backend() as backend:
-                    for symbol in [*seed_of(before, decided, accepted[-1].turn if accepted else None),
-                                   *queue_seed(before, decided)]:
-                        backend.add_rule([backend.add_atom(symbol)])
-            start = time.perf_counter()
-            ctl.ground([("base", [])], context=DecisionNames())
-            ground += time.perf_counter() - start
-            start = time.perf_counter()
-            decided.update(self._model(ctl))
-            solve += time.perf_counter() - start
-            self.statistics = ctl.statistics
-            del ctl
+                of = [[f.raw for f in facts] for facts in self._of]
+                first, self.statistics, times = _windows(files, operations, base, literals, of, self.candidates,
+                                                         self.window, decided, first)
+            ground, solve = ground + times[0], solve + times[1]
+            if first >= len(self.candidates):
+                break
         self.timings["ground"], self.timings["solve"] = ground, solve
         history = list(decided)
+        del decided
         start = time.perf_counter()
-        ctl = new_control()
-        add_one_shot(ctl, [*self.files, self._domains("oneshot_view.lp")], self.facts.registry.specs)
-        control_add_facts(ctl, self._added)
         x = self.facts.view_point(upto) if self.candidates else 0
-        with ctl.backend() as backend:
-            for symbol in [*history, F.TheView(x).raw]:
-                backend.add_rule([backend.add_atom(symbol)])
-        ctl.ground([("base", [])], context=DecisionNames())
-        ctl.assign_external(clingo.Function("now", [clingo.Number(x)]), True)
-        shown = self._model(ctl)
-        del ctl
-        views = [v for v in shown if v.name in view_answers()]
-        state = [v for v in shown if v.name in _VIEW_STATE]
-        del shown
+        files = [*self.files, self._domains("oneshot_view.lp")]
+        if self.apart:
+            views_text, state_text = run_apart("the ASP view", _view_as_text, files, operations,
+                                               _texts(self._added), list(map(str, history)), x)
+            views, state = list(map(clingo.parse_term, views_text)), list(map(clingo.parse_term, state_text))
+        else:
+            views, state = _view(files, operations, [f.raw for f in self._added], history, x)
         self.timings["views"] = time.perf_counter() - start
-        start = time.perf_counter()
-        views += self._affected(x, state)
-        self.timings["affected"] = time.perf_counter() - start
+        self._view_state = (x, state)
+        if affected:
+            start = time.perf_counter()
+            views += [s for batch in self._batches() for s in self._affected_batch(batch)]
+            self.timings["affected"] = time.perf_counter() - start
         return read_answer(self.candidates, [*history, *views])
 
-    def _affected(self, x: int, state: list[clingo.Symbol]) -> list[clingo.Symbol]:
-        """Affected and Affected* (with hops) of every literal some Dep holds, at point ``x``,
-        by queries.lp over the view ``state`` (v_* atoms), ``batch`` literals per control:
-        a control holds the closures of its batch only, and is released before the next."""
-        queried = sorted({v.arguments[2] for v in state if v.name == "v_dep"})
-        found: list[clingo.Symbol] = []
-        for first in range(0, len(queried), self.batch):
-            ctl = new_control()
-            ctl.load(self._domains("queries.lp"))
-            with ctl.backend() as backend:
-                for symbol in [*state, *(clingo.Function("v_query", [clingo.Number(x), p])
-                                         for p in queried[first:first + self.batch])]:
-                    backend.add_rule([backend.add_atom(symbol)])
-            ctl.ground([("query", [clingo.Number(x)])])
-            ctl.assign_external(clingo.Function("now", [clingo.Number(x)]), True)
-            found += [v for v in self._model(ctl) if v.name in _AFFECTED]
-            del ctl
-        return found
+    def forget_facts(self) -> None:
+        """Let the input facts go once ``solve`` has read them (``affected`` needs only the view):
+        a check then holds no fact of the whole history while it compares the last turn."""
+        self._added, self._of = [], []
+
+    def affected(self, answer: HistoryAnswer) -> Iterator[AffectedBatch]:
+        """Affected* (argument id -> hop) and Affected (argument ids) by literal, ``batch`` literals at a
+        time, of the view the last ``solve`` read: the caller compares a batch and lets it go."""
+        if self._view_state is None:
+            raise RuntimeError("OneShotHistory.affected is asked after solve")
+        ids = answer.arg_id
+        for hops, steps in self._affected_rows(self._batches()):
+            star: dict[str, dict[int, int]] = defaultdict(dict)
+            one: dict[str, set[int]] = defaultdict(set)
+            for lit, a, hop in hops:
+                star[lit][ids[a]] = hop
+            for lit, a in steps:
+                one[lit].add(ids[a])
+            yield dict(star), dict(one)
+
+    def _batches(self) -> list[list[clingo.Symbol]]:
+        """The literals some Dep holds at the view, ``batch`` at a time."""
+        assert self._view_state is not None
+        queried = sorted({v.arguments[2] for v in self._view_state[1] if v.name == "v_dep"})
+        return [queried[first:first + self.batch] for first in range(0, len(queried), self.batch)]
+
+    def _affected_batch(self, batch: list[clingo.Symbol]) -> list[clingo.Symbol]:
+        """Affected and Affected* (with hops) of ``batch`` by queries.lp over the view state, in a
+        control of its own released before the next (in a process of its own if ``apart``)."""
+        assert self._view_state is not None
+        x, state = self._view_state
+        if not self.apart:
+            return _affected(self._domains("queries.lp"), state, x, batch)
+        found = run_apart(f"Affected* of {len(batch)} literals in ASP", _affected_as_text, self._domains("queries.lp"),
+                          list(map(str, state)), x, list(map(str, batch)))
+        return list(map(clingo.parse_term, found))
+
+    def _affected_rows(self, batches: list[list[clingo.Symbol]]) -> Iterator[AffectedRows]:
+        """``_affected_batch`` of each batch as plain rows; if ``apart``, batches in a process until it
+        has grown past APART_BOUND, then in another, so that the symbols of the closures are never
+        made in this one."""
+        assert self._view_state is not None
+        x, state = self._view_state
+        if not self.apart:
+            for batch in batches:
+                yield _rows(self._affected_batch(batch))
+            return
+        queries, state_text = self._domains("queries.lp"), list(map(str, state))
+        todo = [list(map(str, batch)) for batch in batches]
+        while todo:
+            done = run_apart(f"Affected* of {sum(map(len, todo))} literals in ASP", _affected_rows_as_text,
+                             queries, state_text, x, todo, self.bound)
+            del todo[:len(done)]
+            while done:
+                yield done.pop(0)
 
     def _domains(self, name: str) -> str:
         return str(self.overrides.get(name, encoding(name)))
@@ -648,3 +689,128 @@ class OneShotHistory(_History):
         if not result.satisfiable or len(models) != 1:  # pragma: no cover - the encoding is deterministic
             raise RuntimeError(f"asp/history.lp has {len(models)} answer sets, expected exactly one")
         return models[0]
+
+
+AffectedBatch = tuple[dict[str, dict[int, int]], dict[str, set[int]]]
+"""Affected* (argument id -> hop) and one-step Affected of a batch of literals, by literal."""
+AffectedRows = tuple[list[tuple[str, int, int]], list[tuple[str, int]]]
+"""(literal, creating step, hop) of Affected* and (literal, creating step) of Affected, as plain data."""
+
+
+# -- the pieces of a one-shot solve: each runs in this process or, as text, in one of its own -----
+
+def _texts(facts: Iterable[Predicate]) -> list[str]:
+    return [str(f.raw) for f in facts]
+
+
+def _facts_control(files: list[str], operations: Iterable[str], symbols: Iterable[clingo.Symbol],
+                   options: Sequence[str] = ()) -> clingo.Control:
+    ctl = new_control(list(options))
+    add_one_shot(ctl, files, operations)
+    with ctl.backend() as backend:
+        for symbol in symbols:
+            backend.add_rule([backend.add_atom(symbol)])
+    return ctl
+
+
+def _decide(files: list[str], operations: Sequence[str], facts: list[clingo.Symbol], seeds: list[clingo.Symbol]
+            ) -> tuple[list[clingo.Symbol], dict, tuple[float, float]]:
+    """One window of the history: its shown atoms, clingo's statistics, (ground, solve) seconds."""
+    # --eq=0: clasp's equivalence preprocessing (clingo 5.8.3) reported some of
+    # these programs unsatisfiable although they are stratified; the program is
+    # decided by propagation, so nothing is lost without it.
+    ctl = _facts_control(files, operations, [*facts, *seeds], ["--eq=0"])
+    start = time.perf_counter()
+    ctl.ground([("base", [])], context=DecisionNames())
+    grounded_at = time.perf_counter()
+    shown = OneShotHistory._model(ctl)
+    return shown, ctl.statistics, (grounded_at - start, time.perf_counter() - grounded_at)
+
+
+def _windows(files: list[str], operations: Sequence[str], base: list[clingo.Symbol], literals: list[clingo.Symbol],
+             of: Sequence[list[clingo.Symbol]], candidates: list[Candidate], window: int, decided: set[clingo.Symbol],
+             first: int, bound: int | None = None) -> tuple[int, dict, tuple[float, float]]:
+    """Decide the history ``window`` candidates at a time from candidate ``first`` on, into ``decided``
+    (``of``: each candidate's facts; the windows before ``first`` are in ``decided``).  With ``bound``,
+    stop after a window that leaves this process's peak RSS above ``bound`` bytes.  Returns the first
+    candidate left, the last window's statistics, the (ground, solve) seconds."""
+    ground = solve = 0.0
+    statistics: dict = {}
+    while True:
+        facts = [*base, *(f for facts in of[first:first + window] for f in facts)]
+        seeds: list[clingo.Symbol] = []
+        if first:
+            before = candidates[:first]
+            accepted = [c for c in before if F.Accepted(c.u).raw in decided]
+            facts += literals
+            seeds = [*seed_of(before, decided, accepted[-1].turn if accepted else None), *queue_seed(before, decided)]
+        shown, statistics, times = _decide(files, operations, facts, seeds)
+        decided.update(shown)
+        ground, solve, first = ground + times[0], solve + times[1], first + window
+        if first >= len(candidates) or (bound is not None and peak_bytes() > bound):
+            return first, statistics, (ground, solve)
+
+
+def _windows_as_text(files: list[str], operations: Sequence[str], base: list[str], literals: list[str],
+                     of: list[list[str]], candidates: list[Candidate], window: int, decided: list[str], first: int,
+                     bound: int) -> tuple[int, list[str], dict, tuple[float, float]]:
+    """``_windows`` in a process of its own (``of`` from candidate ``first`` on), up to ``bound``:
+    the first candidate left and what its windows decided."""
+    parse = clingo.parse_term
+    held = set(map(parse, decided))
+    known = set(held)
+    facts: list[list[clingo.Symbol]] = [[] for _ in range(first)] + [list(map(parse, texts)) for texts in of]
+    first, statistics, times = _windows(files, operations, list(map(parse, base)), list(map(parse, literals)), facts,
+                                        candidates, window, held, first, bound)
+    return first, [str(s) for s in held - known], statistics, times
+
+
+def _view(files: list[str], operations: Sequence[str], added: list[clingo.Symbol], history: list[clingo.Symbol],
+          x: int) -> tuple[list[clingo.Symbol], list[clingo.Symbol]]:
+    """The view at point ``x`` over the decided ``history``: its answers, and the state queries.lp reads."""
+    ctl = _facts_control(files, operations, [*added, *history, F.TheView(x).raw])
+    ctl.ground([("base", [])], context=DecisionNames())
+    ctl.assign_external(clingo.Function("now", [clingo.Number(x)]), True)
+    shown = OneShotHistory._model(ctl)
+    return [v for v in shown if v.name in view_answers()], [v for v in shown if v.name in _VIEW_STATE]
+
+
+def _view_as_text(files: list[str], operations: Sequence[str], added: list[str], history: list[str],
+                  x: int) -> tuple[list[str], list[str]]:
+    views, state = _view(files, operations, list(map(clingo.parse_term, added)),
+                         list(map(clingo.parse_term, history)), x)
+    return list(map(str, views)), list(map(str, state))
+
+
+def _affected(queries: str, state: list[clingo.Symbol], x: int, batch: list[clingo.Symbol]) -> list[clingo.Symbol]:
+    ctl = new_control()
+    ctl.load(queries)
+    with ctl.backend() as backend:
+        for symbol in [*state, *(clingo.Function("v_query", [clingo.Number(x), p]) for p in batch)]:
+            backend.add_rule([backend.add_atom(symbol)])
+    ctl.ground([("query", [clingo.Number(x)])])
+    ctl.assign_external(clingo.Function("now", [clingo.Number(x)]), True)
+    return [v for v in OneShotHistory._model(ctl) if v.name in _AFFECTED]
+
+
+def _affected_as_text(queries: str, state: list[str], x: int, batch: list[str]) -> list[str]:
+    return list(map(str, _affected(queries, list(map(clingo.parse_term, state)), x,
+                                   list(map(clingo.parse_term, batch)))))
+
+
+def _rows(symbols: list[clingo.Symbol]) -> AffectedRows:
+    answer = F.Answer(symbols, (F.NowHop, F.NowAffectedOne))
+    return ([(h.lit, h.a, h.hop) for h in answer.query(F.NowHop).all()],
+            [(h.lit, h.a) for h in answer.query(F.NowAffectedOne).all()])
+
+
+def _affected_rows_as_text(queries: str, state: list[str], x: int, batches: list[list[str]], bound: int
+                           ) -> list[AffectedRows]:
+    """The rows of ``batches`` in a process of its own, as many as it does before it grows past ``bound``."""
+    view = list(map(clingo.parse_term, state))
+    done = []
+    for batch in batches:
+        done.append(_rows(_affected(queries, view, x, list(map(clingo.parse_term, batch)))))
+        if peak_bytes() > bound:
+            break
+    return done

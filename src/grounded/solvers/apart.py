@@ -1,0 +1,155 @@
+"""One piece of work in a fresh process of its own, so that what it grew goes back to the system when it ends.
+
+clingo interns every symbol it ever makes in tables that live as long as the
+process (potassco/clingo#203: never freed), and glibc keeps most of what a
+released control or Prolog state had grown: a check that grounds a long
+history piece by piece in one process holds, at its end, about the sum of its
+pieces.  ``run_apart`` runs one piece (a probed check, a window of the ASP
+history, its view, a batch of Affected*) in a fresh Python (no copy of the
+caller's Prolog or clingo state), waits for it, and returns its answer as
+plain data: the caller's peak is its own, plus one piece at a time.
+
+The child is ``python -c`` reading the caller's ``sys.path`` and then the
+pickled piece on its standard input, and writing the pickled answer on its
+standard output (anything else it prints goes to standard error).  Unlike
+multiprocessing's 'spawn', it does not import the caller's main module again:
+a piece costs a Python start and the modules it needs (about half a second),
+and a caller's script needs no ``if __name__ == "__main__"`` guard.
+
+A piece that ends without an answer (killed, out of memory, a library
+aborting) raises ``ApartFailed`` naming the piece and how its process ended;
+an exception the piece raised is raised again here (a MemoryError included,
+so the check's memory budget still says what stopped it).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import gc
+import os
+import pickle
+import resource
+import signal
+import subprocess
+import sys
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from grounded.core.errors import GroundedError
+
+T = TypeVar("T")
+
+APART_FROM = 1000
+"""Histories of at least this many utterances are checked piece by piece in processes of their own; a
+shorter one's check peaks near the interpreter's own size, below what a fresh process costs to start."""
+
+APART_BOUND = 256 * 1024 ** 2
+"""A process of pieces that go in order (windows of the ASP history, batches of Affected*) takes the next
+one while its peak RSS is below this: a process a piece would cost half a second each, hundreds on a long log."""
+
+GLIBC_ALLOCATION_ABORT = 127
+"""The exit status glibc's loader ends a process with when it cannot allocate (``cannot allocate memory for
+thread-local data: ABORT``, a thread started past RLIMIT_AS); the child is the running Python, so 127 is not
+"command not found"."""
+
+
+class ApartFailed(GroundedError):
+    """A piece of work run in a process of its own ended without an answer."""
+
+
+def peak_bytes() -> int:
+    """This process's peak RSS (ru_maxrss, in KiB on Linux)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def give_back() -> None:
+    """Return to the system what this process freed (a released engine, a finished comparison) before
+    a piece apart starts: glibc keeps freed memory for reuse unless asked (``malloc_trim``), and a
+    process that waits on a piece would otherwise hold its own peak beside the piece's."""
+    gc.collect()
+    name = ctypes.util.find_library("c")
+    if name is None:
+        return
+    trim = getattr(ctypes.CDLL(name), "malloc_trim", None)  # glibc only
+    if trim is not None:
+        trim(0)
+
+
+PR_SET_PDEATHSIG = 1
+"""prctl(2): the signal a process gets when its parent ends."""
+
+
+def _die_with_parent() -> None:
+    """A piece whose caller ended (killed at a time limit, say) ends too, instead of running on
+    unowned: Linux's parent-death signal; where there is no prctl, the piece runs to its end."""
+    name = ctypes.util.find_library("c")
+    prctl = getattr(ctypes.CDLL(name), "prctl", None) if name else None
+    if prctl is None:
+        return
+    parent = int(sys.argv[2]) if len(sys.argv) > 2 else None
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if parent is not None and os.getppid() != parent:  # the caller ended before the signal was asked for
+        os._exit(1)
+
+
+def serve() -> None:
+    """The child's side: read ``sys.path`` and (fn, args) from standard input; write (True, value) or
+    (False, exception) to what was standard output, which is standard error while ``fn`` runs."""
+    _die_with_parent()
+    answers = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # a print of the piece must not mix with its answer
+    sys.path[:] = pickle.load(sys.stdin.buffer)
+    fn, args = pickle.load(sys.stdin.buffer)
+    try:
+        answer: tuple[bool, Any] = (True, fn(*args))
+    except BaseException as exc:  # noqa: BLE001 - every failure goes back to the caller
+        answer = (False, exc)
+    try:
+        data = pickle.dumps(answer, pickle.HIGHEST_PROTOCOL)
+    except Exception:  # noqa: BLE001 - an answer or exception that does not pickle: its text does
+        ok, value = answer
+        text = (f"the answer of {fn.__qualname__} cannot be sent back" if ok else
+                "".join(traceback.format_exception(value)))
+        data = pickle.dumps((False, RuntimeError(text)))
+    answers.write(data)
+    answers.close()
+
+
+def how_it_ended(exitcode: int | None) -> str:
+    """A process's exit status in words."""
+    if exitcode is None:
+        return "still running"
+    if exitcode < 0:
+        return f"killed by signal {-exitcode}"
+    if exitcode == GLIBC_ALLOCATION_ABORT:
+        return "the C library could not allocate and ended it"
+    return f"exit status {exitcode}"
+
+
+def run_apart(what: str, fn: Callable[..., T], *args: Any) -> T:
+    """``fn(*args)`` in a fresh process; ``what`` names the piece in an ``ApartFailed``.
+
+    ``fn`` and ``args`` are pickled (``fn`` by its module and name), so ``fn``
+    is a module-level function and the arguments plain data."""
+    root = str(Path(__file__).parents[2])  # where this grounded was imported from (symbolic links kept)
+    job = pickle.dumps(list(sys.path), pickle.HIGHEST_PROTOCOL) + pickle.dumps((fn, args), pickle.HIGHEST_PROTOCOL)
+    command = [sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); "
+               "from grounded.solvers.apart import serve; serve()", root, str(os.getpid())]
+    with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE) as process:
+        try:
+            out, _ = process.communicate(job)
+        except BrokenPipeError:  # it ended before reading the piece
+            out = b""
+            process.wait()
+        finally:
+            if process.poll() is None:  # the caller was interrupted: the piece goes too
+                process.kill()
+    if process.returncode != 0 or not out:
+        raise ApartFailed(f"{what}: its process ended without an answer ({how_it_ended(process.returncode)})")
+    ok, value = pickle.loads(out)
+    if not ok:
+        raise value
+    return value
