@@ -265,3 +265,40 @@ def test_a_piece_apart_ends_with_its_caller(tmp_path):
     else:
         os.kill(piece, signal.SIGKILL)
         raise AssertionError("the piece outlived its caller")
+
+
+def address_space() -> tuple[int, int]:
+    """A piece's address-space limit and what it maps (a module-level function: it is sent to a child)."""
+    import resource
+
+    from grounded.solvers.apart import mapped_bytes
+
+    return resource.getrlimit(resource.RLIMIT_AS)[0], mapped_bytes()
+
+
+BUDGETED_CALLER = """
+import json, resource
+from grounded.solvers.apart import mapped_bytes, run_apart
+from tests.test_check_memory import address_space
+held = bytearray(300 * 1024 ** 2)  # the caller holds more than a fresh piece maps
+budget = 400 * 1024 ** 2
+resource.setrlimit(resource.RLIMIT_AS, (mapped_bytes() + budget, resource.RLIM_INFINITY))
+left = resource.getrlimit(resource.RLIMIT_AS)[0] - mapped_bytes()
+limit, mapped = run_apart("a piece", address_space)
+print(json.dumps({"left": left, "piece_limit": limit, "piece_mapped": mapped}))
+"""
+
+
+def test_a_piece_apart_may_use_only_what_its_callers_memory_budget_has_left():
+    """`grounded check --memory-limit` bounds the check, not each of its processes: an inherited
+    RLIMIT_AS is the caller's absolute figure, and let a piece map as much again beside its waiting
+    caller.  A piece now gets what the caller's budget has left, beyond its own start-up."""
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", BUDGETED_CALLER], capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).resolve().parents[1], check=True)
+    found = json.loads(done.stdout)
+    beyond = found["piece_limit"] - found["piece_mapped"]
+    assert 0 < beyond <= found["left"], found

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from grounded.core.errors import GroundedError
-from grounded.solvers.apart import GLIBC_ALLOCATION_ABORT
+from grounded.solvers.apart import GLIBC_ALLOCATION_ABORT, mapped_bytes
 
 GB = 1024 ** 3
 
@@ -43,14 +43,6 @@ def default_budget() -> int:
     return max(GB, available // 2) if available else 4 * GB
 
 
-def _mapped_bytes() -> int:
-    try:
-        with open("/proc/self/statm", encoding="ascii") as handle:
-            return int(handle.read().split()[0]) * resource.getpagesize()
-    except OSError:
-        return 0
-
-
 _OUT_OF_MEMORY = ("bad_alloc", "out of memory", "not enough memory", "cannot allocate memory",
                   "not enough resources", "resource_error(")
 """How clingo (C++), SWI-Prolog and the C library say an allocation failed; a message merely
@@ -71,7 +63,7 @@ def memory_bound(budget: int | None) -> Iterator[None]:
         yield
         return
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    limit = _mapped_bytes() + budget
+    limit = mapped_bytes() + budget
     if hard != resource.RLIM_INFINITY:
         limit = min(limit, hard)
     resource.setrlimit(resource.RLIMIT_AS, (limit, hard))

@@ -20,6 +20,12 @@ A piece that ends without an answer (killed, out of memory, a library
 aborting) raises ``ApartFailed`` naming the piece and how its process ended;
 an exception the piece raised is raised again here (a MemoryError included,
 so the check's memory budget still says what stopped it).
+
+A memory budget (RLIMIT_AS, ``grounded check --memory-limit``) bounds the
+check as a whole, not each process: a limit is per process, and inherited as
+the caller's absolute figure it would let caller and piece each use it.  So a
+piece may map only what the caller's budget has left when it starts (the
+caller waits on it, growing nothing), beyond the piece's own start-up.
 """
 
 from __future__ import annotations
@@ -58,6 +64,32 @@ thread-local data: ABORT``, a thread started past RLIMIT_AS); the child is the r
 
 class ApartFailed(GroundedError):
     """A piece of work run in a process of its own ended without an answer."""
+
+
+def mapped_bytes() -> int:
+    """This process's address space (what RLIMIT_AS bounds); 0 where /proc does not say."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as handle:
+            return int(handle.read().split()[0]) * resource.getpagesize()
+    except OSError:
+        return 0
+
+
+def headroom() -> int | None:
+    """What this process's address-space limit has left (None: no limit), for a piece it starts."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    return None if soft == resource.RLIM_INFINITY else max(soft - mapped_bytes(), 0)
+
+
+def _within(left: int | None) -> None:
+    """The piece's side of the caller's budget: ``left`` bytes beyond what it maps now (its start-up)."""
+    if left is None:
+        return
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    limit = mapped_bytes() + left
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
 
 
 def peak_bytes() -> int:
@@ -99,11 +131,13 @@ def serve() -> None:
     """The child's side: read ``sys.path`` and (fn, args) from standard input; write (True, value) or
     (False, exception) to what was standard output, which is standard error while ``fn`` runs."""
     _die_with_parent()
+    _within(None if sys.argv[3] == "None" else int(sys.argv[3]))
     answers = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # a print of the piece must not mix with its answer
     sys.path[:] = pickle.load(sys.stdin.buffer)
-    fn, args = pickle.load(sys.stdin.buffer)
-    try:
+    fn: Callable[..., Any] = serve
+    try:  # reading the piece imports its modules: under a budget, that may be what runs out of memory
+        fn, args = pickle.load(sys.stdin.buffer)
         answer: tuple[bool, Any] = (True, fn(*args))
     except BaseException as exc:  # noqa: BLE001 - every failure goes back to the caller
         answer = (False, exc)
@@ -136,8 +170,9 @@ def run_apart(what: str, fn: Callable[..., T], *args: Any) -> T:
     is a module-level function and the arguments plain data."""
     root = str(Path(__file__).parents[2])  # where this grounded was imported from (symbolic links kept)
     job = pickle.dumps(list(sys.path), pickle.HIGHEST_PROTOCOL) + pickle.dumps((fn, args), pickle.HIGHEST_PROTOCOL)
+    left = headroom()
     command = [sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); "
-               "from grounded.solvers.apart import serve; serve()", root, str(os.getpid())]
+               "from grounded.solvers.apart import serve; serve()", root, str(os.getpid()), str(left)]
     with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE) as process:
         try:
             out, _ = process.communicate(job)
