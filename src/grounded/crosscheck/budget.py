@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from grounded.core.errors import GroundedError
-from grounded.solvers.apart import GLIBC_ALLOCATION_ABORT, mapped_bytes
+from grounded.solvers.apart import GLIBC_ALLOCATION_ABORT, limit_beyond
 
 GB = 1024 ** 3
 
@@ -62,11 +62,7 @@ def memory_bound(budget: int | None) -> Iterator[None]:
     if budget is None:
         yield
         return
-    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    limit = mapped_bytes() + budget
-    if hard != resource.RLIM_INFINITY:
-        limit = min(limit, hard)
-    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    soft = limit_beyond(budget)
     try:
         yield
     except Exception as exc:
@@ -76,7 +72,7 @@ def memory_bound(budget: int | None) -> Iterator[None]:
             f"the check needed more than its memory budget of {budget / GB:.2f} GB and was stopped "
             f"({type(exc).__name__}); check an earlier part with --at, or raise --memory-limit") from exc
     finally:
-        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+        resource.setrlimit(resource.RLIMIT_AS, (soft, resource.getrlimit(resource.RLIMIT_AS)[1]))
 
 
 # -- a check in a process of its own ------------------------------------------------

@@ -81,15 +81,15 @@ def headroom() -> int | None:
     return None if soft == resource.RLIM_INFINITY else max(soft - mapped_bytes(), 0)
 
 
-def _within(left: int | None) -> None:
-    """The piece's side of the caller's budget: ``left`` bytes beyond what it maps now (its start-up)."""
-    if left is None:
-        return
-    _, hard = resource.getrlimit(resource.RLIMIT_AS)
-    limit = mapped_bytes() + left
+def limit_beyond(budget: int) -> int:
+    """At most ``budget`` bytes of address space beyond what this process maps now (RLIMIT_AS, within
+    its hard limit); returns the soft limit it replaced, for the caller to put back."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    limit = mapped_bytes() + budget
     if hard != resource.RLIM_INFINITY:
         limit = min(limit, hard)
     resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    return soft
 
 
 def peak_bytes() -> int:
@@ -131,7 +131,8 @@ def serve() -> None:
     """The child's side: read ``sys.path`` and (fn, args) from standard input; write (True, value) or
     (False, exception) to what was standard output, which is standard error while ``fn`` runs."""
     _die_with_parent()
-    _within(None if sys.argv[3] == "None" else int(sys.argv[3]))
+    if sys.argv[3] != "None":  # the caller's budget: what it had left, beyond this piece's start-up
+        limit_beyond(int(sys.argv[3]))
     answers = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # a print of the piece must not mix with its answer
     sys.path[:] = pickle.load(sys.stdin.buffer)
