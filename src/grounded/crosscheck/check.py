@@ -57,7 +57,14 @@ from grounded.queries.verify import grounded_arguments
 from grounded.scenario import SCENARIO_SUFFIXES, Scenario
 from grounded.solvers import facts as F
 from grounded.solvers.apart import APART_FROM
-from grounded.solvers.history import AffectedBatch, Candidate, HistoryAnswer, IncrementalHistory, OneShotHistory
+from grounded.solvers.history import (
+    AffectedBatch,
+    Candidate,
+    HistoryAnswer,
+    IncrementalHistory,
+    OneShotHistory,
+    affected_batch,
+)
 from grounded.solvers.ruleset import asp_twins
 
 Progress = Callable[[str, int, int], None]
@@ -288,13 +295,8 @@ def _affected_batches(asp: OneShotHistory | IncrementalHistory, answer: HistoryA
     whole from the turn-by-turn one (whose view grounded them with the rest)."""
     if isinstance(asp, OneShotHistory):
         return asp.affected(answer)
-    star: dict[str, dict[int, int]] = defaultdict(dict)
-    one: dict[str, set[int]] = defaultdict(set)
-    for h in answer.facts.query(F.NowHop).all():
-        star[h.lit][answer.arg_id[h.a]] = h.hop
-    for h in answer.facts.query(F.NowAffectedOne).all():
-        one[h.lit].add(answer.arg_id[h.a])
-    return [(dict(star), dict(one))]
+    return [affected_batch(((h.lit, h.a, h.hop) for h in answer.facts.query(F.NowHop).all()),
+                           ((h.lit, h.a) for h in answer.facts.query(F.NowAffectedOne).all()), answer.arg_id)]
 
 
 def _given(ops: list[str], twinless: set[str], outcome: Outcome, created: dict[int, int],

@@ -587,13 +587,16 @@ class OneShotHistory(_History):
         files = [*self.files, self._domains("oneshot.lp")]
         base, literals = [f.raw for f in self.facts.base], [f.raw for f in self.facts.literals]
         first, ground, solve = 0, 0.0, 0.0
+        if self.apart:  # as text once: each process of windows is sent what is left of it
+            base_text, literals_text, of_text = _texts(base), _texts(literals), [_texts(f) for f in self._of]
+            decided_text: list[str] = []
         while True:
             if self.apart:  # windows in a process until it has grown past APART_BOUND, then in another
-                first_text = list(map(_texts, self._of[first:]))
                 first, shown, self.statistics, times = run_apart(
                     f"the ASP history from utterance {first + 1}", _windows_as_text, files, operations,
-                    list(map(str, base)), list(map(str, literals)), first_text, self.candidates, self.window,
-                    list(map(str, decided)), first, self.bound)
+                    base_text, literals_text, of_text[first:], self.candidates, self.window, decided_text,
+                    first, self.bound)
+                decided_text += shown
                 decided.update(map(clingo.parse_term, shown))
             else:
                 of = [[f.raw for f in facts] for facts in self._of]
@@ -632,15 +635,8 @@ class OneShotHistory(_History):
         time, of the view the last ``solve`` read: the caller compares a batch and lets it go."""
         if self._view_state is None:
             raise RuntimeError("OneShotHistory.affected is asked after solve")
-        ids = answer.arg_id
         for hops, steps in self._affected_rows(self._batches()):
-            star: dict[str, dict[int, int]] = defaultdict(dict)
-            one: dict[str, set[int]] = defaultdict(set)
-            for lit, a, hop in hops:
-                star[lit][ids[a]] = hop
-            for lit, a in steps:
-                one[lit].add(ids[a])
-            yield dict(star), dict(one)
+            yield affected_batch(hops, steps, answer.arg_id)
 
     def _batches(self) -> list[list[clingo.Symbol]]:
         """The literals some Dep holds at the view, ``batch`` at a time."""
@@ -697,10 +693,23 @@ AffectedRows = tuple[list[tuple[str, int, int]], list[tuple[str, int]]]
 """(literal, creating step, hop) of Affected* and (literal, creating step) of Affected, as plain data."""
 
 
+def affected_batch(hops: Iterable[tuple[str, int, int]], steps: Iterable[tuple[str, int]],
+                   ids: Mapping[int, int]) -> AffectedBatch:
+    """Rows (literal, creating step, hop) of Affected* and (literal, creating step) of Affected by
+    literal, the steps named by the engine's argument ids (``ids``: ``HistoryAnswer.arg_id``)."""
+    star: dict[str, dict[int, int]] = defaultdict(dict)
+    one: dict[str, set[int]] = defaultdict(set)
+    for lit, a, hop in hops:
+        star[lit][ids[a]] = hop
+    for lit, a in steps:
+        one[lit].add(ids[a])
+    return dict(star), dict(one)
+
+
 # -- the pieces of a one-shot solve: each runs in this process or, as text, in one of its own -----
 
-def _texts(facts: Iterable[Predicate]) -> list[str]:
-    return [str(f.raw) for f in facts]
+def _texts(facts: Iterable[Predicate | clingo.Symbol]) -> list[str]:
+    return [str(f if isinstance(f, clingo.Symbol) else f.raw) for f in facts]
 
 
 def _facts_control(files: list[str], operations: Iterable[str], symbols: Iterable[clingo.Symbol],
