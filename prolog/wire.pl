@@ -159,11 +159,21 @@ flat_effects([E|Es], I) -->
     [I, '\x1f\', Name, '\x1f\'], flat_values(Values),
     flat_effects(Es, I).
 
+%  A value is tested for what it is in line, the usual ones first (an atom,
+%  then an integer): three inferences for an atom value rather than seven
+%  through a clause per shape (atomic, not a string, an atom holding the
+%  separator?), and a reply holds several values per effect.
 flat_values([]) --> [].
-flat_values([V|Vs]) --> { flat_value(V, T) }, [T, '\x1f\'], flat_values(Vs).
+flat_values([V|Vs]) -->
+    {   atom(V) -> \+ sub_atom(V, _, _, _, '\x1f\'), T = V
+    ;   integer(V) -> T = V
+    ;   flat_value(V, T)
+    },
+    [T, '\x1f\'], flat_values(Vs).
 
-flat_value(V, V) :- atomic(V), !, \+ string(V), \+ holds_separator(V).
-flat_value(-(P), T) :- !, atom(P), \+ holds_separator(P), atom_concat(-, P, T).
-flat_value(by(L), T) :- flat_value(L, T0), atom(T0), atom_concat(+, T0, T).
+flat_value(-(P), T) :- !, atom(P), \+ sub_atom(P, _, _, _, '\x1f\'), atom_concat(-, P, T).
+flat_value(by(L), T) :- !, flat_value_or_atom(L, T0), atom_concat(+, T0, T).
+flat_value(V, V) :- atomic(V), \+ string(V).       % a float or a reserved symbol ([]), as before
 
-holds_separator(A) :- atom(A), sub_atom(A, _, _, _, '\x1f\'), !.
+flat_value_or_atom(L, T) :-
+    (   atom(L) -> \+ sub_atom(L, _, _, _, '\x1f\'), T = L ; flat_value(L, T), atom(T) ).
