@@ -14,7 +14,7 @@ import pytest
 
 from grounded import Engine
 from grounded.core.errors import LogError
-from grounded.engine.loading import paused_gc
+from grounded.engine.loading import BATCH, paused_gc
 from grounded.io.snapshot import CACHE_VARIABLE, read_snapshot, snapshot_path, write_snapshot
 from grounded.solvers.ruleset import rules_version
 
@@ -113,3 +113,37 @@ def test_a_snapshot_of_a_shape_this_version_does_not_read_is_replayed_over(tmp_p
     fresh = read_snapshot(log, rules_version(), ())  # and written again, of the state read
     assert fresh.snapshot is not None and fresh.snapshot.state == full.state.to_data()
     assert os.path.getsize(log) == fresh.snapshot.key.log_size
+
+
+def _foreign_log(path: Path, good: int, bad_ops: list[dict] | None) -> None:
+    """A log written elsewhere (no effects record: every line judged by the rules) of ``good`` Observes,
+    then, with ``bad_ops``, one utterance of those operations and one more Observe after it."""
+    from grounded.engine.loading import origin
+    from grounded.io.eventlog import header_json
+
+    lines = [{"turn": i + 1, "speaker": "alice", "ops": [{"op": "observe", "claim": f"o{i}"}]} for i in range(good)]
+    if bad_ops is not None:
+        lines += [{"turn": good + 1, "speaker": "bob", "ops": bad_ops},
+                  {"turn": good + 2, "speaker": "alice", "ops": [{"op": "observe", "claim": "after"}]}]
+    header = header_json(Engine(HEADER).header, origin(()))
+    path.write_text("".join(json.dumps(x) + "\n" for x in [header, *lines]))
+
+
+@pytest.mark.parametrize("good", [BATCH - 1, BATCH, BATCH + 40])
+def test_a_rejected_utterance_in_a_batch_leaves_the_rules_as_the_lines_before_it(tmp_path, good):
+    """The rules judge a foreign log BATCH (256) lines per request, each utterance atomically: one whose first
+    operation applied its effects before its second was refused (a Support of a claim no one made) leaves
+    the rules' facts exactly those of the lines before it, whether it is the last line of a request, the
+    first of the next, or in the middle of one."""
+    bad = [{"op": "observe", "claim": "half"}, {"op": "support", "target": "nowhere", "by": "half"}]
+    _foreign_log(tmp_path / "bad.jsonl", good, bad)
+    _foreign_log(tmp_path / "prefix.jsonl", good, None)
+    with pytest.raises(LogError, match=f":{good + 2}: .*nowhere") as raised:  # the rules' refusal; the header is line 1
+        Engine.load(tmp_path / "bad.jsonl", effects=False)
+    partial, prefix = raised.value.engine, Engine.load(tmp_path / "prefix.jsonl", effects=False)
+    assert partial is not None and partial.turn == good and prefix.log_status is not None
+    assert prefix.log_status.utterances == good and prefix.log_status.bulk == 0
+    facts = partial.rules.facts()
+    assert facts == prefix.rules.facts()
+    assert not [f for f in facts if "half" in str(f)] and ("last_turn", good) in [tuple(f) for f in facts]
+
