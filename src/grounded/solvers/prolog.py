@@ -4,7 +4,9 @@ SWI-Prolog is a process-wide singleton.  The bridge calls one predicate,
 ``grounded:py_request(+Request, -Reply)``, through the foreign interface
 directly (pyswip's query layer would parse a goal string on every call), with
 the request built as a term and the reply read back as one
-(grounded.solvers.terms).  While an utterance runs, the rules may call back
+(grounded.solvers.terms); a live utterance, the request made most, goes to
+``grounded:py_apply(+Text, -Reply)`` as one string and an accepted one's reply
+comes back as one string (``Terms.call_text``).  While an utterance runs, the rules may call back
 into Python (see prolog/grounded.pl): ``world_call/2`` for the world model's
 findings on each operation, ``commit_call/2`` to write an accepted utterance to
 the event log inside the rules' transaction.  Every call stays on the thread
