@@ -27,7 +27,7 @@
     The bridge mirrors every reported effect; it never decides one itself.
     Adding an operation means adding rules: see docs/extending.md.
 */
-:- module(grounded, [py_request/2]).
+:- module(grounded, [py_apply/2, py_request/2]).
 
 :- use_module(library(lists)).
 :- use_module(library(apply)).
@@ -631,6 +631,20 @@ py_request(Request, Reply) :-
     catch(( request(Request, Value) -> Reply = ok(Value) ; Reply = error("the request failed") ),
           E,
           ( error_line(E, Line), Reply = error(Line) )).
+
+%  py_apply(+Text, -Reply): a live utterance as one string (flat_apply/5),
+%  the request the bridge makes most: Reply is py_request/2's reply to
+%  apply(Text), except that an accepted utterance whose reply is flat comes
+%  back as the flat text alone, a string, so that the bridge reads it with
+%  one foreign call rather than one per node of ok(flat(Text, N)) (N is the
+%  count of separators in Text: flat_reply/2 falls back to terms when a
+%  value holds one).
+py_apply(Text, Reply) :-
+    py_request(apply(Text), Reply0),
+    (   Reply0 = ok(flat(Flat, _))
+    ->  Reply = Flat
+    ;   Reply = Reply0
+    ).
 
 %  error_line(+Error, -Line): SWI-Prolog's own message for Error, on one line.
 error_line(E, Line) :-

@@ -132,3 +132,24 @@ def test_a_foreign_log_s_lines_are_loaded_without_an_update_or_a_turn_assigned(t
         e.close()
         for x in loaded:
             x.close()
+
+
+def test_a_live_utterance_crosses_as_one_string_each_way(engine):
+    """A live apply puts its request as one string and reads an accepted reply as one (py_apply/2): no
+    term is built or read node by node (``put``, ``read_compound``: a frame and a foreign call or more
+    per node); a rejected one is still read by its shape and named as before."""
+    from grounded.core.errors import PreconditionError
+
+    e = Engine(HEADER)
+    try:
+        e.apply({"turn": 1, "speaker": "alice", "text": "", "ops": [{"op": "observe", "claim": "o1"}]})
+        second = {"turn": 2, "speaker": "bob", "text": "", "ops": [{"op": "observe", "claim": "o2"}]}
+        calls = Counter(python_calls(lambda: e.apply(second)))
+        assert calls["call_text"] == 1 and calls["read_flat"] == 1
+        assert not set(calls) & {"call", "put", "read", "read_compound", "read_text", "read_int"}
+        assert e.state.last_turn == 2 and "o2" in e.state.props
+        with pytest.raises(PreconditionError, match="observe_redundant"):
+            e.apply({"turn": 3, "speaker": "alice", "text": "", "ops": [{"op": "observe", "claim": "o1"}]})
+        assert e.state.last_turn == 2
+    finally:
+        e.close()

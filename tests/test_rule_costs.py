@@ -130,9 +130,9 @@ def test_each_literal_an_operation_touches_is_re_decided_with_one_is_open():
 
 
 def test_a_live_utterance_crosses_to_the_rules_as_one_string(monkeypatch):
-    """RuleState.apply sends apply(Text), the state module, the record flag, the turn to catch up on and the
-    utterance in one string (flat_apply/5): two terms to build (the request and its string), where each node of
-    apply(Module, flat(Text, N), Record, Behind) was one before (seven)."""
+    """RuleState.apply sends the state module, the record flag, the turn to catch up on and the utterance in
+    one string (py_apply/2, flat_apply/5), put as it is: no term built node by node (``put``), where each node of
+    apply(Module, flat(Text, N), Record, Behind) was one before (seven), then apply(Text) two."""
     from grounded.solvers.terms import Terms
 
     engine = Engine(TEAM)
@@ -147,7 +147,7 @@ def test_a_live_utterance_crosses_to_the_rules_as_one_string(monkeypatch):
 
     monkeypatch.setattr(Terms, "put", put)
     update = engine.apply({"speaker": "bob", "ops": [{"op": "hypothesize", "claim": "h1", "deps": ["o1"]}]})
-    assert len(built) == 2, built
+    assert built == []
     assert update.turn == 3 and [e.name for e in update.effects][:2] == ["turn", "new_prop"]
     assert engine.rules.behind is None and engine.state.last_turn == 3
 
@@ -155,7 +155,7 @@ def test_a_live_utterance_crosses_to_the_rules_as_one_string(monkeypatch):
 def test_a_malformed_live_request_is_an_error_naming_it():
     """The rules check the one string: a count that does not match its tokens is refused, nothing applied."""
     from grounded.core.errors import PrologError
-    from grounded.solvers.flat import SEPARATOR
+    from grounded.solvers.flat import SEPARATOR, read_flat
     from grounded.solvers.termdata import PlString
 
     engine = Engine(TEAM)
@@ -164,7 +164,8 @@ def test_a_malformed_live_request_is_an_error_naming_it():
     with pytest.raises(PrologError, match="a malformed flat request"):
         engine.rules.rules.request(("apply", PlString(SEPARATOR.join(tokens) + SEPARATOR)))
     tokens[3] = "4"
-    assert engine.rules.rules.request(("apply", PlString(SEPARATOR.join(tokens) + SEPARATOR)))[0] == "flat"
+    reply = engine.rules.rules.request(("apply", PlString(SEPARATOR.join(tokens) + SEPARATOR)))
+    assert [e.name for e in read_flat(reply, reply.count(SEPARATOR))[0].effects] == ["turn"]  # its text alone
     assert [f for f in engine.rules.facts() if f[0] == "last_turn"] == [("last_turn", 2)]  # the well-formed one
 
 

@@ -4,7 +4,9 @@ SWI-Prolog is a process-wide singleton.  The bridge calls one predicate,
 ``grounded:py_request(+Request, -Reply)``, through the foreign interface
 directly (pyswip's query layer would parse a goal string on every call), with
 the request built as a term and the reply read back as one
-(grounded.solvers.terms).  While an utterance runs, the rules may call back
+(grounded.solvers.terms); a live utterance, the request made most, goes to
+``grounded:py_apply(+Text, -Reply)`` as one string and an accepted one's reply
+comes back as one string (``Terms.call_text``).  While an utterance runs, the rules may call back
 into Python (see prolog/grounded.pl): ``world_call/2`` for the world model's
 findings on each operation, ``commit_call/2`` to write an accepted utterance to
 the event log inside the rules' transaction.  Every call stays on the thread
@@ -41,6 +43,7 @@ from grounded.solvers.flat import (
     flat_facts,
     flat_utterances,
     read_accepted,
+    read_flat,
 )
 from grounded.solvers.termdata import PlString, Shape, Value
 
@@ -158,6 +161,7 @@ class PrologRules:
         use_module = self.terms.c.predicate(b"use_module", 1, b"user")
         self.terms.call(use_module, [str(rules_dir() / "grounded.pl")], [])
         self._request = self.terms.c.predicate(b"py_request", 2, b"grounded")
+        self._apply = self.terms.c.predicate(b"py_apply", 2, b"grounded")
         self._busy = False
         self._free: list[str] = []  # state modules of released engines, cleared, for reuse
         self._released: list[str] = []  # released by a finalizer: cleared at the next request
@@ -170,7 +174,10 @@ class PrologRules:
 
     def request(self, request: tuple, shape: Shape = "any") -> Any:
         """Send one request term; return the value of ``ok(Value)`` (read by ``shape``:
-        grounded.solvers.terms), or raise PrologError with the rules' message."""
+        grounded.solvers.terms), or raise PrologError with the rules' message.
+
+        ``("apply", PlString)``, a live utterance's flat text (``RuleState.apply``), goes to py_apply/2
+        as the string alone: an accepted utterance's flat reply then comes back as its text (a ``str``)."""
         _check_thread(self.thread)
         if self._busy:
             raise PrologError(f"a Prolog request ({request[0]}) was made from inside a rule callback")
@@ -185,13 +192,19 @@ class PrologRules:
             self._busy = False
 
     def _call(self, request: tuple, shape: Shape) -> Any:
-        self.terms.raised = None
+        terms = self.terms
+        terms.raised = None
         try:
-            reply = self.terms.call(self._request, [request, None], [None, self._reply_shape(shape)])[1]
+            if len(request) == 2 and request[0] == "apply":  # a live utterance's flat text
+                reply = terms.call_text(self._apply, request[1], self._reply_shape(shape))
+            else:
+                reply = terms.call(self._request, [request, None], [None, self._reply_shape(shape)])[1]
         finally:
-            raised, self.terms.raised = self.terms.raised, None
+            raised, terms.raised = terms.raised, None
         if raised is not None:
             raise raised
+        if type(reply) is str:  # py_apply/2's flat text of an accepted utterance
+            return reply
         if reply[0] == "error":  # type: ignore[index]
             raise PrologError(f"Prolog {request[0]}: {reply[1]}")  # type: ignore[index]
         return reply[1]  # type: ignore[index]
@@ -387,7 +400,7 @@ class RuleState:
         request: tuple
         if flat is None:  # a value the flat text does not carry: the utterance goes as terms
             request = ("apply", self.module, utterance, record, self._behind())
-        else:  # one string, one foreign call to build it (flat_apply/5 in prolog/wire.pl)
+        else:  # one string, one foreign call to build it (py_apply/2, flat_apply/5 in prolog/wire.pl)
             request = ("apply", PlString(f"{self.module}{SEPARATOR}{'true' if record else 'false'}{SEPARATOR}"
                                          f"{self._behind()}{SEPARATOR}{flat[1]}{SEPARATOR}{flat[0]}"))
         rules.session = session
@@ -396,6 +409,8 @@ class RuleState:
             self.behind = None
         finally:
             rules.session = None
+        if type(result) is str:  # the flat reply's text alone: one foreign call to read it
+            return read_flat(result, result.count(SEPARATOR))[0]
         if result[0] == "rejected":
             return Rejected(violations_of(result[1]))
         if result[0] == "refused":

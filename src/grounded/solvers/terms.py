@@ -406,6 +406,32 @@ class Terms:
             c.discard_foreign_frame(frame)
             c.release_string_buffers(mark.value)
 
+    def call_text(self, predicate: int, text: str, shape: Shape) -> Value:
+        """Call ``predicate(+Text, -Reply)`` with ``text`` as a string; return the reply as text when it
+        is a string (one foreign call to read it), else read by ``shape``.
+
+        The live apply's request and reply (py_apply/2): built and read with as few foreign calls
+        as a call takes, where ``call`` would build and read a term node by node.
+        """
+        c = self.c
+        mark = c_uintptr_t()
+        c.mark_string_buffers(byref(mark))
+        frame = c.open_foreign_frame()
+        try:
+            refs = c.new_term_refs(2 + 3 * POOL_DEPTH)  # the arguments, then the reading pool
+            raw = encode_text(text)
+            if not c.put_chars(refs, PL_STRING | REP_UTF8, len(raw), raw):
+                raise PrologError(f"Prolog could not build a string of {len(raw)} bytes (out of stack?)")
+            if not c.call_predicate(None, PL_Q_NODEBUG | PL_Q_CATCH_EXCEPTION, predicate, refs):
+                raise PrologError("the Prolog bridge predicate failed or raised")
+            reply = refs + 1
+            if c.get_nchars(reply, self._size_ref, self._chars_ref, CVT_STRING | REP_UTF8 | BUF_STACK):
+                return ctypes.string_at(self._chars, self._size.value).decode("utf-8")
+            return self.read(reply, shape, refs + 2)
+        finally:
+            c.discard_foreign_frame(frame)
+            c.release_string_buffers(mark.value)
+
     def foreign(self, module: str, name: str, body: Callable[[Value], Value], shape: Shape = "any") -> object:
         """Register ``module:name(+In, -Out)``, answered by ``body(in) -> out`` (``in`` read by ``shape``).
 
