@@ -105,7 +105,8 @@ class ArgRecord:
     """Verify's answer about this argument's claim that depends on the record alone, frozen, made once
     rather than per query: resting on nothing, it grounds its claim (``grounded.queries.verify.leaf``: claim
     and id); out of standing, it is why not (``verify.out``: claim and the latest standing change, the
-    reason worded once).  Emptied by ``change``."""
+    reason worded once).  Emptied by ``change`` and by a Dep added (``_add_dep``), so that Verify returns a
+    kept answer without reading the standing or Dep."""
 
     def change(self, turn: int, standing: str, cause: str | None) -> None:
         """The standing changes at ``turn`` (``cause``: the literal that caused it): the one place it does, so
@@ -258,6 +259,7 @@ class DependencyMap:
         record = self.args[e.arg - 1]
         literal = intern(e.literal)
         record.deps, record.dep_turns = added(record.deps, literal), added(record.dep_turns, turn)
+        record.answer = None  # a kept answer that it rests on nothing no longer holds
         self.rev[literal] = added(self.rev.get(literal, NONE), record.id)
         self.rev_turns[literal] = added(self.rev_turns.get(literal, NONE), turn)
 
