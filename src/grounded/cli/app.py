@@ -32,6 +32,7 @@ from typer.core import TyperGroup
 from typer.main import get_command_from_info, get_command_name, get_group_from_info
 
 from grounded.cli import values
+from grounded.core import collector
 from grounded.core.errors import InputError
 from grounded.core.vocabulary import SCENARIO_SUFFIXES
 
@@ -127,7 +128,7 @@ class StartupCollector:
     def resume(self) -> None:
         if self.paused:
             self.paused = False
-            gc.freeze()
+            collector.freeze()
             gc.enable()
 
     def __exit__(self, *exc: object) -> None:

@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypeAlias, TypeVar
 
+from grounded.core import collector
 from grounded.core.bounds import MAX_TURN
 from grounded.core.errors import InputError, LogError
 from grounded.core.turns import assign_turn
@@ -99,7 +100,7 @@ def paused_gc() -> Iterator[None]:
         yield
     finally:
         if collecting:
-            if gc.get_freeze_count() == 0:
+            if not collector.frozen():  # ``gc.get_freeze_count`` walks every frozen object
                 gc.freeze()
                 gc.unfreeze()
             gc.enable()
