@@ -24,7 +24,6 @@ from sys import intern
 from typing import TYPE_CHECKING, TypeAlias, TypeVar, cast
 
 from grounded.core.vocabulary import GOOD_STANDING, Standing
-from grounded.dmap import effects as fx
 from grounded.dmap.notes import AgentRecord, StandingNote
 
 if TYPE_CHECKING:  # the effect classes (made when first used) and the models: a snapshot's state needs neither
@@ -217,7 +216,10 @@ class DependencyMap:
 
     def _effect_handlers(self) -> dict[type, Callable[..., None]]:
         """Each effect class's handler, made when the first effects are applied (the classes are generated when
-        first asked for: a state read from a snapshot, which applies none, makes none: grounded.dmap.effects)."""
+        first asked for: a state read from a snapshot, which applies none, makes none: grounded.dmap.effects; nor
+        is that module imported)."""
+        from grounded.dmap import effects as fx
+
         self._handlers = {
             fx.Turn: self._turn, fx.NewAgent: self._new_agent, fx.NewProp: self._new_prop, fx.Aware: self._aware,
             fx.NewArg: self._new_arg, fx.SetStanding: self._set_standing, fx.AddDep: self._add_dep,
