@@ -178,6 +178,36 @@ def test_a_query_with_lines_after_the_snapshot_starts_the_rules(talk, tmp_path):
     assert json.loads(again.stdout) == json.loads(grounded("verify", path, claim, "--json", env=env).stdout)
 
 
+DATACLASSES_OF_A_SNAPSHOT_QUERY = 15
+"""How many of grounded's dataclasses a query answered from a snapshot makes: each compiles its methods when
+made (a frozen one six; 1-4 M instructions each), and the 18 it made were a sixth of what the query cost beyond
+``--version`` (issue 23, item 5)."""
+
+
+def test_a_query_from_the_snapshot_makes_few_dataclasses(talk):
+    path, env, claim, _ = talk
+    script = f"""
+import dataclasses, json, sys
+made, process = [], dataclasses._process_class
+def counted(cls, *args, **kwargs):
+    made.append(cls.__module__ + "." + cls.__qualname__)
+    return process(cls, *args, **kwargs)
+dataclasses._process_class = counted
+from grounded.cli import main
+sys.argv = ["grounded", "verify", {str(path)!r}, {claim!r}]
+try:
+    main()
+except SystemExit as exc:
+    code = exc.code
+print(json.dumps({{"code": code, "made": [m for m in made if m.startswith("grounded.")]}}))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout.splitlines()[-1])
+    assert found["code"] == 0 and len(found["made"]) <= DATACLASSES_OF_A_SNAPSHOT_QUERY, found["made"]
+    assert not any(m.startswith("grounded.io.snapshot.") for m in found["made"]), found["made"]
+
+
 def test_the_query_commands_parameters_are_built_with_no_annotation_compiled():
     """Typer reads a command's parameters from its annotations four times over (``inspect.signature``, which
     compiles and evaluates each one given as a string: 76 for ``verify`` under ``from __future__ import
