@@ -178,10 +178,10 @@ def test_a_query_with_lines_after_the_snapshot_starts_the_rules(talk, tmp_path):
     assert json.loads(again.stdout) == json.loads(grounded("verify", path, claim, "--json", env=env).stdout)
 
 
-DATACLASSES_OF_A_SNAPSHOT_QUERY = 15
+DATACLASSES_OF_A_SNAPSHOT_QUERY = 8
 """How many of grounded's dataclasses a query answered from a snapshot makes: each compiles its methods when
 made (a frozen one six; 1-4 M instructions each), and the 18 it made were a sixth of what the query cost beyond
-``--version`` (issue 23, item 5)."""
+``--version`` (issue 23, item 5): not the snapshot's records, nor each kind of Verify's answer."""
 
 
 def test_a_query_from_the_snapshot_makes_few_dataclasses(talk):
@@ -206,6 +206,8 @@ print(json.dumps({{"code": code, "made": [m for m in made if m.startswith("groun
     found = json.loads(done.stdout.splitlines()[-1])
     assert found["code"] == 0 and len(found["made"]) <= DATACLASSES_OF_A_SNAPSHOT_QUERY, found["made"]
     assert not any(m.startswith("grounded.io.snapshot.") for m in found["made"]), found["made"]
+    assert [m for m in found["made"] if m.startswith("grounded.queries.verify.")] == [
+        "grounded.queries.verify.Verification"]
 
 
 def test_the_query_commands_parameters_are_built_with_no_annotation_compiled():
