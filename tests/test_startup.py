@@ -224,6 +224,31 @@ def test_the_query_commands_parameters_are_built_with_no_annotation_compiled():
         assert len(kinds) > 5 and "str" not in kinds.values(), (command.__name__, kinds)
 
 
+def test_a_query_builds_its_own_command_alone(talk):
+    """The module of ``verify`` registers ``affected`` and ``query`` too; Typer builds a command by reading its
+    signature (a millisecond each), and a call builds only the command it runs."""
+    path, env, claim, _ = talk
+    script = f"""
+import json, sys
+import typer.main
+built, build = [], typer.main.get_command_from_info
+typer.main.get_command_from_info = lambda info, **kw: built.append(info.callback.__name__) or build(info, **kw)
+import grounded.cli.app
+grounded.cli.app.get_command_from_info = typer.main.get_command_from_info
+from grounded.cli import main
+sys.argv = ["grounded", "verify", {str(path)!r}, {claim!r}]
+try:
+    main()
+except SystemExit as exc:
+    code = exc.code
+print(json.dumps({{"code": code, "built": built}}))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout.splitlines()[-1])
+    assert found == {"code": 0, "built": ["verify"]}, found
+
+
 def test_each_command_is_registered_by_the_module_commands_names():
     """grounded.cli.app.COMMANDS against what the modules register, in a process that imports them one by one."""
     script = """

@@ -82,17 +82,20 @@ class LazyGroup(TyperGroup):
             STARTUP.resume()  # the command's modules are imported
 
     def _load(self, name: str) -> None:
+        """Import the module registering ``name`` and build that command alone: Typer reads a command's
+        parameters from its signature, a millisecond each, and the module may register others (``query``
+        registers three; tests/test_startup.py holds every registered name to ``COMMANDS``)."""
         module = COMMANDS.get(name)
         if module is None or name in self.commands:
             return
         importlib.import_module(f"grounded.cli.{module}")
         for info in app.registered_commands:
             assert info.callback is not None
-            if (info.name or get_command_name(info.callback.__name__)) not in self.commands:
+            if (info.name or get_command_name(info.callback.__name__)) == name:
                 self._add(get_command_from_info(info, pretty_exceptions_short=app.pretty_exceptions_short,
                                                 rich_markup_mode=app.rich_markup_mode))
         for group in app.registered_groups:
-            if group.name not in self.commands:
+            if group.name == name:
                 self._add(get_group_from_info(group, pretty_exceptions_short=app.pretty_exceptions_short,
                                               suggest_commands=app.suggest_commands,
                                               rich_markup_mode=app.rich_markup_mode))
