@@ -8,7 +8,6 @@ start-up is saved.  A few tests still run real processes (test_cli.py).
 from __future__ import annotations
 
 import contextlib
-import gc
 import io
 import os
 import sys
@@ -17,6 +16,7 @@ from dataclasses import dataclass
 import typer
 
 from grounded.cli import main
+from grounded.core import collector
 
 
 def run_cli(*args: object, app: typer.Typer | None = None) -> tuple[int, str, str]:
@@ -32,7 +32,7 @@ def run_cli(*args: object, app: typer.Typer | None = None) -> tuple[int, str, st
         code = exc.code if isinstance(exc.code, int) else int(bool(exc.code))
     finally:
         sys.argv = argv
-        gc.unfreeze()  # what main froze at start-up (grounded.cli.app.StartupCollector) is this process's to collect
+        collector.unfreeze()  # what main froze at start-up (cli.app.StartupCollector) is this process's to collect
     return code, stdout.getvalue(), stderr.getvalue()
 
 

@@ -15,6 +15,7 @@ import dataclasses
 import pytest
 
 from grounded import Engine
+from grounded.dmap.state import ArgRecord
 from grounded.queries import verify as verify_module
 from grounded.queries.affected import Affected
 from grounded.queries.verify import Verification
@@ -220,6 +221,47 @@ def test_an_anchor_given_dep_after_its_answer_was_kept_is_walked_again():
     _say(e, "alice", {"op": "support", "target": "x0", "by": "x1"})
     v = e.verify("x0")
     assert not v.grounded and v.failing == "x1" and v.reason.startswith("x1 -> x0: x1 weakened at T2")
+    e.close()
+
+
+class _Watched(ArgRecord):
+    """An argument record that notes each field of it read (a subclass, so it has a dict for ``read``)."""
+
+    def __getattribute__(self, name: str) -> object:
+        if name != "read" and not name.startswith("__"):
+            object.__getattribute__(self, "read").append(name)
+        return object.__getattribute__(self, name)
+
+
+def _watched(e: Engine, claim: str) -> list[str]:
+    """Puts a ``_Watched`` copy of ``claim``'s newest record in ``e``'s map; the fields read of it after."""
+    i = e.state.claimants[claim][-1] - 1
+    record = e.state.args[i]
+    watched = _Watched(*(getattr(record, f.name) for f in dataclasses.fields(ArgRecord)))
+    watched.read = []  # type: ignore[attr-defined]  # the subclass's own dict
+    e.state.args[i] = watched
+    return watched.read  # type: ignore[attr-defined,no-any-return]
+
+
+def test_a_kept_answer_is_returned_before_anything_else_of_the_record_is_read():
+    """Issue 23: Verify of an observation read 1.0x the authors' engine (one dict look-up for them); the
+    answer kept on its record is now read first, before its standing and Dep (3 fields read before); a Dep
+    added or a standing change empties it, and the answer is found again from the record."""
+    e = _conversation()
+    e.verify("o1")
+    e.verify("o2")
+    for claim in ("o1", "o2"):  # a leaf's kept answer, and an out of standing anchor's
+        kept = e.verify(claim)
+        read = _watched(e, claim)
+        again = e.verify(claim)
+        assert again is kept and read == ["answer"], (claim, read)
+    _say(e, "alice", {"op": "observe", "claim": "x1"}, {"op": "observe", "claim": "x0"})
+    leaf = e.verify("x0")
+    assert leaf.grounded and e.state.args[e.state.claimants["x0"][-1] - 1].answer is leaf
+    _say(e, "alice", {"op": "support", "target": "x0", "by": "x1"})
+    record = e.state.args[e.state.claimants["x0"][-1] - 1]
+    assert record.answer is None  # a Dep added: the answer that it rests on nothing no longer holds
+    assert e.verify("x0").chain == ("x0", "x1") and record.answer is None
     e.close()
 
 

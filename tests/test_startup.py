@@ -30,7 +30,11 @@ NOT_FOR_A_SNAPSHOT_QUERY = {"grounded.scenario", "grounded.present.notebook", "g
                             "grounded.io.origin", "typer._adapters",  # no model: the header and parameters are plain
                             "grounded.solvers.terms", "ctypes",  # Prolog's C interface: when the rules start
                             "grounded.present.context",  # an update's changes in words: not a query's answer
-                            "grounded.engine.whatif"}
+                            "grounded.engine.whatif",
+                            # the rules' bridge and the effects it reads: when the rules start (made an engine, it
+                            # imported them: 29 M instructions, a fifth of what the query cost beyond --version)
+                            "grounded.solvers.prolog", "grounded.solvers.flat", "grounded.solvers.termdata",
+                            "grounded.dmap.effects"}
 
 
 @pytest.fixture(scope="module")
@@ -134,6 +138,32 @@ print(json.dumps({{"code": code, "frozen_then": frozen_then, "enabled": gc.isena
     assert all(found["frozen_then"]), f"{found['frozen_then'].count(False)} collections during start-up"
 
 
+def test_a_query_from_the_snapshot_counts_no_frozen_object(talk):
+    """``gc.get_freeze_count`` walks every frozen object (25,000 once start-up is frozen), and the log reading
+    asked it twice whether anything was frozen: 2-13 ms of a snapshot query's 1.3x ``--version`` (issue 23, item
+    5).  What start-up froze is known (grounded.core.collector), and the reading counts nothing; the answer and
+    the collector's state are as before."""
+    path, env, claim, _ = talk
+    script = f"""
+import gc, json, sys
+counted, count = [], gc.get_freeze_count
+gc.get_freeze_count = lambda: counted.append(1) or count()
+from grounded.cli import main
+sys.argv = ["grounded", "verify", {str(path)!r}, {claim!r}]
+try:
+    main()
+except SystemExit as exc:
+    code = exc.code
+print(json.dumps({{"code": code, "counted": len(counted), "frozen": count(), "enabled": gc.isenabled()}}))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    found = json.loads(lines[-1])
+    assert found["code"] == 0 and lines[0].startswith(f"{claim}: GROUNDED"), done.stdout
+    assert found["counted"] == 0 and found["frozen"] > 1000 and found["enabled"], found
+
+
 def test_a_query_with_lines_after_the_snapshot_starts_the_rules(talk, tmp_path):
     """The rules are started when there is something for them to decide: the lines the snapshot lacks."""
     path, env, claim, _ = talk
@@ -146,6 +176,77 @@ def test_a_query_with_lines_after_the_snapshot_starts_the_rules(talk, tmp_path):
     assert "pyswip" in modules
     again = grounded("verify", longer, claim, "--json", env=env)
     assert json.loads(again.stdout) == json.loads(grounded("verify", path, claim, "--json", env=env).stdout)
+
+
+DATACLASSES_OF_A_SNAPSHOT_QUERY = 8
+"""How many of grounded's dataclasses a query answered from a snapshot makes: each compiles its methods when
+made (a frozen one six; 1-4 M instructions each), and the 18 it made were a sixth of what the query cost beyond
+``--version`` (issue 23, item 5): not the snapshot's records, nor each kind of Verify's answer."""
+
+
+def test_a_query_from_the_snapshot_makes_few_dataclasses(talk):
+    path, env, claim, _ = talk
+    script = f"""
+import dataclasses, json, sys
+made, process = [], dataclasses._process_class
+def counted(cls, *args, **kwargs):
+    made.append(cls.__module__ + "." + cls.__qualname__)
+    return process(cls, *args, **kwargs)
+dataclasses._process_class = counted
+from grounded.cli import main
+sys.argv = ["grounded", "verify", {str(path)!r}, {claim!r}]
+try:
+    main()
+except SystemExit as exc:
+    code = exc.code
+print(json.dumps({{"code": code, "made": [m for m in made if m.startswith("grounded.")]}}))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout.splitlines()[-1])
+    assert found["code"] == 0 and len(found["made"]) <= DATACLASSES_OF_A_SNAPSHOT_QUERY, found["made"]
+    assert not any(m.startswith("grounded.io.snapshot.") for m in found["made"]), found["made"]
+    assert [m for m in found["made"] if m.startswith("grounded.queries.verify.")] == [
+        "grounded.queries.verify.Verification"]
+
+
+def test_the_query_commands_parameters_are_built_with_no_annotation_compiled():
+    """Typer reads a command's parameters from its annotations four times over (``inspect.signature``, which
+    compiles and evaluates each one given as a string: 76 for ``verify`` under ``from __future__ import
+    annotations``, 2-10 ms of a snapshot query, issue 23 item 5); the query commands' annotations are objects,
+    made once when their module is imported."""
+    import inspect
+
+    from grounded.cli import query
+
+    for command in (query.verify, query.affected, query.query_command):
+        kinds = {name: type(a).__name__ for name, a in inspect.get_annotations(command).items()}
+        assert len(kinds) > 5 and "str" not in kinds.values(), (command.__name__, kinds)
+
+
+def test_a_query_builds_its_own_command_alone(talk):
+    """The module of ``verify`` registers ``affected`` and ``query`` too; Typer builds a command by reading its
+    signature (a millisecond each), and a call builds only the command it runs."""
+    path, env, claim, _ = talk
+    script = f"""
+import json, sys
+import typer.main
+built, build = [], typer.main.get_command_from_info
+typer.main.get_command_from_info = lambda info, **kw: built.append(info.callback.__name__) or build(info, **kw)
+import grounded.cli.app
+grounded.cli.app.get_command_from_info = typer.main.get_command_from_info
+from grounded.cli import main
+sys.argv = ["grounded", "verify", {str(path)!r}, {claim!r}]
+try:
+    main()
+except SystemExit as exc:
+    code = exc.code
+print(json.dumps({{"code": code, "built": built}}))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout.splitlines()[-1])
+    assert found == {"code": 0, "built": ["verify"]}, found
 
 
 def test_each_command_is_registered_by_the_module_commands_names():

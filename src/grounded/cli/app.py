@@ -32,6 +32,7 @@ from typer.core import TyperGroup
 from typer.main import get_command_from_info, get_command_name, get_group_from_info
 
 from grounded.cli import values
+from grounded.core import collector
 from grounded.core.errors import InputError
 from grounded.core.vocabulary import SCENARIO_SUFFIXES
 
@@ -81,17 +82,20 @@ class LazyGroup(TyperGroup):
             STARTUP.resume()  # the command's modules are imported
 
     def _load(self, name: str) -> None:
+        """Import the module registering ``name`` and build that command alone: Typer reads a command's
+        parameters from its signature, a millisecond each, and the module may register others (``query``
+        registers three; tests/test_startup.py holds every registered name to ``COMMANDS``)."""
         module = COMMANDS.get(name)
         if module is None or name in self.commands:
             return
         importlib.import_module(f"grounded.cli.{module}")
         for info in app.registered_commands:
             assert info.callback is not None
-            if (info.name or get_command_name(info.callback.__name__)) not in self.commands:
+            if (info.name or get_command_name(info.callback.__name__)) == name:
                 self._add(get_command_from_info(info, pretty_exceptions_short=app.pretty_exceptions_short,
                                                 rich_markup_mode=app.rich_markup_mode))
         for group in app.registered_groups:
-            if group.name not in self.commands:
+            if group.name == name:
                 self._add(get_group_from_info(group, pretty_exceptions_short=app.pretty_exceptions_short,
                                               suggest_commands=app.suggest_commands,
                                               rich_markup_mode=app.rich_markup_mode))
@@ -127,7 +131,7 @@ class StartupCollector:
     def resume(self) -> None:
         if self.paused:
             self.paused = False
-            gc.freeze()
+            collector.freeze()
             gc.enable()
 
     def __exit__(self, *exc: object) -> None:

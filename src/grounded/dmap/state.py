@@ -24,7 +24,6 @@ from sys import intern
 from typing import TYPE_CHECKING, TypeAlias, TypeVar, cast
 
 from grounded.core.vocabulary import GOOD_STANDING, Standing
-from grounded.dmap import effects as fx
 from grounded.dmap.notes import AgentRecord, StandingNote
 
 if TYPE_CHECKING:  # the effect classes (made when first used) and the models: a snapshot's state needs neither
@@ -105,7 +104,8 @@ class ArgRecord:
     """Verify's answer about this argument's claim that depends on the record alone, frozen, made once
     rather than per query: resting on nothing, it grounds its claim (``grounded.queries.verify.leaf``: claim
     and id); out of standing, it is why not (``verify.out``: claim and the latest standing change, the
-    reason worded once).  Emptied by ``change``."""
+    reason worded once).  Emptied by ``change`` and by a Dep added (``_add_dep``), so that Verify returns a
+    kept answer without reading the standing or Dep."""
 
     def change(self, turn: int, standing: str, cause: str | None) -> None:
         """The standing changes at ``turn`` (``cause``: the literal that caused it): the one place it does, so
@@ -216,7 +216,10 @@ class DependencyMap:
 
     def _effect_handlers(self) -> dict[type, Callable[..., None]]:
         """Each effect class's handler, made when the first effects are applied (the classes are generated when
-        first asked for: a state read from a snapshot, which applies none, makes none: grounded.dmap.effects)."""
+        first asked for: a state read from a snapshot, which applies none, makes none: grounded.dmap.effects; nor
+        is that module imported)."""
+        from grounded.dmap import effects as fx
+
         self._handlers = {
             fx.Turn: self._turn, fx.NewAgent: self._new_agent, fx.NewProp: self._new_prop, fx.Aware: self._aware,
             fx.NewArg: self._new_arg, fx.SetStanding: self._set_standing, fx.AddDep: self._add_dep,
@@ -258,6 +261,7 @@ class DependencyMap:
         record = self.args[e.arg - 1]
         literal = intern(e.literal)
         record.deps, record.dep_turns = added(record.deps, literal), added(record.dep_turns, turn)
+        record.answer = None  # a kept answer that it rests on nothing no longer holds
         self.rev[literal] = added(self.rev.get(literal, NONE), record.id)
         self.rev_turns[literal] = added(self.rev_turns.get(literal, NONE), turn)
 

@@ -24,7 +24,6 @@ from grounded.core import display
 from grounded.core.bounds import MAX_TURN, check_turn
 from grounded.core.display import Displayable
 from grounded.core.errors import InputError, LogError, PreconditionError, Violation
-from grounded.dmap import effects as effect_classes
 from grounded.dmap.notes import PlainHeader
 from grounded.dmap.state import DependencyMap
 from grounded.engine import loading
@@ -47,11 +46,11 @@ from grounded.io.eventlog import (
 from grounded.io.snapshot import SnapshotKey
 from grounded.queries import registry as _registry
 from grounded.queries.walks import Walks
-from grounded.solvers.flat import SEPARATOR, Accepted, Rejected, accepted_text, read_flat
-from grounded.solvers.prolog import PrologRules, RuleState, state_facts
+from grounded.solvers.owner import claim_rules
 from grounded.solvers.ruleset import rules_version
 
-if TYPE_CHECKING:  # the models: a query answered from a snapshot imports no pydantic (issue 23, item 5)
+if TYPE_CHECKING:  # the models, and the rules (imported where they run: a query answered from a snapshot imports
+    # neither pydantic nor the Prolog bridge and the effects it reads, issue 23 item 5)
     from grounded.dmap.model import Argument, Header
     from grounded.dmap.operations import OperationRegistry, UtteranceBase
     from grounded.engine.whatif import WhatIf
@@ -59,6 +58,8 @@ if TYPE_CHECKING:  # the models: a query answered from a snapshot imports no pyd
     from grounded.epistemic.formula import Formula
     from grounded.epistemic.model import PlausibilityModel
     from grounded.io.origin import LogOrigin
+    from grounded.solvers.flat import Accepted, Rejected
+    from grounded.solvers.prolog import PrologRules, RuleState
 
 
 def _header(header: Header | PlainHeader | dict | None, acyclic: bool | None) -> Header:
@@ -104,7 +105,7 @@ class Engine(Displayable, Walks):
 
             self.world = ConversationModel(header.world, list(header.agents),
                                            [p.id for p in header.props if not p.aware])
-        PrologRules.claim()  # the rules, whenever they start, belong to this thread if it is the first
+        claim_rules()  # the rules, whenever they start, belong to this thread if it is the first
         self._rules: tuple[PrologRules, OperationRegistry, RuleState] | None = None
         if self.extensions:  # loaded now: a bad rule file is refused when the engine is made
             self._rule_base()
@@ -142,6 +143,8 @@ class Engine(Displayable, Walks):
         rules nothing) does not start SWI-Prolog.  The state module is made from the Python state as it
         is then (which changes only through the rules, so it is the one they would have been given)."""
         if self._rules is None:
+            from grounded.solvers.prolog import PrologRules, state_facts
+
             prolog = PrologRules.get()
             prolog.use_extensions(self.extensions)
             registry = prolog.registry()
@@ -237,6 +240,10 @@ class Engine(Displayable, Walks):
                      on_update: Callable[[Engine, Update], None] | None) -> None:
         """Apply validated lines in order: in one request to the rules, or one request per line
         with a world model (the rules ask it about each operation as they go).  Empties ``pending``."""
+        if not pending:  # the rules' readers are imported when there is something for them to read
+            return
+        from grounded.solvers.flat import Rejected, accepted_text
+
         stop: tuple[int, Rejected] | None = None
         if self.world is not None:
             for i, (_, turn, u, kept) in enumerate(pending):
@@ -271,6 +278,8 @@ class Engine(Displayable, Walks):
         """Lines whose recorded decisions authenticated: mirrored from them, the rules not run.  Without
         ``on_update`` they are read as JSON, in one call, not validated again (``RecordedLine``), and no
         ``Update`` is made for them."""
+        from grounded.solvers.flat import SEPARATOR, read_flat
+
         text = "".join(recorded)
         results = read_flat(text, text.count(SEPARATOR))
         light = RecordedLine.read_all([body for _, body in lines]) if on_update is None else None
@@ -335,6 +344,8 @@ class Engine(Displayable, Walks):
             return self._admit(turn, u)
         reading = None if self.world is None else self.world.reading(u.speaker)
         result, line = self._decide(turn, u, reading)
+        from grounded.solvers.flat import Rejected, accepted_text  # a module: the rules have imported it
+
         if isinstance(result, Rejected):
             raise PreconditionError(turn, u.speaker, result.violations)
         if self._effects is not None and line is not None:
@@ -356,7 +367,10 @@ class Engine(Displayable, Walks):
         self.last_verdicts = {}
         line = self._log.append(turn, u) if self._log is not None else None
         self.rules.admitted(turn)
-        result = Accepted([effect_classes.Turn(-1, turn)], [])
+        from grounded.dmap.effects import Turn
+        from grounded.solvers.flat import Accepted, accepted_text
+
+        result = Accepted([Turn(-1, turn)], [])
         if self._effects is not None and line is not None:
             self._effects.add(line, accepted_text(result))
         return self._mirror(turn, u, result, None, line)

@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypeAlias, TypeVar
 
+from grounded.core import collector
 from grounded.core.bounds import MAX_TURN
 from grounded.core.errors import InputError, LogError
 from grounded.core.turns import assign_turn
@@ -30,8 +31,7 @@ from grounded.io.effectlog import EffectsReader, EffectsWriter
 from grounded.io.eventlog import EventLogWriter, FsyncPolicy, LogReader, LogStatus
 from grounded.io.format import PlainOrigin
 from grounded.io.snapshot import Snapshot, SnapshotKey
-from grounded.solvers.prolog import RULES_DIR_VARIABLE, PrologRules, RuleState, state_facts
-from grounded.solvers.ruleset import file_sha256, rules_version, twin_sha256
+from grounded.solvers.ruleset import RULES_DIR_VARIABLE, file_sha256, rules_version, twin_sha256
 
 if TYPE_CHECKING:  # the models: a query answered from a snapshot imports no pydantic (issue 23, item 5)
     from grounded.dmap.model import Header
@@ -39,6 +39,7 @@ if TYPE_CHECKING:  # the models: a query answered from a snapshot imports no pyd
     from grounded.dmap.operations import OperationRegistry, UtteranceBase
     from grounded.engine.world import ConversationModel  # numpy: imported only with a world
     from grounded.io.origin import ExtensionRef, LogOrigin
+    from grounded.solvers.prolog import PrologRules, RuleState  # the rules: imported when they start
 
 BATCH = 256
 """Log lines ``Engine.load`` hands the rules per request."""
@@ -99,7 +100,7 @@ def paused_gc() -> Iterator[None]:
         yield
     finally:
         if collecting:
-            if gc.get_freeze_count() == 0:
+            if not collector.frozen():  # ``gc.get_freeze_count`` walks every frozen object
                 gc.freeze()
                 gc.unfreeze()
             gc.enable()
@@ -197,6 +198,8 @@ def _from_snapshot(engine: Loadable, path: str | Path, found: Snapshot, status: 
         return None
     engine.state = state
     if engine._rules is not None:  # else the rules take the state from the Python one when started
+        from grounded.solvers.prolog import state_facts
+
         engine._rules[2].restore(lambda: state_facts(state))
     engine._history_log = (str(path), found.key)
     return found.key
@@ -299,6 +302,8 @@ def _hand_to_rules(engine: Loadable, status: LogStatus) -> None:
     from it (when next asked, as from a snapshot; when first started, from the state as it then is)."""
     if status.bulk and engine._rules is not None:
         state = engine.state
+        from grounded.solvers.prolog import state_facts
+
         engine._rules[2].restore(lambda: state_facts(state))
 
 

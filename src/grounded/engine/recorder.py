@@ -6,14 +6,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from grounded.core.errors import PrologError
-from grounded.dmap.effects import Effect
 from grounded.epistemic.verdicts import verdict_term
 from grounded.io.eventlog import EventLogWriter
-from grounded.solvers.termdata import Value
 
 if TYPE_CHECKING:
+    from grounded.dmap.effects import Effect
     from grounded.dmap.operations import UtteranceBase
     from grounded.engine.world import Reading  # numpy: imported only with a world
+    from grounded.solvers.termdata import Value
 
 
 class Recorder:

@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, TypeVar
 
 from grounded.core.display import Displayable
-from grounded.dmap.effects import Effect
 
 if TYPE_CHECKING:
+    from grounded.dmap.effects import Effect
     from grounded.dmap.operations import UtteranceBase
 
 E = TypeVar("E")

@@ -45,6 +45,8 @@ from grounded.solvers.flat import (
     read_accepted,
     read_flat,
 )
+from grounded.solvers.owner import claim_rules, rules_owner
+from grounded.solvers.ruleset import RULES_DIR_VARIABLE
 from grounded.solvers.termdata import PlString, Shape, Value
 
 if TYPE_CHECKING:  # the operation models: made when the rules start, not imported with this module
@@ -61,7 +63,6 @@ PROTOCOL_NAMES: list[tuple[str, int]] = [
 """The functors the rules answer with: created once, read back by handle."""
 
 
-RULES_DIR_VARIABLE = "GROUNDED_RULES_DIR"
 
 
 def rules_dir() -> Path:
@@ -118,20 +119,17 @@ class PrologRules:
     """The process's rule base."""
 
     _instance: PrologRules | None = None
-    _owner: int | None = None
-    """The thread that made the first engine (``claim``): SWI-Prolog starts and runs there only."""
 
     @classmethod
     def claim(cls) -> None:
         """The calling thread makes an engine: the rule base belongs to the first thread to claim it, even
         before it starts (an engine starts it when first asking the rules something)."""
-        if cls._owner is None:
-            cls._owner = threading.get_ident()
+        claim_rules()
 
     @classmethod
     def get(cls) -> PrologRules:
         if cls._instance is None:
-            _check_thread(cls._owner)
+            _check_thread(rules_owner())
             cls._instance = cls()
         return cls._instance
 

@@ -17,6 +17,8 @@ from pathlib import Path
 
 RULES_PACKAGE = "grounded.prolog"
 HASH_CHARS = 12
+RULES_DIR_VARIABLE = "GROUNDED_RULES_DIR"
+"""Names another copy of the rules (grounded.solvers.prolog.rules_dir): ``rules_version`` covers the shipped ones."""
 
 
 def package_version() -> str:
