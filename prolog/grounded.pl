@@ -394,6 +394,9 @@ drop_redundant([E|Es], Out) :-
     drop_redundant(Es, Out1).
 
 apply_checked_each([], _, Broken, Broken).
+apply_checked_each([new_prop(P, K), aware(P), new_arg(Id, L, K)|Es], U, Broken0, Broken) :-
+    literal_key(L, P, _), !,                 % the proposition kept with its first argument (state.pl: Awareness)
+    apply_checked_each([new_arg(Id, L, K)|Es], U, Broken0, Broken).
 apply_checked_each([new_prop(P, K), aware(P)|Es], U, Broken0, Broken) :- !,
     store_aware_prop(P, K),                  % one clause for both (state.pl: Awareness)
     apply_checked_each(Es, U, Broken0, Broken).

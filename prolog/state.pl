@@ -91,18 +91,41 @@ literal_key(P, P, pos).
 %  The two facts given one after the other are stored as one clause
 %  (store_aware_prop/2, from the driver and from add_facts/2); aware/1 of an
 %  atom that is not a proposition is kept as given (aware_only/1).
+%
+%  Most propositions come with the argument that first claims them (Observe,
+%  Hypothesize, Resolve: new_prop(P, K), aware(P), new_arg(Id, L, K) of one
+%  operation, L's atom P), and a clause for each was a fifth of the rules'
+%  clauses (issue 23).  Such a proposition has no clause of its own: every
+%  claimed atom is a proposition (an argument needs its claim known), so an
+%  atom claimed by some argument and without a clause of the three above is
+%  an aware proposition of the kind of the first argument claiming it
+%  (the driver stores it so only when that argument's kind is the
+%  proposition's; a state given as facts keeps a clause per proposition).
 
 prop_in(M, P, K) :-
     (   nonvar(P)
-    ->  (   M:aware_prop(P, K0) -> K = K0 ; M:latent_prop(P, K) )
-    ;   ( M:aware_prop(P, K) ; M:latent_prop(P, K) )
+    ->  (   M:aware_prop(P, K0) -> K = K0
+        ;   M:latent_prop(P, K0) -> K = K0
+        ;   M:claimed(_, P, _, K0, _, _) -> K = K0
+        )
+    ;   ( M:aware_prop(P, K) ; M:latent_prop(P, K) ; claimed_prop(M, P, K) )
     ).
 
 aware_in(M, P) :-
     (   nonvar(P)
-    ->  (   M:aware_prop(P, _) -> true ; M:aware_only(P) )
-    ;   ( M:aware_prop(P, _) ; M:aware_only(P) )
+    ->  (   M:aware_prop(P, _) -> true
+        ;   M:latent_prop(P, _) -> fail
+        ;   M:aware_only(P) -> true
+        ;   M:claimed(_, P, _, _, _, _) -> true
+        )
+    ;   ( M:aware_prop(P, _) ; M:aware_only(P) ; claimed_prop(M, P, _) )
     ).
+
+%  claimed_prop(+M, -Atom, -Kind): the propositions kept with the argument first claiming them.
+claimed_prop(M, P, K) :-
+    M:claimed(A, P, _, K, _, _),
+    \+ M:aware_prop(P, _), \+ M:latent_prop(P, _),
+    once(M:claimed(First, P, _, _, _, _)), First == A.
 
 %  store_aware_prop(+Atom, +Kind): store(prop(Atom, Kind)), then store(aware(Atom)), as one clause.
 store_aware_prop(P, K) :- db(M), store_aware_prop(M, P, K).
