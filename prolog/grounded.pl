@@ -152,10 +152,7 @@ redundant(dissent(A, G))               :- dissent(A, G).
 
 apply_effect(_, new_prop(P, K))          :- store(prop(P, K)).
 apply_effect(_, aware(P))                :- store(aware(P)).
-apply_effect(u(T, S), new_arg(Id, L, K)) :-
-    unstore(arg_count(_)), store(arg_count(Id)),
-    store(argument(Id, L, K, S, T)),
-    store(standing(Id, active, T, none)).
+apply_effect(U, new_arg(Id, L, K))       :- new_argument(U, Id, L, K, false).
 apply_effect(u(T, _), set_standing(A, S, C)) :-
     unstore(standing(A, Old, _, _)), store(standing(A, S, T, C)),
     standing_changed(A, Old, S).
@@ -178,6 +175,14 @@ apply_effect(_, new_agent(G))            :- store(agent(G, false)).
 apply_effect(_, turn(T)) :-
     (   unstore(last_turn(_)) -> true ; true ),
     store(last_turn(T)).
+
+%  new_argument(+U, +Id, +Literal, +Kind, +Committed): the argument, with
+%  its speaker's commitment to it when Committed == true (state.pl:
+%  Commitments; the commit effect that follows then finds it stored).
+new_argument(u(T, S), Id, L, K, Committed) :-
+    unstore(arg_count(_)), store(arg_count(Id)),
+    store_argument(Id, L, K, S, T, Committed),
+    store(standing(Id, active, T, none)).
 
 %  Effects addressed to the world model M.
 model_effect(announce(_)).
@@ -389,8 +394,15 @@ drop_redundant([E|Es], Out) :-
     drop_redundant(Es, Out1).
 
 apply_checked_each([], _, Broken, Broken).
+apply_checked_each([new_prop(P, K), aware(P), new_arg(Id, L, K)|Es], U, Broken0, Broken) :-
+    literal_key(L, P, _), !,                 % the proposition kept with its first argument (state.pl: Awareness)
+    apply_checked_each([new_arg(Id, L, K)|Es], U, Broken0, Broken).
 apply_checked_each([new_prop(P, K), aware(P)|Es], U, Broken0, Broken) :- !,
     store_aware_prop(P, K),                  % one clause for both (state.pl: Awareness)
+    apply_checked_each(Es, U, Broken0, Broken).
+apply_checked_each([new_arg(Id, L, K)|Es], U, Broken0, Broken) :-
+    U = u(_, S), memberchk(commit(S, Id), Es), !,
+    new_argument(U, Id, L, K, true),         % and its speaker's commitment (state.pl: Commitments)
     apply_checked_each(Es, U, Broken0, Broken).
 apply_checked_each([E|Es], U, Broken0, Broken) :-
     apply_checked(U, E, Broken0, Broken1),

@@ -17,7 +17,7 @@
             rested_on/2, settled_by/3, fresh_from/2, opposed_by/2,
             store/1, unstore/1, literal_key/3, saved_counters/1, restore_counters/1,
             db/1, use_state/1, new_state/2, add_facts/2, clear_state/1, forget_state/1, state_facts/2,
-            tidy_state/0, store_aware_prop/2
+            tidy_state/0, store_aware_prop/2, store_argument/6
           ]).
 
 
@@ -64,6 +64,7 @@ stored_predicate(problem_key/2). % problem_key(Atom, pos|neg): open_problem/1
 stored_predicate(aware_prop/2).  % aware_prop(Atom, Kind): prop/2 and aware/1 of one atom
 stored_predicate(latent_prop/2). % latent_prop(Atom, Kind): prop/2 of an atom outside the awareness
 stored_predicate(aware_only/1).  % aware_only(Atom): aware/1 of an atom that is no proposition (yet)
+stored_predicate(unowned/1).     % unowned(Id): Id's speaker is not committed to it by committed/2's default
 
 kept_predicate(P) :- state_predicate(P) ; index_predicate(P) ; stored_predicate(P).
 
@@ -90,18 +91,41 @@ literal_key(P, P, pos).
 %  The two facts given one after the other are stored as one clause
 %  (store_aware_prop/2, from the driver and from add_facts/2); aware/1 of an
 %  atom that is not a proposition is kept as given (aware_only/1).
+%
+%  Most propositions come with the argument that first claims them (Observe,
+%  Hypothesize, Resolve: new_prop(P, K), aware(P), new_arg(Id, L, K) of one
+%  operation, L's atom P), and a clause for each was a fifth of the rules'
+%  clauses (issue 23).  Such a proposition has no clause of its own: every
+%  claimed atom is a proposition (an argument needs its claim known), so an
+%  atom claimed by some argument and without a clause of the three above is
+%  an aware proposition of the kind of the first argument claiming it
+%  (the driver stores it so only when that argument's kind is the
+%  proposition's; a state given as facts keeps a clause per proposition).
 
 prop_in(M, P, K) :-
     (   nonvar(P)
-    ->  (   M:aware_prop(P, K0) -> K = K0 ; M:latent_prop(P, K) )
-    ;   ( M:aware_prop(P, K) ; M:latent_prop(P, K) )
+    ->  (   M:aware_prop(P, K0) -> K = K0
+        ;   M:latent_prop(P, K0) -> K = K0
+        ;   M:claimed(_, P, _, K0, _, _) -> K = K0
+        )
+    ;   ( M:aware_prop(P, K) ; M:latent_prop(P, K) ; claimed_prop(M, P, K) )
     ).
 
 aware_in(M, P) :-
     (   nonvar(P)
-    ->  (   M:aware_prop(P, _) -> true ; M:aware_only(P) )
-    ;   ( M:aware_prop(P, _) ; M:aware_only(P) )
+    ->  (   M:aware_prop(P, _) -> true
+        ;   M:latent_prop(P, _) -> fail
+        ;   M:aware_only(P) -> true
+        ;   M:claimed(_, P, _, _, _, _) -> true
+        )
+    ;   ( M:aware_prop(P, _) ; M:aware_only(P) ; claimed_prop(M, P, _) )
     ).
+
+%  claimed_prop(+M, -Atom, -Kind): the propositions kept with the argument first claiming them.
+claimed_prop(M, P, K) :-
+    M:claimed(A, P, _, K, _, _),
+    \+ M:aware_prop(P, _), \+ M:latent_prop(P, _),
+    once(M:claimed(First, P, _, _, _, _)), First == A.
 
 %  store_aware_prop(+Atom, +Kind): store(prop(Atom, Kind)), then store(aware(Atom)), as one clause.
 store_aware_prop(P, K) :- db(M), store_aware_prop(M, P, K).
@@ -111,6 +135,34 @@ store_aware_prop(M, P, K) :-
     ->  store_fact(M, prop(P, K)), store_fact(M, aware(P))
     ;   retractall(M:aware_only(P)), assertz(M:aware_prop(P, K))
     ).
+
+%  Commitments.  Nearly every argument is committed to by its speaker in
+%  the operation that makes it (Observe, Hypothesize, Undermine, Resolve:
+%  the effects new_arg(Id, ..) and commit(Speaker, Id) of one operation),
+%  and a clause for each such commitment was a sixth of the rules' clauses
+%  (issue 23: resident memory).  So an argument's speaker is committed to
+%  it by default, with no clause of its own, unless unowned(Id) says
+%  otherwise: the argument was made without that commitment (an argument
+%  given as a fact, or an operation that does not commit its speaker), or
+%  the speaker took it back.  committed/2 clauses hold the other
+%  commitments, in the order they came: a speaker who commits to their own
+%  argument after others did is stored there too, so that the commitments
+%  to one argument are read in the order they came.
+
+committed_in(M, G, A) :-
+    (   M:claimed(A, _, _, _, G, _), \+ M:unowned(A)
+    ;   M:committed(G, A)
+    ).
+
+%  store_argument(+Id, +Literal, +Kind, +Speaker, +Turn, +Committed): the
+%  argument, and with Committed == true its speaker's commitment to it (the
+%  effects new_arg and commit(Speaker, Id) of one operation, in one clause).
+store_argument(A, L, K, S, T, Committed) :- db(M), store_argument(M, A, L, K, S, T, Committed).
+
+store_argument(M, A, L, K, S, T, Committed) :-
+    literal_key(L, P, Sign),
+    assertz(M:claimed(A, P, Sign, K, S, T)),
+    (   Committed == true -> true ; assertz(M:unowned(A)) ).
 
 %  Standing.  An argument stands active from its turn, with no cause, until
 %  the rules change that: that standing is the default and is not stored
@@ -142,7 +194,7 @@ standing(A, S, T, C)       :- db(M), standing_in(M, A, S, T, C).
 dep(A, L)                  :- db(M), M:dep(A, L).
 explains(A, L)             :- db(M), M:explains(A, L).
 att(B, A)                  :- db(M), M:att(B, A).
-committed(G, A)            :- db(M), M:committed(G, A).
+committed(G, A)            :- db(M), committed_in(M, G, A).
 dissent(A, G)              :- db(M), M:dissent(A, G).
 open_problem(L)            :-
     db(M),
@@ -188,14 +240,16 @@ unstore(standing(A, S, T, C)) :- !, db(M),
     ;   \+ M:standing(A, _, _, _), M:claimed(A, _, _, _, _, T0), !, S = active, T = T0, C = none
     ).
 unstore(committed(G, B)) :- !, db(M),
-    retract(M:committed(G, B)), !,
+    (   retract(M:committed(G, B)) -> true
+    ;   M:claimed(B, _, _, _, G, _), \+ M:unowned(B), assertz(M:unowned(B))
+    ), !,
     forall(M:att(B, A), count_opposition(M, A, G, -1)).
 unstore(F) :- db(M), retract(M:F), !.
 
 %  store_fact(+Module, +Fact): a fact, under its key if it has one
 %  (arguments are never deleted, so theirs is never taken back).
 store_fact(M, argument(A, L, K, S, T)) :- !,
-    literal_key(L, P, Sign), assertz(M:claimed(A, P, Sign, K, S, T)).
+    store_argument(M, A, L, K, S, T, false).
 store_fact(M, prop(P, K)) :- !,
     (   retract(M:aware_only(P)) -> assertz(M:aware_prop(P, K)) ; assertz(M:latent_prop(P, K)) ).
 store_fact(M, aware(P)) :- !,
@@ -209,10 +263,16 @@ store_fact(M, open_problem(L)) :- !,
     literal_key(L, P, Sign), assertz(M:problem_key(P, Sign)).
 store_fact(M, att(B, A)) :- !,
     assertz(M:att(B, A)),
-    forall(M:committed(G, B), count_opposition(M, A, G, 1)).
+    forall(committed_in(M, G, B), count_opposition(M, A, G, 1)).
 store_fact(M, committed(G, B)) :- !,
-    assertz(M:committed(G, B)),
-    forall(M:att(B, A), count_opposition(M, A, G, 1)).
+    (   M:claimed(B, _, _, _, G, _), \+ M:unowned(B)
+    ->  true                            % stored with the argument (store_argument/6)
+    ;   (   M:claimed(B, _, _, _, G, _), \+ M:committed(_, B)
+        ->  retract(M:unowned(B))       % the first commitment to B: its speaker's, by default
+        ;   assertz(M:committed(G, B))
+        ),
+        forall(M:att(B, A), count_opposition(M, A, G, 1))
+    ).
 store_fact(M, F) :- assertz(M:F).
 
 %  count_opposition(+Module, +Arg, +Agent, +Delta): one pair of an attack on
@@ -305,6 +365,7 @@ stored_fact(M, argument(A, L, K, S, T)) :- !, M:claimed(A, P, Sign, K, S, T), li
 stored_fact(M, standing(A, S, T, C)) :- !, standing_in(M, A, S, T, C).
 stored_fact(M, prop(P, K)) :- !, prop_in(M, P, K).
 stored_fact(M, aware(P)) :- !, aware_in(M, P).
+stored_fact(M, committed(G, A)) :- !, committed_in(M, G, A).
 stored_fact(M, open_problem(L)) :- !, M:problem_key(P, Sign), literal_key(L, P, Sign).
 stored_fact(M, H) :- catch(M:H, _, fail).
 

@@ -24,6 +24,7 @@ from sys import intern
 from typing import TYPE_CHECKING, TypeAlias, TypeVar, cast
 
 from grounded.core.vocabulary import GOOD_STANDING, Standing
+from grounded.dmap.columns import Events
 from grounded.dmap.notes import AgentRecord, StandingNote
 
 if TYPE_CHECKING:  # the effect classes (made when first used) and the models: a snapshot's state needs neither
@@ -179,10 +180,10 @@ class DependencyMap:
         self.attacks: list[tuple[int, int, int]] = []  # (attacker, target, turn)
         self.attackers: dict[int, Seq[int]] = {}
         self.committed: dict[str, dict[int, None]] = {}  # insertion-ordered sets
-        self.commit_events: list[tuple[int, str, int, bool]] = []
+        self.commit_events: Events[tuple[int, str, int, bool]] = Events("isib")  # (turn, agent, arg, added)
         self.dissent: dict[int, list[str]] = {}
         self.open_problems: dict[str, None] = {}
-        self.problem_events: list[tuple[int, str, bool]] = []
+        self.problem_events: Events[tuple[int, str, bool]] = Events("isb")  # (turn, literal, open)
         self.agent_turns: dict[str, int] = {}
         self.last_turn: int | None = None
         self._handlers: dict[type, Callable[..., None]] | None = None
@@ -395,10 +396,10 @@ class DependencyMap:
             "rev": [[k, list(v), list(self.rev_turns[k])] for k, v in self.rev.items()],
             "attacks": self.attacks,
             "committed": [[k, list(v)] for k, v in self.committed.items()],
-            "commit_events": self.commit_events,
+            "commit_events": list(self.commit_events),
             "dissent": [[k, v] for k, v in self.dissent.items()],
             "open_problems": list(self.open_problems),
-            "problem_events": self.problem_events,
+            "problem_events": list(self.problem_events),
             "agent_turns": [[k, v] for k, v in self.agent_turns.items()],
             "last_turn": self.last_turn,
         }
@@ -427,10 +428,10 @@ class DependencyMap:
         for a, b, _ in dm.attacks:
             dm.attackers[b] = added(dm.attackers.get(b, NONE), a)
         dm.committed = {k: dict.fromkeys(v) for k, v in data["committed"]}
-        dm.commit_events = [(t, g, a, bool(added)) for t, g, a, added in data["commit_events"]]
+        dm.commit_events = Events("isib", ((t, g, a, bool(added)) for t, g, a, added in data["commit_events"]))
         dm.dissent = {int(k): v for k, v in data["dissent"]}
         dm.open_problems = dict.fromkeys(data["open_problems"])
-        dm.problem_events = [(t, lit, bool(o)) for t, lit, o in data["problem_events"]]
+        dm.problem_events = Events("isb", ((t, lit, bool(o)) for t, lit, o in data["problem_events"]))
         dm.agent_turns = dict(data["agent_turns"])
         dm.last_turn = data["last_turn"]
         return dm
