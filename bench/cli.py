@@ -399,6 +399,9 @@ def ingest(
         help="Turns of the realistic stream: every operation, competing hypotheses (default 100,000).")] = None,
     depth: Annotated[int | None, typer.Option(help="Hypotheses in the deep inputs (default 100,000).")] = None,
     rounds: Annotated[int | None, typer.Option(help="Alternating rounds of bulk reading (default 3).")] = None,
+    deep_only: Annotated[bool, typer.Option(
+        "--deep-only", help="Only the deep inputs (a chain and a fan of --depth hypotheses), checked as in a full run.")
+    ] = False,
 ) -> None:
     """Bulk reading, live apply, memory, a realistic stream, deep inputs, the snapshot and fsync policies (issue 13)."""
     from bench import ingest as ing
@@ -410,6 +413,7 @@ def ingest(
             if value < least:
                 raise InputError(f"--{name} {value}: at least {least}")
             setattr(settings, name, value)
+    settings.deep_only = deep_only
     result = ing.run(settings, log=lambda line: stderr.print(line, markup=False))
     _publish(out, "ingest", result, ing.markdown)
     ing.check_times(result)  # after the figures are written: a failing run still shows every tenth

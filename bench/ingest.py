@@ -74,6 +74,9 @@ class Settings:
     seed: int = 0
     memory: bool = True
     cli_calls: int = 3
+    deep_only: bool = False
+    """Only the deep inputs: their tenths without the minutes the other parts take first (without what those
+    parts leave alive either, so Python's full collections come more often: each tenth's are printed)."""
     extra: dict = field(default_factory=dict)
 
     @classmethod
@@ -460,6 +463,9 @@ def measure_fsync(utterances: list[dict], tmp: Path, settings: Settings, log: Lo
 def run(settings: Settings, log: Log = lambda line: None) -> dict:
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
+        if settings.deep_only:
+            return {"settings": {k: v for k, v in settings.__dict__.items() if k != "extra"},
+                    "deep": [deep("chain", settings.depth, tmp, log), deep("wide", settings.depth, tmp, log)]}
         conv = build(settings.k, "naive", settings.seed)
         utterances = conv.history
         header = header_json(conv.engine.header, conv.engine.origin())
@@ -484,6 +490,8 @@ def run(settings: Settings, log: Log = lambda line: None) -> dict:
 
 
 def markdown(result: dict) -> str:
+    if "bulk" not in result:  # --deep-only
+        return "\n".join(_deep_markdown(result)[1:])
     b, lv = result["bulk"], result["live"]
     lines = [f"## Reading a log in bulk: `Engine.load` of {b['utterances']:,} utterances (naive stream)", "",
              markdown_table(["engine", "utterances/s (wall)", "utterances/s (CPU)"],
@@ -524,20 +532,7 @@ def markdown(result: dict) -> str:
                                                    ("written by the engine (its recorded effects)", "own"))]),
                   "", f"live `Engine.apply` writing the log and the record: {rl['live_logged_per_second']:,.0f} "
                       "utterances/s"]
-    rows = [[d["kind"], f"{d['depth']:,}", f"{d['build_s']:.2f}", f"{d['per_hypothesize_us']:.0f}",
-             f"{d['last_over_first']:.2f}", f"{d['cpu_last_over_first']:.2f}", f"{d['inferences_last_over_first']:.2f}",
-             f"{d['verify_ms']:.1f}",
-             f"{d['affected_ms']:.1f}", f"{d['load_s']:.2f}",
-             f"{d['snapshot_read_s']:.2f}", f"{d['rules_restore_s']:.2f}"] for d in result["deep"]]
-    lines += ["", "## Deep inputs: a Dep chain (each hypothesis rests on the one before) and a fan "
-                  "(every hypothesis rests on o0), each hypothesis explaining the question q0, built live", "",
-              markdown_table(["input", "hypotheses", "built in, s", "us per Hypothesize", "last / first tenth (wall)",
-                              "last / first tenth (CPU)",
-                              "inferences per operation, last / first tenth",
-                              "Verify (top), ms", "Affected*(o0), ms", "Engine.load, s", "from the snapshot, s",
-                              "next utterance (rules restored), s"], rows)]
-    lines += [""] + [f"{d['kind']}: " + _tenths_line(d) for d in result["deep"]]
-    lines += [f"\n**The time check failed**: {d['time_check']}" for d in result["deep"] if d.get("time_check")]
+    lines += _deep_markdown(result)
     c = result["cli"]
     lines += ["", "## `grounded verify` as a command on the stream's log", "",
               markdown_table(["call", "seconds (wall)", "seconds (CPU)"],
@@ -553,6 +548,25 @@ def markdown(result: dict) -> str:
                                f"{f['slowdown'][p]:.2f}x" if p in f["slowdown"] else "-"]
                               for p, r in f["per_second"].items()])]
     return "\n".join(lines)
+
+
+def _deep_markdown(result: dict) -> list[str]:
+    """The deep inputs' section: its table, each input's tenths, and a failed time check."""
+    rows = [[d["kind"], f"{d['depth']:,}", f"{d['build_s']:.2f}", f"{d['per_hypothesize_us']:.0f}",
+             f"{d['last_over_first']:.2f}", f"{d['cpu_last_over_first']:.2f}", f"{d['inferences_last_over_first']:.2f}",
+             f"{d['verify_ms']:.1f}",
+             f"{d['affected_ms']:.1f}", f"{d['load_s']:.2f}",
+             f"{d['snapshot_read_s']:.2f}", f"{d['rules_restore_s']:.2f}"] for d in result["deep"]]
+    lines = ["", "## Deep inputs: a Dep chain (each hypothesis rests on the one before) and a fan "
+                 "(every hypothesis rests on o0), each hypothesis explaining the question q0, built live", "",
+             markdown_table(["input", "hypotheses", "built in, s", "us per Hypothesize", "last / first tenth (wall)",
+                             "last / first tenth (CPU)",
+                             "inferences per operation, last / first tenth",
+                             "Verify (top), ms", "Affected*(o0), ms", "Engine.load, s", "from the snapshot, s",
+                             "next utterance (rules restored), s"], rows)]
+    lines += [""] + [f"{d['kind']}: " + _tenths_line(d) for d in result["deep"]]
+    lines += [f"\n**The time check failed**: {d['time_check']}" for d in result["deep"] if d.get("time_check")]
+    return lines
 
 
 def _tenths_line(found: dict) -> str:

@@ -308,7 +308,7 @@ tidy_state :-
     integer(N),
     (   M:tidy_at(At) -> N >= At ; N >= 256 ),
     !,
-    retractall(M:tidy_at(_)),
+    (   retract(M:tidy_at(_)) -> true ; N < 4096 -> stagger_indexes(M) ; true ),
     Next is N + N // 4,
     assertz(M:tidy_at(Next)),
     forall(( kept_predicate(Name/A), A > 0 ), tidy_predicate(M, Name, A)),
@@ -318,6 +318,52 @@ tidy_state.
 tidy_predicate(M, Name, A) :-
     length(Args, A), maplist(=('$tidy'), Args), H =.. [Name|Args],
     assertz(M:H, Ref), erase(Ref).
+
+%  stagger_indexes(+Module): the grown predicates' indexes rebuilt at sizes
+%  of their own, so that their later rebuilds fall apart.
+%
+%  SWI-Prolog (9.0) drops a clause index once it holds twice the clauses it
+%  was built over, and the next call rebuilds it from every clause (sorting
+%  their keys to assess it): a step of time in proportion to the predicate,
+%  30 ms at 10^5 clauses, a constant per clause over the doublings.  A state
+%  grown from empty has every index built at the same small size, so the
+%  predicates that grow one clause per argument (claimed/6 twice, dep/2,
+%  explains/2, dep_level/3, rested_on/2, committed/2, aware_prop/2 in a Dep
+%  chain) are all rebuilt in the same few utterances: eight rebuilds at
+%  98,304 arguments, 0.3 s in the last tenth of a 10^5-hypothesis chain.  At
+%  the first tidy step (256 arguments), the Ith of the K predicates holding
+%  64 clauses or more has its indexes rebuilt once over 2^(J + I/K) clauses,
+%  J the least that reaches twice its clauses: padding clauses, each keyed
+%  by a negative integer no fact holds, are added up to that size (enough
+%  to drop an index built over the clauses held so far), each indexed
+%  argument is called (its index is rebuilt over the clauses and the
+%  padding, keys spread as the facts' are), and the padding is erased,
+%  collected with the rest of the step.  Each later rebuild comes at twice
+%  the last one's size: the K predicates' rebuilds fall at K sizes evenly
+%  apart on a log scale (of seven, at most two within a growth by a tenth;
+%  tests/test_index_rebuilds.py).  A state restored from facts (4,096
+%  arguments or more at its first step) is left as it is: padding it would
+%  cost the whole state again.
+stagger_indexes(M) :-
+    findall(Name/A-Args, ( kept_predicate(Name/A), A > 0, functor(H, Name, A),
+                           predicate_property(M:H, number_of_clauses(C)), C >= 64,
+                           predicate_property(M:H, indexed(Indexes)),
+                           findall(Arg, member(single(Arg)-_, Indexes), Args) ), Grown),
+    length(Grown, K),
+    forall(nth0(I, Grown, Name/A-Args), stagger_predicate(M, Name/A, Args, I / K)).
+
+stagger_predicate(M, Name/A, Args, I / K) :-
+    functor(H, Name, A),
+    predicate_property(M:H, number_of_clauses(C)),
+    Log is log(2 * C) / log(2) - I / K,
+    Size is max(2 * C, truncate(2 ** (ceiling(Log) + I / K))),
+    Pads is Size - C,
+    findall(Ref, ( between(1, Pads, P), Key is -P, padding(Name, A, Key, Pad), assertz(M:Pad, Ref) ), Refs),
+    forall(member(Arg, Args), ( functor(Call, Name, A), arg(Arg, Call, -1), once(M:Call) )),
+    maplist(erase, Refs).
+
+padding(Name, A, Key, Pad) :-
+    length(Keys, A), maplist(=(Key), Keys), Pad =.. [Name|Keys].
 
 saved_counters(C) :- db(M), nb_getval(M, C).
 restore_counters(C) :- db(M), nb_setval(M, C).

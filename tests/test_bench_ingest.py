@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import json
 import weakref
 
 import pytest
@@ -116,3 +117,15 @@ def test_a_realistic_stream_too_short_to_measure_is_refused(tmp_path):
     assert result.returncode == 2
     assert result.stderr.strip() == "error: --realistic 5: at least 10"
     assert not (tmp_path / "out").exists()
+
+
+def test_the_deep_inputs_run_alone(tmp_path):
+    """--deep-only: the chain and the fan measured and checked as in a full run, nothing else run before them."""
+    result = run_bench("ingest", "--deep-only", "--depth", "40", "--out", tmp_path)
+    assert result.returncode == 0, result.stderr
+    found = json.loads((tmp_path / "ingest.json").read_text())
+    assert found["settings"]["deep_only"] is True and {"bulk", "live", "realistic", "cli", "fsync"}.isdisjoint(found)
+    assert [(d["kind"], d["depth"], len(d["cpu_tenths"])) for d in found["deep"]] == [("chain", 40, 10),
+                                                                                      ("wide", 40, 10)]
+    md = (tmp_path / "ingest.md").read_text()
+    assert md.startswith("## Deep inputs") and "chain: seconds per tenth" in md and "Reading a log" not in md
