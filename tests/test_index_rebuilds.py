@@ -52,6 +52,8 @@ def test_the_indexes_of_a_deep_input_are_rebuilt_apart(kind):
     rested_on/2, committed/2, aware_prop/2) and the fan's six were rebuilt together at 1,536, 3,072 and
     6,144 hypotheses."""
     found = rebuilds(kind)
-    assert len({name for _, name in found}) >= 6, found  # the grown indexes were each rebuilt
+    # the grown indexes were each rebuilt (since a speaker's own commitment and a proposition that came with
+    # its first argument are kept in claimed/6, committed/2 and aware_prop/2 no longer grow per hypothesis)
+    assert len({name for _, name in found}) >= 5, found
     crowded = max((sum(1 for j, _ in found if i <= j <= i * SPAN), i) for i, _ in found)
     assert crowded[0] <= MOST, f"{crowded[0]} rebuilds from {crowded[1]:,} hypotheses on: {found}"
