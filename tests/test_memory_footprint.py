@@ -82,6 +82,14 @@ def test_the_events_are_kept_in_columns_and_read_back_as_the_rows_given():
     assert Events("isib", rows) == events and events != rows[:-1]
     with pytest.raises(ValueError, match="3 fields, not 4"):
         events.append((1, "alice", 2))  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        events.append((1, "alice", "not an id", True))  # type: ignore[arg-type]
+    assert events == rows, "a row refused halfway left fields behind in the columns before it"
+    for kinds, row in (("isb", (1, "a", True)), ("iiiis", (1, 2, 3, 4, "e")), ("ib", (1, False))):
+        few = Events(kinds, [row])
+        with pytest.raises(TypeError):
+            few.append((1,) + ("x",) * (len(kinds) - 1))  # type: ignore[arg-type]
+        assert list(few) == [row] and len(few) == 1
     with pytest.raises(ValueError, match="one of i, s, b"):
         Events("ix")
 
