@@ -270,3 +270,17 @@ def test_the_rules_give_back_the_clause_indexes_they_outgrew(stream, tmp_path):
     # a predicate whose index grew since the state was last tidied holds its old table until the next
     # tidy (arguments grown by a quarter): the bound is on all three together (103 before, 33 now)
     assert per_clause < 48, f"{per_clause:.0f} bytes per clause held beyond the clauses and their index: {beyond}"
+
+
+def test_events_survive_pickle_and_copy_and_still_take_rows():
+    import copy
+    import pickle
+
+    from grounded.dmap.columns import Events
+
+    events: Events[tuple[int, str, bool]] = Events("isb", [(1, "q", True), (2, "q", False)])
+    for twin in (pickle.loads(pickle.dumps(events)), copy.deepcopy(events), copy.copy(events)):
+        assert twin == events
+        twin.append((3, "r", True))
+        assert len(twin) == 3 and twin[2] == (3, "r", True)
+    assert len(events) == 2  # the copies hold columns of their own

@@ -41,6 +41,18 @@ class Events(Generic[R]):
         for row in rows:
             self.append(row)
 
+    def __getstate__(self) -> tuple[str, tuple[Any, ...]]:  # the appender is made again, not pickled
+        return self._kinds, self._columns
+
+    def __setstate__(self, state: tuple[str, tuple[Any, ...]]) -> None:
+        self._kinds, self._columns = state
+        self.append = self._appender()
+
+    def __copy__(self) -> Events[R]:  # columns of its own, as a list's copy is a list of its own
+        twin = Events.__new__(Events)
+        twin.__setstate__((self._kinds, tuple(column[:] for column in self._columns)))
+        return twin
+
     def _appender(self) -> Callable[[R], None]:
         columns, n = self._columns, len(self._kinds)
         adds = tuple(column.append for column in columns)
