@@ -736,6 +736,25 @@ def _decide(files: list[str], operations: Sequence[str], facts: list[clingo.Symb
     return shown, ctl.statistics, (grounded_at - start, time.perf_counter() - grounded_at)
 
 
+def decide_seeded(files: list[str], views: list[str], operations: Sequence[str],
+                  jobs: list[tuple[list[str], list[str]]]) -> list[list[str]]:
+    """Windows that each go on from a decided history: per job, its input facts and its seeds (``seed_of``,
+    ``queue_seed``) as text; what each decided, as text, with what its accepted utterances took out of
+    S_t and flagged (the view stage, ``views``: the files of ``_view``, read with no view asked).  The
+    probe (crosscheck/probe.py) decides a probed state's candidates so, from the events the check
+    decided up to that state, in this process or one apart."""
+    parse = clingo.parse_term
+    found = []
+    for facts, seeds in jobs:
+        given = [*map(parse, facts), *map(parse, seeds)]
+        shown = _decide(files, operations, given, [])[0]
+        ctl = _facts_control(views, operations, [*given, *shown])
+        ctl.ground([("base", [])], context=DecisionNames())
+        after = [s for s in OneShotHistory._model(ctl) if s.name in ("taken_out", "flagged")]
+        found.append([str(s) for s in (*shown, *after)])
+    return found
+
+
 def _windows(files: list[str], operations: Sequence[str], base: list[clingo.Symbol], literals: list[clingo.Symbol],
              of: Sequence[list[clingo.Symbol]], candidates: list[Candidate], window: int, decided: set[clingo.Symbol],
              first: int, bound: int | None = None) -> tuple[int, dict, tuple[float, float]]:
