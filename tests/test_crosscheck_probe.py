@@ -11,10 +11,13 @@ many steps clingo grounds.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from grounded.crosscheck import probe as probe_module
 from grounded.crosscheck.check import candidates_of, check, check_history
@@ -26,6 +29,10 @@ from grounded.solvers.asp import encoding
 from tests.synthetic import argument_heavy
 
 from .test_check_report import HEADER, STORY
+from .test_crosscheck import draw_candidates
+from .test_epistemic_properties import header as epistemic_header
+from .test_properties import HEADER as RANDOM_HEADER
+from .test_properties import budget
 
 FAULTS = {
     "none": None,
@@ -59,7 +66,7 @@ def reference(probing: Probing, header: Header, log: list[dict], asp: dict[str, 
             if words[0] == "utterance" and int(words[1]) > state.k:
                 n = int(words[1]) - state.k
                 lines.append(f"probe {n} of the state after utterance {state.k} (seed {probing.report.seed}): "
-                             f"{line}; the candidate: {__import__('json').dumps(state.probes[n - 1])}")
+                             f"{line}; the candidate: {json.dumps(state.probes[n - 1])}")
                 break
     return lines
 
@@ -75,6 +82,20 @@ def test_a_probed_state_finds_what_a_check_of_the_log_up_to_it_finds(fault, tmp_
         assert fault != "none" or probing.report.mismatches == []
     else:
         assert probing.report.mismatches, "a planted fault a candidate meets"
+
+
+@pytest.mark.slow
+@budget(20)
+@given(data=st.data(), world=st.booleans(), incremental=st.booleans())
+def test_probing_random_histories_finds_what_checks_up_to_their_states_find(data, world, incremental):
+    """Random histories (rejected utterances among them), with a world model (whose state the scratch
+    engine replays: no snapshot restores it) or without, the check's ASP one-shot or turn by turn."""
+    header = Header.model_validate(epistemic_header(True) if world else RANDOM_HEADER)
+    log = draw_candidates(data, max_size=12, header=epistemic_header(True) if world else RANDOM_HEADER)
+    probing = Probing(header, log, seed=data.draw(st.integers(0, 2**16)), per_op=1, states=3)
+    check_history(header, log, incremental=incremental, probing=probing)
+    assert len(probing.taken) == len(probing.report.states)
+    assert probing.report.mismatches == reference(probing, header, log, {})
 
 
 def test_a_probed_state_costs_its_candidates_not_the_log(tmp_path, monkeypatch):
