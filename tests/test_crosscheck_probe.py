@@ -123,6 +123,7 @@ def test_a_probed_state_costs_its_candidates_not_the_log(tmp_path, monkeypatch):
     assert applied[0] == n + probe.probes
     steps = sum(len(u["ops"]) for u in candidates_of(path)[1])
     assert grounded[0] == steps + probe.probes  # every candidate has one operation
+    assert report.timings["probe"] > 0  # its own phase, out of the replay's
 
 
 PIDS = "GROUNDED_TEST_PROBE_PIDS"

@@ -249,10 +249,12 @@ def check_history(header: Header, candidates: list[dict], extensions=(), label: 
         outcomes.append(outcome)
         asp.add(data, engine.last_verdicts, given)
         if probing is not None and n in probing.wanted:
+            taken = time.perf_counter()
             probing.take(n, engine, asp.facts, _outcome)
+            report.timings["probe"] = report.timings.get("probe", 0.0) + time.perf_counter() - taken
         if n % 200 == 0 or n == len(candidates):
             tell("replay", n, len(candidates))
-    report.timings["replay"] = time.perf_counter() - start
+    report.timings["replay"] = time.perf_counter() - start - report.timings.get("probe", 0.0)
     report.accepted = sum(o.accepted for o in outcomes)
     tell("asp", 0, 1)
     answer = None
@@ -285,7 +287,7 @@ def check_history(header: Header, candidates: list[dict], extensions=(), label: 
         tell("probe", 0, 1)
         start = time.perf_counter()
         _compare_probed(probing, asp, answer, apart, asp_overrides or {})
-        report.timings["probe"] = time.perf_counter() - start
+        report.timings["probe"] = report.timings.get("probe", 0.0) + time.perf_counter() - start
     if retraction:
         r = report.retraction = check_retractions(engine.state, every_turn=every_turn, seed=seed,
                                                   accepted_turns=report.accepted)

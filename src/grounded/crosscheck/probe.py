@@ -41,7 +41,6 @@ states it was deciding, never dropped.
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 import random
@@ -166,9 +165,7 @@ class Probing:
         self.report.probes += len(probes)
         if not probes:
             return
-        fork = copy.copy(facts)  # the facts as of this state, continued by the candidates alone
-        fork.candidates, fork.literals, fork._literals = list(facts.candidates), list(facts.literals), set(
-            facts._literals)
+        fork = facts.fork()  # the facts as of this state, continued by the candidates alone
         before, known = list(fork.candidates), len(fork.literals)
         outcomes, added = [], []
         scratch = self._scratch(engine, k)

@@ -24,6 +24,7 @@ as facts for the steps that use it (``given``).
 
 from __future__ import annotations
 
+import copy
 import time
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -186,6 +187,14 @@ class HistoryFacts:
             if p.aware:
                 self.base.append(F.Aware0(p.id))
             self._literal_facts(p.id, self.base)
+
+    def fork(self) -> HistoryFacts:
+        """A copy that goes on on its own (a probed state's candidates after the log's utterances so far):
+        what never changes shared, what ``add`` grows copied."""
+        other = copy.copy(self)
+        other.candidates, other.literals, other._literals = list(self.candidates), list(self.literals), set(
+            self._literals)
+        return other
 
     @property
     def next_step(self) -> int:
