@@ -58,7 +58,6 @@ from grounded.dmap.model import Header
 from grounded.dmap.operations import OperationSpec
 from grounded.dmap.state import DependencyMap
 from grounded.engine import Engine
-from grounded.solvers import facts as F
 from grounded.solvers.apart import ApartFailed, run_apart
 from grounded.solvers.history import HistoryAnswer, HistoryFacts, decide_seeded, queue_seed, read_answer, seed_of
 from grounded.solvers.ruleset import asp_twins
@@ -226,12 +225,12 @@ class Probing:
         With ``apart``, the states are grounded in a process of their own."""
         jobs = []
         for state in self.taken:
-            k = state.k
+            k, step = state.k, state.before[-1].close_step
             archive = [a for a in answer.facts if not (a.name == "joined" and a.arguments[1].number > k)]
             accepted = [c for c in state.before if c.u in answer.accepted]
             seeds = [*seed_of(state.before, archive, accepted[-1].turn if accepted else None),
                      *queue_seed(state.before, archive)]
-            jobs.append(([*base, *state.facts], list(map(str, seeds))))
+            jobs.append(([*base, *state.facts], list(map(str, seeds)), step, k))
         try:
             shown = (run_apart(f"the ASP of the probed states {self.report.states}", decide_seeded, files,
                                views, operations, jobs) if apart else decide_seeded(files, views, operations, jobs))
@@ -239,13 +238,11 @@ class Probing:
             self.report.mismatches.extend(f"probes after utterance {s.k}: not completed ({type(exc).__name__}: "
                                           f"{exc})" for s in self.taken)
             return
-        for state, texts in zip(self.taken, shown, strict=True):
-            k = state.k
-            symbols = {s for s in map(clingo.parse_term, texts) if not (s.name == "joined"
-                                                                         and s.arguments[1].number <= k)}
-            symbols.update(F.Accepted(c.u).raw for c in state.before if c.u in answer.accepted)
-            full = read_answer([*state.before, *state.candidates], list(symbols))
-            yield state, replace(full, candidates=state.candidates)
+        for state, texts, (*_, step, _) in zip(self.taken, shown, jobs, strict=True):
+            new = read_answer([*state.before, *state.candidates], list(map(clingo.parse_term, texts)))
+            ids = {s: i for s, i in answer.arg_id.items() if s <= step}  # the engine numbers on from these
+            yield state, replace(new, candidates=state.candidates,
+                                 arg_id={**ids, **{s: i + len(ids) for s, i in new.arg_id.items()}})
 
     def found(self, state: ProbedState, lines: list[str]) -> None:
         """The first disagreement on one of the state's candidates (the log's own lines are the check's)."""

@@ -528,6 +528,8 @@ def queue_seed(before: list[Candidate], archive: Iterable[clingo.Symbol]) -> lis
 
 _SEEDED = {"f_arg": 0, "f_dep": 2, "f_expl": 2, "f_att": 2, "f_dis": 2, "f_prop": 2, "f_aware": 1}
 """Events carried into a fresh control whole (by the position of their step)."""
+_CARRIED = {**_SEEDED, "st_event": 2, "f_com": 2, "header_question_touched": 1}
+"""What a fresh control shows again of its seeds (by the position of their step)."""
 
 
 def _order(st_event: clingo.Symbol) -> tuple[int, int]:
@@ -746,22 +748,31 @@ def _decide(files: list[str], operations: Sequence[str], facts: list[clingo.Symb
 
 
 def decide_seeded(files: list[str], views: list[str], operations: Sequence[str],
-                  jobs: list[tuple[list[str], list[str]]]) -> list[list[str]]:
+                  jobs: list[tuple[list[str], list[str], int, int]]) -> list[list[str]]:
     """Windows that each go on from a decided history: per job, its input facts and its seeds (``seed_of``,
-    ``queue_seed``) as text; what each decided, as text, with what its accepted utterances took out of
-    S_t and flagged (the view stage, ``views``: the files of ``_view``, read with no view asked).  The
-    probe (crosscheck/probe.py) decides a probed state's candidates so, from the events the check
-    decided up to that state, in this process or one apart."""
+    ``queue_seed``) as text, and the last step and utterance the seeds cover; what each decided about its
+    own steps and utterances, as text, with what its accepted utterances took out of S_t and flagged
+    (the view stage, ``views``: the files of ``_view``, read with no view asked).  The probe
+    (crosscheck/probe.py) decides a probed state's candidates so, from the events the check decided up
+    to that state, in this process or one apart."""
     parse = clingo.parse_term
     found = []
-    for facts, seeds in jobs:
+    for facts, seeds, step, u in jobs:
         given = [*map(parse, facts), *map(parse, seeds)]
         shown = _decide(files, operations, given, [])[0]
         ctl = _facts_control(views, operations, [*given, *shown])
         ctl.ground([("base", [])], context=DecisionNames())
         after = [s for s in OneShotHistory._model(ctl) if s.name in ("taken_out", "flagged")]
-        found.append([str(s) for s in (*shown, *after)])
+        found.append([str(s) for s in (*shown, *after) if not _carried(s, step, u)])
     return found
+
+
+def _carried(atom: clingo.Symbol, step: int, u: int) -> bool:
+    """Is ``atom`` a seed shown again (an event of a step up to ``step``, a joining up to utterance ``u``)?"""
+    if atom.name == "joined":
+        return atom.arguments[1].number <= u
+    at = _CARRIED.get(atom.name)
+    return at is not None and atom.arguments[at].number <= step
 
 
 def _windows(files: list[str], operations: Sequence[str], base: list[clingo.Symbol], literals: list[clingo.Symbol],
