@@ -164,3 +164,31 @@ def test_a_process_of_probed_states_that_dies_is_a_line_of_the_report(monkeypatc
         f"probes after utterance {k}: not completed (ApartFailed: the ASP of the probed states "
         f"{probing.report.states}: its process ended without an answer (exit status 3))"
         for k in probing.report.states]
+
+
+def test_seeding_reads_each_decided_atom_s_name_once(monkeypatch):
+    """seed_of runs once per probed state (and per window of a long history) over every atom decided so
+    far: each read of a symbol's name is a call into clingo, so it reads each once (it read up to five)."""
+    import clingo
+
+    header = Header.model_validate(HEADER)
+    with Engine(header) as engine:
+        registry = engine.registry
+    decided = history.OneShotHistory(header, registry)
+    for c in STORY:
+        decided.add(c)
+    archive = list(decided.solve(affected=False).facts)
+    reads = [0]
+    name = clingo.Symbol.name
+
+    def counted(self):
+        reads[0] += 1
+        return name.fget(self)
+
+    monkeypatch.setattr(clingo.Symbol, "name", property(counted))
+    seeds = history.seed_of(decided.candidates, archive, STORY[-1]["turn"])
+    assert seeds
+    accepted_pass = len(archive)  # the accepted utterances are read off first
+    touched_pass = len(archive)  # and the declared questions touched last
+    decisions = sum(1 for a in archive if name.fget(a) == "f_arg")  # an argument's kind is a name too
+    assert reads[0] <= accepted_pass + len(archive) + touched_pass + decisions + len(seeds), reads[0]

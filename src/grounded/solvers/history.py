@@ -484,20 +484,24 @@ def seed_of(before: list[Candidate], archive: Iterable[clingo.Symbol], last_turn
     standing: dict[int, clingo.Symbol] = {}  # only the newest standing event of each argument counts
     commitment: dict[tuple[clingo.Symbol, int], clingo.Symbol] = {}  # and the newest commitment event
     for a in archive:
-        if a.name in _SEEDED and a.arguments[_SEEDED[a.name]].number in ok:
+        kind = a.name  # read once: each read of a symbol's name or arguments is a call into clingo
+        if kind not in _SEEDED and kind not in ("st_event", "f_com", "joined"):
+            continue
+        args = a.arguments
+        if kind in _SEEDED and args[_SEEDED[kind]].number in ok:
             seed.append(a)
-        elif a.name == "st_event" and a.arguments[2].number in ok:
-            key, newest = a.arguments[0].number, standing.get(a.arguments[0].number)
+        elif kind == "st_event" and args[2].number in ok:
+            key, newest = args[0].number, standing.get(args[0].number)
             if newest is None or _order(a) > _order(newest):
                 standing[key] = a
-        elif a.name == "f_com" and a.arguments[2].number in ok:
-            held = commitment.get((a.arguments[0], a.arguments[1].number))
-            if held is None or a.arguments[2].number > held.arguments[2].number:
-                commitment[(a.arguments[0], a.arguments[1].number)] = a
-        elif a.name == "joined":
+        elif kind == "f_com" and args[2].number in ok:
+            held = commitment.get((args[0], args[1].number))
+            if held is None or args[2].number > held.arguments[2].number:
+                commitment[(args[0], args[1].number)] = a
+        elif kind == "joined":
             seed.append(a)
-        if a.name == "f_arg" and a.arguments[2].name == "decision" and a.arguments[0].number in ok:
-            name = F.decode(a.arguments[1].string)
+        if kind == "f_arg" and args[2].name == "decision" and args[0].number in ok:
+            name = F.decode(args[1].string)
             seed += [F.DecideName(p, name, n).raw for p, n in DecisionNames.readings(name)]
     seed += [clingo.Function("f_st", a.arguments) for a in standing.values()]
     seed += [a for a in commitment.values() if a.arguments[3].name == "add"]
