@@ -416,19 +416,20 @@ def scaling_markdown(result: dict) -> str:
     for r in result["checks"]:
         if "stopped" in r:
             rows.append([f"{r['k']:,}", f"{r['utterances']:,}", f"stopped: {r['stopped']}"] + ["-"] * (
-                11 if incremental else 9))
+                12 if incremental else 10))
             continue
         p = r["phases"]
         row = [f"{r['k']:,}", f"{r['utterances']:,}",
                f"{r['seconds']:.2f}", f"{r['cpu']:.2f}",
                f"{p.get('replay', 0):.2f}", f"{p.get('asp_ground', 0):.2f}", f"{p.get('asp_solve', 0):.2f}",
-               f"{p.get('asp_views', 0):.2f}", f"{p.get('compare', 0):.2f}", f"{r['tree_mb']:.0f}",
+               f"{p.get('asp_views', 0):.2f}", f"{p.get('compare', 0):.2f}", f"{p.get('probe', 0):.2f}",
+               f"{r['tree_mb']:.0f}",
                f"{r['peak_mb']:.0f}", f"{r['children_mb']:.0f}"]
         if incremental:
             row += [f"{r['first_ms']:.1f} ({r['first_cpu_ms']:.1f})", f"{r['last_ms']:.1f} ({r['last_cpu_ms']:.1f})"]
         rows.append(row)
     head = ["K turns", "utterances", "check, s", "CPU, s", "replay, s", "ASP ground, s", "ASP solve, s",
-            "ASP views, s", "compare, s", "peak RSS of the process tree (sampled), MB", "check process, MB",
+            "ASP views, s", "compare, s", "probe, s", "peak RSS of the process tree (sampled), MB", "check process, MB",
             "largest child process, MB"]
     if incremental:
         head += [f"turn by turn: first {result['tail']}, ms/turn (CPU)", f"last {result['tail']}, ms/turn (CPU)"]

@@ -128,29 +128,32 @@ def test_the_queue_carried_into_a_window_is_the_one_the_earlier_windows_left(win
     assert sorted(map(str, decided.facts)) == sorted(map(str, whole.solve().facts))
 
 
-def test_the_probe_holds_no_engine_of_its_own_while_a_probed_check_runs(tmp_path):
-    """Issue 23: the probe replayed the log with an engine that stayed alive through every probed
-    check, the last one of the whole log: two engines holding the whole log at the check's peak.
-    The candidates are now drawn first and that engine released before any probed check runs."""
+def test_the_probe_holds_no_engine_of_its_own_once_a_state_is_probed(tmp_path, monkeypatch):
+    """Issue 23: a second engine holding the whole log doubled the check's peak.  The probe runs inside
+    the check: a probed state's candidates go to a scratch engine holding that state, released before
+    the check's replay goes on (crosscheck/probe.py), so only the check's own engine is alive after it."""
     import gc
 
-    from grounded.crosscheck.probe import probe_history
+    from grounded.crosscheck.probe import Probing
 
     path = tmp_path / "log.jsonl"
     assert argument_heavy(40, 1, path) == 40
     header, candidates, _ = candidates_of(path)
     alive: list[int] = []
+    take = Probing.take
 
-    def spy(*args, **kwargs):
+    def spy(self, *args, **kwargs):
+        take(self, *args, **kwargs)
         gc.collect()
         # type(), not isinstance: isinstance reads __class__, which torch's deprecated shims warn on
         alive.append(sum(issubclass(type(o), Engine) for o in gc.get_objects()))
-        return check_history(*args, **kwargs)
 
-    report = probe_history(header, candidates, spy, per_op=1)
-    assert len(alive) == len(report.states) > 1, report.states
-    assert alive == [0] * len(alive), alive
-    assert report.mismatches == []
+    monkeypatch.setattr(Probing, "take", spy)
+    probing = Probing(header, candidates, per_op=1)
+    report = check_history(header, candidates, probing=probing)
+    assert len(alive) == len(probing.report.states) > 1, probing.report.states
+    assert alive == [1] * len(alive), alive
+    assert report.ok and probing.report.mismatches == []
 
 
 @pytest.mark.parametrize("bound", [0, 2**31], ids=["a process a piece", "pieces share a process"])
@@ -178,53 +181,6 @@ def test_a_history_decided_apart_is_decided_as_in_one_process(bound):
     ids = expected.arg_id
     assert star == {(h.lit, ids[h.a], h.hop) for h in expected.facts.query(F.NowHop).all()} != set()
     assert one == {(h.lit, ids[h.a]) for h in expected.facts.query(F.NowAffectedOne).all()} != set()
-
-
-PIDS = "GROUNDED_TEST_PROBE_PIDS"
-
-
-def probed_here(*args, **kwargs):
-    """check_history, noting the process it ran in (a module-level function: it is sent to a child)."""
-    with open(os.environ[PIDS], "a", encoding="utf-8") as out:
-        out.write(f"{os.getpid()}\n")
-    return check_history(*args, **kwargs)
-
-
-def probed_dies(*args, **kwargs):
-    """A probed check whose process ends without an answer (as the kernel's OOM killer would end it)."""
-    os._exit(3)
-
-
-def test_each_probed_check_runs_in_a_process_of_its_own(tmp_path, monkeypatch):
-    """Issue 23: the last probed check is of the whole log, so run in the check's process it doubled the
-    check's peak.  With ``apart`` each probed check runs in a fresh process of its own, one after the
-    other: none in the caller's, none sharing one, and the report is the one of an in-process probe."""
-    from grounded.crosscheck.probe import probe_history
-
-    path = tmp_path / "log.jsonl"
-    assert argument_heavy(12, 1, path) == 12
-    header, candidates, _ = candidates_of(path)
-    monkeypatch.setenv(PIDS, str(tmp_path / "pids"))
-    report = probe_history(header, candidates, probed_here, per_op=1, apart=True)
-    pids = (tmp_path / "pids").read_text().split()
-    assert len(pids) == len(set(pids)) == len(report.states) > 1, (pids, report.states)
-    assert str(os.getpid()) not in pids
-    here = probe_history(header, candidates, check_history, per_op=1, apart=False)
-    assert report.to_json() == here.to_json()
-
-
-def test_a_probed_check_whose_process_dies_is_a_line_of_the_report(tmp_path):
-    """A probed check whose process ends without an answer is reported, naming the state it probed."""
-    from grounded.crosscheck.probe import probe_history
-
-    path = tmp_path / "log.jsonl"
-    assert argument_heavy(6, 1, path) == 6
-    header, candidates, _ = candidates_of(path)
-    report = probe_history(header, candidates, probed_dies, per_op=1, states=2, apart=True)
-    assert len(report.states) == 2
-    assert report.mismatches == [
-        f"probes after utterance {k}: not completed (ApartFailed: the probed check of the state after "
-        f"utterance {k}: its process ended without an answer (exit status 3))" for k in report.states]
 
 
 def sleep_long() -> None:

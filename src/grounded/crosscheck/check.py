@@ -43,7 +43,7 @@ from grounded.crosscheck.events import (
     prolog_transitions,
     transition_key,
 )
-from grounded.crosscheck.probe import PER_OP, ProbeReport, probe_history
+from grounded.crosscheck.probe import PER_OP, ProbeReport, Probing
 from grounded.crosscheck.retraction import RetractionReport, check_retractions
 from grounded.crosscheck.shrink import Shrunk
 from grounded.crosscheck.shrink import shrink as shrink_history
@@ -57,6 +57,7 @@ from grounded.queries.verify import grounded_arguments
 from grounded.scenario import SCENARIO_SUFFIXES, Scenario
 from grounded.solvers import facts as F
 from grounded.solvers.apart import APART_FROM
+from grounded.solvers.asp import encoding
 from grounded.solvers.history import (
     AffectedBatch,
     Candidate,
@@ -175,26 +176,24 @@ def check(path: str | Path, at: int | None = None, extensions=(), incremental: b
                                                allow_rules_change=allow_rules_change, progress=progress)
     if at is not None:
         candidates = [c for c in candidates if c.get("turn") is None or c["turn"] <= at]
+    probing = Probing(header, candidates, extensions, seed=seed, per_op=probes) if (
+        status is not None and probes > 0) else None
     report = check_history(header, candidates, extensions, label=str(path), incremental=incremental,
                            retraction=retraction, every_turn=every_turn, seed=seed,
-                           asp_overrides=asp_overrides, progress=progress)
+                           asp_overrides=asp_overrides, progress=progress, probing=probing)
     report.log_status = status
-    if status is not None and probes > 0:
-        if progress is not None:
-            progress("probe", 0, 1)
-        report.probe = probe_history(header, candidates, check_history, extensions, seed=seed, per_op=probes,
-                                     asp_overrides=asp_overrides)
+    if probing is not None:
+        report.probe = probing.report
         report.mismatches.extend(report.probe.mismatches)
     if shrink and status is not None and report.mismatches:
         if progress is not None:
             progress("shrink", 0, 1)
 
         def disagrees(kept: list[dict]) -> bool:
-            found = check_history(header, kept, extensions, label=str(path), asp_overrides=asp_overrides)
-            if found.mismatches or probes <= 0:
-                return bool(found.mismatches)
-            return bool(probe_history(header, kept, check_history, extensions, seed=seed, per_op=probes,
-                                      asp_overrides=asp_overrides).mismatches)
+            probed = Probing(header, kept, extensions, seed=seed, per_op=probes) if probes > 0 else None
+            found = check_history(header, kept, extensions, label=str(path), asp_overrides=asp_overrides,
+                                  probing=probed)
+            return bool(found.mismatches) or (probed is not None and bool(probed.report.mismatches))
 
         report.shrunk = shrink_history(header, candidates, disagrees, extensions)
     return report
@@ -203,7 +202,8 @@ def check(path: str | Path, at: int | None = None, extensions=(), incremental: b
 def check_history(header: Header, candidates: list[dict], extensions=(), label: str = "history",
                   incremental: bool = False, retraction: bool = False, every_turn: bool | None = None,
                   seed: int | None = None, asp_overrides: Mapping[str, str] | None = None,
-                  progress: Progress | None = None, apart: bool | None = None) -> CheckReport:
+                  progress: Progress | None = None, apart: bool | None = None,
+                  probing: Probing | None = None) -> CheckReport:
     """Replay candidate utterances (rejected ones included) three ways and compare.
 
     ASP grounds the history in one shot unless ``incremental`` (turn by turn, as
@@ -216,6 +216,8 @@ def check_history(header: Header, candidates: list[dict], extensions=(), label: 
     Affected* in a process of its own (solvers/apart.py), so that the check's peak
     does not hold every piece clingo grounded; by default for histories of at
     least ``APART_FROM`` utterances.
+    ``probing``: the probe of the states it names runs inside this check (crosscheck/probe.py), its
+    lines in ``probing.report``, not in this report.
     """
     tell = progress or (lambda phase, done, total: None)
     engine = Engine(header, extensions=extensions)
@@ -232,14 +234,11 @@ def check_history(header: Header, candidates: list[dict], extensions=(), label: 
             data = {**data, "turn": assign_turn(None, engine.state.last_turn)}  # the turn the engine gives it
         first = asp.facts.next_step
         try:
-            update = engine.apply(data)
-        except PreconditionError as exc:
-            outcome = Outcome(False, {(v.index, v.code) for v in exc.violations})
+            outcome = _outcome(engine, data)
         except InputError as exc:
             raise InputError(f"utterance {len(outcomes) + 1}: {exc.detail}", path=label) from exc
-        else:
-            outcome = Outcome(True, set(), update)
-            for e in update.of(NewArg):
+        if outcome.update is not None:
+            for e in outcome.update.of(NewArg):
                 created[e.arg] = first + e.index
         ops = [op.op for op in engine.registry.utterance(data).ops] if twinless else []
         given = _given(ops, twinless, outcome, created, first)
@@ -249,9 +248,13 @@ def check_history(header: Header, candidates: list[dict], extensions=(), label: 
                 report.given[op] = report.given.get(op, 0) + 1
         outcomes.append(outcome)
         asp.add(data, engine.last_verdicts, given)
+        if probing is not None and n in probing.wanted:
+            taken = time.perf_counter()
+            probing.take(n, engine, asp.facts, _outcome)
+            report.timings["probe"] = report.timings.get("probe", 0.0) + time.perf_counter() - taken
         if n % 200 == 0 or n == len(candidates):
             tell("replay", n, len(candidates))
-    report.timings["replay"] = time.perf_counter() - start
+    report.timings["replay"] = time.perf_counter() - start - report.timings.get("probe", 0.0)
     report.accepted = sum(o.accepted for o in outcomes)
     tell("asp", 0, 1)
     answer = None
@@ -280,6 +283,11 @@ def check_history(header: Header, candidates: list[dict], extensions=(), label: 
         asp.forget_facts()
     _compare_final(report, engine, answer, None if answer is None else _affected_batches(asp, answer))
     report.timings["compare"] = time.perf_counter() - start
+    if probing is not None and answer is not None:
+        tell("probe", 0, 1)
+        start = time.perf_counter()
+        _compare_probed(probing, asp, answer, apart, asp_overrides or {})
+        report.timings["probe"] = report.timings.get("probe", 0.0) + time.perf_counter() - start
     if retraction:
         r = report.retraction = check_retractions(engine.state, every_turn=every_turn, seed=seed,
                                                   accepted_turns=report.accepted)
@@ -288,6 +296,30 @@ def check_history(header: Header, candidates: list[dict], extensions=(), label: 
         report.mismatches.extend(r.mismatches)
     engine.close()
     return report
+
+
+def _outcome(engine: Engine, data: dict) -> Outcome:
+    """``data`` applied to ``engine``: accepted with its update, or rejected with its violation codes
+    (an InputError, a malformed utterance, goes on up)."""
+    try:
+        update = engine.apply(data)
+    except PreconditionError as exc:
+        return Outcome(False, {(v.index, v.code) for v in exc.violations})
+    return Outcome(True, set(), update)
+
+
+def _compare_probed(probing: Probing, asp: OneShotHistory | IncrementalHistory, answer: HistoryAnswer,
+                    apart: bool, overrides: Mapping[str, str]) -> None:
+    """The probed states' candidates, as a log's utterances are compared: accepted or rejected and the
+    violation codes, transitions, flagged claims (decided by ASP from ``answer``, the check's history)."""
+    files, views = ([*asp.files, str(overrides.get(name, encoding(name)))] for name in ("oneshot.lp",
+                                                                                        "oneshot_view.lp"))
+    base = [str(f.raw) for f in asp.facts.base]
+    for state, decided in probing.decide(files, views, tuple(asp.facts.registry.specs), base, answer, apart):
+        keyed: list[tuple[int, int, str]] = []
+        _compare_outcomes(keyed, state.outcomes, decided)
+        _compare_transitions(CheckReport("probe"), keyed, state.outcomes, decided)
+        probing.found(state, [line for _, _, line in sorted(keyed)])
 
 
 def _affected_batches(asp: OneShotHistory | IncrementalHistory, answer: HistoryAnswer) -> Iterable[AffectedBatch]:

@@ -12,17 +12,31 @@ codes; a candidate both accept must have the same transitions.
 Bounded and repeatable: at most ``PROBE_STATES`` states (all of them for a
 shorter log, else a seeded sample with the last state always in), and
 ``per_op`` candidates per operation and state, drawn with ``random.Random``
-from the seed; the seed is printed, and ``--seed`` repeats a run.  Each state
-costs one three-way check of the log up to that state plus its candidates,
-so the probing costs at most ``PROBE_STATES`` checks of the log.
+from the seed; the seed is printed, and ``--seed`` repeats a run.
 
-A log of ``APART_FROM`` utterances or more has each probed check run in a
-process of its own, one after the other (solvers/apart.py): its memory goes
-back to the system when it ends, so the probe adds no probed check's peak to
-the main check's (issue 23: the last probed state is the whole log).  A probed
-check whose process ends without an answer (killed, the C library aborting)
-is a line of the report naming the state it probed, never dropped; one that
-runs out of the check's memory budget stops the check, as the main check would.
+The probe runs inside the check of the log (``Probing``, given to
+crosscheck.check.check_history), and each probed state costs what its
+candidates add, not a check of the log up to it:
+
+* the engine side: when the check's replay reaches a probed state, the
+  candidates are drawn from it and applied, one after the other, to a scratch
+  engine holding that state, restored from its Python state as a snapshot is
+  (the rules' facts made from it: ``Engine.take_state``); a header with a
+  world model, which no snapshot restores, has the scratch engine replay the
+  log up to the state instead;
+* the ASP side: once the check's one-shot history is decided, each probed
+  state's candidates are decided by one control seeded with the events the
+  check decided up to that state, as a window of the one-shot history is
+  seeded with the windows before it (solvers/history.py ``seed_of``); the log
+  is never grounded again.
+
+A candidate's acceptance, violation codes, transitions and flagged claims are
+compared as the check compares a log's utterance, and the first disagreement
+of each state is a line of the report.  From ``APART_FROM`` utterances on,
+the probed states' controls are grounded in a process of their own
+(solvers/apart.py), so that the check's process does not keep what clingo
+made for them; a process that ends without an answer is a line naming the
+states it was deciding, never dropped.
 """
 
 from __future__ import annotations
@@ -30,10 +44,11 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+import clingo
 from pydantic import ValidationError
 
 from grounded.core.bounds import MAX_TURN
@@ -43,7 +58,8 @@ from grounded.dmap.model import Header
 from grounded.dmap.operations import OperationSpec
 from grounded.dmap.state import DependencyMap
 from grounded.engine import Engine
-from grounded.solvers.apart import APART_FROM, ApartFailed, give_back, run_apart
+from grounded.solvers.apart import ApartFailed, run_apart
+from grounded.solvers.history import HistoryAnswer, HistoryFacts, decide_seeded, queue_seed, read_answer, seed_of
 from grounded.solvers.ruleset import asp_twins
 
 PROBE_STATES = 6
@@ -106,98 +122,135 @@ def draw_operation(spec: OperationSpec, pool: list[str], rng: random.Random) -> 
     return op
 
 
-def probe_history(header: Header, candidates: list[dict], check_history: Callable[..., Any], extensions=(), *,
-                  seed: int | None = None, per_op: int = PER_OP, states: int = PROBE_STATES,
-                  asp_overrides: Mapping[str, str] | None = None, apart: bool | None = None) -> ProbeReport:
-    """Probe the states ``candidates`` (a log's utterances) go through; the first disagreement of each state.
+@dataclass
+class ProbedState:
+    """One probed state as the engine side left it, for the ASP side to decide."""
 
-    ``check_history`` is crosscheck.check's (passed in: that module calls this one); with
-    ``apart`` (by default for ``APART_FROM`` utterances or more) each probed check runs in a
-    process of its own, so ``check_history`` is then a module-level function."""
-    report = ProbeReport(default_seed(candidates) if seed is None else seed)
-    rng = random.Random(report.seed)
-    report.states = pick_states(len(candidates), rng, states)
-    if per_op <= 0 or not report.states:
-        report.states = []
-        return report
-    apart = len(candidates) >= APART_FROM if apart is None else apart
-    drawn = _draw(header, candidates, set(report.states), extensions, per_op, rng)
-    if apart:
-        give_back()  # the main check's and the drawing engine's memory, before the probed checks' processes
-    for k, probes in drawn:
-        report.probes += len(probes)
-        _probe_state(report, header, candidates[:k], probes, extensions, asp_overrides, check_history, apart)
-    return report
+    k: int
+    """The log utterances before it."""
+    probes: list[dict]
+    outcomes: list[Any]
+    """What the engine did with each candidate (crosscheck.check's ``Outcome``)."""
+    before: list[Any]
+    """The ASP candidates of the log's first ``k`` utterances (``history.Candidate``)."""
+    candidates: list[Any]
+    """The candidates' own, numbered on from ``k + 1``."""
+    facts: list[str]
+    """The candidates' input facts and every literal's known at them, as text."""
 
 
-def _draw(header: Header, candidates: list[dict], wanted: set[int], extensions, per_op: int,
-          rng: random.Random) -> list[tuple[int, list[dict]]]:
-    """The candidate utterances of each wanted state (by its number of log utterances before it).
-
-    All drawn first, by one engine that replays the log once and is released
-    before any probed check runs: a probed check of the whole log then does not
-    share the process with a second engine holding the whole log (issue 23: the
-    probe was the check's peak on argument-heavy logs)."""
-    _, twinless = asp_twins(extensions)
-    speakers = sorted(header.agents) or ["probe_agent"]
-    drawn: list[tuple[int, list[dict]]] = []
-    with Engine(header, extensions=extensions) as engine:
-        specs = [s for name, s in sorted(engine.registry.specs.items()) if name not in twinless]
-        for k, data in enumerate(candidates, 1):
-            try:
-                engine.apply(data)
-            except PreconditionError:  # a scenario's rejected turn: the state is as it was
-                pass
-            if k not in wanted:
-                continue
-            pool = literal_pool(engine.state)
-            turn = engine.state.last_turn
-            probes = []
-            for spec in specs:
-                for _ in range(per_op):
-                    if turn is not None and turn >= MAX_TURN:  # no turn left after this state to try anything at
-                        break
-                    turn = assign_turn(None, turn)
-                    probe = {"turn": turn, "speaker": rng.choice(speakers), "ops": [draw_operation(spec, pool, rng)]}
-                    try:
-                        engine.registry.utterance(probe)
-                    except (InputError, ValidationError):
-                        continue
-                    probes.append(probe)
-            drawn.append((k, probes))
-    return drawn
+Apply = Callable[[Engine, dict], Any]
+"""How the check applies one utterance to an engine and what it keeps of the outcome."""
 
 
-def _probe_state(report: ProbeReport, header: Header, prefix: list[dict], probes: list[dict], extensions,
-                 asp_overrides, check_history, apart: bool) -> None:
-    """The first disagreement on a candidate (the log's own lines are the main check's business)."""
-    if not probes:
-        return
-    k = len(prefix)
-    arguments = (check_history, header, prefix + probes, tuple(extensions), asp_overrides)
-    try:
-        found = (run_apart(f"the probed check of the state after utterance {k}", probed_check, *arguments)
-                 if apart else probed_check(*arguments))
-    except InputError as exc:  # a candidate the engine refuses as malformed: say so, it is no disagreement
-        report.mismatches.append(f"probes after utterance {k}: not run ({exc.detail})")
-        return
-    except ApartFailed as exc:  # its process ended without an answer (killed, the C library aborting)
-        report.mismatches.append(f"probes after utterance {k}: not completed ({type(exc).__name__}: {exc})")
-        return
-    except MemoryError as exc:  # past the check's memory budget: the check stops there (budget.py), saying where
-        raise MemoryError(f"the probed check of the state after utterance {k}: {exc}") from exc
-    for line in found:
-        words = line.split(" ", 2)
-        if words[0] == "utterance" and words[1].isdigit() and int(words[1]) > k:
-            probe = probes[int(words[1]) - k - 1]
-            report.mismatches.append(
-                f"probe {int(words[1]) - k} of the state after utterance {k} (seed {report.seed}): {line}; "
-                f"the candidate: {json.dumps(probe)}")
+class Probing:
+    """The probe of one check: ``take`` at each probed state of the check's replay, ``decide`` once the
+    check's history is decided, ``found`` with the lines the check's comparison gave for a state."""
+
+    def __init__(self, header: Header, candidates: list[dict], extensions=(), *, seed: int | None = None,
+                 per_op: int = PER_OP, states: int = PROBE_STATES):
+        self.report = ProbeReport(default_seed(candidates) if seed is None else seed)
+        self._rng = random.Random(self.report.seed)
+        self.report.states = pick_states(len(candidates), self._rng, states) if per_op > 0 else []
+        self.wanted = set(self.report.states)
+        self.header, self.extensions, self.per_op = header, tuple(extensions), per_op
+        self._log = candidates
+        self.taken: list[ProbedState] = []
+
+    def take(self, k: int, engine: Engine, facts: HistoryFacts, apply: Apply) -> None:
+        """The state after the log's ``k``-th utterance, ``engine``'s now: draw its candidates and apply
+        them to a scratch engine holding it (``facts``: the ASP input facts of the log so far)."""
+        probes = self._draw(engine)
+        self.report.probes += len(probes)
+        if not probes:
             return
+        fork = facts.fork()  # the facts as of this state, continued by the candidates alone
+        before, known = list(fork.candidates), len(fork.literals)
+        outcomes, added = [], []
+        scratch = self._scratch(engine, k)
+        try:
+            for i, probe in enumerate(probes, k + 1):
+                try:
+                    outcomes.append(apply(scratch, probe))
+                except InputError as exc:  # a candidate the engine refuses as malformed: no disagreement
+                    self.report.mismatches.append(f"probes after utterance {k}: not run (utterance {i}: "
+                                                  f"{exc.detail})")
+                    return
+                _, new = fork.add(scratch.registry.utterance(probe), probe["turn"], scratch.last_verdicts)
+                added += new
+        finally:
+            scratch.close()
+        text = [str(f.raw) for f in (*fork.literals[:known], *added)]
+        self.taken.append(ProbedState(k, probes, outcomes, before, fork.candidates[k:], text))
 
+    def _scratch(self, engine: Engine, k: int) -> Engine:
+        """An engine holding ``engine``'s state (the state after the log's ``k``-th utterance)."""
+        scratch = Engine(self.header, extensions=self.extensions)
+        if engine.world is None:
+            scratch.take_state(DependencyMap.from_data(engine.state.header, engine.state.to_data()))
+            return scratch
+        for data in self._log[:k]:  # a world model's state is not restored from the Python one: replayed
+            try:
+                scratch.apply(data)
+            except PreconditionError:
+                pass
+        return scratch
 
-def probed_check(check_history: Callable[..., Any], header: Header, candidates: list[dict], extensions: tuple,
-                 asp_overrides: Mapping[str, str] | None) -> list[str]:
-    """One probed check, as the lines it found: all a probed state's report needs (plain data, so that it
-    comes back from a process of its own)."""
-    return list(check_history(header, candidates, extensions, label="probe", asp_overrides=asp_overrides).mismatches)
+    def _draw(self, engine: Engine) -> list[dict]:
+        """The candidate utterances of ``engine``'s state: ``per_op`` of every operation with an ASP twin."""
+        _, twinless = asp_twins(self.extensions)
+        speakers = sorted(self.header.agents) or ["probe_agent"]
+        specs = [s for name, s in sorted(engine.registry.specs.items()) if name not in twinless]
+        pool = literal_pool(engine.state)
+        turn = engine.state.last_turn
+        probes = []
+        for spec in specs:
+            for _ in range(self.per_op):
+                if turn is not None and turn >= MAX_TURN:  # no turn left after this state to try anything at
+                    break
+                turn = assign_turn(None, turn)
+                probe = {"turn": turn, "speaker": self._rng.choice(speakers),
+                         "ops": [draw_operation(spec, pool, self._rng)]}
+                try:
+                    engine.registry.utterance(probe)
+                except (InputError, ValidationError):
+                    continue
+                probes.append(probe)
+        return probes
+
+    def decide(self, files: list[str], views: list[str], operations: tuple[str, ...], base: list[str],
+               answer: HistoryAnswer, apart: bool) -> Iterator[tuple[ProbedState, HistoryAnswer]]:
+        """ASP's answer on each probed state's candidates, from the check's ``answer`` up to that state
+        (``files``, ``views``: the one-shot encoding's two stages; ``base``: the header's facts as text).
+        With ``apart``, the states are grounded in a process of their own."""
+        jobs = []
+        for state in self.taken:
+            k, step = state.k, state.before[-1].close_step
+            archive = [a for a in answer.facts if not (a.name == "joined" and a.arguments[1].number > k)]
+            accepted = [c for c in state.before if c.u in answer.accepted]
+            seeds = [*seed_of(state.before, archive, accepted[-1].turn if accepted else None),
+                     *queue_seed(state.before, archive)]
+            jobs.append(([*base, *state.facts], list(map(str, seeds)), step, k))
+        try:
+            shown = (run_apart(f"the ASP of the probed states {self.report.states}", decide_seeded, files,
+                               views, operations, jobs) if apart else decide_seeded(files, views, operations, jobs))
+        except ApartFailed as exc:  # its process ended without an answer (killed, the C library aborting)
+            self.report.mismatches.extend(f"probes after utterance {s.k}: not completed ({type(exc).__name__}: "
+                                          f"{exc})" for s in self.taken)
+            return
+        for state, texts, (*_, step, _) in zip(self.taken, shown, jobs, strict=True):
+            new = read_answer([*state.before, *state.candidates], list(map(clingo.parse_term, texts)))
+            ids = {s: i for s, i in answer.arg_id.items() if s <= step}  # the engine numbers on from these
+            yield state, replace(new, candidates=state.candidates,
+                                 arg_id={**ids, **{s: i + len(ids) for s, i in new.arg_id.items()}})
+
+    def found(self, state: ProbedState, lines: list[str]) -> None:
+        """The first disagreement on one of the state's candidates (the log's own lines are the check's)."""
+        for line in lines:
+            words = line.split(" ", 2)
+            if words[0] == "utterance" and words[1].isdigit() and int(words[1]) > state.k:
+                probe = state.probes[int(words[1]) - state.k - 1]
+                self.report.mismatches.append(
+                    f"probe {int(words[1]) - state.k} of the state after utterance {state.k} (seed "
+                    f"{self.report.seed}): {line}; the candidate: {json.dumps(probe)}")
+                return

@@ -441,6 +441,15 @@ class Engine(Displayable, Walks):
         """A new map (a new engine, or one restored from a snapshot): the one the query walks read."""
         self._walk_over(state)
 
+    def take_state(self, state: DependencyMap) -> None:
+        """Hold ``state`` from now on (a new engine: a snapshot's state, a probed state's copy): the Python
+        state now, the rules' facts made from it when they are next asked (or first started)."""
+        self.state = state
+        if self._rules is not None:  # else the rules take the state from the Python one when started
+            from grounded.solvers.prolog import state_facts
+
+            self._rules[2].restore(lambda: state_facts(state))
+
     def reinstatable(self, at: int | None = None) -> list[int]:
         """Arguments out of standing whose every attacker has left S_t (reported, never reinstated).
 

@@ -64,6 +64,8 @@ class Loadable(Protocol):
     _effects: EffectsWriter | None
     _effects_resume: tuple[int, bytes] | None
 
+    def take_state(self, state: DependencyMap) -> None: ...
+
     def _line_utterance(self, reader: LogReader, lineno: int, body: bytes) -> tuple[UtteranceBase, Kept]: ...
 
     def _apply_lines(self, pending: Pending, path: str, status: LogStatus,
@@ -196,11 +198,7 @@ def _from_snapshot(engine: Loadable, path: str | Path, found: Snapshot, status: 
     state = restored_state(found, engine.state.header, path, status)  # the header the engine was made from
     if state is None:
         return None
-    engine.state = state
-    if engine._rules is not None:  # else the rules take the state from the Python one when started
-        from grounded.solvers.prolog import state_facts
-
-        engine._rules[2].restore(lambda: state_facts(state))
+    engine.take_state(state)
     engine._history_log = (str(path), found.key)
     return found.key
 

@@ -24,6 +24,7 @@ as facts for the steps that use it (``given``).
 
 from __future__ import annotations
 
+import copy
 import time
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -186,6 +187,14 @@ class HistoryFacts:
             if p.aware:
                 self.base.append(F.Aware0(p.id))
             self._literal_facts(p.id, self.base)
+
+    def fork(self) -> HistoryFacts:
+        """A copy that goes on on its own (a probed state's candidates after the log's utterances so far):
+        what never changes shared, what ``add`` grows copied."""
+        other = copy.copy(self)
+        other.candidates, other.literals, other._literals = list(self.candidates), list(self.literals), set(
+            self._literals)
+        return other
 
     @property
     def next_step(self) -> int:
@@ -475,20 +484,24 @@ def seed_of(before: list[Candidate], archive: Iterable[clingo.Symbol], last_turn
     standing: dict[int, clingo.Symbol] = {}  # only the newest standing event of each argument counts
     commitment: dict[tuple[clingo.Symbol, int], clingo.Symbol] = {}  # and the newest commitment event
     for a in archive:
-        if a.name in _SEEDED and a.arguments[_SEEDED[a.name]].number in ok:
+        kind = a.name  # read once: each read of a symbol's name or arguments is a call into clingo
+        if kind not in _SEEDED and kind not in ("st_event", "f_com", "joined"):
+            continue
+        args = a.arguments
+        if kind in _SEEDED and args[_SEEDED[kind]].number in ok:
             seed.append(a)
-        elif a.name == "st_event" and a.arguments[2].number in ok:
-            key, newest = a.arguments[0].number, standing.get(a.arguments[0].number)
+        elif kind == "st_event" and args[2].number in ok:
+            key, newest = args[0].number, standing.get(args[0].number)
             if newest is None or _order(a) > _order(newest):
                 standing[key] = a
-        elif a.name == "f_com" and a.arguments[2].number in ok:
-            held = commitment.get((a.arguments[0], a.arguments[1].number))
-            if held is None or a.arguments[2].number > held.arguments[2].number:
-                commitment[(a.arguments[0], a.arguments[1].number)] = a
-        elif a.name == "joined":
+        elif kind == "f_com" and args[2].number in ok:
+            held = commitment.get((args[0], args[1].number))
+            if held is None or args[2].number > held.arguments[2].number:
+                commitment[(args[0], args[1].number)] = a
+        elif kind == "joined":
             seed.append(a)
-        if a.name == "f_arg" and a.arguments[2].name == "decision" and a.arguments[0].number in ok:
-            name = F.decode(a.arguments[1].string)
+        if kind == "f_arg" and args[2].name == "decision" and args[0].number in ok:
+            name = F.decode(args[1].string)
             seed += [F.DecideName(p, name, n).raw for p, n in DecisionNames.readings(name)]
     seed += [clingo.Function("f_st", a.arguments) for a in standing.values()]
     seed += [a for a in commitment.values() if a.arguments[3].name == "add"]
@@ -519,6 +532,8 @@ def queue_seed(before: list[Candidate], archive: Iterable[clingo.Symbol]) -> lis
 
 _SEEDED = {"f_arg": 0, "f_dep": 2, "f_expl": 2, "f_att": 2, "f_dis": 2, "f_prop": 2, "f_aware": 1}
 """Events carried into a fresh control whole (by the position of their step)."""
+_CARRIED = {**_SEEDED, "st_event": 2, "f_com": 2, "header_question_touched": 1}
+"""What a fresh control shows again of its seeds (by the position of their step)."""
 
 
 def _order(st_event: clingo.Symbol) -> tuple[int, int]:
@@ -734,6 +749,34 @@ def _decide(files: list[str], operations: Sequence[str], facts: list[clingo.Symb
     grounded_at = time.perf_counter()
     shown = OneShotHistory._model(ctl)
     return shown, ctl.statistics, (grounded_at - start, time.perf_counter() - grounded_at)
+
+
+def decide_seeded(files: list[str], views: list[str], operations: Sequence[str],
+                  jobs: list[tuple[list[str], list[str], int, int]]) -> list[list[str]]:
+    """Windows that each go on from a decided history: per job, its input facts and its seeds (``seed_of``,
+    ``queue_seed``) as text, and the last step and utterance the seeds cover; what each decided about its
+    own steps and utterances, as text, with what its accepted utterances took out of S_t and flagged
+    (the view stage, ``views``: the files of ``_view``, read with no view asked).  The probe
+    (crosscheck/probe.py) decides a probed state's candidates so, from the events the check decided up
+    to that state, in this process or one apart."""
+    parse = clingo.parse_term
+    found = []
+    for facts, seeds, step, u in jobs:
+        given = [*map(parse, facts), *map(parse, seeds)]
+        shown = _decide(files, operations, given, [])[0]
+        ctl = _facts_control(views, operations, [*given, *shown])
+        ctl.ground([("base", [])], context=DecisionNames())
+        after = [s for s in OneShotHistory._model(ctl) if s.name in ("taken_out", "flagged")]
+        found.append([str(s) for s in (*shown, *after) if not _carried(s, step, u)])
+    return found
+
+
+def _carried(atom: clingo.Symbol, step: int, u: int) -> bool:
+    """Is ``atom`` a seed shown again (an event of a step up to ``step``, a joining up to utterance ``u``)?"""
+    if atom.name == "joined":
+        return atom.arguments[1].number <= u
+    at = _CARRIED.get(atom.name)
+    return at is not None and atom.arguments[at].number <= step
 
 
 def _windows(files: list[str], operations: Sequence[str], base: list[clingo.Symbol], literals: list[clingo.Symbol],

@@ -1,0 +1,194 @@
+"""The probe runs inside the check: a probed state costs its candidates, not a check of the log up to it.
+
+Each probed state's candidates are applied to a scratch engine restored from the
+state the check's replay reached, and decided by ASP from the events the check
+decided up to it (crosscheck/probe.py).  What it finds must be what a whole
+check of the log up to the state plus its candidates finds (the probe as it
+was): compared on planted faults, a missing precondition among them.  And the
+cost is counted, never timed: how many utterances the engines apply and how
+many steps clingo grounds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from grounded.crosscheck import probe as probe_module
+from grounded.crosscheck.check import candidates_of, check, check_history
+from grounded.crosscheck.probe import Probing
+from grounded.dmap.model import Header
+from grounded.engine.engine import Engine
+from grounded.solvers import history
+from grounded.solvers.asp import encoding
+from tests.synthetic import argument_heavy
+
+from .test_check_report import HEADER, STORY
+from .test_crosscheck import draw_candidates
+from .test_epistemic_properties import header as epistemic_header
+from .test_properties import HEADER as RANDOM_HEADER
+from .test_properties import budget
+
+FAULTS = {
+    "none": None,
+    "support_self dropped": ("ops/support.lp", "violation(s, support_self)", "violation(s, support_self_never)"),
+    "undermine_by_unknown dropped": ("ops/undermine.lp", "violation(s, undermine_by_unknown)",
+                                     "violation(s, undermine_by_unknown_never)"),
+    "undermined argument abandoned": ("ops/undermine.lp", "weakened", "abandoned"),
+    "flagged forgets standing": ("history.lp", "aff(L, A, 2*C), in_s(A, 2*C)", "aff(L, A, 2*C), not in_s(A, 2*C)"),
+}
+
+
+def overrides(name: str, tmp_path: Path) -> dict[str, str]:
+    if FAULTS[name] is None:
+        return {}
+    rule, old, new = FAULTS[name]
+    original = Path(encoding(rule)).read_text()
+    assert old in original, f"{rule} no longer holds {old!r}: update the fault"
+    mutated = tmp_path / Path(rule).name
+    mutated.write_text(original.replace(old, new))
+    return {rule: str(mutated)}
+
+
+def reference(probing: Probing, header: Header, log: list[dict], asp: dict[str, str]) -> list[str]:
+    """What the probe found before it ran inside the check: per probed state, a whole check of the log
+    up to it plus its candidates, and the first line about a candidate."""
+    lines = []
+    for state in probing.taken:
+        found = check_history(header, log[:state.k] + state.probes, asp_overrides=asp, label="probe").mismatches
+        for line in found:
+            words = line.split(" ", 2)
+            if words[0] == "utterance" and int(words[1]) > state.k:
+                n = int(words[1]) - state.k
+                lines.append(f"probe {n} of the state after utterance {state.k} (seed {probing.report.seed}): "
+                             f"{line}; the candidate: {json.dumps(state.probes[n - 1])}")
+                break
+    return lines
+
+
+@pytest.mark.parametrize("fault", list(FAULTS))
+def test_a_probed_state_finds_what_a_check_of_the_log_up_to_it_finds(fault, tmp_path):
+    header, asp = Header.model_validate(HEADER), overrides(fault, tmp_path)
+    probing = Probing(header, STORY, seed=7, per_op=3, states=4)
+    check_history(header, STORY, asp_overrides=asp, probing=probing)
+    assert len(probing.taken) == len(probing.report.states) == 4
+    assert probing.report.mismatches == reference(probing, header, STORY, asp)
+    if fault in ("none", "flagged forgets standing"):  # the second: on the log, not necessarily on a candidate
+        assert fault != "none" or probing.report.mismatches == []
+    else:
+        assert probing.report.mismatches, "a planted fault a candidate meets"
+
+
+@pytest.mark.slow
+@budget(20)
+@given(data=st.data(), world=st.booleans(), incremental=st.booleans())
+def test_probing_random_histories_finds_what_checks_up_to_their_states_find(data, world, incremental):
+    """Random histories (rejected utterances among them), with a world model (whose state the scratch
+    engine replays: no snapshot restores it) or without, the check's ASP one-shot or turn by turn."""
+    header = Header.model_validate(epistemic_header(True) if world else RANDOM_HEADER)
+    log = draw_candidates(data, max_size=12, header=epistemic_header(True) if world else RANDOM_HEADER)
+    probing = Probing(header, log, seed=data.draw(st.integers(0, 2**16)), per_op=1, states=3)
+    check_history(header, log, incremental=incremental, probing=probing)
+    assert len(probing.taken) == len(probing.report.states)
+    assert probing.report.mismatches == reference(probing, header, log, {})
+
+
+def test_a_probed_state_costs_its_candidates_not_the_log(tmp_path, monkeypatch):
+    """The engines apply each log utterance once and each candidate once; clingo grounds each log step
+    once and each candidate's once (before, each probed state replayed and grounded the log up to it)."""
+    path = tmp_path / "log.jsonl"
+    n = argument_heavy(30, 1, path)
+    applied, grounded = [0], [0]
+    apply, decide = Engine.apply, history._decide
+
+    def counted_apply(self, utterance):
+        applied[0] += 1
+        return apply(self, utterance)
+
+    def counted_decide(files, operations, facts, seeds):
+        grounded[0] += sum(1 for f in facts if f.name == "step" and len(f.arguments) == 4)
+        return decide(files, operations, facts, seeds)
+
+    monkeypatch.setattr(Engine, "apply", counted_apply)
+    monkeypatch.setattr(history, "_decide", counted_decide)
+    report = check(path, probes=2)
+    assert report.ok, report.mismatches
+    probe = report.probe
+    assert probe is not None and len(probe.states) > 2 and probe.probes > 0
+    assert applied[0] == n + probe.probes
+    steps = sum(len(u["ops"]) for u in candidates_of(path)[1])
+    assert grounded[0] == steps + probe.probes  # every candidate has one operation
+    assert report.timings["probe"] > 0  # its own phase, out of the replay's
+
+
+PIDS = "GROUNDED_TEST_PROBE_PIDS"
+
+
+def decided_here(*args):
+    """decide_seeded, noting the process it ran in (a module-level function: it is sent to a child)."""
+    with open(os.environ[PIDS], "a", encoding="utf-8") as out:
+        out.write(f"{os.getpid()}\n")
+    return history.decide_seeded(*args)
+
+
+def decided_dies(*args):
+    """A process deciding the probed states that ends without an answer (as the OOM killer would end it)."""
+    os._exit(3)
+
+
+def test_apart_the_probed_states_are_decided_in_a_process_of_their_own(tmp_path, monkeypatch):
+    header = Header.model_validate(HEADER)
+    here = Probing(header, STORY, seed=3, states=3)
+    check_history(header, STORY, probing=here, apart=False)
+    monkeypatch.setenv(PIDS, str(tmp_path / "pids"))
+    monkeypatch.setattr(probe_module, "decide_seeded", decided_here)
+    there = Probing(header, STORY, seed=3, states=3)
+    check_history(header, STORY, probing=there, apart=True)
+    pids = (tmp_path / "pids").read_text().split()
+    assert len(pids) == 1 and pids[0] != str(os.getpid())
+    assert there.report.to_json() == here.report.to_json() and here.report.probes > 0
+
+
+def test_a_process_of_probed_states_that_dies_is_a_line_of_the_report(monkeypatch):
+    header = Header.model_validate(HEADER)
+    monkeypatch.setattr(probe_module, "decide_seeded", decided_dies)
+    probing = Probing(header, STORY, seed=3, states=2)
+    check_history(header, STORY, probing=probing, apart=True)
+    assert len(probing.report.states) == 2
+    assert probing.report.mismatches == [
+        f"probes after utterance {k}: not completed (ApartFailed: the ASP of the probed states "
+        f"{probing.report.states}: its process ended without an answer (exit status 3))"
+        for k in probing.report.states]
+
+
+def test_seeding_reads_each_decided_atom_s_name_once(monkeypatch):
+    """seed_of runs once per probed state (and per window of a long history) over every atom decided so
+    far: each read of a symbol's name is a call into clingo, so it reads each once (it read up to five)."""
+    import clingo
+
+    header = Header.model_validate(HEADER)
+    with Engine(header) as engine:
+        registry = engine.registry
+    decided = history.OneShotHistory(header, registry)
+    for c in STORY:
+        decided.add(c)
+    archive = list(decided.solve(affected=False).facts)
+    reads = [0]
+    name = clingo.Symbol.name
+
+    def counted(self):
+        reads[0] += 1
+        return name.fget(self)
+
+    monkeypatch.setattr(clingo.Symbol, "name", property(counted))
+    seeds = history.seed_of(decided.candidates, archive, STORY[-1]["turn"])
+    assert seeds
+    accepted_pass = len(archive)  # the accepted utterances are read off first
+    touched_pass = len(archive)  # and the declared questions touched last
+    decisions = sum(1 for a in archive if name.fget(a) == "f_arg")  # an argument's kind is a name too
+    assert reads[0] <= accepted_pass + len(archive) + touched_pass + decisions + len(seeds), reads[0]
