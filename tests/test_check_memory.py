@@ -302,3 +302,29 @@ def test_a_piece_apart_may_use_only_what_its_callers_memory_budget_has_left():
     found = json.loads(done.stdout)
     beyond = found["piece_limit"] - found["piece_mapped"]
     assert 0 < beyond <= found["left"], found
+
+
+class NoEngineHere:
+    """An Engine that cannot be built: where it replaces the check's, the check must build its engine elsewhere."""
+
+    def __init__(self, *args, **kwargs):
+        raise AssertionError("the check built its engine in the caller's process")
+
+
+def test_the_check_of_a_long_log_runs_in_a_process_of_its_own(tmp_path, monkeypatch):
+    """Issue 23: the check of a long log held its replay, its ASP answer and its comparison in the
+    caller's process (~190 MB at 8,000 argument turns), beside every probed check that followed.  It
+    now runs in a process of its own: the caller builds no engine for it, and the report is the one
+    of a check in the caller's process."""
+    from grounded.crosscheck import check as module
+
+    path = tmp_path / "log.jsonl"
+    assert argument_heavy(12, 1, path) == 12
+    here = module.check(path, probes=0)  # probes=0: a probe of 12 utterances checks in the caller's process
+    monkeypatch.setattr(module, "APART_FROM", 12)
+    monkeypatch.setattr(module, "Engine", NoEngineHere)
+    phases: list[tuple[str, int, int]] = []
+    apart = module.check(path, probes=0, progress=lambda *phase: phases.append(phase))
+    assert apart.to_json() == here.to_json()
+    assert apart.ok and apart.utterances == 12 and apart.literals > 0
+    assert ("check", 0, 1) in phases and ("replay", 12, 12) not in phases

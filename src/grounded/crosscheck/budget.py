@@ -128,6 +128,7 @@ def _child(spec_json: str, budget: str, result_path: str) -> int:
     out = Path(result_path)
     phases = {"read": f"reading {Path(spec['file']).name}", "replay": "replaying through the engine",
               "asp": "recomputing in ASP", "compare": "comparing",
+              "check": "replaying, recomputing in ASP and comparing (in a process of its own)",
               "probe": "probing the log's states with candidate utterances",
               "shrink": "shrinking the log to a smallest disagreeing history"}
     console = Console(stderr=True)
