@@ -328,3 +328,34 @@ def test_the_check_of_a_long_log_runs_in_a_process_of_its_own(tmp_path, monkeypa
     assert apart.to_json() == here.to_json()
     assert apart.ok and apart.utterances == 12 and apart.literals > 0
     assert ("check", 0, 1) in phases and ("replay", 12, 12) not in phases
+
+
+def test_the_view_apart_is_not_run_beside_the_text_the_windows_were_sent(monkeypatch):
+    """Issue 23: ``solve`` kept the text it sent the processes of windows (every fact, every atom
+    decided so far, the size of the history) while the view's process ran, the largest piece of a
+    long check.  That text is now gone from ``solve`` before the view starts."""
+    import sys
+
+    from grounded.solvers import history as module
+
+    header = Header.model_validate(HEADER)
+    with Engine(header) as engine:
+        history = OneShotHistory(header, engine.registry, window=4, apart=True, bound=0)
+    for c in QUEUE:
+        history.add(c)
+    sent: list[list] = []
+    held: list[str] = []
+    run = module.run_apart
+
+    def spy(what, fn, *args):
+        if what.startswith("the ASP history"):
+            sent.extend(a for a in args if isinstance(a, list) and a and isinstance(a[0], str))
+        elif what == "the ASP view":
+            solve = sys._getframe(1)
+            held.extend(name for name, value in solve.f_locals.items() if any(value is text for text in sent))
+        return run(what, fn, *args)
+
+    monkeypatch.setattr(module, "run_apart", spy)
+    answer = history.solve(affected=False)
+    assert len(sent) >= 3 and answer.accepted, sent
+    assert held == [], held

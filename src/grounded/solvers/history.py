@@ -582,8 +582,30 @@ class OneShotHistory(_History):
         ``affected`` the answer holds no Affected or Affected*: ask ``affected()``
         for them a batch at a time.
         """
-        decided: set[clingo.Symbol] = set()
         operations = tuple(self.facts.registry.specs)
+        history = list(self._decide(operations))
+        start = time.perf_counter()
+        x = self.facts.view_point(upto) if self.candidates else 0
+        files = [*self.files, self._domains("oneshot_view.lp")]
+        if self.apart:
+            views_text, state_text = run_apart("the ASP view", _view_as_text, files, operations,
+                                               _texts(self._added), list(map(str, history)), x)
+            views, state = list(map(clingo.parse_term, views_text)), list(map(clingo.parse_term, state_text))
+        else:
+            views, state = _view(files, operations, [f.raw for f in self._added], history, x)
+        self.timings["views"] = time.perf_counter() - start
+        self._view_state = (x, state)
+        if affected:
+            start = time.perf_counter()
+            views += [s for batch in self._batches() for s in self._affected_batch(batch)]
+            self.timings["affected"] = time.perf_counter() - start
+        return read_answer(self.candidates, [*history, *views])
+
+    def _decide(self, operations: tuple[str, ...]) -> set[clingo.Symbol]:
+        """The events the windows of the history decide (``timings`` ground and solve).  If ``apart``,
+        the text the processes of windows were sent (every fact, every atom decided so far) is this
+        method's and goes when it returns: the view's process that follows is not run beside it."""
+        decided: set[clingo.Symbol] = set()
         files = [*self.files, self._domains("oneshot.lp")]
         base, literals = [f.raw for f in self.facts.base], [f.raw for f in self.facts.literals]
         first, ground, solve = 0, 0.0, 0.0
@@ -606,24 +628,7 @@ class OneShotHistory(_History):
             if first >= len(self.candidates):
                 break
         self.timings["ground"], self.timings["solve"] = ground, solve
-        history = list(decided)
-        del decided
-        start = time.perf_counter()
-        x = self.facts.view_point(upto) if self.candidates else 0
-        files = [*self.files, self._domains("oneshot_view.lp")]
-        if self.apart:
-            views_text, state_text = run_apart("the ASP view", _view_as_text, files, operations,
-                                               _texts(self._added), list(map(str, history)), x)
-            views, state = list(map(clingo.parse_term, views_text)), list(map(clingo.parse_term, state_text))
-        else:
-            views, state = _view(files, operations, [f.raw for f in self._added], history, x)
-        self.timings["views"] = time.perf_counter() - start
-        self._view_state = (x, state)
-        if affected:
-            start = time.perf_counter()
-            views += [s for batch in self._batches() for s in self._affected_batch(batch)]
-            self.timings["affected"] = time.perf_counter() - start
-        return read_answer(self.candidates, [*history, *views])
+        return decided
 
     def forget_facts(self) -> None:
         """Let the input facts go once ``solve`` has read them (``affected`` needs only the view):
