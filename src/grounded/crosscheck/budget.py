@@ -44,8 +44,9 @@ def default_budget() -> int:
 
 
 _OUT_OF_MEMORY = ("bad_alloc", "out of memory", "not enough memory", "cannot allocate memory",
-                  "not enough resources", "resource_error(")
-"""How clingo (C++), SWI-Prolog and the C library say an allocation failed; a message merely
+                  "not enough resources", "resource_error(", "failed to map segment from shared object")
+"""How clingo (C++), SWI-Prolog and the C library say an allocation failed (the dynamic loader, a library
+loaded past the budget: a check apart loads SWI-Prolog in its own process); a message merely
 mentioning memory (a literal named ``memory_leak``) is not one of them."""
 
 
