@@ -359,3 +359,44 @@ def test_the_view_apart_is_not_run_beside_the_text_the_windows_were_sent(monkeyp
     answer = history.solve(affected=False)
     assert len(sent) >= 3 and answer.accepted, sent
     assert held == [], held
+
+
+def test_the_view_apart_grounds_its_facts_as_it_parses_them(monkeypatch):
+    """Issue 23: the view's process, the largest piece of a long check (534 MB at 20,000 argument
+    turns), held the text of every fact and decided atom, a list of their symbols and a third list
+    of both while it grounded.  It now reads each symbol into the control as it parses it, and lets
+    each text go once read: the control is built from no list, and nothing but this test holds the
+    texts by then.  The answer is the one of the view in the caller's process."""
+    import sys
+
+    from grounded.solvers import history as module
+
+    header = Header.model_validate(HEADER)
+    with Engine(header) as engine:
+        apart, here = (OneShotHistory(header, engine.registry, window=4, apart=True),
+                       OneShotHistory(header, engine.registry, window=4))
+    for c in QUEUE:
+        apart.add(c)
+        here.add(c)
+    texts: list[list[str]] = []
+    built: list[tuple[bool, list[int]]] = []
+    run, control = module.run_apart, module._facts_control
+
+    def view_here(what, fn, *args):
+        if what != "the ASP view":
+            return run(what, fn, *args)
+        texts.extend(args[2])
+        return fn(*args)  # in this process, to watch it
+
+    def spy(files, operations, symbols, *rest):
+        ctl = control(files, operations, symbols, *rest)
+        if texts:
+            built.append((isinstance(symbols, list), [sys.getrefcount(t) for t in texts]))
+        return ctl
+
+    monkeypatch.setattr(module, "run_apart", view_here)
+    monkeypatch.setattr(module, "_facts_control", spy)
+    answer = apart.solve(affected=False)
+    assert len(texts) == 2 and all(texts), texts
+    assert built == [(False, [3, 3])], built  # held by `texts` and this loop's `t` (getrefcount's own counted)
+    assert {str(s) for s in answer.facts} == {str(s) for s in here.solve(affected=False).facts}
