@@ -400,25 +400,3 @@ def test_the_view_apart_grounds_its_facts_as_it_parses_them(monkeypatch):
     assert len(texts) == 2 and all(texts), texts
     assert built == [(False, [3, 3])], built  # held by `texts` and this loop's `t` (getrefcount's own counted)
     assert {str(s) for s in answer.facts} == {str(s) for s in here.solve(affected=False).facts}
-
-
-def test_the_batches_of_affected_apart_start_after_the_caller_gave_back_what_it_freed(monkeypatch):
-    """Issue 23: at 20,000 argument turns the check's process held 507 MB beside each process of
-    Affected* batches (the tree's peak, 973 MB): what its comparisons had freed stayed with glibc.
-    It is given back to the system (``give_back``) before the first batch's process starts."""
-    from grounded.solvers import history as module
-
-    header = Header.model_validate(HEADER)
-    with Engine(header) as engine:
-        history = OneShotHistory(header, engine.registry, window=4, batch=2, apart=True)
-    for c in QUEUE:
-        history.add(c)
-    calls: list[str] = []
-    run, give = module.run_apart, module.give_back
-    monkeypatch.setattr(module, "run_apart", lambda what, *args: calls.append(what) or run(what, *args))
-    monkeypatch.setattr(module, "give_back", lambda: calls.append("give_back") or give())
-    answer = history.solve(affected=False)
-    calls.clear()
-    batches = list(history.affected(answer))
-    assert len(batches) > 1 and calls[0] == "give_back", calls
-    assert calls[1].startswith("Affected*") and "give_back" not in calls[1:], calls

@@ -44,7 +44,7 @@ from grounded.dmap.operations import OperationRegistry, UtteranceBase
 from grounded.epistemic.verdicts import FLAGS, LITERAL_KINDS, Verdict, truth
 from grounded.queries import registry
 from grounded.solvers import facts as F
-from grounded.solvers.apart import APART_BOUND, give_back, peak_bytes, run_apart
+from grounded.solvers.apart import APART_BOUND, peak_bytes, run_apart
 from grounded.solvers.asp import encoding, new_control
 from grounded.solvers.oneshot import add_one_shot
 
@@ -673,7 +673,6 @@ class OneShotHistory(_History):
             return
         queries, state_text = self._domains("queries.lp"), list(map(str, state))
         todo = [list(map(str, batch)) for batch in batches]
-        give_back()  # what the caller let go since the view (a check: its comparisons), before the batches' processes
         while todo:
             done = run_apart(f"Affected* of {sum(map(len, todo))} literals in ASP", _affected_rows_as_text,
                              queries, state_text, x, todo, self.bound)
