@@ -258,3 +258,101 @@ def test_a_piece_apart_may_use_only_what_its_callers_memory_budget_has_left():
     found = json.loads(done.stdout)
     beyond = found["piece_limit"] - found["piece_mapped"]
     assert 0 < beyond <= found["left"], found
+
+
+class NoEngineHere:
+    """An Engine that cannot be built: where it replaces the check's, the check must build its engine elsewhere."""
+
+    def __init__(self, *args, **kwargs):
+        raise AssertionError("the check built its engine in the caller's process")
+
+
+def test_the_check_of_a_long_log_runs_in_a_process_of_its_own(tmp_path, monkeypatch):
+    """Issue 23: the check of a long log held its replay, its ASP answer and its comparison in the
+    caller's process (~190 MB at 8,000 argument turns), beside every probed check that followed.  It
+    now runs in a process of its own: the caller builds no engine for it, and the report is the one
+    of a check in the caller's process."""
+    from grounded.crosscheck import check as module
+
+    path = tmp_path / "log.jsonl"
+    assert argument_heavy(12, 1, path) == 12
+    here = module.check(path, probes=0)  # probes=0: a probe of 12 utterances checks in the caller's process
+    monkeypatch.setattr(module, "APART_FROM", 12)
+    monkeypatch.setattr(module, "Engine", NoEngineHere)
+    phases: list[tuple[str, int, int]] = []
+    apart = module.check(path, probes=0, progress=lambda *phase: phases.append(phase))
+    assert apart.to_json() == here.to_json()
+    assert apart.ok and apart.utterances == 12 and apart.literals > 0
+    assert ("check", 0, 1) in phases and ("replay", 12, 12) not in phases
+
+
+def test_the_view_apart_is_not_run_beside_the_text_the_windows_were_sent(monkeypatch):
+    """Issue 23: ``solve`` kept the text it sent the processes of windows (every fact, every atom
+    decided so far, the size of the history) while the view's process ran, the largest piece of a
+    long check.  That text is now gone from ``solve`` before the view starts."""
+    import sys
+
+    from grounded.solvers import history as module
+
+    header = Header.model_validate(HEADER)
+    with Engine(header) as engine:
+        history = OneShotHistory(header, engine.registry, window=4, apart=True, bound=0)
+    for c in QUEUE:
+        history.add(c)
+    sent: list[list] = []
+    held: list[str] = []
+    run = module.run_apart
+
+    def spy(what, fn, *args):
+        if what.startswith("the ASP history"):
+            sent.extend(a for a in args if isinstance(a, list) and a and isinstance(a[0], str))
+        elif what == "the ASP view":
+            solve = sys._getframe(1)
+            held.extend(name for name, value in solve.f_locals.items() if any(value is text for text in sent))
+        return run(what, fn, *args)
+
+    monkeypatch.setattr(module, "run_apart", spy)
+    answer = history.solve(affected=False)
+    assert len(sent) >= 3 and answer.accepted, sent
+    assert held == [], held
+
+
+def test_the_view_apart_grounds_its_facts_as_it_parses_them(monkeypatch):
+    """Issue 23: the view's process, the largest piece of a long check (534 MB at 20,000 argument
+    turns), held the text of every fact and decided atom, a list of their symbols and a third list
+    of both while it grounded.  It now reads each symbol into the control as it parses it, and lets
+    each text go once read: the control is built from no list, and nothing but this test holds the
+    texts by then.  The answer is the one of the view in the caller's process."""
+    import sys
+
+    from grounded.solvers import history as module
+
+    header = Header.model_validate(HEADER)
+    with Engine(header) as engine:
+        apart, here = (OneShotHistory(header, engine.registry, window=4, apart=True),
+                       OneShotHistory(header, engine.registry, window=4))
+    for c in QUEUE:
+        apart.add(c)
+        here.add(c)
+    texts: list[list[str]] = []
+    built: list[tuple[bool, list[int]]] = []
+    run, control = module.run_apart, module._facts_control
+
+    def view_here(what, fn, *args):
+        if what != "the ASP view":
+            return run(what, fn, *args)
+        texts.extend(args[2])
+        return fn(*args)  # in this process, to watch it
+
+    def spy(files, operations, symbols, *rest):
+        ctl = control(files, operations, symbols, *rest)
+        if texts:
+            built.append((isinstance(symbols, list), [sys.getrefcount(t) for t in texts]))
+        return ctl
+
+    monkeypatch.setattr(module, "run_apart", view_here)
+    monkeypatch.setattr(module, "_facts_control", spy)
+    answer = apart.solve(affected=False)
+    assert len(texts) == 2 and all(texts), texts
+    assert built == [(False, [3, 3])], built  # held by `texts` and this loop's `t` (getrefcount's own counted)
+    assert {str(s) for s in answer.facts} == {str(s) for s in here.solve(affected=False).facts}

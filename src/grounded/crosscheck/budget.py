@@ -44,8 +44,9 @@ def default_budget() -> int:
 
 
 _OUT_OF_MEMORY = ("bad_alloc", "out of memory", "not enough memory", "cannot allocate memory",
-                  "not enough resources", "resource_error(")
-"""How clingo (C++), SWI-Prolog and the C library say an allocation failed; a message merely
+                  "not enough resources", "resource_error(", "failed to map segment from shared object")
+"""How clingo (C++), SWI-Prolog and the C library say an allocation failed (the dynamic loader, a library
+loaded past the budget: a check apart loads SWI-Prolog in its own process); a message merely
 mentioning memory (a literal named ``memory_leak``) is not one of them."""
 
 
@@ -128,6 +129,7 @@ def _child(spec_json: str, budget: str, result_path: str) -> int:
     out = Path(result_path)
     phases = {"read": f"reading {Path(spec['file']).name}", "replay": "replaying through the engine",
               "asp": "recomputing in ASP", "compare": "comparing",
+              "check": "replaying, recomputing in ASP and comparing (in a process of its own)",
               "probe": "probing the log's states with candidate utterances",
               "shrink": "shrinking the log to a smallest disagreeing history"}
     console = Console(stderr=True)

@@ -56,7 +56,7 @@ from grounded.queries.registry import QUERIES
 from grounded.queries.verify import grounded_arguments
 from grounded.scenario import SCENARIO_SUFFIXES, Scenario
 from grounded.solvers import facts as F
-from grounded.solvers.apart import APART_FROM
+from grounded.solvers.apart import APART_FROM, give_back, run_apart
 from grounded.solvers.asp import encoding
 from grounded.solvers.history import (
     AffectedBatch,
@@ -176,14 +176,12 @@ def check(path: str | Path, at: int | None = None, extensions=(), incremental: b
                                                allow_rules_change=allow_rules_change, progress=progress)
     if at is not None:
         candidates = [c for c in candidates if c.get("turn") is None or c["turn"] <= at]
-    probing = Probing(header, candidates, extensions, seed=seed, per_op=probes) if (
-        status is not None and probes > 0) else None
-    report = check_history(header, candidates, extensions, label=str(path), incremental=incremental,
-                           retraction=retraction, every_turn=every_turn, seed=seed,
-                           asp_overrides=asp_overrides, progress=progress, probing=probing)
+    probe = {"seed": seed, "per_op": probes} if status is not None and probes > 0 else None
+    report = _main_check(header, candidates, extensions, probe, label=str(path), incremental=incremental,
+                         retraction=retraction, every_turn=every_turn, seed=seed,
+                         asp_overrides=asp_overrides, progress=progress)
     report.log_status = status
-    if probing is not None:
-        report.probe = probing.report
+    if report.probe is not None:
         report.mismatches.extend(report.probe.mismatches)
     if shrink and status is not None and report.mismatches:
         if progress is not None:
@@ -196,6 +194,37 @@ def check(path: str | Path, at: int | None = None, extensions=(), incremental: b
             return bool(found.mismatches) or (probed is not None and bool(probed.report.mismatches))
 
         report.shrunk = shrink_history(header, candidates, disagrees, extensions)
+    return report
+
+
+def _main_check(header: Header, candidates: list[dict], extensions=(), probe: dict | None = None, *,
+                progress: Progress | None = None, **options: Any) -> CheckReport:
+    """``check_history`` of a whole log; of ``APART_FROM`` utterances or more, in a process of its own
+    (solvers/apart.py), so that what its replay, its ASP answer and its comparison grew goes back to the
+    system when it ends: the probe that follows then runs beside a caller holding only the report and
+    the log's utterances (issue 23: the check's process held ~190 MB at 8,000 argument turns, all of it
+    beside each probed check).  Its progress is then one phase, ``check``.  The probe (``probe``: its
+    ``seed`` and ``per_op``) runs inside it, so in the same process."""
+    if len(candidates) < APART_FROM:
+        return _check_history_with(header, candidates, tuple(extensions), probe, dict(options, progress=progress))
+    if progress is not None:
+        progress("check", 0, 1)
+    give_back()  # what reading the log left freed, before a process that waits on the check
+    report = run_apart("the check of the whole log", _check_history_with, header, candidates, tuple(extensions),
+                       probe, options)
+    if progress is not None:
+        progress("check", 1, 1)
+    return report
+
+
+def _check_history_with(header: Header, candidates: list[dict], extensions: tuple, probe: dict | None,
+                        options: dict) -> CheckReport:
+    """``check_history`` with keyword ``options`` (a piece apart is called with positional arguments), the
+    probe of ``probe`` run inside it and its report put on the check's."""
+    probing = None if probe is None else Probing(header, candidates, extensions, **probe)
+    report = check_history(header, candidates, extensions, probing=probing, **options)
+    if probing is not None:
+        report.probe = probing.report
     return report
 
 

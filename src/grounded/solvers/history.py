@@ -30,6 +30,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
+from itertools import chain
 from typing import cast
 
 import clingo
@@ -597,8 +598,30 @@ class OneShotHistory(_History):
         ``affected`` the answer holds no Affected or Affected*: ask ``affected()``
         for them a batch at a time.
         """
-        decided: set[clingo.Symbol] = set()
         operations = tuple(self.facts.registry.specs)
+        history = list(self._decide(operations))
+        start = time.perf_counter()
+        x = self.facts.view_point(upto) if self.candidates else 0
+        files = [*self.files, self._domains("oneshot_view.lp")]
+        if self.apart:
+            views_text, state_text = run_apart("the ASP view", _view_as_text, files, operations,
+                                               [_texts(self._added), list(map(str, history))], x)
+            views, state = list(map(clingo.parse_term, views_text)), list(map(clingo.parse_term, state_text))
+        else:
+            views, state = _view(files, operations, [f.raw for f in self._added], history, x)
+        self.timings["views"] = time.perf_counter() - start
+        self._view_state = (x, state)
+        if affected:
+            start = time.perf_counter()
+            views += [s for batch in self._batches() for s in self._affected_batch(batch)]
+            self.timings["affected"] = time.perf_counter() - start
+        return read_answer(self.candidates, [*history, *views])
+
+    def _decide(self, operations: tuple[str, ...]) -> set[clingo.Symbol]:
+        """The events the windows of the history decide (``timings`` ground and solve).  If ``apart``,
+        the text the processes of windows were sent (every fact, every atom decided so far) is this
+        method's and goes when it returns: the view's process that follows is not run beside it."""
+        decided: set[clingo.Symbol] = set()
         files = [*self.files, self._domains("oneshot.lp")]
         base, literals = [f.raw for f in self.facts.base], [f.raw for f in self.facts.literals]
         first, ground, solve = 0, 0.0, 0.0
@@ -621,24 +644,7 @@ class OneShotHistory(_History):
             if first >= len(self.candidates):
                 break
         self.timings["ground"], self.timings["solve"] = ground, solve
-        history = list(decided)
-        del decided
-        start = time.perf_counter()
-        x = self.facts.view_point(upto) if self.candidates else 0
-        files = [*self.files, self._domains("oneshot_view.lp")]
-        if self.apart:
-            views_text, state_text = run_apart("the ASP view", _view_as_text, files, operations,
-                                               _texts(self._added), list(map(str, history)), x)
-            views, state = list(map(clingo.parse_term, views_text)), list(map(clingo.parse_term, state_text))
-        else:
-            views, state = _view(files, operations, [f.raw for f in self._added], history, x)
-        self.timings["views"] = time.perf_counter() - start
-        self._view_state = (x, state)
-        if affected:
-            start = time.perf_counter()
-            views += [s for batch in self._batches() for s in self._affected_batch(batch)]
-            self.timings["affected"] = time.perf_counter() - start
-        return read_answer(self.candidates, [*history, *views])
+        return decided
 
     def forget_facts(self) -> None:
         """Let the input facts go once ``solve`` has read them (``affected`` needs only the view):
@@ -817,21 +823,32 @@ def _windows_as_text(files: list[str], operations: Sequence[str], base: list[str
     return first, [str(s) for s in held - known], statistics, times
 
 
-def _view(files: list[str], operations: Sequence[str], added: list[clingo.Symbol], history: list[clingo.Symbol],
-          x: int) -> tuple[list[clingo.Symbol], list[clingo.Symbol]]:
+def _view(files: list[str], operations: Sequence[str], added: Iterable[clingo.Symbol],
+          history: Iterable[clingo.Symbol], x: int) -> tuple[list[clingo.Symbol], list[clingo.Symbol]]:
     """The view at point ``x`` over the decided ``history``: its answers, and the state queries.lp reads."""
-    ctl = _facts_control(files, operations, [*added, *history, F.TheView(x).raw])
+    ctl = _facts_control(files, operations, chain(added, history, [F.TheView(x).raw]))
     ctl.ground([("base", [])], context=DecisionNames())
     ctl.assign_external(clingo.Function("now", [clingo.Number(x)]), True)
     shown = OneShotHistory._model(ctl)
     return [v for v in shown if v.name in view_answers()], [v for v in shown if v.name in _VIEW_STATE]
 
 
-def _view_as_text(files: list[str], operations: Sequence[str], added: list[str], history: list[str],
-                  x: int) -> tuple[list[str], list[str]]:
-    views, state = _view(files, operations, list(map(clingo.parse_term, added)),
-                         list(map(clingo.parse_term, history)), x)
+def _view_as_text(files: list[str], operations: Sequence[str], texts: list[list[str]], x: int
+                  ) -> tuple[list[str], list[str]]:
+    """``_view`` in a process of its own, of ``texts``: the added facts and the decided history as text,
+    each read into the control as it is parsed (``_drained``): the largest piece of a long check (issue 23)
+    holds neither the text nor a Python list of the symbols while it grounds."""
+    views, state = _view(files, operations, _drained(texts), (), x)
     return list(map(str, views)), list(map(str, state))
+
+
+def _drained(held: list[list[str]]) -> Iterator[clingo.Symbol]:
+    """The symbols of the texts of each list of ``held`` in order, each list taken out of ``held``
+    and let go once read."""
+    while held:
+        texts = held.pop(0)
+        yield from map(clingo.parse_term, texts)
+        del texts
 
 
 def _affected(queries: str, state: list[clingo.Symbol], x: int, batch: list[clingo.Symbol]) -> list[clingo.Symbol]:
