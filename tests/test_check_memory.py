@@ -286,6 +286,23 @@ def test_the_check_of_a_long_log_runs_in_a_process_of_its_own(tmp_path, monkeypa
     assert ("check", 0, 1) in phases and ("replay", 12, 12) not in phases
 
 
+def test_the_probe_of_a_long_log_runs_inside_its_check_apart(tmp_path, monkeypatch):
+    """The probe runs inside the check (crosscheck/probe.py); the check of a long log runs apart, so its
+    probe is built and run in that process too, and its report comes back on the check's: the caller
+    builds no engine for either, and the report (its probed states, candidates and lines) is the one of a
+    check and probe in the caller's process."""
+    from grounded.crosscheck import check as module
+
+    path = tmp_path / "log.jsonl"
+    assert argument_heavy(12, 1, path) == 12
+    here = module.check(path, probes=2)
+    assert here.probe is not None and here.probe.to_json()
+    monkeypatch.setattr(module, "APART_FROM", 12)
+    monkeypatch.setattr(module, "Engine", NoEngineHere)
+    apart = module.check(path, probes=2)
+    assert apart.probe is not None and apart.to_json() == here.to_json()
+
+
 def test_the_view_apart_is_not_run_beside_the_text_the_windows_were_sent(monkeypatch):
     """Issue 23: ``solve`` kept the text it sent the processes of windows (every fact, every atom
     decided so far, the size of the history) while the view's process ran, the largest piece of a
