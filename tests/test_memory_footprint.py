@@ -254,11 +254,13 @@ def test_the_rules_give_back_the_clause_indexes_they_outgrew(stream, tmp_path):
                           check=True, timeout=300)
     found = json.loads(done.stdout)
     next_tidy, arguments = found.pop("next_tidy"), found.pop("arguments")
-    assert arguments < next_tidy <= arguments * 1.25 + 1, "tidied each time the arguments grew by a quarter"
+    # checked each time the arguments grew by a 32nd (a quarter before: the tables outgrown in the last
+    # quarter's growth were held, 2.8 MB of the resident set at 10^5 naive utterances)
+    assert arguments < next_tidy <= arguments + arguments // 32 + 1, "checked each 32nd's growth"
     assert all(f["clauses"] > 500 for f in found.values()), f"too few clauses to outgrow an index: {found}"
     beyond = {name: round((f["freed"] - f["size"]) / f["clauses"]) for name, f in found.items()}
     clauses = sum(f["clauses"] for f in found.values())
     per_clause = sum(f["freed"] - f["size"] for f in found.values()) / clauses
     # a predicate whose index grew since the state was last tidied holds its old table until the next
-    # tidy (arguments grown by a quarter): the bound is on all three together (103 before, 33 now)
+    # check (arguments grown by a 32nd): the bound is on all three together (103 before, 33 now)
     assert per_clause < 48, f"{per_clause:.0f} bytes per clause held beyond the clauses and their index: {beyond}"
