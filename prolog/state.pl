@@ -57,6 +57,7 @@ index_predicate(settled_by/3).  % settled_by(Atom, pos|neg, Arg): Arg explains t
 index_predicate(opposed_by/3).  % opposed_by(Arg, Agent, N): Agent is committed to N arguments attacking Arg
 index_predicate(fresh_from/2).  % fresh_from(Base, N): Base, Base_2 .. Base_(N-1) are all known ids
 index_predicate(tidy_at/1).     % tidy_at(N): tidy_state/0 gives back outgrown indexes at N arguments
+index_predicate(tidy_seen/2).   % tidy_seen(Name/Arity, Arg-Buckets list): the indexes tidy_state/0 saw last
 
 %  Where two facts of the state are kept, keyed by their literal (below).
 stored_predicate(claimed/6).     % claimed(Id, Atom, pos|neg, Kind, Speaker, Turn): argument/5
@@ -293,15 +294,17 @@ count_opposition(M, A, G, D) :-
 %  ever had, about 60 bytes per clause: 20 MB of the rules' 75 at 10^5
 %  utterances (issue 23).  Each time the arguments (whose count grows with
 %  every predicate of the state, and is read in O(1): counting a
-%  predicate's clauses walks them) have grown by a quarter since the last
-%  time, each predicate gets one erased clause (a clause of '$tidy' atoms,
-%  asserted and erased at once: no reader sees it, and a ground clause
-%  leaves the indexes as they are) and the clauses are collected, the old
-%  tables with them.  Collecting walks every clause once (37 ms at 10^5
-%  utterances); at geometric steps that is a constant per clause over a
-%  conversation (2% of live apply).  A table outgrown since the last step
-%  is held until the next: a quarter's growth (half's held 4 MB more at
-%  10^5, for 1% less time).
+%  predicate's clauses walks them) have grown by a 32nd since the last
+%  time, the predicates whose hash indexes were rebuilt since (their bucket
+%  counts differ from those seen last, tidy_seen/2) get one erased clause
+%  each (a clause of '$tidy' atoms, asserted and erased at once: no reader
+%  sees it, and a ground clause leaves the indexes as they are) and the
+%  clauses are collected, the old tables with them.  Collecting walks only
+%  the predicates with erased clauses, so each predicate is walked once per
+%  rebuild of its index (once per doubling), and a table outgrown is held
+%  for a 32nd's growth at most: walking every predicate at each quarter's
+%  growth held 1.3 MB of old tables at 10^5 utterances, once the rebuilds
+%  were staggered (stagger_indexes/1), and took longer.
 tidy_state :-
     db(M),
     nb_getval(M, counters(_, N)),
@@ -309,11 +312,29 @@ tidy_state :-
     (   M:tidy_at(At) -> N >= At ; N >= 256 ),
     !,
     (   retract(M:tidy_at(_)) -> true ; N < 4096 -> stagger_indexes(M) ; true ),
-    Next is N + N // 4,
+    Next is N + N // 32,
     assertz(M:tidy_at(Next)),
-    forall(( kept_predicate(Name/A), A > 0 ), tidy_predicate(M, Name, A)),
-    garbage_collect_clauses.
+    findall(Name/A, ( kept_predicate(Name/A), A > 0, rebuilt_since(M, Name, A) ), Rebuilt),
+    (   Rebuilt == []
+    ->  true
+    ;   forall(member(Name/A, Rebuilt), tidy_predicate(M, Name, A)),
+        garbage_collect_clauses
+    ).
 tidy_state.
+
+%  rebuilt_since(+Module, +Name, +Arity): the predicate's hash indexes are
+%  not those tidy_seen/2 saw last (which now holds them).
+rebuilt_since(M, Name, A) :-
+    Name \== tidy_seen,
+    functor(H, Name, A),
+    (   predicate_property(M:H, indexed(Indexes))
+    ->  findall(Arg-Buckets, member(Arg-hash(Buckets, _, _, _), Indexes), Seen)
+    ;   Seen = []
+    ),
+    (   M:tidy_seen(Name/A, Before) -> true ; Before = [] ),
+    Seen \== Before,
+    retractall(M:tidy_seen(Name/A, _)),
+    assertz(M:tidy_seen(Name/A, Seen)).
 
 tidy_predicate(M, Name, A) :-
     length(Args, A), maplist(=('$tidy'), Args), H =.. [Name|Args],

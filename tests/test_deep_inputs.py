@@ -137,7 +137,7 @@ def lists_per_argument(engine: Engine) -> float:
     gc.collect()
     dm = engine.state
     per_argument = sum(gc.is_tracked(x) for r in dm.args
-                       for x in (r.history, r.deps, r.dep_turns, r.explains, r.explain_turns))
+                       for x in (r.changes, r.deps, r.dep_turns, r.explains, r.explain_turns))
     per_literal = sum(gc.is_tracked(v) for index in (dm.claimants, dm.rev, dm.rev_turns, dm.attackers)
                       for v in index.values())
     return (per_argument + per_literal) / len(dm.args)

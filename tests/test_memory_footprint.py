@@ -57,7 +57,26 @@ def test_the_python_heap_per_utterance_is_bounded(stream, tmp_path):
     found = json.loads(done.stdout)
     assert found["utterances"] == len(stream)
     per_utterance = found["bytes"] / len(stream)
-    assert per_utterance < 320, f"{per_utterance:.0f} bytes of Python heap per utterance"  # 337 with events as tuples
+    # 337 with events as tuples, 304 with a standing history kept per argument (272 now)
+    assert per_utterance < 290, f"{per_utterance:.0f} bytes of Python heap per utterance"
+
+
+def test_an_argument_whose_standing_never_changed_keeps_no_history_of_its_own(stream):
+    """The entry an argument is made with (active at its turn, no cause) is made when read: kept, it was
+    110 bytes an argument.  Live and read back from a snapshot's data alike, the history reads the same."""
+    engine = Engine(HEADER)
+    for u in stream:
+        engine.apply(u)
+    dm = engine.state
+    unchanged = [r for r in dm.args if len(r.history) == 1]
+    changed = [r for r in dm.args if len(r.history) > 1]
+    assert unchanged and changed
+    assert all(r.changes is NONE and r.history == ((r.turn, "active", None),) for r in unchanged)
+    assert all(r.history is r.changes and r.history[0] == (r.turn, "active", None) for r in changed)
+    again = type(dm).from_data(dm.header, json.loads(json.dumps(dm.to_data())))
+    assert [r.changes for r in again.args] == [r.changes for r in dm.args]
+    assert [r.standing_at(t) for r in again.args for t in (None, r.turn, r.turn + 50)] == \
+        [r.standing_at(t) for r in dm.args for t in (None, r.turn, r.turn + 50)]
 
 
 def test_the_events_are_kept_in_columns_and_read_back_as_the_rows_given():
@@ -262,13 +281,15 @@ def test_the_rules_give_back_the_clause_indexes_they_outgrew(stream, tmp_path):
                           check=True, timeout=300)
     found = json.loads(done.stdout)
     next_tidy, arguments = found.pop("next_tidy"), found.pop("arguments")
-    assert arguments < next_tidy <= arguments * 1.25 + 1, "tidied each time the arguments grew by a quarter"
+    # checked each time the arguments grew by a 32nd (a quarter before: the tables outgrown in the last
+    # quarter's growth were held, 2.8 MB of the resident set at 10^5 naive utterances)
+    assert arguments < next_tidy <= arguments + arguments // 32 + 1, "checked each 32nd's growth"
     assert all(f["clauses"] > 500 for f in found.values()), f"too few clauses to outgrow an index: {found}"
     beyond = {name: round((f["freed"] - f["size"]) / f["clauses"]) for name, f in found.items()}
     clauses = sum(f["clauses"] for f in found.values())
     per_clause = sum(f["freed"] - f["size"] for f in found.values()) / clauses
     # a predicate whose index grew since the state was last tidied holds its old table until the next
-    # tidy (arguments grown by a quarter): the bound is on all three together (103 before, 33 now)
+    # check (arguments grown by a 32nd): the bound is on all three together (103 before, 33 now)
     assert per_clause < 48, f"{per_clause:.0f} bytes per clause held beyond the clauses and their index: {beyond}"
 
 

@@ -75,6 +75,12 @@ def added(entries: Seq[T], item: T) -> Seq[T]:
     return [*entries, item] if entries else (item,)
 
 
+def changed(turn: int, history: list[tuple]) -> Seq[tuple]:
+    """An argument's standing history read back from plain data, kept as ``ArgRecord.changes``: NONE when it
+    holds only the entry the argument was made with."""
+    return NONE if history == [(turn, ACTIVE, None)] else packed(history)
+
+
 def packed(entries: Sequence[T]) -> Seq[T]:
     """A sequence read back from plain data, as ``added`` keeps it: empty, one entry, or a list."""
     if not entries:
@@ -84,7 +90,12 @@ def packed(entries: Sequence[T]) -> Seq[T]:
 
 @dataclass(slots=True)
 class ArgRecord:
-    """One argument.  ``standing`` is current; ``history`` has every change."""
+    """One argument.  ``standing`` is current; ``history`` has every change.
+
+    ``changes`` keeps the history once the standing changed (NONE until then): nearly every argument keeps
+    only the entry it was made with, active at its turn with no cause, and a tuple of that entry in a tuple
+    each was 110 bytes an argument, 3.3 MB of the Python heap at 10^5 utterances (issue 23), so ``history``
+    makes that entry when asked instead."""
 
     id: int
     claim: str
@@ -96,7 +107,7 @@ class ArgRecord:
     op_index: int  # ... its position in the utterance ...
     utterance: str  # ... and the utterance's text (provenance)
     standing: str = ACTIVE
-    history: Seq[tuple[int, str, str | None]] = NONE  # each a tuple while it holds one entry (``added``)
+    changes: Seq[tuple[int, str, str | None]] = NONE  # the history once the standing changed (``added``)
     deps: Seq[str] = NONE
     dep_turns: Seq[int] = NONE
     explains: Seq[str] = NONE
@@ -113,8 +124,13 @@ class ArgRecord:
         the answer kept for the old standing goes with it (an argument back in standing would else still
         answer why it was out)."""
         self.standing = standing
-        self.history = added(self.history, (turn, standing, cause))
+        self.changes = added(self.changes or self.history, (turn, standing, cause))
         self.answer = None
+
+    @property
+    def history(self) -> Seq[tuple[int, str, str | None]]:
+        """Every standing change, the first the argument's making (active at its turn, no cause)."""
+        return self.changes or ((self.turn, ACTIVE, None),)
 
     def standing_at(self, t: int | None) -> str | None:
         """Standing as of turn t; None if the argument did not exist yet."""
@@ -249,7 +265,7 @@ class DependencyMap:
         claim = intern(e.claim)  # one string per literal however many facts name it (the rules' reply is
         # read into fresh strings each time)
         record = ArgRecord(e.arg, claim, intern(e.kind), intern(speaker), turn, getattr(op, "text", "") or "",
-                           op.op, e.index, text, history=((turn, ACTIVE, None),))
+                           op.op, e.index, text)
         if record.id != len(self.args) + 1:
             raise AssertionError(f"rules allocated argument {record.id}, bridge expected {len(self.args) + 1}")
         self.args.append(record)
@@ -418,7 +434,7 @@ class DependencyMap:
             if i != len(args) + 1:
                 raise ValueError(f"argument {i} out of order")
             args.append(ArgRecord(i, intern(claim), intern(kind), intern(speaker), turn, text, op, op_index,
-                                  utterance, standing, packed([tuple(h) for h in history]), packed(deps),
+                                  utterance, standing, changed(turn, [tuple(h) for h in history]), packed(deps),
                                   packed(dep_turns), packed(explains), packed(explain_turns)))
             claimants[claim] = added(claimants.get(claim, NONE), i)
         for k, ids, turns in data["rev"]:

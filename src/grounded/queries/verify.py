@@ -320,7 +320,7 @@ def out(record: ArgRecord) -> Verification:
     the slot (``ArgRecord.change``, the one place the standing changes), so a kept answer is always the latest
     change's.  The walks read the slot themselves and call this only when it is empty.
     """
-    claim, change = record.claim, record.history[-1]
+    claim, change = record.claim, (record.changes or record.history)[-1]  # changes: never empty out of standing
     answer = record.answer = _Out()
     _fill(answer, (claim, None, change))
     turn, standing, cause = change  # ``standing_text``'s words (dmap/notes.py) after the claim, in one f-string
