@@ -269,9 +269,10 @@ class NoEngineHere:
 
 def test_the_check_of_a_long_log_runs_in_a_process_of_its_own(tmp_path, monkeypatch):
     """Issue 23: the check of a long log held its replay, its ASP answer and its comparison in the
-    caller's process (~190 MB at 8,000 argument turns), beside every probed check that followed.  It
-    now runs in a process of its own: the caller builds no engine for it, and the report is the one
-    of a check in the caller's process."""
+    caller's process (~190 MB at 8,000 argument turns), beside every probed check that followed, and
+    reading the log through the rules left the caller their clause store (62 MB at 20,000 turns).  The
+    log is now read and checked in a process of its own: the caller neither reads it nor builds an engine,
+    and the report is the one of a check in the caller's process."""
     from grounded.crosscheck import check as module
 
     path = tmp_path / "log.jsonl"
@@ -279,6 +280,11 @@ def test_the_check_of_a_long_log_runs_in_a_process_of_its_own(tmp_path, monkeypa
     here = module.check(path, probes=0)  # probes=0: a probe of 12 utterances checks in the caller's process
     monkeypatch.setattr(module, "APART_FROM", 12)
     monkeypatch.setattr(module, "Engine", NoEngineHere)
+
+    def read_here(*args, **kwargs):
+        raise AssertionError("the caller read the log through the rules: their clause store stays with it")
+
+    monkeypatch.setattr(module, "candidates_of", read_here)
     phases: list[tuple[str, int, int]] = []
     apart = module.check(path, probes=0, progress=lambda *phase: phases.append(phase))
     assert apart.to_json() == here.to_json()

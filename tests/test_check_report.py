@@ -241,3 +241,18 @@ def test_an_error_that_only_mentions_memory_is_not_a_memory_budget_error():
         raise InputError("talk.jsonl:3: ops[0].target: memory_leak is not known")
     with pytest.raises(MemoryBudgetError), memory_bound(2**34):
         raise RuntimeError("std::bad_alloc")
+
+
+def test_a_piece_apart_that_died_under_the_budget_is_a_memory_budget_stop_one_that_failed_is_not():
+    import pickle
+
+    from grounded.crosscheck.budget import MemoryBudgetError, memory_bound
+    from grounded.solvers.apart import GLIBC_ALLOCATION_ABORT, ApartFailed
+
+    for status in (-11, -6, GLIBC_ALLOCATION_ABORT):
+        with pytest.raises(MemoryBudgetError, match="memory budget"), memory_bound(2**34):
+            raise ApartFailed("the check of talk.jsonl: its process ended without an answer", status)
+    with pytest.raises(ApartFailed), memory_bound(2**34):
+        raise ApartFailed("the check of talk.jsonl: its process ended without an answer", 1)
+    again = pickle.loads(pickle.dumps(ApartFailed("a piece", -9)))
+    assert again.died and str(again) == "a piece"

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from grounded.core.errors import GroundedError
-from grounded.solvers.apart import GLIBC_ALLOCATION_ABORT, limit_beyond
+from grounded.solvers.apart import GLIBC_ALLOCATION_ABORT, ApartFailed, limit_beyond
 
 GB = 1024 ** 3
 
@@ -51,7 +51,9 @@ mentioning memory (a literal named ``memory_leak``) is not one of them."""
 
 
 def _out_of_memory(exc: BaseException) -> bool:
-    if isinstance(exc, MemoryError):
+    """Also a piece apart that died (a signal, glibc's abort) under the budget, as the check's own process
+    dying is (``run_isolated``): the check of a long log loads SWI-Prolog in a process of its own."""
+    if isinstance(exc, MemoryError) or (isinstance(exc, ApartFailed) and exc.died):
         return True
     text = str(exc).lower()
     return any(words in text for words in _OUT_OF_MEMORY)

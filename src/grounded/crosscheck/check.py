@@ -171,19 +171,59 @@ def check(path: str | Path, at: int | None = None, extensions=(), incremental: b
     it holds no rejected utterance, so only the probes hold the twins' preconditions equal.
     ``shrink``: a log that disagrees is reduced to a smallest sub-history that still does
     (crosscheck/shrink.py), in ``report.shrunk``.
+
+    A log of ``APART_FROM`` lines or more is read and checked in a process of its own (solvers/apart.py),
+    so that what reading it (every line through the rules), its replay, its ASP answer and its comparison
+    grew goes back to the system when it ends, and the caller holds only the report beside the check's
+    pieces (issue 23: reading a 20,000-turn argument-heavy log left the caller 62 MB, the rules' clause
+    store and the utterances).  Its progress is then one phase, ``check``; an error reading the log is
+    raised here as it would be in process.
     """
-    header, candidates, status = candidates_of(path, extensions, strict=not partial,
-                                               allow_rules_change=allow_rules_change, progress=progress)
-    if at is not None:
-        candidates = [c for c in candidates if c.get("turn") is None or c["turn"] <= at]
-    probe = {"seed": seed, "per_op": probes} if status is not None and probes > 0 else None
-    report = _main_check(header, candidates, extensions, probe, label=str(path), incremental=incremental,
-                         retraction=retraction, every_turn=every_turn, seed=seed,
-                         asp_overrides=asp_overrides, progress=progress)
+    options = {"at": at, "extensions": tuple(extensions), "incremental": incremental, "retraction": retraction,
+               "every_turn": every_turn, "seed": seed, "partial": partial,
+               "allow_rules_change": allow_rules_change, "probes": probes, "shrink": shrink,
+               "asp_overrides": asp_overrides}
+    if not _long_log(Path(path)):
+        return _check_here(path, options, progress)
+    if progress is not None:
+        progress("check", 0, 1)
+    give_back()  # what the caller freed so far, before a process it waits on
+    report = run_apart(f"the check of {path}", _check_here, path, options, None)
+    if progress is not None:
+        progress("check", 1, 1)
+    return report
+
+
+def _long_log(path: Path) -> bool:
+    """A log (not a scenario) of ``APART_FROM`` lines or more: counted, not parsed."""
+    if path.suffix in SCENARIO_SUFFIXES or not path.is_file():
+        return False
+    lines = 0
+    with path.open("rb") as f:
+        while lines < APART_FROM and (chunk := f.read(1 << 20)):
+            lines += chunk.count(b"\n")
+    return lines >= APART_FROM
+
+
+def _check_here(path: str | Path, options: dict, progress: Progress | None) -> CheckReport:
+    """``check`` in this process: read, replayed, probed and shrunk here (a piece apart is called with
+    positional arguments)."""
+    extensions, seed, probes = options["extensions"], options["seed"], options["probes"]
+    asp_overrides = options["asp_overrides"]
+    header, candidates, status = candidates_of(path, extensions, strict=not options["partial"],
+                                               allow_rules_change=options["allow_rules_change"], progress=progress)
+    if options["at"] is not None:
+        candidates = [c for c in candidates if c.get("turn") is None or c["turn"] <= options["at"]]
+    probing = Probing(header, candidates, extensions, seed=seed, per_op=probes) if (
+        status is not None and probes > 0) else None
+    report = check_history(header, candidates, extensions, label=str(path), incremental=options["incremental"],
+                           retraction=options["retraction"], every_turn=options["every_turn"], seed=seed,
+                           asp_overrides=asp_overrides, progress=progress, probing=probing)
     report.log_status = status
-    if report.probe is not None:
+    if probing is not None:
+        report.probe = probing.report
         report.mismatches.extend(report.probe.mismatches)
-    if shrink and status is not None and report.mismatches:
+    if options["shrink"] and status is not None and report.mismatches:
         if progress is not None:
             progress("shrink", 0, 1)
 
@@ -194,37 +234,6 @@ def check(path: str | Path, at: int | None = None, extensions=(), incremental: b
             return bool(found.mismatches) or (probed is not None and bool(probed.report.mismatches))
 
         report.shrunk = shrink_history(header, candidates, disagrees, extensions)
-    return report
-
-
-def _main_check(header: Header, candidates: list[dict], extensions=(), probe: dict | None = None, *,
-                progress: Progress | None = None, **options: Any) -> CheckReport:
-    """``check_history`` of a whole log; of ``APART_FROM`` utterances or more, in a process of its own
-    (solvers/apart.py), so that what its replay, its ASP answer and its comparison grew goes back to the
-    system when it ends: the probe that follows then runs beside a caller holding only the report and
-    the log's utterances (issue 23: the check's process held ~190 MB at 8,000 argument turns, all of it
-    beside each probed check).  Its progress is then one phase, ``check``.  The probe (``probe``: its
-    ``seed`` and ``per_op``) runs inside it, so in the same process."""
-    if len(candidates) < APART_FROM:
-        return _check_history_with(header, candidates, tuple(extensions), probe, dict(options, progress=progress))
-    if progress is not None:
-        progress("check", 0, 1)
-    give_back()  # what reading the log left freed, before a process that waits on the check
-    report = run_apart("the check of the whole log", _check_history_with, header, candidates, tuple(extensions),
-                       probe, options)
-    if progress is not None:
-        progress("check", 1, 1)
-    return report
-
-
-def _check_history_with(header: Header, candidates: list[dict], extensions: tuple, probe: dict | None,
-                        options: dict) -> CheckReport:
-    """``check_history`` with keyword ``options`` (a piece apart is called with positional arguments), the
-    probe of ``probe`` run inside it and its report put on the check's."""
-    probing = None if probe is None else Probing(header, candidates, extensions, **probe)
-    report = check_history(header, candidates, extensions, probing=probing, **options)
-    if probing is not None:
-        report.probe = probing.report
     return report
 
 

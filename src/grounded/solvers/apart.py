@@ -65,6 +65,19 @@ thread-local data: ABORT``, a thread started past RLIMIT_AS); the child is the r
 class ApartFailed(GroundedError):
     """A piece of work run in a process of its own ended without an answer."""
 
+    def __init__(self, message: str, returncode: int | None = None) -> None:
+        super().__init__(message)
+        self.returncode = returncode
+
+    def __reduce__(self) -> tuple:  # raised in a piece apart, pickled back to its caller with its status
+        return ApartFailed, (str(self), self.returncode)
+
+    @property
+    def died(self) -> bool:
+        """Ended by a signal or by glibc's allocation abort: under an address-space limit, the way a library
+        that does not check its allocations runs out of memory (a segmentation fault, an abort)."""
+        return self.returncode is not None and (self.returncode < 0 or self.returncode == GLIBC_ALLOCATION_ABORT)
+
 
 def mapped_bytes() -> int:
     """This process's address space (what RLIMIT_AS bounds); 0 where /proc does not say."""
@@ -184,7 +197,8 @@ def run_apart(what: str, fn: Callable[..., T], *args: Any) -> T:
             if process.poll() is None:  # the caller was interrupted: the piece goes too
                 process.kill()
     if process.returncode != 0 or not out:
-        raise ApartFailed(f"{what}: its process ended without an answer ({how_it_ended(process.returncode)})")
+        raise ApartFailed(f"{what}: its process ended without an answer ({how_it_ended(process.returncode)})",
+                          process.returncode)
     ok, value = pickle.loads(out)
     if not ok:
         raise value
