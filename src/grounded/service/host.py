@@ -12,7 +12,9 @@ A write (an append, a new conversation) is queued; the first write of a loop
 iteration schedules a flush, which runs the queued writes (up to
 ``MAX_BATCH``) in one store transaction, in the order of their conversation
 ids, and hands the COMMIT (one fsync for all of them) to a thread of its
-own; each write is answered only once that commit has returned.  While the
+own; each write is answered only once that commit has returned.  The flush's
+plain appends are decided by the rules first, in one request
+(``Conversations.decide``), not one request each between the others' SQL.  While the
 disk syncs, the loop goes on reading requests, validating bodies and queuing
 the next group's writes, which is what lets more writes share each commit;
 a read (and the key check of a write, which reads the store) waits for the
