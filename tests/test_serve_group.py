@@ -166,3 +166,25 @@ def test_a_group_whose_commit_fails_drops_the_engines_it_moved(tmp_path):
         assert ("t", cid) not in c._cache
         assert state_json(c._entry("t", cid).engine) == before[cid] and c.store.head("t", cid) == 1
     host.close()
+
+
+def test_a_group_all_accepted_comes_back_as_one_flat_text_and_one_refused_as_each_reply():
+    """apply_group's reply (prolog/grounded.pl): every utterance accepted, their flat texts joined, read with one
+    foreign call (what ``read_flat`` reads of a batch); one refused, each utterance's own reply."""
+    from grounded import Engine
+
+    engines = [Engine(HEADER) for _ in range(3)]
+    prolog = engines[0]._prolog
+
+    def texts(turn: int, utterances: list[dict]) -> list:
+        out = []
+        for engine, u in zip(engines, utterances, strict=True):
+            model = engine.registry.utterance(u)
+            out.append(engine.rules.live_text(engine.registry.encode(turn, model)))
+        return out
+
+    whole = prolog.request(("apply_group", texts(1, [utterance(1)] * 3)))
+    assert whole[0] == "flat" and isinstance(whole[1], str), whole
+    bad = {"speaker": "ann", "ops": [{"op": "observe", "claim": "o1"}]}  # o1 already observed by ann
+    each = prolog.request(("apply_group", texts(2, [utterance(2), bad, utterance(2)])))
+    assert each[0] == "each" and [r[1][0] for r in each[1]] == ["flat", "rejected", "flat"], each

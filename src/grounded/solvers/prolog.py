@@ -57,7 +57,7 @@ RULES_PACKAGE = "grounded.prolog"
 PROTOCOL_NAMES: list[tuple[str, int]] = [
     ("ok", 1), ("error", 1), ("o", 2), ("v", 4), ("-", 1), ("-", 2), ("by", 1), ("note", 4), ("a", 3),
     ("queries", 2), ("in", 1), ("operation", 3), ("field", 3), ("read", 2), ("applied", 1), ("accepted", 2),
-    ("rejected", 1), ("refused", 1), ("flat", 2), ("terms", 1), ("batch", 2), ("stopped", 2), ("done", 0),
+    ("rejected", 1), ("refused", 1), ("flat", 2), ("terms", 1), ("each", 1), ("batch", 2), ("stopped", 2), ("done", 0),
     *((name, len(kinds)) for name, kinds in SHAPES.items()),
 ]
 """The functors the rules answer with: created once, read back by handle."""
@@ -106,8 +106,8 @@ class QueryAnswers:
 
 
 RESULT_SHAPE: Shape = {**ACCEPTED_SHAPE, **STOP_SHAPE}  # type: ignore[dict-item]  # both are functor tables
-GROUP_SHAPE: Shape = ("list", {"ok": (RESULT_SHAPE,), "error": ("text",)})
-"""apply_group's reply: py_request/2's reply to each utterance's apply."""
+GROUP_SHAPE: Shape = {"flat": ("text", "int"), "each": (("list", {"ok": (RESULT_SHAPE,), "error": ("text",)}),)}
+"""apply_group's reply: every utterance accepted, as one flat text; else py_request/2's reply to each's apply."""
 BATCH_SHAPE: Shape = {"batch": (ACCEPTED_SHAPE, {"done": (), "stopped": ("int", STOP_SHAPE)})}
 WORLD_SHAPE: Shape = {"read": ("int", ("list", SHAPES)), "applied": ("int",)}
 STANDINGS_SHAPE: Shape = ("list", {"-": ("int", "text")})
@@ -314,9 +314,16 @@ class PrologRules:
         """Live utterances of several states (each ``RuleState.live_text``, recording none, no world model to
         ask) in one request, in order, each atomically and on its own: what each did, or the error that
         stopped it (as ``RuleState.apply`` would have raised it), in the same order."""
-        replies = self.request(("apply_group", [text for _, text in group]), GROUP_SHAPE)
+        answer = self.request(("apply_group", [text for _, text in group]), GROUP_SHAPE)
+        if answer[0] == "flat":  # every one accepted
+            accepted = read_flat(answer[1], answer[2])
+            if len(accepted) != len(group):
+                raise PrologError(f"the rules' reply to a group of {len(group)} holds {len(accepted)} utterances")
+            for state, _ in group:
+                state.behind = None
+            return list(accepted)
         out: list[Accepted | Rejected | PrologError] = []
-        for (state, _), reply in zip(group, replies, strict=True):
+        for (state, _), reply in zip(group, answer[1], strict=True):
             if reply[0] == "error":
                 out.append(PrologError(f"Prolog apply: {reply[1]}"))
                 continue
