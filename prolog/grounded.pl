@@ -658,6 +658,11 @@ py_apply(Text, Reply) :-
     ;   Reply = Reply0
     ).
 
+group_reply(Text, Reply) :-
+    py_request(apply(Text), Reply).
+
+flat_part(ok(flat(Text, N)), Text, N).
+
 %  error_line(+Error, -Line): SWI-Prolog's own message for Error, on one line.
 error_line(E, Line) :-
     (   catch(message_to_codes(E, Codes), _, fail)
@@ -686,6 +691,21 @@ apply_one(M, Utterance, Record, Behind, Reply) :-
 request(apply(Text), Reply) :-               % a live utterance as one string (flat_apply/5)
     flat_apply(Text, M, Record, Behind, Utterance),
     apply_one(M, Utterance, Record, Behind, Reply).
+%  apply_group(+Texts): live utterances of several engines in one request (the
+%  service's group of writes, src/grounded/service/host.py), each Text as
+%  apply(Text) takes it, naming its own state module: applied in order, each
+%  atomically and on its own (one refused or in error leaves the others).  One
+%  crossing for the group, and the rules run back to back.  When every one was
+%  accepted with a flat reply, the reply is flat(Text, N), their flat texts
+%  joined (one text of many utterances, as flat_reply/2 writes a batch's), read
+%  with one foreign call; else each(Replies), the reply of each as
+%  py_request(apply(Text), Reply) gives it.
+request(apply_group(Texts), Reply) :-
+    maplist(group_reply, Texts, Replies),
+    (   maplist(flat_part, Replies, Parts, Counts)
+    ->  atomics_to_string(Parts, Text), sum_list(Counts, N), Reply = flat(Text, N)
+    ;   Reply = each(Replies)
+    ).
 request(apply(M, Sent, Record, Behind), Reply) :-
     (   Sent = flat(_, _) -> batch_utterances(Sent, [Utterance]) ; Utterance = Sent ),
     apply_one(M, Utterance, Record, Behind, Reply).

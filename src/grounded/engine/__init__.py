@@ -6,7 +6,8 @@ of an utterance while the rules decide it; loading.py reads a log into an
 engine (``Engine.load``) and snapshots.py the snapshot beside it;
 applied_lines.py gives the lines a load applied (for ``grounded check``);
 world.py carries the world model M along with the rules' decisions; whatif.py
-answers hypothetical utterances; view.py is a read-only view for readers.
+answers hypothetical utterances; view.py is a read-only view for readers;
+group.py decides several engines' utterances in one request to the rules (the service's group of writes).
 """
 
 from typing import TYPE_CHECKING, Any

@@ -89,13 +89,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_error_handlers(app)
 
     async def ask(scope: MutableMapping[str, Any], token: str | None, fn: Callable[[Conversations, str], Any],
-                  write: str | None = None, reads: str | None = None) -> Any:
+                  write: str | None = None, reads: str | None = None, utterance: dict[str, Any] | None = None) -> Any:
         """Authenticate ``token`` (the API key) and run ``fn(conversations, tenant)`` on the process's engines.
 
         ``write`` names the conversation a write changes: the key is checked first
         (inline, as a read), then the job is queued under (tenant, ``write``) and
         answered only once its batch has committed (see host.py).  ``reads`` names
-        the conversation a read is about: the key check fetches its head in the same query.
+        the conversation a read is about: the key check fetches its head in the same query. ``utterance``:
+        the write is a plain append of it, which the rules may decide with its group's others (host.py).
         """
         host = holder["host"]
         state = scope.setdefault("state", {})
@@ -110,7 +111,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if write is None:
             return await host.call(read)
         tenant = state["tenant"] = await host.call(lambda c: c.authenticate(token))
-        return await host.call(lambda c: fn(c, tenant), True, (tenant, write))
+        return await host.call(lambda c: fn(c, tenant), True, (tenant, write),
+                               None if utterance is None else (tenant, write, utterance))
 
     @app.get("/v1/health", tags=["service"])
     async def health() -> dict[str, str]:
@@ -155,7 +157,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             readers.check(body.text)
         return _json(await ask(scope, token, lambda c, t: c.append(
             t, cid, utterance, expect_turn=body.expect_turn, check_expected=expect, interpreter=body.interpreter),
-            write=cid), 201)
+            write=cid, utterance=None if expect or body.interpreter is not None else utterance), 201)
 
     @app.get("/v1/conversations/{cid}/verify", response_class=JSONResponse, tags=["queries"],
              responses={200: {"model": VerifyAnswer | s.TextVerificationOut}, **verify_refusals})

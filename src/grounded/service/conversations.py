@@ -32,6 +32,7 @@ from grounded.dmap.effects import fields_of
 from grounded.dmap.model import Header
 from grounded.dmap.state import DependencyMap
 from grounded.engine import Engine, Update
+from grounded.engine.group import Outcome, apply_group
 from grounded.io.eventlog import header_json, utterance_json
 from grounded.present.summary import state_summary
 from grounded.service import keys
@@ -67,6 +68,16 @@ class _Entry:
 
     def __init__(self, engine: Engine, tenant: str, length: int):
         self.engine, self.tenant, self.length = engine, tenant, length
+
+
+class _Decided:
+    """An append the rules decided ahead of its turn in a group (``Conversations.decide``): on which engine,
+    at which length, and what came of it (the engine has moved on if it was accepted)."""
+
+    __slots__ = ("utterance", "engine", "length", "outcome")
+
+    def __init__(self, utterance: dict[str, Any], engine: Engine, length: int, outcome: Outcome):
+        self.utterance, self.engine, self.length, self.outcome = utterance, engine, length, outcome
 
 
 class Batch:
@@ -112,6 +123,7 @@ class Conversations:
         self._interpreter_options = interpreter_options or {}
         self._touched: set[Key] = set()
         self._prefetched: tuple[Key, int | None] | None = None
+        self._decided: dict[Key, _Decided] = {}
 
     @contextmanager
     def batch(self) -> Iterator[None]:
@@ -213,6 +225,56 @@ class Conversations:
 
     # -- appending -------------------------------------------------------------------
 
+    def decide(self, appends: list[tuple[str, str, dict[str, Any]]]) -> None:
+        """Ahead of a group's writes (``host.py``), inside its transaction: the rules' decisions on these
+        appends (tenant, id, utterance: operations, no expected turn, no interpreter) to conversations whose
+        engine is cached, all in one request (``engine/group.py``), the first append to each conversation.
+
+        Each append then takes its decision under the conversation's lock (``append``) if the store is still
+        where the engine was (no other process appended meanwhile) and it is the same utterance; otherwise
+        the engine, moved on by a decision not taken, is dropped and the append runs as ever.
+        """
+        self._decided = {}
+        items: list[tuple[Key, _Entry, dict[str, Any]]] = []
+        for tenant, cid, utterance in appends:
+            entry = self._cache.get((tenant, cid))
+            if entry is not None and all(key != (tenant, cid) for key, _, _ in items):
+                items.append(((tenant, cid), entry, utterance))
+        if len(items) < 2:  # one alone gains nothing: it runs as ever
+            return
+        try:
+            outcomes = apply_group([(entry.engine, utterance) for _, entry, utterance in items])
+        except Exception:  # not a decision (those are outcomes): the engines may have moved, the store is the truth
+            for key, _, _ in items:
+                self._forget(key)
+            raise
+        for (key, entry, utterance), outcome in zip(items, outcomes, strict=True):
+            self._decided[key] = _Decided(utterance, entry.engine, entry.length, outcome)
+            if isinstance(outcome, Update):
+                self._touched.add(key)  # dropped with the group's engines if it does not commit
+
+    def undecided(self) -> None:
+        """After a group's writes: a decision no append took leaves its engine ahead of the store: dropped."""
+        for key, decided in self._decided.items():
+            if isinstance(decided.outcome, Update):
+                self._forget(key)
+        self._decided = {}
+
+    def _take_decided(self, key: Key, utterance: dict[str, Any], length: int) -> Outcome | None:
+        """The rules' decision on this append taken ahead (``decide``), if it still holds at ``length``, the
+        store's, under the conversation's lock; a decision that does not hold is dropped with its engine."""
+        decided = self._decided.pop(key, None)
+        if decided is None:
+            return None
+        entry = self._cache.get(key)
+        if (decided.utterance is utterance and entry is not None and entry.engine is decided.engine
+                and decided.length == entry.length == length):
+            self._cache.move_to_end(key)
+            return decided.outcome
+        if isinstance(decided.outcome, Update):
+            self._forget(key)
+        return None
+
     def append(self, tenant: str, cid: str, utterance: dict[str, Any], *, expect_turn: int | None = None,
                check_expected: bool = False, interpreter: str | None = None) -> dict[str, Any]:
         """Append one utterance (operations, or text through ``interpreter``); acknowledged once committed.
@@ -225,16 +287,26 @@ class Conversations:
                           field="interpreter")
         keys.check_name("conversation", cid)
         applied = False
+        rounds: list[list[dict[str, Any]]]
         try:
             with self.store.appending(tenant, cid) as tx:
-                entry = self._caught_up(tenant, cid, tx.length)
-                engine = entry.engine
-                if check_expected and expect_turn != engine.turn:
-                    raise Conflict(f"conversation {cid} is at turn {engine.turn}, not {expect_turn}",
-                                   conversation=cid, expected=expect_turn, turn=engine.turn)
-                # The rules or the schema may refuse (InputError, PreconditionError): the
-                # engine is then unchanged and the transaction writes nothing.
-                update, rounds = self._apply(engine, utterance, interpreter)
+                decided = self._take_decided((tenant, cid), utterance, tx.length) if self._decided else None
+                if decided is not None and not check_expected and interpreter is None:
+                    entry = self._cache[(tenant, cid)]
+                    if not isinstance(decided, Update):  # refused, as the rules would refuse it now
+                        raise decided
+                    update, rounds = decided, []
+                else:
+                    if isinstance(decided, Update):
+                        self._forget((tenant, cid))
+                    entry = self._caught_up(tenant, cid, tx.length)
+                    engine = entry.engine
+                    if check_expected and expect_turn != engine.turn:
+                        raise Conflict(f"conversation {cid} is at turn {engine.turn}, not {expect_turn}",
+                                       conversation=cid, expected=expect_turn, turn=engine.turn)
+                    # The rules or the schema may refuse (InputError, PreconditionError): the
+                    # engine is then unchanged and the transaction writes nothing.
+                    update, rounds = self._apply(engine, utterance, interpreter)
                 applied = True
                 line = utterance_json(update.turn, update.utterance)
                 seq = tx.insert(update.turn, line)

@@ -12,7 +12,9 @@ A write (an append, a new conversation) is queued; the first write of a loop
 iteration schedules a flush, which runs the queued writes (up to
 ``MAX_BATCH``) in one store transaction, in the order of their conversation
 ids, and hands the COMMIT (one fsync for all of them) to a thread of its
-own; each write is answered only once that commit has returned.  While the
+own; each write is answered only once that commit has returned.  The flush's
+plain appends are decided by the rules first, in one request
+(``Conversations.decide``), not one request each between the others' SQL.  While the
 disk syncs, the loop goes on reading requests, validating bodies and queuing
 the next group's writes, which is what lets more writes share each commit;
 a read (and the key check of a write, which reads the store) waits for the
@@ -42,11 +44,16 @@ MAX_BATCH = 32
 """Writes run together at most: a bound on how long one flush holds the loop (reads wait meanwhile)."""
 
 
-class _Write:
-    __slots__ = ("fn", "future", "order")
+Append = tuple[str, str, dict[str, Any]]
+"""(tenant, conversation id, utterance): a plain append, which the rules may decide with its group's others."""
 
-    def __init__(self, fn: Callable[[Conversations], Any], future: asyncio.Future, order: tuple[str, str]):
-        self.fn, self.future, self.order = fn, future, order
+
+class _Write:
+    __slots__ = ("fn", "future", "order", "append")
+
+    def __init__(self, fn: Callable[[Conversations], Any], future: asyncio.Future, order: tuple[str, str],
+                 append: Append | None):
+        self.fn, self.future, self.order, self.append = fn, future, order, append
 
 
 Outcome = tuple[Any, BaseException | None]
@@ -64,11 +71,13 @@ class EngineHost:
         self._committer = ThreadPoolExecutor(1, thread_name_prefix="grounded-commit")
 
     async def call(self, job: Callable[[Conversations], T], write: bool = False,
-                   order: tuple[str, str] = ("", "")) -> T:
+                   order: tuple[str, str] = ("", ""), append: Append | None = None) -> T:
         """Run ``job``: a read at once (after the commit in flight, if any); a write at the next flush,
         answered once its group has committed.
 
         ``order``: the (tenant, conversation id) a write changes (a flush runs its writes sorted by it).
+        ``append``: the write is ``Conversations.append`` of this utterance (operations, no expected turn, no
+        interpreter), which the rules decide together with the group's others (``Conversations.decide``).
         """
         if not write:
             while self._readers is not None:
@@ -78,7 +87,7 @@ class EngineHost:
             return job(self.conversations)
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
-        self._writes.append(_Write(job, future, order))
+        self._writes.append(_Write(job, future, order, append))
         if not self._flushing:
             self._flushing = True
             loop.call_soon(self._flush)
@@ -94,7 +103,11 @@ class EngineHost:
             self._answer(batch, [(None, exc)] * len(batch))
             return
         try:
-            outcomes = [_attempt(w.fn, self.conversations) for w in batch]
+            try:
+                self.conversations.decide([w.append for w in batch if w.append is not None])
+                outcomes = [_attempt(w.fn, self.conversations) for w in batch]
+            finally:
+                self.conversations.undecided()
         except BaseException as exc:  # not a write's refusal (those are outcomes): nothing of the group stands
             try:
                 group.abort(exc)

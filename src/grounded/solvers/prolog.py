@@ -57,7 +57,7 @@ RULES_PACKAGE = "grounded.prolog"
 PROTOCOL_NAMES: list[tuple[str, int]] = [
     ("ok", 1), ("error", 1), ("o", 2), ("v", 4), ("-", 1), ("-", 2), ("by", 1), ("note", 4), ("a", 3),
     ("queries", 2), ("in", 1), ("operation", 3), ("field", 3), ("read", 2), ("applied", 1), ("accepted", 2),
-    ("rejected", 1), ("refused", 1), ("flat", 2), ("terms", 1), ("batch", 2), ("stopped", 2), ("done", 0),
+    ("rejected", 1), ("refused", 1), ("flat", 2), ("terms", 1), ("each", 1), ("batch", 2), ("stopped", 2), ("done", 0),
     *((name, len(kinds)) for name, kinds in SHAPES.items()),
 ]
 """The functors the rules answer with: created once, read back by handle."""
@@ -106,6 +106,8 @@ class QueryAnswers:
 
 
 RESULT_SHAPE: Shape = {**ACCEPTED_SHAPE, **STOP_SHAPE}  # type: ignore[dict-item]  # both are functor tables
+GROUP_SHAPE: Shape = {"flat": ("text", "int"), "each": (("list", {"ok": (RESULT_SHAPE,), "error": ("text",)}),)}
+"""apply_group's reply: every utterance accepted, as one flat text; else py_request/2's reply to each's apply."""
 BATCH_SHAPE: Shape = {"batch": (ACCEPTED_SHAPE, {"done": (), "stopped": ("int", STOP_SHAPE)})}
 WORLD_SHAPE: Shape = {"read": ("int", ("list", SHAPES)), "applied": ("int",)}
 STANDINGS_SHAPE: Shape = ("list", {"-": ("int", "text")})
@@ -308,6 +310,30 @@ class PrologRules:
             return None
         return frozenset(result[1])
 
+    def apply_group(self, group: list[tuple[RuleState, PlString]]) -> list[Accepted | Rejected | PrologError]:
+        """Live utterances of several states (each ``RuleState.live_text``, recording none, no world model to
+        ask) in one request, in order, each atomically and on its own: what each did, or the error that
+        stopped it (as ``RuleState.apply`` would have raised it), in the same order."""
+        answer = self.request(("apply_group", [text for _, text in group]), GROUP_SHAPE)
+        if answer[0] == "flat":  # every one accepted
+            accepted = read_flat(answer[1], answer[2])
+            if len(accepted) != len(group):
+                raise PrologError(f"the rules' reply to a group of {len(group)} holds {len(accepted)} utterances")
+            for state, _ in group:
+                state.behind = None
+            return list(accepted)
+        out: list[Accepted | Rejected | PrologError] = []
+        for (state, _), reply in zip(group, answer[1], strict=True):
+            if reply[0] == "error":
+                out.append(PrologError(f"Prolog apply: {reply[1]}"))
+                continue
+            state.behind = None
+            try:
+                out.append(_decided(reply[1]))
+            except PrologError as exc:
+                out.append(exc)
+        return out
+
     def catalogue_text(self) -> str:
         """The precondition catalogue as the rules read it from their loaded clauses (prolog/catalogue.pl)."""
         return str(self.request(("catalogue",), "text"))
@@ -325,6 +351,15 @@ class PrologRules:
         """(predicate, line) for each clause of a rule file that would redefine a predicate of the
         driver or the author layer, or define one in another module: loading it is refused."""
         return [(str(pi), int(line)) for _, pi, line in self.request(("lint_definitions", str(path)))]
+
+
+def _decided(result: tuple) -> Accepted | Rejected:
+    """A live utterance's reply read by ``RESULT_SHAPE``: accepted or rejected (refused: PrologError)."""
+    if result[0] == "rejected":
+        return Rejected(violations_of(result[1]))
+    if result[0] == "refused":
+        raise PrologError(f"the rules did not record the utterance: {result[1]}")
+    return read_accepted(result)[0]
 
 
 def _check_thread(owner: int | None) -> None:
@@ -392,15 +427,13 @@ class RuleState:
     def apply(self, utterance: tuple, session: Session, record: bool = False) -> Accepted | Rejected:
         """Run one utterance.  With ``record`` the rules ask ``session.record()`` to write it
         to the event log before they commit, so a failed write rolls them back too."""
-        self._ready(catch_up=False)
-        rules = self.rules
-        flat = flat_utterances([utterance])
+        text = self.live_text(utterance, record)
         request: tuple
-        if flat is None:  # a value the flat text does not carry: the utterance goes as terms
+        if text is None:  # a value the flat text does not carry: the utterance goes as terms
             request = ("apply", self.module, utterance, record, self._behind())
         else:  # one string, one foreign call to build it (py_apply/2, flat_apply/5 in prolog/wire.pl)
-            request = ("apply", PlString(f"{self.module}{SEPARATOR}{'true' if record else 'false'}{SEPARATOR}"
-                                         f"{self._behind()}{SEPARATOR}{flat[1]}{SEPARATOR}{flat[0]}"))
+            request = ("apply", text)
+        rules = self.rules
         rules.session = session
         try:
             result = rules.request(request, RESULT_SHAPE)
@@ -409,11 +442,17 @@ class RuleState:
             rules.session = None
         if type(result) is str:  # the flat reply's text alone: one foreign call to read it
             return read_flat(result, result.count(SEPARATOR))[0]
-        if result[0] == "rejected":
-            return Rejected(violations_of(result[1]))
-        if result[0] == "refused":
-            raise PrologError(f"the rules did not record the utterance: {result[1]}")
-        return read_accepted(result)[0]
+        return _decided(result)
+
+    def live_text(self, utterance: tuple, record: bool = False) -> PlString | None:
+        """The live request for one utterance as one string (flat_apply/5 in prolog/wire.pl), this state
+        ready for it first; None if a value of it does not fit the flat text (it then goes as terms)."""
+        self._ready(catch_up=False)
+        flat = flat_utterances([utterance])
+        if flat is None:
+            return None
+        return PlString(f"{self.module}{SEPARATOR}{'true' if record else 'false'}{SEPARATOR}"
+                        f"{self._behind()}{SEPARATOR}{flat[1]}{SEPARATOR}{flat[0]}")
 
     def apply_batch(self, utterances: list[tuple], session: Session | None = None
                     ) -> tuple[list[Accepted], tuple[int, Rejected] | None]:

@@ -1,0 +1,190 @@
+"""A group of appends decided by the rules in one request (service/host.py, Conversations.decide,
+engine/group.py): the same answers, rows and engines as the appends one by one, with one rules request
+for the group; a decision taken ahead is dropped when the store moved under it."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from grounded.core.errors import PreconditionError
+from grounded.service.conversations import Conversations, state_json
+from grounded.service.errors import StoreUnavailable
+from grounded.service.host import EngineHost
+from grounded.service.store import open_store
+from grounded.solvers.prolog import PrologRules
+from tests.serving import HEADER, utterance
+
+
+def _host(path) -> EngineHost:
+    return EngineHost(lambda: Conversations(open_store(path)))
+
+
+def _conversations(host: EngineHost, n: int, length: int) -> list[str]:
+    """``n`` conversations of the benchmark's header, each ``length`` utterances long (their engines cached)."""
+    ids = [host.run(lambda c: c.create("t", HEADER), write=True)["id"] for _ in range(n)]
+    for i in range(1, length + 1):
+        for cid in ids:
+            host.run(lambda c, cid=cid, i=i: c.append("t", cid, utterance(i)), write=True)
+    return ids
+
+
+def _group(host: EngineHost, appends: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+    """The appends queued together as the HTTP route queues a plain append: one flush takes them all."""
+    async def together() -> list:
+        return await asyncio.gather(*(host.call(lambda c, cid=cid, u=u: c.append("t", cid, u), True, ("t", cid),
+                                                ("t", cid, u)) for cid, u in appends), return_exceptions=True)
+
+    return asyncio.run(together())
+
+
+@pytest.fixture
+def requests(monkeypatch) -> list[str]:
+    """The requests made to the rules, by name, from now on."""
+    made: list[str] = []
+    request = PrologRules.request
+
+    def counted(self: PrologRules, req: tuple, shape: Any = "any") -> Any:
+        made.append(req[0])
+        return request(self, req, shape)
+
+    monkeypatch.setattr(PrologRules, "request", counted)
+    return made
+
+
+def _rows(host: EngineHost, cid: str) -> list[tuple[int, dict]]:
+    return list(host.conversations.store.lines("t", cid))
+
+
+def test_a_group_of_appends_is_decided_in_one_rules_request_with_the_answers_of_one_by_one(tmp_path, requests):
+    grouped, alone = _host(tmp_path / "g.db"), _host(tmp_path / "a.db")
+    ids = {name: _conversations(host, 5, 2) for name, host in (("grouped", grouped), ("alone", alone))}
+    requests.clear()
+    answers = _group(grouped, [(cid, utterance(3)) for cid in ids["grouped"]])
+    assert requests == ["apply_group"]  # one request for the five (before: one apply each)
+    requests.clear()
+    one_by_one = [alone.run(lambda c, cid=cid: c.append("t", cid, utterance(3)), write=True) for cid in ids["alone"]]
+    assert requests == ["apply"] * 5
+    strip = [{k: v for k, v in a.items() if k != "id"} for a in answers]
+    assert strip == [{k: v for k, v in a.items() if k != "id"} for a in one_by_one]
+    assert [a["seq"] for a in strip] == [3] * 5 and len(strip[0]["transitions"]) > 3, strip[0]
+    for mine, theirs in zip(ids["grouped"], ids["alone"], strict=True):
+        assert [line for _, line in _rows(grouped, mine)] == [line for _, line in _rows(alone, theirs)]
+        assert state_json(grouped.conversations._entry("t", mine).engine) == \
+            state_json(alone.conversations._entry("t", theirs).engine)
+        # and the engine is the store's: rebuilt from the rows, it is the same
+        rebuilt = Conversations(open_store(tmp_path / "g.db"))
+        assert state_json(rebuilt._entry("t", mine).engine) == \
+            state_json(grouped.conversations._entry("t", mine).engine)
+        rebuilt.close()
+    grouped.close()
+    alone.close()
+
+
+def test_a_refusal_in_a_group_leaves_the_others_and_its_engine_as_it_was(tmp_path, requests):
+    host = _host(tmp_path / "r.db")
+    one, two, three = _conversations(host, 3, 1)
+    before = state_json(host.conversations._entry("t", two).engine)
+    requests.clear()
+    bad = {"speaker": "ann", "ops": [{"op": "hypothesize", "claim": "h9", "deps": ["o77"]}]}
+    answers = _group(host, [(one, utterance(2)), (two, bad), (three, utterance(2))])
+    assert requests == ["apply_group"]
+    assert isinstance(answers[1], PreconditionError) and "hypothesize_dep_unknown" in str(answers[1]), answers
+    assert answers[0]["seq"] == answers[2]["seq"] == 2
+    assert [s for s, _ in _rows(host, two)] == [1] and [s for s, _ in _rows(host, one)] == [1, 2]
+    assert state_json(host.conversations._entry("t", two).engine) == before
+    assert host.run(lambda c: c.append("t", two, utterance(2)), write=True)["seq"] == 2
+    host.close()
+
+
+def test_a_decision_taken_ahead_is_dropped_when_another_process_appended_meanwhile(tmp_path):
+    """The group decides utterance 3 on this process's engine of ``one`` (at length 1, where it is refused:
+    its hypothesis rests on o2); another process has appended utterance 2 meanwhile, so under the lock the
+    store is at 2: the decision is dropped and the append runs on the engine caught up, accepted at 3."""
+    host = _host(tmp_path / "p.db")
+    one, two = _conversations(host, 2, 1)
+    other = Conversations(open_store(tmp_path / "p.db"))
+    with other.batch():
+        other.append("t", one, utterance(2))
+    other.close()
+    answers = _group(host, [(one, utterance(3)), (two, utterance(2))])
+    assert answers[0]["seq"] == 3 and answers[0]["turn"] == 3, answers
+    assert answers[1]["seq"] == 2
+    assert [s for s, _ in _rows(host, one)] == [1, 2, 3]
+    host.close()
+
+
+def test_two_appends_to_one_conversation_in_a_group_go_in_order(tmp_path):
+    host = _host(tmp_path / "o.db")
+    one, two = _conversations(host, 2, 1)
+    answers = _group(host, [(one, utterance(2)), (two, utterance(2)), (one, utterance(3))])
+    assert [a["seq"] for a in answers] == [2, 2, 3], answers
+    assert [line["ops"][0]["claim"] for _, line in _rows(host, one)] == ["o1", "o2", "o3"]
+    host.close()
+
+
+def test_an_append_of_a_group_failing_after_the_rules_accepted_leaves_store_and_engine_as_they_were(tmp_path):
+    """SQLite refuses the length update of one decided append (a trigger, after its row went in): that append is
+    undone and its engine, moved on by the decision, dropped; the group's other append commits."""
+    host = _host(tmp_path / "u.db")
+    one, two = _conversations(host, 2, 1)
+    c = host.conversations
+    before = state_json(c._entry("t", one).engine)
+    c.store._execute(f"CREATE TRIGGER refuse BEFORE UPDATE ON conversations WHEN NEW.id = '{one}' "
+                     "AND NEW.length = 2 BEGIN SELECT RAISE(ABORT, 'refused by the test'); END")
+    answers = _group(host, [(one, utterance(2)), (two, utterance(2))])
+    assert isinstance(answers[0], StoreUnavailable) and "refused by the test" in str(answers[0]), answers
+    assert answers[1]["seq"] == 2
+    assert ("t", one) not in c._cache
+    assert state_json(c._entry("t", one).engine) == before and [s for s, _ in _rows(host, one)] == [1]
+    host.close()
+
+
+def test_a_group_whose_commit_fails_drops_the_engines_it_moved(tmp_path):
+    """The group's COMMIT is refused (a write of the same flush leaves a deferred foreign-key violation, which
+    SQLite checks at COMMIT): nothing is acknowledged, and the engines the decisions moved on are dropped."""
+    host = _host(tmp_path / "f.db")
+    one, two = _conversations(host, 2, 1)
+    c = host.conversations
+    before = {cid: state_json(c._entry("t", cid).engine) for cid in (one, two)}
+
+    def poison(c: Conversations) -> None:
+        c.store._execute("PRAGMA defer_foreign_keys=ON")
+        c.store._execute("INSERT INTO utterances (tenant, conversation, seq, turn, line, created) "
+                         "VALUES ('t', 'ghost', 1, 1, '{}', 'now')")
+
+    async def group_and_poison() -> list:
+        return await asyncio.gather(*(host.call(lambda c, cid=cid: c.append("t", cid, utterance(2)), True,
+                                                ("t", cid), ("t", cid, utterance(2))) for cid in (one, two)),
+                                    host.call(poison, True, ("t", "zz")), return_exceptions=True)
+
+    answers = asyncio.run(group_and_poison())
+    assert all(isinstance(a, StoreUnavailable) and "commit failed" in str(a) for a in answers), answers
+    for cid in (one, two):
+        assert ("t", cid) not in c._cache
+        assert state_json(c._entry("t", cid).engine) == before[cid] and c.store.head("t", cid) == 1
+    host.close()
+
+
+def test_a_group_all_accepted_comes_back_as_one_flat_text_and_one_refused_as_each_reply():
+    """apply_group's reply (prolog/grounded.pl): every utterance accepted, their flat texts joined, read with one
+    foreign call (what ``read_flat`` reads of a batch); one refused, each utterance's own reply."""
+    from grounded import Engine
+
+    engines = [Engine(HEADER) for _ in range(3)]
+    prolog = engines[0]._prolog
+
+    def texts(turn: int, utterances: list[dict]) -> list:
+        out = []
+        for engine, u in zip(engines, utterances, strict=True):
+            model = engine.registry.utterance(u)
+            out.append(engine.rules.live_text(engine.registry.encode(turn, model)))
+        return out
+
+    whole = prolog.request(("apply_group", texts(1, [utterance(1)] * 3)))
+    assert whole[0] == "flat" and isinstance(whole[1], str), whole
+    bad = {"speaker": "ann", "ops": [{"op": "observe", "claim": "o1"}]}  # o1 already observed by ann
+    each = prolog.request(("apply_group", texts(2, [utterance(2), bad, utterance(2)])))
+    assert each[0] == "each" and [r[1][0] for r in each[1]] == ["flat", "rejected", "flat"], each
