@@ -151,9 +151,15 @@ store_aware_prop(M, P, K) :-
 %  to one argument are read in the order they came.
 
 committed_in(M, G, A) :-
-    (   M:claimed(A, _, _, _, G, _), \+ M:unowned(A)
+    (   default_commitment(M, G, A)
     ;   M:committed(G, A)
     ).
+
+%  default_commitment(+Module, ?Speaker, +Id): Speaker made Id and is
+%  committed to it by default (no unowned(Id)): the one condition that
+%  says when a commitment has no clause of its own.
+default_commitment(M, G, A) :-
+    M:claimed(A, _, _, _, G, _), \+ M:unowned(A).
 
 %  store_argument(+Id, +Literal, +Kind, +Speaker, +Turn, +Committed): the
 %  argument, and with Committed == true its speaker's commitment to it (the
@@ -242,7 +248,7 @@ unstore(standing(A, S, T, C)) :- !, db(M),
     ).
 unstore(committed(G, B)) :- !, db(M),
     (   retract(M:committed(G, B)) -> true
-    ;   M:claimed(B, _, _, _, G, _), \+ M:unowned(B), assertz(M:unowned(B))
+    ;   default_commitment(M, G, B), assertz(M:unowned(B))
     ), !,
     forall(M:att(B, A), count_opposition(M, A, G, -1)).
 unstore(F) :- db(M), retract(M:F), !.
@@ -266,7 +272,7 @@ store_fact(M, att(B, A)) :- !,
     assertz(M:att(B, A)),
     forall(committed_in(M, G, B), count_opposition(M, A, G, 1)).
 store_fact(M, committed(G, B)) :- !,
-    (   M:claimed(B, _, _, _, G, _), \+ M:unowned(B)
+    (   default_commitment(M, G, B)
     ->  true                            % stored with the argument (store_argument/6)
     ;   (   M:claimed(B, _, _, _, G, _), \+ M:committed(_, B)
         ->  retract(M:unowned(B))       % the first commitment to B: its speaker's, by default
