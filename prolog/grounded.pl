@@ -706,8 +706,7 @@ request(apply_group(Texts), Reply) :-
     ->  atomics_to_string(Parts, Text), sum_list(Counts, N), Reply = flat(Text, N)
     ;   Reply = each(Replies)
     ).
-request(apply(M, Sent, Record, Behind), Reply) :-
-    (   Sent = flat(_, _) -> batch_utterances(Sent, [Utterance]) ; Utterance = Sent ),
+request(apply(M, Utterance, Record, Behind), Reply) :-   % as terms: a value the flat text does not carry
     apply_one(M, Utterance, Record, Behind, Reply).
 request(apply_batch(M, Batch, Behind), batch(Accepted, Stop)) :-
     batch_utterances(Batch, Utterances),
