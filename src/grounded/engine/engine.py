@@ -278,10 +278,10 @@ class Engine(Displayable, Walks):
         """Lines whose recorded decisions authenticated: mirrored from them, the rules not run.  Without
         ``on_update`` they are read as JSON, in one call, not validated again (``RecordedLine``), and no
         ``Update`` is made for them."""
-        from grounded.solvers.flat import SEPARATOR, read_flat
+        from grounded.solvers.flat import read_flat
 
         text = "".join(recorded)
-        results = read_flat(text, text.count(SEPARATOR))
+        results = read_flat(text)
         light = RecordedLine.read_all([body for _, body in lines]) if on_update is None else None
         last = self.state.last_turn
         mirror, keep = self.state.apply, self._history.append_text  # ``_commit``'s two steps, bound once

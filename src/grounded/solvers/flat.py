@@ -275,8 +275,12 @@ def read_accepted(value: tuple) -> list[Accepted]:
     return read_flat(text, count)
 
 
-def read_flat(text: str, count: int) -> list[Accepted]:
+def read_flat(text: str, count: int | None = None) -> list[Accepted]:
+    """The accepted utterances of a flat reply.  ``count``: the tokens the rules said they wrote, where
+    they sent it (a text alone, with no count beside it, is read to its end: it must end in a separator)."""
     tokens = text.split(SEPARATOR)
+    if count is None:
+        count = len(tokens) - 1
     if len(tokens) != count + 1 or tokens[-1] != "":
         raise PrologError(f"the rules' reply splits into {len(tokens) - 1} tokens, not the {count} they wrote")
     makers = _MAKERS

@@ -441,7 +441,7 @@ class RuleState:
         finally:
             rules.session = None
         if type(result) is str:  # the flat reply's text alone: one foreign call to read it
-            return read_flat(result, result.count(SEPARATOR))[0]
+            return read_flat(result)[0]
         return _decided(result)
 
     def live_text(self, utterance: tuple, record: bool = False) -> PlString | None:
