@@ -58,12 +58,13 @@ from typing import TypeVar
 import clingo
 
 from bench.checks import CheckFailed
-from grounded.crosscheck.budget import GB, GLIBC_ALLOCATION_ABORT, MemoryBudgetError, memory_bound
+from grounded.crosscheck.budget import GB, MemoryBudgetError, memory_bound
 from grounded.crosscheck.check import candidates_of, check, check_history
 from grounded.crosscheck.probe import PER_OP
 from grounded.dmap.model import Header
 from grounded.dung import Framework, extensions
 from grounded.engine import Engine
+from grounded.solvers.apart import GLIBC_ALLOCATION_ABORT
 from grounded.solvers.history import IncrementalHistory, OneShotHistory, read_answer
 from tests.synthetic import HEADER, argument_heavy, build, realistic
 

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from grounded.core.errors import GroundedError
-from grounded.solvers.apart import GLIBC_ALLOCATION_ABORT, ApartFailed, limit_beyond
+from grounded.solvers.apart import ApartFailed, died, how_it_ended, limit_beyond
 
 GB = 1024 ** 3
 
@@ -109,10 +109,9 @@ def run_isolated(spec: dict, budget: int) -> dict:
         from grounded.core.errors import InputError
 
         raise InputError(answer["error"])
-    if not answer and done.returncode >= 0 and done.returncode != GLIBC_ALLOCATION_ABORT:
+    if not answer and not died(done.returncode):
         raise RuntimeError(f"the check's process ended with exit status {done.returncode} and no answer")
-    why = answer.get("error") or (f"killed by signal {-done.returncode}" if done.returncode < 0 else
-                                  "the C library could not allocate and ended the process")
+    why = answer.get("error") or how_it_ended(done.returncode)
     raise MemoryBudgetError(
         f"the check needed more than its memory budget of {budget / GB:.2f} GB and was stopped ({why}); "
         "check an earlier part with --at, or raise --memory-limit")

@@ -74,9 +74,13 @@ class ApartFailed(GroundedError):
 
     @property
     def died(self) -> bool:
-        """Ended by a signal or by glibc's allocation abort: under an address-space limit, the way a library
-        that does not check its allocations runs out of memory (a segmentation fault, an abort)."""
-        return self.returncode is not None and (self.returncode < 0 or self.returncode == GLIBC_ALLOCATION_ABORT)
+        return died(self.returncode)
+
+
+def died(returncode: int | None) -> bool:
+    """Ended by a signal or by glibc's allocation abort: under an address-space limit, the way a library
+    that does not check its allocations runs out of memory (a segmentation fault, an abort)."""
+    return returncode is not None and (returncode < 0 or returncode == GLIBC_ALLOCATION_ABORT)
 
 
 def mapped_bytes() -> int:
