@@ -58,7 +58,7 @@ from grounded.dmap.model import Header
 from grounded.dmap.operations import OperationSpec
 from grounded.dmap.state import DependencyMap
 from grounded.engine import Engine
-from grounded.solvers.apart import ApartFailed, run_apart
+from grounded.solvers.apart import ApartFailed, headroom, run_apart
 from grounded.solvers.history import HistoryAnswer, HistoryFacts, decide_seeded, queue_seed, read_answer, seed_of
 from grounded.solvers.ruleset import asp_twins
 
@@ -235,6 +235,8 @@ class Probing:
             shown = (run_apart(f"the ASP of the probed states {self.report.states}", decide_seeded, files,
                                views, operations, jobs) if apart else decide_seeded(files, views, operations, jobs))
         except ApartFailed as exc:  # its process ended without an answer (killed, the C library aborting)
+            if exc.died and headroom() is not None:  # under --memory-limit: a memory-budget stop (budget.py)
+                raise
             self.report.mismatches.extend(f"probes after utterance {s.k}: not completed ({type(exc).__name__}: "
                                           f"{exc})" for s in self.taken)
             return
