@@ -269,11 +269,10 @@ class _Failed(Verification):
     @property
     def reason(self) -> str:
         path, q, change = self._f[2]
-        if change:  # q's claimant out of standing: its ``_Out``'s words, made once per standing change
-            if len(path) == 1:  # premise -> conclusion, as the picture's arrows run
-                return f"{q} -> {path[0]}: {change.reason}"
-            return f"{' -> '.join([q, *reversed(path)])}: {change.reason}"
+        # premise -> conclusion, as the picture's arrows run
         trail = f"{q} -> {path[0]}" if len(path) == 1 else " -> ".join([q, *reversed(path)])
+        if change:  # q's claimant out of standing: its ``_Out``'s words, made once per standing change
+            return f"{trail}: {change.reason}"
         if change is None:
             return f"{trail}: no argument claims {q}"
         return f"{trail}: circular support, {q} rests on itself"
