@@ -298,11 +298,8 @@ def _judge_lines(engine: L, lines: Iterator[tuple[int, bytes]], reader: LogReade
 def _hand_to_rules(engine: Loadable, status: LogStatus) -> None:
     """The lines applied from the record are in the Python state only: the rules take their facts
     from it (when next asked, as from a snapshot; when first started, from the state as it then is)."""
-    if status.bulk and engine._rules is not None:
-        state = engine.state
-        from grounded.solvers.prolog import state_facts
-
-        engine._rules[2].restore(lambda: state_facts(state))
+    if status.bulk:
+        engine.take_state(engine.state)
 
 
 def records_effects(engine: Loadable) -> bool:
