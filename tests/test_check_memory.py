@@ -379,3 +379,51 @@ def test_the_view_apart_grounds_its_facts_as_it_parses_them(monkeypatch):
     assert len(texts) == 2 and all(texts), texts
     assert built == [(False, [3, 3])], built  # held by `texts` and this loop's `t` (getrefcount's own counted)
     assert {str(s) for s in answer.facts} == {str(s) for s in here.solve(affected=False).facts}
+
+
+_HELD: list = []
+
+
+def fill_memory_then(ending: str) -> object:
+    """A piece that fills what its budget left, then returns all it holds (pickling it needs as much
+    again) or raises MemoryError with nothing left to pickle the exception in (a module-level function:
+    it is sent to a child)."""
+    hoard: list = []
+    for size in (1 << 20, 1 << 12, 1 << 6):  # down to small objects, so that nearly nothing is left
+        try:
+            while True:
+                hoard.append(bytearray(size))
+        except MemoryError:
+            pass
+    if ending == "return":
+        return hoard
+    _HELD.append(hoard)
+    raise MemoryError
+
+
+STARVED_CALLER = """
+import resource, sys
+from grounded.solvers.apart import ApartFailed, mapped_bytes, run_apart
+from tests.test_check_memory import fill_memory_then
+resource.setrlimit(resource.RLIMIT_AS, (mapped_bytes() + 200 * 1024 ** 2, resource.RLIM_INFINITY))
+try:
+    run_apart("a piece", fill_memory_then, sys.argv[1])
+except MemoryError:
+    print("MemoryError")
+except ApartFailed as exc:
+    print("died" if exc.died else f"failed: {exc}")
+"""
+
+
+@pytest.mark.parametrize("ending", ["return", "raise"])
+def test_a_piece_apart_that_runs_out_of_memory_says_so_even_with_nothing_left(ending):
+    """A piece that ran out of memory could not pickle its answer (or its MemoryError) back and ended
+    with a traceback and exit status 1, which its caller took for a failure other than memory: under
+    `grounded check --memory-limit`, an internal error instead of the memory-budget stop (CI, stop 28)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", STARVED_CALLER, ending], capture_output=True, text=True,
+                          timeout=120, cwd=Path(__file__).resolve().parents[1])
+    assert done.stdout.strip() in ("MemoryError", "died"), done.stdout + done.stderr
+    assert "Traceback" not in done.stderr, done.stderr

@@ -69,13 +69,18 @@ def memory_bound(budget: int | None) -> Iterator[None]:
     try:
         yield
     except Exception as exc:
+        _put_back(soft)  # the stop is told with the machine's memory, not with what the budget left
         if not _out_of_memory(exc):
             raise
         raise MemoryBudgetError(
             f"the check needed more than its memory budget of {budget / GB:.2f} GB and was stopped "
             f"({type(exc).__name__}); check an earlier part with --at, or raise --memory-limit") from exc
     finally:
-        resource.setrlimit(resource.RLIMIT_AS, (soft, resource.getrlimit(resource.RLIMIT_AS)[1]))
+        _put_back(soft)
+
+
+def _put_back(soft: int) -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (soft, resource.getrlimit(resource.RLIMIT_AS)[1]))
 
 
 # -- a check in a process of its own ------------------------------------------------

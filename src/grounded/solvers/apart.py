@@ -62,6 +62,12 @@ thread-local data: ABORT``, a thread started past RLIMIT_AS); the child is the r
 "command not found"."""
 
 
+RAN_OUT = 3
+"""The exit status of a piece that ran out of memory with not even its answer's few bytes left to send."""
+
+RAN_OUT_TEXT = "the piece ran out of memory"
+
+
 class ApartFailed(GroundedError):
     """A piece of work run in a process of its own ended without an answer."""
 
@@ -79,8 +85,9 @@ class ApartFailed(GroundedError):
 
 def died(returncode: int | None) -> bool:
     """Ended by a signal or by glibc's allocation abort: under an address-space limit, the way a library
-    that does not check its allocations runs out of memory (a segmentation fault, an abort)."""
-    return returncode is not None and (returncode < 0 or returncode == GLIBC_ALLOCATION_ABORT)
+    that does not check its allocations runs out of memory (a segmentation fault, an abort); or out of
+    memory with nothing left to say so (``RAN_OUT``)."""
+    return returncode is not None and (returncode < 0 or returncode in (GLIBC_ALLOCATION_ABORT, RAN_OUT))
 
 
 def mapped_bytes() -> int:
@@ -146,28 +153,50 @@ def _die_with_parent() -> None:
 
 def serve() -> None:
     """The child's side: read ``sys.path`` and (fn, args) from standard input; write (True, value) or
-    (False, exception) to what was standard output, which is standard error while ``fn`` runs."""
+    (False, exception) to what was standard output, which is standard error while ``fn`` runs.
+
+    A piece that ran out of memory may have nothing left to pickle its answer or its MemoryError in:
+    that answer is pickled before the budget applies, and sent in place of whatever could not be;
+    should even that write fail, the process ends with ``RAN_OUT`` (never a traceback and status 1,
+    which the caller would take for a failure other than memory)."""
     _die_with_parent()
-    if sys.argv[3] != "None":  # the caller's budget: what it had left, beyond this piece's start-up
-        limit_beyond(int(sys.argv[3]))
     answers = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # a print of the piece must not mix with its answer
+    ran_out = pickle.dumps((False, MemoryError(RAN_OUT_TEXT)), pickle.HIGHEST_PROTOCOL)
+    if sys.argv[3] != "None":  # the caller's budget: what it had left, beyond this piece's start-up
+        limit_beyond(int(sys.argv[3]))
+    try:
+        data = _answer()
+    except MemoryError:
+        data = ran_out
+    try:
+        answers.write(data)
+        answers.close()
+    except MemoryError:
+        os._exit(RAN_OUT)
+
+
+def _answer() -> bytes:
+    """The piece run and its answer pickled: the value, or the exception it raised (as text where
+    that does not pickle)."""
     sys.path[:] = pickle.load(sys.stdin.buffer)
     fn: Callable[..., Any] = serve
     try:  # reading the piece imports its modules: under a budget, that may be what runs out of memory
         fn, args = pickle.load(sys.stdin.buffer)
         answer: tuple[bool, Any] = (True, fn(*args))
+    except MemoryError:
+        raise
     except BaseException as exc:  # noqa: BLE001 - every failure goes back to the caller
         answer = (False, exc)
     try:
-        data = pickle.dumps(answer, pickle.HIGHEST_PROTOCOL)
+        return pickle.dumps(answer, pickle.HIGHEST_PROTOCOL)
+    except MemoryError:
+        raise
     except Exception:  # noqa: BLE001 - an answer or exception that does not pickle: its text does
         ok, value = answer
         text = (f"the answer of {fn.__qualname__} cannot be sent back" if ok else
                 "".join(traceback.format_exception(value)))
-        data = pickle.dumps((False, RuntimeError(text)))
-    answers.write(data)
-    answers.close()
+        return pickle.dumps((False, RuntimeError(text)))
 
 
 def how_it_ended(exitcode: int | None) -> str:
@@ -178,6 +207,8 @@ def how_it_ended(exitcode: int | None) -> str:
         return f"killed by signal {-exitcode}"
     if exitcode == GLIBC_ALLOCATION_ABORT:
         return "the C library could not allocate and ended it"
+    if exitcode == RAN_OUT:
+        return "it ran out of memory"
     return f"exit status {exitcode}"
 
 
