@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import gc
 import json
+import subprocess
+import sys
 import weakref
 
 import pytest
@@ -12,7 +14,7 @@ from bench import ingest
 from bench.checks import CheckFailed
 from grounded.engine import Engine
 
-from .bench_helpers import run_bench
+from .bench_helpers import ROOT, run_bench
 
 pytestmark = pytest.mark.bench  # runs of python -m bench ingest
 
@@ -61,10 +63,15 @@ def test_the_check_fails_a_run_whose_work_per_operation_grows():
     """The benchmark's own check, on a run whose last tenth cost the rules 1.5 times the first per operation."""
     clock = ingest.Tenths(10, Engine({"agents": {"a": {}}}))
     clock.seconds, clock.ops, clock.inferences = [0.1] * 10, [2] * 10, [100] * 9 + [150]
-    with pytest.raises(CheckFailed, match=r"wide: the rules' inferences per operation grew .* 1\.50, at most 1\.2"):
-        clock.report("wide")
+    grown = clock.report("wide")
+    assert grown["flat_check"] == "wide: the rules' inferences per operation grew from the first tenth (100 in 2 " \
+                                  "operations) to the last (150 in 2 operations): last / first 1.50, at most 1.2"
+    with pytest.raises(CheckFailed, match=r"^wide: the rules' inferences per operation grew .* 1\.50, at most 1\.2$"):
+        ingest.check({"deep": [grown]})
     clock.ops = [2] * 9 + [3]  # the same work over more operations: flat
-    assert clock.report("wide")["inferences_last_over_first"] == 1.0
+    flat = clock.report("wide")
+    assert flat["inferences_last_over_first"] == 1.0 and flat["flat_check"] is None
+    ingest.check({"deep": [flat]})
 
 
 def test_the_check_fails_a_run_whose_cpu_per_tenth_grows():
@@ -81,11 +88,11 @@ def test_the_check_fails_a_run_whose_cpu_per_tenth_grows():
     assert short["cpu_last_over_first"] == pytest.approx(1.3) and short["time_check"] is None
     # the run fails once its figures are written, naming what grew; the page says so too
     with pytest.raises(CheckFailed, match=r"^chain: the CPU seconds per tenth grew .* 1\.30, at most 1\.2$"):
-        ingest.check_times({"deep": [grown, short]})
+        ingest.check({"deep": [grown, short]})
     clock.cpu = [1.0] * 9 + [1.1]
     found = clock.report("chain", timed=True)
     assert found["time_check"] is None
-    ingest.check_times({"deep": [found, short]})
+    ingest.check({"deep": [found, short]})
     assert "(last / first 1.50) (wall above 1.2 with CPU at or under it: other jobs on the machine)" in (
         ingest._tenths_line(found))
 
@@ -129,3 +136,31 @@ def test_the_deep_inputs_run_alone(tmp_path):
                                                                                       ("wide", 40, 10)]
     md = (tmp_path / "ingest.md").read_text()
     assert md.startswith("## Deep inputs") and "chain: seconds per tenth" in md and "Reading a log" not in md
+
+
+STRICT = """
+import runpy, sys
+from bench import ingest
+ingest.FLAT = 0.5  # stricter than any run's figures: every tenths check fails
+sys.argv = ["bench", *sys.argv[1:]]
+runpy.run_module("bench", run_name="__main__")
+"""
+
+
+def test_a_run_whose_check_fails_prints_and_saves_its_figures_first(tmp_path):
+    """A failed flatness check ends the command as ``python -m bench`` ends one (``check failed: ...``, exit 1),
+    after the figures it measured are printed and written: the run is not lost."""
+    result = subprocess.run([sys.executable, "-c", STRICT, "ingest", "--deep-only", "--depth", "40", "--out", tmp_path],
+                            capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert result.returncode == 1, result.stderr
+    failed = result.stderr.splitlines()[-1]  # after the parts' progress lines: both inputs' failures, in one
+    assert failed.startswith("check failed: chain: the rules' inferences per operation grew")
+    assert "; wide: the rules' inferences per operation grew" in failed
+    found = json.loads((tmp_path / "ingest.json").read_text())
+    chain, wide = found["deep"]
+    assert chain["flat_check"].startswith("chain: ") and wide["flat_check"].startswith("wide: ")
+    assert len(chain["inference_tenths"]) == 10 and chain["verify_ms"] > 0  # measured to the end
+    md = (tmp_path / "ingest.md").read_text()
+    assert md.startswith("## Deep inputs") and "chain: seconds per tenth" in md
+    assert "**A check failed**: chain: the rules' inferences per operation grew" in md
+    assert "## Deep inputs" in result.stdout and "chain: seconds per tenth" in result.stdout
