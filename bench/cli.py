@@ -460,3 +460,4 @@ def serve(
     stderr.print("bench serve: one tenant floods Verify by text", markup=False)
     result["isolation"] = flood.isolation(verifies=400 if quick else 1200)
     _publish(out, "serve", result, lambda r: serve_bench.markdown(r) + "\n\n" + flood.markdown(r["isolation"]))
+    flood.check_isolation(result["isolation"])  # after the figures are written: a failing run still shows them

@@ -9,6 +9,11 @@ flooder that is told 429 waits the Retry-After it is given, as an HTTP
 client with retries does; one that ignores it is a request flood, which a
 per-tenant request rate limit answers, not this bound.  Both p99s come from
 one run, measured by the client.  Every loop is bounded in count.
+
+The run's own check (``check_isolation``, once its figures are printed): the
+p99 under the flood at most ``ISOLATION_P99`` times the p99 idle, and every
+Verify answered right.  Held here, not by a timed unit test: the test suite
+holds the behaviour (tests/test_abuse.py), this the time.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from bench.checks import CheckFailed
 from bench.serve import LoadClient, _run_loop, percentiles
 from grounded.service.settings import Settings
 from tests.serving import HEADER, ServerProcess, long_text, make_key, utterance
@@ -31,6 +37,8 @@ FLOOD_LEAD = 1.0
 """Seconds the flood runs before a flooded window starts."""
 TEXTS = 40
 """Distinct flood texts: more than the readings a measure lasts, so each reading reads a text anew."""
+ISOLATION_P99 = 2.0
+"""The most another tenant's Verify p99 under the flood may be, as a multiple of its p99 idle."""
 
 
 async def _paced(c: LoadClient, cid: str, claims: list[str], n: int, rate: float, seed: int) -> tuple[list[float], int]:
@@ -149,5 +157,19 @@ def markdown(r: dict[str, Any]) -> str:
     return (f"Tenant isolation: another tenant's Verify by claim ({r['idle_ms']['n']} at {r['rate']}/s) while one "
             f"tenant floods Verify by text ({r['flooders']} connections, {r['text_chars']} characters each; "
             f"answers {r['flood_requests']}): p99 {r['idle_ms']['p99']} ms idle, {r['flood_ms']['p99']} ms under "
-            f"the flood ({r['ratio_p99']}x); p50 {r['idle_ms']['p50']} / {r['flood_ms']['p50']} ms; in the server "
+            f"the flood ({r['ratio_p99']}x, at most {ISOLATION_P99:g}x); "
+            f"p50 {r['idle_ms']['p50']} / {r['flood_ms']['p50']} ms; in the server "
             f"(request in to answer out) p99 {r['server_idle_ms']['p99']} / {r['server_flood_ms']['p99']} ms.")
+
+
+def check_isolation(r: dict[str, Any]) -> None:
+    """The run's own check, made once its figures are written: every Verify of the other tenant answered
+    right, and its p99 under the flood at most ``ISOLATION_P99`` times its p99 idle."""
+    failed = [f"{r['wrong_answers']} of the other tenant's Verify answered wrong"] if r["wrong_answers"] else []
+    ratio = r["ratio_p99"]
+    if ratio is None or ratio > ISOLATION_P99:
+        failed.append(f"another tenant's Verify p99 {r['flood_ms'].get('p99')} ms under the flood, "
+                      f"{r['idle_ms'].get('p99')} ms idle: {'none' if ratio is None else f'{ratio}x'}, "
+                      f"at most {ISOLATION_P99:g}x")
+    if failed:
+        raise CheckFailed("tenant isolation: " + "; ".join(failed))

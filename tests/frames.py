@@ -1,11 +1,16 @@
-"""The Python functions a call enters: what the tests that bound a path's per-item work count
-(a count of frames is the same on any machine, a time is not)."""
+"""The Python functions a call enters and the requests it sends the rules: what the tests that bound a
+path's per-item work count (a count of frames or of crossings is the same on any machine, a time is not)."""
 
 from __future__ import annotations
 
 import gc
 import sys
 from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from grounded.solvers.prolog import PrologRules
 
 
 def python_calls(ask: Callable[[], object]) -> list[str]:
@@ -28,3 +33,17 @@ def python_calls(ask: Callable[[], object]) -> list[str]:
         if paused:
             gc.enable()
     return entered[1:]  # ``ask`` itself
+
+
+def rules_requests(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The requests the bridge sends the rules from now on (any engine's), by kind, in order; counted until
+    ``monkeypatch`` undoes it."""
+    made: list[str] = []
+    request = PrologRules.request
+
+    def counted(self: PrologRules, req: tuple, shape: Any = "any") -> Any:
+        made.append(req[0])
+        return request(self, req, shape)
+
+    monkeypatch.setattr(PrologRules, "request", counted)
+    return made

@@ -12,6 +12,8 @@ statistics, instead of a timed run) and the summarised queue to the engine's.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -77,6 +79,17 @@ QUEUE = [
 ]
 
 
+def queued(*options: dict) -> list[OneShotHistory]:
+    """One-shot histories of QUEUE, one for each dict of options (window, apart, bound), each given it all."""
+    header = Header.model_validate(HEADER)
+    with Engine(header) as engine:
+        made = [OneShotHistory(header, engine.registry, **o) for o in options]
+    for c in QUEUE:
+        for history in made:
+            history.add(c)
+    return made
+
+
 @pytest.mark.parametrize("incremental", [False, True], ids=["one shot", "turn by turn"])
 def test_the_summarised_queue_accepts_and_rejects_as_the_engine_does(incremental):
     rejected = []
@@ -116,13 +129,7 @@ def test_a_history_decided_window_by_window_is_decided_whole(data):
 def test_the_queue_carried_into_a_window_is_the_one_the_earlier_windows_left(window):
     """Each window starts from the problems the windows before it left queued: the history
     above decided a few utterances at a time equals it decided whole."""
-    header = Header.model_validate(HEADER)
-    with Engine(header) as engine:
-        registry = engine.registry
-    windows, whole = OneShotHistory(header, registry, window=window), OneShotHistory(header, registry)
-    for c in QUEUE:
-        windows.add(c)
-        whole.add(c)
+    windows, whole = queued({"window": window}, {})
     decided = windows.solve()
     assert sorted(decided.accepted) == [1, 2, 3, 5, 6, 7, 9, 11]
     assert sorted(map(str, decided.facts)) == sorted(map(str, whole.solve().facts))
@@ -194,8 +201,6 @@ def test_a_piece_apart_ends_with_its_caller(tmp_path):
     """A check stopped at a time limit (killed) left its pieces running unowned, holding their memory
     and the caller's standard error; a piece now gets SIGKILL when its caller ends."""
     import signal
-    import subprocess
-    import sys
     import time
 
     caller = subprocess.Popen([sys.executable, "-c", "from grounded.solvers.apart import run_apart; "
@@ -221,6 +226,13 @@ def test_a_piece_apart_ends_with_its_caller(tmp_path):
     else:
         os.kill(piece, signal.SIGKILL)
         raise AssertionError("the piece outlived its caller")
+
+
+def run_caller(script: str, *args: str) -> subprocess.CompletedProcess:
+    """``script`` run as a caller of pieces apart, in a fresh interpreter at the repository's root (so that
+    it imports this module, whose functions it sends its pieces)."""
+    return subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).resolve().parents[1])
 
 
 def address_space() -> tuple[int, int]:
@@ -250,11 +262,9 @@ def test_a_piece_apart_may_use_only_what_its_callers_memory_budget_has_left():
     RLIMIT_AS is the caller's absolute figure, and let a piece map as much again beside its waiting
     caller.  A piece now gets what the caller's budget has left, beyond its own start-up."""
     import json
-    import subprocess
-    import sys
 
-    done = subprocess.run([sys.executable, "-c", BUDGETED_CALLER], capture_output=True, text=True, timeout=120,
-                          cwd=Path(__file__).resolve().parents[1], check=True)
+    done = run_caller(BUDGETED_CALLER)
+    assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout)
     beyond = found["piece_limit"] - found["piece_mapped"]
     assert 0 < beyond <= found["left"], found
@@ -267,17 +277,21 @@ class NoEngineHere:
         raise AssertionError("the check built its engine in the caller's process")
 
 
-def test_the_check_of_a_long_log_runs_in_a_process_of_its_own(tmp_path, monkeypatch):
+@pytest.mark.parametrize("probes", [0, 2], ids=["the check", "the check and its probe"])
+def test_the_check_of_a_long_log_runs_in_a_process_of_its_own(tmp_path, monkeypatch, probes):
     """Issue 23: the check of a long log held its replay, its ASP answer and its comparison in the
     caller's process (~190 MB at 8,000 argument turns), beside every probed check that followed, and
     reading the log through the rules left the caller their clause store (62 MB at 20,000 turns).  The
-    log is now read and checked in a process of its own: the caller neither reads it nor builds an engine,
-    and the report is the one of a check in the caller's process."""
+    log is now read and checked in a process of its own, its probe built and run there too (the probe runs
+    inside the check, crosscheck/probe.py): the caller neither reads the log nor builds an engine, and the
+    report (the probe's states, candidates and lines included) is the one of a check in the caller's
+    process."""
     from grounded.crosscheck import check as module
 
     path = tmp_path / "log.jsonl"
     assert argument_heavy(12, 1, path) == 12
-    here = module.check(path, probes=0)  # probes=0: a probe of 12 utterances checks in the caller's process
+    here = module.check(path, probes=probes)
+    assert (here.probe is not None and here.probe.probes > 0) == (probes > 0), here.probe
     monkeypatch.setattr(module, "APART_FROM", 12)
     monkeypatch.setattr(module, "Engine", NoEngineHere)
 
@@ -286,42 +300,19 @@ def test_the_check_of_a_long_log_runs_in_a_process_of_its_own(tmp_path, monkeypa
 
     monkeypatch.setattr(module, "candidates_of", read_here)
     phases: list[tuple[str, int, int]] = []
-    apart = module.check(path, probes=0, progress=lambda *phase: phases.append(phase))
+    apart = module.check(path, probes=probes, progress=lambda *phase: phases.append(phase))
     assert apart.to_json() == here.to_json()
     assert apart.ok and apart.utterances == 12 and apart.literals > 0
     assert ("check", 0, 1) in phases and ("replay", 12, 12) not in phases
-
-
-def test_the_probe_of_a_long_log_runs_inside_its_check_apart(tmp_path, monkeypatch):
-    """The probe runs inside the check (crosscheck/probe.py); the check of a long log runs apart, so its
-    probe is built and run in that process too, and its report comes back on the check's: the caller
-    builds no engine for either, and the report (its probed states, candidates and lines) is the one of a
-    check and probe in the caller's process."""
-    from grounded.crosscheck import check as module
-
-    path = tmp_path / "log.jsonl"
-    assert argument_heavy(12, 1, path) == 12
-    here = module.check(path, probes=2)
-    assert here.probe is not None and here.probe.to_json()
-    monkeypatch.setattr(module, "APART_FROM", 12)
-    monkeypatch.setattr(module, "Engine", NoEngineHere)
-    apart = module.check(path, probes=2)
-    assert apart.probe is not None and apart.to_json() == here.to_json()
 
 
 def test_the_view_apart_is_not_run_beside_the_text_the_windows_were_sent(monkeypatch):
     """Issue 23: ``solve`` kept the text it sent the processes of windows (every fact, every atom
     decided so far, the size of the history) while the view's process ran, the largest piece of a
     long check.  That text is now gone from ``solve`` before the view starts."""
-    import sys
-
     from grounded.solvers import history as module
 
-    header = Header.model_validate(HEADER)
-    with Engine(header) as engine:
-        history = OneShotHistory(header, engine.registry, window=4, apart=True, bound=0)
-    for c in QUEUE:
-        history.add(c)
+    (history,) = queued({"window": 4, "apart": True, "bound": 0})
     sent: list[list] = []
     held: list[str] = []
     run = module.run_apart
@@ -346,17 +337,9 @@ def test_the_view_apart_grounds_its_facts_as_it_parses_them(monkeypatch):
     of both while it grounded.  It now reads each symbol into the control as it parses it, and lets
     each text go once read: the control is built from no list, and nothing but this test holds the
     texts by then.  The answer is the one of the view in the caller's process."""
-    import sys
-
     from grounded.solvers import history as module
 
-    header = Header.model_validate(HEADER)
-    with Engine(header) as engine:
-        apart, here = (OneShotHistory(header, engine.registry, window=4, apart=True),
-                       OneShotHistory(header, engine.registry, window=4))
-    for c in QUEUE:
-        apart.add(c)
-        here.add(c)
+    apart, here = queued({"window": 4, "apart": True}, {"window": 4})
     texts: list[list[str]] = []
     built: list[tuple[bool, list[int]]] = []
     run, control = module.run_apart, module._facts_control
@@ -420,10 +403,6 @@ def test_a_piece_apart_that_runs_out_of_memory_says_so_even_with_nothing_left(en
     """A piece that ran out of memory could not pickle its answer (or its MemoryError) back and ended
     with a traceback and exit status 1, which its caller took for a failure other than memory: under
     `grounded check --memory-limit`, an internal error instead of the memory-budget stop (CI, stop 28)."""
-    import subprocess
-    import sys
-
-    done = subprocess.run([sys.executable, "-c", STARVED_CALLER, ending], capture_output=True, text=True,
-                          timeout=120, cwd=Path(__file__).resolve().parents[1])
+    done = run_caller(STARVED_CALLER, ending)
     assert done.stdout.strip() in ("MemoryError", "died"), done.stdout + done.stderr
     assert "Traceback" not in done.stderr, done.stderr

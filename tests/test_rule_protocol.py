@@ -29,28 +29,13 @@ from grounded.dmap.effects import (
     Turn,
 )
 from grounded.engine.world import ConversationModel
-from grounded.solvers.prolog import PrologRules
 
 from .conftest import TEAM, hyp, obs, say
+from .frames import rules_requests
 from .test_abduction import SEEN, tell
 from .test_abduction import hyp as abduction_hyp
 from .test_abduction import world as abduction_world
 from .test_epistemic_engine import DEBUG
-
-
-class Counting:
-    """Counts the requests the bridge sends to the rules, by kind."""
-
-    def __init__(self, monkeypatch):
-        self.kinds: list[str] = []
-        rules = PrologRules.get()
-        original = rules.request
-
-        def request(term, shape="any"):
-            self.kinds.append(term[0])
-            return original(term, shape)
-
-        monkeypatch.setattr(rules, "request", request)
 
 
 def test_effects_come_back_typed_and_exact(team):
@@ -86,13 +71,13 @@ def test_interleaved_engines_never_reload_their_state(monkeypatch):
     a, b = Engine(TEAM), Engine(TEAM)
     for i in range(30):
         say(a, "carol", obs(f"o{i}"))
-    counting = Counting(monkeypatch)
+    requests = rules_requests(monkeypatch)
     for i in range(30):
         say(b, "carol", obs(f"p{i}"))
         say(a, "bob", hyp(f"h{i}", [f"o{i}"], [f"o{i}"]))
     # one request per utterance, nothing moved between engines; b's state enters the rules at its first
     # utterance (an engine starts its rule base when first asked: Engine._rule_base)
-    assert counting.kinds == ["new_state"] + ["apply"] * 60
+    assert requests == ["new_state"] + ["apply"] * 60
     assert len(a.state.args) == 60 and len(b.state.args) == 30
     assert not any("o1" in fact for fact in b.prolog_state())
 
@@ -101,12 +86,12 @@ def test_with_a_world_model_the_rules_run_once_per_utterance(monkeypatch):
     """No dry run: the rules ask the world model about each operation as they decide it."""
     e = abduction_world()
     tell(e, *SEEN)
-    counting = Counting(monkeypatch)
+    requests = rules_requests(monkeypatch)
     with pytest.raises(PreconditionError, match="hypothesize_not_explanatory"):
         tell(e, "ann", [abduction_hyp("h_cloud")])
     assert e.last_verdicts[0][0] == ("agent", "ann")
     tell(e, "ann", [abduction_hyp("h_rain")])
-    assert counting.kinds == ["apply", "apply"]
+    assert requests == ["apply", "apply"]
 
 
 def test_a_latent_atom_named_by_a_later_operation_enters_before_anything_is_read():

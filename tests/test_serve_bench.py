@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from bench import flood
 from bench import serve as serve_bench
+from bench.checks import CheckFailed
 
 pytestmark = pytest.mark.bench  # python -m bench serve, small
 
@@ -52,3 +54,21 @@ def test_the_targets_run_measures_one_and_many_conversations_against_plain_sqlit
     assert "Where a request's server CPU goes: 400 appends" in text and "then 2000 Verify by claim" in text
     assert "| part | append samples | ms per append | Verify samples | ms per Verify |" in text
     assert "| appends/s |" in text and "plain SQLite rows/s, 4 per commit" in text
+
+
+def test_the_isolation_check_fails_a_run_past_twice_the_idle_p99_or_with_a_wrong_answer():
+    """``python -m bench serve`` ends with ``check failed`` (CheckFailed, exit 1) once its figures are written when
+    the other tenant's Verify p99 under the flood passed 2x its p99 idle, or a Verify was answered wrong; the
+    figures here are given, the check is what is tested (the run itself: tests/test_abuse.py)."""
+    def run(idle: float, loaded: float, wrong: int = 0) -> dict:
+        return {"idle_ms": {"n": 300, "p99": idle}, "flood_ms": {"n": 300, "p99": loaded}, "wrong_answers": wrong,
+                "ratio_p99": round(loaded / idle, 2) if idle else None}
+
+    flood.check_isolation(run(1.1, 2.2))  # 2.0x: within
+    with pytest.raises(CheckFailed, match=r"^tenant isolation: another tenant's Verify p99 2\.4 ms under the flood, "
+                                          r"1\.1 ms idle: 2\.18x, at most 2x$"):
+        flood.check_isolation(run(1.1, 2.4))
+    with pytest.raises(CheckFailed, match=r"^tenant isolation: 3 of the other tenant's Verify answered wrong$"):
+        flood.check_isolation(run(1.1, 1.2, wrong=3))
+    with pytest.raises(CheckFailed, match=r"idle: none, at most 2x"):
+        flood.check_isolation(run(0.0, 1.2))

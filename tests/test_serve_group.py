@@ -7,14 +7,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-import pytest
-
 from grounded.core.errors import PreconditionError
 from grounded.service.conversations import Conversations, state_json
 from grounded.service.errors import StoreUnavailable
 from grounded.service.host import EngineHost
 from grounded.service.store import open_store
-from grounded.solvers.prolog import PrologRules
+from tests.frames import rules_requests
 from tests.serving import HEADER, utterance
 
 
@@ -40,28 +38,14 @@ def _group(host: EngineHost, appends: list[tuple[str, dict[str, Any]]]) -> list[
     return asyncio.run(together())
 
 
-@pytest.fixture
-def requests(monkeypatch) -> list[str]:
-    """The requests made to the rules, by name, from now on."""
-    made: list[str] = []
-    request = PrologRules.request
-
-    def counted(self: PrologRules, req: tuple, shape: Any = "any") -> Any:
-        made.append(req[0])
-        return request(self, req, shape)
-
-    monkeypatch.setattr(PrologRules, "request", counted)
-    return made
-
-
 def _rows(host: EngineHost, cid: str) -> list[tuple[int, dict]]:
     return list(host.conversations.store.lines("t", cid))
 
 
-def test_a_group_of_appends_is_decided_in_one_rules_request_with_the_answers_of_one_by_one(tmp_path, requests):
+def test_a_group_of_appends_is_decided_in_one_rules_request_with_the_answers_of_one_by_one(tmp_path, monkeypatch):
     grouped, alone = _host(tmp_path / "g.db"), _host(tmp_path / "a.db")
     ids = {name: _conversations(host, 5, 2) for name, host in (("grouped", grouped), ("alone", alone))}
-    requests.clear()
+    requests = rules_requests(monkeypatch)
     answers = _group(grouped, [(cid, utterance(3)) for cid in ids["grouped"]])
     assert requests == ["apply_group"]  # one request for the five (before: one apply each)
     requests.clear()
@@ -83,11 +67,11 @@ def test_a_group_of_appends_is_decided_in_one_rules_request_with_the_answers_of_
     alone.close()
 
 
-def test_a_refusal_in_a_group_leaves_the_others_and_its_engine_as_it_was(tmp_path, requests):
+def test_a_refusal_in_a_group_leaves_the_others_and_its_engine_as_it_was(tmp_path, monkeypatch):
     host = _host(tmp_path / "r.db")
     one, two, three = _conversations(host, 3, 1)
     before = state_json(host.conversations._entry("t", two).engine)
-    requests.clear()
+    requests = rules_requests(monkeypatch)
     bad = {"speaker": "ann", "ops": [{"op": "hypothesize", "claim": "h9", "deps": ["o77"]}]}
     answers = _group(host, [(one, utterance(2)), (two, bad), (three, utterance(2))])
     assert requests == ["apply_group"]

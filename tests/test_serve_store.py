@@ -394,10 +394,11 @@ def test_a_flush_whose_transaction_sqlite_rolled_back_acknowledges_nothing(tmp_p
     host.close()
 
 
-def _held_commit(store, fail: bool = False) -> tuple[threading.Event, threading.Event]:
+def _held_commit(store, fail: bool = False) -> tuple[threading.Event, threading.Event, threading.Event]:
     """Hold ``store``'s next commits (each transaction's end waits on ``release``; ``began`` is set when one
-    does), and with ``fail`` have each refused once released: (began, release)."""
-    began, release = threading.Event(), threading.Event()
+    does, ``ended`` when its wait is over), and with ``fail`` have each refused once released: (began, release,
+    ended)."""
+    began, release, ended = threading.Event(), threading.Event(), threading.Event()
     real = store.transaction
 
     @contextmanager
@@ -406,23 +407,28 @@ def _held_commit(store, fail: bool = False) -> tuple[threading.Event, threading.
             yield
             began.set()
             release.wait(5)  # bounded: without a commit thread this blocks the loop itself, then the test fails
+            ended.set()
             if fail:
                 raise StoreUnavailable("commit refused by the test")
 
     store.transaction = held
-    return began, release
+    return began, release, ended
 
 
-def _during_a_held_commit(host: EngineHost, cid: str, began: threading.Event, release: threading.Event) -> tuple:
-    """An append whose commit is held, and a Verify of its claim asked meanwhile: ((write done, read done,
-    released) while held, the append's outcome, the Verify's answer)."""
+def _during_a_held_commit(host: EngineHost, cid: str, held: tuple[threading.Event, ...]) -> tuple:
+    """An append whose commit is held (``_held_commit``), and a Verify of its claim asked meanwhile: ((write
+    done, read done, commit still waiting) once the loop has run a sleep while held, the append's outcome, the
+    Verify's answer).  A commit run on the loop would block it: the sleep would end only after the commit's
+    wait had (``ended`` set, the write done)."""
+    began, release, ended = held
+
     async def run() -> tuple:
         write = asyncio.ensure_future(host.call(lambda c: c.append("t", cid, _say("o1")), True, ("t", cid)))
         loop = asyncio.get_running_loop()
         assert await loop.run_in_executor(None, began.wait, 5)  # the commit has begun
         read = asyncio.ensure_future(host.call(lambda c: c.verify("t", cid, "o1")))
         await asyncio.sleep(0.2)  # the loop runs while the commit is held
-        held_back = (write.done(), read.done(), release.is_set())
+        held_back = (write.done(), read.done(), not ended.is_set())
         release.set()
         appended = (await asyncio.gather(write, return_exceptions=True))[0]
         return held_back, appended, await read
@@ -437,9 +443,8 @@ def test_an_append_is_answered_only_after_its_commit_which_runs_off_the_loop(tmp
     host = EngineHost(lambda: Conversations(open_store(tmp_path / "held.db")))
     store = host.conversations.store
     cid = host.run(lambda c: c.create("t", {}), write=True)["id"]
-    began, release = _held_commit(store)
-    held_back, appended, verified = _during_a_held_commit(host, cid, began, release)
-    assert held_back == (False, False, False)
+    held_back, appended, verified = _during_a_held_commit(host, cid, _held_commit(store))
+    assert held_back == (False, False, True)
     assert appended["seq"] == 1
     assert verified["grounded"] is True  # the read ran after the commit: it sees the row
     del store.transaction  # the class's own again
@@ -453,9 +458,8 @@ def test_a_read_waiting_for_a_commit_that_fails_answers_from_the_store(tmp_path)
     host = EngineHost(lambda: Conversations(open_store(tmp_path / "refused.db")))
     store = host.conversations.store
     cid = host.run(lambda c: c.create("t", {}), write=True)["id"]
-    began, release = _held_commit(store, fail=True)
-    held_back, refused, verified = _during_a_held_commit(host, cid, began, release)
-    assert held_back == (False, False, False)
+    held_back, refused, verified = _during_a_held_commit(host, cid, _held_commit(store, fail=True))
+    assert held_back == (False, False, True)
     assert isinstance(refused, StoreUnavailable) and "refused by the test" in str(refused)
     assert verified["grounded"] is False
     del store.transaction

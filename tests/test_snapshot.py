@@ -29,6 +29,7 @@ from grounded.io.effectlog import effects_path
 from grounded.io.snapshot import CACHE_VARIABLE, KEY_FILE, MAX_FACTOR, MAX_SLACK, snapshot_path
 from grounded.solvers.prolog import state_facts
 
+from .frames import rules_requests
 from .inprocess import grounded, run_cli
 from .test_properties import ALL, HEADER, budget, draw_stream, ops_for
 
@@ -152,9 +153,7 @@ def test_a_restored_state_enters_the_rules_in_parts_as_a_whole(tmp_path, monkeyp
     assert len(replayed.prolog_state()) > 3 * 7
     restored = Engine.load(path, snapshot=True)
     assert restored.log_status.restored == 24
-    rules, kinds = prolog.PrologRules.get(), []
-    original = rules.request
-    monkeypatch.setattr(rules, "request", lambda term, shape="any": kinds.append(term[0]) or original(term, shape))
+    kinds = rules_requests(monkeypatch)
     same(restored, replayed)  # the restored engine's rules start here, taking its state in parts
     assert kinds.count("add_facts") >= 3
     nxt = {"speaker": "a", "ops": [{"op": "hypothesize", "claim": "h1", "deps": ["o3", "o5"]}]}

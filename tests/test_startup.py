@@ -114,26 +114,28 @@ print(json.dumps({"models": len(ours), "built": built, "refused": refused}))
     assert found["refused"] == ["agents", "a", "authority"]  # StrictBool still strict once built
 
 
+def verify_watched(talk: tuple, watch: str, report: str, ready: str = "") -> tuple[dict, list[str]]:
+    """``grounded verify`` of the talk's claim, run by ``main`` in a fresh interpreter: ``watch`` runs first
+    (it patches what the test counts), ``ready`` once ``main`` is imported, and ``report`` (the items of a dict
+    display) is printed as JSON with the exit code under "code".  That JSON, and every line the process
+    printed (the answer's first)."""
+    path, env, claim, _ = talk
+    script = "\n".join(["import gc, json, sys", watch, "from grounded.cli import main", ready,
+                        f"sys.argv = ['grounded', 'verify', {str(path)!r}, {claim!r}]",
+                        "try:", "    main()", "except SystemExit as exc:", "    code = exc.code",
+                        f"print(json.dumps({{'code': code, {report}}}))"])
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    return json.loads(lines[-1]), lines
+
+
 def test_a_query_collects_no_garbage_before_start_up_is_frozen(talk):
     """The collector is off while main imports the command (grounded.cli.app.StartupCollector): every collection
     of the query comes after ``gc.freeze``, and the collector is on again, as the caller had it."""
-    path, env, claim, _ = talk
-    script = f"""
-import gc, json, sys
-frozen_then = []
-gc.callbacks.append(lambda phase, info: phase == "start" and frozen_then.append(gc.get_freeze_count() > 0))
-from grounded.cli import main
-frozen_then.clear()
-sys.argv = ["grounded", "verify", {str(path)!r}, {claim!r}]
-try:
-    main()
-except SystemExit as exc:
-    code = exc.code
-print(json.dumps({{"code": code, "frozen_then": frozen_then, "enabled": gc.isenabled()}}))
-"""
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
-    assert done.returncode == 0, done.stderr
-    found = json.loads(done.stdout.splitlines()[-1])
+    found, _ = verify_watched(talk, "frozen_then = []\ngc.callbacks.append(lambda phase, info: phase == 'start' "
+                              "and frozen_then.append(gc.get_freeze_count() > 0))",
+                              "'frozen_then': frozen_then, 'enabled': gc.isenabled()", ready="frozen_then.clear()")
     assert found["code"] in (0, 1) and found["enabled"], found
     assert all(found["frozen_then"]), f"{found['frozen_then'].count(False)} collections during start-up"
 
@@ -143,24 +145,10 @@ def test_a_query_from_the_snapshot_counts_no_frozen_object(talk):
     asked it twice whether anything was frozen: 2-13 ms of a snapshot query's 1.3x ``--version`` (issue 23, item
     5).  What start-up froze is known (grounded.core.collector), and the reading counts nothing; the answer and
     the collector's state are as before."""
-    path, env, claim, _ = talk
-    script = f"""
-import gc, json, sys
-counted, count = [], gc.get_freeze_count
-gc.get_freeze_count = lambda: counted.append(1) or count()
-from grounded.cli import main
-sys.argv = ["grounded", "verify", {str(path)!r}, {claim!r}]
-try:
-    main()
-except SystemExit as exc:
-    code = exc.code
-print(json.dumps({{"code": code, "counted": len(counted), "frozen": count(), "enabled": gc.isenabled()}}))
-"""
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
-    assert done.returncode == 0, done.stderr
-    lines = done.stdout.splitlines()
-    found = json.loads(lines[-1])
-    assert found["code"] == 0 and lines[0].startswith(f"{claim}: GROUNDED"), done.stdout
+    found, lines = verify_watched(talk, "counted, count = [], gc.get_freeze_count\n"
+                                  "gc.get_freeze_count = lambda: counted.append(1) or count()",
+                                  "'counted': len(counted), 'frozen': count(), 'enabled': gc.isenabled()")
+    assert found["code"] == 0 and lines[0].startswith(f"{talk[2]}: GROUNDED"), lines
     assert found["counted"] == 0 and found["frozen"] > 1000 and found["enabled"], found
 
 
@@ -185,25 +173,12 @@ made (a frozen one six; 1-4 M instructions each), and the 18 it made were a sixt
 
 
 def test_a_query_from_the_snapshot_makes_few_dataclasses(talk):
-    path, env, claim, _ = talk
-    script = f"""
-import dataclasses, json, sys
+    found, _ = verify_watched(talk, """import dataclasses
 made, process = [], dataclasses._process_class
 def counted(cls, *args, **kwargs):
     made.append(cls.__module__ + "." + cls.__qualname__)
     return process(cls, *args, **kwargs)
-dataclasses._process_class = counted
-from grounded.cli import main
-sys.argv = ["grounded", "verify", {str(path)!r}, {claim!r}]
-try:
-    main()
-except SystemExit as exc:
-    code = exc.code
-print(json.dumps({{"code": code, "made": [m for m in made if m.startswith("grounded.")]}}))
-"""
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
-    assert done.returncode == 0, done.stderr
-    found = json.loads(done.stdout.splitlines()[-1])
+dataclasses._process_class = counted""", "'made': [m for m in made if m.startswith('grounded.')]")
     assert found["code"] == 0 and len(found["made"]) <= DATACLASSES_OF_A_SNAPSHOT_QUERY, found["made"]
     assert not any(m.startswith("grounded.io.snapshot.") for m in found["made"]), found["made"]
     assert [m for m in found["made"] if m.startswith("grounded.queries.verify.")] == [
@@ -227,25 +202,11 @@ def test_the_query_commands_parameters_are_built_with_no_annotation_compiled():
 def test_a_query_builds_its_own_command_alone(talk):
     """The module of ``verify`` registers ``affected`` and ``query`` too; Typer builds a command by reading its
     signature (a millisecond each), and a call builds only the command it runs."""
-    path, env, claim, _ = talk
-    script = f"""
-import json, sys
-import typer.main
+    found, _ = verify_watched(talk, """import typer.main
 built, build = [], typer.main.get_command_from_info
 typer.main.get_command_from_info = lambda info, **kw: built.append(info.callback.__name__) or build(info, **kw)
 import grounded.cli.app
-grounded.cli.app.get_command_from_info = typer.main.get_command_from_info
-from grounded.cli import main
-sys.argv = ["grounded", "verify", {str(path)!r}, {claim!r}]
-try:
-    main()
-except SystemExit as exc:
-    code = exc.code
-print(json.dumps({{"code": code, "built": built}}))
-"""
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
-    assert done.returncode == 0, done.stderr
-    found = json.loads(done.stdout.splitlines()[-1])
+grounded.cli.app.get_command_from_info = typer.main.get_command_from_info""", "'built': built")
     assert found == {"code": 0, "built": ["verify"]}, found
 
 

@@ -19,9 +19,9 @@ R = TypeVar("R", bound=tuple)
 
 
 class Events(Generic[R]):
-    """Rows of one shape, given by ``kinds``: one letter a field, ``i`` an integer, ``s`` a string
-    (any object), ``b`` a flag.  Appended to and read in order; equal to a list or tuple of the same
-    rows."""
+    """Rows of one shape, given by ``kinds``: one letter a field, three or four fields (the state's two
+    shapes), ``i`` an integer, ``s`` a string (any object), ``b`` a flag.  Appended to and read in order;
+    equal to a list or tuple of the same rows."""
 
     __slots__ = ("_columns", "_kinds", "append")
 
@@ -34,6 +34,8 @@ class Events(Generic[R]):
     def __init__(self, kinds: str, rows: Iterable[R] = ()) -> None:
         if not kinds or set(kinds) - set("isb"):
             raise ValueError(f"kinds {kinds!r}: one of i, s, b per field")
+        if len(kinds) not in (3, 4):  # the state's two shapes: an appender is written out for each
+            raise ValueError(f"kinds {kinds!r}: rows of 3 or 4 fields")
         self._kinds = kinds
         self._columns: tuple[Any, ...] = tuple(array("q") if k == "i" else bytearray() if k == "b" else []
                                                for k in kinds)
@@ -77,7 +79,7 @@ class Events(Generic[R]):
                 except BaseException:
                     undo()
                     raise
-        elif n == 4:
+        else:  # 4: ``__init__`` takes no other length
             a, b, c, d = adds
 
             def append(row: R) -> None:
@@ -86,16 +88,6 @@ class Events(Generic[R]):
                 w, x, y, z = row
                 try:
                     a(w), b(x), c(y), d(z)
-                except BaseException:
-                    undo()
-                    raise
-        else:
-            def append(row: R) -> None:
-                if len(row) != n:
-                    raise wrong(row)
-                try:
-                    for add, value in zip(adds, row, strict=True):
-                        add(value)
                 except BaseException:
                     undo()
                     raise
