@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from grounded.core.errors import PreconditionError
-from grounded.service.conversations import Conversations, state_json
+from grounded.service.conversations import Conversations, state_json, update_json
 from grounded.service.errors import StoreUnavailable
 from grounded.service.host import EngineHost
 from grounded.service.store import open_store
@@ -188,3 +188,40 @@ def test_a_group_all_accepted_comes_back_as_one_flat_text_and_one_refused_as_eac
     bad = {"speaker": "ann", "ops": [{"op": "observe", "claim": "o1"}]}  # o1 already observed by ann
     each = prolog.request(("apply_group", texts(2, [utterance(2), bad, utterance(2)])))
     assert each[0] == "each" and [r[1][0] for r in each[1]] == ["flat", "rejected", "flat"], each
+
+
+def test_a_grouped_utterance_takes_the_two_halves_of_engine_apply_and_comes_to_what_it_would_alone(monkeypatch):
+    """``apply_group`` runs ``Engine.apply``'s own steps on each engine, ``_prepare`` before the group's request and
+    ``_settle`` after it (one copy of each, engine/group.py), and each outcome is what ``Engine.apply`` gives an
+    engine in the same state: accepted, rejected, and one applied alone (an utterance without operations)."""
+    from grounded import Engine
+    from grounded.engine.group import apply_group
+
+    steps: list[tuple[str, int]] = []
+    for name in ("_prepare", "_settle"):
+        original = getattr(Engine, name)
+
+        def counted(self: Engine, *args: Any, _original: Any = original, _name: str = name, **kwargs: Any) -> Any:
+            steps.append((_name, id(self)))
+            return _original(self, *args, **kwargs)
+
+        monkeypatch.setattr(Engine, name, counted)
+    bad = {"speaker": "ann", "ops": [{"op": "hypothesize", "claim": "h9", "deps": ["o77"]}]}
+    quiet = {"speaker": "ben", "text": "nothing to add", "ops": []}
+    given = [utterance(2), bad, quiet, utterance(2)]
+    grouped, alone = ([Engine(HEADER) for _ in given] for _ in range(2))
+    for engine in grouped + alone:
+        engine.apply(utterance(1))
+    steps.clear()
+    outcomes = apply_group(list(zip(grouped, given, strict=True)))
+    assert sorted(steps) == sorted([("_prepare", id(e)) for e in grouped]
+                                   + [("_settle", id(e)) for e in (grouped[0], grouped[1], grouped[3])]), steps
+    assert isinstance(outcomes[1], PreconditionError) and "hypothesize_dep_unknown" in str(outcomes[1])
+    for engine, twin, u, outcome in zip(grouped, alone, given, outcomes, strict=True):
+        if isinstance(outcome, PreconditionError):
+            with pytest.raises(PreconditionError) as raised:
+                twin.apply(u)
+            assert str(raised.value) == str(outcome)
+        else:
+            assert update_json(outcome) == update_json(twin.apply(u))
+        assert state_json(engine) == state_json(twin)
