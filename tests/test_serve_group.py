@@ -31,11 +31,17 @@ def _conversations(host: EngineHost, n: int, length: int) -> list[str]:
     return ids
 
 
-def _group(host: EngineHost, appends: list[tuple[str, dict[str, Any]]]) -> list[Any]:
-    """The appends queued together as the HTTP route queues a plain append: one flush takes them all."""
+def _group(host: EngineHost, appends: list[tuple[str, dict[str, Any]] | tuple[str, dict[str, Any], int]]) -> list[Any]:
+    """The appends queued together, as the HTTP route queues them: (id, utterance) a plain append, (id, utterance,
+    turn) one expecting that turn (not plain: it runs as its own write); one flush takes them all."""
+    def queued(cid: str, u: dict[str, Any], *expect: int) -> Any:
+        if expect:
+            return host.call(lambda c: c.append("t", cid, u, expect_turn=expect[0], check_expected=True), True,
+                             ("t", cid))
+        return host.call(lambda c: c.append("t", cid, u), True, ("t", cid), ("t", cid, u))
+
     async def together() -> list:
-        return await asyncio.gather(*(host.call(lambda c, cid=cid, u=u: c.append("t", cid, u), True, ("t", cid),
-                                                ("t", cid, u)) for cid, u in appends), return_exceptions=True)
+        return await asyncio.gather(*(queued(*a) for a in appends), return_exceptions=True)
 
     return asyncio.run(together())
 
@@ -225,3 +231,51 @@ def test_a_grouped_utterance_takes_the_two_halves_of_engine_apply_and_comes_to_w
         else:
             assert update_json(outcome) == update_json(twin.apply(u))
         assert state_json(engine) == state_json(twin)
+
+
+@pytest.fixture
+def builds(monkeypatch) -> list[str]:
+    """The conversations whose engine was built (from the store's rows) from now on."""
+    built: list[str] = []
+    build = Conversations._build
+
+    def counted(self: Conversations, tenant: str, cid: str) -> Any:
+        built.append(cid)
+        return build(self, tenant, cid)
+
+    monkeypatch.setattr(Conversations, "_build", counted)
+    return built
+
+
+@pytest.mark.parametrize("plain_first", [False, True])
+def test_a_conversation_whose_first_write_in_a_group_is_not_a_plain_append_keeps_its_engine(tmp_path, requests, builds,
+                                                                                             plain_first):
+    """A flush holding, for ``one``, an append expecting a turn and a plain append: the plain append is grouped
+    only if it is ``one``'s first write in the flush.  After the other write, a decision taken ahead would not
+    hold: the engine it moved was dropped and rebuilt from the store, every flush under mixed traffic.  Either
+    way the other conversations' plain appends are grouped, ``one``'s engine is the one cached before, and each
+    answer, row and state is the one the writes give one by one."""
+    host, alone = _host(tmp_path / "m.db"), _host(tmp_path / "a.db")
+    one, two, three = _conversations(host, 3, 2)
+    cids = _conversations(alone, 3, 2)
+    engine = host.conversations._cache[("t", one)].engine
+    expecting = (0, utterance(4), 3) if plain_first else (0, utterance(3), 2)
+    plain = (0, utterance(3)) if plain_first else (0, utterance(4))
+    writes: list[tuple] = [plain, expecting] if plain_first else [expecting, plain]
+    writes += [(1, utterance(3)), (2, utterance(3))]
+    requests.clear()
+    builds.clear()
+    answers = _group(host, [(cid, *w[1:]) for w, cid in zip(writes, (one, one, two, three), strict=True)])
+    assert requests.count("apply_group") == 1, requests
+    assert builds == [] and host.conversations._cache[("t", one)].engine is engine
+    assert [a["seq"] for a in answers] == [3, 4, 3, 3], answers
+    theirs = [alone.run(lambda c, w=w: c.append("t", cids[w[0]], w[1], expect_turn=w[2] if len(w) > 2 else None,
+                                                 check_expected=len(w) > 2), write=True) for w in writes]
+    assert [{k: v for k, v in a.items() if k != "id"} for a in answers] == \
+        [{k: v for k, v in a.items() if k != "id"} for a in theirs]
+    for mine, other in zip((one, two, three), cids, strict=True):
+        assert [line for _, line in _rows(host, mine)] == [line for _, line in _rows(alone, other)]
+        assert state_json(host.conversations._entry("t", mine).engine) == \
+            state_json(alone.conversations._entry("t", other).engine)
+    host.close()
+    alone.close()
