@@ -8,7 +8,7 @@ import asyncio
 from typing import Any
 
 from grounded.core.errors import PreconditionError
-from grounded.service.conversations import Conversations, state_json
+from grounded.service.conversations import Conversations, state_json, update_json
 from grounded.service.errors import StoreUnavailable
 from grounded.service.host import EngineHost
 from grounded.service.store import open_store
@@ -29,11 +29,17 @@ def _conversations(host: EngineHost, n: int, length: int) -> list[str]:
     return ids
 
 
-def _group(host: EngineHost, appends: list[tuple[str, dict[str, Any]]]) -> list[Any]:
-    """The appends queued together as the HTTP route queues a plain append: one flush takes them all."""
+def _group(host: EngineHost, appends: list[tuple[str, dict[str, Any]] | tuple[str, dict[str, Any], int]]) -> list[Any]:
+    """The appends queued together, as the HTTP route queues them: (id, utterance) a plain append, (id, utterance,
+    turn) one expecting that turn (not plain: it runs as its own write); one flush takes them all."""
+    def queued(cid: str, u: dict[str, Any], *expect: int) -> Any:
+        if expect:
+            return host.call(lambda c: c.append("t", cid, u, expect_turn=expect[0], check_expected=True), True,
+                             ("t", cid))
+        return host.call(lambda c: c.append("t", cid, u), True, ("t", cid), ("t", cid, u))
+
     async def together() -> list:
-        return await asyncio.gather(*(host.call(lambda c, cid=cid, u=u: c.append("t", cid, u), True, ("t", cid),
-                                                ("t", cid, u)) for cid, u in appends), return_exceptions=True)
+        return await asyncio.gather(*(queued(*a) for a in appends), return_exceptions=True)
 
     return asyncio.run(together())
 
@@ -172,3 +178,88 @@ def test_a_group_all_accepted_comes_back_as_one_flat_text_and_one_refused_as_eac
     bad = {"speaker": "ann", "ops": [{"op": "observe", "claim": "o1"}]}  # o1 already observed by ann
     each = prolog.request(("apply_group", texts(2, [utterance(2), bad, utterance(2)])))
     assert each[0] == "each" and [r[1][0] for r in each[1]] == ["flat", "rejected", "flat"], each
+
+
+def test_a_grouped_utterance_takes_the_two_halves_of_engine_apply_and_comes_to_what_it_would_alone(monkeypatch):
+    """``apply_group`` runs ``Engine.apply``'s own steps on each engine, ``_prepare`` before the group's request and
+    ``_settle`` after it (one copy of each, engine/group.py), and each outcome is what ``Engine.apply`` gives an
+    engine in the same state: accepted, rejected, and one applied alone (an utterance without operations)."""
+    from grounded import Engine
+    from grounded.engine.group import apply_group
+
+    steps: list[tuple[str, int]] = []
+    for name in ("_prepare", "_settle"):
+        original = getattr(Engine, name)
+
+        def counted(self: Engine, *args: Any, _original: Any = original, _name: str = name, **kwargs: Any) -> Any:
+            steps.append((_name, id(self)))
+            return _original(self, *args, **kwargs)
+
+        monkeypatch.setattr(Engine, name, counted)
+    bad = {"speaker": "ann", "ops": [{"op": "hypothesize", "claim": "h9", "deps": ["o77"]}]}
+    quiet = {"speaker": "ben", "text": "nothing to add", "ops": []}
+    given = [utterance(2), bad, quiet, utterance(2)]
+    grouped, alone = ([Engine(HEADER) for _ in given] for _ in range(2))
+    for engine in grouped + alone:
+        engine.apply(utterance(1))
+    steps.clear()
+    outcomes = apply_group(list(zip(grouped, given, strict=True)))
+    assert sorted(steps) == sorted([("_prepare", id(e)) for e in grouped]
+                                   + [("_settle", id(e)) for e in (grouped[0], grouped[1], grouped[3])]), steps
+    assert isinstance(outcomes[1], PreconditionError) and "hypothesize_dep_unknown" in str(outcomes[1])
+    for engine, twin, u, outcome in zip(grouped, alone, given, outcomes, strict=True):
+        if isinstance(outcome, PreconditionError):
+            with pytest.raises(PreconditionError) as raised:
+                twin.apply(u)
+            assert str(raised.value) == str(outcome)
+        else:
+            assert update_json(outcome) == update_json(twin.apply(u))
+        assert state_json(engine) == state_json(twin)
+
+
+@pytest.fixture
+def builds(monkeypatch) -> list[str]:
+    """The conversations whose engine was built (from the store's rows) from now on."""
+    built: list[str] = []
+    build = Conversations._build
+
+    def counted(self: Conversations, tenant: str, cid: str) -> Any:
+        built.append(cid)
+        return build(self, tenant, cid)
+
+    monkeypatch.setattr(Conversations, "_build", counted)
+    return built
+
+
+@pytest.mark.parametrize("plain_first", [False, True])
+def test_a_conversation_whose_first_write_in_a_group_is_not_a_plain_append_keeps_its_engine(tmp_path, requests, builds,
+                                                                                             plain_first):
+    """A flush holding, for ``one``, an append expecting a turn and a plain append: the plain append is grouped
+    only if it is ``one``'s first write in the flush.  After the other write, a decision taken ahead would not
+    hold: the engine it moved was dropped and rebuilt from the store, every flush under mixed traffic.  Either
+    way the other conversations' plain appends are grouped, ``one``'s engine is the one cached before, and each
+    answer, row and state is the one the writes give one by one."""
+    host, alone = _host(tmp_path / "m.db"), _host(tmp_path / "a.db")
+    one, two, three = _conversations(host, 3, 2)
+    cids = _conversations(alone, 3, 2)
+    engine = host.conversations._cache[("t", one)].engine
+    expecting = (0, utterance(4), 3) if plain_first else (0, utterance(3), 2)
+    plain = (0, utterance(3)) if plain_first else (0, utterance(4))
+    writes: list[tuple] = [plain, expecting] if plain_first else [expecting, plain]
+    writes += [(1, utterance(3)), (2, utterance(3))]
+    requests.clear()
+    builds.clear()
+    answers = _group(host, [(cid, *w[1:]) for w, cid in zip(writes, (one, one, two, three), strict=True)])
+    assert requests.count("apply_group") == 1, requests
+    assert builds == [] and host.conversations._cache[("t", one)].engine is engine
+    assert [a["seq"] for a in answers] == [3, 4, 3, 3], answers
+    theirs = [alone.run(lambda c, w=w: c.append("t", cids[w[0]], w[1], expect_turn=w[2] if len(w) > 2 else None,
+                                                 check_expected=len(w) > 2), write=True) for w in writes]
+    assert [{k: v for k, v in a.items() if k != "id"} for a in answers] == \
+        [{k: v for k, v in a.items() if k != "id"} for a in theirs]
+    for mine, other in zip((one, two, three), cids, strict=True):
+        assert [line for _, line in _rows(host, mine)] == [line for _, line in _rows(alone, other)]
+        assert state_json(host.conversations._entry("t", mine).engine) == \
+            state_json(alone.conversations._entry("t", other).engine)
+    host.close()
+    alone.close()

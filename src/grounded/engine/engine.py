@@ -60,6 +60,7 @@ if TYPE_CHECKING:  # the models, and the rules (imported where they run: a query
     from grounded.io.origin import LogOrigin
     from grounded.solvers.flat import Accepted, Rejected
     from grounded.solvers.prolog import PrologRules, RuleState
+    from grounded.solvers.termdata import PlString
 
 
 def _header(header: Header | PlainHeader | dict | None, acyclic: bool | None) -> Header:
@@ -337,13 +338,42 @@ class Engine(Displayable, Walks):
 
     def apply(self, utterance: UtteranceBase | dict[str, Any]) -> Update:
         """Apply one utterance atomically, or raise PreconditionError and change nothing."""
+        return self._apply_prepared(*self._prepare(utterance))
+
+    def _prepare(self, utterance: UtteranceBase | dict[str, Any]) -> tuple[UtteranceBase, int, PlString | None]:
+        """The first half of ``apply``, which a group of engines (group.py) takes too: the utterance validated
+        (InputError), its turn (PreconditionError), and the rules' request for it as one text, or None where
+        the engine must apply it by itself: without operations (admitted without the rules, or one that adds
+        a speaker), with a world model to ask or a log to write inside the rules' transaction (the rules call
+        back into this engine), or with a value the flat text does not carry (sent as terms)."""
         u = self._validated(utterance)
+        turn = loading.turn_of(u, self.state.last_turn)
+        if not u.ops or self.world is not None or self._log is not None:
+            return u, turn, None
+        _, registry, rules = self._rule_base()
+        return u, turn, rules.live_text(registry.encode(turn, u))
+
+    def _apply_prepared(self, u: UtteranceBase, turn: int, text: PlString | None) -> Update:
+        """``apply`` of what ``_prepare`` made: the request text sent (the rules calling nothing back), or,
+        without one, the utterance admitted or decided by ``_decide``; then ``_settle``."""
+        if text is not None:  # ``_prepare`` started the rules to make it
+            assert self._rules is not None
+            prolog, _, rules = self._rules
+            prolog.use_extensions(self.extensions)
+            return self._settle(turn, u, rules.apply(text, None))
         last = self.state.last_turn
-        turn = loading.turn_of(u, last)
         if not u.ops and self.world is None and (last is None or turn > last) and u.speaker in self.state.agents:
             return self._admit(turn, u)
         reading = None if self.world is None else self.world.reading(u.speaker)
         result, line = self._decide(turn, u, reading)
+        return self._settle(turn, u, result, reading, line)
+
+    def _settle(self, turn: int, u: UtteranceBase, result: Accepted | Rejected, reading: Reading | None = None,
+                line: bytes | None = None) -> Update:
+        """The second half of ``apply``, which a group of engines takes too: what the rules answered on one
+        utterance mirrored (and its effects recorded beside the log line the rules had written), or, when they
+        rejected it, PreconditionError with nothing changed.  (``last_verdicts`` was set by ``_decide``; an
+        engine without a world model, the only kind that comes here otherwise, has none: it stays empty.)"""
         from grounded.solvers.flat import Rejected, accepted_text  # a module: the rules have imported it
 
         if isinstance(result, Rejected):

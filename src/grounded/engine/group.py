@@ -9,11 +9,16 @@ loop iteration and runs them as one group (service/host.py): ``apply_group``
 decides all of them in one request, the rules running back to back, then
 mirrors each accepted one in its engine, as ``Engine.apply`` would have.
 
-Each utterance is decided on its own: one rejected leaves the others.  An
-engine the group cannot take (a world model to ask, a log to write inside the
-rules' transaction, an utterance without operations, which needs no rule run,
-a value the flat text does not carry, extensions other than the group's) is
-applied alone, by ``Engine.apply``.  Each engine appears once.
+Each utterance is decided on its own: one rejected leaves the others.  Each
+engine takes the two halves of ``Engine.apply``: ``_prepare`` (the utterance
+validated, its turn, the rules' request text) before the group's request, and
+``_settle`` (the rules' answer mirrored, or the PreconditionError
+``Engine.apply`` raises) after it, so a grouped utterance comes to what it
+would have alone.  An engine ``_prepare`` finds no request text for (an
+utterance without operations, which needs no rule run; a world model to ask;
+a log to write inside the rules' transaction; a value the flat text does not
+carry), or with extensions other than the group's, is applied alone, as
+``Engine.apply`` would.  Each engine appears once.
 """
 
 from __future__ import annotations
@@ -22,13 +27,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from grounded.core.errors import InputError, PreconditionError, PrologError
-from grounded.engine import loading
 from grounded.engine.engine import Engine
 from grounded.engine.update import Update
 
 if TYPE_CHECKING:
     from grounded.dmap.operations import UtteranceBase
-    from grounded.solvers.prolog import RuleState
+    from grounded.solvers.flat import Accepted, Rejected
     from grounded.solvers.termdata import PlString
 
 Outcome = Update | InputError | PreconditionError | PrologError
@@ -41,45 +45,40 @@ def apply_group(items: Sequence[tuple[Engine, UtteranceBase | dict[str, Any]]]) 
     if len({id(engine) for engine, _ in items}) != len(items):
         raise ValueError("apply_group: an engine appears twice (its utterances go one after the other)")
     outcomes: list[Outcome | None] = [None] * len(items)
-    grouped: list[tuple[int, Engine, int, UtteranceBase, RuleState, PlString]] = []
+    grouped: list[tuple[int, Engine, UtteranceBase, int, PlString]] = []
     extensions: tuple[str, ...] | None = None
     for i, (engine, utterance) in enumerate(items):
         try:
-            u = engine._validated(utterance)
-            turn = loading.turn_of(u, engine.state.last_turn)
+            u, turn, text = engine._prepare(utterance)
         except (InputError, PreconditionError) as exc:
             outcomes[i] = exc
             continue
-        text = None
-        if (u.ops and engine.world is None and engine._log is None
-                and (extensions is None or engine.extensions == extensions)):
-            _, registry, rules = engine._rule_base()
-            text = rules.live_text(registry.encode(turn, u))
-        if text is None:
-            outcomes[i] = _alone(engine, u)
+        if text is None or (extensions is not None and engine.extensions != extensions):
+            outcomes[i] = _alone(engine, u, turn, text)
             continue
         extensions = engine.extensions
-        grouped.append((i, engine, turn, u, rules, text))
+        grouped.append((i, engine, u, turn, text))
     if grouped:
-        from grounded.solvers.flat import Rejected
-
         prolog = grouped[0][1]._prolog
         prolog.use_extensions(grouped[0][1].extensions)
-        decided = prolog.apply_group([(rules, text) for *_, rules, text in grouped])
-        for (i, engine, turn, u, _, _), result in zip(grouped, decided, strict=True):
-            engine.last_verdicts = {}
-            if isinstance(result, PrologError):
-                outcomes[i] = result
-            elif isinstance(result, Rejected):
-                outcomes[i] = PreconditionError(turn, u.speaker, result.violations)
-            else:
-                outcomes[i] = engine._mirror(turn, u, result, None)
+        decided = prolog.apply_group([(engine.rules, text) for _, engine, _, _, text in grouped])
+        for (i, engine, u, turn, _), result in zip(grouped, decided, strict=True):
+            outcomes[i] = result if isinstance(result, PrologError) else _settled(engine, u, turn, result)
     assert all(o is not None for o in outcomes)
     return outcomes  # type: ignore[return-value]  # every one set above
 
 
-def _alone(engine: Engine, u: UtteranceBase) -> Outcome:
+def _settled(engine: Engine, u: UtteranceBase, turn: int, result: Accepted | Rejected) -> Outcome:
+    """The rules' answer on a grouped utterance, settled as ``Engine.apply`` settles it: the update or the refusal."""
     try:
-        return engine.apply(u)
+        return engine._settle(turn, u, result)
+    except PreconditionError as exc:
+        return exc
+
+
+def _alone(engine: Engine, u: UtteranceBase, turn: int, text: PlString | None) -> Outcome:
+    """An utterance the group does not take, applied as ``Engine.apply`` applies it: the update or the error."""
+    try:
+        return engine._apply_prepared(u, turn, text)
     except (InputError, PreconditionError, PrologError) as exc:
         return exc

@@ -228,7 +228,8 @@ class Conversations:
     def decide(self, appends: list[tuple[str, str, dict[str, Any]]]) -> None:
         """Ahead of a group's writes (``host.py``), inside its transaction: the rules' decisions on these
         appends (tenant, id, utterance: operations, no expected turn, no interpreter) to conversations whose
-        engine is cached, all in one request (``engine/group.py``), the first append to each conversation.
+        engine is cached, all in one request (``engine/group.py``).  Each is its conversation's first write in
+        the group (one per conversation): a write before it would move the engine under the decision.
 
         Each append then takes its decision under the conversation's lock (``append``) if the store is still
         where the engine was (no other process appended meanwhile) and it is the same utterance; otherwise
@@ -238,7 +239,7 @@ class Conversations:
         items: list[tuple[Key, _Entry, dict[str, Any]]] = []
         for tenant, cid, utterance in appends:
             entry = self._cache.get((tenant, cid))
-            if entry is not None and all(key != (tenant, cid) for key, _, _ in items):
+            if entry is not None:
                 items.append(((tenant, cid), entry, utterance))
         if len(items) < 2:  # one alone gains nothing: it runs as ever
             return

@@ -14,7 +14,11 @@ iteration schedules a flush, which runs the queued writes (up to
 ids, and hands the COMMIT (one fsync for all of them) to a thread of its
 own; each write is answered only once that commit has returned.  The flush's
 plain appends are decided by the rules first, in one request
-(``Conversations.decide``), not one request each between the others' SQL.  While the
+(``Conversations.decide``), not one request each between the others' SQL: each
+one that is its conversation's first write in the flush (``_leading_appends``).
+A write that comes before it (an append expecting a turn, an interpreted one,
+...) moves the engine, so a decision taken ahead of it would no longer hold,
+and the engine it moved would be dropped and rebuilt from the store.  While the
 disk syncs, the loop goes on reading requests, validating bodies and queuing
 the next group's writes, which is what lets more writes share each commit;
 a read (and the key check of a write, which reads the store) waits for the
@@ -104,7 +108,7 @@ class EngineHost:
             return
         try:
             try:
-                self.conversations.decide([w.append for w in batch if w.append is not None])
+                self.conversations.decide(_leading_appends(batch))
                 outcomes = [_attempt(w.fn, self.conversations) for w in batch]
             finally:
                 self.conversations.undecided()
@@ -158,6 +162,19 @@ class EngineHost:
     def close(self) -> None:
         self._committer.shutdown(wait=True)
         self.conversations.close()
+
+
+def _leading_appends(batch: list[_Write]) -> list[Append]:
+    """The plain appends of a flush (sorted by conversation, each one's writes in the order they came) that
+    are the first write to their conversation: the ones whose decision, taken ahead, still holds when they run."""
+    leading: list[Append] = []
+    seen: set[tuple[str, str]] = set()
+    for w in batch:
+        if w.order not in seen:
+            seen.add(w.order)
+            if w.append is not None:
+                leading.append(w.append)
+    return leading
 
 
 def _attempt(fn: Callable[[Conversations], Any], conversations: Conversations) -> Outcome:

@@ -424,10 +424,11 @@ class RuleState:
         """The turn to catch up on, sent with an utterance (forgotten once the request returns)."""
         return "none" if self.behind is None else self.behind
 
-    def apply(self, utterance: tuple, session: Session, record: bool = False) -> Accepted | Rejected:
-        """Run one utterance.  With ``record`` the rules ask ``session.record()`` to write it
+    def apply(self, utterance: tuple | PlString, session: Session | None, record: bool = False) -> Accepted | Rejected:
+        """Run one utterance, given as its terms or as its ``live_text`` made already (``Engine._prepare``: the
+        text then says whether to record).  With ``record`` the rules ask ``session.record()`` to write it
         to the event log before they commit, so a failed write rolls them back too."""
-        text = self.live_text(utterance, record)
+        text = utterance if isinstance(utterance, PlString) else self.live_text(utterance, record)
         request: tuple
         if text is None:  # a value the flat text does not carry: the utterance goes as terms
             request = ("apply", self.module, utterance, record, self._behind())
