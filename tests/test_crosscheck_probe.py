@@ -192,3 +192,38 @@ def test_seeding_reads_each_decided_atom_s_name_once(monkeypatch):
     touched_pass = len(archive)  # and the declared questions touched last
     decisions = sum(1 for a in archive if name.fget(a) == "f_arg")  # an argument's kind is a name too
     assert reads[0] <= accepted_pass + len(archive) + touched_pass + decisions + len(seeds), reads[0]
+
+
+def test_the_probed_states_are_decided_by_the_check_s_own_rule_files(tmp_path, monkeypatch):
+    """The probe grounds its states with the one-shot stages the check's history grounds (an override
+    among them), named by one function, history.rule_file (check.py spelled the lookup again)."""
+    from grounded.solvers.history import rule_file, rule_files
+
+    header = Header.model_validate(HEADER)
+    view = tmp_path / "oneshot_view.lp"
+    view.write_text(Path(encoding("oneshot_view.lp")).read_text())
+    asp = {"oneshot_view.lp": str(view)}
+    windows, views, probed = [], [], []
+    decide, view_of, seeded = history._decide, history._view, probe_module.decide_seeded
+
+    def decided(files, *rest):
+        windows.append(files)
+        return decide(files, *rest)
+
+    def viewed(files, *rest):
+        views.append(files)
+        return view_of(files, *rest)
+
+    def decided_seeded(files, stages, *rest):
+        probed.append((files, stages))
+        return seeded(files, stages, *rest)
+
+    monkeypatch.setattr(history, "_decide", decided)
+    monkeypatch.setattr(history, "_view", viewed)
+    monkeypatch.setattr(probe_module, "decide_seeded", decided_seeded)
+    probing = Probing(header, STORY, seed=3, states=2)
+    check_history(header, STORY, asp_overrides=asp, probing=probing, apart=False)
+    expected = ([*rule_files(asp), rule_file("oneshot.lp", asp)], [*rule_files(asp), str(view)])
+    assert rule_file("oneshot_view.lp", asp) == str(view) and rule_file("oneshot.lp", {}) == encoding("oneshot.lp")
+    assert probed == [expected] and views == [expected[1]]
+    assert windows and all(files == expected[0] for files in windows)  # the check's windows, then the probe's

@@ -57,7 +57,6 @@ from grounded.queries.verify import grounded_arguments
 from grounded.scenario import SCENARIO_SUFFIXES, Scenario
 from grounded.solvers import facts as F
 from grounded.solvers.apart import APART_FROM, give_back, run_apart
-from grounded.solvers.asp import encoding
 from grounded.solvers.history import (
     AffectedBatch,
     Candidate,
@@ -65,6 +64,7 @@ from grounded.solvers.history import (
     IncrementalHistory,
     OneShotHistory,
     affected_batch,
+    rule_file,
 )
 from grounded.solvers.ruleset import asp_twins
 
@@ -350,8 +350,7 @@ def _compare_probed(probing: Probing, asp: OneShotHistory | IncrementalHistory, 
                     apart: bool, overrides: Mapping[str, str]) -> None:
     """The probed states' candidates, as a log's utterances are compared: accepted or rejected and the
     violation codes, transitions, flagged claims (decided by ASP from ``answer``, the check's history)."""
-    files, views = ([*asp.files, str(overrides.get(name, encoding(name)))] for name in ("oneshot.lp",
-                                                                                        "oneshot_view.lp"))
+    files, views = ([*asp.files, rule_file(name, overrides)] for name in ("oneshot.lp", "oneshot_view.lp"))
     base = [str(f.raw) for f in asp.facts.base]
     for state, decided in probing.decide(files, views, tuple(asp.facts.registry.specs), base, answer, apart):
         keyed: list[tuple[int, int, str]] = []

@@ -76,7 +76,13 @@ def rule_files(overrides: Mapping[str, str] | None = None) -> list[str]:
     unknown = set(overrides) - set(names) - {"oneshot.lp", "oneshot_view.lp"}
     if unknown:
         raise InputError(f"no ASP rule file named {sorted(unknown)} (known: {list(names)})")
-    return [str(overrides.get(name, encoding(name))) for name in names]
+    return [rule_file(name, overrides) for name in names]
+
+
+def rule_file(name: str, overrides: Mapping[str, str]) -> str:
+    """The path of the shipped rule file ``name`` (asp/), or of the file ``overrides`` puts in its place:
+    one answer for the history's files, the one-shot stages, the queries and the probe's (crosscheck)."""
+    return str(overrides.get(name, encoding(name)))
 
 
 class DecisionNames:
@@ -602,7 +608,7 @@ class OneShotHistory(_History):
         history = list(self._decide(operations))
         start = time.perf_counter()
         x = self.facts.view_point(upto) if self.candidates else 0
-        files = [*self.files, self._domains("oneshot_view.lp")]
+        files = [*self.files, rule_file("oneshot_view.lp", self.overrides)]
         if self.apart:
             views_text, state_text = run_apart("the ASP view", _view_as_text, files, operations,
                                                [_texts(self._added), list(map(str, history))], x)
@@ -622,7 +628,7 @@ class OneShotHistory(_History):
         the text the processes of windows were sent (every fact, every atom decided so far) is this
         method's and goes when it returns: the view's process that follows is not run beside it."""
         decided: set[clingo.Symbol] = set()
-        files = [*self.files, self._domains("oneshot.lp")]
+        files = [*self.files, rule_file("oneshot.lp", self.overrides)]
         base, literals = [f.raw for f in self.facts.base], [f.raw for f in self.facts.literals]
         first, ground, solve = 0, 0.0, 0.0
         if self.apart:  # as text once: each process of windows is sent what is left of it
@@ -670,9 +676,10 @@ class OneShotHistory(_History):
         control of its own released before the next (in a process of its own if ``apart``)."""
         assert self._view_state is not None
         x, state = self._view_state
+        queries = rule_file("queries.lp", self.overrides)
         if not self.apart:
-            return _affected(self._domains("queries.lp"), state, x, batch)
-        found = run_apart(f"Affected* of {len(batch)} literals in ASP", _affected_as_text, self._domains("queries.lp"),
+            return _affected(queries, state, x, batch)
+        found = run_apart(f"Affected* of {len(batch)} literals in ASP", _affected_as_text, queries,
                           list(map(str, state)), x, list(map(str, batch)))
         return list(map(clingo.parse_term, found))
 
@@ -686,7 +693,7 @@ class OneShotHistory(_History):
             for batch in batches:
                 yield _rows(self._affected_batch(batch))
             return
-        queries, state_text = self._domains("queries.lp"), list(map(str, state))
+        queries, state_text = rule_file("queries.lp", self.overrides), list(map(str, state))
         todo = [list(map(str, batch)) for batch in batches]
         while todo:
             done = run_apart(f"Affected* of {sum(map(len, todo))} literals in ASP", _affected_rows_as_text,
@@ -694,9 +701,6 @@ class OneShotHistory(_History):
             del todo[:len(done)]
             while done:
                 yield done.pop(0)
-
-    def _domains(self, name: str) -> str:
-        return str(self.overrides.get(name, encoding(name)))
 
     @staticmethod
     def _model(ctl: clingo.Control) -> list[clingo.Symbol]:
