@@ -227,3 +227,49 @@ def test_the_probed_states_are_decided_by_the_check_s_own_rule_files(tmp_path, m
     assert rule_file("oneshot_view.lp", asp) == str(view) and rule_file("oneshot.lp", {}) == encoding("oneshot.lp")
     assert probed == [expected] and views == [expected[1]]
     assert windows and all(files == expected[0] for files in windows)  # the check's windows, then the probe's
+
+
+def test_a_window_and_a_probed_state_are_seeded_by_one_function(monkeypatch):
+    """history.seeds_after seeds both a window of the one-shot history and a probed state (probe.py wrote
+    the window's sequence out again: seed_of with the last accepted turn, then queue_seed); the answer of
+    windows of three utterances is that of one window, and the accepted utterances are read off once."""
+    import clingo
+
+    header = Header.model_validate(HEADER)
+    seeded: list[tuple[str, int]] = []
+    seeds_after = history.seeds_after
+
+    def counted(where):
+        def seeds(before, archive):
+            seeded.append((where, len(before)))
+            return seeds_after(before, archive)
+        return seeds
+
+    monkeypatch.setattr(history, "seeds_after", counted("window"))
+    monkeypatch.setattr(probe_module, "seeds_after", counted("probe"))
+    with Engine(header) as engine:
+        registry = engine.registry
+    answers = []
+    for window in (3, 1000):
+        decided = history.OneShotHistory(header, registry, window=window)
+        for c in STORY:
+            decided.add(c)
+        answers.append(decided.solve(affected=False))
+    assert set(answers[0].facts) == set(answers[1].facts) and answers[0].accepted == answers[1].accepted
+    assert seeded == [("window", 3), ("window", 6)]
+    seeded.clear()
+    probing = Probing(header, STORY, seed=3, states=3)
+    check_history(header, STORY, probing=probing, apart=False)
+    assert seeded == [("probe", k) for k in probing.report.states]
+    archive, reads, name = list(answers[1].facts), [0], clingo.Symbol.name
+
+    def read(self):
+        reads[0] += 1
+        return name.fget(self)
+
+    monkeypatch.setattr(clingo.Symbol, "name", property(read))
+    seeds = seeds_after(answers[1].candidates, archive)
+    assert seeds
+    decisions = sum(1 for a in archive if name.fget(a) == "f_arg")
+    # the accepted pass, seed_of's and its declared questions', the queue's: four passes, not five
+    assert reads[0] <= 4 * len(archive) + decisions + len(seeds), reads[0]  # before: 408 > 386 here

@@ -27,7 +27,7 @@ candidates add, not a check of the log up to it:
 * the ASP side: once the check's one-shot history is decided, each probed
   state's candidates are decided by one control seeded with the events the
   check decided up to that state, as a window of the one-shot history is
-  seeded with the windows before it (solvers/history.py ``seed_of``); the log
+  seeded with the windows before it (solvers/history.py ``seeds_after``); the log
   is never grounded again.
 
 A candidate's acceptance, violation codes, transitions and flagged claims are
@@ -59,7 +59,7 @@ from grounded.dmap.operations import OperationSpec
 from grounded.dmap.state import DependencyMap
 from grounded.engine import Engine
 from grounded.solvers.apart import ApartFailed, headroom, run_apart
-from grounded.solvers.history import HistoryAnswer, HistoryFacts, decide_seeded, queue_seed, read_answer, seed_of
+from grounded.solvers.history import HistoryAnswer, HistoryFacts, decide_seeded, read_answer, seeds_after
 from grounded.solvers.ruleset import asp_twins
 
 PROBE_STATES = 6
@@ -227,10 +227,7 @@ class Probing:
         for state in self.taken:
             k, step = state.k, state.before[-1].close_step
             archive = [a for a in answer.facts if not (a.name == "joined" and a.arguments[1].number > k)]
-            accepted = [c for c in state.before if c.u in answer.accepted]
-            seeds = [*seed_of(state.before, archive, accepted[-1].turn if accepted else None),
-                     *queue_seed(state.before, archive)]
-            jobs.append(([*base, *state.facts], list(map(str, seeds)), step, k))
+            jobs.append(([*base, *state.facts], list(map(str, seeds_after(state.before, archive))), step, k))
         try:
             shown = (run_apart(f"the ASP of the probed states {self.report.states}", decide_seeded, files,
                                views, operations, jobs) if apart else decide_seeded(files, views, operations, jobs))

@@ -27,7 +27,7 @@ from __future__ import annotations
 import copy
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from itertools import chain
@@ -351,8 +351,7 @@ class IncrementalHistory(_History):
         live = cls.__new__(cls)
         live.facts, live.files, live.context, live.window = history.facts, history.files, DecisionNames(), window
         live._archive, live._start, live.statistics = set(answer.facts), len(history.candidates), {}
-        accepted = [c for c in history.candidates if c.u in answer.accepted]
-        live._last_turn = accepted[-1].turn if accepted else None
+        live._last_turn = last_accepted_turn(history.candidates, answer.accepted)
         live._new_control(live._seed())
         return live
 
@@ -479,13 +478,38 @@ class IncrementalHistory(_History):
         return read_answer(self.candidates, [*self._archive.union(answer.facts)])
 
 
-def seed_of(before: list[Candidate], archive: Iterable[clingo.Symbol], last_turn: int | None
-        ) -> list[clingo.Symbol]:
+def seeds_after(before: list[Candidate], archive: Collection[clingo.Symbol]) -> list[clingo.Symbol]:
+    """Everything a fresh one-shot control that goes on after the candidates ``before`` is seeded with:
+    the decided history (``seed_of``, the last turn ``archive`` accepted among them) and the problems
+    queued (``queue_seed``).  A window of the one-shot history and a probed state (crosscheck/probe.py)
+    are seeded so."""
+    accepted = _accepted(archive)
+    ok = _ok_steps(before, accepted)
+    return [*seed_of(before, archive, last_accepted_turn(before, accepted), ok), *queue_seed(before, archive, ok)]
+
+
+def last_accepted_turn(candidates: list[Candidate], accepted: Container[int]) -> int | None:
+    """The turn of the last of ``candidates`` whose utterance is ``accepted``, None if none is."""
+    return next((c.turn for c in reversed(candidates) if c.u in accepted), None)
+
+
+def _accepted(archive: Iterable[clingo.Symbol]) -> set[int]:
+    """The utterances ``archive`` (what controls showed) says were accepted."""
+    return {a.arguments[0].number for a in archive if a.name == "accepted"}
+
+
+def _ok_steps(before: list[Candidate], accepted: Container[int]) -> set[int]:
+    """The steps of the candidates ``before`` whose utterance is ``accepted``."""
+    return {c.first_step + i for c in before if c.u in accepted for i in range(len(c.ops))}
+
+
+def seed_of(before: list[Candidate], archive: Iterable[clingo.Symbol], last_turn: int | None,
+            ok: set[int] | None = None) -> list[clingo.Symbol]:
     """The decided history as facts for a fresh control that goes on after the candidates
     ``before``: the events of accepted utterances, which steps they are, the last accepted
-    turn (``last_turn``), who joined.  ``archive``: what the controls before it showed."""
-    accepted = {a.arguments[0].number for a in archive if a.name == "accepted"}
-    ok = {c.first_step + i for c in before if c.u in accepted for i in range(len(c.ops))}
+    turn (``last_turn``), who joined.  ``archive``: what the controls before it showed;
+    ``ok``: the accepted steps if read already (``_ok_steps``)."""
+    ok = _ok_steps(before, _accepted(archive)) if ok is None else ok
     seed: list[clingo.Symbol] = [F.OkStep(s).raw for s in sorted(ok)]
     seed += [F.StepTurn(c.first_step + i, c.turn).raw for c in before for i in range(len(c.ops))]
     standing: dict[int, clingo.Symbol] = {}  # only the newest standing event of each argument counts
@@ -520,12 +544,10 @@ def seed_of(before: list[Candidate], archive: Iterable[clingo.Symbol], last_turn
     return seed
 
 
-def queue_seed(before: list[Candidate], archive: Iterable[clingo.Symbol]) -> list[clingo.Symbol]:
+def queue_seed(before: list[Candidate], archive: Iterable[clingo.Symbol], ok: set[int]) -> list[clingo.Symbol]:
     """The problems queued after the candidates ``before`` (those whose newest problem event
-    of an accepted step opened them), as ``q_carried(L, U)`` facts for asp/oneshot.lp's
+    of an accepted step, ``ok``, opened them), as ``q_carried(L, U)`` facts for asp/oneshot.lp's
     summarised queue, U the last of ``before``."""
-    accepted = {a.arguments[0].number for a in archive if a.name == "accepted"}
-    ok = {c.first_step + i for c in before if c.u in accepted for i in range(len(c.ops))}
     newest: dict[clingo.Symbol, clingo.Symbol] = {}
     for a in archive:
         if a.name == "prob" and a.arguments[1].number in ok:
@@ -763,8 +785,8 @@ def _decide(files: list[str], operations: Sequence[str], facts: list[clingo.Symb
 
 def decide_seeded(files: list[str], views: list[str], operations: Sequence[str],
                   jobs: list[tuple[list[str], list[str], int, int]]) -> list[list[str]]:
-    """Windows that each go on from a decided history: per job, its input facts and its seeds (``seed_of``,
-    ``queue_seed``) as text, and the last step and utterance the seeds cover; what each decided about its
+    """Windows that each go on from a decided history: per job, its input facts and its seeds (``seeds_after``)
+    as text, and the last step and utterance the seeds cover; what each decided about its
     own steps and utterances, as text, with what its accepted utterances took out of S_t and flagged
     (the view stage, ``views``: the files of ``_view``, read with no view asked).  The probe
     (crosscheck/probe.py) decides a probed state's candidates so, from the events the check decided up
@@ -802,10 +824,8 @@ def _windows(files: list[str], operations: Sequence[str], base: list[clingo.Symb
         facts = [*base, *(f for facts in of[first:first + window] for f in facts)]
         seeds: list[clingo.Symbol] = []
         if first:
-            before = candidates[:first]
-            accepted = [c for c in before if F.Accepted(c.u).raw in decided]
             facts += literals
-            seeds = [*seed_of(before, decided, accepted[-1].turn if accepted else None), *queue_seed(before, decided)]
+            seeds = seeds_after(candidates[:first], decided)
         shown, statistics, times = _decide(files, operations, facts, seeds)
         decided.update(shown)
         ground, solve, first = ground + times[0], solve + times[1], first + window
