@@ -627,13 +627,15 @@ class OneShotHistory(_History):
         for them a batch at a time.
         """
         operations = tuple(self.facts.registry.specs)
-        history = list(self._decide(operations))
+        decided, texts = self._decide(operations)
+        history = list(decided)
+        del decided
         start = time.perf_counter()
         x = self.facts.view_point(upto) if self.candidates else 0
         files = [*self.files, rule_file("oneshot_view.lp", self.overrides)]
-        if self.apart:
-            views_text, state_text = run_apart("the ASP view", _view_as_text, files, operations,
-                                               [_texts(self._added), list(map(str, history))], x)
+        if texts is not None:  # apart: the view's process is sent the text the windows' were, not made again
+            views_text, state_text = run_apart("the ASP view", _view_as_text, files, operations, texts, x)
+            del texts
             views, state = list(map(clingo.parse_term, views_text)), list(map(clingo.parse_term, state_text))
         else:
             views, state = _view(files, operations, [f.raw for f in self._added], history, x)
@@ -645,10 +647,11 @@ class OneShotHistory(_History):
             self.timings["affected"] = time.perf_counter() - start
         return read_answer(self.candidates, [*history, *views])
 
-    def _decide(self, operations: tuple[str, ...]) -> set[clingo.Symbol]:
-        """The events the windows of the history decide (``timings`` ground and solve).  If ``apart``,
-        the text the processes of windows were sent (every fact, every atom decided so far) is this
-        method's and goes when it returns: the view's process that follows is not run beside it."""
+    def _decide(self, operations: tuple[str, ...]) -> tuple[set[clingo.Symbol], list[list[str]] | None]:
+        """The events the windows of the history decide (``timings`` ground and solve) and, if ``apart``,
+        what the view's process is sent (``_view_as_text``): the text the processes of windows were sent,
+        each fact and each decided atom made text once (``solve`` made both again), the literals' facts
+        left out (every one is among its utterance's too)."""
         decided: set[clingo.Symbol] = set()
         files = [*self.files, rule_file("oneshot.lp", self.overrides)]
         base, literals = [f.raw for f in self.facts.base], [f.raw for f in self.facts.literals]
@@ -672,7 +675,7 @@ class OneShotHistory(_History):
             if first >= len(self.candidates):
                 break
         self.timings["ground"], self.timings["solve"] = ground, solve
-        return decided
+        return decided, ([base_text, *of_text, decided_text] if self.apart else None)
 
     def forget_facts(self) -> None:
         """Let the input facts go once ``solve`` has read them (``affected`` needs only the view):
