@@ -126,6 +126,40 @@ def test_a_probed_state_costs_its_candidates_not_the_log(tmp_path, monkeypatch):
     assert report.timings["probe"] > 0  # its own phase, out of the replay's
 
 
+@pytest.mark.parametrize("scenario", ["phase1.yaml", "phase2.yaml"])
+def test_with_a_world_model_a_probed_state_costs_its_candidates_not_the_log(scenario, monkeypatch):
+    """A header with a world model: the scratch engine of a probed state takes a fork of the check engine's
+    M with its state (it replayed the log up to each probed state: k utterances at state k, quadratic in
+    the states probed).  The engines apply each utterance once, the check engine's M is left as it was,
+    and what the probe finds is what a whole check of the log up to each state finds."""
+    header, log, _ = candidates_of(Path(__file__).parent.parent / "scenarios" / scenario)
+    assert header.world is not None
+    applied, kept = [0], []
+    apply, take = Engine.apply, Probing.take
+
+    def counted_apply(self, utterance):
+        applied[0] += 1
+        return apply(self, utterance)
+
+    def watched_take(self, k, engine, *rest):
+        world = engine.world
+        before = (list(world.history), dict(world.first_seen))
+        take(self, k, engine, *rest)
+        kept.append(before == (world.history, world.first_seen)
+                    and all(a[1] is b[1] for a, b in zip(before[0], world.history, strict=True)))
+
+    monkeypatch.setattr(Engine, "apply", counted_apply)
+    monkeypatch.setattr(Probing, "take", watched_take)
+    probing = Probing(header, log, seed=11, per_op=1, states=len(log))
+    report = check_history(header, log, probing=probing)
+    assert report.ok, report.mismatches
+    assert probing.report.states == list(range(1, len(log) + 1)) and probing.report.probes > 0
+    assert applied[0] == len(log) + probing.report.probes, applied[0]
+    assert kept == [True] * len(log)
+    monkeypatch.undo()
+    assert probing.report.mismatches == reference(probing, header, log, {})
+
+
 PIDS = "GROUNDED_TEST_PROBE_PIDS"
 
 
