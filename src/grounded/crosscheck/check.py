@@ -226,9 +226,12 @@ def _check_here(path: str | Path, options: dict, progress: Progress | None) -> C
     if options["shrink"] and status is not None and report.mismatches:
         if progress is not None:
             progress("shrink", 0, 1)
+        probed_too = report.probe is not None and bool(report.probe.mismatches)
 
         def disagrees(kept: list[dict]) -> bool:
-            probed = Probing(header, kept, extensions, seed=seed, per_op=probes) if probes > 0 else None
+            """Does ``kept`` still disagree: the check of it, and its probe only if the probe was among
+            what disagreed (a disagreement of the log's own lines needs no candidate to show again)."""
+            probed = Probing(header, kept, extensions, seed=seed, per_op=probes) if probed_too else None
             found = check_history(header, kept, extensions, label=str(path), asp_overrides=asp_overrides,
                                   probing=probed)
             return bool(found.mismatches) or (probed is not None and bool(probed.report.mismatches))
