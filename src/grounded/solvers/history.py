@@ -296,13 +296,20 @@ class _History:
         return self.facts.registry.utterance(utterance)
 
     def _answer(self, ctl: clingo.Control) -> HistoryAnswer:
-        models: list[list[clingo.Symbol]] = []
-        cast(clingo.Configuration, ctl.configuration.solve).models = 0  # all: there must be exactly one
-        result = ctl.solve(on_model=lambda m: models.append(list(m.symbols(shown=True))))
+        shown = one_model(ctl)
         self.statistics = ctl.statistics
-        if not result.satisfiable or len(models) != 1:  # pragma: no cover - the encoding is deterministic
-            raise RuntimeError(f"asp/history.lp has {len(models)} answer sets, expected exactly one")
-        return read_answer(self.candidates, models[0])
+        return read_answer(self.candidates, shown)
+
+
+def one_model(ctl: clingo.Control) -> list[clingo.Symbol]:
+    """The shown atoms of the one answer set of ``ctl``'s program: every answer set is asked for, and
+    none or more than one is an error (the encoding decides a history by propagation alone)."""
+    models: list[list[clingo.Symbol]] = []
+    cast(clingo.Configuration, ctl.configuration.solve).models = 0  # all: there must be exactly one
+    result = ctl.solve(on_model=lambda m: models.append(list(m.symbols(shown=True))))
+    if not result.satisfiable or len(models) != 1:
+        raise RuntimeError(f"asp/history.lp has {len(models)} answer sets, expected exactly one")
+    return models[0]
 
 
 def read_answer(candidates: list[Candidate], symbols: list[clingo.Symbol]) -> HistoryAnswer:
@@ -727,15 +734,6 @@ class OneShotHistory(_History):
             while done:
                 yield done.pop(0)
 
-    @staticmethod
-    def _model(ctl: clingo.Control) -> list[clingo.Symbol]:
-        models: list[list[clingo.Symbol]] = []
-        cast(clingo.Configuration, ctl.configuration.solve).models = 0  # all: there must be exactly one
-        result = ctl.solve(on_model=lambda m: models.append(list(m.symbols(shown=True))))
-        if not result.satisfiable or len(models) != 1:  # pragma: no cover - the encoding is deterministic
-            raise RuntimeError(f"asp/history.lp has {len(models)} answer sets, expected exactly one")
-        return models[0]
-
 
 AffectedBatch = tuple[dict[str, dict[int, int]], dict[str, set[int]]]
 """Affected* (argument id -> hop) and one-step Affected of a batch of literals, by literal."""
@@ -782,7 +780,7 @@ def _decide(files: list[str], operations: Sequence[str], facts: list[clingo.Symb
     start = time.perf_counter()
     ctl.ground([("base", [])], context=DecisionNames())
     grounded_at = time.perf_counter()
-    shown = OneShotHistory._model(ctl)
+    shown = one_model(ctl)
     return shown, ctl.statistics, (grounded_at - start, time.perf_counter() - grounded_at)
 
 
@@ -801,7 +799,7 @@ def decide_seeded(files: list[str], views: list[str], operations: Sequence[str],
         shown = _decide(files, operations, given, [])[0]
         ctl = _facts_control(views, operations, [*given, *shown])
         ctl.ground([("base", [])], context=DecisionNames())
-        after = [s for s in OneShotHistory._model(ctl) if s.name in ("taken_out", "flagged")]
+        after = [s for s in one_model(ctl) if s.name in ("taken_out", "flagged")]
         found.append([str(s) for s in (*shown, *after) if not _carried(s, step, u)])
     return found
 
@@ -856,7 +854,7 @@ def _view(files: list[str], operations: Sequence[str], added: Iterable[clingo.Sy
     ctl = _facts_control(files, operations, chain(added, history, [F.TheView(x).raw]))
     ctl.ground([("base", [])], context=DecisionNames())
     ctl.assign_external(clingo.Function("now", [clingo.Number(x)]), True)
-    shown = OneShotHistory._model(ctl)
+    shown = one_model(ctl)
     return [v for v in shown if v.name in view_answers()], [v for v in shown if v.name in _VIEW_STATE]
 
 
@@ -886,7 +884,7 @@ def _affected(queries: str, state: list[clingo.Symbol], x: int, batch: list[clin
             backend.add_rule([backend.add_atom(symbol)])
     ctl.ground([("query", [clingo.Number(x)])])
     ctl.assign_external(clingo.Function("now", [clingo.Number(x)]), True)
-    return [v for v in OneShotHistory._model(ctl) if v.name in _AFFECTED]
+    return [v for v in one_model(ctl) if v.name in _AFFECTED]
 
 
 def _affected_as_text(queries: str, state: list[str], x: int, batch: list[str]) -> list[str]:
