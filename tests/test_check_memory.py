@@ -309,7 +309,9 @@ def test_the_check_of_a_long_log_runs_in_a_process_of_its_own(tmp_path, monkeypa
 def test_the_view_apart_is_not_run_beside_the_text_the_windows_were_sent(monkeypatch):
     """Issue 23: ``solve`` kept the text it sent the processes of windows (every fact, every atom
     decided so far, the size of the history) while the view's process ran, the largest piece of a
-    long check.  That text is now gone from ``solve`` before the view starts."""
+    long check, beside the same facts and atoms made text again for the view.  ``solve`` now holds
+    no list the windows were sent beside what it sends the view, which is that text itself (the test
+    after the next)."""
     from grounded.solvers import history as module
 
     (history,) = queued({"window": 4, "apart": True, "bound": 0})
@@ -359,8 +361,9 @@ def test_the_view_apart_grounds_its_facts_as_it_parses_them(monkeypatch):
     monkeypatch.setattr(module, "run_apart", view_here)
     monkeypatch.setattr(module, "_facts_control", spy)
     answer = apart.solve(affected=False)
-    assert len(texts) == 2 and all(texts), texts
-    assert built == [(False, [3, 3])], built  # held by `texts` and this loop's `t` (getrefcount's own counted)
+    assert len(texts) > 2 and all(texts), texts  # the header's facts, each utterance's, the decided atoms
+    # each held by `texts` and this loop's `t` (getrefcount's own counted)
+    assert built == [(False, [3] * len(texts))], built
     assert {str(s) for s in answer.facts} == {str(s) for s in here.solve(affected=False).facts}
 
 
@@ -406,3 +409,45 @@ def test_a_piece_apart_that_runs_out_of_memory_says_so_even_with_nothing_left(en
     done = run_caller(STARVED_CALLER, ending)
     assert done.stdout.strip() in ("MemoryError", "died"), done.stdout + done.stderr
     assert "Traceback" not in done.stderr, done.stderr
+
+
+def test_the_view_apart_is_sent_the_text_the_windows_were_sent(monkeypatch):
+    """``solve`` apart made every input fact text for the processes of windows, then made each again, and
+    every decided atom (which the windows' processes had sent back as text), for the view's process: the
+    view is now sent those very texts, and this process makes each input fact text once and no decided
+    atom at all (a long check's decided history is most of its atoms).  The answer is unchanged."""
+    import clingo
+
+    from grounded.solvers import history as module
+
+    header = Header.model_validate(HEADER)
+    with Engine(header) as engine:
+        apart, here = (OneShotHistory(header, engine.registry, window=4, apart=True, bound=0),
+                       OneShotHistory(header, engine.registry, window=4))
+    for c in QUEUE:
+        apart.add(c)
+        here.add(c)
+    inputs = len(apart.facts.base) + len(apart.facts.literals) + sum(len(f) for f in apart._of)
+    made = [0]
+    text, run = clingo.Symbol.__str__, module.run_apart
+    sent: dict[str, list] = {}
+
+    def counted(self):
+        made[0] += 1
+        return text(self)
+
+    def spy(what, fn, *args):
+        if what.startswith("the ASP history"):
+            sent["windows"] = [args[2], args[7]]  # the header's facts and the decided atoms, as text
+        elif what == "the ASP view":
+            sent["view"] = args[2]
+        return run(what, fn, *args)
+
+    monkeypatch.setattr(clingo.Symbol, "__str__", counted)
+    monkeypatch.setattr(module, "run_apart", spy)
+    answer = apart.solve(affected=False)
+    monkeypatch.undo()
+    assert made[0] == inputs, (made[0], inputs)
+    assert sent["view"][0] is sent["windows"][0] and sent["view"][-1] is sent["windows"][1]
+    expected = here.solve(affected=False)
+    assert set(answer.facts) == set(expected.facts) and answer.accepted == expected.accepted

@@ -151,3 +151,46 @@ def test_shrink_and_probing_are_bounded():
     states = pick_states(100, Random(1))
     assert len(states) == PROBE_STATES and states[-1] == 100 and states == pick_states(100, Random(1))
     assert pick_states(3, Random(1)) == [1, 2, 3]
+
+
+def test_a_shrink_of_a_disagreement_no_probe_found_runs_no_probe(tmp_path, monkeypatch):
+    """A log whose own lines disagree (a planted fault in queries.lp: Affected* one hop off, which the
+    probe, comparing acceptance and transitions, never meets) is shrunk by checks that probe nothing:
+    each try probed its history before (7 tries, 8 probes).  The shrunk log is the one a shrink
+    without probing finds."""
+    from grounded.crosscheck import check as module
+    from grounded.crosscheck.probe import Probing
+    from grounded.solvers.asp import encoding
+
+    queries = tmp_path / "queries.lp"
+    text = Path(encoding("queries.lp")).read_text()
+    old = "now_hop(x, P, A, K)       :- now(x), hop(x, P, A, K)."
+    assert old in text, "queries.lp moved on: update the fault"
+    queries.write_text(text.replace(old, "now_hop(x, P, A, K + 1)   :- now(x), hop(x, P, A, K)."))
+    said = [{"speaker": "alice", "ops": [{"op": "observe", "claim": "o1"}]},
+            {"speaker": "bob", "ops": [{"op": "observe", "claim": "o2"}]},
+            {"speaker": "alice", "ops": [{"op": "question", "claim": "q1"}]},
+            {"speaker": "bob", "ops": [{"op": "hypothesize", "claim": "h1", "deps": ["o1"], "explains": ["o1"]}]},
+            {"speaker": "alice", "ops": [{"op": "observe", "claim": "o3"}]},
+            {"speaker": "bob", "ops": [{"op": "observe", "claim": "o4"}]}]
+    log = tmp_path / "log.jsonl"
+    with Engine(TALK, log=log) as engine:
+        for u in said:
+            engine.apply(u)
+    asp = {"queries.lp": str(queries)}
+    unprobed = module.check(log, probes=0, shrink=True, asp_overrides=asp)
+    made = [0]
+    init = Probing.__init__
+
+    def counted(self, *args, **kwargs):
+        made[0] += 1
+        init(self, *args, **kwargs)
+
+    monkeypatch.setattr(Probing, "__init__", counted)
+    report = module.check(log, probes=2, shrink=True, asp_overrides=asp)
+    assert report.mismatches and report.mismatches[0].startswith("Affected*(o1)"), report.mismatches
+    assert report.probe is not None and report.probe.probes > 0 and report.probe.mismatches == []
+    assert report.shrunk is not None and unprobed.shrunk is not None and report.shrunk.tries > 1
+    assert made[0] == 1, made[0]  # the log's own probe, none per try
+    assert report.shrunk.utterances == unprobed.shrunk.utterances
+    assert [u["ops"][0]["claim"] for u in report.shrunk.utterances] == ["o1", "h1"]

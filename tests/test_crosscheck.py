@@ -178,3 +178,40 @@ def test_a_question_declared_in_the_header_waits_for_a_step_to_queue_it():
         report = check_history(header, candidates, incremental=incremental)
         assert report.ok, report.mismatches
         assert report.accepted == 2  # h1 explains a question nobody has asked yet
+
+
+def test_every_reading_of_a_history_takes_its_one_answer_set_from_one_function(monkeypatch):
+    """history.one_model asks for every answer set and refuses none or several: the turn-by-turn history's
+    answer and every one-shot piece read theirs through it (the check was written twice)."""
+    import clingo
+
+    from grounded.solvers import history
+
+    for program, count in (("a. #show a/0.", 1), ("{a}. #show a/0.", 2), ("a. :- a.", 0)):
+        ctl = clingo.Control()
+        ctl.add("base", [], program)
+        ctl.ground([("base", [])])
+        if count == 1:
+            assert history.one_model(ctl) == [clingo.Function("a")]
+        else:
+            with pytest.raises(RuntimeError, match=f"has {count} answer sets, expected exactly one"):
+                history.one_model(ctl)
+    read, one_model = [], history.one_model
+
+    def counted(ctl):
+        read.append(ctl)
+        return one_model(ctl)
+
+    monkeypatch.setattr(history, "one_model", counted)
+    header = Header.model_validate(HEADER)
+    with Engine(header) as engine:
+        registry = engine.registry
+    said = [{"turn": 1, "speaker": "alice", "ops": [obs("o1")]},
+            {"turn": 2, "speaker": "bob", "ops": [hyp("h1", ["o1"], ["o1"])]}]
+    for kind in (IncrementalHistory, OneShotHistory):
+        decided = kind(header, registry)
+        for u in said:
+            decided.add(u)
+        read.clear()
+        answer = decided.solve()
+        assert answer.accepted == {1, 2} and read, kind  # the one-shot's windows, view and Affected*

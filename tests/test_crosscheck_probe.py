@@ -129,6 +129,40 @@ def test_a_probed_state_costs_its_candidates_not_the_log(tmp_path, monkeypatch):
     assert report.timings["probe"] > 0  # its own phase, out of the replay's
 
 
+@pytest.mark.parametrize("scenario", ["phase1.yaml", "phase2.yaml"])
+def test_with_a_world_model_a_probed_state_costs_its_candidates_not_the_log(scenario, monkeypatch):
+    """A header with a world model: the scratch engine of a probed state takes a fork of the check engine's
+    M with its state (it replayed the log up to each probed state: k utterances at state k, quadratic in
+    the states probed).  The engines apply each utterance once, the check engine's M is left as it was,
+    and what the probe finds is what a whole check of the log up to each state finds."""
+    header, log, _ = candidates_of(Path(__file__).parent.parent / "scenarios" / scenario)
+    assert header.world is not None
+    applied, kept = [0], []
+    apply, take = Engine.apply, Probing.take
+
+    def counted_apply(self, utterance):
+        applied[0] += 1
+        return apply(self, utterance)
+
+    def watched_take(self, k, engine, *rest):
+        world = engine.world
+        before = (list(world.history), dict(world.first_seen))
+        take(self, k, engine, *rest)
+        kept.append(before == (world.history, world.first_seen)
+                    and all(a[1] is b[1] for a, b in zip(before[0], world.history, strict=True)))
+
+    monkeypatch.setattr(Engine, "apply", counted_apply)
+    monkeypatch.setattr(Probing, "take", watched_take)
+    probing = Probing(header, log, seed=11, per_op=1, states=len(log))
+    report = check_history(header, log, probing=probing)
+    assert report.ok, report.mismatches
+    assert probing.report.states == list(range(1, len(log) + 1)) and probing.report.probes > 0
+    assert applied[0] == len(log) + probing.report.probes, applied[0]
+    assert kept == [True] * len(log)
+    monkeypatch.undo()
+    assert probing.report.mismatches == reference(probing, header, log, {})
+
+
 PIDS = "GROUNDED_TEST_PROBE_PIDS"
 
 
@@ -195,3 +229,84 @@ def test_seeding_reads_each_decided_atom_s_name_once(monkeypatch):
     touched_pass = len(archive)  # and the declared questions touched last
     decisions = sum(1 for a in archive if name.fget(a) == "f_arg")  # an argument's kind is a name too
     assert reads[0] <= accepted_pass + len(archive) + touched_pass + decisions + len(seeds), reads[0]
+
+
+def test_the_probed_states_are_decided_by_the_check_s_own_rule_files(tmp_path, monkeypatch):
+    """The probe grounds its states with the one-shot stages the check's history grounds (an override
+    among them), named by one function, history.rule_file (check.py spelled the lookup again)."""
+    from grounded.solvers.history import rule_file, rule_files
+
+    header = Header.model_validate(HEADER)
+    view = tmp_path / "oneshot_view.lp"
+    view.write_text(Path(encoding("oneshot_view.lp")).read_text())
+    asp = {"oneshot_view.lp": str(view)}
+    windows, views, probed = [], [], []
+    decide, view_of, seeded = history._decide, history._view, probe_module.decide_seeded
+
+    def decided(files, *rest):
+        windows.append(files)
+        return decide(files, *rest)
+
+    def viewed(files, *rest):
+        views.append(files)
+        return view_of(files, *rest)
+
+    def decided_seeded(files, stages, *rest):
+        probed.append((files, stages))
+        return seeded(files, stages, *rest)
+
+    monkeypatch.setattr(history, "_decide", decided)
+    monkeypatch.setattr(history, "_view", viewed)
+    monkeypatch.setattr(probe_module, "decide_seeded", decided_seeded)
+    probing = Probing(header, STORY, seed=3, states=2)
+    check_history(header, STORY, asp_overrides=asp, probing=probing, apart=False)
+    expected = ([*rule_files(asp), rule_file("oneshot.lp", asp)], [*rule_files(asp), str(view)])
+    assert rule_file("oneshot_view.lp", asp) == str(view) and rule_file("oneshot.lp", {}) == encoding("oneshot.lp")
+    assert probed == [expected] and views == [expected[1]]
+    assert windows and all(files == expected[0] for files in windows)  # the check's windows, then the probe's
+
+
+def test_a_window_and_a_probed_state_are_seeded_by_one_function(monkeypatch):
+    """history.seeds_after seeds both a window of the one-shot history and a probed state (probe.py wrote
+    the window's sequence out again: seed_of with the last accepted turn, then queue_seed); the answer of
+    windows of three utterances is that of one window, and the accepted utterances are read off once."""
+    import clingo
+
+    header = Header.model_validate(HEADER)
+    seeded: list[tuple[str, int]] = []
+    seeds_after = history.seeds_after
+
+    def counted(where):
+        def seeds(before, archive):
+            seeded.append((where, len(before)))
+            return seeds_after(before, archive)
+        return seeds
+
+    monkeypatch.setattr(history, "seeds_after", counted("window"))
+    monkeypatch.setattr(probe_module, "seeds_after", counted("probe"))
+    with Engine(header) as engine:
+        registry = engine.registry
+    answers = []
+    for window in (3, 1000):
+        decided = history.OneShotHistory(header, registry, window=window)
+        for c in STORY:
+            decided.add(c)
+        answers.append(decided.solve(affected=False))
+    assert set(answers[0].facts) == set(answers[1].facts) and answers[0].accepted == answers[1].accepted
+    assert seeded == [("window", 3), ("window", 6)]
+    seeded.clear()
+    probing = Probing(header, STORY, seed=3, states=3)
+    check_history(header, STORY, probing=probing, apart=False)
+    assert seeded == [("probe", k) for k in probing.report.states]
+    archive, reads, name = list(answers[1].facts), [0], clingo.Symbol.name
+
+    def read(self):
+        reads[0] += 1
+        return name.fget(self)
+
+    monkeypatch.setattr(clingo.Symbol, "name", property(read))
+    seeds = seeds_after(answers[1].candidates, archive)
+    assert seeds
+    decisions = sum(1 for a in archive if name.fget(a) == "f_arg")
+    # the accepted pass, seed_of's and its declared questions', the queue's: four passes, not five
+    assert reads[0] <= 4 * len(archive) + decisions + len(seeds), reads[0]  # before: 408 > 386 here

@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
 from grounded.core.errors import PreconditionError
 from grounded.service.conversations import Conversations, state_json, update_json
 from grounded.service.errors import StoreUnavailable
@@ -232,8 +234,8 @@ def builds(monkeypatch) -> list[str]:
 
 
 @pytest.mark.parametrize("plain_first", [False, True])
-def test_a_conversation_whose_first_write_in_a_group_is_not_a_plain_append_keeps_its_engine(tmp_path, requests, builds,
-                                                                                             plain_first):
+def test_a_conversation_whose_first_write_in_a_group_is_not_a_plain_append_keeps_its_engine(tmp_path, monkeypatch,
+                                                                                             builds, plain_first):
     """A flush holding, for ``one``, an append expecting a turn and a plain append: the plain append is grouped
     only if it is ``one``'s first write in the flush.  After the other write, a decision taken ahead would not
     hold: the engine it moved was dropped and rebuilt from the store, every flush under mixed traffic.  Either
@@ -247,7 +249,7 @@ def test_a_conversation_whose_first_write_in_a_group_is_not_a_plain_append_keeps
     plain = (0, utterance(3)) if plain_first else (0, utterance(4))
     writes: list[tuple] = [plain, expecting] if plain_first else [expecting, plain]
     writes += [(1, utterance(3)), (2, utterance(3))]
-    requests.clear()
+    requests = rules_requests(monkeypatch)
     builds.clear()
     answers = _group(host, [(cid, *w[1:]) for w, cid in zip(writes, (one, one, two, three), strict=True)])
     assert requests.count("apply_group") == 1, requests

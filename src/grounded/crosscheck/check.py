@@ -57,7 +57,6 @@ from grounded.queries.verify import grounded_arguments
 from grounded.scenario import SCENARIO_SUFFIXES, Scenario
 from grounded.solvers import facts as F
 from grounded.solvers.apart import APART_FROM, give_back, run_apart
-from grounded.solvers.asp import encoding
 from grounded.solvers.history import (
     AffectedBatch,
     Candidate,
@@ -65,6 +64,7 @@ from grounded.solvers.history import (
     IncrementalHistory,
     OneShotHistory,
     affected_batch,
+    rule_file,
 )
 from grounded.solvers.ruleset import asp_twins
 
@@ -226,9 +226,12 @@ def _check_here(path: str | Path, options: dict, progress: Progress | None) -> C
     if options["shrink"] and status is not None and report.mismatches:
         if progress is not None:
             progress("shrink", 0, 1)
+        probed_too = report.probe is not None and bool(report.probe.mismatches)
 
         def disagrees(kept: list[dict]) -> bool:
-            probed = Probing(header, kept, extensions, seed=seed, per_op=probes) if probes > 0 else None
+            """Does ``kept`` still disagree: the check of it, and its probe only if the probe was among
+            what disagreed (a disagreement of the log's own lines needs no candidate to show again)."""
+            probed = Probing(header, kept, extensions, seed=seed, per_op=probes) if probed_too else None
             found = check_history(header, kept, extensions, label=str(path), asp_overrides=asp_overrides,
                                   probing=probed)
             return bool(found.mismatches) or (probed is not None and bool(probed.report.mismatches))
@@ -350,8 +353,7 @@ def _compare_probed(probing: Probing, asp: OneShotHistory | IncrementalHistory, 
                     apart: bool, overrides: Mapping[str, str]) -> None:
     """The probed states' candidates, as a log's utterances are compared: accepted or rejected and the
     violation codes, transitions, flagged claims (decided by ASP from ``answer``, the check's history)."""
-    files, views = ([*asp.files, str(overrides.get(name, encoding(name)))] for name in ("oneshot.lp",
-                                                                                        "oneshot_view.lp"))
+    files, views = ([*asp.files, rule_file(name, overrides)] for name in ("oneshot.lp", "oneshot_view.lp"))
     base = [str(f.raw) for f in asp.facts.base]
     for state, decided in probing.decide(files, views, tuple(asp.facts.registry.specs), base, answer, apart):
         keyed: list[tuple[int, int, str]] = []

@@ -21,13 +21,13 @@ candidates add, not a check of the log up to it:
 * the engine side: when the check's replay reaches a probed state, the
   candidates are drawn from it and applied, one after the other, to a scratch
   engine holding that state, restored from its Python state as a snapshot is
-  (the rules' facts made from it: ``Engine.take_state``); a header with a
-  world model, which no snapshot restores, has the scratch engine replay the
-  log up to the state instead;
+  (the rules' facts made from it: ``Engine.take_state``), and with a world
+  model, which the Python state does not hold, a fork of the check engine's
+  (``ConversationModel.fork``: the models are shared, never changed in place);
 * the ASP side: once the check's one-shot history is decided, each probed
   state's candidates are decided by one control seeded with the events the
   check decided up to that state, as a window of the one-shot history is
-  seeded with the windows before it (solvers/history.py ``seed_of``); the log
+  seeded with the windows before it (solvers/history.py ``seeds_after``); the log
   is never grounded again.
 
 A candidate's acceptance, violation codes, transitions and flagged claims are
@@ -52,14 +52,14 @@ import clingo
 from pydantic import ValidationError
 
 from grounded.core.bounds import MAX_TURN
-from grounded.core.errors import InputError, PreconditionError
+from grounded.core.errors import InputError
 from grounded.core.turns import assign_turn
 from grounded.dmap.model import Header
 from grounded.dmap.operations import OperationSpec
 from grounded.dmap.state import DependencyMap
 from grounded.engine import Engine
 from grounded.solvers.apart import ApartFailed, headroom, run_apart
-from grounded.solvers.history import HistoryAnswer, HistoryFacts, decide_seeded, queue_seed, read_answer, seed_of
+from grounded.solvers.history import HistoryAnswer, HistoryFacts, decide_seeded, read_answer, seeds_after
 from grounded.solvers.ruleset import asp_twins
 
 PROBE_STATES = 6
@@ -154,7 +154,6 @@ class Probing:
         self.report.states = pick_states(len(candidates), self._rng, states) if per_op > 0 else []
         self.wanted = set(self.report.states)
         self.header, self.extensions, self.per_op = header, tuple(extensions), per_op
-        self._log = candidates
         self.taken: list[ProbedState] = []
 
     def take(self, k: int, engine: Engine, facts: HistoryFacts, apply: Apply) -> None:
@@ -167,7 +166,7 @@ class Probing:
         fork = facts.fork()  # the facts as of this state, continued by the candidates alone
         before, known = list(fork.candidates), len(fork.literals)
         outcomes, added = [], []
-        scratch = self._scratch(engine, k)
+        scratch = self._scratch(engine)
         try:
             for i, probe in enumerate(probes, k + 1):
                 try:
@@ -183,17 +182,12 @@ class Probing:
         text = [str(f.raw) for f in (*fork.literals[:known], *added)]
         self.taken.append(ProbedState(k, probes, outcomes, before, fork.candidates[k:], text))
 
-    def _scratch(self, engine: Engine, k: int) -> Engine:
-        """An engine holding ``engine``'s state (the state after the log's ``k``-th utterance)."""
+    def _scratch(self, engine: Engine) -> Engine:
+        """An engine holding ``engine``'s state and world model, copies that go on on their own (the log
+        up to a state with a world model was replayed for each probed state: quadratic in the states)."""
         scratch = Engine(self.header, extensions=self.extensions)
-        if engine.world is None:
-            scratch.take_state(DependencyMap.from_data(engine.state.header, engine.state.to_data()))
-            return scratch
-        for data in self._log[:k]:  # a world model's state is not restored from the Python one: replayed
-            try:
-                scratch.apply(data)
-            except PreconditionError:
-                pass
+        scratch.take_state(DependencyMap.from_data(engine.state.header, engine.state.to_data()),
+                           None if engine.world is None else engine.world.fork())
         return scratch
 
     def _draw(self, engine: Engine) -> list[dict]:
@@ -227,10 +221,7 @@ class Probing:
         for state in self.taken:
             k, step = state.k, state.before[-1].close_step
             archive = [a for a in answer.facts if not (a.name == "joined" and a.arguments[1].number > k)]
-            accepted = [c for c in state.before if c.u in answer.accepted]
-            seeds = [*seed_of(state.before, archive, accepted[-1].turn if accepted else None),
-                     *queue_seed(state.before, archive)]
-            jobs.append(([*base, *state.facts], list(map(str, seeds)), step, k))
+            jobs.append(([*base, *state.facts], list(map(str, seeds_after(state.before, archive))), step, k))
         try:
             shown = (run_apart(f"the ASP of the probed states {self.report.states}", decide_seeded, files,
                                views, operations, jobs) if apart else decide_seeded(files, views, operations, jobs))

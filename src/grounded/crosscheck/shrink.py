@@ -5,9 +5,10 @@ it needs.  ``shrink`` runs Zeller's ddmin over the log's utterances (the
 header is kept): it splits them into n chunks and drops a chunk whenever what
 is left is still (1) accepted by the rules, every utterance of it (a log
 holds accepted utterances only, so a shorter log must too) and (2) still
-disagrees under the same check (the three-way comparison and, for a log, the
-same probing).  When no chunk can go it splits finer, down to single
-utterances: the result is 1-minimal, no single utterance can be dropped.
+disagrees under the same check (the three-way comparison and, for a log whose
+probe was among what disagreed, the same probing: crosscheck/check.py).  When
+no chunk can go it splits finer, down to single utterances: the result is
+1-minimal, no single utterance can be dropped.
 
 Each try costs one check of what is left, so the tries are bounded
 (``MAX_TRIES`` and ``MAX_SECONDS``); a shrink stopped by a bound says so and

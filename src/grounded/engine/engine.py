@@ -471,10 +471,14 @@ class Engine(Displayable, Walks):
         """A new map (a new engine, or one restored from a snapshot): the one the query walks read."""
         self._walk_over(state)
 
-    def take_state(self, state: DependencyMap) -> None:
+    def take_state(self, state: DependencyMap, world: ConversationModel | None = None) -> None:
         """Hold ``state`` from now on (a new engine: a snapshot's state, a probed state's copy): the Python
-        state now, the rules' facts made from it when they are next asked (or first started)."""
+        state now, the rules' facts made from it when they are next asked (or first started).  ``world``:
+        the world model M that goes with it (``ConversationModel.fork``), which the Python state does not
+        hold; without it a header's world model is left as it is."""
         self.state = state
+        if world is not None:
+            self.world = world
         if self._rules is not None:  # else the rules take the state from the Python one when started
             from grounded.solvers.prolog import state_facts
 

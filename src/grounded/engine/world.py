@@ -24,6 +24,7 @@ violations.  One rule run per utterance: no dry run.
 
 from __future__ import annotations
 
+import copy
 from bisect import bisect_right
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -86,6 +87,14 @@ class ConversationModel:
         self.first_seen: dict[str, PlausibilityModel] = {}
         """Each announced literal: the model just before its first announcement
         (where an observation is judged surprising)."""
+
+    def fork(self) -> ConversationModel:
+        """A copy that goes on on its own (a probed state's scratch engine, crosscheck/probe.py): the
+        models, which no update changes in place, shared; the list of them by turn and the record of
+        first announcements, which ``commit`` changes, copied."""
+        other = copy.copy(self)
+        other.history, other.first_seen = list(self.history), dict(self.first_seen)
+        return other
 
     # -- literals and formulas --------------------------------------------------------
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 import copy
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from itertools import chain
@@ -76,7 +76,13 @@ def rule_files(overrides: Mapping[str, str] | None = None) -> list[str]:
     unknown = set(overrides) - set(names) - {"oneshot.lp", "oneshot_view.lp"}
     if unknown:
         raise InputError(f"no ASP rule file named {sorted(unknown)} (known: {list(names)})")
-    return [str(overrides.get(name, encoding(name))) for name in names]
+    return [rule_file(name, overrides) for name in names]
+
+
+def rule_file(name: str, overrides: Mapping[str, str]) -> str:
+    """The path of the shipped rule file ``name`` (asp/), or of the file ``overrides`` puts in its place:
+    one answer for the history's files, the one-shot stages, the queries and the probe's (crosscheck)."""
+    return str(overrides.get(name, encoding(name)))
 
 
 class DecisionNames:
@@ -290,13 +296,20 @@ class _History:
         return self.facts.registry.utterance(utterance)
 
     def _answer(self, ctl: clingo.Control) -> HistoryAnswer:
-        models: list[list[clingo.Symbol]] = []
-        cast(clingo.Configuration, ctl.configuration.solve).models = 0  # all: there must be exactly one
-        result = ctl.solve(on_model=lambda m: models.append(list(m.symbols(shown=True))))
+        shown = one_model(ctl)
         self.statistics = ctl.statistics
-        if not result.satisfiable or len(models) != 1:  # pragma: no cover - the encoding is deterministic
-            raise RuntimeError(f"asp/history.lp has {len(models)} answer sets, expected exactly one")
-        return read_answer(self.candidates, models[0])
+        return read_answer(self.candidates, shown)
+
+
+def one_model(ctl: clingo.Control) -> list[clingo.Symbol]:
+    """The shown atoms of the one answer set of ``ctl``'s program: every answer set is asked for, and
+    none or more than one is an error (the encoding decides a history by propagation alone)."""
+    models: list[list[clingo.Symbol]] = []
+    cast(clingo.Configuration, ctl.configuration.solve).models = 0  # all: there must be exactly one
+    result = ctl.solve(on_model=lambda m: models.append(list(m.symbols(shown=True))))
+    if not result.satisfiable or len(models) != 1:
+        raise RuntimeError(f"asp/history.lp has {len(models)} answer sets, expected exactly one")
+    return models[0]
 
 
 def read_answer(candidates: list[Candidate], symbols: list[clingo.Symbol]) -> HistoryAnswer:
@@ -345,8 +358,7 @@ class IncrementalHistory(_History):
         live = cls.__new__(cls)
         live.facts, live.files, live.context, live.window = history.facts, history.files, DecisionNames(), window
         live._archive, live._start, live.statistics = set(answer.facts), len(history.candidates), {}
-        accepted = [c for c in history.candidates if c.u in answer.accepted]
-        live._last_turn = accepted[-1].turn if accepted else None
+        live._last_turn = last_accepted_turn(history.candidates, answer.accepted)
         live._new_control(live._seed())
         return live
 
@@ -473,13 +485,38 @@ class IncrementalHistory(_History):
         return read_answer(self.candidates, [*self._archive.union(answer.facts)])
 
 
-def seed_of(before: list[Candidate], archive: Iterable[clingo.Symbol], last_turn: int | None
-        ) -> list[clingo.Symbol]:
+def seeds_after(before: list[Candidate], archive: Collection[clingo.Symbol]) -> list[clingo.Symbol]:
+    """Everything a fresh one-shot control that goes on after the candidates ``before`` is seeded with:
+    the decided history (``seed_of``, the last turn ``archive`` accepted among them) and the problems
+    queued (``queue_seed``).  A window of the one-shot history and a probed state (crosscheck/probe.py)
+    are seeded so."""
+    accepted = _accepted(archive)
+    ok = _ok_steps(before, accepted)
+    return [*seed_of(before, archive, last_accepted_turn(before, accepted), ok), *queue_seed(before, archive, ok)]
+
+
+def last_accepted_turn(candidates: list[Candidate], accepted: Container[int]) -> int | None:
+    """The turn of the last of ``candidates`` whose utterance is ``accepted``, None if none is."""
+    return next((c.turn for c in reversed(candidates) if c.u in accepted), None)
+
+
+def _accepted(archive: Iterable[clingo.Symbol]) -> set[int]:
+    """The utterances ``archive`` (what controls showed) says were accepted."""
+    return {a.arguments[0].number for a in archive if a.name == "accepted"}
+
+
+def _ok_steps(before: list[Candidate], accepted: Container[int]) -> set[int]:
+    """The steps of the candidates ``before`` whose utterance is ``accepted``."""
+    return {c.first_step + i for c in before if c.u in accepted for i in range(len(c.ops))}
+
+
+def seed_of(before: list[Candidate], archive: Iterable[clingo.Symbol], last_turn: int | None,
+            ok: set[int] | None = None) -> list[clingo.Symbol]:
     """The decided history as facts for a fresh control that goes on after the candidates
     ``before``: the events of accepted utterances, which steps they are, the last accepted
-    turn (``last_turn``), who joined.  ``archive``: what the controls before it showed."""
-    accepted = {a.arguments[0].number for a in archive if a.name == "accepted"}
-    ok = {c.first_step + i for c in before if c.u in accepted for i in range(len(c.ops))}
+    turn (``last_turn``), who joined.  ``archive``: what the controls before it showed;
+    ``ok``: the accepted steps if read already (``_ok_steps``)."""
+    ok = _ok_steps(before, _accepted(archive)) if ok is None else ok
     seed: list[clingo.Symbol] = [F.OkStep(s).raw for s in sorted(ok)]
     seed += [F.StepTurn(c.first_step + i, c.turn).raw for c in before for i in range(len(c.ops))]
     standing: dict[int, clingo.Symbol] = {}  # only the newest standing event of each argument counts
@@ -514,12 +551,10 @@ def seed_of(before: list[Candidate], archive: Iterable[clingo.Symbol], last_turn
     return seed
 
 
-def queue_seed(before: list[Candidate], archive: Iterable[clingo.Symbol]) -> list[clingo.Symbol]:
+def queue_seed(before: list[Candidate], archive: Iterable[clingo.Symbol], ok: set[int]) -> list[clingo.Symbol]:
     """The problems queued after the candidates ``before`` (those whose newest problem event
-    of an accepted step opened them), as ``q_carried(L, U)`` facts for asp/oneshot.lp's
+    of an accepted step, ``ok``, opened them), as ``q_carried(L, U)`` facts for asp/oneshot.lp's
     summarised queue, U the last of ``before``."""
-    accepted = {a.arguments[0].number for a in archive if a.name == "accepted"}
-    ok = {c.first_step + i for c in before if c.u in accepted for i in range(len(c.ops))}
     newest: dict[clingo.Symbol, clingo.Symbol] = {}
     for a in archive:
         if a.name == "prob" and a.arguments[1].number in ok:
@@ -599,13 +634,15 @@ class OneShotHistory(_History):
         for them a batch at a time.
         """
         operations = tuple(self.facts.registry.specs)
-        history = list(self._decide(operations))
+        decided, texts = self._decide(operations)
+        history = list(decided)
+        del decided
         start = time.perf_counter()
         x = self.facts.view_point(upto) if self.candidates else 0
-        files = [*self.files, self._domains("oneshot_view.lp")]
-        if self.apart:
-            views_text, state_text = run_apart("the ASP view", _view_as_text, files, operations,
-                                               [_texts(self._added), list(map(str, history))], x)
+        files = [*self.files, rule_file("oneshot_view.lp", self.overrides)]
+        if texts is not None:  # apart: the view's process is sent the text the windows' were, not made again
+            views_text, state_text = run_apart("the ASP view", _view_as_text, files, operations, texts, x)
+            del texts
             views, state = list(map(clingo.parse_term, views_text)), list(map(clingo.parse_term, state_text))
         else:
             views, state = _view(files, operations, [f.raw for f in self._added], history, x)
@@ -617,12 +654,13 @@ class OneShotHistory(_History):
             self.timings["affected"] = time.perf_counter() - start
         return read_answer(self.candidates, [*history, *views])
 
-    def _decide(self, operations: tuple[str, ...]) -> set[clingo.Symbol]:
-        """The events the windows of the history decide (``timings`` ground and solve).  If ``apart``,
-        the text the processes of windows were sent (every fact, every atom decided so far) is this
-        method's and goes when it returns: the view's process that follows is not run beside it."""
+    def _decide(self, operations: tuple[str, ...]) -> tuple[set[clingo.Symbol], list[list[str]] | None]:
+        """The events the windows of the history decide (``timings`` ground and solve) and, if ``apart``,
+        what the view's process is sent (``_view_as_text``): the text the processes of windows were sent,
+        each fact and each decided atom made text once (``solve`` made both again), the literals' facts
+        left out (every one is among its utterance's too)."""
         decided: set[clingo.Symbol] = set()
-        files = [*self.files, self._domains("oneshot.lp")]
+        files = [*self.files, rule_file("oneshot.lp", self.overrides)]
         base, literals = [f.raw for f in self.facts.base], [f.raw for f in self.facts.literals]
         first, ground, solve = 0, 0.0, 0.0
         if self.apart:  # as text once: each process of windows is sent what is left of it
@@ -644,7 +682,7 @@ class OneShotHistory(_History):
             if first >= len(self.candidates):
                 break
         self.timings["ground"], self.timings["solve"] = ground, solve
-        return decided
+        return decided, ([base_text, *of_text, decided_text] if self.apart else None)
 
     def forget_facts(self) -> None:
         """Let the input facts go once ``solve`` has read them (``affected`` needs only the view):
@@ -670,9 +708,10 @@ class OneShotHistory(_History):
         control of its own released before the next (in a process of its own if ``apart``)."""
         assert self._view_state is not None
         x, state = self._view_state
+        queries = rule_file("queries.lp", self.overrides)
         if not self.apart:
-            return _affected(self._domains("queries.lp"), state, x, batch)
-        found = run_apart(f"Affected* of {len(batch)} literals in ASP", _affected_as_text, self._domains("queries.lp"),
+            return _affected(queries, state, x, batch)
+        found = run_apart(f"Affected* of {len(batch)} literals in ASP", _affected_as_text, queries,
                           list(map(str, state)), x, list(map(str, batch)))
         return list(map(clingo.parse_term, found))
 
@@ -686,7 +725,7 @@ class OneShotHistory(_History):
             for batch in batches:
                 yield _rows(self._affected_batch(batch))
             return
-        queries, state_text = self._domains("queries.lp"), list(map(str, state))
+        queries, state_text = rule_file("queries.lp", self.overrides), list(map(str, state))
         todo = [list(map(str, batch)) for batch in batches]
         while todo:
             done = run_apart(f"Affected* of {sum(map(len, todo))} literals in ASP", _affected_rows_as_text,
@@ -694,18 +733,6 @@ class OneShotHistory(_History):
             del todo[:len(done)]
             while done:
                 yield done.pop(0)
-
-    def _domains(self, name: str) -> str:
-        return str(self.overrides.get(name, encoding(name)))
-
-    @staticmethod
-    def _model(ctl: clingo.Control) -> list[clingo.Symbol]:
-        models: list[list[clingo.Symbol]] = []
-        cast(clingo.Configuration, ctl.configuration.solve).models = 0  # all: there must be exactly one
-        result = ctl.solve(on_model=lambda m: models.append(list(m.symbols(shown=True))))
-        if not result.satisfiable or len(models) != 1:  # pragma: no cover - the encoding is deterministic
-            raise RuntimeError(f"asp/history.lp has {len(models)} answer sets, expected exactly one")
-        return models[0]
 
 
 AffectedBatch = tuple[dict[str, dict[int, int]], dict[str, set[int]]]
@@ -753,14 +780,14 @@ def _decide(files: list[str], operations: Sequence[str], facts: list[clingo.Symb
     start = time.perf_counter()
     ctl.ground([("base", [])], context=DecisionNames())
     grounded_at = time.perf_counter()
-    shown = OneShotHistory._model(ctl)
+    shown = one_model(ctl)
     return shown, ctl.statistics, (grounded_at - start, time.perf_counter() - grounded_at)
 
 
 def decide_seeded(files: list[str], views: list[str], operations: Sequence[str],
                   jobs: list[tuple[list[str], list[str], int, int]]) -> list[list[str]]:
-    """Windows that each go on from a decided history: per job, its input facts and its seeds (``seed_of``,
-    ``queue_seed``) as text, and the last step and utterance the seeds cover; what each decided about its
+    """Windows that each go on from a decided history: per job, its input facts and its seeds (``seeds_after``)
+    as text, and the last step and utterance the seeds cover; what each decided about its
     own steps and utterances, as text, with what its accepted utterances took out of S_t and flagged
     (the view stage, ``views``: the files of ``_view``, read with no view asked).  The probe
     (crosscheck/probe.py) decides a probed state's candidates so, from the events the check decided up
@@ -772,7 +799,7 @@ def decide_seeded(files: list[str], views: list[str], operations: Sequence[str],
         shown = _decide(files, operations, given, [])[0]
         ctl = _facts_control(views, operations, [*given, *shown])
         ctl.ground([("base", [])], context=DecisionNames())
-        after = [s for s in OneShotHistory._model(ctl) if s.name in ("taken_out", "flagged")]
+        after = [s for s in one_model(ctl) if s.name in ("taken_out", "flagged")]
         found.append([str(s) for s in (*shown, *after) if not _carried(s, step, u)])
     return found
 
@@ -798,10 +825,8 @@ def _windows(files: list[str], operations: Sequence[str], base: list[clingo.Symb
         facts = [*base, *(f for facts in of[first:first + window] for f in facts)]
         seeds: list[clingo.Symbol] = []
         if first:
-            before = candidates[:first]
-            accepted = [c for c in before if F.Accepted(c.u).raw in decided]
             facts += literals
-            seeds = [*seed_of(before, decided, accepted[-1].turn if accepted else None), *queue_seed(before, decided)]
+            seeds = seeds_after(candidates[:first], decided)
         shown, statistics, times = _decide(files, operations, facts, seeds)
         decided.update(shown)
         ground, solve, first = ground + times[0], solve + times[1], first + window
@@ -829,7 +854,7 @@ def _view(files: list[str], operations: Sequence[str], added: Iterable[clingo.Sy
     ctl = _facts_control(files, operations, chain(added, history, [F.TheView(x).raw]))
     ctl.ground([("base", [])], context=DecisionNames())
     ctl.assign_external(clingo.Function("now", [clingo.Number(x)]), True)
-    shown = OneShotHistory._model(ctl)
+    shown = one_model(ctl)
     return [v for v in shown if v.name in view_answers()], [v for v in shown if v.name in _VIEW_STATE]
 
 
@@ -859,7 +884,7 @@ def _affected(queries: str, state: list[clingo.Symbol], x: int, batch: list[clin
             backend.add_rule([backend.add_atom(symbol)])
     ctl.ground([("query", [clingo.Number(x)])])
     ctl.assign_external(clingo.Function("now", [clingo.Number(x)]), True)
-    return [v for v in OneShotHistory._model(ctl) if v.name in _AFFECTED]
+    return [v for v in one_model(ctl) if v.name in _AFFECTED]
 
 
 def _affected_as_text(queries: str, state: list[str], x: int, batch: list[str]) -> list[str]:
