@@ -33,7 +33,9 @@ What is measured (one run, figures as ratios within it where a peer exists):
 written as a log no engine of this user wrote (every line judged by the
 rules, issue 23 item 3), loaded ``rounds`` times after a warm-up load, each
 load's CPU per utterance split into the rules' batch requests and Python.
-Every load of a log here is one ``timed_load``.
+Every load of a log to measure its rate (the bulk rounds, the realistic logs, a
+foreign log) is one ``timed_load``; the deep inputs time their own log's
+reloads, which are checked against the engine they were written from.
 
 The realistic stream and the deep inputs check that the cost per utterance
 does not grow with the history: the rules' logical inferences per operation

@@ -172,8 +172,13 @@ def serve() -> None:
     try:
         answers.write(data)
         answers.close()
+        sys.stdout.flush()
+        sys.stderr.flush()
     except MemoryError:
         os._exit(RAN_OUT)
+    except OSError:  # the caller went away: nobody reads the answer
+        pass
+    os._exit(0)  # sent: an interpreter's shutdown that fails under the budget must not turn it into a failure
 
 
 def _answer() -> bytes:

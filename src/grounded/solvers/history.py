@@ -604,8 +604,7 @@ class OneShotHistory(_History):
         self.facts = HistoryFacts(header, registry)
         self.overrides = dict(overrides or {})
         self.files = [*rule_files(overrides), *map(str, rules)]
-        self._added: list[Predicate] = list(self.facts.base)
-        self._of: list[list[Predicate]] = []  # each candidate's own facts
+        self._of: list[list[Predicate]] = []  # each candidate's own facts (beside facts.base: the input)
         self.window = window
         self.batch = batch
         self.apart, self.bound = apart, bound
@@ -620,7 +619,6 @@ class OneShotHistory(_History):
             raise InputError(f"utterance {len(self.candidates) + 1} has no turn: a whole log "
                              "is checked in one shot only when every utterance says its turn")
         candidate, facts = self.facts.add(u, u.turn, verdicts, given)
-        self._added.extend(facts)
         self._of.append(facts)
         return candidate
 
@@ -645,7 +643,7 @@ class OneShotHistory(_History):
             del texts
             views, state = list(map(clingo.parse_term, views_text)), list(map(clingo.parse_term, state_text))
         else:
-            views, state = _view(files, operations, [f.raw for f in self._added], history, x)
+            views, state = _view(files, operations, [f.raw for f in chain(self.facts.base, *self._of)], history, x)
         self.timings["views"] = time.perf_counter() - start
         self._view_state = (x, state)
         if affected:
@@ -687,7 +685,7 @@ class OneShotHistory(_History):
     def forget_facts(self) -> None:
         """Let the input facts go once ``solve`` has read them (``affected`` needs only the view):
         a check then holds no fact of the whole history while it compares the last turn."""
-        self._added, self._of = [], []
+        self._of = []
 
     def affected(self, answer: HistoryAnswer) -> Iterator[AffectedBatch]:
         """Affected* (argument id -> hop) and Affected (argument ids) by literal, ``batch`` literals at a
