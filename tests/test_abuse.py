@@ -27,8 +27,11 @@ from tests.serving import HEADER, long_text, utterance
 
 SLOW = 200
 """Slow clients of each kind held at once (the issue's report: 200 with partial headers, 200 with partial bodies)."""
-MARGIN = 3.0
-"""Seconds a slow connection may outlive its timeout (the timer, the loop's turn, a loaded machine)."""
+MARGIN = 10.0
+"""Seconds a slow connection may outlive its timeout (the timer, the loop's turn, 400 sockets on 2 loaded cores):
+a bound on "closed at all", since without the timeouts these connections stay open for ever."""
+WITHIN = 20.0
+"""Seconds a test waits for connections to be closed before it reports how many were not."""
 
 
 def _server(tmp_path, *args: str, tenants: tuple[str, ...] = ("t1", "t2")) -> tuple[ServerProcess, list[str]]:
@@ -107,7 +110,7 @@ def test_partial_headers_and_bodies_are_cut_off_within_their_timeouts(guarded):
         # the server still answers meanwhile (400 slow connections are not 400 busy workers)
         with client(server, key) as c:
             assert c.get("/health").status_code == 200
-        took, closed = _wait_closed(heads + bodies, 1.0 + MARGIN + 5)
+        took, closed = _wait_closed(heads + bodies, WITHIN)
         assert closed == 2 * SLOW, f"{2 * SLOW - closed} slow connections still open after {took:.1f} s"
         assert took <= 1.0 + MARGIN, f"slow connections closed after {took:.1f} s, timeouts 1 s"
     finally:
@@ -125,7 +128,7 @@ def test_a_body_sent_a_byte_at_a_time_is_cut_off_at_the_body_timeout(guarded):
               b"Authorization: Bearer " + key.encode() + b"\r\nContent-Length: 1000\r\n\r\n")
     start = time.monotonic()
     try:
-        while time.monotonic() - start < 1.0 + MARGIN + 5:
+        while time.monotonic() - start < WITHIN:
             try:
                 s.sendall(b" ")
             except OSError:
