@@ -326,6 +326,16 @@ def _readers_of(pid: int) -> list[int]:
     return found
 
 
+def _wait_gone(pids: list[int], within: float) -> list[int]:
+    """The processes of ``pids`` still in /proc (running, or zombies not yet reaped) after at most ``within`` s."""
+    deadline = time.monotonic() + within
+    while True:
+        left = [pid for pid in pids if Path(f"/proc/{pid}").exists()]
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.05)
+
+
 @pytest.mark.slow
 def test_a_reader_that_dies_costs_one_503_is_replaced_and_none_outlives_the_server(tmp_path):
     server, keys = _server(tmp_path, "--read-workers", "2")
@@ -336,7 +346,9 @@ def test_a_reader_that_dies_costs_one_503_is_replaced_and_none_outlives_the_serv
         readers = _readers_of(server.proc.pid)
         assert len(readers) == 2, readers
         os.kill(readers[0], signal.SIGKILL)
-        time.sleep(1.0)  # the pool sees its worker gone
+        # the pool saw its worker gone: it marks itself broken, then terminates and reaps every reader (the killed
+        # one stays a zombie until then), so once none of them is in /proc the next reading finds it broken
+        assert not _wait_gone(readers, 30), "the pool did not reap its readers after one was killed"
         with client(server, keys[0]) as c:
             r = c.post("/conversations/c1/verify", json={"text": "observation 2"})
             assert r.status_code == 503 and r.json()["error"] == "unavailable", r.text[:300]
@@ -345,10 +357,7 @@ def test_a_reader_that_dies_costs_one_503_is_replaced_and_none_outlives_the_serv
         readers = _readers_of(server.proc.pid)
         assert len(readers) == 2 and readers[0] not in readers[1:]
         server.kill()  # kill -9: no shutdown runs, and still no reader outlives its server
-        deadline = time.monotonic() + 10
-        while any(Path(f"/proc/{pid}").exists() for pid in readers) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert not [pid for pid in readers if Path(f"/proc/{pid}").exists()], "readers outlived their server"
+        assert not _wait_gone(readers, 10), "readers outlived their server"
 
 
 ISOLATION = """
