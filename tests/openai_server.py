@@ -118,8 +118,8 @@ class ScriptedServer:
                     server.requests.append(body)
                     step = server.script.popleft() if server.script else Step(
                         status=500, content="script exhausted")
-                if step.delay:
-                    time.sleep(step.delay)
+                if step.delay and server.closed.wait(step.delay):  # close() ends a delay at once
+                    return
                 if step.status != 200:
                     headers = {"Retry-After": step.retry_after} if step.retry_after else {}
                     self._send(step.status, {"error": {"message": f"scripted {step.status}",

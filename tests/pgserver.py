@@ -2,7 +2,8 @@
 
 Debian's ``postgresql`` package (installed by ``make setup-test`` when missing)
 provides ``initdb`` and ``pg_ctl``.  The cluster lives in a temporary
-directory, listens on 127.0.0.1 only, on a port chosen free, with trust
+directory, listens on 127.0.0.1 only, on a port chosen free (another one if
+that was taken before the server bound it), with trust
 authentication for the one local user; it is stopped and removed on exit.
 PostgreSQL refuses to run as root: as root, the cluster is created and run
 as the ``postgres`` system user (``runuser``), which the package creates.
@@ -44,12 +45,15 @@ class TempPostgres:
 
     USER = "grounded"
 
+    BIND_TRIES = 5
+    """Ports tried when the one chosen free was taken before the server bound it (another process, meanwhile)."""
+
     def __init__(self, port: int | None = None):
         self.bindir = pg_bindir()
+        self.chosen = port is None
         self.port = port or free_port()
         self.root = Path(tempfile.mkdtemp(prefix="grounded-pg-"))
         self.data = self.root / "data"
-        self.url = f"postgresql://{self.USER}@127.0.0.1:{self.port}/postgres"
         self._as: list[str] = []
         if os.geteuid() == 0:
             try:
@@ -65,14 +69,31 @@ class TempPostgres:
         if done.returncode != 0:
             raise InputError(f"{Path(args[0]).name} failed: {(done.stderr or done.stdout).strip()[-800:]}")
 
+    @property
+    def url(self) -> str:
+        return f"postgresql://{self.USER}@127.0.0.1:{self.port}/postgres"
+
     def start(self) -> TempPostgres:
+        """initdb, then pg_ctl start; a port chosen free but taken by the time the server binds it (initdb takes
+        seconds) is replaced by another, at most BIND_TRIES in all."""
         self._run(str(self.bindir / "initdb"), "-D", str(self.data), "-U", self.USER, "--auth=trust",
                   "--no-sync", "-E", "UTF8")
-        options = (f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c max_connections=40 "
-                   "-c shared_buffers=32MB")
-        self._run(str(self.bindir / "pg_ctl"), "-D", str(self.data), "-o", options, "-l",
-                  str(self.root / "server.log"), "-w", "-t", "60", "start")
-        return self
+        log = self.root / "server.log"
+        tries = 1
+        while True:
+            said = log.stat().st_size if log.exists() else 0
+            options = (f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c max_connections=40 "
+                       "-c shared_buffers=32MB")
+            try:
+                self._run(str(self.bindir / "pg_ctl"), "-D", str(self.data), "-o", options, "-l", str(log),
+                          "-w", "-t", "60", "start")
+                return self
+            except InputError:
+                taken = "could not bind" in log.read_bytes()[said:].decode("utf-8", "replace")
+                if not (taken and self.chosen and tries < self.BIND_TRIES):
+                    raise
+            tries += 1
+            self.port = free_port()
 
     def stop(self) -> None:
         if (self.data / "postmaster.pid").exists():

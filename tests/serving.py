@@ -1,7 +1,8 @@
 """A real ``grounded serve`` process on 127.0.0.1, for the serve benchmark and the tests.
 
 The server is the installed command (``python -m grounded serve``) started
-as a subprocess on a free port; its stderr (the request log) goes to a file.
+as a subprocess with ``--port 0``: it binds a free port and names it on its
+start-up line; its stderr (that line, then the request log) goes to a file.
 Every wait is bounded.  ``kill_rounds`` is the durability run: kill -9 the
 server during a stream of appends, restart it, and check that every
 acknowledged utterance is stored, at the place it was acknowledged.
@@ -12,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -24,13 +26,30 @@ from typing import Any
 import httpx
 
 from grounded.service.store import create_key
-from tests.pgserver import free_port
 
 make_key = create_key
 
+SERVING = re.compile(r"grounded: serving .* on http://127\.0\.0\.1:(\d+) ")
+"""``grounded serve``'s start-up line, naming the port it bound."""
+
+
+def bound_port(proc: subprocess.Popen, log: Path, start: int, line: re.Pattern[str], deadline: float) -> int:
+    """The port a server started with ``--port 0`` names on its start-up ``line``, written to ``log`` past byte
+    ``start`` (its stderr): the server binds the port itself, so no other process can take it in between.
+    RuntimeError if the server ends first or says nothing by ``deadline`` (``time.monotonic``)."""
+    while True:
+        found = line.search(log.read_bytes()[start:].decode("utf-8", "replace"))
+        if found:
+            return int(found.group(1))
+        if proc.poll() is not None or time.monotonic() > deadline:
+            said = log.read_bytes()[start:].decode("utf-8", "replace")[-2000:]
+            ended = f"exited with {proc.returncode}" if proc.poll() is not None else "named no port in time"
+            raise RuntimeError(f"the server {ended}: {said}")
+        time.sleep(0.05)
+
 
 class ServerProcess:
-    """``grounded serve --db DB`` on a free loopback port."""
+    """``grounded serve --db DB`` on a free loopback port (the one the server bound and named)."""
 
     def __init__(self, db: str, log: Path, *args: str, env: dict[str, str] | None = None,
                  sampled: Path | None = None):
@@ -39,18 +58,28 @@ class ServerProcess:
         self.db = db
         self.log = log
         self.args = args
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.port = 0
+        """The port the server bound (``--port 0``: the kernel's pick, read off its start-up line), once started."""
         self.proc: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
 
     def start(self, timeout: float = 60.0) -> ServerProcess:
         # sampled: the server runs under this module's CPU sampler (``sample``), its counts written to that file
         launch = ["-m", __name__, str(self.sampled)] if self.sampled is not None else ["-m", "grounded"]
+        start = self.log.stat().st_size if self.log.exists() else 0
         with open(self.log, "ab") as err:
             self.proc = subprocess.Popen(
-                [sys.executable, *launch, "serve", "--db", self.db, "--port", str(self.port), *self.args],
+                [sys.executable, *launch, "serve", "--db", self.db, "--port", "0", *self.args],
                 stdout=subprocess.DEVNULL, stderr=err, env={**os.environ, "PYTHONUNBUFFERED": "1", **self.env})
         deadline = time.monotonic() + timeout
+        try:
+            self.port = bound_port(self.proc, self.log, start, SERVING, deadline)
+        except RuntimeError:
+            self.stop()
+            raise
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"grounded serve exited with {self.proc.returncode}: {self.log.read_text()[-2000:]}")

@@ -24,7 +24,7 @@ def reader(p2):
 
 @pytest.fixture
 def config(server):
-    return LLMConfig(model="scripted", base_url=server.url, timeout=2.0, backoff=0.01, max_retries=2)
+    return LLMConfig(model="scripted", base_url=server.url, timeout=30.0, backoff=0.01, max_retries=2)
 
 
 @pytest.fixture

@@ -25,7 +25,7 @@ TEXT = "The token bug is a downstream symptom of Redis unavailability"
 
 @pytest.fixture
 def anchor(server, tmp_path):
-    config = LLMConfig(model="scripted", base_url=server.url, timeout=2.0, backoff=0.01, max_retries=2)
+    config = LLMConfig(model="scripted", base_url=server.url, timeout=30.0, backoff=0.01, max_retries=2)
     reader = LLMAnchor(config, CallLog(tmp_path / "calls.jsonl"), sleep=lambda s: None)
     yield reader
     reader.close()

@@ -51,7 +51,7 @@ HOSTILE = {
 
 
 def make(server, tmp_path, **config):
-    config = {"timeout": 1.0, "backoff": 0.01, "max_retries": 2, "max_attempts": 3, **config}
+    config = {"timeout": 30.0, "backoff": 0.01, "max_retries": 2, "max_attempts": 3, **config}
     interp = LLMInterpreter(LLMConfig(model="scripted", base_url=server.url, **config),
                             CallLog(tmp_path / "calls.jsonl"))
     engine = Engine(HEADER, log=tmp_path / "log.jsonl")
@@ -94,9 +94,10 @@ def test_a_server_trickling_a_byte_a_second_is_cut_off_at_the_total_deadline(ser
     assert first.unclassified and not second.unclassified
     records = read_call_log(tmp_path / "calls.jsonl")
     assert [r["outcome"] for r in records[:3]] == ["timeout"] * 3
-    assert all(600 <= r["latency_ms"] < 1500 for r in records[:3])  # every read succeeded; the deadline did not
+    # every read succeeded; the deadline did not (a body takes about a minute without it: far above the bounds)
+    assert all(600 <= r["latency_ms"] < 10_000 for r in records[:3])
     assert "no complete answer within 0.6 s" in records[0]["error"]
-    assert elapsed < 8  # each body would take a minute at this pace
+    assert elapsed < 30  # does not hang: each body would take about a minute at this pace
 
 
 def interpret_cli(server, tmp_path, transcript, *extra, **kw) -> subprocess.Popen:

@@ -38,7 +38,8 @@ def setup(server, tmp_path):
     made = []
 
     def make(condition: str = "definitions", **config):
-        config = {"timeout": 0.5, "backoff": 0.01, "max_retries": 2, "max_attempts": 3, **config}
+        # a generous deadline: a reply that should succeed is never cut by a loaded machine (timeout cases set theirs)
+        config = {"timeout": 30.0, "backoff": 0.01, "max_retries": 2, "max_attempts": 3, **config}
         interp = LLMInterpreter(LLMConfig(model="scripted", base_url=server.url, condition=condition, **config),
                                 CallLog(tmp_path / "calls.jsonl"))
         engine = Engine(HEADER, log=tmp_path / f"log{len(made) or ''}.jsonl")
@@ -96,10 +97,10 @@ def test_malformed_json_is_re_asked_saying_what_is_wrong(server, setup, tmp_path
 
 @pytest.mark.parametrize("failure,outcome", [(status(429, retry_after="0"), "rate_limited"),
                                              (status(500), "server_error"), (status(503), "server_error"),
-                                             (slow(1.5, OBSERVE_AND_ASK), "timeout")])
+                                             (slow(60, OBSERVE_AND_ASK), "timeout")])
 def test_429_5xx_and_timeouts_are_retried_with_backoff(server, setup, tmp_path, failure, outcome):
     server.push(failure, failure, reply(OBSERVE_AND_ASK))
-    interp, engine = setup()
+    interp, engine = setup(**({"timeout": 0.5} if outcome == "timeout" else {}))  # a 60 s reply cut at 0.5 s
     result = interpret_turn(engine, interp, Said(1, "carol", "Auth failures are up. Why?"))
     assert result.labels == ["observe", "question"]
     records = calls(tmp_path)

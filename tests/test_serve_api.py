@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -312,7 +313,7 @@ def test_a_header_whose_definitions_double_is_refused_without_stalling_the_serve
         assert r.status_code == 422 and "formulas: d19: 1048575 nodes with the definitions it uses expanded" in \
             r.json()["message"]
         assert c2.get(f"/conversations/{cid}/verify", params={"claim": "o1"}).json()["grounded"] is True
-        assert time.monotonic() - started < 5
+        assert time.monotonic() - started < 60  # does not stall: minutes at 30 levels before the bound
 
 
 def test_text_through_the_rule_interpreter_is_what_the_library_records(served):
@@ -337,24 +338,34 @@ def test_text_through_the_rule_interpreter_is_what_the_library_records(served):
     assert {k: v for k, v in got.items() if k not in ("id", "length")} == state_json(lib)
 
 
+def _request_lines(server: ServerProcess, after: int, wanted: int, match) -> tuple[int, list[dict]]:
+    """The request-log lines past the first ``after`` lines that ``match``, once ``wanted`` of them are in (bounded:
+    10 s), and the log's length then: a line is written once its response is sent, so it may trail the answer."""
+    deadline = time.monotonic() + 10
+    while True:
+        lines = server.log.read_text().splitlines()
+        found = [x for x in (json.loads(y) for y in lines[after:] if y.startswith("{")) if match(x)]
+        if len(found) >= wanted or time.monotonic() > deadline:
+            return len(lines), found
+        time.sleep(0.02)
+
+
 def test_one_structured_log_line_per_request(served):
     server, key, _ = served
-    before = len(server.log.read_text().splitlines())
+    # a barrier first: the server writes its lines in order on one event loop, so once the barrier's line is in,
+    # every earlier test's line is too, and the lines after it are this test's (matched by method and path as well)
+    barrier = f"/conversations/barrier-{uuid.uuid4().hex}/state"
+    with client(server, key) as c:
+        assert c.get(barrier).status_code == 404
+    before, found = _request_lines(server, 0, 1, lambda x: x["path"] == "/v1" + barrier)
+    assert len(found) == 1, "the barrier's line was not written"
     with client(server, key) as c:
         c.get("/conversations/log-probe/state")
         c.get("/conversations")
     with client(server, None) as anon:
         anon.get("/conversations")
-    # a line is written once its response is sent: it may trail the answer (this test's, or an earlier test's
-    # request to the same server, written after `before` was read), so the lines of these paths are waited for
-    ours = {"/v1/conversations/log-probe/state", "/v1/conversations"}
-    deadline = time.monotonic() + 10
-    while True:
-        lines = [json.loads(x) for x in server.log.read_text().splitlines()[before:] if x.startswith("{")]
-        lines = [x for x in lines if x["path"] in ours]
-        if len(lines) >= 3 or time.monotonic() > deadline:
-            break
-        time.sleep(0.02)
+    ours = {("GET", "/v1/conversations/log-probe/state"), ("GET", "/v1/conversations")}
+    _, lines = _request_lines(server, before, 3, lambda x: (x["method"], x["path"]) in ours)
     assert [(x["method"], x["path"], x["tenant"], x["status"]) for x in lines] == [
         ("GET", "/v1/conversations/log-probe/state", "t1", 404), ("GET", "/v1/conversations", "t1", 200),
         ("GET", "/v1/conversations", None, 401)]

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import socket
+import re
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -12,45 +13,50 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from tests.serving import bound_port
+
 ROOT = Path(__file__).resolve().parents[1]
 START_SECONDS = 120
 """How long the server may take to replay the scenario and draw its page before it answers."""
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+TRYING = re.compile(r"grounded try: .* at http://127\.0\.0\.1:(\d+)/ ")
+"""``grounded try``'s start-up line, naming the port it bound."""
 
 
 @contextmanager
 def try_server(scenario: str) -> Iterator[str]:
-    """Run `grounded try SCENARIO` on a free port; yield its address once the page answers; stop it."""
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "grounded", "try", scenario, "--port", str(port)],
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    url = f"http://127.0.0.1:{port}/"
-    try:
-        deadline = time.monotonic() + START_SECONDS
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"grounded try ended: {proc.stderr.read() if proc.stderr else ''}")
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"grounded try did not answer within {START_SECONDS} s")
-            try:
-                with urllib.request.urlopen(url, timeout=5) as r:
-                    if r.status == 200:
-                        break
-            except (urllib.error.URLError, ConnectionError):
-                time.sleep(0.3)
-        yield url
-    finally:
-        proc.terminate()
+    """Run `grounded try SCENARIO --port 0` (it binds a free port and names it); yield its address once the page
+    answers; stop it."""
+    with tempfile.TemporaryDirectory(prefix="grounded-try-") as tmp:
+        log = Path(tmp) / "try.log"
+        with open(log, "ab") as err:
+            proc = subprocess.Popen([sys.executable, "-m", "grounded", "try", scenario, "--port", "0"],
+                                    cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err)
         try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=20)
+            deadline = time.monotonic() + START_SECONDS
+            url = f"http://127.0.0.1:{bound_port(proc, log, 0, TRYING, deadline)}/"
+            yield _answering(proc, log, url, deadline)
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=20)
+
+
+def _answering(proc: subprocess.Popen, log: Path, url: str, deadline: float) -> str:
+    """``url`` once the page answers there (by ``deadline``)."""
+    while True:
+        if proc.poll() is not None:
+            raise RuntimeError(f"grounded try ended with {proc.returncode}: {log.read_text()[-2000:]}")
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"grounded try did not answer within {START_SECONDS} s")
+        try:
+            with urllib.request.urlopen(url, timeout=5) as r:
+                if r.status == 200:
+                    return url
+        except (urllib.error.URLError, ConnectionError):
+            time.sleep(0.3)
 
 
 def write_op(b, op: str, fields: dict[str, str]) -> None:

@@ -34,7 +34,8 @@ def _require_serve() -> None:
 def serve(
     db: Db = None,
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8080,
+    port: Annotated[int, typer.Option(help="Port to listen on (0: any free one, named on the start-up line).",
+                                      min=0, max=65535)] = 8080,
     workers: Annotated[int, typer.Option(help="Worker processes (each owns its engines; share the store).")] = 1,
     extension: ServeExtensions = None,
     cache: Annotated[int, typer.Option(help="Conversations kept in memory per worker.")] = 1000,
@@ -61,8 +62,7 @@ def serve(
 ) -> None:
     """Serve the HTTP API (docs/serve.md); durable in SQLite by default, PostgreSQL with --db postgresql://..."""
     _require_serve()
-    import uvicorn
-
+    from grounded.cli.listen import serve_bound
     from grounded.service.api import SETTINGS_ENV, create_app
     from grounded.service.connections import protocol
     from grounded.service.keys import new_key
@@ -87,13 +87,17 @@ def serve(
     finally:
         store.close()
     configure_request_log(quiet)
-    print(f"grounded: serving {store.url} on http://{host}:{port} (OpenAPI at /docs)", file=sys.stderr, flush=True)
+
+    def announce(bound: int) -> None:  # the port bound, not the one asked for: --port 0 takes any free one
+        print(f"grounded: serving {store.url} on http://{host}:{bound} (OpenAPI at /docs)", file=sys.stderr,
+              flush=True)
+
     if workers > 1:
         os.environ[SETTINGS_ENV] = json.dumps(settings.__dict__)
-        uvicorn.run("grounded.service.api:app_from_env", factory=True, host=host, port=port, workers=workers,
+        serve_bound("grounded.service.api:app_from_env", host, port, announce, factory=True, workers=workers,
                     log_level="warning", access_log=False, **guarded)
     else:
-        uvicorn.run(create_app(settings), host=host, port=port, log_level="warning", access_log=False, **guarded)
+        serve_bound(create_app(settings), host, port, announce, log_level="warning", access_log=False, **guarded)
 
 
 @keys_app.command("create")

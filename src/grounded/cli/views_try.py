@@ -18,23 +18,26 @@ TRY_PORT = 8765
 def try_(
     file: File,
     host: Annotated[str, typer.Option(help="Interface to listen on (this machine only by default).")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port to listen on.", min=1, max=65535)] = TRY_PORT,
+    port: Annotated[int, typer.Option(help="Port to listen on (0: any free one, named on the start-up line).",
+                                      min=0, max=65535)] = TRY_PORT,
     extension: Extensions = None,
 ) -> None:
     """Serve the step-through page (as `grounded book` writes it) with a what-if form: pick a turn, propose
     an utterance, and see what the rules do with it (transitions and flags, or each violation's code and
     message); nothing is recorded.  POST /whatif answers the form (docs/serve.md)."""
     _require_serve()
-    import uvicorn
-
+    from grounded.cli.listen import serve_bound
     from grounded.service.tryit import MAX_BODY, create_try_app  # fastapi: only with grounded[serve]
 
     print(f"grounded try: replaying {file} and drawing its page", file=sys.stderr, flush=True)
     page, conv = book(file, extension, tryit="whatif")
     report_reading(conv.engine)
-    print(f"grounded try: {file} at http://{host}:{port}/ (Ctrl-C stops)", file=sys.stderr, flush=True)
+
+    def announce(bound: int) -> None:  # the port bound: --port 0 takes any free one
+        print(f"grounded try: {file} at http://{host}:{bound}/ (Ctrl-C stops)", file=sys.stderr, flush=True)
+
     try:
-        uvicorn.run(create_try_app(page, conv.engine, MAX_BODY), host=host, port=port, log_level="warning",
+        serve_bound(create_try_app(page, conv.engine, MAX_BODY), host, port, announce, log_level="warning",
                     access_log=False)
     finally:
         conv.engine.close()

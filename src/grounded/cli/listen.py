@@ -1,0 +1,45 @@
+"""Serve an app with uvicorn on a socket bound first, so the command can say which port it got.
+
+``uvicorn.run(port=0)`` binds any free port but, at the ``warning`` log level the
+commands run at, says nothing of which one.  A caller that picked a free port
+itself and passed it on loses a race: another process may take the port before
+the server binds it, seconds later.  ``serve_bound`` binds (``--port 0``: the
+kernel's pick), hands the bound port to ``announce`` (the command's start-up line,
+which a supervisor or test reads), then runs uvicorn on that very socket, as
+``uvicorn.run`` does for its worker processes.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any
+
+STARTUP_FAILURE = 3
+"""uvicorn's exit status when the app did not start (``uvicorn.run`` exits with it too)."""
+
+
+def serve_bound(app: Any, host: str, port: int, announce: Callable[[int], None], **options: Any) -> None:
+    """``uvicorn.run(app, host=host, port=port, **options)``, with ``announce(bound_port)`` once bound."""
+    import uvicorn
+    from uvicorn.supervisors import Multiprocess
+
+    config = uvicorn.Config(app, host=host, port=port, **options)
+    if config.workers == 1:
+        config.load_app()  # a bad app fails before the port is announced
+    server = uvicorn.Server(config)
+    try:
+        sock = config.bind_socket()
+    except SystemExit:  # it cannot bind: uvicorn logged why (not where); the status uvicorn.run gives it
+        print(f"grounded: cannot listen on {host}:{port} (the error above says why)", file=sys.stderr, flush=True)
+        sys.exit(STARTUP_FAILURE)
+    announce(int(sock.getsockname()[1]))
+    try:
+        if config.workers > 1:
+            Multiprocess(config, sockets=[sock]).run()
+        else:
+            server.run(sockets=[sock])
+    except KeyboardInterrupt:  # Ctrl-C: uvicorn re-raises it once shut down
+        pass
+    if config.workers == 1 and not server.started:
+        sys.exit(STARTUP_FAILURE)

@@ -1,0 +1,38 @@
+"""``grounded serve --port 0`` binds a free port and its start-up line names it (tests/serving.py starts every
+test server so: a port picked by the test and bound by the server seconds later could be taken in between)."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+
+import httpx
+
+from tests.serve_helpers import ServerProcess, make_key
+from tests.serving import SERVING
+
+
+def test_port_0_is_a_free_port_named_on_the_start_up_line_with_one_worker_or_several(tmp_path):
+    db = str(tmp_path / "grounded.db")
+    make_key(db, "t1")
+    one = ServerProcess(db, tmp_path / "one.log")
+    several = ServerProcess(db, tmp_path / "several.log", "--workers", "2")
+    with one, several:
+        assert 0 not in (one.port, several.port) and one.port != several.port
+        for server in (one, several):
+            [named] = [int(m.group(1)) for m in SERVING.finditer(server.log.read_text())]
+            assert named == server.port
+            assert httpx.get(f"http://127.0.0.1:{named}/v1/health", timeout=30).status_code == 200
+
+
+def test_a_port_in_use_is_refused_naming_the_address(tmp_path):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        r = subprocess.run([sys.executable, "-m", "grounded", "serve", "--db", str(tmp_path / "grounded.db"),
+                            "--port", str(port)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 3, r.stderr[-2000:]
+    assert f"cannot listen on 127.0.0.1:{port}" in r.stderr and "address already in use" in r.stderr.lower()
+    assert "grounded: serving" not in r.stderr  # no start-up line names a port it does not hold
