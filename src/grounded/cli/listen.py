@@ -6,7 +6,8 @@ itself and passed it on loses a race: another process may take the port before
 the server binds it, seconds later.  ``serve_bound`` binds (``--port 0``: the
 kernel's pick), hands the bound port to ``announce`` (the command's start-up line,
 which a supervisor or test reads), then runs uvicorn on that very socket, as
-``uvicorn.run`` does for its worker processes.
+``uvicorn.run`` does for its worker processes (since uvicorn 0.51, whose
+``Multiprocess`` takes the config and the sockets: the pin in pyproject.toml).
 """
 
 from __future__ import annotations
