@@ -62,10 +62,10 @@ def serve(
 ) -> None:
     """Serve the HTTP API (docs/serve.md); durable in SQLite by default, PostgreSQL with --db postgresql://..."""
     _require_serve()
-    from grounded.cli.listen import serve_bound
     from grounded.service.api import SETTINGS_ENV, create_app
     from grounded.service.connections import protocol
     from grounded.service.keys import new_key
+    from grounded.service.listen import serve_bound
     from grounded.service.middleware import configure_request_log
     from grounded.service.store import open_store
 

@@ -26,7 +26,7 @@ def try_(
     an utterance, and see what the rules do with it (transitions and flags, or each violation's code and
     message); nothing is recorded.  POST /whatif answers the form (docs/serve.md)."""
     _require_serve()
-    from grounded.cli.listen import serve_bound
+    from grounded.service.listen import serve_bound
     from grounded.service.tryit import MAX_BODY, create_try_app  # fastapi: only with grounded[serve]
 
     print(f"grounded try: replaying {file} and drawing its page", file=sys.stderr, flush=True)
