@@ -124,7 +124,7 @@ class ArgRecord:
         the answer kept for the old standing goes with it (an argument back in standing would else still
         answer why it was out)."""
         self.standing = standing
-        self.changes = added(self.changes or self.history, (turn, standing, cause))
+        self.changes = added(self.history, (turn, standing, cause))
         self.answer = None
 
     @property

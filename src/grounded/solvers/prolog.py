@@ -123,12 +123,6 @@ class PrologRules:
     _instance: PrologRules | None = None
 
     @classmethod
-    def claim(cls) -> None:
-        """The calling thread makes an engine: the rule base belongs to the first thread to claim it, even
-        before it starts (an engine starts it when first asking the rules something)."""
-        claim_rules()
-
-    @classmethod
     def get(cls) -> PrologRules:
         if cls._instance is None:
             _check_thread(rules_owner())
@@ -147,7 +141,7 @@ class PrologRules:
             raise PrologError(f"cannot load pyswip: {exc}") from exc
         Prolog()  # starts the embedded SWI-Prolog
         self.thread = threading.get_ident()
-        PrologRules.claim()  # started without an engine (an operation model, a lint): this thread's
+        claim_rules()  # started without an engine (an operation model, a lint): this thread's
         from grounded.solvers.terms import Terms  # ctypes: when Prolog starts
 
         self.terms = Terms(core._lib)
