@@ -306,33 +306,6 @@ def test_the_check_of_a_long_log_runs_in_a_process_of_its_own(tmp_path, monkeypa
     assert ("check", 0, 1) in phases and ("replay", 12, 12) not in phases
 
 
-def test_the_view_apart_is_not_run_beside_the_text_the_windows_were_sent(monkeypatch):
-    """Issue 23: ``solve`` kept the text it sent the processes of windows (every fact, every atom
-    decided so far, the size of the history) while the view's process ran, the largest piece of a
-    long check, beside the same facts and atoms made text again for the view.  ``solve`` now holds
-    no list the windows were sent beside what it sends the view, which is that text itself (the test
-    after the next)."""
-    from grounded.solvers import history as module
-
-    (history,) = queued({"window": 4, "apart": True, "bound": 0})
-    sent: list[list] = []
-    held: list[str] = []
-    run = module.run_apart
-
-    def spy(what, fn, *args):
-        if what.startswith("the ASP history"):
-            sent.extend(a for a in args if isinstance(a, list) and a and isinstance(a[0], str))
-        elif what == "the ASP view":
-            solve = sys._getframe(1)
-            held.extend(name for name, value in solve.f_locals.items() if any(value is text for text in sent))
-        return run(what, fn, *args)
-
-    monkeypatch.setattr(module, "run_apart", spy)
-    answer = history.solve(affected=False)
-    assert len(sent) >= 3 and answer.accepted, sent
-    assert held == [], held
-
-
 def test_the_view_apart_grounds_its_facts_as_it_parses_them(monkeypatch):
     """Issue 23: the view's process, the largest piece of a long check (534 MB at 20,000 argument
     turns), held the text of every fact and decided atom, a list of their symbols and a third list
