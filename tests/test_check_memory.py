@@ -80,7 +80,7 @@ QUEUE = [
 
 
 def queued(*options: dict) -> list[OneShotHistory]:
-    """One-shot histories of QUEUE, one for each dict of options (window, apart, bound), each given it all."""
+    """One-shot histories of QUEUE, one for each dict of options (window, batch, apart, bound), each given it all."""
     header = Header.model_validate(HEADER)
     with Engine(header) as engine:
         made = [OneShotHistory(header, engine.registry, **o) for o in options]
@@ -170,14 +170,7 @@ def test_a_history_decided_apart_is_decided_as_in_one_process(bound):
     the answer is the one of a single process, and ``affected()`` hands the closures out a batch
     at a time, together the ones the single process shows; whether a process takes one window (or
     batch) or goes on while it is below ``bound``."""
-    header = Header.model_validate(HEADER)
-    with Engine(header) as engine:
-        registry = engine.registry
-    apart, whole = OneShotHistory(header, registry, window=4, batch=2, apart=True,
-                                                          bound=bound), OneShotHistory(header, registry)
-    for c in QUEUE:
-        apart.add(c)
-        whole.add(c)
+    apart, whole = queued({"window": 4, "batch": 2, "apart": True, "bound": bound}, {})
     answer, expected = apart.solve(affected=False), whole.solve()
     shown = {str(s) for s in expected.facts}
     assert {str(s) for s in answer.facts} == {s for s in shown if not s.startswith(("now_hop", "now_affected"))}
@@ -393,13 +386,7 @@ def test_the_view_apart_is_sent_the_text_the_windows_were_sent(monkeypatch):
 
     from grounded.solvers import history as module
 
-    header = Header.model_validate(HEADER)
-    with Engine(header) as engine:
-        apart, here = (OneShotHistory(header, engine.registry, window=4, apart=True, bound=0),
-                       OneShotHistory(header, engine.registry, window=4))
-    for c in QUEUE:
-        apart.add(c)
-        here.add(c)
+    apart, here = queued({"window": 4, "apart": True, "bound": 0}, {"window": 4})
     inputs = len(apart.facts.base) + len(apart.facts.literals) + sum(len(f) for f in apart._of)
     made = [0]
     text, run = clingo.Symbol.__str__, module.run_apart
