@@ -21,11 +21,14 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
 from grounded.service.store import create_key
+
+if TYPE_CHECKING:
+    from grounded.service.host import EngineHost
 
 make_key = create_key
 
@@ -131,6 +134,16 @@ class ServerProcess:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def store_host(path: str | Path) -> EngineHost:
+    """An in-process ``EngineHost`` over the store at ``path`` (its Conversations opened by the host), as
+    ``grounded serve`` runs it without the HTTP layer (imported here: this module also runs a sampled server)."""
+    from grounded.service.conversations import Conversations
+    from grounded.service.host import EngineHost
+    from grounded.service.store import open_store
+
+    return EngineHost(lambda: Conversations(open_store(path)))
 
 
 def client(server: ServerProcess, key: str | None) -> httpx.Client:
