@@ -101,23 +101,33 @@ def test_probing_random_histories_finds_what_checks_up_to_their_states_find(data
     assert probing.report.mismatches == reference(probing, header, log, {})
 
 
+def engine_applies(monkeypatch) -> list[int]:
+    """How many utterances any engine applies from now on, counted in the one item of the list returned until
+    ``monkeypatch`` undoes it."""
+    applied = [0]
+    apply = Engine.apply
+
+    def counted(self, utterance):
+        applied[0] += 1
+        return apply(self, utterance)
+
+    monkeypatch.setattr(Engine, "apply", counted)
+    return applied
+
+
 def test_a_probed_state_costs_its_candidates_not_the_log(tmp_path, monkeypatch):
     """The engines apply each log utterance once and each candidate once; clingo grounds each log step
     once and each candidate's once (before, each probed state replayed and grounded the log up to it)."""
     path = tmp_path / "log.jsonl"
     n = argument_heavy(30, 1, path)
-    applied, grounded = [0], [0]
-    apply, decide = Engine.apply, history._decide
-
-    def counted_apply(self, utterance):
-        applied[0] += 1
-        return apply(self, utterance)
+    grounded = [0]
+    decide = history._decide
 
     def counted_decide(files, operations, facts, seeds):
         grounded[0] += sum(1 for f in facts if f.name == "step" and len(f.arguments) == 4)
         return decide(files, operations, facts, seeds)
 
-    monkeypatch.setattr(Engine, "apply", counted_apply)
+    applied = engine_applies(monkeypatch)
     monkeypatch.setattr(history, "_decide", counted_decide)
     report = check(path, probes=2)
     assert report.ok, report.mismatches
@@ -126,7 +136,7 @@ def test_a_probed_state_costs_its_candidates_not_the_log(tmp_path, monkeypatch):
     assert applied[0] == n + probe.probes
     steps = sum(len(u["ops"]) for u in candidates_of(path)[1])
     assert grounded[0] == steps + probe.probes  # every candidate has one operation
-    assert report.timings["probe"] > 0  # its own phase, out of the replay's
+    assert "probe" in report.timings  # its own phase, out of the replay's
 
 
 @pytest.mark.parametrize("scenario", ["phase1.yaml", "phase2.yaml"])
@@ -137,12 +147,8 @@ def test_with_a_world_model_a_probed_state_costs_its_candidates_not_the_log(scen
     and what the probe finds is what a whole check of the log up to each state finds."""
     header, log, _ = candidates_of(Path(__file__).parent.parent / "scenarios" / scenario)
     assert header.world is not None
-    applied, kept = [0], []
-    apply, take = Engine.apply, Probing.take
-
-    def counted_apply(self, utterance):
-        applied[0] += 1
-        return apply(self, utterance)
+    kept = []
+    take = Probing.take
 
     def watched_take(self, k, engine, *rest):
         world = engine.world
@@ -151,7 +157,7 @@ def test_with_a_world_model_a_probed_state_costs_its_candidates_not_the_log(scen
         kept.append(before == (world.history, world.first_seen)
                     and all(a[1] is b[1] for a, b in zip(before[0], world.history, strict=True)))
 
-    monkeypatch.setattr(Engine, "apply", counted_apply)
+    applied = engine_applies(monkeypatch)
     monkeypatch.setattr(Probing, "take", watched_take)
     probing = Probing(header, log, seed=11, per_op=1, states=len(log))
     report = check_history(header, log, probing=probing)
