@@ -21,11 +21,14 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
 from grounded.service.store import create_key
+
+if TYPE_CHECKING:
+    from grounded.service.host import EngineHost
 
 make_key = create_key
 
@@ -46,6 +49,23 @@ def bound_port(proc: subprocess.Popen, log: Path, start: int, line: re.Pattern[s
             ended = f"exited with {proc.returncode}" if proc.poll() is not None else "named no port in time"
             raise RuntimeError(f"the server {ended}: {said}")
         time.sleep(0.05)
+
+
+def answering(proc: subprocess.Popen, log: Path, start: int, url: str, deadline: float) -> str:
+    """``url`` once a GET there answers 200 (a server's readiness after it named its port, ``bound_port``).
+    RuntimeError, with what the server wrote to ``log`` past byte ``start``, if it ends first or has not
+    answered by ``deadline`` (``time.monotonic``)."""
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            break
+        try:
+            if httpx.get(url, timeout=5.0).status_code == 200:
+                return url
+        except httpx.TransportError:
+            time.sleep(0.05)
+    said = log.read_bytes()[start:].decode("utf-8", "replace")[-2000:]
+    ended = f"exited with {proc.returncode}" if proc.poll() is not None else f"did not answer at {url} in time"
+    raise RuntimeError(f"the server {ended}: {said}")
 
 
 class ServerProcess:
@@ -77,19 +97,11 @@ class ServerProcess:
         deadline = time.monotonic() + timeout
         try:
             self.port = bound_port(self.proc, self.log, start, SERVING, deadline)
+            answering(self.proc, self.log, start, self.url + "/v1/health", deadline)
         except RuntimeError:
             self.stop()
             raise
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"grounded serve exited with {self.proc.returncode}: {self.log.read_text()[-2000:]}")
-            try:
-                if httpx.get(self.url + "/v1/health", timeout=1.0).status_code == 200:
-                    return self
-            except httpx.TransportError:
-                time.sleep(0.05)
-        self.stop()
-        raise RuntimeError(f"grounded serve did not answer within {timeout} s: {self.log.read_text()[-2000:]}")
+        return self
 
     def cpu_seconds(self) -> float:
         """CPU time (user + system) the server process has used so far (Linux /proc)."""
@@ -122,6 +134,16 @@ class ServerProcess:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def store_host(path: str | Path) -> EngineHost:
+    """An in-process ``EngineHost`` over the store at ``path`` (its Conversations opened by the host), as
+    ``grounded serve`` runs it without the HTTP layer (imported here: this module also runs a sampled server)."""
+    from grounded.service.conversations import Conversations
+    from grounded.service.host import EngineHost
+    from grounded.service.store import open_store
+
+    return EngineHost(lambda: Conversations(open_store(path)))
 
 
 def client(server: ServerProcess, key: str | None) -> httpx.Client:

@@ -80,7 +80,7 @@ QUEUE = [
 
 
 def queued(*options: dict) -> list[OneShotHistory]:
-    """One-shot histories of QUEUE, one for each dict of options (window, apart, bound), each given it all."""
+    """One-shot histories of QUEUE, one for each dict of options (window, batch, apart, bound), each given it all."""
     header = Header.model_validate(HEADER)
     with Engine(header) as engine:
         made = [OneShotHistory(header, engine.registry, **o) for o in options]
@@ -170,14 +170,7 @@ def test_a_history_decided_apart_is_decided_as_in_one_process(bound):
     the answer is the one of a single process, and ``affected()`` hands the closures out a batch
     at a time, together the ones the single process shows; whether a process takes one window (or
     batch) or goes on while it is below ``bound``."""
-    header = Header.model_validate(HEADER)
-    with Engine(header) as engine:
-        registry = engine.registry
-    apart, whole = OneShotHistory(header, registry, window=4, batch=2, apart=True,
-                                                          bound=bound), OneShotHistory(header, registry)
-    for c in QUEUE:
-        apart.add(c)
-        whole.add(c)
+    apart, whole = queued({"window": 4, "batch": 2, "apart": True, "bound": bound}, {})
     answer, expected = apart.solve(affected=False), whole.solve()
     shown = {str(s) for s in expected.facts}
     assert {str(s) for s in answer.facts} == {s for s in shown if not s.startswith(("now_hop", "now_affected"))}
@@ -306,33 +299,6 @@ def test_the_check_of_a_long_log_runs_in_a_process_of_its_own(tmp_path, monkeypa
     assert ("check", 0, 1) in phases and ("replay", 12, 12) not in phases
 
 
-def test_the_view_apart_is_not_run_beside_the_text_the_windows_were_sent(monkeypatch):
-    """Issue 23: ``solve`` kept the text it sent the processes of windows (every fact, every atom
-    decided so far, the size of the history) while the view's process ran, the largest piece of a
-    long check, beside the same facts and atoms made text again for the view.  ``solve`` now holds
-    no list the windows were sent beside what it sends the view, which is that text itself (the test
-    after the next)."""
-    from grounded.solvers import history as module
-
-    (history,) = queued({"window": 4, "apart": True, "bound": 0})
-    sent: list[list] = []
-    held: list[str] = []
-    run = module.run_apart
-
-    def spy(what, fn, *args):
-        if what.startswith("the ASP history"):
-            sent.extend(a for a in args if isinstance(a, list) and a and isinstance(a[0], str))
-        elif what == "the ASP view":
-            solve = sys._getframe(1)
-            held.extend(name for name, value in solve.f_locals.items() if any(value is text for text in sent))
-        return run(what, fn, *args)
-
-    monkeypatch.setattr(module, "run_apart", spy)
-    answer = history.solve(affected=False)
-    assert len(sent) >= 3 and answer.accepted, sent
-    assert held == [], held
-
-
 def test_the_view_apart_grounds_its_facts_as_it_parses_them(monkeypatch):
     """Issue 23: the view's process, the largest piece of a long check (534 MB at 20,000 argument
     turns), held the text of every fact and decided atom, a list of their symbols and a third list
@@ -420,13 +386,7 @@ def test_the_view_apart_is_sent_the_text_the_windows_were_sent(monkeypatch):
 
     from grounded.solvers import history as module
 
-    header = Header.model_validate(HEADER)
-    with Engine(header) as engine:
-        apart, here = (OneShotHistory(header, engine.registry, window=4, apart=True, bound=0),
-                       OneShotHistory(header, engine.registry, window=4))
-    for c in QUEUE:
-        apart.add(c)
-        here.add(c)
+    apart, here = queued({"window": 4, "apart": True, "bound": 0}, {"window": 4})
     inputs = len(apart.facts.base) + len(apart.facts.literals) + sum(len(f) for f in apart._of)
     made = [0]
     text, run = clingo.Symbol.__str__, module.run_apart

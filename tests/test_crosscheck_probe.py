@@ -101,23 +101,33 @@ def test_probing_random_histories_finds_what_checks_up_to_their_states_find(data
     assert probing.report.mismatches == reference(probing, header, log, {})
 
 
+def engine_applies(monkeypatch) -> list[int]:
+    """How many utterances any engine applies from now on, counted in the one item of the list returned until
+    ``monkeypatch`` undoes it."""
+    applied = [0]
+    apply = Engine.apply
+
+    def counted(self, utterance):
+        applied[0] += 1
+        return apply(self, utterance)
+
+    monkeypatch.setattr(Engine, "apply", counted)
+    return applied
+
+
 def test_a_probed_state_costs_its_candidates_not_the_log(tmp_path, monkeypatch):
     """The engines apply each log utterance once and each candidate once; clingo grounds each log step
     once and each candidate's once (before, each probed state replayed and grounded the log up to it)."""
     path = tmp_path / "log.jsonl"
     n = argument_heavy(30, 1, path)
-    applied, grounded = [0], [0]
-    apply, decide = Engine.apply, history._decide
-
-    def counted_apply(self, utterance):
-        applied[0] += 1
-        return apply(self, utterance)
+    grounded = [0]
+    decide = history._decide
 
     def counted_decide(files, operations, facts, seeds):
         grounded[0] += sum(1 for f in facts if f.name == "step" and len(f.arguments) == 4)
         return decide(files, operations, facts, seeds)
 
-    monkeypatch.setattr(Engine, "apply", counted_apply)
+    applied = engine_applies(monkeypatch)
     monkeypatch.setattr(history, "_decide", counted_decide)
     report = check(path, probes=2)
     assert report.ok, report.mismatches
@@ -126,7 +136,7 @@ def test_a_probed_state_costs_its_candidates_not_the_log(tmp_path, monkeypatch):
     assert applied[0] == n + probe.probes
     steps = sum(len(u["ops"]) for u in candidates_of(path)[1])
     assert grounded[0] == steps + probe.probes  # every candidate has one operation
-    assert report.timings["probe"] > 0  # its own phase, out of the replay's
+    assert "probe" in report.timings  # its own phase, out of the replay's
 
 
 @pytest.mark.parametrize("scenario", ["phase1.yaml", "phase2.yaml"])
@@ -137,12 +147,8 @@ def test_with_a_world_model_a_probed_state_costs_its_candidates_not_the_log(scen
     and what the probe finds is what a whole check of the log up to each state finds."""
     header, log, _ = candidates_of(Path(__file__).parent.parent / "scenarios" / scenario)
     assert header.world is not None
-    applied, kept = [0], []
-    apply, take = Engine.apply, Probing.take
-
-    def counted_apply(self, utterance):
-        applied[0] += 1
-        return apply(self, utterance)
+    kept = []
+    take = Probing.take
 
     def watched_take(self, k, engine, *rest):
         world = engine.world
@@ -151,7 +157,7 @@ def test_with_a_world_model_a_probed_state_costs_its_candidates_not_the_log(scen
         kept.append(before == (world.history, world.first_seen)
                     and all(a[1] is b[1] for a, b in zip(before[0], world.history, strict=True)))
 
-    monkeypatch.setattr(Engine, "apply", counted_apply)
+    applied = engine_applies(monkeypatch)
     monkeypatch.setattr(Probing, "take", watched_take)
     probing = Probing(header, log, seed=11, per_op=1, states=len(log))
     report = check_history(header, log, probing=probing)
@@ -203,18 +209,11 @@ def test_a_process_of_probed_states_that_dies_is_a_line_of_the_report(monkeypatc
         for k in probing.report.states]
 
 
-def test_seeding_reads_each_decided_atom_s_name_once(monkeypatch):
-    """seed_of runs once per probed state (and per window of a long history) over every atom decided so
-    far: each read of a symbol's name is a call into clingo, so it reads each once (it read up to five)."""
+def name_reads(monkeypatch) -> list[int]:
+    """How many times ``clingo.Symbol.name`` is read from now on (each read is a call into clingo), counted in
+    the one item of the list returned until ``monkeypatch`` undoes it."""
     import clingo
 
-    header = Header.model_validate(HEADER)
-    with Engine(header) as engine:
-        registry = engine.registry
-    decided = history.OneShotHistory(header, registry)
-    for c in STORY:
-        decided.add(c)
-    archive = list(decided.solve(affected=False).facts)
     reads = [0]
     name = clingo.Symbol.name
 
@@ -223,12 +222,32 @@ def test_seeding_reads_each_decided_atom_s_name_once(monkeypatch):
         return name.fget(self)
 
     monkeypatch.setattr(clingo.Symbol, "name", property(counted))
+    return reads
+
+
+def test_seeding_reads_each_decided_atom_s_name_once(monkeypatch):
+    """seed_of runs once per probed state (and per window of a long history) over every atom decided so
+    far: each read of a symbol's name is a call into clingo, so it reads each once (it read up to five);
+    seeds_after (seed_of and the queue's seed) reads each at most four times (it read them five times)."""
+    header = Header.model_validate(HEADER)
+    with Engine(header) as engine:
+        registry = engine.registry
+    decided = history.OneShotHistory(header, registry)
+    for c in STORY:
+        decided.add(c)
+    archive = list(decided.solve(affected=False).facts)
+    decisions = sum(1 for a in archive if a.name == "f_arg")  # an argument's kind is a name too
+    reads = name_reads(monkeypatch)
     seeds = history.seed_of(decided.candidates, archive, STORY[-1]["turn"])
     assert seeds
     accepted_pass = len(archive)  # the accepted utterances are read off first
     touched_pass = len(archive)  # and the declared questions touched last
-    decisions = sum(1 for a in archive if name.fget(a) == "f_arg")  # an argument's kind is a name too
     assert reads[0] <= accepted_pass + len(archive) + touched_pass + decisions + len(seeds), reads[0]
+    reads[0] = 0
+    seeds = history.seeds_after(decided.candidates, archive)
+    assert seeds
+    # the accepted pass, seed_of's and its declared questions', the queue's: four passes, not five
+    assert reads[0] <= 4 * len(archive) + decisions + len(seeds), reads[0]  # before: 408 > 386 here
 
 
 def test_the_probed_states_are_decided_by_the_check_s_own_rule_files(tmp_path, monkeypatch):
@@ -269,9 +288,7 @@ def test_the_probed_states_are_decided_by_the_check_s_own_rule_files(tmp_path, m
 def test_a_window_and_a_probed_state_are_seeded_by_one_function(monkeypatch):
     """history.seeds_after seeds both a window of the one-shot history and a probed state (probe.py wrote
     the window's sequence out again: seed_of with the last accepted turn, then queue_seed); the answer of
-    windows of three utterances is that of one window, and the accepted utterances are read off once."""
-    import clingo
-
+    windows of three utterances is that of one window (its reads: test_seeding_reads_each_decided_atom_s_name_once)."""
     header = Header.model_validate(HEADER)
     seeded: list[tuple[str, int]] = []
     seeds_after = history.seeds_after
@@ -298,15 +315,3 @@ def test_a_window_and_a_probed_state_are_seeded_by_one_function(monkeypatch):
     probing = Probing(header, STORY, seed=3, states=3)
     check_history(header, STORY, probing=probing, apart=False)
     assert seeded == [("probe", k) for k in probing.report.states]
-    archive, reads, name = list(answers[1].facts), [0], clingo.Symbol.name
-
-    def read(self):
-        reads[0] += 1
-        return name.fget(self)
-
-    monkeypatch.setattr(clingo.Symbol, "name", property(read))
-    seeds = seeds_after(answers[1].candidates, archive)
-    assert seeds
-    decisions = sum(1 for a in archive if name.fget(a) == "f_arg")
-    # the accepted pass, seed_of's and its declared questions', the queue's: four passes, not five
-    assert reads[0] <= 4 * len(archive) + decisions + len(seeds), reads[0]  # before: 408 > 386 here

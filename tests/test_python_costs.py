@@ -134,7 +134,7 @@ def test_a_foreign_log_s_lines_are_loaded_without_an_update_or_a_turn_assigned(t
             x.close()
 
 
-def test_a_live_utterance_crosses_as_one_string_each_way(engine):
+def test_a_live_utterance_crosses_as_one_string_each_way():
     """A live apply puts its request as one string and reads an accepted reply as one (py_apply/2): no
     term is built or read node by node (``put``, ``read_compound``: a frame and a foreign call or more
     per node); a rejected one is still read by its shape and named as before."""

@@ -15,11 +15,7 @@ from grounded.service.errors import StoreUnavailable
 from grounded.service.host import EngineHost
 from grounded.service.store import open_store
 from tests.frames import rules_requests
-from tests.serving import HEADER, utterance
-
-
-def _host(path) -> EngineHost:
-    return EngineHost(lambda: Conversations(open_store(path)))
+from tests.serving import HEADER, store_host, utterance
 
 
 def _conversations(host: EngineHost, n: int, length: int) -> list[str]:
@@ -50,8 +46,22 @@ def _rows(host: EngineHost, cid: str) -> list[tuple[int, dict]]:
     return list(host.conversations.store.lines("t", cid))
 
 
+def _as_one_by_one(host: EngineHost, answers: list, cids: list[str], alone: EngineHost, theirs: list,
+                   their_cids: list[str]) -> list[dict]:
+    """Hold ``host``'s answers (but their ids), and the rows and engine state of its conversations ``cids``, to
+    those of ``alone``, which took the same writes one by one (``theirs``, on ``their_cids``); the answers
+    without their ids."""
+    strip = [{k: v for k, v in a.items() if k != "id"} for a in answers]
+    assert strip == [{k: v for k, v in a.items() if k != "id"} for a in theirs]
+    for mine, other in zip(cids, their_cids, strict=True):
+        assert [line for _, line in _rows(host, mine)] == [line for _, line in _rows(alone, other)]
+        assert state_json(host.conversations._entry("t", mine).engine) == \
+            state_json(alone.conversations._entry("t", other).engine)
+    return strip
+
+
 def test_a_group_of_appends_is_decided_in_one_rules_request_with_the_answers_of_one_by_one(tmp_path, monkeypatch):
-    grouped, alone = _host(tmp_path / "g.db"), _host(tmp_path / "a.db")
+    grouped, alone = store_host(tmp_path / "g.db"), store_host(tmp_path / "a.db")
     ids = {name: _conversations(host, 5, 2) for name, host in (("grouped", grouped), ("alone", alone))}
     requests = rules_requests(monkeypatch)
     answers = _group(grouped, [(cid, utterance(3)) for cid in ids["grouped"]])
@@ -59,24 +69,19 @@ def test_a_group_of_appends_is_decided_in_one_rules_request_with_the_answers_of_
     requests.clear()
     one_by_one = [alone.run(lambda c, cid=cid: c.append("t", cid, utterance(3)), write=True) for cid in ids["alone"]]
     assert requests == ["apply"] * 5
-    strip = [{k: v for k, v in a.items() if k != "id"} for a in answers]
-    assert strip == [{k: v for k, v in a.items() if k != "id"} for a in one_by_one]
+    strip = _as_one_by_one(grouped, answers, ids["grouped"], alone, one_by_one, ids["alone"])
     assert [a["seq"] for a in strip] == [3] * 5 and len(strip[0]["transitions"]) > 3, strip[0]
-    for mine, theirs in zip(ids["grouped"], ids["alone"], strict=True):
-        assert [line for _, line in _rows(grouped, mine)] == [line for _, line in _rows(alone, theirs)]
-        assert state_json(grouped.conversations._entry("t", mine).engine) == \
-            state_json(alone.conversations._entry("t", theirs).engine)
-        # and the engine is the store's: rebuilt from the rows, it is the same
-        rebuilt = Conversations(open_store(tmp_path / "g.db"))
+    rebuilt = Conversations(open_store(tmp_path / "g.db"))  # the engine is the store's: rebuilt from the rows
+    for mine in ids["grouped"]:
         assert state_json(rebuilt._entry("t", mine).engine) == \
             state_json(grouped.conversations._entry("t", mine).engine)
-        rebuilt.close()
+    rebuilt.close()
     grouped.close()
     alone.close()
 
 
 def test_a_refusal_in_a_group_leaves_the_others_and_its_engine_as_it_was(tmp_path, monkeypatch):
-    host = _host(tmp_path / "r.db")
+    host = store_host(tmp_path / "r.db")
     one, two, three = _conversations(host, 3, 1)
     before = state_json(host.conversations._entry("t", two).engine)
     requests = rules_requests(monkeypatch)
@@ -95,7 +100,7 @@ def test_a_decision_taken_ahead_is_dropped_when_another_process_appended_meanwhi
     """The group decides utterance 3 on this process's engine of ``one`` (at length 1, where it is refused:
     its hypothesis rests on o2); another process has appended utterance 2 meanwhile, so under the lock the
     store is at 2: the decision is dropped and the append runs on the engine caught up, accepted at 3."""
-    host = _host(tmp_path / "p.db")
+    host = store_host(tmp_path / "p.db")
     one, two = _conversations(host, 2, 1)
     other = Conversations(open_store(tmp_path / "p.db"))
     with other.batch():
@@ -109,7 +114,7 @@ def test_a_decision_taken_ahead_is_dropped_when_another_process_appended_meanwhi
 
 
 def test_two_appends_to_one_conversation_in_a_group_go_in_order(tmp_path):
-    host = _host(tmp_path / "o.db")
+    host = store_host(tmp_path / "o.db")
     one, two = _conversations(host, 2, 1)
     answers = _group(host, [(one, utterance(2)), (two, utterance(2)), (one, utterance(3))])
     assert [a["seq"] for a in answers] == [2, 2, 3], answers
@@ -120,7 +125,7 @@ def test_two_appends_to_one_conversation_in_a_group_go_in_order(tmp_path):
 def test_an_append_of_a_group_failing_after_the_rules_accepted_leaves_store_and_engine_as_they_were(tmp_path):
     """SQLite refuses the length update of one decided append (a trigger, after its row went in): that append is
     undone and its engine, moved on by the decision, dropped; the group's other append commits."""
-    host = _host(tmp_path / "u.db")
+    host = store_host(tmp_path / "u.db")
     one, two = _conversations(host, 2, 1)
     c = host.conversations
     before = state_json(c._entry("t", one).engine)
@@ -137,7 +142,7 @@ def test_an_append_of_a_group_failing_after_the_rules_accepted_leaves_store_and_
 def test_a_group_whose_commit_fails_drops_the_engines_it_moved(tmp_path):
     """The group's COMMIT is refused (a write of the same flush leaves a deferred foreign-key violation, which
     SQLite checks at COMMIT): nothing is acknowledged, and the engines the decisions moved on are dropped."""
-    host = _host(tmp_path / "f.db")
+    host = store_host(tmp_path / "f.db")
     one, two = _conversations(host, 2, 1)
     c = host.conversations
     before = {cid: state_json(c._entry("t", cid).engine) for cid in (one, two)}
@@ -241,7 +246,7 @@ def test_a_conversation_whose_first_write_in_a_group_is_not_a_plain_append_keeps
     hold: the engine it moved was dropped and rebuilt from the store, every flush under mixed traffic.  Either
     way the other conversations' plain appends are grouped, ``one``'s engine is the one cached before, and each
     answer, row and state is the one the writes give one by one."""
-    host, alone = _host(tmp_path / "m.db"), _host(tmp_path / "a.db")
+    host, alone = store_host(tmp_path / "m.db"), store_host(tmp_path / "a.db")
     one, two, three = _conversations(host, 3, 2)
     cids = _conversations(alone, 3, 2)
     engine = host.conversations._cache[("t", one)].engine
@@ -257,11 +262,6 @@ def test_a_conversation_whose_first_write_in_a_group_is_not_a_plain_append_keeps
     assert [a["seq"] for a in answers] == [3, 4, 3, 3], answers
     theirs = [alone.run(lambda c, w=w: c.append("t", cids[w[0]], w[1], expect_turn=w[2] if len(w) > 2 else None,
                                                  check_expected=len(w) > 2), write=True) for w in writes]
-    assert [{k: v for k, v in a.items() if k != "id"} for a in answers] == \
-        [{k: v for k, v in a.items() if k != "id"} for a in theirs]
-    for mine, other in zip((one, two, three), cids, strict=True):
-        assert [line for _, line in _rows(host, mine)] == [line for _, line in _rows(alone, other)]
-        assert state_json(host.conversations._entry("t", mine).engine) == \
-            state_json(alone.conversations._entry("t", other).engine)
+    _as_one_by_one(host, answers, [one, two, three], alone, theirs, cids)
     host.close()
     alone.close()

@@ -18,6 +18,7 @@ from grounded.service.host import EngineHost
 from grounded.service.keys import new_key
 from grounded.service.store import open_store
 from tests.inprocess import grounded as run_grounded
+from tests.serving import store_host
 
 
 def _say(claim: str, speaker: str = "ann") -> dict:
@@ -46,7 +47,7 @@ def test_keys_are_stored_hashed_and_revocable(tmp_path):
 def test_a_failed_commit_acknowledges_nothing_and_drops_the_engine(tmp_path):
     """Two appends share a flush whose COMMIT the database refuses (a real SQLite refusal: a deferred
     foreign-key violation in the same transaction is checked at COMMIT)."""
-    host = EngineHost(lambda: Conversations(open_store(tmp_path / "f.db")))
+    host = store_host(tmp_path / "f.db")
     c = host.conversations
     cid = host.run(lambda c: c.create("t", {}), write=True)["id"]
     host.run(lambda c: c.append("t", cid, _say("o1")), write=True)
@@ -338,7 +339,7 @@ def test_an_append_is_three_statements_on_sqlite(tmp_path):
 def test_an_append_failing_after_its_insert_leaves_the_store_as_it_was(tmp_path):
     """SQLite refuses the length update of one append (a trigger: a real refusal, after the row went in):
     that append is undone, row and length, and the other append of the same flush commits."""
-    host = EngineHost(lambda: Conversations(open_store(tmp_path / "u.db")))
+    host = store_host(tmp_path / "u.db")
     c = host.conversations
     one, two = (host.run(lambda c: c.create("t", {}), write=True)["id"] for _ in range(2))
     for cid in (one, two):
@@ -358,7 +359,7 @@ def test_an_append_failing_after_its_insert_leaves_the_store_as_it_was(tmp_path)
 def test_an_append_whose_undo_fails_refuses_its_whole_flush(tmp_path):
     """If the undo of a failed append is itself refused, the flush's transaction cannot be trusted: every write
     of it fails and nothing of it is stored (rather than the half-undone append being committed)."""
-    host = EngineHost(lambda: Conversations(open_store(tmp_path / "d.db")))
+    host = store_host(tmp_path / "d.db")
     c = host.conversations
     one, two = (host.run(lambda c: c.create("t", {}), write=True)["id"] for _ in range(2))
     c.store._execute(f"CREATE TRIGGER refuse BEFORE UPDATE ON conversations WHEN NEW.id = '{one}' "
@@ -377,7 +378,7 @@ def test_a_flush_whose_transaction_sqlite_rolled_back_acknowledges_nothing(tmp_p
     """A full disk (``max_page_count``: SQLite's own SQLITE_FULL) rolls the whole transaction back, the
     appends before the failing one with it: none of the flush may then be acknowledged, nor a later one of it
     committed on its own."""
-    host = EngineHost(lambda: Conversations(open_store(tmp_path / "full.db")))
+    host = store_host(tmp_path / "full.db")
     c = host.conversations
     one, two, three = (host.run(lambda c: c.create("t", {}), write=True)["id"] for _ in range(3))
     pages = c.store._one("PRAGMA page_count")[0]
@@ -440,7 +441,7 @@ def test_an_append_is_answered_only_after_its_commit_which_runs_off_the_loop(tmp
     """The commit is held (its transaction's end waits on an event): meanwhile the loop goes on (a sleep ends),
     the append is not answered, and a read of its conversation waits too; once the commit returns, the append is
     answered and the read sees what it stored."""
-    host = EngineHost(lambda: Conversations(open_store(tmp_path / "held.db")))
+    host = store_host(tmp_path / "held.db")
     store = host.conversations.store
     cid = host.run(lambda c: c.create("t", {}), write=True)["id"]
     held_back, appended, verified = _during_a_held_commit(host, cid, _held_commit(store))
@@ -455,7 +456,7 @@ def test_an_append_is_answered_only_after_its_commit_which_runs_off_the_loop(tmp
 def test_a_read_waiting_for_a_commit_that_fails_answers_from_the_store(tmp_path):
     """The held commit is refused: the append is answered with the refusal, and the read that waited for it
     answers as if the append never happened (its engine, moved on, was dropped and rebuilt from the store)."""
-    host = EngineHost(lambda: Conversations(open_store(tmp_path / "refused.db")))
+    host = store_host(tmp_path / "refused.db")
     store = host.conversations.store
     cid = host.run(lambda c: c.create("t", {}), write=True)["id"]
     held_back, refused, verified = _during_a_held_commit(host, cid, _held_commit(store, fail=True))

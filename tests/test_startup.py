@@ -330,22 +330,9 @@ print(sorted(m for m in sys.modules if m.partition(".")[0] in ("pydantic", "pyda
 def test_a_query_from_the_snapshot_makes_no_effect_class(talk):
     """The effect classes (a dataclass per kind, grounded.dmap.effects) are made when the first effect of their kind is
     read or handled: a state read from a snapshot applies none, so a query answered from it makes none."""
-    path, env, claim, _ = talk
-    script = f"""
-import json, sys
-from grounded.cli import main
-from grounded.dmap import effects
-sys.argv = ["grounded", "verify", {str(path)!r}, {claim!r}]
-try:
-    main()
-except SystemExit as exc:
-    code = exc.code
-made = sorted(n for n in (effects.class_name(k.name) for k in effects.KINDS) if n in vars(effects))
-listed = list(effects.CLASSES) == [k.name for k in effects.KINDS]
-print(json.dumps({{"code": code, "made": made, "later": effects.NewArg.name, "all": listed}}))
-"""
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
-    assert done.returncode == 0, done.stderr
-    found = json.loads(done.stdout.splitlines()[-1])
+    found, _ = verify_watched(talk, "", "'made': sorted(n for n in (effects.class_name(k.name) for k in effects.KINDS) "
+                              "if n in vars(effects)), 'later': effects.NewArg.name, "
+                              "'all': list(effects.CLASSES) == [k.name for k in effects.KINDS]",
+                              ready="from grounded.dmap import effects")
     assert found["code"] in (0, 1) and found["made"] == [], found
     assert found["later"] == "new_arg" and found["all"]  # made when asked for; every kind listed, in order

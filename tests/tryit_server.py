@@ -7,13 +7,11 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from tests.serving import bound_port
+from tests.serving import answering, bound_port
 
 ROOT = Path(__file__).resolve().parents[1]
 START_SECONDS = 120
@@ -34,7 +32,7 @@ def try_server(scenario: str) -> Iterator[str]:
         try:
             deadline = time.monotonic() + START_SECONDS
             url = f"http://127.0.0.1:{bound_port(proc, log, 0, TRYING, deadline)}/"
-            yield _answering(proc, log, url, deadline)
+            yield answering(proc, log, 0, url, deadline)
         finally:
             proc.terminate()
             try:
@@ -42,21 +40,6 @@ def try_server(scenario: str) -> Iterator[str]:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait(timeout=20)
-
-
-def _answering(proc: subprocess.Popen, log: Path, url: str, deadline: float) -> str:
-    """``url`` once the page answers there (by ``deadline``)."""
-    while True:
-        if proc.poll() is not None:
-            raise RuntimeError(f"grounded try ended with {proc.returncode}: {log.read_text()[-2000:]}")
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"grounded try did not answer within {START_SECONDS} s")
-        try:
-            with urllib.request.urlopen(url, timeout=5) as r:
-                if r.status == 200:
-                    return url
-        except (urllib.error.URLError, ConnectionError):
-            time.sleep(0.3)
 
 
 def write_op(b, op: str, fields: dict[str, str]) -> None:
