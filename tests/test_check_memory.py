@@ -299,6 +299,38 @@ def test_the_check_of_a_long_log_runs_in_a_process_of_its_own(tmp_path, monkeypa
     assert ("check", 0, 1) in phases and ("replay", 12, 12) not in phases
 
 
+def test_grounded_checks_child_checks_a_long_log_itself(tmp_path, monkeypatch):
+    """`grounded check` runs every check in a child process under its memory budget (crosscheck/budget.py); for a
+    long log that child started a second process for the check and only waited on it (a SWI-Prolog load and the
+    report pickled for nothing, and the progress one phase).  The child now checks the log itself."""
+    import json
+
+    from grounded.crosscheck import budget
+    from grounded.crosscheck import check as module
+
+    path = tmp_path / "log.jsonl"
+    assert argument_heavy(12, 1, path) == 12
+    monkeypatch.setattr(module, "APART_FROM", 12)
+    pieces: list[str] = []
+    run = module.run_apart
+
+    def spy(what, fn, *args):
+        pieces.append(what)
+        return run(what, fn, *args)
+
+    monkeypatch.setattr(module, "run_apart", spy)
+    spec = {"file": str(path), "at": None, "extensions": [], "incremental": False, "retraction": False,
+            "every_turn": None, "seed": None, "partial": False, "allow_rules_change": False, "probes": 0,
+            "as_json": True}
+    result = tmp_path / "result.json"
+    assert budget._child(json.dumps(spec), str(2 ** 34), str(result)) == 0
+    answer = json.loads(result.read_text())
+    assert answer["ok"] and answer["utterances"] == 12, answer
+    assert pieces == [], pieces
+    assert module.check(path, probes=0).to_json() == answer["report"]
+    assert pieces == [f"the check of {path}"]  # a library caller's long log still goes to a process of its own
+
+
 def test_the_view_apart_grounds_its_facts_as_it_parses_them(monkeypatch):
     """Issue 23: the view's process, the largest piece of a long check (534 MB at 20,000 argument
     turns), held the text of every fact and decided atom, a list of their symbols and a third list

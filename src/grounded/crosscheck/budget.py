@@ -135,7 +135,6 @@ def _child(spec_json: str, budget: str, result_path: str) -> int:
     out = Path(result_path)
     phases = {"read": f"reading {Path(spec['file']).name}", "replay": "replaying through the engine",
               "asp": "recomputing in ASP", "compare": "comparing",
-              "check": "replaying, recomputing in ASP and comparing (in a process of its own)",
               "probe": "probing the log's states with candidate utterances",
               "shrink": "shrinking the log to a smallest disagreeing history"}
     console = Console(stderr=True)
@@ -155,7 +154,8 @@ def _child(spec_json: str, budget: str, result_path: str) -> int:
             report = check(spec["file"], spec["at"], spec["extensions"], incremental=spec["incremental"],
                            retraction=spec["retraction"], every_turn=spec["every_turn"], seed=spec["seed"],
                            partial=spec["partial"], allow_rules_change=spec["allow_rules_change"],
-                           probes=spec.get("probes", 0), shrink=spec.get("shrink", False), progress=tell)
+                           probes=spec.get("probes", 0), shrink=spec.get("shrink", False), progress=tell,
+                           apart=False)  # this child is the check's process of its own
     except MemoryBudgetError as exc:
         out.write_text(json.dumps({"error": type(exc.__cause__ or exc).__name__, "memory": True}))
         return 2

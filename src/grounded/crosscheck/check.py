@@ -164,7 +164,8 @@ class CheckReport:
 def check(path: str | Path, at: int | None = None, extensions=(), incremental: bool = False,
           retraction: bool = False, every_turn: bool | None = None, seed: int | None = None, *,
           partial: bool = False, allow_rules_change: bool = False, probes: int = PER_OP, shrink: bool = False,
-          asp_overrides: Mapping[str, str] | None = None, progress: Progress | None = None) -> CheckReport:
+          asp_overrides: Mapping[str, str] | None = None, progress: Progress | None = None,
+          apart: bool = True) -> CheckReport:
     """Check a log or scenario file, up to turn ``at`` if given (``partial``: up to a log's first bad line).
 
     A log is also probed (``probes`` candidate utterances per operation and state, crosscheck/probe.py):
@@ -177,13 +178,14 @@ def check(path: str | Path, at: int | None = None, extensions=(), incremental: b
     grew goes back to the system when it ends, and the caller holds only the report beside the check's
     pieces (issue 23: reading a 20,000-turn argument-heavy log left the caller 62 MB, the rules' clause
     store and the utterances).  Its progress is then one phase, ``check``; an error reading the log is
-    raised here as it would be in process.
+    raised here as it would be in process.  ``apart=False``: never, for a caller that is itself such a
+    process (``grounded check`` runs the check in a child of its own, crosscheck/budget.py).
     """
     options = {"at": at, "extensions": tuple(extensions), "incremental": incremental, "retraction": retraction,
                "every_turn": every_turn, "seed": seed, "partial": partial,
                "allow_rules_change": allow_rules_change, "probes": probes, "shrink": shrink,
                "asp_overrides": asp_overrides}
-    if not _long_log(Path(path)):
+    if not apart or not _long_log(Path(path)):
         return _check_here(path, options, progress)
     if progress is not None:
         progress("check", 0, 1)
