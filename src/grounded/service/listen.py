@@ -16,31 +16,27 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-STARTUP_FAILURE = 3
-"""uvicorn's exit status when the app did not start (``uvicorn.run`` exits with it too)."""
-
 
 def serve_bound(app: Any, host: str, port: int, announce: Callable[[int], None], **options: Any) -> None:
     """``uvicorn.run(app, host=host, port=port, **options)``, with ``announce(bound_port)`` once bound."""
     import uvicorn
+    from uvicorn.config import STARTUP_FAILURE  # the status uvicorn.run ends with when the app did not start
     from uvicorn.supervisors import Multiprocess
 
     config = uvicorn.Config(app, host=host, port=port, **options)
-    if config.workers == 1:
-        config.load_app()  # a bad app fails before the port is announced
-    server = uvicorn.Server(config)
     try:
         sock = config.bind_socket()
     except SystemExit:  # it cannot bind: uvicorn logged why (not where); the status uvicorn.run gives it
         print(f"grounded: cannot listen on {host}:{port} (the error above says why)", file=sys.stderr, flush=True)
         sys.exit(STARTUP_FAILURE)
     announce(int(sock.getsockname()[1]))
+    server = None if config.workers > 1 else uvicorn.Server(config)
     try:
-        if config.workers > 1:
+        if server is None:
             Multiprocess(config, sockets=[sock]).run()
         else:
             server.run(sockets=[sock])
     except KeyboardInterrupt:  # Ctrl-C: uvicorn re-raises it once shut down
         pass
-    if config.workers == 1 and not server.started:
+    if server is not None and not server.started:
         sys.exit(STARTUP_FAILURE)
