@@ -60,11 +60,11 @@ def items(name: str) -> list[dict]:
     return data["items"]
 
 
-def test_the_split_is_eight_conversations_three_of_them_test():
+def test_the_split_is_ten_conversations_five_of_them_test():
     table = split_table()
-    assert len(table) == 8
+    assert len(table) == 10
     assert sorted(n for n, (split, _, _) in table.items() if split == "test") == [
-        "agronomy", "finance_reconciliation", "supply_chain"]
+        "agronomy", "brewery", "ferry", "finance_reconciliation", "supply_chain"]
 
 
 @pytest.mark.parametrize("name", NAMES)
