@@ -19,8 +19,18 @@ define apt_needs
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; fi
 endef
 
+# WordNet 3.0 for the text reader's coverage check: Debian's database files and sense index (no command to
+# test for, so the files are), copied under the venv's NLTK data path with the relations it reads.
+define wordnet
+	@[ -f /usr/share/wordnet/data.noun ] && [ -f /usr/share/wordnet/index.sense ] || { \
+	  echo "installing with apt-get: wordnet-base wordnet-sense-index"; \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wordnet-base wordnet-sense-index; }
+	$(BIN)/python -m grounded.interpreter.wordnet
+endef
+
 # The core and what the demo and the service read text with: SWI-Prolog (the rules), the package with its
-# interpreter and serve extras (pip install -e '.[interpreter,serve]').  No Chromium, no PostgreSQL.
+# interpreter and serve extras (pip install -e '.[interpreter,serve]'), WordNet.  No Chromium, no PostgreSQL.
 setup: $(VENV)/.installed
 
 $(VENV)/.installed: pyproject.toml
@@ -28,6 +38,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e '.[interpreter,serve]'
+	$(call wordnet)
 	@touch $@
 
 # Everything the tests use: Graphviz (`grounded show`, `grounded book`), Chromium and its driver (the page
@@ -47,6 +58,7 @@ $(VENV)/.installed-test: pyproject.toml
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q '$(TORCH)' || echo "note: $(TORCH) not available; the embed extra brings its own torch"
 	$(BIN)/pip install -q -e '.[test]'
+	$(call wordnet)
 	@touch $@ $(VENV)/.installed
 
 demo: setup
