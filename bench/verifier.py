@@ -9,10 +9,9 @@ list or threshold was tuned on.  Each item is judged by:
 * **by claim**: the verdict rule (``grounded.interpreter.verdict``) on the
   gold literals, Verify on each as of turn ``at``: the walk and the rule
   alone, the reading taken as given;
-* **offline text**: ``AnchorIndex.verify``, which reads the text itself
-  (polarity, contrast, causal direction, similarity to the claims' texts);
-  with the sentence-embedding model when it is installed, and again with
-  TF-IDF alone, the fallback;
+* **offline text**: ``AnchorIndex.verify``, which reads the text itself by
+  coverage (``coverage.py``: every clause covered by the claims' words through
+  WordNet, numbers, polarity, causal direction);
 * **LLM text**: ``LLMAnchor`` through the configured endpoint, when there is one.
 
 One engine per scenario holds its whole gold conversation; its histories
@@ -22,7 +21,7 @@ answer every query as of the item's turn.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Literal, TypeVar
 
@@ -32,7 +31,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from grounded.core.errors import InputError
 from grounded.core.fields import Lit
 from grounded.engine import Engine
-from grounded.interpreter import embedding
 from grounded.interpreter.anchor import AnchorIndex
 from grounded.interpreter.verdict import ACCEPT, by_claim
 from grounded.scenario.file import NoAliasLoader
@@ -116,14 +114,14 @@ def judge_by_claim(engine: Engine, item: ItemBase) -> str:
     return by_claim(engine, item.asserts, item.denies, item.at).verdict
 
 
-def offline_judge(similarity: str) -> Judge:
-    """Offline anchoring with one similarity; one index per (engine, turn), built once."""
+def offline_judge() -> Judge:
+    """The offline reader (coverage); one index per (engine, turn), built once."""
     indexes: dict[tuple[int, int], AnchorIndex] = {}
 
     def judge(engine: Engine, item: ItemBase) -> str:
         key = (id(engine), item.at)
         if key not in indexes:
-            indexes[key] = AnchorIndex(engine, item.at, similarity)  # type: ignore[arg-type]
+            indexes[key] = AnchorIndex(engine, item.at)
         return indexes[key].verify(item.text).verdict
 
     return judge
@@ -150,20 +148,10 @@ def llm_judge(call_log: Path) -> _LLMJudge:
     return _LLMJudge(call_log)
 
 
-def prefetch(groups: Iterable[tuple[Engine, Sequence[ItemBase]]]) -> None:
-    """Encode every clause of the items, each group over its engine, in one batch per group
-    (one sentence at a time costs ~20x more)."""
-    for engine, items in groups:
-        index = AnchorIndex(engine, None, "embed")
-        embedding.encode([index.expand(c.text) for i in items for c in index.clauses(i.text)])
-
-
 def methods(llm: Judge | None = None) -> dict[str, tuple[str, Judge]]:
-    """The methods to score: name -> (label, judge); the embedding and LLM ones only when available."""
-    out: dict[str, tuple[str, Judge]] = {"by_claim": ("by claim", judge_by_claim)}
-    if embedding.enabled():
-        out["offline_embed"] = (f"offline text ({embedding.MODEL_NAME})", offline_judge("embed"))
-    out["offline_tfidf"] = ("offline text (TF-IDF)", offline_judge("tfidf"))
+    """The methods to score: name -> (label, judge); the LLM one only when available."""
+    out: dict[str, tuple[str, Judge]] = {"by_claim": ("by claim", judge_by_claim),
+                                         "offline": ("offline text (coverage, WordNet 3.0)", offline_judge())}
     if llm is not None:
         out["llm"] = ("LLM text", llm)
     return out
@@ -186,8 +174,6 @@ def _tally(items: list[Item], verdicts: list[str]) -> dict:
 def run(items: list[Item], llm: Judge | None = None, note_llm: str | None = None) -> dict:
     chosen = methods(llm)
     engines: dict[int, Engine] = {phase: scenario_engine(phase) for phase in sorted({i.phase for i in items})}
-    if "offline_embed" in chosen:
-        prefetch((engine, [i for i in items if i.phase == phase]) for phase, engine in engines.items())
     try:
         verdicts = {name: [judge(engines[i.phase], i) for i in items] for name, (_, judge) in chosen.items()}
     finally:

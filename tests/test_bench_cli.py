@@ -57,7 +57,7 @@ def test_missing_data_says_what_is_needed_and_where_it_comes_from(tmp_path, comm
 def test_the_direct_verifier_set_is_right_by_claim_in_every_category_and_split(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")} | {"GROUNDED_EMBED": "0"}
     result = bench("verify", tmp_path, env=env)  # the model's own path: test_text_verify
-    assert result["items"] == 39 and list(result["methods"]) == ["by_claim", "offline_tfidf"]
+    assert result["items"] == 39 and list(result["methods"]) == ["by_claim", "offline"]
     assert "LLM reader skipped" in result["llm"]  # no endpoint in the test environment
     items = verifier.load_items()
     assert len(items) == 233 and sum(i.split == "test" for i in items) == 60

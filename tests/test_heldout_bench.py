@@ -57,7 +57,7 @@ def test_verify_corpus_dev_reports_per_conversation_and_category_with_unsafe_acc
         assert f"| {category}" in md
     assert "| new_fact (unsafe) | 5 | 5/5, 0 accepted |" in md
     assert "unsafe accepts 0/20 (0.0%)" in result.stdout and f"coverage {total}/{total} (100.0%)" in result.stdout
-    tfidf = data["scores"]["offline_tfidf"]["overall"]
+    tfidf = data["scores"]["offline"]["overall"]
     assert f"unsafe accepts {tfidf['unsafe_accepted']}/20" in result.stdout
     assert f"coverage {tfidf['covered']}/{total}" in result.stdout
 

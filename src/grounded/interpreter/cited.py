@@ -17,21 +17,14 @@ The verdict (``verify_cited``) comes in two steps, and the stricter wins:
    the ids it may cite, so an id outside them is a citation of nothing, and the
    continuation rests on something the conversation does not hold.  A
    continuation citing no id abstains (nothing to verify).
-2. **the text against its citation**: the offline reader reads the text as it
-   reads any continuation, over every claim of the state, and each literal it
-   finds is compared with the citation (an asserted ``h2`` covers a denied
-   ``-h2``).  A literal the text asserts where the citation denies it, or the
-   other way round, rejects (the text contradicts what it cites).  A literal the
-   citation does not mention goes beyond it: the text rejects when that literal
-   alone rejects (a stale claim asserted, a grounded one denied), and otherwise
-   abstains; a clause that anchors to no claim at all abstains too, with the
-   reader's reason.  A cited claim the reader does not find in the text is only
-   noted: an under-read paraphrase is not a false assurance.
-
-Reading over every claim rather than the cited ones alone is the stricter
-choice: a clause that restates an uncited claim in words close to a cited one
-can make the verdict abstain where the text is fine, never accept where it is
-not.
+2. **the text against its citation**: the coverage check (``coverage.py``)
+   reads the text over the *cited* claims alone.  A clause they cover restates
+   what it cites; a clause that contradicts a cited claim (another value of the
+   same measure, an antonym, the opposite polarity, a reversed causal direction)
+   rejects, naming both values ("text says 2.7 bar, o3 says 7.2 bar"); a clause
+   the cited claims do not cover abstains, naming the words they do not cover:
+   the text says more than its citation.  A cited claim the text does not
+   restate is only noted: an under-read paraphrase is not a false assurance.
 
 The model, ``CitedContinuation``, lives in ``grounded.core.cited`` (the HTTP API's request body holds it
 without loading the reader); its JSON Schema is what ``grounded schema --cited``
@@ -182,8 +175,8 @@ def _contradiction(f: Finding) -> str:
 
 def _beyond(f: Finding) -> str:
     v = f.verification
-    if v.status == NO_ANCHOR and f.stance == "asserts" and f.clause:  # the reader's unanchored or unstated
-        return f"the text says what no claim covers: {f.clause!r} ({f.how or 'no anchor'})"
+    if v.status == NO_ANCHOR and f.stance == "asserts" and f.clause:  # a clause the cited claims do not cover
+        return f"the cited claims do not cover {f.clause!r} ({f.doubt or f.how or 'no anchor'})"
     if f.rejects and f.stance == "asserts":
         return f"the text also asserts {f.literal}{_how(f)}, which it does not cite and which is not grounded: " \
                f"{v.reason}"
@@ -205,7 +198,8 @@ def verify_cited(engine: Engine | Reads, cited: CitedContinuation, at: int | Non
     claims = by_claim(engine, cited.asserts, cited.denies, at, cited.text)
     unknown = tuple(lit for lit in dict.fromkeys(cited.asserts + cited.denies)
                     if not engine.state.claimants_at(lit, at))
-    reading = (reader or AnchorIndex(engine, at, similarity, threshold)).verify(cited.text, deadline)
+    only = {x for lit in cited.asserts + cited.denies for x in (lit, negate(lit))}
+    reading = (reader or AnchorIndex(engine, at, similarity, threshold)).verify(cited.text, deadline, only)
     contradicts, uncited = against_citation(cited, reading)
 
     when = f" as of turn {at}" if at is not None else ""

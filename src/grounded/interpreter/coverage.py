@@ -1,0 +1,438 @@
+"""Coverage: what of a continuation the conversation's claims say, word for word, number for number.
+
+The text reader accepts only what it can show is covered, rejects only on a
+positive finding, and abstains on everything else.  A continuation is cut into
+clauses (sentences, and their parts at ';', ':', ' but ' and a contrast
+", not ..."); each clause is read against the claims of the state as of a turn
+(every proposition with a text, in standing or not; questions are what a
+hypothesis explains, never a claim the text can assert):
+
+* **covered**: every content word of the clause (function words aside) matches a
+  word of the covering claims: the same word, an inflection or derivation of it,
+  a synonym, or a more general word (a hypernym) of it, all from WordNet
+  (``wordnet.py``), a name or an id only by its spelling; every number is in the
+  claims with the same value and the same measure (a unit, or the words around
+  it: "a gravity of 1.030" is not "a target of 1.010"; "two weeks" is not "two
+  days"); the clause's polarity is the claim's (each side's negators counted, so a
+  negation in the claim's own content, "no coolant reached loop 2", is content:
+  the same words restate it); names keep their order ("B overloaded A" is not
+  "A overloaded B").  One claim covering the clause is what it asserts (denies,
+  when the polarity differs); a clause no single claim covers is read
+  in parts (at commas, "and", "while"), each part then covered by its own claim.  A causal clause ("A caused B", "B because A", "A is what
+  made B", "since A, B") is covered only by a hypothesis whose own words and
+  premises cover the cause and whose text or explained claims cover the effect,
+  in that direction; the other direction denies the hypothesis;
+* **contradicted**: a claim covers every word of the clause but one it has an
+  antonym of ("arrived late" against "arrived early"), or a number of the same
+  measure with another value ("text says 2.7 bar, o3 says 7.2 bar");
+* **not covered**: anything else; the words no claim covers are named.
+
+What a clause asserts or denies is then verified as of the turn, and
+``verdict.py`` decides: a covered clause asserting a claim out of standing, or a
+contradicted grounded claim, rejects; a clause not covered abstains; every
+clause covered by grounded claims (and every denial of a claim out of standing)
+accepts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+
+from snowballstemmer import stemmer
+
+from grounded.engine.view import Reads
+from grounded.interpreter import lexicon
+from grounded.interpreter.wordnet import Lexicon
+from grounded.interpreter.wordnet import lexicon as wordnet
+
+_TOKEN = re.compile(r"[A-Za-z0-9]+(?:['’.,:/-][A-Za-z0-9]+)*%?|°[CF]|[€$£%]")
+_SPLIT = re.compile(r"(?<!\d)[.!?;:](?!\d)\s*|\s+but\s+|,\s*(?=not\b)|\s+rather than\s+|\s+instead of\s+")
+_NUMBER = re.compile(r"^(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?$")
+"""A plain number ("18,450", "1.030", "61%"); a version ("5.2.1") or a time ("07:40") is a name."""
+_STEM = stemmer("english")
+NAME_WINDOW = 3
+"""A number's measure is read from the content words this many tokens either side of it."""
+_PARTS = re.compile(r",\s*|\s+and\s+|\s+while\s+|\s+whereas\s+")
+"""Where a clause no one claim covers is cut into parts, each then read on its own ("A, and B": two claims)."""
+
+
+@cache
+def _lists() -> dict:
+    data = lexicon.load("coverage")
+    return {"function": frozenset(data["function"]), "negators": frozenset(data["negators"]),
+            "forward": tuple(data["causal_forward"]), "backward": tuple(data["causal_backward"]),
+            "opening": frozenset(data["causal_opening"]), "numbers": dict(data["number_words"]),
+            "units": {u: (measure, float(size)) for measure, sizes in data["units"].items()
+                      for u, size in sizes.items()}}
+
+
+@dataclass(frozen=True, slots=True)
+class Amount:
+    """A number as a clause states it: its value in its measure's smallest unit, its measure, nearby words."""
+
+    value: float
+    written: str
+    measure: str
+    context: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
+class Words:
+    """A stretch of text as the coverage check reads it."""
+
+    text: str
+    content: tuple[str, ...]
+    """Content words, lower case, in order (numbers and function words aside)."""
+    names: tuple[str, ...]
+    """Names and ids (a capitalised word inside the sentence, a token with a digit): matched by spelling only."""
+    amounts: tuple[Amount, ...]
+    negated: bool
+
+
+def _value(token: str) -> float | None:
+    numbers = _lists()["numbers"]
+    if token in numbers:
+        return float(numbers[token])
+    if _NUMBER.match(token):
+        return float(token.rstrip("%").replace(",", ""))
+    return None
+
+
+def read(text: str) -> Words:
+    """Content words, names, amounts and polarity of one clause."""
+    lists = _lists()
+    tokens = [t[:-2] if t.lower().endswith("'s") else t for t in _TOKEN.findall(text.replace("’", "'"))]
+    low = [t.lower() for t in tokens]
+    negated = False
+    content, names, amounts = [], [], []
+    for k, (tok, w) in enumerate(zip(tokens, low, strict=True)):
+        if w in lists["negators"] or w.endswith("n't"):
+            negated = not negated
+            continue
+        value = _value(w)
+        if value is not None and (_NUMBER.match(w) or k + 1 < len(low) and low[k + 1] in lists["units"]):
+            amounts.append(_amount(tokens, low, k, value))
+            continue
+        if w in lists["function"] or w in ("°c", "°f", "%"):
+            continue
+        if any(ch.isdigit() for ch in w) or (k > 0 and tok[0].isupper()) or (len(tok) == 1 and tok.isupper()):
+            names.append(w)
+        content.append(w)
+    return Words(text, tuple(content), tuple(names), tuple(amounts), negated)
+
+
+def _amount(tokens: list[str], low: list[str], k: int, value: float) -> Amount:
+    lists = _lists()
+    unit = "%" if low[k].endswith("%") else low[k + 1] if k + 1 < len(low) else ""
+    if unit in lists["units"]:
+        measure, size = lists["units"][unit]
+    else:  # a count of things ("40 cars"): the thing is the measure, singular or plural alike
+        measure, size = (_STEM.stemWord(unit) if unit.isalpha() and unit not in lists["function"] else ""), 1.0
+    near = {_STEM.stemWord(w) for w in low[max(0, k - NAME_WINDOW): k + NAME_WINDOW + 2]
+            if w.isalpha() and w not in lists["function"] and w not in lists["negators"] and w != unit}
+    written = tokens[k] if unit in ("", "%") or not measure else f"{tokens[k]} {tokens[k + 1]}"
+    return Amount(value * size, written, measure, frozenset(near))
+
+
+def clauses(text: str) -> list[str]:
+    """Sentences and their parts: at ';', ':', ' but ', and before a contrast ', not ...'."""
+    return [p.strip(" ,") for p in _SPLIT.split(text) if p and p.strip(" ,")]
+
+
+def causal_split(text: str) -> tuple[str, str] | None:
+    """(cause, effect) of a clause with a causal connective, or None."""
+    lists = _lists()
+    low = " " + text.lower().replace("’", "'") + " "
+    first = low.split()[0] if low.split() else ""
+    if first in lists["opening"] and "," in low:
+        head, _, rest = low.partition(",")
+        return head.split(None, 1)[1] if len(head.split()) > 1 else "", rest
+    for cue in lists["backward"]:
+        at = low.find(f" {cue} ")
+        if at > 0:
+            return low[at + len(cue) + 2:], low[:at]
+    for cue in lists["forward"]:
+        spaced = cue if cue.startswith(",") else f" {cue} "
+        at = low.find(spaced)
+        if at > 0:
+            return low[:at], low[at + len(spaced):]
+    return None
+
+
+class Keys:
+    """What a word matches: itself, its WordNet base forms, stems and derivations, its synsets and the synsets up
+    to two hypernym steps above them (a claim's word is matched by a more general word of the text)."""
+
+    def __init__(self, lex: Lexicon):
+        self.lex = lex
+        self._own: dict[str, frozenset[str]] = {}
+        self._claim: dict[str, frozenset[str]] = {}
+
+    def own(self, word: str) -> frozenset[str]:
+        """The keys of a word of the text: the word, base forms, stems, synsets."""
+        if word not in self._own:
+            bases = self.lex.bases(word)
+            self._own[word] = frozenset(bases | {_STEM.stemWord(b) for b in bases}
+                                        | {s for b in bases for s in self.lex.synsets(b)})
+        return self._own[word]
+
+    def claim(self, word: str) -> frozenset[str]:
+        """The keys a word of a claim offers: its own, its derivations', and the hypernyms above its synsets."""
+        if word not in self._claim:
+            bases = self.lex.bases(word)
+            derived = {d for b in bases for d in self.lex.derivations(b)}
+            self._claim[word] = frozenset(self.own(word) | derived | {_STEM.stemWord(d) for d in derived}
+                                          | {s for b in bases for s in self.lex.below(b)})
+        return self._claim[word]
+
+    def antonyms(self, word: str) -> frozenset[str]:
+        return frozenset(a for b in self.lex.bases(word) for a in self.lex.antonyms(b))
+
+
+@dataclass
+class Claim:
+    """A claim as coverage reads it: its clauses, its words' keys, its standing as of the turn."""
+
+    id: str
+    kind: str
+    facets: list[Words]
+    keys: frozenset[str]
+    words: frozenset[str]
+    names: frozenset[str]
+    amounts: tuple[Amount, ...]
+    grounded: bool
+    premises: list[str] = field(default_factory=list)
+    explains: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """What one clause is found to say: ``asserts`` or ``denies`` claims, or nothing covered (``uncovered``)."""
+
+    clause: str
+    stance: str
+    """'asserts', 'denies' or 'uncovered'."""
+    claims: tuple[str, ...] = ()
+    how: str = ""
+    uncovered: tuple[str, ...] = ()
+
+
+def _orderly(clause: Words, facet: Words) -> bool:
+    """The names both share come in the same order (roles not swapped)."""
+    shared = [n for n in clause.names if n in facet.names]
+    theirs = [n for n in facet.names if n in shared]
+    return len(set(shared)) < 2 or list(dict.fromkeys(shared)) == list(dict.fromkeys(theirs))
+
+
+class Coverage:
+    """The claims of ``engine`` as of turn ``at``, read once; ``read(text)`` gives each clause's reading."""
+
+    def __init__(self, engine: Reads, at: int | None, texts: dict[str, list[str]]):
+        self.lex = wordnet()
+        self.keys = Keys(self.lex)
+        dm = engine.state
+        kinds = {p.id: p.kind for p in dm.props_at(at)}
+        self.questions = {p for p, k in kinds.items() if k == "question"}
+        premises: dict[str, list[str]] = {}
+        explains: dict[str, list[str]] = {}
+        for r in dm.args:
+            if dm.visible(r.id, at):
+                premises.setdefault(r.claim, []).extend(r.deps_at(at))
+                explains.setdefault(r.claim, []).extend(r.explains_at(at))
+        self.claims: dict[str, Claim] = {}
+        self.question_words: dict[str, set[str]] = {}
+        for cid, said in texts.items():
+            facets = [read(c) for t in said for c in clauses(t)]
+            if cid.lstrip("-") in self.questions:
+                self.question_words[cid] = {w for f in facets for w in f.content}
+                continue
+            words = frozenset(w for f in facets for w in f.content)
+            self.claims[cid] = Claim(
+                cid, kinds.get(cid.lstrip("-"), ""), facets,
+                frozenset(k for w in words for k in self.keys.claim(w)), words,
+                frozenset(n for f in facets for n in f.names), tuple(a for f in facets for a in f.amounts),
+                engine.verify(cid, at).grounded, premises.get(cid, []), explains.get(cid, []))
+
+    # -- words and numbers -------------------------------------------------------------------------------------
+
+    def matches(self, word: str, claim: Claim, names: Iterable[str]) -> bool:
+        if word in names:
+            return word in claim.words
+        return word in claim.words or bool(self.keys.own(word) & claim.keys)
+
+    def _matched(self, clause: Words, claims: Sequence[Claim]) -> set[str]:
+        return {w for w in clause.content if any(self.matches(w, c, clause.names) for c in claims)}
+
+    @staticmethod
+    def _amounts(clause: Words, claims: Sequence[Claim]) -> tuple[list[Amount], list[tuple[Amount, Amount, str]]]:
+        """(amounts no claim states, [(amount, the claim's other value of that measure, claim)])."""
+        missing, conflicts = [], []
+        for a in clause.amounts:
+            theirs = [(b, c.id) for c in claims for b in c.amounts]
+            if any(_equal(a, b) and (not a.measure or not b.measure or a.measure == b.measure)
+                   and (not a.context or not b.context or a.context & b.context) for b, _ in theirs):
+                continue
+            # the same measure: the same unit with words in common, or no unit and the words around it
+            same = [(b, cid) for b, cid in theirs if a.context & b.context and (a.measure == b.measure or
+                                                                                not a.measure or not b.measure)]
+            if same:
+                conflicts.append((a, same[0][0], same[0][1]))
+            else:
+                missing.append(a)
+        return missing, conflicts
+
+    def _polarity(self, clause: Words, claim: Claim) -> bool:
+        """The negation of the claim's clause that shares most words with ``clause``."""
+        best = max(claim.facets, key=lambda f: len(self._matched(clause, [self._one(f, claim)])), default=None)
+        return bool(best and best.negated)
+
+    def _one(self, facet: Words, claim: Claim) -> Claim:
+        return Claim(claim.id, claim.kind, [facet], frozenset(k for w in facet.content for k in self.keys.claim(w)),
+                     frozenset(facet.content), frozenset(facet.names), facet.amounts, claim.grounded)
+
+    # -- one clause --------------------------------------------------------------------------------------------
+
+    def read_clause(self, text: str, only: set[str] | None = None) -> Reading | None:
+        """The reading of one clause over the claims (only those in ``only`` when given); None when the clause
+        has no content word and no number (an aside: "Fine.")."""
+        clause = read(text)
+        if not clause.content and not clause.amounts:
+            return None
+        claims = [c for c in self.claims.values() if only is None or c.id in only]
+        split = causal_split(text)
+        if split is not None:
+            causal = self._causal(text, clause, split, claims)
+            if causal is not None:
+                return causal
+        full = []
+        for c in claims:
+            if self._matched(clause, [c]) == set(clause.content):
+                missing, conflicts = self._amounts(clause, [c])
+                if not missing and not conflicts:
+                    full.append(c)
+        if full:
+            return self._covered(text, clause, full)
+        contradiction = self._contradiction(text, clause, claims)
+        if contradiction is not None:
+            return contradiction
+        return self._uncovered(text, clause, claims)
+
+    def _covered(self, text: str, clause: Words, full: list[Claim]) -> Reading:
+        """One claim covers every word: the one the clause restates (the claim it covers most of), by polarity."""
+        def closeness(c: Claim) -> float:
+            return len(set(clause.content) & c.words) / max(1, len(c.words))
+
+        same = [c for c in full if self._polarity(clause, c) == clause.negated]
+        pick = max(full, key=lambda c: (closeness(c), c in same, c.grounded))
+        facet = max(pick.facets, key=lambda f: len(set(clause.content) & set(f.content)))
+        if not _orderly(clause, facet):
+            if pick.grounded:
+                return Reading(text, "denies", (pick.id,), "roles swapped")
+            return Reading(text, "uncovered", (), f"roles swapped against {pick.id}", clause.names)
+        if pick in same:
+            return Reading(text, "asserts", (pick.id,), "covered")
+        if clause.negated or pick.grounded:
+            return Reading(text, "denies", (pick.id,), "opposite polarity")
+        # a clause without a negator against a claim with one: a denial of a grounded claim, or a restatement
+        # of a negation in other words ("expired" for "no longer valid"); which one is not shown
+        return Reading(text, "uncovered", (), f"polarity differs from {pick.id}", tuple(clause.content))
+
+    def _contradiction(self, text: str, clause: Words, claims: list[Claim]) -> Reading | None:
+        """A claim covering the clause but for an antonym, or a number of the same measure with another value."""
+        for c in sorted(claims, key=lambda c: not c.grounded):
+            left = set(clause.content) - self._matched(clause, [c])
+            opposed = {w: v for w in left for v in c.words if v in self.keys.antonyms(w)}
+            missing, conflicts = self._amounts(clause, [c])
+            if missing or (left and set(opposed) != left):
+                continue
+            if conflicts:
+                a, b, _ = conflicts[0]
+                return Reading(text, "denies", (c.id,), f"text says {a.written}, {c.id} says {b.written}")
+            if opposed:
+                w, v = next(iter(opposed.items()))
+                return Reading(text, "denies", (c.id,), f"antonym: text says '{w}', {c.id} says '{v}'")
+        return None
+
+    def _uncovered(self, text: str, clause: Words, claims: list[Claim]) -> Reading:
+        """The words (and numbers) the closest claim does not cover: what the clause says beyond it."""
+        closest = max(claims, key=lambda c: len(self._matched(clause, [c])), default=None)
+        if closest is None:
+            return Reading(text, "uncovered", (), "not covered", tuple(clause.content))
+        matched = self._matched(clause, [closest])
+        missing, _ = self._amounts(clause, [closest])
+        words = [w for w in clause.content if w not in matched] + [a.written for a in missing]
+        return Reading(text, "uncovered", (), f"not covered by {closest.id} or any claim",
+                       tuple(dict.fromkeys(words)) or tuple(clause.content))
+
+    # -- causal clauses ----------------------------------------------------------------------------------------
+
+    def _side(self, ids: Iterable[str]) -> list[Claim]:
+        out = [self.claims[i] for i in ids if i in self.claims]
+        return out
+
+    def _covers(self, part: Words, side: list[Claim], extra: set[str] = frozenset()) -> bool:  # type: ignore[assignment]
+        left = {w for w in part.content if w not in extra} - self._matched(part, side)
+        extra_keys = {k for w in extra for k in self.keys.claim(w)}
+        left = {w for w in left if not (self.keys.own(w) & extra_keys)}
+        return not left and not self._amounts(part, side)[0]
+
+    def _causal(self, text: str, clause: Words, split: tuple[str, str], claims: list[Claim]) -> Reading | None:
+        """A causal clause: covered by a hypothesis stating that direction, denying one stating the other."""
+        cause, effect = read(split[0]), read(split[1])
+        if not cause.content or not effect.content:
+            return None
+        found: dict[str, list[Claim]] = {"forward": [], "reversed": []}
+        for h in claims:
+            if not h.explains and not any(causal_split(f.text) for f in h.facets):
+                continue
+            pairs = []
+            own = [h, *self._side(h.premises)]
+            explained = self._side(h.explains)
+            q_words = {w for e in h.explains for w in self.question_words.get(e, ())}
+            pairs.append((own, explained, q_words))
+            for f in h.facets:
+                inner = causal_split(f.text)
+                if inner:
+                    pairs.append(([self._one(read(inner[0]), h)], [self._one(read(inner[1]), h)], set()))
+            for c_side, e_side, q in pairs:
+                if self._covers(cause, c_side) and self._covers(effect, e_side, q):
+                    found["forward"].append(h)
+                    break
+                if self._covers(cause, e_side, q) and self._covers(effect, c_side):
+                    found["reversed"].append(h)
+                    break
+        forward, backward = found["forward"], found["reversed"]
+        if clause.negated:
+            forward, backward = backward, forward
+        if any(h.grounded for h in forward):
+            return Reading(text, "asserts", tuple(h.id for h in forward if h.grounded)[:1], "causal, covered")
+        if any(h.grounded for h in backward):
+            return Reading(text, "denies", tuple(h.id for h in backward if h.grounded)[:1], "reversed causation")
+        if forward:
+            return Reading(text, "asserts", (forward[0].id,), "causal, covered")
+        return Reading(text, "uncovered", (), "causal claim that no hypothesis in standing states",
+                       tuple(clause.content))
+
+    def read_parts(self, text: str, only: set[str] | None = None) -> list[Reading]:
+        """The readings of one clause: whole, or, when no claim covers it whole, of its parts when every part
+        with content is covered or contradicted ("X rose, and Y fell": one claim each)."""
+        whole = self.read_clause(text, only)
+        if whole is None or whole.stance != "uncovered" or causal_split(text):
+            return [whole] if whole else []
+        parts = [r for p in _PARTS.split(text) if p.strip() and (r := self.read_clause(p, only)) is not None]
+        if len(parts) > 1 and all(r.stance != "uncovered" for r in parts):
+            return parts
+        return [whole]
+
+    def read_text(self, text: str, only: set[str] | None = None) -> list[Reading]:
+        return [r for c in clauses(text) for r in self.read_parts(c, only)]
+
+
+def _equal(a: Amount, b: Amount) -> bool:
+    return abs(a.value - b.value) <= 1e-9 * max(1.0, abs(a.value))
+
+
+__all__ = ["Coverage", "Reading", "causal_split", "clauses", "read"]
