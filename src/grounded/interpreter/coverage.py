@@ -142,9 +142,25 @@ def clauses(text: str) -> list[str]:
     return [p.strip(" ,") for p in _SPLIT.split(text) if p and p.strip(" ,")]
 
 
+_ARROW = re.compile(r"\s*(?:->|→|=>)\s*")
+
+
+def causal_pairs(text: str) -> list[tuple[str, str]]:
+    """Every (cause, effect) a text states: each earlier node of an arrow chain ("A -> B -> C") with each later
+    one, or the two sides of a connective."""
+    nodes = [n for n in _ARROW.split(text) if n.strip()]
+    if len(nodes) > 1:
+        return [(nodes[i], nodes[j]) for i in range(len(nodes)) for j in range(i + 1, len(nodes))]
+    split = causal_split(text)
+    return [split] if split else []
+
+
 def causal_split(text: str) -> tuple[str, str] | None:
-    """(cause, effect) of a clause with a causal connective, or None."""
+    """(cause, effect) of a clause with a causal connective or an arrow (first node, the rest), or None."""
     lists = _lists()
+    nodes = [n for n in _ARROW.split(text) if n.strip()]
+    if len(nodes) > 1:
+        return nodes[0], " ".join(nodes[1:])
     low = " " + text.lower().replace("’", "'") + " "
     first = low.split()[0] if low.split() else ""
     if first in lists["opening"] and "," in low:
@@ -386,17 +402,16 @@ class Coverage:
             return None
         found: dict[str, list[Claim]] = {"forward": [], "reversed": []}
         for h in claims:
-            if not h.explains and not any(causal_split(f.text) for f in h.facets):
+            if not h.explains and not any(causal_pairs(f.text) for f in h.facets):
                 continue
             pairs = []
-            own = [h, *self._side(h.premises)]
+            own = [h]
             explained = self._side(h.explains)
             q_words = {w for e in h.explains for w in self.question_words.get(e, ())}
             pairs.append((own, explained, q_words))
             for f in h.facets:
-                inner = causal_split(f.text)
-                if inner:
-                    pairs.append(([self._one(read(inner[0]), h)], [self._one(read(inner[1]), h)], set()))
+                for cause_text, effect_text in causal_pairs(f.text):
+                    pairs.append(([self._one(read(cause_text), h)], [self._one(read(effect_text), h)], set()))
             for c_side, e_side, q in pairs:
                 if self._covers(cause, c_side) and self._covers(effect, e_side, q):
                     found["forward"].append(h)

@@ -14,7 +14,7 @@ from importlib import resources
 
 import yaml
 
-FILES = ("polarity", "causal", "opposites", "quantity", "coverage")
+FILES = ("coverage",)
 
 
 @cache
