@@ -49,12 +49,19 @@ from grounded.interpreter.wordnet import Lexicon
 from grounded.interpreter.wordnet import lexicon as wordnet
 
 _TOKEN = re.compile(r"[A-Za-z0-9]+(?:['’.,:/-][A-Za-z0-9]+)*%?|°[CF]|[€$£%]")
-_SPLIT = re.compile(r"(?<!\d)[.!?;:](?!\d)\s*|\s+but\s+|,\s*(?=not\b)|\s+rather than\s+|\s+instead of\s+")
+_SPLIT = re.compile(r"(?<!\d)(?<!\b[A-Z])[.!?;:](?!\d)\s*|\s+but\s+|,\s*(?=not\b)|\s+rather than\s+|\s+instead of\s+")
+_CONTENT_NEGATION = re.compile(r"\b(?:no longer|not yet|no more)\b", re.IGNORECASE)
+"""A negation that is part of what is said ("no longer retries" is "stopped retrying"): one content word."""
 _NUMBER = re.compile(r"^(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?$")
 """A plain number ("18,450", "1.030", "61%"); a version ("5.2.1") or a time ("07:40") is a name."""
 _STEM = stemmer("english")
 NAME_WINDOW = 3
 """A number's measure is read from the content words this many tokens either side of it."""
+COURSES = ("hypothesis", "decision")
+"""The kinds of claim that propose a course of action (a plan is a hypothesis about what to do)."""
+DENIAL_SHARE = 0.5
+"""A clause denies a grounded claim by polarity (a rejection) only when it restates at least this share of the
+claim's words ("it wasn't the backup job" does not deny "the backup job runs nightly at 03:00")."""
 _PARTS = re.compile(r",\s*|\s+and\s+|\s+while\s+|\s+whereas\s+")
 """Where a clause no one claim covers is cut into parts, each then read on its own ("A, and B": two claims)."""
 
@@ -65,6 +72,7 @@ def _lists() -> dict:
     return {"function": frozenset(data["function"]), "negators": frozenset(data["negators"]),
             "forward": tuple(data["causal_forward"]), "backward": tuple(data["causal_backward"]),
             "opening": frozenset(data["causal_opening"]), "numbers": dict(data["number_words"]),
+            "directive": tuple(data["directive_openings"]), "objects": frozenset(data["imperative_objects"]),
             "units": {u: (measure, float(size)) for measure, sizes in data["units"].items()
                       for u, size in sizes.items()}}
 
@@ -104,7 +112,8 @@ def _value(token: str) -> float | None:
 def read(text: str) -> Words:
     """Content words, names, amounts and polarity of one clause."""
     lists = _lists()
-    tokens = [t[:-2] if t.lower().endswith("'s") else t for t in _TOKEN.findall(text.replace("’", "'"))]
+    text = _CONTENT_NEGATION.sub(lambda m: m.group(0).replace(" ", "-"), text.replace("’", "'"))
+    tokens = [t[:-2] if t.lower().endswith("'s") else t for t in _TOKEN.findall(text)]
     low = [t.lower() for t in tokens]
     negated = False
     content, names, amounts = [], [], []
@@ -318,6 +327,8 @@ class Coverage:
         if not clause.content and not clause.amounts:
             return None
         claims = [c for c in self.claims.values() if only is None or c.id in only]
+        if self.directive(text):  # a course of action: what a plan or a decision says, not an observation
+            claims = [c for c in claims if c.kind in COURSES]
         split = causal_split(text)
         if split is not None:
             causal = self._causal(text, clause, split, claims)
@@ -336,6 +347,18 @@ class Coverage:
             return contradiction
         return self._uncovered(text, clause, claims)
 
+    def directive(self, text: str) -> bool:
+        """The clause proposes a course of action: "let's...", "we should...", or an imperative (a verb in its
+        base form opening the clause, followed by an article, a pronoun or a particle: "Fix the script")."""
+        lists = _lists()
+        low = text.lower().replace("’", "'").strip()
+        if any(low.startswith(cue + " ") for cue in lists["directive"]):
+            return True
+        words = low.split()
+        if len(words) < 2 or words[1] not in lists["objects"]:
+            return False
+        return any(".v." in s for s in self.lex.synsets(words[0])) and words[0] in self.lex.bases(words[0])
+
     def _covered(self, text: str, clause: Words, full: list[Claim]) -> Reading:
         """One claim covers every word: the one the clause restates (the claim it covers most of), by polarity."""
         def closeness(c: Claim) -> float:
@@ -350,7 +373,7 @@ class Coverage:
             return Reading(text, "uncovered", (), f"roles swapped against {pick.id}", clause.names)
         if pick in same:
             return Reading(text, "asserts", (pick.id,), "covered")
-        if clause.negated or pick.grounded:
+        if clause.negated and not pick.grounded or pick.grounded and closeness(pick) >= DENIAL_SHARE:
             return Reading(text, "denies", (pick.id,), "opposite polarity")
         # a clause without a negator against a claim with one: a denial of a grounded claim, or a restatement
         # of a negation in other words ("expired" for "no longer valid"); which one is not shown
