@@ -15,8 +15,8 @@ from tests.inprocess import grounded as run_grounded
 
 ROOT = Path(__file__).resolve().parent.parent
 PHASE2, PHASE3 = ROOT / "scenarios" / "phase2.yaml", ROOT / "scenarios" / "phase3.yaml"
-STALE = "Restart Redis: the Redis failure is what causes the auth failures."
-ACTUAL = "Roll back the token refresh change; its retry storm is exhausting the Redis connection pool."
+STALE = "The Redis failure is what causes the auth failures."
+ACTUAL = "The retry storm from the token bug is exhausting the Redis connection pool."
 UNKNOWN = "The moon is made of cheese."
 
 
@@ -53,7 +53,8 @@ def test_verify_text_accept_reject_abstain(phase2):
     early = verify_text(phase2, STALE, at=6)
     assert early.verdict == "accept" and "h2" in [f.literal for f in early.asserted]  # before T7, h2 stood
     none = verify_text(phase2, UNKNOWN)
-    assert none.verdict == "abstain" and none.findings == () and none.to_json()["asserted"] == []
+    assert none.verdict == "abstain" and "'moon'" in none.reason and "'cheese'" in none.reason
+    assert [f.verification.status for f in none.findings] == ["no_anchor"]  # what nobody claims: no anchor
 
 
 def test_a_declared_proposition_nobody_claims_anchors_but_is_not_rejected_as_stale():
@@ -80,7 +81,8 @@ def test_cli_verify_text_json():
     assert after["asserted"][0]["reason"] == "a3 -> alpha18: a3 abandoned at T20 by -a3"
     result = grounded("verify", PHASE2, "--text", UNKNOWN, "--json", "--anchor", "tfidf")
     abstain = json.loads(result.stdout)
-    assert result.returncode == 1 and abstain["verdict"] == "abstain" and abstain["asserted"] == []
+    assert result.returncode == 1 and abstain["verdict"] == "abstain"
+    assert [f["status"] for f in abstain["asserted"]] == ["no_anchor"] and "'moon'" in abstain["reason"]
     assert abstain["best"]["score"] < abstain["threshold"]
 
 

@@ -52,6 +52,7 @@ _TOKEN = re.compile(r"[A-Za-z0-9]+(?:['’.,:/-][A-Za-z0-9]+)*%?|°[CF]|[€$£%
 _SPLIT = re.compile(r"(?<!\d)(?<!\b[A-Z])[.!?;:](?!\d)\s*|\s+but\s+|,\s*(?=not\b)|\s+rather than\s+|\s+instead of\s+")
 _CONTENT_NEGATION = re.compile(r"\b(?:no longer|not yet|no more)\b", re.IGNORECASE)
 """A negation that is part of what is said ("no longer retries" is "stopped retrying"): one content word."""
+_MULTIPLE = re.compile(r"^\d+(?:\.\d+)?x$")
 _NUMBER = re.compile(r"^(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?$")
 """A plain number ("18,450", "1.030", "61%"); a version ("5.2.1") or a time ("07:40") is a name."""
 _STEM = stemmer("english")
@@ -121,6 +122,9 @@ def read(text: str) -> Words:
         if w in lists["negators"] or w.endswith("n't"):
             negated = not negated
             continue
+        if _MULTIPLE.match(w):  # "3x": a multiple
+            amounts.append(_amount(tokens, low, k, float(w[:-1]), "times"))
+            continue
         value = _value(w)
         if value is not None and (_NUMBER.match(w) or k + 1 < len(low) and low[k + 1] in lists["units"]):
             amounts.append(_amount(tokens, low, k, value))
@@ -133,10 +137,12 @@ def read(text: str) -> Words:
     return Words(text, tuple(content), tuple(names), tuple(amounts), negated)
 
 
-def _amount(tokens: list[str], low: list[str], k: int, value: float) -> Amount:
+def _amount(tokens: list[str], low: list[str], k: int, value: float, multiple: str | None = None) -> Amount:
     lists = _lists()
     unit = "%" if low[k].endswith("%") else low[k + 1] if k + 1 < len(low) else ""
-    if unit in lists["units"]:
+    if multiple:
+        unit, measure, size = "", multiple, 1.0
+    elif unit in lists["units"]:
         measure, size = lists["units"][unit]
     else:  # a count of things ("40 cars"): the thing is the measure, singular or plural alike
         measure, size = (_STEM.stemWord(unit) if unit.isalpha() and unit not in lists["function"] else ""), 1.0
