@@ -144,11 +144,12 @@ def _amount(tokens: list[str], low: list[str], k: int, value: float, multiple: s
         unit, measure, size = "", multiple, 1.0
     elif unit in lists["units"]:
         measure, size = lists["units"][unit]
-    else:  # a count of things ("40 cars"): the thing is the measure, singular or plural alike
-        measure, size = (_STEM.stemWord(unit) if unit.isalpha() and unit not in lists["function"] else ""), 1.0
+    else:  # no unit of the table: the words around the number say what it measures ("3.6 bar", "line 4 runs")
+        measure, size = "", 1.0
     near = {_STEM.stemWord(w) for w in low[max(0, k - NAME_WINDOW): k + NAME_WINDOW + 2]
             if w.isalpha() and w not in lists["function"] and w not in lists["negators"] and w != unit}
-    written = tokens[k] if unit in ("", "%") or not measure else f"{tokens[k]} {tokens[k + 1]}"
+    shown = measure not in ("", "times", "percent") or unit.isalpha() and unit not in lists["function"]
+    written = f"{tokens[k]} {tokens[k + 1]}" if shown and k + 1 < len(tokens) else tokens[k]
     return Amount(value * size, written, measure, frozenset(near))
 
 
@@ -303,12 +304,14 @@ class Coverage:
         missing, conflicts = [], []
         for a in clause.amounts:
             theirs = [(b, c.id) for c in claims for b in c.amounts]
-            if any(_equal(a, b) and (not a.measure or not b.measure or a.measure == b.measure)
-                   and (not a.context or not b.context or a.context & b.context) for b, _ in theirs):
+            # the same amount: an equal value of the same unit, or with words around it in common
+            if any(_equal(a, b) and (a.measure and a.measure == b.measure or a.context & b.context)
+                   for b, _ in theirs):
                 continue
-            # the same measure: the same unit with words in common, or no unit and the words around it
-            same = [(b, cid) for b, cid in theirs if a.context & b.context and (a.measure == b.measure or
-                                                                                not a.measure or not b.measure)]
+            # the same measure with another value: words around it in common, and the same unit or none
+            same = sorted(((b, cid) for b, cid in theirs if a.context & b.context and
+                           (a.measure == b.measure or not a.measure or not b.measure)),
+                          key=lambda x: (x[0].measure != a.measure, -len(a.context & x[0].context)))
             if same:
                 conflicts.append((a, same[0][0], same[0][1]))
             else:

@@ -125,7 +125,8 @@ class TextVerdict:
 def _describe_rejection(f: Finding) -> str:
     v = f.verification
     if f.stance == "denies":
-        how = "reverses its causal direction" if f.how.startswith("reversed") else "denies it"
+        how = ("reverses its causal direction" if f.how.startswith("reversed") else
+               "denies it" if f.how in ("", "similarity", "given", "opposite polarity", "llm") else f.how)
         rests = f"; rests on {', '.join(v.chain[1:])}" if len(v.chain) > 1 else ""
         return f"contradicts {f.literal}, which is grounded ({how}{rests})"
     return f"asserts {f.literal}, which is not grounded: {v.reason}"
