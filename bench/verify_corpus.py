@@ -13,6 +13,11 @@ gives false assurance"):
   accepted (an abstain is not); target: at least 50% (what the coverage check
   trades for safety; an application that needs more cites its claims).
 
+And the same items *cited* (``verify_cited``): each gold-accept item with its
+gold literals as its citation (target: every one accepted), and each
+counterfactual item citing as asserted the claim its text contradicts, as a
+model that garbled what it cites would (target: none accepted).
+
 Item verdicts are kept in the JSON for dev conversations only: the test
 conversations are reported as totals (per conversation, per category).
 """
@@ -23,6 +28,9 @@ from pathlib import Path
 
 from bench import heldout, verifier
 from bench.heldout import CORPUS_CATEGORIES, CorpusItem
+from grounded.engine import Engine
+from grounded.interpreter.anchor import AnchorIndex
+from grounded.interpreter.cited import CitedContinuation, verify_cited
 from grounded.interpreter.verdict import ACCEPT
 
 UNSAFE: tuple[str, ...] = ("stale", "counterfactual", "cross_conversation", "new_fact")
@@ -79,6 +87,7 @@ def run(root: Path, split: str, limit: int | None = None, llm: verifier.Judge | 
     flat = [i for n in names for i in items[n]]
     try:
         verdicts = {m: [judge(engines[i.conversation], i) for i in flat] for m, (_, judge) in chosen.items()}
+        cited = cited_scores(engines, flat)
     finally:
         for e in engines.values():
             e.close()
@@ -88,11 +97,31 @@ def run(root: Path, split: str, limit: int | None = None, llm: verifier.Judge | 
         "items": len(flat),
         "methods": {m: label for m, (label, _) in chosen.items()},
         "scores": {m: tally(flat, v) for m, v in verdicts.items()},
+        "cited": cited,
         "llm": note_llm,
         "item_verdicts": [{"id": i.id, "conversation": i.conversation, "category": i.category,
                            "expected": i.expected, **{m: verdicts[m][k] for m in chosen}}
                           for k, i in enumerate(flat) if table[i.conversation].split == "dev"],
     }
+
+
+def cited_scores(engines: dict[str, Engine], items: list[CorpusItem]) -> dict:
+    """The items as cited continuations: gold-accept ones citing their gold reading (accepted?), counterfactual
+    ones citing as asserted the claim their text contradicts (accepted: a contradiction the citation carried)."""
+    readers: dict[tuple[str, int], AnchorIndex] = {}
+
+    def accepted(item: CorpusItem, asserts: tuple[str, ...], denies: tuple[str, ...]) -> bool:
+        key = (item.conversation, item.at)
+        engine = engines[item.conversation]
+        reader = readers.get(key) or readers.setdefault(key, AnchorIndex(engine, item.at))
+        cited = CitedContinuation(text=item.text, asserts=list(asserts), denies=list(denies))
+        return verify_cited(engine, cited, item.at, reader=reader).verdict == ACCEPT
+
+    gold = [i for i in items if i.expected == ACCEPT and (i.asserts or i.denies)]
+    contra = [i for i in items if i.category == "counterfactual" and i.denies]
+    return {"gold_accept_n": len(gold), "gold_accept_accepted": sum(accepted(i, i.asserts, i.denies) for i in gold),
+            "contradicting_n": len(contra),
+            "contradicting_accepted": sum(accepted(i, i.denies, ()) for i in contra)}
 
 
 def _first(items: list[CorpusItem], limit: int | None) -> list[CorpusItem]:
@@ -138,6 +167,12 @@ def markdown(result: dict) -> str:
     if result.get("llm"):
         lines += [f"LLM text: {result['llm']}", ""]
     lines += summary_lines(result) + [""]
+    if result.get("cited"):
+        c = result["cited"]
+        lines += [f"- **cited** (offline text against its citation): gold-accept items citing their gold reading "
+                  f"accepted {_ratio(c['gold_accept_accepted'], c['gold_accept_n'])} (target: all); "
+                  f"counterfactual items citing as asserted the claim they contradict accepted "
+                  f"{_ratio(c['contradicting_accepted'], c['contradicting_n'])} (target: none)", ""]
     rows = []
     for conv in result["conversations"]:
         for m in names:

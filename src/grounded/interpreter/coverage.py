@@ -126,6 +126,12 @@ def read(text: str) -> Words:
             amounts.append(_amount(tokens, low, k, float(w[:-1]), "times"))
             continue
         value = _value(w)
+        if value is not None and w.isdigit() and k > 0 and low[k - 1].isalpha() \
+                and low[k - 1] not in lists["function"] and low[k - 1] not in lists["negators"] \
+                and not (k + 1 < len(low) and low[k + 1] in lists["units"]):
+            names.append(w)  # a number naming a thing ("line 4", "batch 212", "day 5"): matched by spelling
+            content.append(w)
+            continue
         if value is not None and (_NUMBER.match(w) or k + 1 < len(low) and low[k + 1] in lists["units"]):
             amounts.append(_amount(tokens, low, k, value))
             continue
@@ -304,14 +310,15 @@ class Coverage:
         missing, conflicts = [], []
         for a in clause.amounts:
             theirs = [(b, c.id) for c in claims for b in c.amounts]
-            # the same amount: an equal value of the same unit, or with words around it in common
-            if any(_equal(a, b) and (a.measure and a.measure == b.measure or a.context & b.context)
-                   for b, _ in theirs):
-                continue
-            # the same measure with another value: words around it in common, and the same unit or none
+            # the same measure: words around the number in common, and the same unit or none
             same = sorted(((b, cid) for b, cid in theirs if a.context & b.context and
                            (a.measure == b.measure or not a.measure or not b.measure)),
-                          key=lambda x: (x[0].measure != a.measure, -len(a.context & x[0].context)))
+                          key=lambda x: (-len(a.context & x[0].context), x[0].measure != a.measure,
+                                         not _equal(a, x[0])))
+            # the same amount: an equal value of the same unit, or of the measure the words around it name best
+            if same and _equal(a, same[0][0]) or not same and any(
+                    _equal(a, b) and a.measure and a.measure == b.measure for b, _ in theirs):
+                continue
             if same:
                 conflicts.append((a, same[0][0], same[0][1]))
             else:
@@ -354,6 +361,11 @@ class Coverage:
         contradiction = self._contradiction(text, clause, claims)
         if contradiction is not None:
             return contradiction
+        if only is not None and not clause.negated and claims and self._matched(clause, claims) == set(clause.content) \
+                and self._amounts(clause, claims) == ([], []):
+            # a citation names its claims: together they may cover a clause that restates more than one of them
+            used = [c for c in claims if self._matched(clause, [c])]
+            return Reading(text, "asserts", tuple(c.id for c in used), "covered by the cited claims together")
         return self._uncovered(text, clause, claims)
 
     def directive(self, text: str) -> bool:
