@@ -44,13 +44,13 @@ def verify(
     claim: Annotated[str | None, typer.Argument(help="The literal the continuation asserts, e.g. h2 or -a3 "
                                                      "(a literal such as -x1 that looks like an option: after --).")
                      ] = None,
-    text: Annotated[str | None, typer.Option("--text", help="The continuation's text: its claim is found by "
-                                                            "similarity among all propositions.")] = None,
-    threshold: Annotated[float | None, typer.Option("--threshold", help="Least similarity for a clause of --text "
-                                                                         "to anchor (below it: no anchor).")] = None,
-    anchor: Annotated[str, typer.Option("--anchor", help="How --text is read: offline (sentence embeddings when "
-                                                         "installed, else TF-IDF), tfidf, or llm (the configured "
-                                                         "endpoint).")] = "offline",
+    text: Annotated[str | None, typer.Option("--text", help="The continuation's text: accepted only when the "
+                                                            "grounded claims cover every clause of it.")] = None,
+    threshold: Annotated[float | None, typer.Option("--threshold", help="Least TF-IDF similarity for the closest "
+                                                                         "claim shown beside the verdict.")] = None,
+    anchor: Annotated[str, typer.Option("--anchor", help="How --text is read: offline (coverage by the claims' "
+                                                         "words through WordNet; tfidf is the same), or llm (the "
+                                                         "configured endpoint).")] = "offline",
     model: Annotated[str | None, typer.Option(help="--anchor llm: model (default: $GROUNDED_MODEL).")] = None,
     base_url: Annotated[str | None, typer.Option(help="--anchor llm: endpoint (default: $OPENAI_BASE_URL).")] = None,
     api_key: Annotated[str | None, typer.Option(help="--anchor llm: API key (default: $OPENAI_API_KEY).")] = None,

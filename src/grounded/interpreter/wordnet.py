@@ -32,6 +32,8 @@ from functools import cache, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from grounded.core.errors import GroundedError
+
 if TYPE_CHECKING:
     from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
@@ -55,8 +57,9 @@ HOW_TO_INSTALL = ("apt-get install wordnet-base wordnet-sense-index, then python
                   "(make setup does both)")
 
 
-class WordNetMissing(RuntimeError):
-    """WordNet 3.0 is not where NLTK looks: the text reader cannot read words without it."""
+class WordNetMissing(GroundedError):
+    """WordNet 3.0 is not where NLTK looks: the text reader cannot read words without it (the CLI prints this
+    as one line, like SWI-Prolog missing)."""
 
 
 def target_dir() -> Path:

@@ -1,8 +1,8 @@
 """Verify by text off the event loop: a pool of reader processes, a per-tenant limit, a deadline.
 
-Reading a continuation's text (its clauses, their similarity to every claim,
-the sentence encoder) costs about 0.2 ms of CPU per character with the
-embedding model: seconds for a long text.  On the event loop that would hold
+Reading a continuation's text (its clauses, each covered word by word by the
+claims through WordNet) costs milliseconds per clause, and a long text has
+many.  On the event loop that would hold
 every other tenant's requests; in a thread of the server process it would
 still take the GIL from the loop.  So it runs in worker processes, started
 with ``spawn`` (the server process holds SWI-Prolog and a running loop,
@@ -185,8 +185,8 @@ class TextReaders:
 
 
 def _start_worker() -> None:
-    """A reader process: lower priority than the server; the reader imported and the sentence model loaded
-    (when in use) before the first text, not on its time (and at full priority: the server waits for it).
+    """A reader process: lower priority than the server; the reader imported and WordNet opened before the
+    first text, not on its time (and at full priority: the server waits for it).
 
     A reader ends with its server, however the server ends (kill -9 included): a spawned worker holds the
     pool's queue open itself, so without the watch it would wait on it forever.
@@ -195,14 +195,9 @@ def _start_worker() -> None:
     if parent is not None:
         threading.Thread(target=_end_with, args=(parent,), name="grounded-reader-watch", daemon=True).start()
     import grounded.interpreter.anchor  # noqa: F401
-    from grounded.interpreter import embedding
+    from grounded.interpreter.wordnet import lexicon
 
-    if embedding.enabled():
-        if embedding.runtime() == "torch":  # the NumPy runtime keeps its BLAS to one thread itself
-            import torch
-
-            torch.set_num_threads(1)  # one core per reader: the pool's size is the cores the readers take
-        embedding.encode(["ready"])
+    lexicon().bases("ready")
     _yield_cpu()
 
 
