@@ -70,7 +70,8 @@ def test_the_text_contradicting_its_own_citation_rejects(p2, reader):
 def test_another_amount_than_the_cited_claim_rejects_naming_both(p2, reader):
     v = verify_cited(p2, cited("Auth request volume about 10x normal at 2am.", ["o6"]), 13, reader=reader)
     assert v.claims.verdict == ACCEPT  # by claim alone it would pass
-    assert v.verdict == REJECT and v.reason == "the text denies o6 (text says 10x, o6 says 3x), which it cites as asserted"
+    assert v.verdict == REJECT
+    assert v.reason == "the text denies o6 (text says 10x, o6 says 3x), which it cites as asserted"
     same = verify_cited(p2, cited("Auth request volume was about 3x normal at 2am.", ["o6"]), 13, reader=reader)
     assert same.verdict == ACCEPT
 

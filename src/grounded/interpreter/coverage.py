@@ -4,34 +4,40 @@ The text reader accepts only what it can show is covered, rejects only on a
 positive finding, and abstains on everything else.  A continuation is cut into
 clauses (sentences, and their parts at ';', ':', ' but ' and a contrast
 ", not ..."); each clause is read against the claims of the state as of a turn
-(every proposition with a text, in standing or not; questions are what a
-hypothesis explains, never a claim the text can assert):
+(every proposition with a text, in standing or not; a question is only what a
+hypothesis explains):
 
 * **covered**: every content word of the clause (function words aside) matches a
-  word of the covering claims: the same word, an inflection or derivation of it,
-  a synonym, or a more general word (a hypernym) of it, all from WordNet
-  (``wordnet.py``), a name or an id only by its spelling; every number is in the
-  claims with the same value and the same measure (a unit, or the words around
-  it: "a gravity of 1.030" is not "a target of 1.010"; "two weeks" is not "two
-  days"); the clause's polarity is the claim's (each side's negators counted, so a
-  negation in the claim's own content, "no coolant reached loop 2", is content:
-  the same words restate it); names keep their order ("B overloaded A" is not
-  "A overloaded B").  One claim covering the clause is what it asserts (denies,
-  when the polarity differs); a clause no single claim covers is read
-  in parts (at commas, "and", "while"), each part then covered by its own claim.  A causal clause ("A caused B", "B because A", "A is what
-  made B", "since A, B") is covered only by a hypothesis whose own words and
-  premises cover the cause and whose text or explained claims cover the effect,
-  in that direction; the other direction denies the hypothesis;
+  word of the claim: the same word, an inflection or derivation of it, a synonym,
+  or a more general word (a hypernym) of it, all from WordNet (``wordnet.py``); a
+  name, an id or a number naming a thing ("line 4") only by its spelling; every
+  amount is the claim's, with the same value of the same measure (a unit, or the
+  words around it: "a gravity of 1.030" is not "a target of 1.010", "two weeks"
+  is not "two days"); the polarity is the claim's (each side's negators counted,
+  and "no longer" is a word, so a negation in the claim's own content, "no
+  coolant reached loop 2", is restated, not denied); names keep their order
+  ("F2 overloaded F1" is not "F1 overloaded F2").  The claim that covers the
+  clause and of which the clause says the most is what it asserts (denies, when
+  the polarity differs; a grounded claim only when the clause restates half of
+  it).  A clause no one claim covers is read in parts (at commas, "and",
+  "while"), each part covered by its own claim.  A proposal ("let's...", "Fix
+  the script") is covered only by a plan or a decision.  A causal clause ("A
+  caused B", "B because A", "A is what made B", "since A, B", "A -> B") is
+  covered only by a hypothesis whose own text covers the cause and whose text or
+  explained claims cover the effect, in that direction; the other direction
+  denies the hypothesis;
 * **contradicted**: a claim covers every word of the clause but one it has an
   antonym of ("arrived late" against "arrived early"), or a number of the same
   measure with another value ("text says 2.7 bar, o3 says 7.2 bar");
-* **not covered**: anything else; the words no claim covers are named.
+* **not covered**: anything else; the words the closest claim does not cover
+  are named.
 
-What a clause asserts or denies is then verified as of the turn, and
-``verdict.py`` decides: a covered clause asserting a claim out of standing, or a
-contradicted grounded claim, rejects; a clause not covered abstains; every
-clause covered by grounded claims (and every denial of a claim out of standing)
-accepts.
+Read against a citation (``only``), the cited claims alone cover, and may cover
+a clause together.  What each clause asserts or denies is verified as of the
+turn and ``verdict.py`` decides: a covered clause asserting a claim out of
+standing, or a contradicted grounded claim, rejects; a clause not covered
+abstains; every clause covered by grounded claims (and every denial of a claim
+out of standing) accepts.
 """
 
 from __future__ import annotations

@@ -28,7 +28,8 @@ import re
 import shutil
 import sqlite3
 import sys
-from functools import cache, lru_cache
+from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -165,14 +166,23 @@ class Lexicon:
         if not path.is_file():
             raise WordNetMissing(f"{path} is missing (WordNet's relations for the text reader): {HOW_TO_INSTALL}")
         self.db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+        self._memo: dict[tuple[str, str], frozenset[str]] = {}
+        """Each lookup once per process (the lexicon is one per process: ``lexicon()``)."""
 
     def _column(self, sql: str, *args: str) -> frozenset[str]:
         return frozenset(r[0] for r in self.db.execute(sql, args))
 
-    @lru_cache(maxsize=8192)
+    def _once(self, kind: str, word: str, look: Callable[[str], frozenset[str]]) -> frozenset[str]:
+        key = (kind, word)
+        if key not in self._memo:
+            self._memo[key] = look(word)
+        return self._memo[key]
+
     def bases(self, word: str) -> frozenset[str]:
         """The word and its WordNet base forms in any part of speech ("fell" -> fall, fell; "weakened" -> weaken)."""
-        word = word.lower()
+        return self._once("bases", word.lower(), self._bases)
+
+    def _bases(self, word: str) -> frozenset[str]:
         found = set(self._column("SELECT base FROM exc WHERE form = ?", word))
         candidates = {word} | {word[: -len(old)] + new for pos in POS for old, new in SUFFIXES[pos]
                                if word.endswith(old) and len(word) > len(old) + 1}
@@ -181,13 +191,14 @@ class Lexicon:
                 found.add(c)
         return frozenset(found | {word})
 
-    @lru_cache(maxsize=8192)
     def synsets(self, base: str) -> frozenset[str]:
-        return self._column("SELECT synset FROM lemma WHERE word = ?", base)
+        return self._once("synsets", base, lambda b: self._column("SELECT synset FROM lemma WHERE word = ?", b))
 
-    @lru_cache(maxsize=8192)
     def below(self, base: str) -> frozenset[str]:
         """The synsets of ``base`` and those up to HYPERNYM_DEPTH hypernym steps above them."""
+        return self._once("below", base, self._below)
+
+    def _below(self, base: str) -> frozenset[str]:
         seen = set(self.synsets(base))
         frontier = set(seen)
         for _ in range(HYPERNYM_DEPTH):
@@ -195,13 +206,11 @@ class Lexicon:
             seen |= frontier
         return frozenset(seen)
 
-    @lru_cache(maxsize=8192)
     def antonyms(self, base: str) -> frozenset[str]:
-        return self._column("SELECT other FROM antonym WHERE word = ?", base)
+        return self._once("antonyms", base, lambda b: self._column("SELECT other FROM antonym WHERE word = ?", b))
 
-    @lru_cache(maxsize=8192)
     def derivations(self, base: str) -> frozenset[str]:
-        return self._column("SELECT other FROM deriv WHERE word = ?", base)
+        return self._once("deriv", base, lambda b: self._column("SELECT other FROM deriv WHERE word = ?", b))
 
 
 @cache
