@@ -171,7 +171,10 @@ def test_lexnames_is_read_from_the_manual_page(tmp_path):
         wordnet.lexnames(bad)
 
 
-def test_a_missing_wordnet_is_named_with_what_to_install(tmp_path):
+def test_a_missing_wordnet_is_named_with_what_to_install(tmp_path, monkeypatch):
+    monkeypatch.setattr(wordnet, "data_path", lambda: [tmp_path])
+    with pytest.raises(wordnet.WordNetMissing, match=f"not on NLTK's data path \\({tmp_path}\\): apt-get install"):
+        wordnet._corpus_root()
     with pytest.raises(wordnet.WordNetMissing, match="apt-get install wordnet-base wordnet-sense-index"):
         wordnet.Lexicon(tmp_path / "relations.sqlite")
     with pytest.raises(wordnet.WordNetMissing, match="wordnet-base wordnet-sense-index"):

@@ -14,8 +14,8 @@ grounded claims, reject on a positive finding, abstain on anything else.
     v = index.verify("The token bug is a downstream symptom of Redis unavailability")
     v.verdict, v.reason
 
-TF-IDF similarity (``similarity.py``) only names the closest claim for reports
-(``best``, ``anchor``); no verdict rests on it.
+The closest claim shown beside a verdict (``best``, ``anchor``) is the one that
+covers the largest share of the text's content words; no verdict rests on it.
 """
 
 from __future__ import annotations
@@ -27,16 +27,14 @@ from typing import Literal, NamedTuple
 from grounded.core.bounds import check_threshold
 from grounded.engine.view import Reads
 from grounded.interpreter.coverage import Coverage, Reading, clauses
-from grounded.interpreter.similarity import TextIndex
 from grounded.interpreter.texts import claim_texts
 from grounded.interpreter.verdict import Finding, TextVerdict, verdict_of
 
 Similarity = Literal["auto", "embed", "tfidf"]
 
-THRESHOLD = 0.15
-"""Least TF-IDF similarity for ``match``/``anchor`` to name a claim (reports only; the verdict is coverage's)."""
-EMBED_THRESHOLD = THRESHOLD
-"""Kept for callers that named it: the verdict no longer depends on a sentence-embedding threshold."""
+THRESHOLD = 0.5
+"""Least share of a text's content words a claim covers for ``match``/``anchor`` to name it (reports only; the
+verdict is coverage's)."""
 METHOD = "coverage (WordNet 3.0)"
 
 
@@ -74,20 +72,16 @@ def state_texts(engine: Reads, at: int | None) -> dict[str, list[str]]:
 class AnchorIndex:
     """The claims of one state (as of turn ``at``), read once for many continuations.
 
-    ``similarity`` and ``threshold`` concern ``best``/``match`` only (the closest claim, for reports): TF-IDF
-    whichever is asked; the verdict is the coverage check's.
+    ``threshold`` concerns ``match`` only (the closest claim, for reports); ``similarity`` is accepted for the
+    callers that name one and changes nothing: the verdict is the coverage check's.
     """
 
     def __init__(self, engine: Reads, at: int | None = None, similarity: Similarity = "auto",
                  threshold: float | None = None):
         self.engine = engine
         self.at = at
-        self.similarity: str = "tfidf"
         self.threshold = check_threshold(threshold) if threshold is not None else THRESHOLD
-        texts = state_texts(engine, at)
-        self.coverage = Coverage(engine, at, texts)
-        keys = [c for c in texts if c in self.coverage.claims for _ in texts[c]]
-        self._tfidf = TextIndex(keys, [t for c in texts if c in self.coverage.claims for t in texts[c]])
+        self.coverage = Coverage(engine, at, state_texts(engine, at))
 
     @property
     def method(self) -> str:
@@ -97,8 +91,9 @@ class AnchorIndex:
         return clauses(text)
 
     def best(self, text: str) -> Anchor | None:
-        """The claim whose text is closest to ``text`` (TF-IDF), whatever the score; None with no claims."""
-        found = self._tfidf.best(text)
+        """The claim covering the largest share of ``text``'s content words, whatever the share; None with no
+        claims."""
+        found = self.coverage.closest(text)
         return Anchor(*found) if found else None
 
     def match(self, text: str, threshold: float | None = None) -> Anchor | None:
@@ -150,7 +145,7 @@ class AnchorIndex:
 
 def anchor(engine: Reads, text: str, at: int | None = None, threshold: float | None = None,
            similarity: Similarity = "auto") -> Anchor | None:
-    """The claim most similar to the whole of ``text`` (TF-IDF); None below ``threshold``."""
+    """The claim covering most of ``text``; None below ``threshold`` (a share of its content words)."""
     return AnchorIndex(engine, at, similarity, threshold).match(text)
 
 
@@ -163,5 +158,5 @@ def verify_text(engine: Reads, text: str, at: int | None = None, threshold: floa
     return AnchorIndex(engine, at, similarity, threshold).verify(text)
 
 
-__all__ = ["EMBED_THRESHOLD", "METHOD", "THRESHOLD", "Anchor", "AnchorIndex", "anchor", "state_texts",
+__all__ = ["METHOD", "THRESHOLD", "Anchor", "AnchorIndex", "anchor", "state_texts",
            "verify_text"]

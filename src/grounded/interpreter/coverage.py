@@ -481,6 +481,16 @@ class Coverage:
         return Reading(text, "uncovered", (), "causal claim that no hypothesis in standing states",
                        tuple(clause.content))
 
+    def closest(self, text: str) -> tuple[str, float] | None:
+        """The claim covering the largest share of ``text``'s content words, and that share (for reports)."""
+        words = read(text)
+        if not self.claims:
+            return None
+        if not words.content:
+            return next(iter(self.claims)), 0.0
+        best = max(self.claims.values(), key=lambda c: len(self._matched(words, [c])))
+        return best.id, len(self._matched(words, [best])) / len(words.content)
+
     def read_parts(self, text: str, only: set[str] | None = None) -> list[Reading]:
         """The readings of one clause: whole, or, when no claim covers it whole, of its parts when every part
         with content is covered or contradicted ("X rose, and Y fell": one claim each)."""

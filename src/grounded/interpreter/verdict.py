@@ -67,7 +67,7 @@ class Finding:
     def describe(self) -> str:
         """'asserts h2 (causal direction, similarity 0.95)'."""
         how = [self.how] if self.how and self.how != "similarity" else []
-        if self.how not in ("llm", "given"):
+        if self.how == "similarity":
             how.append(f"similarity {self.score:.2f}")
         return f"{self.stance} {self.literal}" + (f" ({', '.join(how)})" if how else "")
 
