@@ -2,9 +2,6 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
-# torch's CPU build for the embed extra (the sentence-embedding model of Verify from text); on the
-# project's machines this release lies in pip's local wheel directory, elsewhere pip fetches it.
-TORCH  ?= torch==2.13.0
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: setup setup-test demo check test lint typecheck bench bench-del bench-serve serve screenshots clean
@@ -42,8 +39,8 @@ $(VENV)/.installed: pyproject.toml
 	@touch $@
 
 # Everything the tests use: Graphviz (`grounded show`, `grounded book`), Chromium and its driver (the page
-# tests), PostgreSQL (the serve tests start a throw-away cluster; found by its versioned path), torch's CPU
-# build for the embed extra, and every extra (pip install -e '.[test]').
+# tests), PostgreSQL (the serve tests start a throw-away cluster; found by its versioned path), WordNet, and
+# every extra (pip install -e '.[test]').
 APT_TEST := swipl:swi-prolog-nox dot:graphviz chromium:chromium chromedriver:chromium-driver
 
 setup-test: $(VENV)/.installed-test
@@ -56,7 +53,6 @@ $(VENV)/.installed-test: pyproject.toml
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql; }
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q '$(TORCH)' || echo "note: $(TORCH) not available; the embed extra brings its own torch"
 	$(BIN)/pip install -q -e '.[test]'
 	$(call wordnet)
 	@touch $@ $(VENV)/.installed
@@ -71,10 +67,10 @@ lint: setup-test
 typecheck: setup-test
 	$(BIN)/mypy -p grounded -p bench
 
-# The slow groups (pytest markers, pyproject.toml): Chromium pages, PostgreSQL, kill -9 rounds, the embedding
-# model, the benchmarks' runs, long property runs.  `make check` leaves them out (the inner loop, under two
+# The slow groups (pytest markers, pyproject.toml): Chromium pages, PostgreSQL, kill -9 rounds, the
+# benchmarks' runs, long property runs.  `make check` leaves them out (the inner loop, under two
 # minutes on a quiet machine); `make test` (CI, .ci/run) runs everything.
-SLOW := browser or postgres or kill or model or bench or slow
+SLOW := browser or postgres or kill or bench or slow
 
 check: setup-test
 	$(BIN)/ruff check .

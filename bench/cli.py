@@ -213,24 +213,17 @@ def interpret_corpus(
 def textcli(
     out: Out = DEFAULT_OUT,
     quick: Quick = False,
-    runs: Annotated[int, typer.Option(help="Timed calls per runtime, after one warm-up call each.")] = 5,
-    runtimes: Annotated[str, typer.Option(help="Comma-separated model runtimes (GROUNDED_EMBED_RUNTIME): "
-                                               "numpy, torch.")] = "numpy,torch",
+    runs: Annotated[int, typer.Option(help="Timed calls, after one warm-up call.")] = 5,
 ) -> None:
-    """`grounded verify LOG --text` as whole processes on Phase 2: wall and CPU s per call, per model runtime."""
+    """`grounded verify LOG --text` as whole processes on Phase 2: wall and CPU s per call."""
     from bench import textcli as tc
     from bench.report import stderr
-    from grounded.interpreter.embedding import RUNTIMES
 
-    chosen = [r.strip().lower() for r in runtimes.split(",") if r.strip()]
-    unknown = [r for r in chosen if r not in RUNTIMES]
-    if unknown or not chosen:
-        raise InputError(f"--runtimes: unknown {', '.join(unknown) or 'empty list'} (known: {', '.join(RUNTIMES)})")
     if not 1 <= runs <= 100:
         raise InputError(f"--runs {runs}: expected 1 to 100")
     if quick:
-        runs, chosen = 1, chosen[:1]
-    result = tc.run(runs, chosen, log=lambda line: stderr.print(line, markup=False))
+        runs = 1
+    result = tc.run(runs, log=lambda line: stderr.print(line, markup=False))
     _publish(out, "textcli", result, tc.markdown)
 
 

@@ -55,8 +55,8 @@ def test_missing_data_says_what_is_needed_and_where_it_comes_from(tmp_path, comm
 
 
 def test_the_direct_verifier_set_is_right_by_claim_in_every_category_and_split(tmp_path):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")} | {"GROUNDED_EMBED": "0"}
-    result = bench("verify", tmp_path, env=env)  # the model's own path: test_text_verify
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    result = bench("verify", tmp_path, env=env)
     assert result["items"] == 39 and list(result["methods"]) == ["by_claim", "offline"]
     assert "LLM reader skipped" in result["llm"]  # no endpoint in the test environment
     items = verifier.load_items()
@@ -161,16 +161,15 @@ def test_the_verifier_bench_runs_one_split_on_request(tmp_path):
                     "text: 'The retry storm is exhausting Redis.', asserts: [h4], expected: accept}\n"
                     "  - {id: t1, phase: 2, category: stale, split: test, at: 13, "
                     "text: 'Redis being down broke Auth.', asserts: [h2], expected: reject}\n")
-    env = {"GROUNDED_EMBED": "0"}
     out = tmp_path / "out"
-    done = here("verify", "--items", path, "--split", "dev", "--no-llm", "--out", out, env=env,
+    done = here("verify", "--items", path, "--split", "dev", "--no-llm", "--out", out,
                 drop_env=("OPENAI_",), app=bench_app)
     assert done.returncode == 0, done.stderr
     data = json.loads((out / "verify.json").read_text())
     assert data["splits"] == {"dev": 1, "test": 0} and [i["id"] for i in data["item_verdicts"]] == ["d1"]
     md = (out / "verify.md").read_text()
     assert "## dev split" in md and "## test split" not in md
-    bad = here("verify", "--items", path, "--split", "holdout", "--out", out, env=env, app=bench_app)
+    bad = here("verify", "--items", path, "--split", "holdout", "--out", out, app=bench_app)
     assert bad.returncode == 2 and "--split: unknown 'holdout'" in bad.stderr
 
 

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.bench  # the held-out corpus in the benchmarks
 
 CORPUS = Path(__file__).resolve().parent.parent / "bench" / "corpus"
 NO_ENDPOINT = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_") and k != "GROUNDED_MODEL"}
-OFFLINE = NO_ENDPOINT | {"GROUNDED_EMBED": "0"}
+OFFLINE = NO_ENDPOINT
 DEV = ["customer_support", "education", "legal_review", "science_lab", "security_forensics"]
 
 
