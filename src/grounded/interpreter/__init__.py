@@ -5,8 +5,9 @@
 * ``interpret`` / ``interpret_turn``: the propose / apply / re-prompt loop;
 * ``score_classification``, ``score_dependencies``: the paper's scoring;
 * ``anchor`` / ``verify_text`` / ``AnchorIndex``: the verdict on a continuation's
-  text, read offline (polarity, contrast, causal direction, similarity);
-  ``LLMAnchor``: the same through the configured endpoint;
+  text, read offline by coverage (``coverage.py``: accept only what grounded
+  claims cover, through WordNet); ``LLMAnchor``: a reading through the
+  configured endpoint;
 * ``verify_cited``: the verdict on a continuation that cites the claim ids it
   asserts and denies; ``ask_cited``: one from a model, through structured outputs.
 
