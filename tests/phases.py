@@ -16,7 +16,11 @@ def scenario(phase: int) -> Scenario:
 
 def scenario_engine(phase: int, until: int | None = None) -> Engine:
     """An engine holding the gold conversation of a phase up to turn ``until`` (all of it when None)."""
-    sc = scenario(phase)
+    return replayed(scenario(phase), until)
+
+
+def replayed(sc: Scenario, until: int | None = None) -> Engine:
+    """An engine holding a scenario's gold turns up to turn ``until`` (all of them when None)."""
     engine = Engine(sc.header)
     for turn in sc.turns:
         if until is None or turn.turn <= until:

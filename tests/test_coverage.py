@@ -15,24 +15,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grounded import Engine
 from grounded.interpreter import wordnet
 from grounded.interpreter.anchor import AnchorIndex
 from grounded.interpreter.cited import CitedContinuation, verify_cited
 from grounded.interpreter.coverage import causal_pairs, clauses, read
 from grounded.interpreter.verdict import ABSTAIN, ACCEPT, REJECT
-from grounded.scenario import Scenario, run
+from grounded.scenario import Scenario
 from tests.inprocess import grounded as run_grounded
+from tests.phases import replayed
 
 PLANT = Path(__file__).resolve().parent / "data" / "coverage_plant.yaml"
 
 
 @pytest.fixture(scope="module")
 def plant():
-    scenario = Scenario.load(PLANT)
-    engine = Engine(scenario.header)
-    for _ in run(scenario, engine):
-        pass
+    engine = replayed(Scenario.load(PLANT))
     yield engine
     engine.close()
 
