@@ -46,8 +46,8 @@ def verify(
                      ] = None,
     text: Annotated[str | None, typer.Option("--text", help="The continuation's text: accepted only when the "
                                                             "grounded claims cover every clause of it.")] = None,
-    threshold: Annotated[float | None, typer.Option("--threshold", help="Least TF-IDF similarity for the closest "
-                                                                         "claim shown beside the verdict.")] = None,
+    threshold: Annotated[float | None, typer.Option("--threshold", help="Least share of the text's words the "
+                                                                         "closest claim shown covers.")] = None,
     anchor: Annotated[str, typer.Option("--anchor", help="How --text is read: offline (coverage by the claims' "
                                                          "words through WordNet; tfidf is the same), or llm (the "
                                                          "configured endpoint).")] = "offline",

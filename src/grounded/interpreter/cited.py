@@ -88,7 +88,7 @@ class CitedVerdict:
     unknown: tuple[str, ...] = ()
     """Cited ids that no argument claims as of the turn."""
     method: str = "cited"
-    """How the verdict was reached: 'cited; text read offline (TF-IDF)', 'cited (llm model)'..."""
+    """How the verdict was reached: 'cited; text read coverage (WordNet 3.0)', 'cited (llm model)'..."""
     error: str | None = None
     """Why there is no cited continuation to verify (a model that gave no valid answer): the verdict abstains."""
     notes: tuple[str, ...] = field(default=())

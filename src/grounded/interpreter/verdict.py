@@ -6,16 +6,15 @@ asserts and literals it denies, each with Verify's answer as of the turn.
 The verdict follows from them alone:
 
 * **reject** when an asserted literal is out of standing or ungrounded
-  (stale), or a grounded literal is denied (contradicted: by negation, by
-  contrast, or by a reversed causal direction); the reason names each one,
-  contradictions first;
+  (stale), or a grounded literal is denied (contradicted: by the opposite
+  polarity, an antonym, another value of the same measure, a reversed causal
+  direction); the reason names each one, contradictions first, with how
+  ("text says 6.3 bar, o_gauge says 3.6 bar");
 * **abstain** when nothing anchors (no finding names a literal some argument
   claims), when an asserted literal has no anchor (the text says something
-  the conversation never established, and the verifier does not guess), or
-  when a clause asserting a grounded literal goes beyond it: another amount
-  of a measure ("amount 150 ms vs 190 ms in o4"), a name the conversation
-  never used ("new entity: Lisbon"), a cause that no hypothesis proposed
-  ("causal claim with no hypothesis behind it"); an accept needs every
+  the conversation never established, and the verifier does not guess: the
+  offline reader's clause that no claim covers, with the words not covered
+  as its doubt), or when a finding carries a doubt; an accept needs every
   asserted clause confirmed;
 * **accept** otherwise: every asserted literal grounded, and whatever is
   denied is out of standing ("it was not the Redis failure" after h2 was
@@ -53,9 +52,9 @@ class Finding:
     clause: str | None = None
     """The clause of the text it was read from (offline anchoring)."""
     doubt: str | None = None
-    """What keeps the clause from confirming the literal it asserts or denies ('amount 150 ms vs 190 ms in o4',
-    'new entity: Lisbon', 'causal claim with no hypothesis behind it', a conditional read as a denial): the
-    verdict is then abstain, not accept (a rejection still rejects)."""
+    """What keeps the clause from confirming the literal it asserts or denies (the coverage check's "not covered
+    by o3 or any claim: 'northgate', 'warehouse'"): the verdict is then abstain, not accept (a rejection still
+    rejects)."""
 
     @property
     def rejects(self) -> bool:
