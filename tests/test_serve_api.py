@@ -104,7 +104,7 @@ def test_the_scenarios_through_the_api_answer_as_the_library(served, name):
                                 params={"claim": claim, "closure": str(closure).lower(), **params})
                     assert got.json() == _affected_json(lib, claim, closure, at), claim
         # a few texts: each runs the sentence encoder on both sides, and the anchoring
-        # itself is tested in test_text_verify.py; here, only that the API answers as the library
+        # itself is tested in test_coverage.py; here, only that the API answers as the library
         for prop in [p for p in lib.state.props_at(None) if p.text][:3]:
             got = c.post(f"/conversations/{cid}/verify", json={"text": prop.text}).json()
             want = {k: v for k, v in verify_text(lib, prop.text).to_json().items() if v is not None}
