@@ -185,3 +185,10 @@ def test_cli_verify_text_by_coverage():
     bad = run_grounded("verify", PLANT, "--text", "The inlet gauge on line 4 read 6.3 bar at noon.",
                        drop_env=("OPENAI_",))
     assert bad.returncode == 1 and "text says 6.3 bar, o_gauge says 3.6 bar" in bad.stdout
+
+
+def test_a_reading_past_its_deadline_stops_between_clauses(reader):
+    import time
+
+    with pytest.raises(TimeoutError, match="past its deadline"):
+        reader.read("Valve V5 was closed during the night shift. Scrap runs at 14%.", time.monotonic() - 1)

@@ -61,7 +61,7 @@ def test_the_core_answers_verify_from_a_log(core, tmp_path):
 
 @pytest.mark.parametrize(("command", "extra", "module"), [
     (("show", "{log}", "-o", "{tmp}/p.svg"), "views", "graphviz"),
-    (("verify", "{log}", "--text", "Redis is the cause"), "interpreter", "sklearn"),
+    (("verify", "{log}", "--text", "Redis is the cause"), "interpreter", "snowballstemmer"),
     (("openapi",), "serve", "fastapi"),
 ])
 def test_a_command_needing_a_missing_extra_names_it_and_exits_2(core, tmp_path, command, extra, module):

@@ -47,8 +47,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 
-from snowballstemmer import stemmer
-
+from grounded.core.extras import require
 from grounded.engine.view import Reads
 from grounded.interpreter import lexicon
 from grounded.interpreter.wordnet import Lexicon
@@ -61,7 +60,7 @@ _CONTENT_NEGATION = re.compile(r"\b(?:no longer|not yet|no more)\b", re.IGNORECA
 _MULTIPLE = re.compile(r"^\d+(?:\.\d+)?x$")
 _NUMBER = re.compile(r"^(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?$")
 """A plain number ("18,450", "1.030", "61%"); a version ("5.2.1") or a time ("07:40") is a name."""
-_STEM = stemmer("english")
+_STEM = require("interpreter", "snowballstemmer").stemmer("english")
 NAME_WINDOW = 3
 """A number's measure is read from the content words this many tokens either side of it."""
 COURSES = ("hypothesis", "decision")
