@@ -244,10 +244,8 @@ class Claim:
     facets: list[Words]
     keys: frozenset[str]
     words: frozenset[str]
-    names: frozenset[str]
     amounts: tuple[Amount, ...]
     grounded: bool
-    premises: list[str] = field(default_factory=list)
     explains: list[str] = field(default_factory=list)
 
 
@@ -279,11 +277,9 @@ class Coverage:
         dm = engine.state
         kinds = {p.id: p.kind for p in dm.props_at(at)}
         self.questions = {p for p, k in kinds.items() if k == "question"}
-        premises: dict[str, list[str]] = {}
         explains: dict[str, list[str]] = {}
         for r in dm.args:
             if dm.visible(r.id, at):
-                premises.setdefault(r.claim, []).extend(r.deps_at(at))
                 explains.setdefault(r.claim, []).extend(r.explains_at(at))
         self.claims: dict[str, Claim] = {}
         self.question_words: dict[str, set[str]] = {}
@@ -296,8 +292,8 @@ class Coverage:
             self.claims[cid] = Claim(
                 cid, kinds.get(cid.lstrip("-"), ""), facets,
                 frozenset(k for w in words for k in self.keys.claim(w)), words,
-                frozenset(n for f in facets for n in f.names), tuple(a for f in facets for a in f.amounts),
-                engine.verify(cid, at).grounded, premises.get(cid, []), explains.get(cid, []))
+                tuple(a for f in facets for a in f.amounts), engine.verify(cid, at).grounded,
+                explains.get(cid, []))
 
     # -- words and numbers -------------------------------------------------------------------------------------
 
@@ -337,7 +333,7 @@ class Coverage:
 
     def _one(self, facet: Words, claim: Claim) -> Claim:
         return Claim(claim.id, claim.kind, [facet], frozenset(k for w in facet.content for k in self.keys.claim(w)),
-                     frozenset(facet.content), frozenset(facet.names), facet.amounts, claim.grounded)
+                     frozenset(facet.content), facet.amounts, claim.grounded)
 
     # -- one clause --------------------------------------------------------------------------------------------
 
@@ -435,10 +431,11 @@ class Coverage:
     # -- causal clauses ----------------------------------------------------------------------------------------
 
     def _side(self, ids: Iterable[str]) -> list[Claim]:
-        out = [self.claims[i] for i in ids if i in self.claims]
-        return out
+        return [self.claims[i] for i in ids if i in self.claims]
 
-    def _covers(self, part: Words, side: list[Claim], extra: set[str] = frozenset()) -> bool:  # type: ignore[assignment]
+    def _covers(self, part: Words, side: list[Claim], extra: Iterable[str] = ()) -> bool:
+        """Every word and amount of ``part`` covered by ``side``, or by the words ``extra`` (a question's)."""
+        extra = set(extra)
         left = {w for w in part.content if w not in extra} - self._matched(part, side)
         extra_keys = {k for w in extra for k in self.keys.claim(w)}
         left = {w for w in left if not (self.keys.own(w) & extra_keys)}
