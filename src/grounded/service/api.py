@@ -37,6 +37,7 @@ from grounded.service.conversations import Conversations, ExtensionFile, input_e
 from grounded.service.errors import ServiceError
 from grounded.service.fastpath import FastRoutes
 from grounded.service.host import EngineHost
+from grounded.service.lifeline import end_with_parent
 from grounded.service.middleware import RequestGuard, configure_request_log
 from grounded.service.queries import HAND_WRITTEN, KW, route_parameters, served, with_signature
 from grounded.service.reading import Reading, TextReaders
@@ -271,6 +272,7 @@ def _verify_cited(cid: str, body: s.VerifyRequest,
 
 def app_from_env() -> Any:
     """The application for ``uvicorn --factory`` (several workers): settings from GROUNDED_SERVE_SETTINGS."""
+    end_with_parent()  # a worker of `grounded serve --workers N`: it stops serving the port when its supervisor dies
     settings = Settings(**json.loads(os.environ.get(SETTINGS_ENV, "{}")))
     configure_request_log(settings.quiet)
     return create_app(settings)
