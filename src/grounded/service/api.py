@@ -26,6 +26,7 @@ from fastapi import Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.exceptions import HTTPException
 
 from grounded.core.bounds import MAX_THRESHOLD, MAX_TURN, MIN_THRESHOLD
 from grounded.core.errors import GroundedError, InputError, PreconditionError
@@ -133,7 +134,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return await ask(request.scope, _token(key), lambda c, t: c.listing(t))
 
     @app.get("/v1/conversations/{cid}", response_model=s.ConversationInfo, tags=["conversations"])
-    async def get_conversation(request: Request, cid: str, key: Key) -> Any:
+    async def get_conversation(request: Request, cid: s.Cid, key: Key) -> Any:
         return await ask(request.scope, _token(key), lambda c, t: c.describe(t, cid), reads=cid)
 
     @app.post("/v1/conversations/{cid}/utterances", status_code=201, response_class=JSONResponse,
@@ -145,7 +146,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                                "description": "Rejected by the rules (`rejected`, with every violation's code "
                                               "and message), or a malformed field (`invalid`)."},
                          503: {"model": s.ErrorOut, "description": "The store did not commit: not appended."}})
-    async def append(request: Request, cid: str, body: s.AppendUtterance, key: Key) -> Any:
+    async def append(request: Request, cid: s.Cid, body: s.AppendUtterance, key: Key) -> Any:
         """Append one utterance: operations, or text through an interpreter. Acknowledged once committed."""
         return await append_answer(request.scope, _token(key), cid, body)
 
@@ -162,7 +163,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.get("/v1/conversations/{cid}/verify", response_class=JSONResponse, tags=["queries"],
              responses={200: {"model": VerifyAnswer | s.TextVerificationOut}, **verify_refusals})
-    async def verify(request: Request, cid: str, key: Key, at: At = None,
+    async def verify(request: Request, cid: s.Cid, key: Key, at: At = None,
                      claim: Annotated[str | None, Query(description="The literal the continuation asserts.")] = None,
                      text: Annotated[str | None, Query(description="Or the continuation's text.")] = None,
                      threshold: Similarity = None) -> Any:
@@ -177,7 +178,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.post("/v1/conversations/{cid}/verify", response_class=JSONResponse, tags=["queries"],
               responses={200: {"model": VerifyAnswer | s.TextVerificationOut | s.CitedVerificationOut},
                          **verify_refusals})
-    async def verify_post(request: Request, cid: str, body: s.VerifyRequest, key: Key) -> Any:
+    async def verify_post(request: Request, cid: s.Cid, body: s.VerifyRequest, key: Key) -> Any:
         """Verify(c), the claim or text in the body (for long texts), or a continuation citing its claims."""
         if body.cited is None:
             return await answer_verify(request.scope, _token(key), cid, body.claim, body.text, body.at,
@@ -202,14 +203,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                               responses={200: {"model": q.answer}}, description=q.help)
 
     @app.get("/v1/conversations/{cid}/state", response_model=s.StateOut, tags=["queries"])
-    async def state(request: Request, cid: str, key: Key, at: At = None) -> Any:
+    async def state(request: Request, cid: s.Cid, key: Key, at: At = None) -> Any:
         """Every argument (standing, Dep, provenance), open problems, commitments, dissent, reinstatable."""
         return await ask(request.scope, _token(key), lambda c, t: c.state(t, cid, at), reads=cid)
 
     @app.get("/v1/conversations/{cid}/export", tags=["conversations"],
              responses={200: {"content": {"application/x-ndjson": {}},
                               "description": "The event log (JSON Lines) that `Engine.load` reads."}})
-    async def export(request: Request, cid: str, key: Key) -> Response:
+    async def export(request: Request, cid: s.Cid, key: Key) -> Response:
         """The conversation as an event log: the header line, then one line per utterance."""
         lines = await ask(request.scope, _token(key), lambda c, t: c.export(t, cid), reads=cid)
         return Response(b"".join(map(encode_line, lines)), media_type="application/x-ndjson")
@@ -237,7 +238,7 @@ def _query_route(q: registry.Query, ask: Callable[..., Any]) -> Callable[..., An
         return _json(await ask(request.scope, _token(key), lambda c, t: c.query(t, cid, q.name, at, **params),
                                reads=cid))
 
-    head = [inspect.Parameter("request", KW, annotation=Request), inspect.Parameter("cid", KW, annotation=str),
+    head = [inspect.Parameter("request", KW, annotation=Request), inspect.Parameter("cid", KW, annotation=s.Cid),
             inspect.Parameter("key", KW, annotation=Key)]
     return with_signature(route, head + route_parameters(q), q.name, q.help)
 
@@ -309,6 +310,19 @@ def install_error_handlers(app: FastAPI) -> None:
         if message.startswith("body: ") and "json" not in kind:
             message = f"body: expected a JSON object sent as Content-Type: application/json (got {kind or 'none'})"
         return JSONResponse({"error": "invalid", "message": message}, status_code=422)
+
+    @app.exception_handler(HTTPException)
+    async def framework(request: Request, exc: HTTPException) -> JSONResponse:
+        """The framework's own refusals in the service's shape: a body it could not read (not UTF-8), a path
+        no route has, a method a route does not take."""
+        if exc.status_code == 400:  # FastAPI's "error parsing the body": a malformed body, as any other
+            return JSONResponse({"error": "invalid", "message": "body: not a JSON text in UTF-8"}, status_code=422)
+        code = _FRAMEWORK_CODES.get(exc.status_code, "invalid" if exc.status_code < 500 else "internal")
+        return JSONResponse({"error": code, "message": str(exc.detail)}, status_code=exc.status_code,
+                            headers=exc.headers)
+
+
+_FRAMEWORK_CODES = {401: "unauthorized", 404: "not_found", 405: "method_not_allowed", 413: "too_large"}
 
 
 def describe_request_errors(errors: Any) -> str:
