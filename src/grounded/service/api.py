@@ -25,6 +25,7 @@ from typing import Annotated, Any
 from fastapi import Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
+from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.exceptions import HTTPException
 
@@ -215,6 +216,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lines = await ask(request.scope, _token(key), lambda c, t: c.export(t, cid), reads=cid)
         return Response(b"".join(map(encode_line, lines)), media_type="application/x-ndjson")
 
+    link_conversation_routes(app)
     fast = FastRoutes(app, append_answer, verify_claim, refusal)
     return RequestGuard(fast, settings.max_body)  # type: ignore[return-value]  # an ASGI app wrapping FastAPI
 
@@ -318,8 +320,30 @@ def install_error_handlers(app: FastAPI) -> None:
         if exc.status_code == 400:  # FastAPI's "error parsing the body": a malformed body, as any other
             return JSONResponse({"error": "invalid", "message": "body: not a JSON text in UTF-8"}, status_code=422)
         code = _FRAMEWORK_CODES.get(exc.status_code, "invalid" if exc.status_code < 500 else "internal")
+        headers = exc.headers
+        if exc.status_code == 405:  # every method the path takes: FastAPI names only its first route's
+            allowed = sorted({m for r in app.routes if isinstance(r, APIRoute) and r.path_regex.match(request.url.path)
+                              for m in r.methods})
+            headers = {**(headers or {}), "Allow": ", ".join(allowed)}
         return JSONResponse({"error": code, "message": str(exc.detail)}, status_code=exc.status_code,
-                            headers=exc.headers)
+                            headers=headers)
+
+
+def link_conversation_routes(app: FastAPI) -> None:
+    """The OpenAPI links from a created conversation to every route about one: its ``id`` is their ``{cid}``
+    (what a client, or a stateful API tester, follows from one answer to the next request)."""
+    generate = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            document = generate()
+            created = document["paths"]["/v1/conversations"]["post"]["responses"]["201"]
+            created["links"] = {
+                op["operationId"]: {"operationId": op["operationId"], "parameters": {"cid": "$response.body#/id"}}
+                for path, methods in document["paths"].items() if "{cid}" in path for op in methods.values()}
+        return app.openapi_schema  # type: ignore[return-value]  # set by generate()
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 _FRAMEWORK_CODES = {401: "unauthorized", 404: "not_found", 405: "method_not_allowed", 413: "too_large"}
