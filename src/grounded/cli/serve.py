@@ -197,6 +197,8 @@ def mcp(
     extension: ServeExtensions = None,
 ) -> None:
     """Serve verify, verify_text, affected, state and append as MCP tools over stdio."""
+    require("serve", "mcp.server.mcpserver")  # before the modules that import it: a missing SDK is named
+    require("serve", "mcp_types")
     from grounded.service.mcp_server import serve_stdio
 
     if not key:
