@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from grounded.cli.app import Extensions, File, app, report_reading
+from grounded.cli.app import Extensions, File, Timeout, app, report_reading
 from grounded.cli.serve import _require_serve
 from grounded.present.book import book
 
@@ -21,6 +21,7 @@ def try_(
     port: Annotated[int, typer.Option(help="Port to listen on (0: any free one, named on the start-up line).",
                                       min=0, max=65535)] = TRY_PORT,
     extension: Extensions = None,
+    timeout: Timeout = None,
 ) -> None:
     """Serve the step-through page (as `grounded book` writes it) with a what-if form: pick a turn, propose
     an utterance, and see what the rules do with it (transitions and flags, or each violation's code and

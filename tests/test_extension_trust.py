@@ -1,6 +1,7 @@
-"""An extension that calls halt/0,1 cannot end the process with a status that reads as a verdict: every command
-that loads one exits 2 naming the rule file (prolog/grounded.pl's at_halt hook, grounded.solvers.prolog).
-Run as real processes: a halt that got through would end the test's own interpreter otherwise."""
+"""An extension is code the commands trust, within two limits.  One that calls halt/0,1 cannot end the process
+with a status that reads as a verdict: every command that loads one exits 2 naming the rule file
+(prolog/grounded.pl's at_halt hook, grounded.solvers.prolog).  One whose rules never end is stopped by
+``--timeout`` (exit 2).  Run as real processes: a halt that got through would end the test's own interpreter."""
 
 from __future__ import annotations
 
@@ -59,3 +60,21 @@ def test_a_halt_at_load_leaves_nothing_of_the_file_and_the_process_goes_on(tmp_p
     shutil.copy(EXAMPLES / "concur.pl", clean / "concur.pl")
     engine = Engine(extensions=[str(clean / "concur.pl")])
     assert "concur" in engine.registry.extension_names
+
+
+LOOPS = "violation(concur, _, _, concur_loop, _) :- repeat, fail.\n"
+"""Rules that never end: SWI-Prolog runs them with no Python in between, so no signal handler stops them."""
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+@pytest.mark.parametrize("clause", [LOOPS, ":- repeat, fail.\n"], ids=["in-a-rule", "at-load"])
+def test_timeout_stops_an_extension_that_never_ends(tmp_path, command, clause):
+    where = planted(tmp_path, clause)
+    done = grounded(*COMMANDS[command], "--timeout", "2", cwd=where)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert "error: --timeout 2: the command did not finish within 2 s, and was stopped" in done.stderr
+
+
+def test_timeout_is_a_positive_number_of_seconds(tmp_path):
+    done = grounded(*COMMANDS["run"], "--timeout", "0", cwd=planted(tmp_path, ""))
+    assert done.returncode == 2 and "--timeout 0.0: a number of seconds above 0" in done.stderr
