@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from grounded.cli.app import Extensions, File, Timeout, app, report_reading
+from grounded.cli.app import Extensions, File, app, report_reading
 from grounded.cli.serve import _require_serve
 from grounded.present.book import book
 
@@ -21,7 +21,6 @@ def try_(
     port: Annotated[int, typer.Option(help="Port to listen on (0: any free one, named on the start-up line).",
                                       min=0, max=65535)] = TRY_PORT,
     extension: Extensions = None,
-    timeout: Timeout = None,
 ) -> None:
     """Serve the step-through page (as `grounded book` writes it) with a what-if form: pick a turn, propose
     an utterance, and see what the rules do with it (transitions and flags, or each violation's code and
@@ -34,11 +33,13 @@ def try_(
     page, conv = book(file, extension, tryit="whatif")
     report_reading(conv.engine)
 
+    served = create_try_app(page, conv.engine, MAX_BODY)
+
     def announce(bound: int) -> None:  # the port bound: --port 0 takes any free one
+        served.serving(host, bound)  # from now on, requests naming this address are answered
         print(f"grounded try: {file} at http://{host}:{bound}/ (Ctrl-C stops)", file=sys.stderr, flush=True)
 
     try:
-        serve_bound(create_try_app(page, conv.engine, MAX_BODY), host, port, announce, log_level="warning",
-                    access_log=False)
+        serve_bound(served, host, port, announce, log_level="warning", access_log=False)
     finally:
         conv.engine.close()
