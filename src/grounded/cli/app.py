@@ -30,7 +30,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 from typer.core import TyperGroup
 from typer.main import get_command_from_info, get_command_name, get_group_from_info
 
@@ -38,6 +37,7 @@ from grounded.cli import values
 from grounded.core import collector
 from grounded.core.errors import InputError
 from grounded.core.vocabulary import SCENARIO_SUFFIXES
+from grounded.present.visible import VisibleConsole
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -144,8 +144,8 @@ class StartupCollector:
 STARTUP = StartupCollector()
 app = typer.Typer(cls=LazyGroup, add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True,
                   help="Check whether a continuation still rests on what a conversation has established.")
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+out = VisibleConsole(highlight=False, soft_wrap=True)  # a log's texts printed as characters, never as
+err = VisibleConsole(stderr=True, highlight=False, soft_wrap=True)  # commands to the terminal
 
 LITERAL_ARGS = {"ignore_unknown_options": True}
 """Context settings of commands taking a literal: ``-a3`` is the literal, not an unknown option ``-a``
