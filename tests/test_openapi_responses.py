@@ -171,3 +171,29 @@ def test_a_conversation_id_the_schema_refuses_is_refused(served, cid):
     response = httpx.post(f"{url}/v1/conversations", json={"id": cid}, timeout=30,
                           headers={"Authorization": f"Bearer {key}"})
     assert response.status_code == 422, response.text
+
+
+def test_a_store_failure_tells_the_client_nothing_of_the_store_and_the_server_log_everything(tmp_path, caplog):
+    """A real store's refusal names its file (or a PostgreSQL URL's user, host and database) and the driver's
+    error: the 503 body says only that nothing was changed; the whole message goes to the server's log."""
+    import sqlite3
+
+    from grounded.service.api import refusal
+    from grounded.service.errors import StoreUnavailable
+    from grounded.service.store import SQLiteStore
+
+    path = tmp_path / "private-dir" / "tenants.db"
+    SQLiteStore(path).close()
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE meta SET value = '99' WHERE key = 'schema'")
+    with pytest.raises(StoreUnavailable) as refused:
+        SQLiteStore(path)
+    assert str(path) in str(refused.value)
+    with caplog.at_level("ERROR", logger="grounded.serve"):
+        response = refusal(refused.value)
+    assert response is not None and response.status_code == 503
+    body = json.loads(response.body)
+    assert body["error"] == "store_unavailable" and set(body) == ERROR_KEYS
+    assert "private-dir" not in response.body.decode() and "schema" not in body["message"]
+    assert str(path) in caplog.text
+    assert validator(DOCUMENT["components"]["schemas"]["ErrorOut"]).is_valid(body)

@@ -40,7 +40,7 @@ from grounded.service.errors import ServiceError
 from grounded.service.fastpath import FastRoutes
 from grounded.service.host import EngineHost
 from grounded.service.lifeline import end_with_parent
-from grounded.service.middleware import RequestGuard, configure_request_log
+from grounded.service.middleware import LOG, RequestGuard, configure_request_log
 from grounded.service.queries import HAND_WRITTEN, KW, route_parameters, served, with_signature
 from grounded.service.reading import Reading, TextReaders
 from grounded.service.settings import Settings
@@ -287,13 +287,17 @@ SETTINGS_ENV = "GROUNDED_SERVE_SETTINGS"
 def refusal(exc: Exception) -> JSONResponse | None:
     """The answer to a library or service error raised by a route (None for any other exception)."""
     if isinstance(exc, ServiceError):
+        if exc.public is not None:  # the client gets the public words, the server's log the whole message
+            LOG.error("%s: %s", exc.code, exc.message)
         return JSONResponse(exc.to_json(), status_code=exc.status, headers=exc.headers)
     if isinstance(exc, PreconditionError):
         return JSONResponse(rejection_json(exc), status_code=422)
     if isinstance(exc, InputError):
         return JSONResponse(input_error_json(exc), status_code=422)
-    if isinstance(exc, GroundedError):
-        return JSONResponse({"error": "internal", "message": str(exc)}, status_code=500)
+    if isinstance(exc, GroundedError):  # the server's own failure: its words (paths, rule files) to its log
+        LOG.error("internal: %s", exc)
+        return JSONResponse({"error": "internal", "message": "the server failed to answer (its log says why)"},
+                            status_code=500)
     return None
 
 

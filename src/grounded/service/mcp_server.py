@@ -16,6 +16,7 @@ while the process runs stops it at the next call, as it stops HTTP requests).
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
 from typing import Annotated, Any
 
@@ -74,6 +75,8 @@ def build_server(db: str | None, key: str, extensions: list[str] | None = None,
         except InputError as exc:
             raise ToolError(json.dumps(input_error_json(exc))) from exc
         except ServiceError as exc:
+            if exc.public is not None:  # the whole message to stderr, this server's log
+                print(f"grounded mcp: {exc.code}: {exc.message}", file=sys.stderr, flush=True)
             raise ToolError(json.dumps(exc.to_json())) from exc
 
     async def ask(fn: Any, write: str | None = None) -> Any:
