@@ -237,7 +237,8 @@ def interpret_cli(server, tmp_path, *extra: str, url: str | None = None) -> subp
     transcript = tmp_path / "talk.txt"
     transcript.write_text("Carol: Auth failures are up. Why?\n\n# a comment\nBob: Maybe sessions expire.\n")
     return subprocess.run([sys.executable, "-m", "grounded", "interpret", transcript, "-i", "llm", "--model", "m",
-                           "--base-url", url or server.url, "--condition", "state", "-o", tmp_path / "talk.jsonl", *extra],
+                           "--base-url", url or server.url, "--condition", "state", "-o", tmp_path / "talk.jsonl",
+                           *extra],
                           capture_output=True, text=True, timeout=120,
                           env={k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")})
 

@@ -327,7 +327,7 @@ def install_error_handlers(app: FastAPI) -> None:
         headers = exc.headers
         if exc.status_code == 405:  # every method the path takes: FastAPI names only its first route's
             allowed = sorted({m for r in app.routes if isinstance(r, APIRoute) and r.path_regex.match(request.url.path)
-                              for m in r.methods})
+                              for m in r.methods or ()})
             headers = {**(headers or {}), "Allow": ", ".join(allowed)}
         return JSONResponse({"error": code, "message": str(exc.detail)}, status_code=exc.status_code,
                             headers=headers)
