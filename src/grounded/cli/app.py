@@ -192,6 +192,8 @@ def _timed_out(seconds: float) -> None:
 Timeout = Annotated[float | None, typer.Option(
     "--timeout", metavar="SECONDS", callback=_time_limit,
     help="Stop with exit 2 after this many seconds (an extension's rules run unbounded otherwise).")]
+
+
 def _turn(value: int | None) -> int | None:
     """``--at``: a turn within the bounds (typer passes a callback's parameters by name: one only)."""
     from grounded.core.bounds import check_turn
