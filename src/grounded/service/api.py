@@ -84,7 +84,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                   description="Verify, turn by turn, whether a continuation still rests on what a conversation "
                               "has established. See docs/serve.md.",
                   responses={401: {"model": s.ErrorOut}, 404: {"model": s.ErrorOut},
-                             413: {"model": s.ErrorOut}, 422: {"model": s.ErrorOut}})
+                             413: {"model": s.ErrorOut}, 422: {"model": s.ErrorOut},
+                             500: {"model": s.ErrorOut, "description": "The server failed (its log says why)."},
+                             503: {"model": s.ErrorOut, "description": "The store or a reader process did not "
+                                                                       "answer: nothing was changed; retry."}})
     verify_refusals: dict[int | str, dict[str, Any]] = {
         429: {"model": s.ErrorOut, "description": "By text: the tenant has `reads_per_tenant` readings in flight "
                                                   "(Retry-After says when to try again)."},
