@@ -644,6 +644,39 @@ py_request(Request, Reply) :-
           E,
           ( error_line(E, Line), Reply = error(Line) )).
 
+%  An extension is trusted code, and one that calls halt/0,1 would end the
+%  whole process with whatever status it names (0 reads as success: a run
+%  that passed, a claim grounded).  While a request from the bridge runs,
+%  the halt is cancelled instead (halt/1 then fails where it was called) and
+%  the bridge told where it was called, halt_call(at(File, Line), _), which
+%  succeeds only while the bridge waits on a request: the
+%  bridge refuses the utterance's commit and fails the request with an input
+%  error naming the file.  A halt outside a request, the process ending, goes
+%  ahead.
+:- at_halt(grounded:refuse_halt).
+
+refuse_halt :-
+    prolog_current_frame(Frame),
+    (   extension_caller(Frame, File, Line) -> true
+    ;   source_location(File, Line) -> true   % a directive of a file being loaded
+    ;   File = '', Line = 0
+    ),
+    (   halt_call(at(File, Line), _)          % fails unless a request is running
+    ->  cancel_halt('a rule file called halt/0,1 during a request')
+    ;   true
+    ).
+
+%  extension_caller(+Frame, -File, -Line): the nearest clause of an extension
+%  on the stack above Frame, by its file and first line.
+extension_caller(Frame, File, Line) :-
+    prolog_frame_attribute(Frame, clause, Clause),
+    clause_property(Clause, file(File)),
+    extension_module(File, Module), current_module(Module), !,
+    clause_property(Clause, line_count(Line)).
+extension_caller(Frame, File, Line) :-
+    prolog_frame_attribute(Frame, parent, Parent),
+    extension_caller(Parent, File, Line).
+
 %  py_apply(+Text, -Reply): a live utterance as one string (flat_apply/5),
 %  the request the bridge makes most: Reply is py_request/2's reply to
 %  apply(Text), except that an accepted utterance whose reply is flat comes

@@ -274,6 +274,15 @@ def test_new_op_writes_an_operation_that_passes_lint_its_test_and_check(tmp_path
     assert engine.registry.models["second_opinion"].__name__ == "SecondOpinion"
 
 
+@pytest.mark.parametrize("name", ["true", "no", "on", "null", "yes", "off", "false"])
+def test_new_op_under_a_name_yaml_reads_as_another_value_writes_files_test_op_reads(tmp_path, name):
+    """YAML reads `op: true` as a boolean and `op: null` as nothing: the name is quoted where it is a value."""
+    new_op(name, tmp_path)
+    assert failures(tmp_path / f"{name}.test.yaml") == []
+    done = grounded("run", f"{name}.yaml", "-x", f"{name}.pl", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
 def test_new_op_writes_nothing_over_a_file_or_under_a_bad_name(tmp_path):
     (tmp_path / "concur.test.yaml").write_text("mine")
     for name, message in (("concur", "concur.test.yaml exists"), ("observe", "observe is a built-in operation"),

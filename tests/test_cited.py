@@ -8,7 +8,7 @@ import re
 import jsonschema
 import pytest
 
-from grounded.core.bounds import MAX_CITED_CLAIMS
+from grounded.core.bounds import MAX_ARGUMENT_FILE_BYTES, MAX_CITED_CLAIMS
 from grounded.core.errors import InputError
 from grounded.interpreter.anchor import AnchorIndex
 from grounded.interpreter.cited import CitedContinuation, read_cited, verify_cited
@@ -156,6 +156,7 @@ def test_cli_verify_cited(tmp_path):
     (["--cited", '{"text": "x", "asserts": ["a b"]}'], "--cited: asserts[0]: Value error, 'a b' is not a literal"),
     (["--cited", "{"], "--cited: not valid JSON"),
     (["--cited", "@/nonexistent/cited.json"], "--cited: cannot read /nonexistent/cited.json"),
+    (["--cited", "@/dev/zero"], f"--cited: /dev/zero holds more than {MAX_ARGUMENT_FILE_BYTES} bytes"),  # read whole
     (["h4", "--cited", '{"text": "x"}'], "give one of a CLAIM, --text or --cited, not a CLAIM and --cited"),
     (["--cited", '{"text": "x"}', "--anchor", "llm"], "--anchor with --cited: offline or tfidf"),
 ])

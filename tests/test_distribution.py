@@ -63,6 +63,7 @@ def test_the_core_answers_verify_from_a_log(core, tmp_path):
     (("show", "{log}", "-o", "{tmp}/p.svg"), "views", "graphviz"),
     (("verify", "{log}", "--text", "Redis is the cause"), "interpreter", "snowballstemmer"),
     (("openapi",), "serve", "fastapi"),
+    (("mcp", "--key", "gk_x"), "serve", "mcp"),
 ])
 def test_a_command_needing_a_missing_extra_names_it_and_exits_2(core, tmp_path, command, extra, module):
     log = tmp_path / "phase2.jsonl"

@@ -310,3 +310,27 @@ def test_the_cli_says_from_which_line_the_rules_judged(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     assert "line 4 and those after it were judged by the rules" in done.stderr
     assert json.loads(done.stdout)["grounded"] is True
+
+
+WRITE_BESIDE_A_FIFO = """
+import sys
+from grounded import Engine
+from tests.test_properties import HEADER
+with Engine(HEADER, log=sys.argv[1]) as engine:
+    engine.apply({"speaker": "bob", "ops": [{"op": "observe", "claim": "rash"}]})
+with Engine.load(sys.argv[1], append=True) as engine:
+    engine.apply({"speaker": "bob", "ops": [{"op": "observe", "claim": "fever"}]})
+print(engine.turn)
+"""
+
+
+def test_a_fifo_at_the_records_path_holds_no_writer(tmp_path):
+    """A FIFO planted at <log>.effects: a new log and a continued one are written, without a record (a writer
+    that opened it would wait for a reader forever); run apart, so that a wait fails the test, not the suite."""
+    path = tmp_path / "talk.jsonl"
+    os.mkfifo(str(path) + SUFFIX)
+    done = subprocess.run([sys.executable, "-c", WRITE_BESIDE_A_FIFO, str(path)], cwd=Path(__file__).parent.parent,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["2"]
+    assert Engine.load(path).turn == 2

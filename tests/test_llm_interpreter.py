@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 
@@ -231,12 +232,13 @@ def test_config_from_the_environment(monkeypatch):
             make()
 
 
-def interpret_cli(server, tmp_path, *extra: str) -> subprocess.CompletedProcess:
-    """``grounded interpret`` of a two-line transcript into talk.jsonl through the server."""
+def interpret_cli(server, tmp_path, *extra: str, url: str | None = None) -> subprocess.CompletedProcess:
+    """``grounded interpret`` of a two-line transcript into talk.jsonl through the server (or ``url``)."""
     transcript = tmp_path / "talk.txt"
     transcript.write_text("Carol: Auth failures are up. Why?\n\n# a comment\nBob: Maybe sessions expire.\n")
     return subprocess.run([sys.executable, "-m", "grounded", "interpret", transcript, "-i", "llm", "--model", "m",
-                           "--base-url", server.url, "--condition", "state", "-o", tmp_path / "talk.jsonl", *extra],
+                           "--base-url", url or server.url, "--condition", "state", "-o", tmp_path / "talk.jsonl",
+                           *extra],
                           capture_output=True, text=True, timeout=120,
                           env={k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")})
 
@@ -274,6 +276,32 @@ def test_the_call_log_is_kept_refused_or_replaced_with_its_event_log(server, tmp
     calls_path.unlink()
     assert interpret_cli(server, tmp_path).returncode == 2
     assert not calls_path.exists()  # refused before the call log was opened
+
+
+def unused_port() -> int:
+    """A port on 127.0.0.1 nothing listens on (bound, then closed): a connection to it is refused."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_a_run_whose_endpoint_never_answers_fails_naming_the_cause(server, tmp_path):
+    result = interpret_cli(server, tmp_path, "--max-retries", "0", url=f"http://127.0.0.1:{unused_port()}/v1")
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    assert result.stderr.startswith("error: 2 of 2 utterances unclassified because every request to the endpoint "
+                                    "failed (the last: APIConnectionError: Connection error.)")
+    assert "nothing was classified" in result.stderr
+    lines = (tmp_path / "talk.jsonl").read_text().splitlines()[1:]  # the words are kept, without operations
+    assert [json.loads(line)["ops"] for line in lines] == [[], []]
+
+
+def test_a_run_with_some_endpoint_failures_says_how_many(server, tmp_path):
+    server.push(status(400), TWO_ANSWERS[0])
+    result = interpret_cli(server, tmp_path, "--max-retries", "0")
+    assert result.returncode == 0, result.stderr
+    assert "T1 carol: UNCLASSIFIED" in result.stdout and "T2 bob: observe, question" in result.stdout
+    assert ("warning: 1 of 2 utterances unclassified because every request to the endpoint failed (the last: "
+            "BadRequestError: Error code: 400") in result.stderr
 
 
 def test_a_run_that_cannot_read_its_transcript_still_closes_the_interpreter(server, tmp_path):

@@ -188,6 +188,22 @@ def alias_bomb(levels: int = 9) -> str:
     return "\n".join([*lines, f"title: *a{levels}", "turns: []", ""])
 
 
+@pytest.mark.parametrize("name,what", [("deep.yaml", "scenario"), ("deep.test.yaml", "operation test file")])
+def test_yaml_nested_too_deep_is_refused_at_its_line(tmp_path, name, what):
+    """400 levels of brackets (806 bytes) were a RecursionError, an internal error; now an input error at the
+    line where the nesting passes MAX_YAML_DEPTH, for every YAML file grounded reads (scenarios, test files)."""
+    from grounded.core.bounds import MAX_YAML_DEPTH
+
+    path = tmp_path / name
+    path.write_text("grounded: 1\nturns:\n  - " + "[" * 400 + "]" * 400 + "\n")
+    result = grounded("run" if what == "scenario" else "test-op", path)
+    assert result.returncode == 2
+    assert f"{name}:3: invalid YAML: nested more than {MAX_YAML_DEPTH} levels deep" in result.stderr
+    assert "internal error" not in result.stderr
+    path.write_text("grounded: 1\nturns: " + "[" * (MAX_YAML_DEPTH - 1) + "]" * (MAX_YAML_DEPTH - 1) + "\n")
+    assert "nested more" not in grounded("run" if what == "scenario" else "test-op", path).stderr
+
+
 def test_a_yaml_alias_bomb_is_refused_at_its_first_alias(tmp_path):
     path = tmp_path / "bomb.yaml"
     path.write_text(alias_bomb(6))

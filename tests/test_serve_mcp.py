@@ -32,11 +32,16 @@ TALK = [
 CITED = {"text": "Redis exhaustion bypasses rate limiting", "asserts": ["h1"]}
 
 
+def _mcp(db: str, key: str) -> StdioServerParameters:
+    """`grounded mcp` for the SDK's client, which hands the server a minimal environment: PYTHONPATH too, so that
+    it runs the code under test."""
+    return StdioServerParameters(command=sys.executable, args=["-m", "grounded", "mcp", "--db", db, "--key", key],
+                                 env={**get_default_environment(), **{k: v for k, v in os.environ.items()
+                                                                     if k == "PYTHONPATH"}})
+
+
 async def _session_calls(db: str, key: str) -> dict:
-    # the SDK hands the server a minimal environment: PYTHONPATH too, so that it runs the code under test
-    params = StdioServerParameters(command=sys.executable, args=["-m", "grounded", "mcp", "--db", db, "--key", key],
-                                   env={**get_default_environment(), **{k: v for k, v in os.environ.items()
-                                                                       if k == "PYTHONPATH"}})
+    params = _mcp(db, key)
     got: dict = {}
     with anyio.fail_after(120):
         async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
@@ -165,31 +170,111 @@ def test_text_through_the_llm_interpreter_over_http(tmp_path):
     assert len(llm.requests) == 1
 
 
-def test_malformed_json_rpc_gets_an_error_reply(tmp_path):
-    """JSON-RPC 2.0: a line that is not JSON is answered -32700 (id null); JSON that is no JSON-RPC message
-    -32600, with the request's id when it has one; a blank line is skipped; the session goes on (the ping
-    after them is answered)."""
+def _raw_replies(tmp_path, lines: list[str], expected: int) -> list:
+    """`grounded mcp` sent ``lines`` as they are: its first ``expected`` replies (None for one that never came)."""
     import subprocess
     import threading
 
     db = str(tmp_path / "mcp.db")
     key = make_key(db, "agents")
-    lines = ['{"jsonrpc": "2.0", "id": 1, "method": "ping"', "[1, 2]",
-             '{"jsonrpc": "2.0", "id": 7, "method": 5}', '{"jsonrpc": "2.0", "id": 8, "method": "ping"}']
     proc = subprocess.Popen([sys.executable, "-m", "grounded", "mcp", "--db", db, "--key", key],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     watchdog = threading.Timer(60, proc.kill)  # a reply that never comes ends the test, not the run
     watchdog.start()
     try:
         assert proc.stdin is not None and proc.stdout is not None
-        proc.stdin.write("".join(line + "\n" for line in ["", *lines]))
+        proc.stdin.write("".join(line + "\n" for line in lines))
         proc.stdin.flush()  # stdin stays open until the replies are read: EOF ends the session
-        replies = [json.loads(proc.stdout.readline() or "null") for _ in lines]
+        return [json.loads(proc.stdout.readline() or "null") for _ in range(expected)]
     finally:
         watchdog.cancel()
         proc.stdin.close()  # type: ignore[union-attr]
         proc.wait(timeout=30)
+
+
+def test_malformed_json_rpc_gets_an_error_reply(tmp_path):
+    """JSON-RPC 2.0: a line that is not JSON is answered -32700 (id null); JSON that is no JSON-RPC message
+    -32600, with the request's id when it has one; a blank line is skipped; the session goes on (the ping
+    after them is answered)."""
+
+    lines = ['{"jsonrpc": "2.0", "id": 1, "method": "ping"', "[1, 2]",
+             '{"jsonrpc": "2.0", "id": 7, "method": 5}', '{"jsonrpc": "2.0", "id": 8, "method": "ping"}']
+    replies = _raw_replies(tmp_path, ["", *lines], len(lines))
     assert [(r.get("id"), r.get("error", {}).get("code")) for r in replies] == [
         (None, -32700), (None, -32600), (7, -32600), (8, None)], replies
     assert replies[-1]["result"] == {}
     assert all(r["jsonrpc"] == "2.0" and "message" in r.get("error", {"message": ""}) for r in replies)
+
+
+@pytest.mark.parametrize("ident", ["true", "false", "1.5", "null", "[1]", '{"a": 1}'])
+def test_a_request_whose_id_no_reply_can_carry_is_refused_not_left_unanswered(tmp_path, ident):
+    """JSON-RPC 2.0: an id is a string or an integer; a request with another (which the SDK took for a
+    notification, and never answered) is answered -32600, id null; the session goes on."""
+    lines = [f'{{"jsonrpc": "2.0", "id": {ident}, "method": "ping"}}', '{"jsonrpc": "2.0", "id": 8, "method": "ping"}']
+    replies = _raw_replies(tmp_path, lines, len(lines))
+    assert replies[0] is not None and replies[0]["id"] is None and replies[0]["error"]["code"] == -32600, replies
+    assert "neither a string nor an integer" in replies[0]["error"]["message"]
+    assert replies[1] == {"jsonrpc": "2.0", "id": 8, "result": {}}
+
+
+async def _strictness(db: str, key: str) -> dict:
+    params = _mcp(db, key)
+    got: dict = {}
+    with anyio.fail_after(120):
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            tools = {t.name: t for t in (await session.list_tools()).tools}
+            got["schema"] = tools["append"].input_schema.get("additionalProperties")
+
+            async def call(name: str, **args: object) -> tuple[bool, str]:
+                result = await session.call_tool(name, args)
+                return result.is_error, result.content[0].text  # type: ignore[union-attr]
+
+            got["create"] = await call("create_conversation", header=HEADER, id="strict")
+            got["first"] = await call("append", conversation="strict", **TALK[0])
+            got["typo"] = await call("append", conversation="strict", expected_turn=0, **TALK[1])
+            got["length"] = await call("state", conversation="strict")
+            store = open_store(db)
+            try:
+                [live] = [k for k in store.keys() if not k.revoked]
+                store.revoke_key(live.id)
+            finally:
+                store.close()
+            got["revoked"] = await call("append", conversation="strict", **TALK[1])
+            got["revoked_read"] = await call("verify", conversation="strict", claim="o1")
+    return got
+
+
+def test_mcp_refuses_unknown_arguments_and_a_key_revoked_while_it_runs(tmp_path):
+    db = str(tmp_path / "mcp.db")
+    key = make_key(db, "agents")
+    got = anyio.run(_strictness, db, key)
+    assert got["schema"] is False
+    assert got["create"][0] is False and got["first"][0] is False
+    error, text = got["typo"]
+    assert error and "expected_turn" in text and "Extra inputs are not permitted" in text, text
+    assert json.loads(got["length"][1])["length"] == 1  # the misspelt append was not made
+    for name in ("revoked", "revoked_read"):
+        error, text = got[name]
+        assert error and "invalid or revoked API key" in text, (name, text)
+
+
+def test_mcp_without_the_serve_extra_names_it(tmp_path):
+    """Without the MCP SDK (a package of the serve extra): one line naming the extra, exit 2 (it was an internal
+    error: ModuleNotFoundError). The SDK is hidden by a package of its name that is not there to import."""
+    import subprocess
+
+    hidden = tmp_path / "hidden"
+    for name in ("mcp", "mcp_types"):
+        (hidden / name).mkdir(parents=True)
+        (hidden / name / "__init__.py").write_text(f"raise ModuleNotFoundError({'No module named ' + name!r}, "
+                                                   f"name={name!r})\n")
+    db = str(tmp_path / "mcp.db")
+    key = make_key(db, "agents")
+    path = os.pathsep.join([str(hidden), *filter(None, [os.environ.get("PYTHONPATH")])])
+    done = subprocess.run([sys.executable, "-m", "grounded", "mcp", "--db", db, "--key", key],
+                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+                          env={**os.environ, "PYTHONPATH": path})
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip() == ("error: grounded mcp needs the 'serve' extra: pip install 'grounded[serve]' "
+                                   "(mcp is not installed)")

@@ -9,8 +9,11 @@ written, so every edit the author makes starts from a green state.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
+
+import yaml
 
 from grounded.authoring.cases import SUFFIX
 from grounded.core.errors import InputError
@@ -55,10 +58,10 @@ cases:
   - name: ben applies {name} to what ana observed
     history:
       - {{speaker: ana, ops: [{{op: observe, claim: o1}}]}}
-    utterance: {{speaker: ben, ops: [{{op: {name}, target: o1}}]}}
+    utterance: {{speaker: ben, ops: [{{op: {op}, target: o1}}]}}
     effects: [commit(ben, o1)]
   - name: nothing stands
-    utterance: {{speaker: ben, ops: [{{op: {name}, target: o1}}]}}
+    utterance: {{speaker: ben, ops: [{{op: {op}, target: o1}}]}}
     violations: [{name}_not_standing]
 '''
 
@@ -70,10 +73,16 @@ turns:
   - {{turn: 1, speaker: ana, ops: [{{op: observe, claim: o1}}]}}
   - turn: 2
     speaker: ben
-    ops: [{{op: {name}, target: o1}}]
+    ops: [{{op: {op}, target: o1}}]
     expect:
       - commitments: {{ben: {{includes: [o1]}}}}
 '''
+
+
+def yaml_scalar(name: str) -> str:
+    """``name`` as a YAML value that reads back as that string: quoted when YAML would read it as something
+    else (``true``, ``no``, ``on``, ``null``: a boolean or nothing, which the test file's reader refuses)."""
+    return name if yaml.safe_load(name) == name else json.dumps(name)
 
 
 def new_op(name: str, directory: str | Path = ".") -> list[Path]:
@@ -92,5 +101,5 @@ def new_op(name: str, directory: str | Path = ".") -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     model = "".join(part.capitalize() for part in name.split("_"))
     for path, template in files.items():
-        path.write_text(template.format(name=name, model=model, suffix=SUFFIX), encoding="utf-8")
+        path.write_text(template.format(name=name, model=model, suffix=SUFFIX, op=yaml_scalar(name)), encoding="utf-8")
     return list(files)

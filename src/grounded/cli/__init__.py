@@ -68,7 +68,10 @@ def main(cli: typer.Typer = app, checks: tuple[type[Exception], ...] = ()) -> No
 
 
 def _one_line(exc: BaseException | str) -> str:
-    return " ".join(str(exc).split())
+    """The message on one line, its control characters visible (it may quote a file's text: present.visible)."""
+    from grounded.present.visible import visible
+
+    return visible(" ".join(str(exc).split()))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -21,13 +21,15 @@ from __future__ import annotations
 
 import gc
 import importlib
+import os
+import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 from typer.core import TyperGroup
 from typer.main import get_command_from_info, get_command_name, get_group_from_info
 
@@ -35,6 +37,7 @@ from grounded.cli import values
 from grounded.core import collector
 from grounded.core.errors import InputError
 from grounded.core.vocabulary import SCENARIO_SUFFIXES
+from grounded.present.visible import VisibleConsole
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -141,8 +144,8 @@ class StartupCollector:
 STARTUP = StartupCollector()
 app = typer.Typer(cls=LazyGroup, add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True,
                   help="Check whether a continuation still rests on what a conversation has established.")
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+out = VisibleConsole(highlight=False, soft_wrap=True)  # a log's texts printed as characters, never as
+err = VisibleConsole(stderr=True, highlight=False, soft_wrap=True)  # commands to the terminal
 
 LITERAL_ARGS = {"ignore_unknown_options": True}
 """Context settings of commands taking a literal: ``-a3`` is the literal, not an unknown option ``-a``
@@ -164,6 +167,33 @@ File = Annotated[Path, typer.Argument(help="Scenario (.yaml) or event log (.json
 Extensions = Annotated[list[Path] | None,
                        typer.Option("--extension", "-x", help="Rule file adding operations (repeatable).",
                                     callback=_rule_files)]
+
+
+def _time_limit(seconds: float | None) -> float | None:
+    """``--timeout``: the command ends after ``seconds``, whatever it is doing.  An extension is trusted code
+    (docs/extending.md): rules that never end run inside SWI-Prolog, where no Python signal handler runs until
+    they return, so a timer thread ends the process itself (exit 2, one line saying so)."""
+    if seconds is not None:
+        if not seconds > 0:
+            raise InputError(f"--timeout {seconds}: a number of seconds above 0")
+        timer = threading.Timer(seconds, _timed_out, args=(seconds,))
+        timer.daemon = True
+        timer.start()
+    return seconds
+
+
+def _timed_out(seconds: float) -> None:
+    sys.stderr.write(f"error: --timeout {seconds:g}: the command did not finish within {seconds:g} s, and was "
+                     "stopped (rules that do not terminate? an extension is code: docs/extending.md)\n")
+    sys.stderr.flush()
+    os._exit(2)
+
+
+Timeout = Annotated[float | None, typer.Option(
+    "--timeout", metavar="SECONDS", callback=_time_limit,
+    help="Stop with exit 2 after this many seconds (an extension's rules run unbounded otherwise).")]
+
+
 def _turn(value: int | None) -> int | None:
     """``--at``: a turn within the bounds (typer passes a callback's parameters by name: one only)."""
     from grounded.core.bounds import check_turn

@@ -14,7 +14,7 @@ import typer
 
 from grounded.authoring import lint, new_op, run_op_tests, scenario_to_log
 from grounded.authoring.cases import SUFFIX
-from grounded.cli.app import Extensions, app, exit_with, out
+from grounded.cli.app import Extensions, Timeout, app, exit_with, out
 
 RuleFile = Annotated[Path, typer.Argument(help="A Prolog rule file (.pl).")]
 
@@ -52,6 +52,7 @@ def test_op_command(
     file: Annotated[Path, typer.Argument(help=f"An operation test file (NAME{SUFFIX}), or the rule file "
                                               "it sits beside.")],
     extension: Extensions = None,
+    timeout: Timeout = None,
 ) -> None:
     """Run each case against the Prolog operation and its ASP twin; name the first difference; exit 1 on any."""
     tests, results = run_op_tests(file, extension or [])
@@ -75,6 +76,7 @@ def scenario_to_log_command(
     scenario: Annotated[Path, typer.Argument(help="A scenario (.yaml).")],
     log: Annotated[Path, typer.Argument(help="The event log to write (.jsonl); it must not exist.")],
     extension: Extensions = None,
+    timeout: Timeout = None,
 ) -> None:
     """Write a scenario's accepted turns as an event log, if every expectation of the scenario holds."""
     written = scenario_to_log(scenario, log, extension or [])

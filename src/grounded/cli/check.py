@@ -15,7 +15,7 @@ from typing import Annotated
 
 import typer
 
-from grounded.cli.app import AllowRulesChange, AsJson, At, Extensions, File, Partial, app, err, out
+from grounded.cli.app import AllowRulesChange, AsJson, At, Extensions, File, Partial, Timeout, app, err, out
 from grounded.cli.retraction import EveryTurn, Seed
 from grounded.core.errors import InputError
 from grounded.crosscheck.budget import GB, default_budget, run_isolated
@@ -51,6 +51,7 @@ def check_command(
         "--output", "-o", help="With --shrink: write the smallest log here instead of printing it.")] = None,
     as_json: AsJson = False,
     extension: Extensions = None,
+    timeout: Timeout = None,
     partial: Partial = False,
     allow_rules_change: AllowRulesChange = False,
 ) -> None:

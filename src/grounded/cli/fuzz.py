@@ -9,13 +9,14 @@ from typing import Annotated
 import typer
 
 from grounded.authoring import fuzz
-from grounded.cli.app import Extensions, app, err, exit_with, out
+from grounded.cli.app import Extensions, Timeout, app, err, exit_with, out
 from grounded.core.errors import InputError
 
 
 @app.command("fuzz")
 def fuzz_command(
     extension: Extensions = None,
+    timeout: Timeout = None,
     histories: Annotated[int, typer.Option("--histories", min=1, max=10_000, help="How many histories.")] = 20,
     length: Annotated[int, typer.Option("--length", min=1, max=200, help="Utterances per history.")] = 12,
     seed: Annotated[int | None, typer.Option("--seed", min=0, help="First seed (default: drawn, and printed).")

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from grounded.cli.app import AsJson, NoCache, app, err, load_engine, out
-from grounded.core.errors import InputError
+from grounded.core.errors import EndpointError, InputError
 from grounded.engine import Engine
 from grounded.present import context
 from grounded.scenario import Scenario, run
@@ -78,6 +78,13 @@ def interpret_command(
               + (f" ({condition})" if name == "llm" else "")
               + f", {summary.reprompted} re-prompted, {summary.unclassified} unclassified"
               + (f"; calls in {call_log}" if name == "llm" else ""), markup=False)
+    if summary.endpoint_failed:
+        failed = (f"{summary.endpoint_failed} of {summary.turns} utterances unclassified because every request to "
+                  f"the endpoint failed (the last: {summary.failure})")
+        if summary.unclassified == summary.turns:  # the log holds the words and nothing read from them
+            raise EndpointError(f"{failed}; nothing was classified: {output} holds the utterances without operations "
+                                "(--force runs again)")
+        err.print(f"warning: {failed}; see {call_log}", markup=False)
 
 
 @app.command()

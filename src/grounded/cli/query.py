@@ -25,6 +25,7 @@ from grounded.cli.app import (
     File,
     NoCache,
     Partial,
+    Timeout,
     app,
     exit_with,
     load_engine,
@@ -32,6 +33,7 @@ from grounded.cli.app import (
     out,
     say_partial,
 )
+from grounded.core.bounds import MAX_ARGUMENT_FILE_BYTES
 from grounded.core.errors import InputError
 from grounded.engine import Engine
 from grounded.present import render
@@ -63,6 +65,7 @@ def verify(
     at: At = None,
     as_json: AsJson = False,
     extension: Extensions = None,
+    timeout: Timeout = None,
     partial: Partial = False,
     allow_rules_change: AllowRulesChange = False,
     no_cache: NoCache = False,
@@ -119,7 +122,12 @@ def _read_cited(value: str):
         return read_cited(value, "--cited")
     path = Path(value[1:])
     try:
-        raw = path.read_text(encoding="utf-8")
+        with open(path, "rb") as handle:  # a pipe or a device too (@/dev/stdin), read no further than the bound
+            data = handle.read(MAX_ARGUMENT_FILE_BYTES + 1)
+        if len(data) > MAX_ARGUMENT_FILE_BYTES:
+            raise InputError(f"--cited: {path} holds more than {MAX_ARGUMENT_FILE_BYTES} bytes (a cited "
+                             "continuation is at most one log line)")
+        raw = data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"--cited: cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
     return read_cited(raw, f"--cited {path}")
@@ -168,6 +176,7 @@ def affected(
     at: At = None,
     as_json: AsJson = False,
     extension: Extensions = None,
+    timeout: Timeout = None,
     partial: Partial = False,
     allow_rules_change: AllowRulesChange = False,
     no_cache: NoCache = False,
@@ -192,6 +201,7 @@ def query_command(
     at: At = None,
     as_json: AsJson = False,
     extension: Extensions = None,
+    timeout: Timeout = None,
     partial: Partial = False,
     allow_rules_change: AllowRulesChange = False,
     no_cache: NoCache = False,

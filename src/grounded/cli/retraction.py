@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from grounded.cli.app import AsJson, Extensions, File, NoCache, app, load_engine, out
+from grounded.cli.app import AsJson, Extensions, File, NoCache, Timeout, app, load_engine, out
 from grounded.core.bounds import check_turn
 from grounded.core.errors import InputError
 from grounded.crosscheck.retraction import EVERY_TURN_LIMIT, Retraction, check_retraction, check_retractions
@@ -38,6 +38,7 @@ def retractions(
     seed: Seed = None,
     as_json: AsJson = False,
     extension: Extensions = None,
+    timeout: Timeout = None,
     no_cache: NoCache = False,
 ) -> None:
     """Proposition 2.5 and Corollary 2.6 per retraction: X, S' and the extensions of AF|X; exit 1 if one fails."""

@@ -12,6 +12,7 @@ from grounded.cli.app import (
     File,
     LoadProgress,
     Partial,
+    Timeout,
     app,
     out,
     report_reading,
@@ -26,6 +27,7 @@ from grounded.scenario import SCENARIO_SUFFIXES, Scenario, run
 def run_command(
     file: File,
     extension: Extensions = None,
+    timeout: Timeout = None,
     state: Annotated[bool, typer.Option("--state", help="Print the state table after each turn.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only failures and the summary.")] = False,
     partial: Partial = False,

@@ -8,13 +8,13 @@ from typing import Annotated
 import typer
 from pydantic.json_schema import models_json_schema
 
-from grounded.cli.app import Extensions, app
+from grounded.cli.app import Extensions, Timeout, app
 from grounded.engine import Engine
 from grounded.io.origin import HeaderLine
 
 
 @app.command()
-def schema(extension: Extensions = None,
+def schema(extension: Extensions = None, timeout: Timeout = None,
            cited: Annotated[bool, typer.Option("--cited", help="The schema of a cited continuation instead "
                                                                "(what `grounded verify --cited` reads).")] = False,
            queries: Annotated[bool, typer.Option("--queries", help="The schemas of the queries' answers instead: "

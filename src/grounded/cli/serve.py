@@ -21,6 +21,9 @@ Db = Annotated[str | None, typer.Option(
 ServeExtensions = Annotated[list[Path] | None, typer.Option(
     "--extension", "-x", help="Extension rule file conversations may name (repeatable).")]
 
+SHUTDOWN_GRACE = 1
+"""Seconds a stopping server waits for the requests in flight (uvicorn's graceful shutdown) before cancelling them."""
+
 keys_app = typer.Typer(no_args_is_help=True, help="API keys: one tenant per key; stored hashed.")
 app.add_typer(keys_app, name="keys")
 
@@ -75,20 +78,26 @@ def serve(
                         keep_alive=keep_alive, max_connections=max_connections, max_head=max_head)
     # No proxy-header rewriting (nothing reads the client's address: a key names the caller) and no
     # `server: uvicorn` header: two steps less on every request, and the software is not advertised.
+    # Stopping (Ctrl-C, SIGTERM) waits at most SHUTDOWN_GRACE for the requests in flight, then cancels them: a
+    # text reading may run to its deadline, and the readers are ended with the server (TextReaders.close).
     guarded = {"http": protocol(settings.connection_limits()), "timeout_keep_alive": settings.keep_alive,
-               "proxy_headers": False, "server_header": False}
+               "proxy_headers": False, "server_header": False, "timeout_graceful_shutdown": SHUTDOWN_GRACE}
     store = open_store(db)  # creates the tables; a bad URL fails here, before the server starts
-    try:
-        if not store.keys():
-            key_id, key, digest = new_key()
-            store.add_key(key_id, "default", digest)
-            print(f"grounded: no API key yet; created one for tenant 'default' (shown once, store it):\n{key}",
-                  file=sys.stderr, flush=True)
-    finally:
-        store.close()
+    store.close()
     configure_request_log(quiet)
 
     def announce(bound: int) -> None:  # the port bound, not the one asked for: --port 0 takes any free one
+        # The first key is made only now that the port is held: a server that cannot bind shows no key, and the
+        # next start (which finds no key either) makes and shows one.
+        keyed = open_store(db)
+        try:
+            if not keyed.keys():
+                key_id, key, digest = new_key()
+                keyed.add_key(key_id, "default", digest)
+                print(f"grounded: no API key yet; created one for tenant 'default' (shown once, store it):\n{key}",
+                      file=sys.stderr, flush=True)
+        finally:
+            keyed.close()
         print(f"grounded: serving {store.url} on http://{host}:{bound} (OpenAPI at /docs)", file=sys.stderr,
               flush=True)
 
@@ -188,6 +197,8 @@ def mcp(
     extension: ServeExtensions = None,
 ) -> None:
     """Serve verify, verify_text, affected, state and append as MCP tools over stdio."""
+    require("serve", "mcp.server.mcpserver")  # before the modules that import it: a missing SDK is named
+    require("serve", "mcp_types")
     from grounded.service.mcp_server import serve_stdio
 
     if not key:

@@ -12,6 +12,7 @@ from grounded.cli.app import (
     File,
     NoCache,
     Partial,
+    Timeout,
     app,
     load_engine,
     log_json,
@@ -22,7 +23,7 @@ from grounded.present import render
 
 
 @app.command()
-def state(file: File, at: At = None, extension: Extensions = None, partial: Partial = False,
+def state(file: File, at: At = None, extension: Extensions = None, timeout: Timeout = None, partial: Partial = False,
           allow_rules_change: AllowRulesChange = False, no_cache: NoCache = False, as_json: AsJson = False) -> None:
     """Every argument with its standing, groundedness and Dep; open problems, commitments, dissent.
 

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from grounded.cli.app import Extensions, File, Partial, app, report_reading
+from grounded.cli.app import Extensions, File, Partial, Timeout, app, report_reading
 from grounded.cli.views_show import Labels, View, Wrap
 from grounded.present.book import book as make_book
 from grounded.present.picture import WRAP
@@ -22,6 +22,7 @@ def book(
     labels: Labels = "short",
     wrap: Wrap = WRAP,
     extension: Extensions = None,
+    timeout: Timeout = None,
     partial: Partial = False,
 ) -> None:
     """One HTML file that steps through the conversation (no server, no network): utterances, operations,

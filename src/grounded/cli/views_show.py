@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from grounded.cli.app import At, Extensions, File, NoCache, app, check_at_within, load_engine
+from grounded.cli.app import At, Extensions, File, NoCache, Timeout, app, check_at_within, load_engine
 from grounded.core.errors import InputError
 from grounded.present.picture import FORMATS, WRAP, format_of, picture
 from grounded.present.slides import write_turns
@@ -40,6 +40,7 @@ def show(
                                                          help="The picture at T1 marked with what appeared, "
                                                               "lost grounding or changed standing since T0.")] = None,
     extension: Extensions = None,
+    timeout: Timeout = None,
     no_cache: NoCache = False,
 ) -> None:
     """The picture: arguments (shape by kind, colour by standing, ✓ when grounded, ✗ and washed out when in

@@ -33,11 +33,13 @@ def try_(
     page, conv = book(file, extension, tryit="whatif")
     report_reading(conv.engine)
 
+    served = create_try_app(page, conv.engine, MAX_BODY)
+
     def announce(bound: int) -> None:  # the port bound: --port 0 takes any free one
+        served.serving(host, bound)  # from now on, requests naming this address are answered
         print(f"grounded try: {file} at http://{host}:{bound}/ (Ctrl-C stops)", file=sys.stderr, flush=True)
 
     try:
-        serve_bound(create_try_app(page, conv.engine, MAX_BODY), host, port, announce, log_level="warning",
-                    access_log=False)
+        serve_bound(served, host, port, announce, log_level="warning", access_log=False)
     finally:
         conv.engine.close()

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from grounded.cli.app import AsJson, At, Extensions, File, NoCache, app, check_at_within, load_engine, out
+from grounded.cli.app import AsJson, At, Extensions, File, NoCache, Timeout, app, check_at_within, load_engine, out
 from grounded.core.errors import InputError
 from grounded.present.picture import format_of, picture
 from grounded.present.summary import update_summary, whatif_json
@@ -24,6 +24,7 @@ def whatif(
                                                                       "(.svg, .png, .pdf, .dot).")] = None,
     as_json: AsJson = False,
     extension: Extensions = None,
+    timeout: Timeout = None,
     no_cache: NoCache = False,
 ) -> None:
     """Apply an utterance to the state as of turn --at (default: the last) without recording it; show the

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from grounded.cli.app import AsJson, At, Extensions, File, NoCache, app, check_at_within, load_engine, out
+from grounded.cli.app import AsJson, At, Extensions, File, NoCache, Timeout, app, check_at_within, load_engine, out
 from grounded.core.errors import InputError
 from grounded.present.picture import format_of, render
 from grounded.present.worldgraph import DRAW_LIMIT, summary_lines, to_dot, world_graph
@@ -29,6 +29,7 @@ def world(
                                             "summarised.")] = DRAW_LIMIT,
     as_json: AsJson = False,
     extension: Extensions = None,
+    timeout: Timeout = None,
     no_cache: NoCache = False,
 ) -> None:
     """The world model as of --at (default: the last turn): worlds, each agent's indistinguishability and

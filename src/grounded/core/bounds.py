@@ -26,6 +26,12 @@ MAX_CITED_CLAIMS = 1_000
 MAX_LINE_BYTES = 4 * 1024 * 1024
 """Bytes in one event-log line, its newline excluded (4 MiB)."""
 
+MAX_ARGUMENT_FILE_BYTES = MAX_LINE_BYTES
+"""Bytes of a file given as a command-line argument's value (``--cited @FILE``): what one log line may hold."""
+
+MAX_YAML_DEPTH = 64
+"""Nesting of collections in a YAML file (a scenario, an operation's test file): the reader recurses once a level."""
+
 MAX_TURN = 1_000_000_000
 """The largest turn number.  clingo's integers are 32-bit; a billion leaves room for arithmetic."""
 

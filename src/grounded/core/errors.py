@@ -89,3 +89,8 @@ class LogLockedError(LogWriteError):
 
 class PrologError(GroundedError):
     """SWI-Prolog itself failed (missing installation, a broken rule file)."""
+
+
+class EndpointError(GroundedError):
+    """An interpreter's endpoint failed on every utterance of a run: nothing was classified, so the run's log
+    says nothing about the conversation (its utterances are recorded, unclassified)."""

@@ -21,6 +21,10 @@ from grounded.interpreter.transcript import Said
 class Exchange(ABC):
     """The attempts at one utterance."""
 
+    failure: str | None = None
+    """Why the exchange gave up when the cause was not the utterance: its endpoint failed (the error), not the
+    model's answers; a run reports these apart from utterances the rules or the model left unclassified."""
+
     @abstractmethod
     def propose(self, feedback: list[Violation] | None) -> Proposal | None:
         """The next proposal; ``feedback`` says why the engine rejected the previous one."""

@@ -159,6 +159,8 @@ class LLMInterpreter(Interpreter):
             timeout=config.timeout, max_retries=0)
         self._loop = asyncio.new_event_loop()
         self._history: list[Said] = []
+        self.last_failure: str | None = None
+        """The error of the last request whose every try failed (as the call log records it)."""
 
     def begin(self, engine: Engine, said: Said) -> Exchange:
         history = self._history[-self.config.history:] if self.config.history else []
@@ -224,6 +226,7 @@ class LLMInterpreter(Interpreter):
                     record["retry_in_s"] = self._delay(retry, exc)
                 self._log(record)
                 if not retry_now:
+                    self.last_failure = record["error"]
                     return None, None
                 self.sleep(record["retry_in_s"])
                 continue
@@ -277,6 +280,7 @@ class _LLMExchange(Exchange):
         while self.answers < self.interp.config.max_attempts:
             content, record = self.interp.complete(self.messages, self._base())
             if record is None:
+                self.failure = self.interp.last_failure
                 return None
             self.answers += 1
             self.messages.append({"role": "assistant", "content": scrub(content or "")})

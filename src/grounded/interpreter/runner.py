@@ -66,6 +66,10 @@ class RunSummary:
     turns: int = 0
     """Utterances interpreted by this run (not counting those a resumed run found in the log)."""
     unclassified: int = 0
+    endpoint_failed: int = 0
+    """Of the unclassified: those whose every request to the endpoint failed (the model never answered)."""
+    failure: str | None = None
+    """The last of those failures' errors."""
     reprompted: int = 0
     resumed_from: int | None = None
     """The last turn already in the log when the run was resumed (None: a new log)."""
@@ -95,6 +99,9 @@ def interpret_file(transcript: str | Path, interpreter: Interpreter, log: str | 
             for result in interpret(engine, interpreter, todo):
                 summary.turns += 1
                 summary.unclassified += result.unclassified
+                if result.failure is not None:
+                    summary.endpoint_failed += 1
+                    summary.failure = result.failure
                 summary.reprompted += bool(result.rejections)
                 if on_turn is not None:
                     on_turn(engine, result)

@@ -30,6 +30,8 @@ class TurnResult:
     proposal: Proposal | None
     """The accepted proposal; None when the utterance was recorded unclassified."""
     rejections: list[list[Violation]] = field(default_factory=list)
+    failure: str | None = None
+    """Unclassified because the interpreter's endpoint failed: the error (Exchange.failure)."""
 
     @property
     def unclassified(self) -> bool:
@@ -74,7 +76,7 @@ def interpret_turn(engine: Engine, interpreter: Interpreter, said: Said) -> Turn
     except PreconditionError as exc:
         raise InputError(f"turn {said.turn}: the utterance cannot be recorded even without operations: "
                          + "; ".join(v.message for v in exc.violations)) from exc
-    return TurnResult(said, update, None, rejections)
+    return TurnResult(said, update, None, rejections, exchange.failure)
 
 
 def interpret(engine: Engine, interpreter: Interpreter, turns: list[Said]) -> Iterator[TurnResult]:

@@ -23,11 +23,14 @@ judged by the rules.
 Writing never fails an utterance: the log is what counts, and an entry that
 cannot be written ends the file's use for that log (the lines after it are
 judged by the rules when read).  The file is opened without following a
-symbolic link, and read line by line with a bound on each line.
+symbolic link and without waiting, and used only if it is a regular file
+(a FIFO there would hold every writer); it is read line by line with a
+bound on each line.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -67,7 +70,14 @@ def _seed(key: bytes, header_line: bytes, rules: str, extensions: tuple[tuple[st
 
 
 def _open(path: Path, flags: int) -> int:
-    return os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    """The regular file at ``path``, opened as the snapshot is: never through a symbolic link, and without
+    waiting (a FIFO planted there would hold a writer, or a reader, until its other end opened); OSError for
+    anything else (the caller then does without the file)."""
+    fd = os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o600)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(errno.EINVAL, "not a regular file", str(path))
+    return fd
 
 
 class EffectsWriter:
@@ -160,14 +170,10 @@ class EffectsReader:
         if secret is None:
             return
         try:
-            fd = _open(effects_path(log), os.O_RDONLY | os.O_NONBLOCK)
+            fd = _open(effects_path(log), os.O_RDONLY)
         except OSError:
-            return  # none beside this log: every line goes through the rules
-        handle = open(fd, "rb")
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            handle.close()
-            return
-        self._file = handle
+            return  # none beside this log (or not a file): every line goes through the rules
+        self._file = open(fd, "rb")
         self._key = _key(secret)
         self.chain = _seed(self._key, header_line, rules, extensions)
 

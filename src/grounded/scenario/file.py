@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from grounded.core.bounds import MAX_YAML_DEPTH
 from grounded.core.errors import InputError
 from grounded.core.vocabulary import SCENARIO_SUFFIXES  # noqa: F401 - grounded.scenario re-exports it
 from grounded.dmap.model import Header
@@ -37,14 +38,25 @@ class _Mapping(dict):
 
 class NoAliasLoader(yaml.SafeLoader):
     """PyYAML's safe loader refusing aliases at their line: nine nested aliases in a 484-byte
-    file expand to gigabytes, and none of the YAML files grounded reads needs them."""
+    file expand to gigabytes, and none of the YAML files grounded reads needs them.  It also refuses
+    nesting deeper than MAX_YAML_DEPTH at the line where it goes too deep: PyYAML composes and
+    constructs by recursion, and 400 levels (806 bytes of brackets) exhaust Python's stack."""
+
+    _depth = 0
 
     def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
         if self.check_event(yaml.AliasEvent):
             event = self.peek_event()
             raise yaml.composer.ComposerError(None, None, f"alias *{event.anchor} is not allowed "
                                               "(write the value out)", event.start_mark)
-        return super().compose_node(parent, index)
+        if self._depth >= MAX_YAML_DEPTH and self.check_event(yaml.CollectionStartEvent):
+            raise yaml.composer.ComposerError(None, None, f"nested more than {MAX_YAML_DEPTH} levels deep",
+                                              self.peek_event().start_mark)
+        self._depth += 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
 
 
 class _Loader(NoAliasLoader):

@@ -25,7 +25,9 @@ from typing import Annotated, Any
 from fastapi import Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
+from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.exceptions import HTTPException
 
 from grounded.core.bounds import MAX_THRESHOLD, MAX_TURN, MIN_THRESHOLD
 from grounded.core.errors import GroundedError, InputError, PreconditionError
@@ -37,7 +39,8 @@ from grounded.service.conversations import Conversations, ExtensionFile, input_e
 from grounded.service.errors import ServiceError
 from grounded.service.fastpath import FastRoutes
 from grounded.service.host import EngineHost
-from grounded.service.middleware import RequestGuard, configure_request_log
+from grounded.service.lifeline import end_with_parent
+from grounded.service.middleware import LOG, RequestGuard, configure_request_log
 from grounded.service.queries import HAND_WRITTEN, KW, route_parameters, served, with_signature
 from grounded.service.reading import Reading, TextReaders
 from grounded.service.settings import Settings
@@ -81,7 +84,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                   description="Verify, turn by turn, whether a continuation still rests on what a conversation "
                               "has established. See docs/serve.md.",
                   responses={401: {"model": s.ErrorOut}, 404: {"model": s.ErrorOut},
-                             413: {"model": s.ErrorOut}, 422: {"model": s.ErrorOut}})
+                             413: {"model": s.ErrorOut}, 422: {"model": s.ErrorOut},
+                             500: {"model": s.ErrorOut, "description": "The server failed (its log says why)."},
+                             503: {"model": s.ErrorOut, "description": "The store or a reader process did not "
+                                                                       "answer: nothing was changed; retry."}})
     verify_refusals: dict[int | str, dict[str, Any]] = {
         429: {"model": s.ErrorOut, "description": "By text: the tenant has `reads_per_tenant` readings in flight "
                                                   "(Retry-After says when to try again)."},
@@ -132,7 +138,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return await ask(request.scope, _token(key), lambda c, t: c.listing(t))
 
     @app.get("/v1/conversations/{cid}", response_model=s.ConversationInfo, tags=["conversations"])
-    async def get_conversation(request: Request, cid: str, key: Key) -> Any:
+    async def get_conversation(request: Request, cid: s.Cid, key: Key) -> Any:
         return await ask(request.scope, _token(key), lambda c, t: c.describe(t, cid), reads=cid)
 
     @app.post("/v1/conversations/{cid}/utterances", status_code=201, response_class=JSONResponse,
@@ -144,7 +150,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                                "description": "Rejected by the rules (`rejected`, with every violation's code "
                                               "and message), or a malformed field (`invalid`)."},
                          503: {"model": s.ErrorOut, "description": "The store did not commit: not appended."}})
-    async def append(request: Request, cid: str, body: s.AppendUtterance, key: Key) -> Any:
+    async def append(request: Request, cid: s.Cid, body: s.AppendUtterance, key: Key) -> Any:
         """Append one utterance: operations, or text through an interpreter. Acknowledged once committed."""
         return await append_answer(request.scope, _token(key), cid, body)
 
@@ -161,7 +167,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.get("/v1/conversations/{cid}/verify", response_class=JSONResponse, tags=["queries"],
              responses={200: {"model": VerifyAnswer | s.TextVerificationOut}, **verify_refusals})
-    async def verify(request: Request, cid: str, key: Key, at: At = None,
+    async def verify(request: Request, cid: s.Cid, key: Key, at: At = None,
                      claim: Annotated[str | None, Query(description="The literal the continuation asserts.")] = None,
                      text: Annotated[str | None, Query(description="Or the continuation's text.")] = None,
                      threshold: Similarity = None) -> Any:
@@ -176,7 +182,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.post("/v1/conversations/{cid}/verify", response_class=JSONResponse, tags=["queries"],
               responses={200: {"model": VerifyAnswer | s.TextVerificationOut | s.CitedVerificationOut},
                          **verify_refusals})
-    async def verify_post(request: Request, cid: str, body: s.VerifyRequest, key: Key) -> Any:
+    async def verify_post(request: Request, cid: s.Cid, body: s.VerifyRequest, key: Key) -> Any:
         """Verify(c), the claim or text in the body (for long texts), or a continuation citing its claims."""
         if body.cited is None:
             return await answer_verify(request.scope, _token(key), cid, body.claim, body.text, body.at,
@@ -201,18 +207,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                               responses={200: {"model": q.answer}}, description=q.help)
 
     @app.get("/v1/conversations/{cid}/state", response_model=s.StateOut, tags=["queries"])
-    async def state(request: Request, cid: str, key: Key, at: At = None) -> Any:
+    async def state(request: Request, cid: s.Cid, key: Key, at: At = None) -> Any:
         """Every argument (standing, Dep, provenance), open problems, commitments, dissent, reinstatable."""
         return await ask(request.scope, _token(key), lambda c, t: c.state(t, cid, at), reads=cid)
 
     @app.get("/v1/conversations/{cid}/export", tags=["conversations"],
              responses={200: {"content": {"application/x-ndjson": {}},
                               "description": "The event log (JSON Lines) that `Engine.load` reads."}})
-    async def export(request: Request, cid: str, key: Key) -> Response:
+    async def export(request: Request, cid: s.Cid, key: Key) -> Response:
         """The conversation as an event log: the header line, then one line per utterance."""
         lines = await ask(request.scope, _token(key), lambda c, t: c.export(t, cid), reads=cid)
         return Response(b"".join(map(encode_line, lines)), media_type="application/x-ndjson")
 
+    link_conversation_routes(app)
     fast = FastRoutes(app, append_answer, verify_claim, refusal)
     return RequestGuard(fast, settings.max_body)  # type: ignore[return-value]  # an ASGI app wrapping FastAPI
 
@@ -236,7 +243,7 @@ def _query_route(q: registry.Query, ask: Callable[..., Any]) -> Callable[..., An
         return _json(await ask(request.scope, _token(key), lambda c, t: c.query(t, cid, q.name, at, **params),
                                reads=cid))
 
-    head = [inspect.Parameter("request", KW, annotation=Request), inspect.Parameter("cid", KW, annotation=str),
+    head = [inspect.Parameter("request", KW, annotation=Request), inspect.Parameter("cid", KW, annotation=s.Cid),
             inspect.Parameter("key", KW, annotation=Key)]
     return with_signature(route, head + route_parameters(q), q.name, q.help)
 
@@ -271,6 +278,7 @@ def _verify_cited(cid: str, body: s.VerifyRequest,
 
 def app_from_env() -> Any:
     """The application for ``uvicorn --factory`` (several workers): settings from GROUNDED_SERVE_SETTINGS."""
+    end_with_parent()  # a worker of `grounded serve --workers N`: it stops serving the port when its supervisor dies
     settings = Settings(**json.loads(os.environ.get(SETTINGS_ENV, "{}")))
     configure_request_log(settings.quiet)
     return create_app(settings)
@@ -282,13 +290,17 @@ SETTINGS_ENV = "GROUNDED_SERVE_SETTINGS"
 def refusal(exc: Exception) -> JSONResponse | None:
     """The answer to a library or service error raised by a route (None for any other exception)."""
     if isinstance(exc, ServiceError):
+        if exc.public is not None:  # the client gets the public words, the server's log the whole message
+            LOG.error("%s: %s", exc.code, exc.message)
         return JSONResponse(exc.to_json(), status_code=exc.status, headers=exc.headers)
     if isinstance(exc, PreconditionError):
         return JSONResponse(rejection_json(exc), status_code=422)
     if isinstance(exc, InputError):
         return JSONResponse(input_error_json(exc), status_code=422)
-    if isinstance(exc, GroundedError):
-        return JSONResponse({"error": "internal", "message": str(exc)}, status_code=500)
+    if isinstance(exc, GroundedError):  # the server's own failure: its words (paths, rule files) to its log
+        LOG.error("internal: %s", exc)
+        return JSONResponse({"error": "internal", "message": "the server failed to answer (its log says why)"},
+                            status_code=500)
     return None
 
 
@@ -307,6 +319,41 @@ def install_error_handlers(app: FastAPI) -> None:
         if message.startswith("body: ") and "json" not in kind:
             message = f"body: expected a JSON object sent as Content-Type: application/json (got {kind or 'none'})"
         return JSONResponse({"error": "invalid", "message": message}, status_code=422)
+
+    @app.exception_handler(HTTPException)
+    async def framework(request: Request, exc: HTTPException) -> JSONResponse:
+        """The framework's own refusals in the service's shape: a body it could not read (not UTF-8), a path
+        no route has, a method a route does not take."""
+        if exc.status_code == 400:  # FastAPI's "error parsing the body": a malformed body, as any other
+            return JSONResponse({"error": "invalid", "message": "body: not a JSON text in UTF-8"}, status_code=422)
+        code = _FRAMEWORK_CODES.get(exc.status_code, "invalid" if exc.status_code < 500 else "internal")
+        headers = exc.headers
+        if exc.status_code == 405:  # every method the path takes: FastAPI names only its first route's
+            allowed = sorted({m for r in app.routes if isinstance(r, APIRoute) and r.path_regex.match(request.url.path)
+                              for m in r.methods or ()})
+            headers = {**(headers or {}), "Allow": ", ".join(allowed)}
+        return JSONResponse({"error": code, "message": str(exc.detail)}, status_code=exc.status_code,
+                            headers=headers)
+
+
+def link_conversation_routes(app: FastAPI) -> None:
+    """The OpenAPI links from a created conversation to every route about one: its ``id`` is their ``{cid}``
+    (what a client, or a stateful API tester, follows from one answer to the next request)."""
+    generate = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            document = generate()
+            created = document["paths"]["/v1/conversations"]["post"]["responses"]["201"]
+            created["links"] = {
+                op["operationId"]: {"operationId": op["operationId"], "parameters": {"cid": "$response.body#/id"}}
+                for path, methods in document["paths"].items() if "{cid}" in path for op in methods.values()}
+        return app.openapi_schema  # type: ignore[return-value]  # set by generate()
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
+_FRAMEWORK_CODES = {401: "unauthorized", 404: "not_found", 405: "method_not_allowed", 413: "too_large"}
 
 
 def describe_request_errors(errors: Any) -> str:

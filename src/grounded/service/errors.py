@@ -21,6 +21,9 @@ class ServiceError(GroundedError):
     code = "internal"
     headers: dict[str, str] | None = None
     """HTTP headers the answer carries (Retry-After)."""
+    public: str | None = None
+    """What a client is told instead of ``message`` when that names the server's own parts (a store's path, a
+    database's user, host and name, a driver's error): those go to the server's log (``to_json`` callers)."""
 
     def __init__(self, message: str, **detail: object):
         super().__init__(message)
@@ -28,7 +31,7 @@ class ServiceError(GroundedError):
         self.detail = detail
 
     def to_json(self) -> dict:
-        return {"error": self.code, "message": self.message, **self.detail}
+        return {"error": self.code, "message": self.public or self.message, **self.detail}
 
 
 class Unauthorized(ServiceError):
@@ -85,6 +88,7 @@ class StoreUnavailable(ServiceError):
     """The store failed to commit: nothing was acknowledged, the cached engine is dropped."""
 
     status, code = 503, "store_unavailable"
+    public = "the store did not answer or did not commit: nothing was changed; retry (the server's log says why)"
 
 
 class Inconsistent(ServiceError):

@@ -40,3 +40,4 @@ def serve_bound(app: Any, host: str, port: int, announce: Callable[[int], None],
         pass
     if server is not None and not server.started:
         sys.exit(STARTUP_FAILURE)
+    print("grounded: stopped", file=sys.stderr, flush=True)

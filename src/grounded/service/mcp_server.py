@@ -6,11 +6,17 @@ this still rest on the conversation?".  The process opens the same store as
 store orders appends and each process catches up before it answers) and acts
 as the tenant of the API key it is given.  A refusal is a tool error whose
 text is the same JSON the HTTP API answers with (the rules' codes and messages).
+
+As strict as the HTTP API: a tool refuses an argument it does not take (a
+misspelt ``expect_turn`` would otherwise be dropped and the append made
+unconditionally), and the key is checked again on every call (a key revoked
+while the process runs stops it at the next call, as it stops HTTP requests).
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
 from typing import Annotated, Any
 
@@ -53,7 +59,7 @@ def build_server(db: str | None, key: str, extensions: list[str] | None = None,
     exts = tuple(ExtensionFile.read(p) for p in extensions or ())
     host = EngineHost(lambda: Conversations(open_store(db), exts))
     try:
-        tenant = host.run(lambda c: c.authenticate(key))
+        host.run(lambda c: c.authenticate(key))  # a bad key fails the start, before any tool is offered
     except BaseException:
         host.close()
         raise
@@ -69,9 +75,13 @@ def build_server(db: str | None, key: str, extensions: list[str] | None = None,
         except InputError as exc:
             raise ToolError(json.dumps(input_error_json(exc))) from exc
         except ServiceError as exc:
+            if exc.public is not None:  # the whole message to stderr, this server's log
+                print(f"grounded mcp: {exc.code}: {exc.message}", file=sys.stderr, flush=True)
             raise ToolError(json.dumps(exc.to_json())) from exc
 
     async def ask(fn: Any, write: str | None = None) -> Any:
+        """``fn(conversations, tenant)`` for the key's tenant, the key checked now (it may have been revoked)."""
+        tenant = await answered(host.call(lambda c: c.authenticate(key)))
         return await answered(host.call(lambda c: fn(c, tenant), write is not None, (tenant, write or "")))
 
     for q in served():  # verify, affected, reinstatable, ...: one tool per registered query
@@ -138,7 +148,17 @@ def build_server(db: str | None, key: str, extensions: list[str] | None = None,
         """Create a conversation from an event-log header (agents, props); returns its id."""
         return dict(await ask(lambda c, t: c.create(t, header, id), write=id or ""))
 
+    for tool in server._tool_manager.list_tools():  # the SDK has no option for it
+        refuse_unknown_arguments(tool)
     return server, host, readers
+
+
+def refuse_unknown_arguments(tool: Any) -> None:
+    """``tool`` (an SDK tool) refuses arguments it does not take, and its input schema says so."""
+    model = tool.fn_metadata.arg_model
+    tool.fn_metadata.arg_model = type(model.__name__, (model,), {
+        "__module__": model.__module__, "model_config": {**model.model_config, "extra": "forbid"}})
+    tool.parameters = {**tool.parameters, "additionalProperties": False}
 
 
 def _query_tool(q: Query, ask: Callable[..., Any]) -> Callable[..., Any]:

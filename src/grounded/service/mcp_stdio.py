@@ -8,10 +8,20 @@ that is not a message, each with the request's id when it can be read, else
 null.  ``AnsweringReader`` sits between the transport and the server, answers
 those lines on the transport's write stream, and passes everything else on.
 A blank line is no message and is skipped.
+
+A request whose ``id`` is not a string or an integer (true, 1.5, null, a list,
+an object) reads to the SDK as a notification, which it never answers: the
+client waits forever.  ``IdCheckedLines`` reads stdin ahead of the transport
+and turns such a line into one no message model takes, keeping its id, so
+that it too is answered: -32600, id null (JSON-RPC 2.0: an id that cannot be
+used is answered as null).
 """
 
 from __future__ import annotations
 
+import json
+import sys
+from io import TextIOWrapper
 from typing import Any
 
 import mcp_types as types
@@ -60,6 +70,39 @@ class AnsweringReader:
         await self.aclose()
 
 
+BAD_ID = "grounded_unusable_id"
+"""The key ``IdCheckedLines`` puts in place of the message of a line whose id no reply can carry."""
+
+
+class IdCheckedLines:
+    """stdin's lines, as the SDK's transport reads them, each request with an unusable id made unreadable."""
+
+    def __init__(self, lines: Any):
+        self._lines = lines.__aiter__()
+
+    def __aiter__(self) -> IdCheckedLines:
+        return self
+
+    async def __anext__(self) -> str:
+        line = await self._lines.__anext__()
+        return checked_id(line) if '"id"' in line else line
+
+
+def checked_id(line: str) -> str:
+    """``line``, or, for a JSON-RPC message whose id is neither a string nor an integer, a JSON object that is no
+    message (``error_reply`` answers it -32600)."""
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return line  # the transport answers it: a parse error
+    if not isinstance(message, dict) or "id" not in message:
+        return line
+    ident = message["id"]
+    if isinstance(ident, str) or (isinstance(ident, int) and not isinstance(ident, bool)):
+        return line
+    return json.dumps({BAD_ID: json.dumps(ident)[:100]}) + "\n"
+
+
 def error_reply(exc: Exception) -> types.JSONRPCError | None:
     """The JSON-RPC error answering a line the transport could not read (None: a blank line, no answer)."""
     if not isinstance(exc, ValidationError):
@@ -73,6 +116,10 @@ def error_reply(exc: Exception) -> types.JSONRPCError | None:
         return types.JSONRPCError(jsonrpc="2.0", id=None,
                                   error=types.ErrorData(code=types.PARSE_ERROR, message=f"Parse error: {detail}"))
     message = next((e["input"] for e in errors if isinstance(e.get("input"), dict)), None)
+    if message is not None and BAD_ID in message:
+        return types.JSONRPCError(jsonrpc="2.0", id=None, error=types.ErrorData(
+            code=types.INVALID_REQUEST, message=f"Invalid Request: the id {message[BAD_ID]} is neither a string "
+                                                "nor an integer"))
     ident = message.get("id") if message is not None else None
     if isinstance(ident, bool) or not isinstance(ident, int | str):
         ident = None
@@ -82,6 +129,10 @@ def error_reply(exc: Exception) -> types.JSONRPCError | None:
 
 async def run_stdio(server: Any) -> None:
     """Serve ``server`` (an MCPServer) over stdin and stdout, as ``MCPServer.run("stdio")`` does."""
+    import anyio
+
     lowlevel = server._lowlevel_server  # the SDK's own stdio runner takes no reader of ours
-    async with stdio_server() as (read, write):
+    # stdin as the SDK wraps it (UTF-8, undecodable bytes replaced), read through the id check
+    stdin = IdCheckedLines(anyio.wrap_file(TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")))
+    async with stdio_server(stdin=stdin) as (read, write):  # type: ignore[arg-type]  # lines, as it reads them
         await lowlevel.run(AnsweringReader(read, write), write, lowlevel.create_initialization_options())

@@ -34,7 +34,6 @@ import asyncio
 import multiprocessing
 import os
 import pickle
-import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
@@ -46,6 +45,7 @@ from typing import Any
 from grounded.core.cited import CitedContinuation
 from grounded.dmap.state import DependencyMap
 from grounded.service.errors import Busy, DeadlineExceeded, ServiceUnavailable, TooLarge
+from grounded.service.lifeline import end_with_parent
 
 NICE = 19
 """How much lower the readers' CPU priority is than the server's (Linux nice increment: the lowest)."""
@@ -124,7 +124,7 @@ class TextReaders:
         except BaseException:
             self._release(tenant)
             raise
-        future.add_done_callback(lambda _: loop.call_soon_threadsafe(self._release, tenant))
+        future.add_done_callback(lambda _: _call_soon(loop, self._release, tenant))
         try:
             return await asyncio.wait_for(asyncio.wrap_future(future), self.limits.deadline)
         except TimeoutError as exc:  # ours (wait_for) or the worker's (between two clauses): one answer
@@ -181,7 +181,13 @@ class TextReaders:
         return data
 
     def close(self) -> None:
-        self._broken(self._pool)
+        """The server is stopping: the readers end now, whatever they are reading (nobody waits for the answer,
+        and the interpreter's exit would wait for the reading to end, up to the deadline, and longer)."""
+        pool = self._pool
+        readers = list((getattr(pool, "_processes", None) or {}).values())  # the executor has no public kill
+        self._broken(pool)
+        for process in readers:
+            process.kill()
 
 
 def _start_worker() -> None:
@@ -189,11 +195,9 @@ def _start_worker() -> None:
     first text, not on its time (and at full priority: the server waits for it).
 
     A reader ends with its server, however the server ends (kill -9 included): a spawned worker holds the
-    pool's queue open itself, so without the watch it would wait on it forever.
+    pool's queue open itself, so without the lifeline it would wait on it forever.
     """
-    parent = multiprocessing.parent_process()
-    if parent is not None:
-        threading.Thread(target=_end_with, args=(parent,), name="grounded-reader-watch", daemon=True).start()
+    end_with_parent()
     import grounded.interpreter.anchor  # noqa: F401
     from grounded.interpreter.wordnet import lexicon
 
@@ -201,9 +205,14 @@ def _start_worker() -> None:
     _yield_cpu()
 
 
-def _end_with(parent: Any) -> None:
-    parent.join()  # waits on the parent's sentinel: returns when the server process is gone
-    os._exit(0)
+def _call_soon(loop: asyncio.AbstractEventLoop, fn: Callable[..., Any], *args: Any) -> None:
+    """``fn(*args)`` on ``loop`` from a pool's thread; nothing if the loop has closed (the server stopped, and its
+    readers were ended with their readings)."""
+    try:
+        loop.call_soon_threadsafe(fn, *args)
+    except RuntimeError:
+        if not loop.is_closed():
+            raise
 
 
 def _yield_cpu() -> None:

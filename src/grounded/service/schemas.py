@@ -8,13 +8,24 @@ plain object and the engine's registry validates it.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
+from fastapi import Path
 from pydantic import BaseModel, ConfigDict, Field
 
+from grounded.core.bounds import MAX_ID_LENGTH
 from grounded.core.cited import CitedContinuation
 from grounded.core.fields import Atom, Threshold, Turn
+from grounded.core.literals import ATOM_PATTERN
 from grounded.dmap.model import Argument, Header
+
+ID_SCHEMA = {"pattern": f"^{ATOM_PATTERN}$", "maxLength": MAX_ID_LENGTH}
+"""An id as the schema shows it (a conversation, a speaker): the pattern is for the client, the server checks it
+(``keys.check_name``, ``literals.check_atom``) and answers 422 naming the field."""
+LITERAL_SCHEMA = {"pattern": f"^-?{ATOM_PATTERN}$", "maxLength": MAX_ID_LENGTH + 1}
+
+Cid = Annotated[str, Path(description="The conversation's id.", json_schema_extra=ID_SCHEMA)]
+"""The ``{cid}`` of every conversation route."""
 
 
 class Body(BaseModel):
@@ -22,15 +33,16 @@ class Body(BaseModel):
 
 
 class CreateConversation(Body):
-    id: str | None = Field(None, description="The conversation's id (letters, digits, _ . : -; at most 200); "
-                                             "generated when omitted.", examples=["incident-42"])
+    id: Annotated[str, Field(json_schema_extra=ID_SCHEMA)] | None = Field(
+        None, description="The conversation's id (letters, digits, _ . : -; at most 200); generated when omitted.",
+        examples=["incident-42"])
     header: Header = Field(default_factory=Header, description="The event-log header: agents, props, acyclic, world.")
     extensions: list[str] = Field(default_factory=list, description="Extension rule files (by file name) among "
                                                                     "those the server loads (`grounded serve -x`).")
 
 
 class AppendUtterance(Body):
-    speaker: Atom
+    speaker: Annotated[Atom, Field(json_schema_extra=ID_SCHEMA)]
     text: str = ""
     ops: list[dict[str, Any]] = Field(
         default_factory=list, description="The utterance's operations (see `grounded schema`); leave empty and "
@@ -55,7 +67,14 @@ class AppendUtterance(Body):
 
 
 class VerifyRequest(Body):
-    claim: str | None = Field(None, description="The literal the continuation asserts (e.g. h2 or -a3).")
+    """Exactly one of ``claim``, ``text`` and ``cited`` (the others left out or null)."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"oneOf": [
+        {"required": [name], "properties": {name: {"type": kind}}}
+        for name, kind in (("claim", "string"), ("text", "string"), ("cited", "object"))]})
+
+    claim: Annotated[str, Field(json_schema_extra=LITERAL_SCHEMA)] | None = Field(
+        None, description="The literal the continuation asserts (e.g. h2 or -a3).")
     text: str | None = Field(None, description="Or the continuation's text: it is anchored by similarity.")
     cited: CitedContinuation | None = Field(
         None, description="Or a continuation with the claim ids it asserts and denies: verified by claim, its text "
@@ -88,7 +107,8 @@ class ConversationListItem(BaseModel):
 class TransitionOut(BaseModel):
     op: int = Field(description="Index of the operation in the utterance (-1: the utterance).")
     name: str
-    fields: list[str]
+    fields: list[str | int | None] = Field(description="The effect's values in declaration order (`grounded rules`): "
+                                                      "ids and texts, turns and indices, a cause or null.")
 
 
 class ViolationOut(BaseModel):
@@ -156,8 +176,12 @@ class StateOut(BaseModel):
 
 
 class ErrorOut(BaseModel):
-    error: str = Field(description="unauthorized, not_found, conflict, exists, invalid, too_large, "
-                                   "store_unavailable, inconsistent_store, internal")
+    """Every refusal: a stable code and a message (some add fields naming what was refused: ``field``, ``bound``,
+    ``conversation``, ``retry_after``, ``deadline``)."""
+
+    error: str = Field(description="unauthorized, not_found, conflict, exists, invalid, too_large, too_many_requests, "
+                                   "deadline_exceeded, unavailable, store_unavailable, inconsistent_store, "
+                                   "method_not_allowed, internal")
     message: str
 
 

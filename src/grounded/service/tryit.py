@@ -23,14 +23,15 @@ effects' bookkeeping) in the browser too; docs/views.md says so.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from fastapi import FastAPI
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from grounded.core.bounds import MAX_TURN
 from grounded.core.errors import InputError
+from grounded.core.fields import Turn
 from grounded.present.summary import whatif_json
 from grounded.service.api import install_error_handlers
 from grounded.service.middleware import RequestGuard
@@ -43,12 +44,14 @@ class WhatIfRequest(BaseModel):
     """What the page posts: the turn the state is taken after, and the utterance."""
 
     model_config = ConfigDict(extra="forbid")
-    at: int | None = Field(None, ge=0, le=MAX_TURN, description="After this turn (none: after the last).")
+    at: Turn | None = Field(None, description="After this turn (none: after the last); an integer, not \"1\" or "
+                                              "true.")
     utterance: dict[str, Any] = Field(description='{"speaker": ..., "ops": [{"op": ..., ...}]}, as in a log line.')
 
 
-def create_try_app(page: str, engine: Any, max_body: int = MAX_BODY) -> Any:
-    """``page`` at ``/`` and ``POST /whatif`` on ``engine`` (built by ``book(..., tryit="whatif")``).
+def create_try_app(page: str, engine: Any, max_body: int = MAX_BODY) -> HostGuard:
+    """``page`` at ``/`` and ``POST /whatif`` on ``engine`` (built by ``book(..., tryit="whatif")``), answering
+    only once told the address it is served at (``HostGuard.serving``).
 
     Build both on the thread that will run the event loop (``uvicorn.run`` runs it on the calling
     thread): SWI-Prolog answers only the thread that started it.
@@ -70,4 +73,36 @@ def create_try_app(page: str, engine: Any, max_body: int = MAX_BODY) -> Any:
             raise InputError(f"utterance: {exc.detail}") from exc
         return whatif_json(answer)
 
-    return RequestGuard(app, max_body)
+    return HostGuard(RequestGuard(app, max_body))
+
+
+LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost"})
+
+
+class HostGuard:
+    """Answers only requests whose ``Host`` header names the address the server bound, else 400.
+
+    A page elsewhere can make the browser resolve its own name to 127.0.0.1 (DNS rebinding) and then post to
+    the what-if endpoint as if it were that page's own server: the browser sends that name as the Host, which
+    this refuses.  On a loopback address each loopback name is the server's."""
+
+    def __init__(self, app: Any):
+        self.app = app
+        self.allowed: frozenset[bytes] = frozenset()
+
+    def serving(self, host: str, port: int) -> None:
+        """The address bound (``--port 0``: the port the kernel picked): the Host values answered from now on."""
+        names = LOOPBACK if host in LOOPBACK else {host}
+        self.allowed = frozenset(f"{f'[{n}]' if ':' in n else n}:{port}".encode() for n in names)
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            host = next((value for name, value in scope.get("headers", ()) if name == b"host"), b"")
+            if host.lower() not in self.allowed:
+                body = json.dumps({"error": "invalid_host", "message": f"Host: {host.decode('latin-1')[:100]!r} "
+                                   "is not this server's address"}).encode()
+                await send({"type": "http.response.start", "status": 400, "headers": [
+                    (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)

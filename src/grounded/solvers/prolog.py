@@ -58,6 +58,7 @@ PROTOCOL_NAMES: list[tuple[str, int]] = [
     ("ok", 1), ("error", 1), ("o", 2), ("v", 4), ("-", 1), ("-", 2), ("by", 1), ("note", 4), ("a", 3),
     ("queries", 2), ("in", 1), ("operation", 3), ("field", 3), ("read", 2), ("applied", 1), ("accepted", 2),
     ("rejected", 1), ("refused", 1), ("flat", 2), ("terms", 1), ("each", 1), ("batch", 2), ("stopped", 2), ("done", 0),
+    ("at", 2),
     *((name, len(kinds)) for name, kinds in SHAPES.items()),
 ]
 """The functors the rules answer with: created once, read back by handle."""
@@ -109,6 +110,7 @@ RESULT_SHAPE: Shape = {**ACCEPTED_SHAPE, **STOP_SHAPE}  # type: ignore[dict-item
 GROUP_SHAPE: Shape = {"flat": ("text", "int"), "each": (("list", {"ok": (RESULT_SHAPE,), "error": ("text",)}),)}
 """apply_group's reply: every utterance accepted, as one flat text; else py_request/2's reply to each's apply."""
 BATCH_SHAPE: Shape = {"batch": (ACCEPTED_SHAPE, {"done": (), "stopped": ("int", STOP_SHAPE)})}
+HALT_SHAPE: Shape = {"at": ("text", "int")}
 WORLD_SHAPE: Shape = {"read": ("int", ("list", SHAPES)), "applied": ("int",)}
 STANDINGS_SHAPE: Shape = ("list", {"-": ("int", "text")})
 INTS_SHAPE: Shape = ("list", "int")
@@ -151,7 +153,9 @@ class PrologRules:
         self._callbacks = [
             self.terms.foreign("grounded", "commit_call", self._on_commit, "text"),
             self.terms.foreign("grounded", "world_call", self._on_world, WORLD_SHAPE),
+            self.terms.foreign("grounded", "halt_call", self._on_halt, HALT_SHAPE),
         ]
+        self.halted: InputError | None = None  # a rule file called halt/0,1 in the request running
         use_module = self.terms.c.predicate(b"use_module", 1, b"user")
         self.terms.call(use_module, [str(rules_dir() / "grounded.pl")], [])
         self._request = self.terms.c.predicate(b"py_request", 2, b"grounded")
@@ -188,6 +192,7 @@ class PrologRules:
     def _call(self, request: tuple, shape: Shape) -> Any:
         terms = self.terms
         terms.raised = None
+        self.halted = None
         try:
             if len(request) == 2 and request[0] == "apply":  # a live utterance's flat text
                 reply = terms.call_text(self._apply, request[1], self._reply_shape(shape))
@@ -195,6 +200,9 @@ class PrologRules:
                 reply = terms.call(self._request, [request, None], [None, self._reply_shape(shape)])[1]
         finally:
             raised, terms.raised = terms.raised, None
+            halted, self.halted = self.halted, None
+        if halted is not None:  # whatever the request answered, it ran without the rest of a rule
+            raise halted
         if raised is not None:
             raise raised
         if type(reply) is str:  # py_apply/2's flat text of an accepted utterance
@@ -220,6 +228,8 @@ class PrologRules:
         return self.session
 
     def _on_commit(self, value: Any) -> Value:
+        if self.halted is not None:  # refused: the rules roll the utterance back, the log is not written
+            raise self.halted
         self._session().record()
         return "true"
 
@@ -228,6 +238,18 @@ class PrologRules:
             _, index, effects = value
             return self._session().read(index, [effect(index, e) for e in effects])
         self._session().applied(value[1])
+        return "true"
+
+    def _on_halt(self, value: Any) -> Value:
+        """A rule file called halt/0,1 during a request: prolog/grounded.pl cancelled it, and the
+        request fails with this error (an exit status from an extension would read as a verdict).
+        Outside a request the process is ending (pyswip's exit handler): the predicate fails, and the
+        halt goes ahead."""
+        if not self._busy:
+            return None
+        _, path, line = value
+        where = f"{path}:{line}" if line else path or "a rule file"  # in the message: a caller may re-place the error
+        self.halted = InputError(f"{where} called halt: an extension may not end the process")
         return "true"
 
     # -- engines' states ------------------------------------------------------------
@@ -270,7 +292,11 @@ class PrologRules:
         """Load one extension rule file into a module of its own; a file that would redefine a
         predicate of the driver or the author layer, or declare an operation another file
         declares, is refused with nothing loaded (InputError naming the file, line and predicate)."""
-        reply = self.request(("load_extension", path))
+        try:
+            reply = self.request(("load_extension", path))
+        except InputError:  # it called halt while loading: what did load goes with it
+            self.request(("unload_extension", path), "text")
+            raise
         if reply != "true":
             _, line, why = reply
             raise InputError(f"extension refused: {why}", path=path, line=line or None)
