@@ -5,7 +5,8 @@
   const data = JSON.parse(document.getElementById("book-data").textContent);
   const frames = data.frames;
   const $ = (id) => document.getElementById(id);
-  const state = { index: 0, claim: null, literal: null, present: false, labels: null, diffFrom: null, print: null };
+  const state = { index: 0, claim: null, literal: null, present: false, labels: null, diffFrom: null, print: null,
+    legend: false };
 
   function el(tag, attrs, ...children) {
     const node = document.createElement(tag);
@@ -515,6 +516,7 @@
     if (state.literal) h += "&literal=" + encodeURIComponent(state.literal);
     if (state.present) h += "&present";
     if (state.labels) h += "&labels=" + state.labels;
+    if (state.legend) h += "&legend";
     if (state.diffFrom !== null) h += "&diff=" + frames[state.diffFrom].turn;
     if (state.print) h += "&print=" + state.print;
     if (location.hash !== h) history.replaceState(null, "", h);
@@ -649,12 +651,24 @@
     t: () => setTheme(!document.body.classList.contains("dark")),
     d: () => setDiff(state.diffFrom === null ? Math.max(0, state.index - 1) : null),
     l: () => { if (state.present) setLabels(presentLabels() === "id" ? "short" : "id"); },
+    k: () => setLegend(!state.legend),
   };
+
+  // presentation mode's legend: off until asked for, so that it takes no room from the picture
+  function setLegend(on) {
+    state.legend = on;
+    document.body.classList.toggle("legend-on", on);
+    $("legend-btn").setAttribute("aria-pressed", String(on));
+    writeHash();
+  }
 
   function readViewHash(params) {
     state.present = params.has("present");
     document.body.classList.toggle("present", state.present);
     $("present-btn").setAttribute("aria-pressed", String(state.present));
+    state.legend = params.has("legend");
+    document.body.classList.toggle("legend-on", state.legend);
+    $("legend-btn").setAttribute("aria-pressed", String(state.legend));
     const labels = params.get("labels");
     state.labels = labels === "id" || labels === "short" ? labels : null;
     $("labels-btn").textContent = presentLabels() === "id" ? "texts" : "ids";
@@ -671,6 +685,7 @@
     $("theme-btn").addEventListener("click", VIEW_KEYS.t);
     $("diff-btn").addEventListener("click", VIEW_KEYS.d);
     $("labels-btn").addEventListener("click", VIEW_KEYS.l);
+    $("legend-btn").addEventListener("click", VIEW_KEYS.k);
     $("diff-from").replaceChildren(...frames.map((f, i) => el("option", { value: String(i) }, turnLabel(f))));
     $("diff-from").addEventListener("change", () => setDiff(Number($("diff-from").value)));
     renderPrint();
