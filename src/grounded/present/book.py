@@ -238,20 +238,37 @@ def type_size(svg: str, area: tuple[int, int]) -> float:
 
 
 def _draw_worlds(engine: Engine, frames: list[Frame], out: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each distinct world model of the frames as a Kripke drawing (``worldgraph``), or its summary when
-    it is large, all drawn in one Graphviz run; each frame gets the index of its model's (``kripke``)."""
+    """Each turn's world model as a Kripke drawing (``worldgraph``: the worlds this turn eliminates drawn as
+    ghosts, the formulas it announced boxed), or its summary when it is large, all drawn in one Graphviz
+    run; each frame gets the index of its drawing (``kripke``), shared by the turns that change nothing."""
     graphs: list[dict[str, Any]] = []
-    index: dict[int, int] = {}
+    index: dict[tuple[int, int], int] = {}
+    before = None
     for f, entry in zip(frames, out, strict=True):
         model = engine.model_at(f.turn if f.status != "start" else -1)
-        if id(model) not in index:  # the models a world keeps live as long as it does
-            index[id(model)] = len(graphs)
-            graphs.append(world_graph(model))
-        entry["kripke"] = index[id(model)]
+        key = (id(before), id(model)) if before is not model else (id(model), id(model))
+        if key not in index:  # the models a world keeps live as long as it does
+            index[key] = len(graphs)
+            g = world_graph(model, before=before if before is not model else None)
+            g["announced"] = _announced(engine, f.model_updates) if before is not model else []
+            graphs.append(g)
+        entry["kripke"] = index[key]
+        before = model
     drawn = [g for g in graphs if g["drawn"]]
     for g, svg in zip(drawn, render([to_dot(g) for g in drawn], "svg") if drawn else [], strict=True):
         g["svg"] = prefixed_ids(inline_svg(svg.decode("utf-8")), "kripke-")
     return graphs
+
+
+def _announced(engine: Engine, updates: list[str]) -> list[str]:
+    """A turn's announcements with the formula each names (``!some_muddy: m_a | m_b | m_c``), for the box
+    over the worlds; other updates of the model (upgrades, withdrawals) as they are written."""
+    defs = engine.world.defs if engine.world is not None else {}
+    out = []
+    for u in updates:
+        name = u[1:].lstrip("-") if u.startswith("!") else ""
+        out.append(f"{u}: {defs[name]}" if name in defs else u)
+    return out
 
 
 def _keep(store: dict[str, list[list[Any]]], key: str, frame: int, answer: dict[str, Any]) -> dict[str, Any] | None:

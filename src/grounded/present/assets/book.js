@@ -6,7 +6,7 @@
   const frames = data.frames;
   const $ = (id) => document.getElementById(id);
   const state = { index: 0, claim: null, literal: null, present: false, labels: null, diffFrom: null, print: null,
-    legend: false };
+    legend: false, worlds: null };
 
   function el(tag, attrs, ...children) {
     const node = document.createElement(tag);
@@ -142,6 +142,7 @@
   }
 
   function renderWorld(f) {
+    document.body.classList.toggle("world", Boolean(data.world));
     if (!data.world) return;
     $("world-box").hidden = false;
     const m = f.model;
@@ -188,8 +189,8 @@
         .map(([size, n]) => n + " of " + size);
       const n = Object.values(g.cells[agent]).reduce((a, b) => a + b, 0);
       lines.push(el("li", { class: "kripke-agent", "data-agent": agent, "data-cells": String(n) },
-        el("b", {}, agent), ": " + n + " cell(s) (" + sizes.join(", ") + " worlds), " + g.levels[agent] +
-        " plausibility level(s)"));
+        agentLine(g.styles[agent]), el("b", {}, agent), el("span", { class: "kripke-cells" }, ": " + n +
+          " cell(s) (" + sizes.join(", ") + " worlds), " + g.levels[agent] + " plausibility level(s)")));
     }
     const head = g.drawn
       ? el("p", { class: "hint" }, "Worlds (named by their true atoms" +
@@ -201,12 +202,32 @@
       : el("p", { class: "hint kripke-summary" }, "|W| = " + g.size + ": more than the " + g.limit +
           " worlds drawn, so summarised: each agent's cells by size, worlds named by the atoms that differ (" +
           (g.named_by.join(", ") || "none") + ").");
-    box.replaceChildren(head, el("ul", { class: "kripke-counts" }, ...lines));
+    const announced = (g.announced || []).length ? el("p", { class: "kripke-announced" },
+      el("b", {}, "announced: "), g.announced.join("; ")) : "";
+    box.replaceChildren(head, announced, el("ul", { class: "kripke-counts" }, ...lines));
+    if (g.drawn && g.ghosts.length) box.append(el("p", { class: "hint kripke-ghosts" }, "Dashed and pale: worlds " +
+      "no longer in W (red: eliminated by this turn" + (g.positions ? "; grey: before it, kept so the cube keeps " +
+      "its shape" : "") + ")."));
     if (g.drawn) {
       const holder = el("div", { class: "kripke-svg" });
       holder.innerHTML = g.svg;
       box.append(holder);
     }
+  }
+
+  // an agent's line in the drawing of the worlds, its colour and dash (Graphviz's styles as SVG dashes)
+  function agentLine(style) {
+    const dash = { solid: "", dashed: "8 4", dotted: "2 4", bold: "" };
+    const kind = style.style.split(",")[0];
+    const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+    svg.setAttribute("viewBox", "0 0 40 10");
+    svg.setAttribute("class", "agent-line");
+    const line = document.createElementNS("http://www.w3.org/2000/svg", "line");
+    for (const [k, v] of Object.entries({ x1: 2, y1: 5, x2: 38, y2: 5, stroke: style.color,
+      "stroke-width": style.style.includes("bold") ? 4 : 2.5, "stroke-dasharray": dash[kind] || "" }))
+      line.setAttribute(k, String(v));
+    svg.append(line);
+    return svg;
   }
 
   // ------------------------------------------------------------------ try an utterance (grounded try)
@@ -517,6 +538,7 @@
     if (state.present) h += "&present";
     if (state.labels) h += "&labels=" + state.labels;
     if (state.legend) h += "&legend";
+    if (state.worlds !== null) h += "&worlds=" + (state.worlds ? "on" : "off");
     if (state.diffFrom !== null) h += "&diff=" + frames[state.diffFrom].turn;
     if (state.print) h += "&print=" + state.print;
     if (location.hash !== h) history.replaceState(null, "", h);
@@ -652,7 +674,25 @@
     d: () => setDiff(state.diffFrom === null ? Math.max(0, state.index - 1) : null),
     l: () => { if (state.present) setLabels(presentLabels() === "id" ? "short" : "id"); },
     k: () => setLegend(!state.legend),
+    w: () => { if (data.world) setWorlds(!showWorlds()); },
   };
+
+  // presentation mode's world model: what the reader chose (key w, #worlds=on|off), else shown when every
+  // turn's model is drawn (the muddy children's cube), not when some turn's is too large to draw
+  function showWorlds() {
+    return Boolean(data.world) && (state.worlds === null ? data.kripke.every((g) => g.drawn) : state.worlds);
+  }
+
+  function setWorlds(on) {
+    state.worlds = on;
+    applyWorlds();
+    writeHash();
+  }
+
+  function applyWorlds() {
+    document.body.classList.toggle("worlds", showWorlds());
+    $("worlds-btn").setAttribute("aria-pressed", String(showWorlds()));
+  }
 
   // presentation mode's legend: off until asked for, so that it takes no room from the picture
   function setLegend(on) {
@@ -666,6 +706,9 @@
     state.present = params.has("present");
     document.body.classList.toggle("present", state.present);
     $("present-btn").setAttribute("aria-pressed", String(state.present));
+    const worlds = params.get("worlds");
+    state.worlds = worlds === "on" ? true : worlds === "off" ? false : null;
+    applyWorlds();
     state.legend = params.has("legend");
     document.body.classList.toggle("legend-on", state.legend);
     $("legend-btn").setAttribute("aria-pressed", String(state.legend));
@@ -686,6 +729,7 @@
     $("diff-btn").addEventListener("click", VIEW_KEYS.d);
     $("labels-btn").addEventListener("click", VIEW_KEYS.l);
     $("legend-btn").addEventListener("click", VIEW_KEYS.k);
+    $("worlds-btn").addEventListener("click", VIEW_KEYS.w);
     $("diff-from").replaceChildren(...frames.map((f, i) => el("option", { value: String(i) }, turnLabel(f))));
     $("diff-from").addEventListener("change", () => setDiff(Number($("diff-from").value)));
     renderPrint();
