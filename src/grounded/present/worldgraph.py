@@ -201,7 +201,7 @@ def to_dot(graph: dict[str, Any], title: str = "") -> str:
             look = graph["styles"][agent]
             arrow = ", dir=forward" if e["directed"] else ""
             label = "" if cube else f', label={_quote(agent)}, fontcolor="{look["color"]}"'
-            lines.append(f'  {e["a"]} -- {e["b"]} [id="e{k}", class={_quote("agent-" + agent)}, '
+            lines.append(f'  {e["a"]} -- {e["b"]} [id="e{k}", class={_quote("agent_" + agent)}, '
                          f'color="{look["color"]}", style="{look["style"]}"{arrow}{label}];')
             k += 1
     lines.append("}")

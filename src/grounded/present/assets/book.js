@@ -189,7 +189,7 @@
         .map(([size, n]) => n + " of " + size);
       const n = Object.values(g.cells[agent]).reduce((a, b) => a + b, 0);
       lines.push(el("li", { class: "kripke-agent", "data-agent": agent, "data-cells": String(n) },
-        agentLine(g.styles[agent]), el("b", {}, agent), el("span", { class: "kripke-cells" }, ": " + n +
+        g.drawn ? agentLine(g.styles[agent]) : "", el("b", {}, agent), el("span", { class: "kripke-cells" }, ": " + n +
           " cell(s) (" + sizes.join(", ") + " worlds), " + g.levels[agent] + " plausibility level(s)")));
     }
     const head = g.drawn
@@ -203,7 +203,7 @@
           " worlds drawn, so summarised: each agent's cells by size, worlds named by the atoms that differ (" +
           (g.named_by.join(", ") || "none") + ").");
     const announced = (g.announced || []).length ? el("p", { class: "kripke-announced" },
-      el("b", {}, "announced: "), g.announced.join("; ")) : "";
+      el("b", {}, "announced:"), ...g.announced.map((a) => el("span", { class: "formula" }, a))) : "";
     box.replaceChildren(head, announced, el("ul", { class: "kripke-counts" }, ...lines));
     if (g.drawn && g.ghosts.length) box.append(el("p", { class: "hint kripke-ghosts" }, "Dashed and pale: worlds " +
       "no longer in W (red: eliminated by this turn" + (g.positions ? "; grey: before it, kept so the cube keeps " +
