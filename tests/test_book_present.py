@@ -274,10 +274,18 @@ def test_the_screenshots_in_docs_are_what_the_page_shows(tmp_path):
     documentation shows them."""
     from PIL import Image, ImageChops
 
-    from .screenshots import SHOTS, SIZE, take
+    from .screenshots import PRESENT, SHOTS, SIZE, take
+    from .test_page_fits import FITS
 
-    taken = take(tmp_path)
+    measured: dict = {}
+    taken = take(tmp_path, FITS, measured)
     assert [p.name for p in taken] == [s[3] for s in SHOTS]
+    # presentation mode as a class sees it: nothing clipped, every text (the pictures' too) 18 px or more
+    assert sorted(measured) == sorted(PRESENT) and len(PRESENT) == 4
+    for name, m in measured.items():
+        assert m["overflow"] == [] and m["small"] == [] and m["scroll"] == list(SIZE), (name, m)
+        assert m["svg"] is None if name == "present-pendulum-t8.png" else m["svg"] >= 18, (name, m["svg"])
+    assert measured["present-pendulum-t8.png"]["questions"] == {"inside": True, "items": 2}
     docs = (ROOT / "README.md").read_text() + (ROOT / "docs" / "views.md").read_text()
     for path in taken:
         committed = ROOT / "docs" / path.name

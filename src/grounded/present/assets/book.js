@@ -32,8 +32,8 @@
   }
 
   function lit(l) {
-    return el("span", { class: "lit", "data-literal": l, title: "Affected*(" + l + ")",
-      onclick: (e) => { e.stopPropagation(); selectLiteral(l); } }, l);
+    return askable(el("span", { class: "lit", "data-literal": l, title: "Affected*(" + l + ")" }, l),
+      "Affected*(" + l + ")", () => selectLiteral(l));
   }
 
   // the arguments claiming c at the frame shown (usually one), for its text
@@ -43,17 +43,34 @@
 
   function claim(c) {
     const text = textOf(c);
-    return el("span", { class: "claim", "data-claim": c, title: (text ? text + "\n" : "") + "click: Verify(" + c + ")",
-      onclick: (e) => { e.stopPropagation(); selectClaim(c); } }, c);
+    return askable(el("span", { class: "claim", "data-claim": c, title: (text ? text + "\n" : "") +
+      "click or Enter: Verify(" + c + ")" }, c), "Verify(" + c + ")", () => selectClaim(c));
   }
 
-  // clicking a node of a drawing (the page's picture or a Verify sub-picture) asks about it
+  // an element that asks a query on a click, and on Enter (or Space) when it has the keyboard's focus
+  function askable(node, label, ask) {
+    node.setAttribute("tabindex", "0");
+    node.setAttribute("role", "button");
+    node.setAttribute("aria-label", label);
+    node.addEventListener("click", (e) => { e.stopPropagation(); ask(); });
+    node.addEventListener("keydown", (e) => {
+      if (e.key === "Enter" || e.key === " ") { e.preventDefault(); e.stopPropagation(); ask(); }
+    });
+    return node;
+  }
+
+  // clicking a node of a drawing (the page's picture or a Verify sub-picture) asks about it: Verify for an
+  // argument's claim, Affected* for a literal no argument claims
   function clickable(svg, prefix) {
     for (const g of svg.querySelectorAll("g.node")) {
       const id = g.id.slice(prefix.length);
       const m = /^arg(\d+)$/.exec(id);
-      if (m) g.addEventListener("click", () => selectClaim(data.args[m[1]]));
-      else if (id.startsWith("lit-")) g.addEventListener("click", () => selectLiteral(id.slice(4)));
+      if (m) {  // Enter: Verify of its claim; the key a: Affected* of it
+        const c = data.args[m[1]];
+        askable(g, "Verify(" + c + "); key a: Affected*(" + c + ")", () => selectClaim(c));
+        g.addEventListener("keydown", (e) => { if (e.key === "a") { e.stopPropagation(); selectLiteral(c); } });
+      }
+      else if (id.startsWith("lit-")) askable(g, "Affected*(" + id.slice(4) + ")", () => selectLiteral(id.slice(4)));
     }
   }
 
@@ -112,9 +129,20 @@
     writeHash();
   }
 
+  // a row of the table takes the keyboard's focus; Enter on it asks Verify of its claim (its literals and
+  // claim inside keep their own Enter)
+  function rowAsks(r, tr) {
+    tr.setAttribute("tabindex", "0");
+    tr.setAttribute("aria-label", "#" + r.id + " " + r.claim + ": Enter for Verify(" + r.claim + ")");
+    tr.addEventListener("keydown", (e) => {
+      if (e.target === tr && e.key === "Enter") { e.preventDefault(); selectClaim(r.claim); }
+    });
+    return tr;
+  }
+
   function renderStandings(f) {
     const changed = new Set(f.changed);
-    $("standings").tBodies[0].replaceChildren(...f.rows.map((r) => el("tr", {
+    $("standings").tBodies[0].replaceChildren(...f.rows.map((r) => rowAsks(r, el("tr", {
       class: (changed.has(r.id) ? "changed " : "") + (r.claim === state.claim ? "selected" : ""),
       "data-claim": r.claim, "data-id": String(r.id),
     },
@@ -123,7 +151,7 @@
       el("td", { class: "standing " + r.standing, "data-standing": r.standing },
         r.standing + (r.standing !== "active" ? " (T" + r.since + (r.cause ? " by " + r.cause : "") + ")" : "")),
       el("td", { class: "grounded " + (r.grounded ? "yes" : "no") }, r.grounded ? "\u2713" : "\u2717"),
-      el("td", {}, ...r.deps.map(lit)), el("td", {}, ...r.explains.map(lit)))));
+      el("td", {}, ...r.deps.map(lit)), el("td", {}, ...r.explains.map(lit))))));
     const inS = f.rows.filter((r) => r.in_standing).length;
     const grounded = f.rows.filter((r) => r.grounded).length;
     $("counts").textContent = "(" + f.rows.length + " arguments, " + inS + " in S_t, " + grounded + " grounded)";
@@ -737,6 +765,7 @@
 
   // clickers send PageUp/PageDown; Space steps on (Shift+Space back), Home and End jump to the ends
   const STEPS = { ArrowLeft: -1, PageUp: -1, ArrowRight: 1, PageDown: 1 };
+  const ARROWS = { ArrowLeft: -1, ArrowUp: -1, ArrowRight: 1, ArrowDown: 1 };
 
   function init() {
     document.title = data.title;
@@ -751,8 +780,20 @@
     $("prev").addEventListener("click", () => show(state.index - 1));
     $("next").addEventListener("click", () => show(state.index + 1));
     document.addEventListener("keydown", (e) => {
-      if (e.target instanceof HTMLInputElement) return;  // the slider steps by itself
-      if (e.target instanceof Element && e.target.closest("#try-form")) return;  // keys for the form
+      const t = e.target;
+      if (e.key === "Escape") {  // the keyboard's focus let go (the slider, a field, a node), then the queries
+        if ((t instanceof HTMLElement || t instanceof SVGElement) && t !== document.body) t.blur();
+        else if (state.claim || state.literal) { state.claim = state.literal = null; renderQueries(); writeHash(); }
+        e.preventDefault();
+        return;
+      }
+      if (t instanceof Element && t.closest("#try-form")) return;  // keys for the form
+      if (t instanceof HTMLInputElement) {
+        // the slider steps by itself and a text field takes its letters; the view keys work after the slider,
+        // and an arrow on an answer's radio button steps the turn instead of changing the answer
+        if (t.type === "radio" && e.key in ARROWS) { e.preventDefault(); show(state.index + ARROWS[e.key]); return; }
+        if (t.type !== "range" || !(e.key in VIEW_KEYS)) return;
+      }
       let to = null;
       if (e.key in STEPS) to = state.index + STEPS[e.key];
       else if (e.key === " ") to = state.index + (e.shiftKey ? -1 : 1);
