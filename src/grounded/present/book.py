@@ -45,6 +45,7 @@ from grounded.present.picture import (
 )
 from grounded.present.picture import facts as picture_facts
 from grounded.present.render import describe_op
+from grounded.present.sealed import seal
 from grounded.present.summary import (
     argument_rows,
     model_summary,
@@ -108,7 +109,8 @@ def collect(path: Path, extensions: list[Path] | None = None, partial: bool = Fa
             elif outcome.rejection is not None:
                 frames.append(_rejected(engine, outcome.turn.utterance(), outcome.rejection))
             frames[-1].note = outcome.turn.note
-            frames[-1].questions = [_question(q, a) for q, a in outcome.answers]
+            frames[-1].questions = [_question(q, a, f"{outcome.turn.turn}:{k}:{q.query}")
+                                    for k, (q, a) in enumerate(outcome.answers)]
         title, note = scenario.title or path.name, None
     else:
         def keep(engine: Engine, update: Update) -> None:
@@ -122,11 +124,12 @@ def collect(path: Path, extensions: list[Path] | None = None, partial: bool = Fa
     return Conversation(title, engine, frames, note)
 
 
-def _question(question: Question, answer: dict[str, Any]) -> dict[str, Any]:
+def _question(question: Question, answer: dict[str, Any], key: str) -> dict[str, Any]:
     """A question as the page needs it: what to ask, what the student picks from (none: types literals),
-    and the engine's answer (kept in the page's data, put in the DOM only when the student checks)."""
+    and the engine's answer sealed with ``key`` (``sealed``: not in the page's source as such; unsealed and
+    put in the DOM only when the student checks)."""
     return {"ask": question.ask, "query": question.query, "shape": question.shape, "choices": choices(question),
-            "answer": answer}
+            "sealed": seal(answer, key), "key": key}
 
 
 def _cut_note(error: LogError) -> str:

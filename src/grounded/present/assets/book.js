@@ -508,14 +508,29 @@
     return a.size === b.size && [...a].every((x) => b.has(x));
   }
 
+  // the engine's answer, sealed in the page's data (grounded.present.sealed: the same keystream, a 32-bit
+  // FNV-1a hash of the key, then xorshift32), unsealed only when the student checks
+  function unseal(q) {
+    let h = 2166136261;
+    for (const byte of new TextEncoder().encode(q.key)) h = Math.imul(h ^ byte, 16777619) >>> 0;
+    let x = h || 1;
+    const bytes = Uint8Array.from(atob(q.sealed), (c) => c.charCodeAt(0));
+    for (let i = 0; i < bytes.length; i++) {
+      x = (x ^ (x << 13)) >>> 0; x = (x ^ (x >>> 17)) >>> 0; x = (x ^ (x << 5)) >>> 0;
+      bytes[i] ^= x & 255;
+    }
+    return JSON.parse(new TextDecoder().decode(bytes));
+  }
+
   function revealAnswer(q, item, result) {
     for (const input of item.querySelectorAll("input, button")) input.disabled = true;
-    const shown = q.answer.shown.length ? q.answer.shown.join(", ") : "nothing";
+    const answer = unseal(q);
+    const shown = answer.shown.length ? answer.shown.join(", ") : "nothing";
     const mark = result.right === null ? el("span", { class: "mark" }, "no answer given")
       : el("span", { class: "mark " + (result.right ? "right" : "wrong") }, result.right ? "right" : "not quite");
     item.dataset.result = result.right === null ? "unanswered" : result.right ? "right" : "wrong";
     item.append(el("p", { class: "engine-answer" }, mark, " the engine: ", el("b", {}, shown),
-      q.answer.detail ? " (" + q.answer.detail + ")" : ""));
+      answer.detail ? " (" + answer.detail + ")" : ""));
   }
 
   function questionItem(q, key) {
@@ -530,7 +545,7 @@
     }
     const check = () => {
       const given = studentAnswer(q, item);
-      checked[key] = { given, right: sameAnswer(q.shape, given, q.answer.value) };
+      checked[key] = { given, right: sameAnswer(q.shape, given, unseal(q).value) };
       revealAnswer(q, item, checked[key]);
       exerciseWait();
     };
@@ -673,23 +688,68 @@
   }
 
   // ------------------------------------------------------------------ print: one turn a page
-  // Every turn (or the range #print=9-13) as a page of its own: the utterance, what it did, the picture.
-  // Each copy of a picture gets its ids prefixed, so the page's own picture keeps its ids.
+  // Every turn (or the range #print=9-13) as a page of its own: the utterance, what it did, the picture in
+  // large type with the texts of what changed under it.  #print=worksheet: the turns with questions, each with
+  // the map before it, its operations and its questions with room for the answers, nothing of what the rules
+  // did; #print=key: the answer key, each question with the engine's answer and what the rules did
+  // (worksheet:9-13 and key:9-13 keep to a range).  Each copy of a picture gets its ids prefixed, so the page's
+  // own picture keeps its ids.
+  function printPicture(svg, i) {
+    const pic = el("div", { class: "print-picture" });
+    pic.innerHTML = svg.replace(/(\bid="|url\(#|xlink:href="#)/g, "$1p" + i + "-");
+    return pic;
+  }
+
+  // the texts of the arguments a turn changed, for the page a picture of ids alone is printed on
+  function printTexts(f) {
+    const changed = new Set(f.changed);
+    const rows = f.rows.filter((r) => changed.has(r.id) && r.text);
+    return rows.length ? el("dl", { class: "print-texts" }, ...rows.flatMap((r) =>
+      [el("dt", {}, r.claim + " (" + r.kind + ", " + r.standing + (r.grounded ? ", grounded" : "") + ")"),
+       el("dd", {}, r.text)])) : "";
+  }
+
+  function printQuestion(q, withAnswer) {
+    const item = el("li", { class: "print-question" }, el("p", { class: "ask" }, q.ask));
+    if (withAnswer) {
+      const a = unseal(q);
+      item.append(el("p", { class: "print-answer" }, "the engine: ", el("b", {}, a.shown.length ? a.shown.join(", ")
+        : "nothing"), a.detail ? " (" + a.detail + ")" : "", el("span", { class: "hint" }, "  [" + q.query + "]")));
+    } else if (q.choices.length) {
+      item.append(el("p", { class: "print-choices" }, q.choices.map((c) => "\u2610 " + c).join("    ")));
+    } else item.append(el("p", { class: "print-blank" }, "\u00a0"));
+    return item;
+  }
+
   function renderPrint() {
     let lo = -Infinity, hi = Infinity;
-    const m = /^(-?\d+)-(-?\d+)$/.exec(state.print || "");
-    if (m) { lo = Number(m[1]); hi = Number(m[2]); }
+    const m = /^(?:(worksheet|key):?)?(?:(-?\d+)-(-?\d+))?$/.exec(state.print || "") || [];
+    const sheet = m[1] || null;
+    if (m[2] !== undefined) { lo = Number(m[2]); hi = Number(m[3]); }
     const pages = [];
+    document.body.dataset.print = sheet || "turns";
     frames.forEach((f, i) => {
       if (f.status === "start" || f.turn < lo || f.turn > hi) return;
+      const qs = f.questions || [];
+      if (sheet && !qs.length) return;
+      const head = sheet === "worksheet" ? "worksheet" : sheet === "key" ? "answer key" : "";
       const page = el("section", { class: "print-turn", "data-turn": String(f.turn) },
-        el("h2", {}, data.title + " \u2014 " + turnLabel(f) + (f.status === "rejected" ? " (rejected)" : "")),
+        el("h2", {}, data.title + " \u2014 " + turnLabel(f) + (head ? " \u2014 " + head : "") +
+          (f.status === "rejected" && sheet !== "worksheet" ? " (rejected)" : "")),
         el("p", {}, el("b", {}, f.speaker + ": "), f.text));
       if (f.note) page.append(el("p", { class: "turn-note" }, f.note));
-      page.append(el("ul", {}, ...f.changes.map((c) => el("li", {}, c))));
-      const pic = el("div", { class: "print-picture" });
-      pic.innerHTML = f.svg.replace(/(\bid="|url\(#|xlink:href="#)/g, "$1p" + i + "-");
-      page.append(pic);
+      if (sheet === "worksheet") {  // what the class works from: the map before the turn and what was proposed
+        page.append(el("p", {}, el("b", {}, "proposed: "), f.ops.join("; ")),
+          el("ol", { class: "print-questions" }, ...qs.map((q) => printQuestion(q, false))));
+        const before = frames[i - 1];
+        page.append(el("p", { class: "hint" }, before.rows.length ? "The map before " + turnLabel(f) + ":"
+          : "Nothing is on the map before " + turnLabel(f) + "."));
+        if (before.rows.length) page.append(printPicture(before.present_svg, i));
+      } else {
+        if (sheet === "key") page.append(el("ol", { class: "print-questions" }, ...qs.map((q) => printQuestion(q, true))));
+        page.append(el("ul", {}, ...f.changes.map((c) => el("li", {}, c))));
+        if (f.rows.length) page.append(printPicture(f.present_svg, i), printTexts(f));
+      }
       pages.push(page);
     });
     $("print-turns").replaceChildren(...pages);
