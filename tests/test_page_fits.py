@@ -2,7 +2,8 @@
 
 At 1280x720 and 1024x768 (a projector's viewport, set through the DevTools protocol) each turn is shown in
 presentation mode as it starts (exercise mode on: a course scenario's questions, the picture hidden), with
-exercise mode off (what the rules did, the picture), and with the legend on.  For every element on the page
+exercise mode off (what the rules did, the picture), with the legend on, and with the focus view (what the turn
+changed, with the full texts, beside the picture).  For every element on the page
 its content must fit its box (``scrollHeight``/``scrollWidth`` no larger than ``clientHeight``/``clientWidth``:
 nothing clipped, nothing to scroll inside a panel), the page must have nothing to scroll, every text in the
 window must be at least 18 px, and the picture's node and edge texts at least 18 px at 1280x720 (14 px at
@@ -98,7 +99,7 @@ def test_nothing_clips_in_presentation_mode_on_any_turn(pages, browser, scenario
     asked = b.execute_script("return JSON.parse(document.getElementById('book-data').textContent)"
                              ".frames.map((f) => (f.questions || []).length)")
     seen = 0
-    for exercise, legend in ((True, ""), (False, ""), (False, "&legend")):
+    for exercise, legend in ((True, ""), (False, ""), (False, "&legend"), (False, "&focus")):
         b.execute_script("const box = document.getElementById('exercise-mode');"
                          "if (box.checked !== arguments[0]) box.click();", exercise)
         for turn, questions in zip(turns, asked, strict=True):
@@ -113,4 +114,23 @@ def test_nothing_clips_in_presentation_mode_on_any_turn(pages, browser, scenario
             elif turn > 0 and not legend:
                 assert m["svg"] is not None and m["svg"] >= least_svg, (where, m["svg"])
             seen += 1
-    assert seen == 3 * len(turns)
+    assert seen == 4 * len(turns)
+
+
+@pytest.mark.parametrize(("width", "height"), [(1280, 720), (1024, 768)])
+def test_compare_mode_keeps_the_pictures_type_size(pages, browser, width, height):
+    """In presentation mode a comparison is listed above the picture, not beside it: the picture keeps its
+    width, so its type stays what it is without the comparison (the panel above it grows by a few lines)."""
+    b = browser
+    viewport(b, width, height)
+    sizes = {}
+    for name, turn, since in (("phase3", 20, 13), ("phase2", 13, 9)):
+        for diff in ("", f"&diff={since}"):
+            b.get("about:blank")
+            b.get(pages[name].as_uri() + f"#t={turn}&present{diff}")
+            m = b.execute_script(FITS, LEAST_TEXT)
+            assert m["overflow"] == [] and m["small"] == [], (name, diff, m)
+            sizes[name, bool(diff)] = m["svg"]
+        assert b.find_element("id", "diff").is_displayed()
+        assert sizes[name, True] >= 0.9 * sizes[name, False], sizes
+        assert sizes[name, True] >= (18 if width == 1280 else 14), sizes

@@ -268,7 +268,7 @@ def _announced(engine: Engine, updates: list[str]) -> list[str]:
     over the worlds; other updates of the model (upgrades, withdrawals) as they are written."""
     defs = engine.world.defs if engine.world is not None else {}
     out = []
-    for u in updates:
+    for u in dict.fromkeys(updates):  # an observation settled in the same turn announces its formula twice
         name = u[1:].lstrip("-") if u.startswith("!") else ""
         out.append(f"{u}: {defs[name]}" if name in defs else u)
     return out

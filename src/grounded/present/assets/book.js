@@ -6,7 +6,7 @@
   const frames = data.frames;
   const $ = (id) => document.getElementById(id);
   const state = { index: 0, claim: null, literal: null, present: false, labels: null, diffFrom: null, print: null,
-    legend: false, worlds: null };
+    legend: false, worlds: null, focus: false };
 
   function el(tag, attrs, ...children) {
     const node = document.createElement(tag);
@@ -232,7 +232,8 @@
           (g.named_by.join(", ") || "none") + ").");
     const announced = (g.announced || []).length ? el("p", { class: "kripke-announced" },
       el("b", {}, "announced:"), ...g.announced.map((a) => el("span", { class: "formula" }, a))) : "";
-    box.replaceChildren(head, announced, el("ul", { class: "kripke-counts" }, ...lines));
+    box.replaceChildren(head, el("div", { class: "kripke-head" }, announced,
+      el("ul", { class: "kripke-counts" }, ...lines)));
     if (g.drawn && g.ghosts.length) box.append(el("p", { class: "hint kripke-ghosts" }, "Dashed and pale: worlds " +
       "no longer in W (red: eliminated by this turn" + (g.positions ? "; grey: before it, kept so the cube keeps " +
       "its shape" : "") + ")."));
@@ -484,7 +485,29 @@
         for (const n of nodesOf(ids)) n.classList.add("origin");
       }
     } else abox.hidden = true;
-    document.body.classList.toggle("no-query", !state.claim && !state.literal && state.diffFrom === null);
+    renderFocus(frames[i]);
+    // the query column opens for a query or the focus view; in presentation mode a comparison is listed above
+    // the picture instead (renderDiff), so that the picture keeps its width and its type
+    document.body.classList.toggle("no-query", !state.claim && !state.literal && !state.focus &&
+      (state.diffFrom === null || state.present));
+  }
+
+  // the focus view: the arguments this turn changed, each with its full text, beside the picture (a clicked
+  // claim's own account takes its place)
+  function renderFocus(f) {
+    const box = $("focus");
+    $("focus-btn").setAttribute("aria-pressed", String(state.focus));
+    box.hidden = !state.focus || Boolean(state.claim || state.literal);
+    if (box.hidden) return;
+    const changed = new Set(f.changed);
+    const rows = f.rows.filter((r) => changed.has(r.id));
+    box.dataset.claims = rows.map((r) => r.claim).join(",");
+    box.replaceChildren(el("h3", {}, "What " + turnLabel(f) + " changed"),
+      ...(rows.length ? rows.map((r) => el("div", { class: "focus-claim", "data-claim": r.claim },
+        el("p", { class: "who", title: r.kind + " by " + r.speaker + " at T" + r.turn }, claim(r.claim),
+          " " + r.standing + (r.in_standing ? (r.grounded ? ", grounded \u2713" : ", NOT grounded \u2717") : "")),
+        el("p", { class: "claim-text" }, r.text || "(no text)")))
+        : [el("p", { class: "hint" }, f.status === "rejected" ? "Rejected: nothing changed." : "Nothing changed.")]));
   }
 
   // ------------------------------------------------------------------ exercise mode: a turn's questions
@@ -581,6 +604,7 @@
     if (state.present) h += "&present";
     if (state.labels) h += "&labels=" + state.labels;
     if (state.legend) h += "&legend";
+    if (state.focus) h += "&focus";
     if (state.worlds !== null) h += "&worlds=" + (state.worlds ? "on" : "off");
     if (state.diffFrom !== null) h += "&diff=" + frames[state.diffFrom].turn;
     if (state.print) h += "&print=" + state.print;
@@ -662,12 +686,14 @@
     $("diff-btn").setAttribute("aria-pressed", String(state.diffFrom !== null));
     if (state.diffFrom === null) { box.hidden = true; return; }
     box.hidden = false;
+    if (state.present) $("said").append(box);  // above the picture: the picture keeps its width and type
+    else $("query-box").insertBefore(box, $("focus"));
     $("diff-from").value = String(state.diffFrom);
     const marks = diffMarks(state.diffFrom, state.index);
     const before = new Map(frames[state.diffFrom].rows.map((r) => [r.id, r]));
     const words = { appeared: "appeared", standing: "changed standing", lost: "lost grounding" };
     box.replaceChildren(el("p", {}, el("b", {}, turnLabel(frames[state.index]) + " compared with " +
-      turnLabel(frames[state.diffFrom]))));
+      turnLabel(frames[state.diffFrom]) + ":")));
     for (const [k, rs] of Object.entries(marks)) {
       for (const r of rs) {
         const node = document.getElementById("arg" + r.id);
@@ -763,6 +789,7 @@
     l: () => { if (state.present) setLabels(presentLabels() === "id" ? "short" : "id"); },
     k: () => setLegend(!state.legend),
     w: () => { if (data.world) setWorlds(!showWorlds()); },
+    v: () => { state.focus = !state.focus; renderQueries(); writeHash(); },
   };
 
   // presentation mode's world model: what the reader chose (key w, #worlds=on|off), else shown when every
@@ -797,6 +824,7 @@
     const worlds = params.get("worlds");
     state.worlds = worlds === "on" ? true : worlds === "off" ? false : null;
     applyWorlds();
+    state.focus = params.has("focus");
     state.legend = params.has("legend");
     document.body.classList.toggle("legend-on", state.legend);
     $("legend-btn").setAttribute("aria-pressed", String(state.legend));
@@ -818,6 +846,7 @@
     $("labels-btn").addEventListener("click", VIEW_KEYS.l);
     $("legend-btn").addEventListener("click", VIEW_KEYS.k);
     $("worlds-btn").addEventListener("click", VIEW_KEYS.w);
+    $("focus-btn").addEventListener("click", VIEW_KEYS.v);
     $("diff-from").replaceChildren(...frames.map((f, i) => el("option", { value: String(i) }, turnLabel(f))));
     $("diff-from").addEventListener("change", () => setDiff(Number($("diff-from").value)));
     renderPrint();
