@@ -209,8 +209,9 @@ def page_data(conv: Conversation, view: Path | None = None, labels: str = "short
 
 
 PRESENT_AREA = (1246, 500)
-"""The picture's room in presentation mode at 1280x720 with the query column closed, in CSS px (measured in
-Chromium: ``test_book_present::test_the_labels_rule_is_what_chromium_draws``)."""
+"""The picture's room in presentation mode at 1280x720 with the query column closed under a short turn (one line
+of utterance, two of changes), in CSS px: a longer turn leaves less, since the panel above the picture is as tall
+as the turn needs (measured in Chromium: ``test_book_present::test_the_labels_rule_is_what_chromium_draws``)."""
 PRESENT_LEAST = 18
 """The smallest node type, in px, that presentation mode shows texts in by default."""
 _VIEWBOX = re.compile(r'<svg\b[^>]*\bviewBox="[-\d.]+ [-\d.]+ ([\d.]+) ([\d.]+)"')
