@@ -216,6 +216,33 @@ def _cube_edges(positions: dict[str, list[float]]) -> list[tuple[str, str]]:
             if (abs(positions[a][0] - positions[b][0]), abs(positions[a][1] - positions[b][1])) in steps]
 
 
+class WorldDrawing:
+    """The world model of a turn drawn (the cube for the muddy children), as a notebook displays it."""
+
+    def __init__(self, svg: str):
+        self.svg = svg
+
+    def _repr_svg_(self) -> str:
+        return self.svg
+
+    def __repr__(self) -> str:
+        return "WorldDrawing (an SVG: shown as a picture by Jupyter)"
+
+
+def draw_worlds(engine: Any, at: int | None = None, limit: int = DRAW_LIMIT) -> WorldDrawing:
+    """The engine's world model at turn ``at`` drawn, the worlds that turn eliminated ghosted (``world_graph``
+    with the model of the turn before); a model too large to draw raises ValueError, saying its size."""
+    from grounded.present.picture import inline_svg, render
+
+    model = engine.model_at(at)
+    before = engine.model_at(at - 1) if at is not None and at >= 0 else None
+    graph = world_graph(model, limit, before=before if before is not model else None)
+    if not graph["drawn"]:
+        raise ValueError(f"M at T{at} has {graph['size']} worlds, more than the {limit} drawn")
+    return WorldDrawing(inline_svg(render([to_dot(graph, f"M at T{at}: |W| = {graph['size']}")], "svg")[0]
+                                   .decode("utf-8")))
+
+
 def _cells_phrase(sizes: dict[str, int]) -> str:
     n = sum(sizes.values())
     parts = [f"{count} of {size} world{'s' if size != '1' else ''}" for size, count in sorted(
