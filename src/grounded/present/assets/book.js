@@ -6,7 +6,7 @@
   const frames = data.frames;
   const $ = (id) => document.getElementById(id);
   const state = { index: 0, claim: null, literal: null, present: false, labels: null, diffFrom: null, print: null,
-    legend: false, worlds: null, focus: false };
+    legend: false, worlds: null, focus: false, tryOn: false, tried: null };
 
   function el(tag, attrs, ...children) {
     const node = document.createElement(tag);
@@ -115,9 +115,8 @@
     // the SVG Graphviz drew from the engine's own state (texts in it are escaped by Graphviz)
     // presentation mode draws the ids alone, in large type, on a layout of its own (book.page_data),
     // or, with the labels toggle on texts, the page's own drawing fitted to the window
-    const svg = state.present && presentLabels() === "id" ? f.present_svg : f.svg;
-    $("picture").innerHTML = f.rows.length ? svg : '<p class="hint">Nothing is drawn yet.</p>';
-    clickable($("picture"), "");
+    if (state.tried && state.tried.index !== state.index) state.tried = null;  // an answer is for its turn
+    drawPicture(f);
 
     renderStandings(f);
     renderWorld(f);
@@ -138,6 +137,22 @@
       if (e.target === tr && e.key === "Enter") { e.preventDefault(); selectClaim(r.claim); }
     });
     return tr;
+  }
+
+  // the turn's map, or, while a what-if answer for this turn stands, the map it would make (drawn by the
+  // server in large type, the ids alone), with a banner saying so
+  function drawPicture(f) {
+    const t = state.tried;
+    $("try-banner").hidden = !t;
+    document.body.classList.toggle("tried", Boolean(t));
+    if (t) {
+      $("try-banner-text").textContent = t.label;
+      $("picture").innerHTML = t.svg || '<p class="hint">Nothing would be drawn.</p>';
+      return;
+    }
+    const svg = state.present && presentLabels() === "id" ? f.present_svg : f.svg;
+    $("picture").innerHTML = f.rows.length ? svg : '<p class="hint">Nothing is drawn yet.</p>';
+    clickable($("picture"), "");
   }
 
   function renderStandings(f) {
@@ -237,9 +252,9 @@
     if (g.drawn && g.ghosts.length) box.append(el("p", { class: "hint kripke-ghosts" }, "Dashed and pale: worlds " +
       "no longer in W (red: eliminated by this turn" + (g.positions ? "; grey: before it, kept so the cube keeps " +
       "its shape" : "") + ")."));
-    if (g.drawn) {
+    if (g.drawn || (state.tried && state.tried.worlds)) {  // a what-if's worlds in place of the turn's
       const holder = el("div", { class: "kripke-svg" });
-      holder.innerHTML = g.svg;
+      holder.innerHTML = state.tried && state.tried.worlds ? state.tried.worlds : g.svg;
       box.append(holder);
     }
   }
@@ -292,6 +307,9 @@
       f.kind === "boolean" ? el("input", { type: "checkbox", name: f.name, "data-kind": f.kind })
         : el("input", { type: f.kind === "number" ? "number" : "text", name: f.name, "data-kind": f.kind,
           required: f.required, title: f.description }))));
+    for (const input of $("try-fields").querySelectorAll('input[data-kind="text"], input[data-kind="list"]')) {
+      if (input.name !== "text") input.addEventListener("focus", () => { literalField = input; });
+    }
   }
 
   // the operation being written, as a log line has it: empty fields left out, lists split at commas
@@ -343,6 +361,22 @@
     if (!data.tryit) return;
     $("try-at").textContent = turnLabel(f);
     $("try-box").dataset.at = String(tryAt());
+    const literals = [...new Set(f.rows.flatMap((r) => [r.claim, ...r.deps, ...r.explains]))];
+    $("try-literals").replaceChildren(literals.length ? "literals at " + turnLabel(f) + " (a click puts one " +
+      "in the field last chosen; typing works too): " : "", ...literals.map((l) => el("button", {
+      type: "button", class: "try-literal", "data-literal": l, onclick: () => putLiteral(l) }, l)));
+  }
+
+  // the literal field the class last chose (a list field takes literals one after another)
+  let literalField = null;
+
+  function putLiteral(l) {
+    const input = literalField && literalField.isConnected ? literalField
+      : $("try-fields").querySelector('input[data-kind="text"]:not([name="text"]), input[data-kind="list"]');
+    if (!input) return;
+    input.value = input.dataset.kind === "list" && input.value.trim() ? input.value.replace(/[\s,]*$/, "") + ", " + l
+      : l;
+    input.focus();
   }
 
   async function trySubmit() {
@@ -387,6 +421,12 @@
     $("try-flagged").hidden = flagged.length === 0;
     $("try-flagged").textContent = "flagged for re-evaluation: " +
       flagged.map(([k, v]) => v.join(", ") + " (rest on " + k + ")").join("; ");
+    $("try-worlds").hidden = !(ok && a.worlds_svg);
+    $("try-worlds").innerHTML = ok && a.worlds_svg ? a.worlds_svg : "";
+    state.tried = ok ? { index: state.index, svg: a.svg, worlds: a.worlds_svg, label: "T" + a.turn + " " +
+      a.speaker + " " + a.ops.join("; ") + (a.accepted ? "" : " (rejected: the map as it is)") } : null;
+    drawPicture(frames[state.index]);
+    renderKripke(frames[state.index]);
     const transitions = ok ? a.transitions : [];
     $("try-transitions-box").hidden = transitions.length === 0;
     $("try-transitions").replaceChildren(...transitions.map((tr) =>
@@ -605,6 +645,7 @@
     if (state.labels) h += "&labels=" + state.labels;
     if (state.legend) h += "&legend";
     if (state.focus) h += "&focus";
+    if (state.tryOn) h += "&try";
     if (state.worlds !== null) h += "&worlds=" + (state.worlds ? "on" : "off");
     if (state.diffFrom !== null) h += "&diff=" + frames[state.diffFrom].turn;
     if (state.print) h += "&print=" + state.print;
@@ -790,12 +831,21 @@
     k: () => setLegend(!state.legend),
     w: () => { if (data.world) setWorlds(!showWorlds()); },
     v: () => { state.focus = !state.focus; renderQueries(); writeHash(); },
+    y: () => { if (data.tryit) setTryOn(!state.tryOn); },
   };
 
   // presentation mode's world model: what the reader chose (key w, #worlds=on|off), else shown when every
   // turn's model is drawn (the muddy children's cube), not when some turn's is too large to draw
   function showWorlds() {
     return Boolean(data.world) && (state.worlds === null ? data.kripke.every((g) => g.drawn) : state.worlds);
+  }
+
+  // presentation mode's try-it form: beside the picture, which shows the map the answer would make
+  function setTryOn(on) {
+    state.tryOn = on;
+    document.body.classList.toggle("try-on", on);
+    $("try-btn").setAttribute("aria-pressed", String(on));
+    writeHash();
   }
 
   function setWorlds(on) {
@@ -825,6 +875,9 @@
     state.worlds = worlds === "on" ? true : worlds === "off" ? false : null;
     applyWorlds();
     state.focus = params.has("focus");
+    state.tryOn = params.has("try");
+    document.body.classList.toggle("try-on", state.tryOn);
+    $("try-btn").setAttribute("aria-pressed", String(state.tryOn));
     state.legend = params.has("legend");
     document.body.classList.toggle("legend-on", state.legend);
     $("legend-btn").setAttribute("aria-pressed", String(state.legend));
@@ -847,6 +900,8 @@
     $("legend-btn").addEventListener("click", VIEW_KEYS.k);
     $("worlds-btn").addEventListener("click", VIEW_KEYS.w);
     $("focus-btn").addEventListener("click", VIEW_KEYS.v);
+    $("try-btn").addEventListener("click", VIEW_KEYS.y);
+    $("try-back").addEventListener("click", () => { state.tried = null; show(state.index); });
     $("diff-from").replaceChildren(...frames.map((f, i) => el("option", { value: String(i) }, turnLabel(f))));
     $("diff-from").addEventListener("change", () => setDiff(Number($("diff-from").value)));
     renderPrint();
