@@ -79,8 +79,8 @@ def test_worksheet_and_answer_key_print_apart_in_type_of_8_pt_or_more(page, tmp_
             b.get("about:blank")
             b.get(page.as_uri() + f"#t=1&print={sheet}")
             pages = _pdf_pages(base64.b64decode(b.print_page(options)))
-            b.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": A4_LANDSCAPE[0], "height": A4_LANDSCAPE[1],
-                                                                      "deviceScaleFactor": 1, "mobile": False})
+            b.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+                "width": A4_LANDSCAPE[0], "height": A4_LANDSCAPE[1], "deviceScaleFactor": 1, "mobile": False})
             b.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
             m = b.execute_script(PRINTED)
             b.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})

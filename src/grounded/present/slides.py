@@ -17,6 +17,7 @@ from io import BytesIO
 from pathlib import Path
 
 from grounded.core.extras import require
+from grounded.engine import Engine
 from grounded.present.book import Frame, collect
 from grounded.present.picture import WRAP, facts, large_type, run_view, stable_render
 from grounded.present.summary import argument_rows
@@ -100,7 +101,7 @@ def write_slides(path: Path, out: Path, *, extensions: list[Path] | None = None,
     return written
 
 
-def _texts(engine, frame: Frame) -> list[tuple[str, str]]:
+def _texts(engine: Engine, frame: Frame) -> list[tuple[str, str]]:
     """What the slide says beside the picture: what the rules did, then each changed argument and its text."""
     if frame.status == "rejected":
         return [("rejected", f"{v['code']}: {v['message']}") for v in frame.violations]
@@ -138,10 +139,10 @@ def _slide(title: str, frame: Frame, png: bytes, lines: list[tuple[str, str]], l
         aspect = image.shape[1] / image.shape[0]
         if aspect > WIDE:  # a wide map (a row of observations): the whole width, the texts under it in two columns
             height = min(top - 0.36, 0.98 * SLIDE[0] / aspect / SLIDE[1])
-            box = [0.01, top - 0.02 - height, 0.98, height]
+            box = (0.01, top - 0.02 - height, 0.98, height)
             columns, y0, chars = [0.02, 0.51], box[1] - 0.03, 58
         else:  # the picture on the left, the texts on the right
-            box = [0.01, 0.04, 0.60, top - 0.06]
+            box = (0.01, 0.04, 0.60, top - 0.06)
             columns, y0, chars = [0.63], top - 0.02, 40
         ax = fig.add_axes(box)
         ax.imshow(image, interpolation="antialiased")

@@ -840,13 +840,19 @@
     return Boolean(data.world) && (state.worlds === null ? data.kripke.every((g) => g.drawn) : state.worlds);
   }
 
-  // presentation mode's try-it form: beside the picture, which shows the map the answer would make
-  function setTryOn(on) {
-    state.tryOn = on;
-    document.body.classList.toggle("try-on", on);
-    $("try-btn").setAttribute("aria-pressed", String(on));
-    writeHash();
+  // a view switched on and off: its state, a class on the body, its button pressed or not (the legend: off
+  // until asked for, so that it takes no room from the picture; the try-it form: beside the picture, which
+  // shows the map the answer would make)
+  const TOGGLES = { legend: ["legend-on", "legend-btn"], tryOn: ["try-on", "try-btn"] };
+
+  function toggled(name, on) {
+    state[name] = on;
+    document.body.classList.toggle(TOGGLES[name][0], on);
+    $(TOGGLES[name][1]).setAttribute("aria-pressed", String(on));
   }
+
+  function setTryOn(on) { toggled("tryOn", on); writeHash(); }
+  function setLegend(on) { toggled("legend", on); writeHash(); }
 
   function setWorlds(on) {
     state.worlds = on;
@@ -859,13 +865,6 @@
     $("worlds-btn").setAttribute("aria-pressed", String(showWorlds()));
   }
 
-  // presentation mode's legend: off until asked for, so that it takes no room from the picture
-  function setLegend(on) {
-    state.legend = on;
-    document.body.classList.toggle("legend-on", on);
-    $("legend-btn").setAttribute("aria-pressed", String(on));
-    writeHash();
-  }
 
   function readViewHash(params) {
     state.present = params.has("present");
@@ -875,12 +874,8 @@
     state.worlds = worlds === "on" ? true : worlds === "off" ? false : null;
     applyWorlds();
     state.focus = params.has("focus");
-    state.tryOn = params.has("try");
-    document.body.classList.toggle("try-on", state.tryOn);
-    $("try-btn").setAttribute("aria-pressed", String(state.tryOn));
-    state.legend = params.has("legend");
-    document.body.classList.toggle("legend-on", state.legend);
-    $("legend-btn").setAttribute("aria-pressed", String(state.legend));
+    toggled("tryOn", params.has("try"));
+    toggled("legend", params.has("legend"));
     const labels = params.get("labels");
     state.labels = labels === "id" || labels === "short" ? labels : null;
     $("labels-btn").textContent = presentLabels() === "id" ? "texts" : "ids";
