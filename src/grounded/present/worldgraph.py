@@ -232,7 +232,7 @@ class WorldDrawing:
 def draw_worlds(engine: Any, at: int | None = None, limit: int = DRAW_LIMIT) -> WorldDrawing:
     """The engine's world model at turn ``at`` drawn, the worlds that turn eliminated ghosted (``world_graph``
     with the model of the turn before); a model too large to draw raises ValueError, saying its size."""
-    from grounded.present.picture import inline_svg, render
+    from grounded.present.picture import inline_svg, render  # Graphviz and clingo: only when drawing
 
     model = engine.model_at(at)
     before = engine.model_at(at - 1) if at is not None and at >= 0 else None
