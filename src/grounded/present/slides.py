@@ -124,7 +124,8 @@ def _slide(title: str, frame: Frame, png: bytes, lines: list[tuple[str, str]], l
     w, h = SLIDE[0] / SLIDE_DPI, SLIDE[1] / SLIDE_DPI
     fig = plt.figure(figsize=(w, h), dpi=SLIDE_DPI)
     try:
-        head = f"T{frame.turn} {frame.speaker}: {frame.text}"
+        rejected = " (rejected: nothing of it applies)" if frame.status == "rejected" else ""
+        head = f"T{frame.turn} {frame.speaker}{rejected}: {frame.text}"
         wrapped = textwrap.wrap(head, 95)
         if len(wrapped) > 3:  # a long utterance: its start, said to go on (its whole text is on the page)
             wrapped = [*wrapped[:2], textwrap.shorten(" ".join(wrapped[2:]), 93, placeholder=" \u2026")]
