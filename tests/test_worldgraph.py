@@ -250,3 +250,19 @@ def test_the_muddy_children_are_a_cube_each_agent_in_a_style_of_its_own(phase1):
     assert [(g["label"], g["leaving"]) for g in graph["ghosts"]] == [("{}", True)]
     later = world_graph(phase1.model_at(2), before=phase1.model_at(2))
     assert sorted(g["leaving"] for g in later["ghosts"]) == [False] * 4
+
+
+def test_the_worlds_that_leave_are_ghosted_only_as_many_as_a_drawing_holds():
+    """Off the cube (five atoms), a turn's leaving worlds are drawn pale when they are no more than the drawing
+    limit; a model that drops from 32 worlds to 8 shows its 8 and says nothing of the 24 by drawing them."""
+    import numpy as np
+
+    names = [f"p{i}" for i in range(5)]
+    before = PlausibilityModel.cube(names, {"ann": names[:2], "bo": names[2:]})
+    half = before.replace(alive=before.val[0].copy())
+    eighth = before.replace(alive=before.val[0] & before.val[1])
+    assert (half.size, eighth.size) == (16, 8)
+    graph = world_graph(half, before=before)
+    assert "positions" not in graph and len(graph["ghosts"]) == 16 and all(g["leaving"] for g in graph["ghosts"])
+    assert world_graph(eighth, before=before)["ghosts"] == []
+    assert world_graph(eighth, before=half)["ghosts"] != [] and np.count_nonzero(half.alive & ~eighth.alive) == 8

@@ -271,7 +271,8 @@ def _announced(engine: Engine, updates: list[str]) -> list[str]:
     out = []
     for u in dict.fromkeys(updates):  # an observation settled in the same turn announces its formula twice
         name = u[1:].lstrip("-") if u.startswith("!") else ""
-        out.append(f"{u}: {defs[name]}" if name in defs else u)
+        formula = f"~({defs[name]})" if name in defs and u.startswith("!-") else defs.get(name)
+        out.append(f"{u}: {formula}" if formula is not None else u)
     return out
 
 

@@ -96,7 +96,7 @@ def world_graph(model: PlausibilityModel, limit: int = DRAW_LIMIT,
     worlds = [int(w) for w in live]
     out["nodes"] = [{"id": f"w{w}", "label": "{" + ", ".join(_true_in(model, w, shown)) + "}",
                      "atoms": _true_in(model, w, list(model.atoms)), "actual": w == actual} for w in worlds]
-    out["ghosts"] = _ghosts(model, before, shown)
+    out["ghosts"] = _ghosts(model, before, shown, limit)
     if len(model.atoms) <= CUBE_ATOMS:
         out["positions"] = {f"w{w}": _corner(model, w) for w in range(model.universe)}
     edges: dict[tuple[int, int, bool], list[str]] = {}
@@ -108,12 +108,16 @@ def world_graph(model: PlausibilityModel, limit: int = DRAW_LIMIT,
     return out
 
 
-def _ghosts(model: PlausibilityModel, before: PlausibilityModel | None, shown: list[str]) -> list[dict[str, Any]]:
+def _ghosts(model: PlausibilityModel, before: PlausibilityModel | None, shown: list[str],
+            limit: int) -> list[dict[str, Any]]:
     """The worlds no longer in W that the drawing shows pale: those ``before`` had (leaving at this turn), and
-    on the cube every world already gone."""
+    on the cube every world already gone; none when more than ``limit`` leave (a drawing of 16 worlds after
+    a model of thousands: the counts say it)."""
     gone = ~model.alive
     leaving = gone & before.alive if before is not None and before.universe == model.universe else gone & False
     keep = gone if len(model.atoms) <= CUBE_ATOMS else leaving
+    if int(np.count_nonzero(keep)) > limit:
+        return []
     names = shown or list(model.atoms)
     return [{"id": f"w{w}", "label": "{" + ", ".join(_true_in(model, int(w), names)) + "}",
              "leaving": bool(leaving[w])} for w in np.flatnonzero(keep)]
