@@ -16,9 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from grounded.present.book import book
-
-from .browser import close, driver
+from .browser import write_pages
 from .test_book_present import viewport
 
 pytestmark = pytest.mark.browser  # headless Chromium: left out of `make check`
@@ -68,19 +66,7 @@ return out;
 
 @pytest.fixture(scope="module")
 def pages(tmp_path_factory) -> dict[str, Path]:
-    out = tmp_path_factory.mktemp("fits")
-    written = {}
-    for source in SCENARIOS:
-        written[source.stem] = out / f"{source.stem}.html"
-        written[source.stem].write_text(book(source)[0], encoding="utf-8")
-    return written
-
-
-@pytest.fixture(scope="module")
-def browser():
-    d = driver()
-    yield d
-    close(d)
+    return write_pages(tmp_path_factory.mktemp("fits"), [s.stem for s in SCENARIOS])
 
 
 def test_every_shipped_scenario_is_walked():

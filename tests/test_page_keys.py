@@ -9,30 +9,19 @@ from pathlib import Path
 
 import pytest
 
-from grounded.present.book import book
-
-from .browser import close, driver
+from .browser import write_pages
 
 pytestmark = pytest.mark.browser  # headless Chromium: left out of `make check`
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
 def pages(tmp_path_factory) -> dict[str, Path]:
-    out = tmp_path_factory.mktemp("keys")
-    written = {}
-    for name in ("phase3", "pendulum"):
-        written[name] = out / f"{name}.html"
-        written[name].write_text(book(ROOT / "scenarios" / f"{name}.yaml")[0], encoding="utf-8")
-    return written
+    return write_pages(tmp_path_factory.mktemp("keys"), ["phase3", "pendulum"])
 
 
 @pytest.fixture(scope="module")
-def b():
-    d = driver()
-    yield d
-    close(d)
+def b(browser):
+    return browser
 
 
 def active(b) -> str:
