@@ -56,6 +56,20 @@ def driver(width: int = 1400, height: int = 1000):
     return d
 
 
+def write_pages(folder, names) -> dict:
+    """The page `grounded book` writes for each shipped scenario named, in ``folder``: name -> path."""
+    from pathlib import Path
+
+    from grounded.present.book import book
+
+    scenarios = Path(__file__).resolve().parents[1] / "scenarios"
+    written = {}
+    for name in names:
+        written[name] = Path(folder) / f"{name}.html"
+        written[name].write_text(book(scenarios / f"{name}.yaml")[0], encoding="utf-8")
+    return written
+
+
 def close(d) -> None:
     d.quit()
     shutil.rmtree(d._grounded_profile, ignore_errors=True)

@@ -75,3 +75,13 @@ def postgres_url():
 
     with TempPostgres() as pg:
         yield pg.url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """A headless Chromium under selenium (tests/browser.py) for the module's page tests, quit after them."""
+    from .browser import close, driver
+
+    d = driver()
+    yield d
+    close(d)

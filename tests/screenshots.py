@@ -42,13 +42,22 @@ SHOTS = [
     # Phase 3 at T20: -a3 abandons a3; alpha18 stays resolved and loses its grounding (fails at a3); the normal
     # page's picture block with the whole legend and Verify(alpha18) beside it (6.4 px, presentation mode 6.2)
     ("phase3", TEXT_WRAP, "t=20&claim=alpha18", "texts-phase3-t20.png", "picture-box"),
-    # the same in presentation mode as it starts for Phase 3: the ids alone, in large type
-    ("phase3", None, "t=20&claim=alpha18&present", "present-phase3-t20.png", None),
+    # a class from the projector (docs/views.md, *Running a class*): presentation mode as it starts, every text
+    # 18 px or more and nothing clipped (test_book_present::test_the_screenshots_in_docs_are_what_the_page_shows
+    # measures both): Phase 2 at T13 with its six changes, Phase 3 at T20 (alpha18 loses its grounding), Phase 1
+    # at T1 with the cube of worlds, the pendulum course scenario at T8 with its questions
+    ("phase2", None, "t=13&present", "present-phase2-t13.png", None),
+    ("phase3", None, "t=20&present", "present-phase3-t20.png", None),
+    ("phase1", None, "t=1&present", "present-phase1-t1.png", None),
+    ("pendulum", None, "t=8&present", "present-pendulum-t8.png", None),
 ]
+PRESENT = [s[3] for s in SHOTS if "&present" in s[2] and "labels=" not in s[2]]
+"""The screenshots of presentation mode as it starts, held to 18 px and to nothing clipped."""
 
 
-def take(out: Path) -> list[Path]:
-    """Write the page's screenshots (``SHOTS``) into ``out``; the files written."""
+def take(out: Path, measure: str | None = None, measured: dict | None = None) -> list[Path]:
+    """Write the page's screenshots (``SHOTS``) into ``out``; the files written.  With ``measure`` (a script),
+    what it returns for each shot in ``PRESENT`` goes into ``measured`` under the file's name."""
     sys.path.insert(0, str(ROOT))
     from grounded.present.book import book
     from tests.browser import close, driver
@@ -74,6 +83,8 @@ def take(out: Path) -> list[Path]:
                     scroll_to(d, element)
                 target = out / filename
                 target.write_bytes(d.get_screenshot_as_png())
+                if measure is not None and measured is not None and filename in PRESENT:
+                    measured[filename] = d.execute_script(measure, 18)
                 written.append(target)
         finally:
             close(d)

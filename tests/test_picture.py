@@ -274,7 +274,8 @@ def expected_picture(engine: Engine, t: int) -> tuple[dict[str, str], set[tuple[
     dm = engine.state
     marked = grounded_arguments(dm, t)
     visible = [r for r in dm.args if r.standing_at(t) is not None]
-    nodes = {f"arg{r.id}": r.claim + (" ✓" if r.id in marked else " ✗" if r.standing_at(t) in GOOD_STANDING else "")
+    nodes = {f"arg{r.id}": r.claim + (" ✓" if r.id in marked else " ✗" if r.standing_at(t) in GOOD_STANDING
+                                      else " ◐" if r.standing_at(t) == "weakened" else "")
              for r in visible}
 
     def ends(literal: str) -> list[str]:

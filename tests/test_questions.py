@@ -13,6 +13,7 @@ import pytest
 
 from grounded.core.errors import InputError
 from grounded.present.book import collect
+from grounded.present.sealed import unseal
 from grounded.scenario import Scenario, run
 from grounded.scenario.questions import matches, normalise
 from tests.inprocess import grounded
@@ -118,7 +119,8 @@ def test_the_page_carries_the_engines_answers_not_the_files(tmp_path):
     frames = collect(path).frames
     asked = frames[2].questions
     assert [q["ask"] for q in asked] == ["a", "b"]
-    assert asked[0]["answer"]["value"] == "no"  # the lecturer wrote yes; the page shows the engine's answer
+    answers = [unseal(q["sealed"], q["key"]) for q in asked]  # sealed in the page, unsealed on Check
+    assert "answer" not in asked[0] and answers[0]["value"] == "no"  # the lecturer wrote yes: the engine's answer
     assert asked[0]["choices"] == ["yes", "no"] and asked[1]["choices"] == []
-    assert asked[1]["answer"]["shown"] == ["h1", "h2"] and asked[1]["shape"] == "set"
+    assert answers[1]["shown"] == ["h1", "h2"] and asked[1]["shape"] == "set"
     assert frames[1].questions == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -213,3 +214,16 @@ def test_a_yaml_alias_bomb_is_refused_at_its_first_alias(tmp_path):
     result = grounded("run", path)
     assert result.returncode == 2 and "bomb.yaml:3: invalid YAML: alias *a0 is not allowed" in result.stderr
     assert time.monotonic() - started < 5
+
+
+def test_grounded_run_prints_each_turns_note_before_what_the_rules_did_and_the_answers():
+    """A course scenario read aloud from `grounded run`: a turn's note prepares what the rules do, so it comes
+    right after the utterance and its operations, before the changes, the engine's answers and the checks."""
+    r = grounded("run", str(Path(__file__).resolve().parents[1] / "scenarios" / "pendulum.yaml"))
+    assert r.returncode == 0, r.stderr
+    turns = re.split(r"\n(?=T\d+ )", r.stdout)
+    with_notes = [t for t in turns if "\n  note: " in t]
+    assert len(with_notes) == 10
+    for t in with_notes:
+        lines = t.splitlines()
+        assert lines[1].startswith("  ops: ") and lines[2].startswith("  note: "), lines[:4]

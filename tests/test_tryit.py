@@ -54,7 +54,10 @@ def test_whatif_answers_as_the_engine_does(server):
         for utterance in (ACCEPTED, REJECTED):
             status, answer = post(server, json.dumps({"at": 2, "utterance": utterance}).encode())
             assert status == 200
+            pictures = {k: answer.pop(k) for k in ("svg", "worlds_svg")}  # the answer drawn, beside the words
             assert answer == json.loads(json.dumps(whatif_json(engine.whatif(utterance, at=2))))
+            assert pictures["svg"].startswith("<svg") and 'id="try-arg1"' in pictures["svg"]
+            assert pictures["worlds_svg"].count('class="node"') == (2 if utterance is ACCEPTED else 4)
     finally:
         engine.close()
     status, answer = post(server, json.dumps({"at": 2, "utterance": ACCEPTED}).encode())
@@ -106,6 +109,44 @@ def test_a_class_tries_an_accepted_and_a_rejected_utterance(server):
         assert row.get_attribute("data-code") == "revise_target_unknown"
         assert "no argument claims zzz, so there is nothing to revise" in row.text
         assert not b.find_element(By.ID, "try-transitions-box").is_displayed()
+    finally:
+        close(b)
+
+
+def test_presentation_mode_tries_with_literals_from_the_state_and_draws_the_hypothetical_map(server):
+    """Presentation mode with the form (key y): a literal of the state is put in a field by a click (typing
+    still works), the answer's map takes the picture's place with a banner saying nothing is recorded, the
+    world model shows the worlds the utterance would leave, in type of 18 px or more, and stepping the turn
+    brings the turn's own map back."""
+    from selenium.webdriver.common.by import By
+
+    from .test_book_present import viewport
+    from .test_page_fits import FITS
+
+    b = driver(1280, 720)
+    try:
+        viewport(b, 1280, 720)
+        b.get(server + "#t=1&present")
+        b.find_element(By.TAG_NAME, "body").send_keys("y")
+        assert b.find_element(By.ID, "try-box").is_displayed() and "&try" in b.execute_script("return location.hash")
+        chips = [c.get_attribute("data-literal") for c in b.find_elements(By.CSS_SELECTOR, "#try-literals button")]
+        assert chips == ["some_muddy"]  # the literals of the state after T1
+        b.find_element(By.CSS_SELECTOR, '#try-literals button[data-literal="some_muddy"]').click()
+        assert b.find_element(By.CSS_SELECTOR, '#try-fields input[name="claim"]').get_attribute("value") == "some_muddy"
+        b.find_element(By.CSS_SELECTOR, '#try-fields input[name="claim"]').clear()
+        keep = (("observe", {"claim": "dk_alice"}), ("observe", {"claim": "dk_bob"}))
+        assert propose(b, "children", "observe", {"claim": "dk_carol"}, keep=keep) == "accepted"
+        assert b.find_element(By.ID, "try-banner").is_displayed()
+        drawn = {g.get_attribute("id") for g in b.find_elements(By.CSS_SELECTOR, "#picture g.node")}
+        assert len(drawn) == 4 and all(i.startswith("try-") for i in drawn)  # some_muddy and the three answers
+        # the worlds it would leave: four live, the three it eliminates leaving, {} gone before
+        assert len(b.find_elements(By.CSS_SELECTOR, "#kripke svg g.node:not(.ghost)")) == 4
+        assert len(b.find_elements(By.CSS_SELECTOR, "#kripke svg g.node.ghost.leaving")) == 3
+        m = b.execute_script(FITS, 18)
+        assert m["small"] == [] and m["svg"] >= 18, m
+        b.find_element(By.TAG_NAME, "body").send_keys("\ue014")  # the right arrow: the next turn's own map
+        assert not b.find_element(By.ID, "try-banner").is_displayed()
+        assert b.find_elements(By.CSS_SELECTOR, "#picture g#arg1")
     finally:
         close(b)
 

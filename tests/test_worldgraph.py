@@ -163,7 +163,9 @@ def test_world_command_draws_or_refuses_to_draw_a_large_model(tmp_path):
     r = grounded("world", str(PHASE1), "--at", "2", "-o", str(out))
     assert r.returncode == 0, r.stderr
     svg = out.read_text()
-    assert svg.count('class="node"') == 4 and svg.count('class="edge"') == 3
+    # the four live worlds, the four gone pale (the cube keeps its shape), one edge per agent in its own style
+    assert svg.count('class="node"') == 4 and svg.count('class="node ghost"') == 4
+    assert [svg.count(f'class="edge agent_{g}"') for g in ("alice", "bob", "carol")] == [1, 1, 1]
     assert "carol" in r.stdout and "{m_a, m_b} (actual) -- {m_a, m_b, m_c}: carol" in r.stdout
     big = tmp_path / "big.svg"
     r = grounded("world", str(PHASE2), "--at", "1", "-o", str(big))
@@ -190,8 +192,11 @@ def test_the_page_draws_each_turns_worlds(tmp_path):
         seen = []
         for _ in range(6):
             size = int(b.find_element(By.ID, "worlds-size").get_attribute("data-size"))
-            nodes = b.find_elements(By.CSS_SELECTOR, "#kripke svg g.node")
+            nodes = b.find_elements(By.CSS_SELECTOR, "#kripke svg g.node:not(.ghost)")
             assert len(nodes) == size
+            # the worlds this turn eliminated are drawn leaving: as many as |W| lost
+            leaving = b.find_elements(By.CSS_SELECTOR, "#kripke svg g.node.ghost.leaving")
+            assert len(leaving) == (seen[-1] - size if seen else 0)
             seen.append(size)
             b.find_element(By.ID, "next").click()
         assert seen == [8, 7, 4, 2, 1, 1]
@@ -224,3 +229,40 @@ def test_the_largest_model_is_summarised_in_bounded_time():
     assert time.perf_counter() - start < 20
     assert not graph["drawn"] and graph["cells"] == {"ann": {"2048": 2048}, "bo": {"2048": 2048}}
     assert graph["named_by"] == names and graph["levels"] == {"ann": 1, "bo": 1}
+
+
+def test_the_muddy_children_are_a_cube_each_agent_in_a_style_of_its_own(phase1):
+    """Three atoms: every world at the corner its atoms give it, so that each child's edges run along the axis
+    of the atom the child does not observe; the agents' colours and line styles all differ; the worlds the
+    father's announcement eliminates leave as ghosts at T1, and stay pale after."""
+    from grounded.present.worldgraph import CUBE_STEP
+
+    graph = world_graph(phase1.model_at(1), before=phase1.model_at(0))
+    pos = graph["positions"]
+    assert len(pos) == 8 and len({tuple(p) for p in pos.values()}) == 8
+    axis = {"alice": (CUBE_STEP[0], 0.0), "bob": (0.0, CUBE_STEP[1]), "carol": CUBE_STEP[2]}
+    for e in graph["edges"]:
+        (agent,) = e["agents"]
+        step = (abs(pos[e["a"]][0] - pos[e["b"]][0]), abs(pos[e["a"]][1] - pos[e["b"]][1]))
+        assert step == axis[agent], e
+    looks = [tuple(graph["styles"][g].values()) for g in graph["agents"]]
+    assert len({c for c, _ in looks}) == len({s for _, s in looks}) == len(looks)
+    assert [(g["label"], g["leaving"]) for g in graph["ghosts"]] == [("{}", True)]
+    later = world_graph(phase1.model_at(2), before=phase1.model_at(2))
+    assert sorted(g["leaving"] for g in later["ghosts"]) == [False] * 4
+
+
+def test_the_worlds_that_leave_are_ghosted_only_as_many_as_a_drawing_holds():
+    """Off the cube (five atoms), a turn's leaving worlds are drawn pale when they are no more than the drawing
+    limit; a model that drops from 32 worlds to 8 shows its 8 and says nothing of the 24 by drawing them."""
+    import numpy as np
+
+    names = [f"p{i}" for i in range(5)]
+    before = PlausibilityModel.cube(names, {"ann": names[:2], "bo": names[2:]})
+    half = before.replace(alive=before.val[0].copy())
+    eighth = before.replace(alive=before.val[0] & before.val[1])
+    assert (half.size, eighth.size) == (16, 8)
+    graph = world_graph(half, before=before)
+    assert "positions" not in graph and len(graph["ghosts"]) == 16 and all(g["leaving"] for g in graph["ghosts"])
+    assert world_graph(eighth, before=before)["ghosts"] == []
+    assert world_graph(eighth, before=half)["ghosts"] != [] and np.count_nonzero(half.alive & ~eighth.alive) == 8

@@ -54,13 +54,14 @@ def run_command(
     passed = failed = 0
     for outcome in run(scenario, engine):
         if outcome.turn is not None and not quiet:
+            # a turn's note comes before what the rules did and before the answers, as the class reads it
             if outcome.update is not None:
-                render.render_update(out, engine, outcome.update)
+                render.render_update(out, engine, outcome.update, outcome.turn.note)
             elif outcome.rejection is not None:
-                out.print(f"T{outcome.turn.turn} {outcome.turn.speaker}: rejected "
-                          f"({', '.join(outcome.rejection.codes)})", style="yellow")
-            if outcome.turn.note:
-                out.print(f"  note: {outcome.turn.note}", style="italic", markup=False)
+                out.print(f"T{outcome.turn.turn} {outcome.turn.speaker}: rejected", style="yellow")
+                if outcome.turn.note:
+                    out.print(f"  note: {outcome.turn.note}", style="italic", markup=False)
+                out.print(f"  rejected: {', '.join(outcome.rejection.codes)}", style="yellow", markup=False)
             for question, answer in outcome.answers:
                 out.print(f"  question: {question.ask} ({question.query}) engine: "
                           f"{', '.join(answer['shown']) or 'nothing'}", style="cyan", markup=False)

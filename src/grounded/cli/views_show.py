@@ -11,7 +11,7 @@ import typer
 from grounded.cli.app import At, Extensions, File, NoCache, Timeout, app, check_at_within, load_engine
 from grounded.core.errors import InputError
 from grounded.present.picture import FORMATS, WRAP, format_of, picture
-from grounded.present.slides import write_turns
+from grounded.present.slides import SLIDE, write_slides, write_turns
 
 View = Annotated[Path | None, typer.Option("--view", help="Your own view program (.lp) instead of "
                                                           "asp/views/picture.lp.")]
@@ -36,6 +36,10 @@ def show(
                                                                "(turn-01.svg, ...), every node where it is in "
                                                                "all of them.")] = False,
     fmt: Annotated[str, typer.Option("--format", help="With --all-turns: svg, png, pdf or dot.")] = "svg",
+    slides: Annotated[bool, typer.Option("--slides", help="One 16:9 slide per turn into the folder -o DIR "
+                                                          "(slide-01.png, ...): the utterance across the top, the "
+                                                          "picture in large type with the ids, what the rules did "
+                                                          "and the changed claims' texts beside it.")] = False,
     diff: Annotated[tuple[int, int] | None, typer.Option("--diff", metavar="T0 T1",
                                                          help="The picture at T1 marked with what appeared, "
                                                               "lost grounding or changed standing since T0.")] = None,
@@ -45,6 +49,16 @@ def show(
 ) -> None:
     """The picture: arguments (shape by kind, colour by standing, ✓ when grounded, ✗ and washed out when in
     standing but not grounded), their texts, Dep, attacks, explains, decisions and dissent."""
+    if slides:
+        _check_all_turns(output, "png", at, diff, focus, affected, "--slides")
+        if all_turns:
+            raise InputError("--slides and --all-turns: give one of them")
+        assert output is not None
+        made = write_slides(file, output, extensions=extension, view=view)
+        print(f"wrote {len(made)} slides of {SLIDE[0]}x{SLIDE[1]} px to {output}/ ({made[0].path.name} ... "
+              f"{made[-1].path.name}); the picture's smallest type {min(s.smallest for s in made):.0f} px"
+              if made else f"nothing to draw: {file} has no turns", file=sys.stderr)
+        return
     if all_turns:
         _check_all_turns(output, fmt, at, diff, focus, affected)
         assert output is not None
@@ -70,17 +84,17 @@ def show(
 
 
 def _check_all_turns(output: Path | None, fmt: str, at: int | None, diff: tuple[int, int] | None,
-                     focus: str | None, affected: str | None) -> None:
+                     focus: str | None, affected: str | None, option: str = "--all-turns") -> None:
     if output is None:
-        raise InputError("--all-turns: give the folder to write into with -o DIR")
+        raise InputError(f"{option}: give the folder to write into with -o DIR")
     if output.exists() and not output.is_dir():
-        raise InputError(f"--all-turns -o {output}: a file, not a folder")
+        raise InputError(f"{option} -o {output}: a file, not a folder")
     if fmt not in FORMATS:
         raise InputError(f"--format {fmt}: expected one of {', '.join(FORMATS)}")
     given = [name for name, value in (("--at", at), ("--diff", diff), ("--focus", focus), ("--affected", affected))
              if value is not None]
     if given:
-        raise InputError(f"--all-turns draws every turn as it was; it does not take {', '.join(given)}")
+        raise InputError(f"{option} draws every turn as it was; it does not take {', '.join(given)}")
 
 
 def _check_diff(diff: tuple[int, int], at: int | None) -> tuple[int, int]:

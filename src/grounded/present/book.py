@@ -45,6 +45,7 @@ from grounded.present.picture import (
 )
 from grounded.present.picture import facts as picture_facts
 from grounded.present.render import describe_op
+from grounded.present.sealed import seal
 from grounded.present.summary import (
     argument_rows,
     model_summary,
@@ -108,7 +109,8 @@ def collect(path: Path, extensions: list[Path] | None = None, partial: bool = Fa
             elif outcome.rejection is not None:
                 frames.append(_rejected(engine, outcome.turn.utterance(), outcome.rejection))
             frames[-1].note = outcome.turn.note
-            frames[-1].questions = [_question(q, a) for q, a in outcome.answers]
+            frames[-1].questions = [_question(q, a, f"{outcome.turn.turn}:{k}:{q.query}")
+                                    for k, (q, a) in enumerate(outcome.answers)]
         title, note = scenario.title or path.name, None
     else:
         def keep(engine: Engine, update: Update) -> None:
@@ -122,11 +124,12 @@ def collect(path: Path, extensions: list[Path] | None = None, partial: bool = Fa
     return Conversation(title, engine, frames, note)
 
 
-def _question(question: Question, answer: dict[str, Any]) -> dict[str, Any]:
+def _question(question: Question, answer: dict[str, Any], key: str) -> dict[str, Any]:
     """A question as the page needs it: what to ask, what the student picks from (none: types literals),
-    and the engine's answer (kept in the page's data, put in the DOM only when the student checks)."""
+    and the engine's answer sealed with ``key`` (``sealed``: not in the page's source as such; unsealed and
+    put in the DOM only when the student checks)."""
     return {"ask": question.ask, "query": question.query, "shape": question.shape, "choices": choices(question),
-            "answer": answer}
+            "sealed": seal(answer, key), "key": key}
 
 
 def _cut_note(error: LogError) -> str:
@@ -206,8 +209,9 @@ def page_data(conv: Conversation, view: Path | None = None, labels: str = "short
 
 
 PRESENT_AREA = (1246, 500)
-"""The picture's room in presentation mode at 1280x720 with the query column closed, in CSS px (measured in
-Chromium: ``test_book_present::test_the_labels_rule_is_what_chromium_draws``)."""
+"""The picture's room in presentation mode at 1280x720 with the query column closed under a short turn (one line
+of utterance, two of changes), in CSS px: a longer turn leaves less, since the panel above the picture is as tall
+as the turn needs (measured in Chromium: ``test_book_present::test_the_labels_rule_is_what_chromium_draws``)."""
 PRESENT_LEAST = 18
 """The smallest node type, in px, that presentation mode shows texts in by default."""
 _VIEWBOX = re.compile(r'<svg\b[^>]*\bviewBox="[-\d.]+ [-\d.]+ ([\d.]+) ([\d.]+)"')
@@ -238,20 +242,38 @@ def type_size(svg: str, area: tuple[int, int]) -> float:
 
 
 def _draw_worlds(engine: Engine, frames: list[Frame], out: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each distinct world model of the frames as a Kripke drawing (``worldgraph``), or its summary when
-    it is large, all drawn in one Graphviz run; each frame gets the index of its model's (``kripke``)."""
+    """Each turn's world model as a Kripke drawing (``worldgraph``: the worlds this turn eliminates drawn as
+    ghosts, the formulas it announced boxed), or its summary when it is large, all drawn in one Graphviz
+    run; each frame gets the index of its drawing (``kripke``), shared by the turns that change nothing."""
     graphs: list[dict[str, Any]] = []
-    index: dict[int, int] = {}
+    index: dict[tuple[int, int], int] = {}
+    before = None
     for f, entry in zip(frames, out, strict=True):
         model = engine.model_at(f.turn if f.status != "start" else -1)
-        if id(model) not in index:  # the models a world keeps live as long as it does
-            index[id(model)] = len(graphs)
-            graphs.append(world_graph(model))
-        entry["kripke"] = index[id(model)]
+        key = (id(before), id(model)) if before is not model else (id(model), id(model))
+        if key not in index:  # the models a world keeps live as long as it does
+            index[key] = len(graphs)
+            g = world_graph(model, before=before if before is not model else None)
+            g["announced"] = _announced(engine, f.model_updates) if before is not model else []
+            graphs.append(g)
+        entry["kripke"] = index[key]
+        before = model
     drawn = [g for g in graphs if g["drawn"]]
     for g, svg in zip(drawn, render([to_dot(g) for g in drawn], "svg") if drawn else [], strict=True):
         g["svg"] = prefixed_ids(inline_svg(svg.decode("utf-8")), "kripke-")
     return graphs
+
+
+def _announced(engine: Engine, updates: list[str]) -> list[str]:
+    """A turn's announcements with the formula each names (``!some_muddy: m_a | m_b | m_c``), for the box
+    over the worlds; other updates of the model (upgrades, withdrawals) as they are written."""
+    defs = engine.world.defs if engine.world is not None else {}
+    out = []
+    for u in dict.fromkeys(updates):  # an observation settled in the same turn announces its formula twice
+        name = u[1:].lstrip("-") if u.startswith("!") else ""
+        formula = f"~({defs[name]})" if name in defs and u.startswith("!-") else defs.get(name)
+        out.append(f"{u}: {formula}" if formula is not None else u)
+    return out
 
 
 def _keep(store: dict[str, list[list[Any]]], key: str, frame: int, answer: dict[str, Any]) -> dict[str, Any] | None:

@@ -3,9 +3,11 @@
 The tutorial asks the reader to predict before the engine answers.  A cell
 that printed the answer beside the verdict would give it away to whoever runs
 the cell first, so an ``Exercise`` holds the engine's answer: ``check(prediction)``
-prints whether the prediction is right, with a hint that does not contain the
-answer, and ``reveal()`` (a cell of its own) returns the answer, which Jupyter
-shows with its own display.  Answers compare by the shape of the question, as
+prints whether the prediction is right, with a hint that says nothing of the
+answer (not even its size), and ``reveal()`` (a cell of its own) returns the
+answer, which Jupyter shows with its own display, once a prediction has been
+checked: a notebook run from top to bottom (Run All) reveals nothing, nor does
+a cell that shows what follows from the answer (``after``).  Answers compare by the shape of the question, as
 the page's questions do (scenario/questions.py): a Verify answer as yes/no,
 Affected* as a set unless the exercise asks for the order of the walk.
 
@@ -37,6 +39,8 @@ class Exercise:
         self._answer = answer
         self._value = answer if value is None else value
         self.order = order
+        self.attempted = False
+        """Whether a prediction has been checked: only then does ``reveal`` (or ``after``) show anything."""
 
     def _expected(self) -> Any:
         a = self._value
@@ -72,26 +76,44 @@ class Exercise:
         if prediction is None or prediction == "...":
             print("write your prediction first, then run the cell again")
             return
+        self.attempted = True
         if self.right(prediction):
             print("right!")
             return
         print("not quite" + self._hint(prediction) + ": think again, or run reveal() in the next cell")
 
     def _hint(self, prediction: Any) -> str:
-        """A hint that does not give the answer away: how many, or whether only the order is off."""
+        """A hint that does not give the answer away: only whether the claims are right and their order off
+        (how many the engine names would tell)."""
         expected = self._expected()
         if not isinstance(expected, list) or not isinstance(prediction, (list, tuple, set)):
             return ""
         if self.order and sorted(set(prediction)) == sorted(expected) and len(prediction) == len(expected):
             return " (the right claims, in another order)"
-        return f" (you named {len(set(prediction))}, the engine names {len(expected)})"
+        return ""
 
     def reveal(self) -> Any:
-        """The engine's answer, shown by the notebook as the engine's objects are."""
-        return self._answer
+        """The engine's answer, shown by the notebook as the engine's objects are, once a prediction has been
+        checked (else a reminder: a notebook run from top to bottom gives nothing away)."""
+        return self._answer if self.attempted else Held()
+
+    def after(self, shown: Any) -> Any:
+        """``shown`` (what follows from the answer: what the rules did, a comparison) once a prediction has
+        been checked, else the same reminder as ``reveal``."""
+        return shown if self.attempted else Held()
 
     def __repr__(self) -> str:
         return "Exercise(answer held back: check(prediction), then reveal())"
+
+
+class Held:
+    """What ``reveal`` shows before a prediction: how to go on, and nothing of the answer."""
+
+    def __repr__(self) -> str:
+        return "held back: write your prediction in the exercise's cell and run it, then run this cell again"
+
+    def _repr_markdown_(self) -> str:
+        return f"*{self!r}*"
 
 
 class Said:

@@ -40,6 +40,14 @@ class Sample:
     meaning: str
     attrs: dict[str, str]
     edge: bool = False
+    mark: str = ""
+    """A glyph the view program writes after the claim for this meaning (weakened's ◐), drawn in the sample."""
+
+
+def _mark(attrs: dict[str, str]) -> str:
+    """The glyph after the claim on a node's first line ("h2 ◐" gives "◐"), or "" when there is none."""
+    words = attrs.get("label", "").split("\n")[0].split()
+    return words[-1] if len(words) > 1 and len(words[-1]) == 1 and not words[-1].isalnum() else ""
 
 
 def _classes(attrs: dict[str, str]) -> set[str]:
@@ -82,7 +90,8 @@ def samples(graphs: Sequence[Graph]) -> list[Sample]:
     for standing in STANDINGS:
         if (a := _first_node(graphs, standing, MARKED)) is not None:
             out.append(Sample("standing (fill)", standing, _pick(a, LOOK, ("rounded",), shape="box",
-                                                                  peripheries="1")))
+                                                                  peripheries="1"),
+                              mark=_mark(a) if standing == "weakened" else ""))
     for cls, meaning in (("grounded", "grounded \u2713"), ("ungrounded", "not grounded \u2717"),
                          ("failing", "where grounding fails")):
         if (a := _first_node(graphs, cls, MARKED)) is not None:
@@ -116,7 +125,7 @@ def _dot(sample: Sample, base: Graph) -> str:
             g.node(end, label="", shape="point", width="0.06", style="filled", color="#555555")
         g.edge("a", "b", minlen="1", **sample.attrs)
     else:  # a small sample of the shape, fill and border; the meaning is written beside it, legible at any size
-        label = "a1" if sample.attrs.get("shape") in ("plaintext", "plain", "none") else ""
+        label = "a1" if sample.attrs.get("shape") in ("plaintext", "plain", "none") else sample.mark
         g.node("n", **{**sample.attrs, "label": label, "width": "0.5", "height": "0.3", "fixedsize": "true"})
     return g.source
 

@@ -582,24 +582,28 @@ def stable_render(graphs: Sequence[Graph], fmt: str = "svg") -> list[bytes]:
     return _split_svgs(out, len(sources))
 
 
-LARGE_TYPE = 5 / 3
-"""How much larger a projector's type is than the view program's (12 pt becomes 20 pt)."""
+LARGE_TYPE = 2.4
+"""How much larger a projector's type is than the view program's (14 pt becomes 34 pt, drawn at 18 px or more
+when the picture is fitted to what presentation mode leaves it)."""
 
 
 def large_type(graph: Graph, factor: float = LARGE_TYPE) -> Graph:
-    """The same drawing for a projector: every font size times ``factor``, nodes and ranks closer.
+    """The same drawing for a projector: every font size times ``factor`` and none smaller than the nodes'
+    (an edge's label is read from as far back as a node's id), nodes and ranks closer.
 
-    A node that shows its id alone is as large as Graphviz's smallest node
-    (0.75 x 0.5 inch) whatever its type, so larger type costs almost no room,
-    and the whole of Phase 3 fits the page's presentation mode at 1280x720 with
-    its ids 18.1 px high (docs/views.md, *Presentation mode*); with the texts
-    in the nodes (the page's key ``l``) its type is 5.6 px (``book.type_size``
+    A node that shows its id alone is hardly larger than Graphviz's smallest node
+    (0.75 x 0.5 inch) whatever its type, so larger type costs little room, and
+    every shipped scenario fits the page's presentation mode at 1280x720 with
+    its ids 18 px high or more (docs/views.md, *Running a class*); with the texts
+    in the nodes (the page's key ``l``) the type is much smaller (``book.type_size``
     decides which the page starts with).  Everything else (shapes, colours,
     the lecturer's ``--view``) is the view program's.
     """
+    least = float(graph.node_defaults.get("fontsize", 14)) * factor
+
     def scaled(attrs: dict[str, str], default: float | None = None) -> dict[str, str]:
         size = attrs.get("fontsize", default)
-        return attrs if size is None else {**attrs, "fontsize": f"{float(size) * factor:g}"}
+        return attrs if size is None else {**attrs, "fontsize": f"{max(float(size) * factor, least):g}"}
 
     return replace(graph, graph={**graph.graph, "nodesep": "0.15", "ranksep": "0.3"},
                    node_defaults=scaled(graph.node_defaults, 14), edge_defaults=scaled(graph.edge_defaults, 14),

@@ -77,11 +77,15 @@ def world_line(engine: Engine, update: Update) -> str:
     return f"M: {size}" + (f"  ({'; '.join(did)})" if did else "")
 
 
-def render_update(console: Console, engine: Engine, update: Update) -> None:
+def render_update(console: Console, engine: Engine, update: Update, note: str = "") -> None:
+    """The turn's line, its operations, the scenario's ``note`` on it (read before what the rules did, which
+    a course's note prepares), and what the rules did."""
     u = update.utterance
     console.print(Text(f"T{update.turn} {update.speaker}", style="bold cyan"), Text(u.text, style="dim"))
     ops = "; ".join(describe_op(op) for op in u.ops)
     console.print(Text("  ops: ", style="bold") + Text(ops or "(none)"))
+    if note:
+        console.print(Text(f"  note: {note}", style="italic"))
     for line in describe_changes(engine, update):
         console.print("  " + line, markup=False)
 

@@ -4,7 +4,8 @@ utterance at any turn and see what the rules do with it.
 The page is the one ``grounded book`` writes, with one more piece of data: where
 to post.  ``POST /whatif`` takes ``{"at": turn, "utterance": {...}}`` and answers
 with ``Engine.whatif`` at that turn (``summary.whatif_json``: transitions,
-changes, flags, or every violation's code and message), the real rules run by
+changes, flags, or every violation's code and message; ``tryanswer.whatif_pictures``:
+the hypothetical map and its worlds drawn), the real rules run by
 SWI-Prolog; nothing is recorded.  A rejection is an answer (200), not an error:
 the page shows it.  Bad input is a 4xx naming what is wrong: a body over
 ``MAX_BODY`` bytes (413, by the service's ``RequestGuard``), an unknown field or
@@ -33,6 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from grounded.core.errors import InputError
 from grounded.core.fields import Turn
 from grounded.present.summary import whatif_json
+from grounded.present.tryanswer import whatif_pictures
 from grounded.service.api import install_error_handlers
 from grounded.service.middleware import RequestGuard
 
@@ -71,7 +73,7 @@ def create_try_app(page: str, engine: Any, max_body: int = MAX_BODY) -> HostGuar
             answer = engine.whatif(body.utterance, at=body.at)
         except InputError as exc:  # the operation models refused it: say it was the utterance
             raise InputError(f"utterance: {exc.detail}") from exc
-        return whatif_json(answer)
+        return {**whatif_json(answer), **whatif_pictures(answer)}
 
     return HostGuard(RequestGuard(app, max_body))
 

@@ -5,7 +5,8 @@
   const data = JSON.parse(document.getElementById("book-data").textContent);
   const frames = data.frames;
   const $ = (id) => document.getElementById(id);
-  const state = { index: 0, claim: null, literal: null, present: false, labels: null, diffFrom: null, print: null };
+  const state = { index: 0, claim: null, literal: null, present: false, labels: null, diffFrom: null, print: null,
+    legend: false, worlds: null, focus: false, tryOn: false, tried: null };
 
   function el(tag, attrs, ...children) {
     const node = document.createElement(tag);
@@ -31,8 +32,8 @@
   }
 
   function lit(l) {
-    return el("span", { class: "lit", "data-literal": l, title: "Affected*(" + l + ")",
-      onclick: (e) => { e.stopPropagation(); selectLiteral(l); } }, l);
+    return askable(el("span", { class: "lit", "data-literal": l, title: "Affected*(" + l + ")" }, l),
+      "Affected*(" + l + ")", () => selectLiteral(l));
   }
 
   // the arguments claiming c at the frame shown (usually one), for its text
@@ -42,17 +43,34 @@
 
   function claim(c) {
     const text = textOf(c);
-    return el("span", { class: "claim", "data-claim": c, title: (text ? text + "\n" : "") + "click: Verify(" + c + ")",
-      onclick: (e) => { e.stopPropagation(); selectClaim(c); } }, c);
+    return askable(el("span", { class: "claim", "data-claim": c, title: (text ? text + "\n" : "") +
+      "click or Enter: Verify(" + c + ")" }, c), "Verify(" + c + ")", () => selectClaim(c));
   }
 
-  // clicking a node of a drawing (the page's picture or a Verify sub-picture) asks about it
+  // an element that asks a query on a click, and on Enter (or Space) when it has the keyboard's focus
+  function askable(node, label, ask) {
+    node.setAttribute("tabindex", "0");
+    node.setAttribute("role", "button");
+    node.setAttribute("aria-label", label);
+    node.addEventListener("click", (e) => { e.stopPropagation(); ask(); });
+    node.addEventListener("keydown", (e) => {
+      if (e.key === "Enter" || e.key === " ") { e.preventDefault(); e.stopPropagation(); ask(); }
+    });
+    return node;
+  }
+
+  // clicking a node of a drawing (the page's picture or a Verify sub-picture) asks about it: Verify for an
+  // argument's claim, Affected* for a literal no argument claims
   function clickable(svg, prefix) {
     for (const g of svg.querySelectorAll("g.node")) {
       const id = g.id.slice(prefix.length);
       const m = /^arg(\d+)$/.exec(id);
-      if (m) g.addEventListener("click", () => selectClaim(data.args[m[1]]));
-      else if (id.startsWith("lit-")) g.addEventListener("click", () => selectLiteral(id.slice(4)));
+      if (m) {  // Enter: Verify of its claim; the key a: Affected* of it
+        const c = data.args[m[1]];
+        askable(g, "Verify(" + c + "); key a: Affected*(" + c + ")", () => selectClaim(c));
+        g.addEventListener("keydown", (e) => { if (e.key === "a") { e.stopPropagation(); selectLiteral(c); } });
+      }
+      else if (id.startsWith("lit-")) askable(g, "Affected*(" + id.slice(4) + ")", () => selectLiteral(id.slice(4)));
     }
   }
 
@@ -97,9 +115,8 @@
     // the SVG Graphviz drew from the engine's own state (texts in it are escaped by Graphviz)
     // presentation mode draws the ids alone, in large type, on a layout of its own (book.page_data),
     // or, with the labels toggle on texts, the page's own drawing fitted to the window
-    const svg = state.present && presentLabels() === "id" ? f.present_svg : f.svg;
-    $("picture").innerHTML = f.rows.length ? svg : '<p class="hint">Nothing is drawn yet.</p>';
-    clickable($("picture"), "");
+    if (state.tried && state.tried.index !== state.index) state.tried = null;  // an answer is for its turn
+    drawPicture(f);
 
     renderStandings(f);
     renderWorld(f);
@@ -111,9 +128,36 @@
     writeHash();
   }
 
+  // a row of the table takes the keyboard's focus; Enter on it asks Verify of its claim (its literals and
+  // claim inside keep their own Enter)
+  function rowAsks(r, tr) {
+    tr.setAttribute("tabindex", "0");
+    tr.setAttribute("aria-label", "#" + r.id + " " + r.claim + ": Enter for Verify(" + r.claim + ")");
+    tr.addEventListener("keydown", (e) => {
+      if (e.target === tr && e.key === "Enter") { e.preventDefault(); selectClaim(r.claim); }
+    });
+    return tr;
+  }
+
+  // the turn's map, or, while a what-if answer for this turn stands, the map it would make (drawn by the
+  // server in large type, the ids alone), with a banner saying so
+  function drawPicture(f) {
+    const t = state.tried;
+    $("try-banner").hidden = !t;
+    document.body.classList.toggle("tried", Boolean(t));
+    if (t) {
+      $("try-banner-text").textContent = t.label;
+      $("picture").innerHTML = t.svg || '<p class="hint">Nothing would be drawn.</p>';
+      return;
+    }
+    const svg = state.present && presentLabels() === "id" ? f.present_svg : f.svg;
+    $("picture").innerHTML = f.rows.length ? svg : '<p class="hint">Nothing is drawn yet.</p>';
+    clickable($("picture"), "");
+  }
+
   function renderStandings(f) {
     const changed = new Set(f.changed);
-    $("standings").tBodies[0].replaceChildren(...f.rows.map((r) => el("tr", {
+    $("standings").tBodies[0].replaceChildren(...f.rows.map((r) => rowAsks(r, el("tr", {
       class: (changed.has(r.id) ? "changed " : "") + (r.claim === state.claim ? "selected" : ""),
       "data-claim": r.claim, "data-id": String(r.id),
     },
@@ -122,7 +166,7 @@
       el("td", { class: "standing " + r.standing, "data-standing": r.standing },
         r.standing + (r.standing !== "active" ? " (T" + r.since + (r.cause ? " by " + r.cause : "") + ")" : "")),
       el("td", { class: "grounded " + (r.grounded ? "yes" : "no") }, r.grounded ? "\u2713" : "\u2717"),
-      el("td", {}, ...r.deps.map(lit)), el("td", {}, ...r.explains.map(lit)))));
+      el("td", {}, ...r.deps.map(lit)), el("td", {}, ...r.explains.map(lit))))));
     const inS = f.rows.filter((r) => r.in_standing).length;
     const grounded = f.rows.filter((r) => r.grounded).length;
     $("counts").textContent = "(" + f.rows.length + " arguments, " + inS + " in S_t, " + grounded + " grounded)";
@@ -141,6 +185,7 @@
   }
 
   function renderWorld(f) {
+    document.body.classList.toggle("world", Boolean(data.world));
     if (!data.world) return;
     $("world-box").hidden = false;
     const m = f.model;
@@ -187,8 +232,8 @@
         .map(([size, n]) => n + " of " + size);
       const n = Object.values(g.cells[agent]).reduce((a, b) => a + b, 0);
       lines.push(el("li", { class: "kripke-agent", "data-agent": agent, "data-cells": String(n) },
-        el("b", {}, agent), ": " + n + " cell(s) (" + sizes.join(", ") + " worlds), " + g.levels[agent] +
-        " plausibility level(s)"));
+        g.drawn ? agentLine(g.styles[agent]) : "", el("b", {}, agent), el("span", { class: "kripke-cells" }, ": " + n +
+          " cell(s) (" + sizes.join(", ") + " worlds), " + g.levels[agent] + " plausibility level(s)")));
     }
     const head = g.drawn
       ? el("p", { class: "hint" }, "Worlds (named by their true atoms" +
@@ -200,12 +245,33 @@
       : el("p", { class: "hint kripke-summary" }, "|W| = " + g.size + ": more than the " + g.limit +
           " worlds drawn, so summarised: each agent's cells by size, worlds named by the atoms that differ (" +
           (g.named_by.join(", ") || "none") + ").");
-    box.replaceChildren(head, el("ul", { class: "kripke-counts" }, ...lines));
-    if (g.drawn) {
+    const announced = (g.announced || []).length ? el("p", { class: "kripke-announced" },
+      el("b", {}, "announced:"), ...g.announced.map((a) => el("span", { class: "formula" }, a))) : "";
+    box.replaceChildren(head, el("div", { class: "kripke-head" }, announced,
+      el("ul", { class: "kripke-counts" }, ...lines)));
+    if (g.drawn && g.ghosts.length) box.append(el("p", { class: "hint kripke-ghosts" }, "Dashed and pale: worlds " +
+      "no longer in W (red: eliminated by this turn" + (g.positions ? "; grey: before it, kept so the cube keeps " +
+      "its shape" : "") + ")."));
+    if (g.drawn || (state.tried && state.tried.worlds)) {  // a what-if's worlds in place of the turn's
       const holder = el("div", { class: "kripke-svg" });
-      holder.innerHTML = g.svg;
+      holder.innerHTML = state.tried && state.tried.worlds ? state.tried.worlds : g.svg;
       box.append(holder);
     }
+  }
+
+  // an agent's line in the drawing of the worlds, its colour and dash (Graphviz's styles as SVG dashes)
+  function agentLine(style) {
+    const dash = { solid: "", dashed: "8 4", dotted: "2 4", bold: "" };
+    const kind = style.style.split(",")[0];
+    const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+    svg.setAttribute("viewBox", "0 0 40 10");
+    svg.setAttribute("class", "agent-line");
+    const line = document.createElementNS("http://www.w3.org/2000/svg", "line");
+    for (const [k, v] of Object.entries({ x1: 2, y1: 5, x2: 38, y2: 5, stroke: style.color,
+      "stroke-width": style.style.includes("bold") ? 4 : 2.5, "stroke-dasharray": dash[kind] || "" }))
+      line.setAttribute(k, String(v));
+    svg.append(line);
+    return svg;
   }
 
   // ------------------------------------------------------------------ try an utterance (grounded try)
@@ -241,6 +307,9 @@
       f.kind === "boolean" ? el("input", { type: "checkbox", name: f.name, "data-kind": f.kind })
         : el("input", { type: f.kind === "number" ? "number" : "text", name: f.name, "data-kind": f.kind,
           required: f.required, title: f.description }))));
+    for (const input of $("try-fields").querySelectorAll('input[data-kind="text"], input[data-kind="list"]')) {
+      if (input.name !== "text") input.addEventListener("focus", () => { literalField = input; });
+    }
   }
 
   // the operation being written, as a log line has it: empty fields left out, lists split at commas
@@ -292,6 +361,22 @@
     if (!data.tryit) return;
     $("try-at").textContent = turnLabel(f);
     $("try-box").dataset.at = String(tryAt());
+    const literals = [...new Set(f.rows.flatMap((r) => [r.claim, ...r.deps, ...r.explains]))];
+    $("try-literals").replaceChildren(literals.length ? "literals at " + turnLabel(f) + " (a click puts one " +
+      "in the field last chosen; typing works too): " : "", ...literals.map((l) => el("button", {
+      type: "button", class: "try-literal", "data-literal": l, onclick: () => putLiteral(l) }, l)));
+  }
+
+  // the literal field the class last chose (a list field takes literals one after another)
+  let literalField = null;
+
+  function putLiteral(l) {
+    const input = literalField && literalField.isConnected ? literalField
+      : $("try-fields").querySelector('input[data-kind="text"]:not([name="text"]), input[data-kind="list"]');
+    if (!input) return;
+    input.value = input.dataset.kind === "list" && input.value.trim() ? input.value.replace(/[\s,]*$/, "") + ", " + l
+      : l;
+    input.focus();
   }
 
   async function trySubmit() {
@@ -336,6 +421,12 @@
     $("try-flagged").hidden = flagged.length === 0;
     $("try-flagged").textContent = "flagged for re-evaluation: " +
       flagged.map(([k, v]) => v.join(", ") + " (rest on " + k + ")").join("; ");
+    $("try-worlds").hidden = !(ok && a.worlds_svg);
+    $("try-worlds").innerHTML = ok && a.worlds_svg ? a.worlds_svg : "";
+    state.tried = ok ? { index: state.index, svg: a.svg, worlds: a.worlds_svg, label: "T" + a.turn + " " +
+      a.speaker + " " + a.ops.join("; ") + (a.accepted ? "" : " (rejected: the map as it is)") } : null;
+    drawPicture(frames[state.index]);
+    renderKripke(frames[state.index]);
     const transitions = ok ? a.transitions : [];
     $("try-transitions-box").hidden = transitions.length === 0;
     $("try-transitions").replaceChildren(...transitions.map((tr) =>
@@ -434,7 +525,29 @@
         for (const n of nodesOf(ids)) n.classList.add("origin");
       }
     } else abox.hidden = true;
-    document.body.classList.toggle("no-query", !state.claim && !state.literal && state.diffFrom === null);
+    renderFocus(frames[i]);
+    // the query column opens for a query or the focus view; in presentation mode a comparison is listed above
+    // the picture instead (renderDiff), so that the picture keeps its width and its type
+    document.body.classList.toggle("no-query", !state.claim && !state.literal && !state.focus &&
+      (state.diffFrom === null || state.present));
+  }
+
+  // the focus view: the arguments this turn changed, each with its full text, beside the picture (a clicked
+  // claim's own account takes its place)
+  function renderFocus(f) {
+    const box = $("focus");
+    $("focus-btn").setAttribute("aria-pressed", String(state.focus));
+    box.hidden = !state.focus || Boolean(state.claim || state.literal);
+    if (box.hidden) return;
+    const changed = new Set(f.changed);
+    const rows = f.rows.filter((r) => changed.has(r.id));
+    box.dataset.claims = rows.map((r) => r.claim).join(",");
+    box.replaceChildren(el("h3", {}, "What " + turnLabel(f) + " changed"),
+      ...(rows.length ? rows.map((r) => el("div", { class: "focus-claim", "data-claim": r.claim },
+        el("p", { class: "who", title: r.kind + " by " + r.speaker + " at T" + r.turn }, claim(r.claim),
+          " " + r.standing + (r.in_standing ? (r.grounded ? ", grounded \u2713" : ", NOT grounded \u2717") : "")),
+        el("p", { class: "claim-text" }, r.text || "(no text)")))
+        : [el("p", { class: "hint" }, f.status === "rejected" ? "Rejected: nothing changed." : "Nothing changed.")]));
   }
 
   // ------------------------------------------------------------------ exercise mode: a turn's questions
@@ -458,14 +571,29 @@
     return a.size === b.size && [...a].every((x) => b.has(x));
   }
 
+  // the engine's answer, sealed in the page's data (grounded.present.sealed: the same keystream, a 32-bit
+  // FNV-1a hash of the key, then xorshift32), unsealed only when the student checks
+  function unseal(q) {
+    let h = 2166136261;
+    for (const byte of new TextEncoder().encode(q.key)) h = Math.imul(h ^ byte, 16777619) >>> 0;
+    let x = h || 1;
+    const bytes = Uint8Array.from(atob(q.sealed), (c) => c.charCodeAt(0));
+    for (let i = 0; i < bytes.length; i++) {
+      x = (x ^ (x << 13)) >>> 0; x = (x ^ (x >>> 17)) >>> 0; x = (x ^ (x << 5)) >>> 0;
+      bytes[i] ^= x & 255;
+    }
+    return JSON.parse(new TextDecoder().decode(bytes));
+  }
+
   function revealAnswer(q, item, result) {
     for (const input of item.querySelectorAll("input, button")) input.disabled = true;
-    const shown = q.answer.shown.length ? q.answer.shown.join(", ") : "nothing";
+    const answer = unseal(q);
+    const shown = answer.shown.length ? answer.shown.join(", ") : "nothing";
     const mark = result.right === null ? el("span", { class: "mark" }, "no answer given")
       : el("span", { class: "mark " + (result.right ? "right" : "wrong") }, result.right ? "right" : "not quite");
     item.dataset.result = result.right === null ? "unanswered" : result.right ? "right" : "wrong";
     item.append(el("p", { class: "engine-answer" }, mark, " the engine: ", el("b", {}, shown),
-      q.answer.detail ? " (" + q.answer.detail + ")" : ""));
+      answer.detail ? " (" + answer.detail + ")" : ""));
   }
 
   function questionItem(q, key) {
@@ -480,7 +608,7 @@
     }
     const check = () => {
       const given = studentAnswer(q, item);
-      checked[key] = { given, right: sameAnswer(q.shape, given, q.answer.value) };
+      checked[key] = { given, right: sameAnswer(q.shape, given, unseal(q).value) };
       revealAnswer(q, item, checked[key]);
       exerciseWait();
     };
@@ -515,6 +643,10 @@
     if (state.literal) h += "&literal=" + encodeURIComponent(state.literal);
     if (state.present) h += "&present";
     if (state.labels) h += "&labels=" + state.labels;
+    if (state.legend) h += "&legend";
+    if (state.focus) h += "&focus";
+    if (state.tryOn) h += "&try";
+    if (state.worlds !== null) h += "&worlds=" + (state.worlds ? "on" : "off");
     if (state.diffFrom !== null) h += "&diff=" + frames[state.diffFrom].turn;
     if (state.print) h += "&print=" + state.print;
     if (location.hash !== h) history.replaceState(null, "", h);
@@ -595,12 +727,14 @@
     $("diff-btn").setAttribute("aria-pressed", String(state.diffFrom !== null));
     if (state.diffFrom === null) { box.hidden = true; return; }
     box.hidden = false;
+    if (state.present) $("said").append(box);  // above the picture: the picture keeps its width and type
+    else $("query-box").insertBefore(box, $("focus"));
     $("diff-from").value = String(state.diffFrom);
     const marks = diffMarks(state.diffFrom, state.index);
     const before = new Map(frames[state.diffFrom].rows.map((r) => [r.id, r]));
     const words = { appeared: "appeared", standing: "changed standing", lost: "lost grounding" };
     box.replaceChildren(el("p", {}, el("b", {}, turnLabel(frames[state.index]) + " compared with " +
-      turnLabel(frames[state.diffFrom]))));
+      turnLabel(frames[state.diffFrom]) + ":")));
     for (const [k, rs] of Object.entries(marks)) {
       for (const r of rs) {
         const node = document.getElementById("arg" + r.id);
@@ -621,23 +755,68 @@
   }
 
   // ------------------------------------------------------------------ print: one turn a page
-  // Every turn (or the range #print=9-13) as a page of its own: the utterance, what it did, the picture.
-  // Each copy of a picture gets its ids prefixed, so the page's own picture keeps its ids.
+  // Every turn (or the range #print=9-13) as a page of its own: the utterance, what it did, the picture in
+  // large type with the texts of what changed under it.  #print=worksheet: the turns with questions, each with
+  // the map before it, its operations and its questions with room for the answers, nothing of what the rules
+  // did; #print=key: the answer key, each question with the engine's answer and what the rules did
+  // (worksheet:9-13 and key:9-13 keep to a range).  Each copy of a picture gets its ids prefixed, so the page's
+  // own picture keeps its ids.
+  function printPicture(svg, i) {
+    const pic = el("div", { class: "print-picture" });
+    pic.innerHTML = svg.replace(/(\bid="|url\(#|xlink:href="#)/g, "$1p" + i + "-");
+    return pic;
+  }
+
+  // the texts of the arguments a turn changed, for the page a picture of ids alone is printed on
+  function printTexts(f) {
+    const changed = new Set(f.changed);
+    const rows = f.rows.filter((r) => changed.has(r.id) && r.text);
+    return rows.length ? el("dl", { class: "print-texts" }, ...rows.flatMap((r) =>
+      [el("dt", {}, r.claim + " (" + r.kind + ", " + r.standing + (r.grounded ? ", grounded" : "") + ")"),
+       el("dd", {}, r.text)])) : "";
+  }
+
+  function printQuestion(q, withAnswer) {
+    const item = el("li", { class: "print-question" }, el("p", { class: "ask" }, q.ask));
+    if (withAnswer) {
+      const a = unseal(q);
+      item.append(el("p", { class: "print-answer" }, "the engine: ", el("b", {}, a.shown.length ? a.shown.join(", ")
+        : "nothing"), a.detail ? " (" + a.detail + ")" : "", el("span", { class: "hint" }, "  [" + q.query + "]")));
+    } else if (q.choices.length) {
+      item.append(el("p", { class: "print-choices" }, q.choices.map((c) => "\u2610 " + c).join("    ")));
+    } else item.append(el("p", { class: "print-blank" }, "\u00a0"));
+    return item;
+  }
+
   function renderPrint() {
     let lo = -Infinity, hi = Infinity;
-    const m = /^(-?\d+)-(-?\d+)$/.exec(state.print || "");
-    if (m) { lo = Number(m[1]); hi = Number(m[2]); }
+    const m = /^(?:(worksheet|key):?)?(?:(-?\d+)-(-?\d+))?$/.exec(state.print || "") || [];
+    const sheet = m[1] || null;
+    if (m[2] !== undefined) { lo = Number(m[2]); hi = Number(m[3]); }
     const pages = [];
+    document.body.dataset.print = sheet || "turns";
     frames.forEach((f, i) => {
       if (f.status === "start" || f.turn < lo || f.turn > hi) return;
+      const qs = f.questions || [];
+      if (sheet && !qs.length) return;
+      const head = sheet === "worksheet" ? "worksheet" : sheet === "key" ? "answer key" : "";
       const page = el("section", { class: "print-turn", "data-turn": String(f.turn) },
-        el("h2", {}, data.title + " \u2014 " + turnLabel(f) + (f.status === "rejected" ? " (rejected)" : "")),
+        el("h2", {}, data.title + " \u2014 " + turnLabel(f) + (head ? " \u2014 " + head : "") +
+          (f.status === "rejected" && sheet !== "worksheet" ? " (rejected)" : "")),
         el("p", {}, el("b", {}, f.speaker + ": "), f.text));
       if (f.note) page.append(el("p", { class: "turn-note" }, f.note));
-      page.append(el("ul", {}, ...f.changes.map((c) => el("li", {}, c))));
-      const pic = el("div", { class: "print-picture" });
-      pic.innerHTML = f.svg.replace(/(\bid="|url\(#|xlink:href="#)/g, "$1p" + i + "-");
-      page.append(pic);
+      if (sheet === "worksheet") {  // what the class works from: the map before the turn and what was proposed
+        page.append(el("p", {}, el("b", {}, "proposed: "), f.ops.join("; ")),
+          el("ol", { class: "print-questions" }, ...qs.map((q) => printQuestion(q, false))));
+        const before = frames[i - 1];
+        page.append(el("p", { class: "hint" }, before.rows.length ? "The map before " + turnLabel(f) + ":"
+          : "Nothing is on the map before " + turnLabel(f) + "."));
+        if (before.rows.length) page.append(printPicture(before.present_svg, i));
+      } else {
+        if (sheet === "key") page.append(el("ol", { class: "print-questions" }, ...qs.map((q) => printQuestion(q, true))));
+        page.append(el("ul", {}, ...f.changes.map((c) => el("li", {}, c))));
+        if (f.rows.length) page.append(printPicture(f.present_svg, i), printTexts(f));
+      }
       pages.push(page);
     });
     $("print-turns").replaceChildren(...pages);
@@ -649,12 +828,54 @@
     t: () => setTheme(!document.body.classList.contains("dark")),
     d: () => setDiff(state.diffFrom === null ? Math.max(0, state.index - 1) : null),
     l: () => { if (state.present) setLabels(presentLabels() === "id" ? "short" : "id"); },
+    k: () => setLegend(!state.legend),
+    w: () => { if (data.world) setWorlds(!showWorlds()); },
+    v: () => { state.focus = !state.focus; renderQueries(); writeHash(); },
+    y: () => { if (data.tryit) setTryOn(!state.tryOn); },
   };
+
+  // presentation mode's world model: what the reader chose (key w, #worlds=on|off), else shown when every
+  // turn's model is drawn (the muddy children's cube), not when some turn's is too large to draw
+  function showWorlds() {
+    return Boolean(data.world) && (state.worlds === null ? data.kripke.every((g) => g.drawn) : state.worlds);
+  }
+
+  // a view switched on and off: its state, a class on the body, its button pressed or not (the legend: off
+  // until asked for, so that it takes no room from the picture; the try-it form: beside the picture, which
+  // shows the map the answer would make)
+  const TOGGLES = { legend: ["legend-on", "legend-btn"], tryOn: ["try-on", "try-btn"] };
+
+  function toggled(name, on) {
+    state[name] = on;
+    document.body.classList.toggle(TOGGLES[name][0], on);
+    $(TOGGLES[name][1]).setAttribute("aria-pressed", String(on));
+  }
+
+  function setTryOn(on) { toggled("tryOn", on); writeHash(); }
+  function setLegend(on) { toggled("legend", on); writeHash(); }
+
+  function setWorlds(on) {
+    state.worlds = on;
+    applyWorlds();
+    writeHash();
+  }
+
+  function applyWorlds() {
+    document.body.classList.toggle("worlds", showWorlds());
+    $("worlds-btn").setAttribute("aria-pressed", String(showWorlds()));
+  }
+
 
   function readViewHash(params) {
     state.present = params.has("present");
     document.body.classList.toggle("present", state.present);
     $("present-btn").setAttribute("aria-pressed", String(state.present));
+    const worlds = params.get("worlds");
+    state.worlds = worlds === "on" ? true : worlds === "off" ? false : null;
+    applyWorlds();
+    state.focus = params.has("focus");
+    toggled("tryOn", params.has("try"));
+    toggled("legend", params.has("legend"));
     const labels = params.get("labels");
     state.labels = labels === "id" || labels === "short" ? labels : null;
     $("labels-btn").textContent = presentLabels() === "id" ? "texts" : "ids";
@@ -671,6 +892,11 @@
     $("theme-btn").addEventListener("click", VIEW_KEYS.t);
     $("diff-btn").addEventListener("click", VIEW_KEYS.d);
     $("labels-btn").addEventListener("click", VIEW_KEYS.l);
+    $("legend-btn").addEventListener("click", VIEW_KEYS.k);
+    $("worlds-btn").addEventListener("click", VIEW_KEYS.w);
+    $("focus-btn").addEventListener("click", VIEW_KEYS.v);
+    $("try-btn").addEventListener("click", VIEW_KEYS.y);
+    $("try-back").addEventListener("click", () => { state.tried = null; show(state.index); });
     $("diff-from").replaceChildren(...frames.map((f, i) => el("option", { value: String(i) }, turnLabel(f))));
     $("diff-from").addEventListener("change", () => setDiff(Number($("diff-from").value)));
     renderPrint();
@@ -678,6 +904,7 @@
 
   // clickers send PageUp/PageDown; Space steps on (Shift+Space back), Home and End jump to the ends
   const STEPS = { ArrowLeft: -1, PageUp: -1, ArrowRight: 1, PageDown: 1 };
+  const ARROWS = { ArrowLeft: -1, ArrowUp: -1, ArrowRight: 1, ArrowDown: 1 };
 
   function init() {
     document.title = data.title;
@@ -692,8 +919,20 @@
     $("prev").addEventListener("click", () => show(state.index - 1));
     $("next").addEventListener("click", () => show(state.index + 1));
     document.addEventListener("keydown", (e) => {
-      if (e.target instanceof HTMLInputElement) return;  // the slider steps by itself
-      if (e.target instanceof Element && e.target.closest("#try-form")) return;  // keys for the form
+      const t = e.target;
+      if (e.key === "Escape") {  // the keyboard's focus let go (the slider, a field, a node), then the queries
+        if ((t instanceof HTMLElement || t instanceof SVGElement) && t !== document.body) t.blur();
+        else if (state.claim || state.literal) { state.claim = state.literal = null; renderQueries(); writeHash(); }
+        e.preventDefault();
+        return;
+      }
+      if (t instanceof Element && t.closest("#try-form")) return;  // keys for the form
+      if (t instanceof HTMLInputElement) {
+        // the slider steps by itself and a text field takes its letters; the view keys work after the slider,
+        // and an arrow on an answer's radio button steps the turn instead of changing the answer
+        if (t.type === "radio" && e.key in ARROWS) { e.preventDefault(); show(state.index + ARROWS[e.key]); return; }
+        if (t.type !== "range" || !(e.key in VIEW_KEYS)) return;
+      }
       let to = null;
       if (e.key in STEPS) to = state.index + STEPS[e.key];
       else if (e.key === " ") to = state.index + (e.shiftKey ? -1 : 1);
