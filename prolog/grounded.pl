@@ -79,19 +79,20 @@ declared_transition(Name, T)     :- op_module(Name, M), M:transition(Name, T).
 
 %  load_rule_file(+File, +Module): load an operation file into Module.
 %  Refused (rule_file_refused(File, Line, Why) is thrown, Line 0 when it
-%  names no line), with nothing loaded, when it defines a predicate of the driver
-%  or of the layer (driver_definitions/2 in lint.pl) or an operation that
-%  another file declares.
+%  names no line), with nothing loaded, when it breaks the sandbox
+%  (refusals/2 in lint.pl: it defines a predicate of the driver or of the
+%  layer, calls outside the layer, qualifies a call with a module, writes
+%  the database or does I/O) or declares an operation that another file
+%  declares.  The first refusal by line is named, with the others' count.
 load_rule_file(File, Module) :-
-    driver_definitions(File, Defined),
-    (   Defined == []
+    refusals(File, Refusals),
+    (   Refusals == []
     ->  true
-    ;   Defined = [def(_, Line)|_],
-        findall(PI, member(def(PI, _), Defined), PIs0), sort(PIs0, PIs),
-        atomic_list_concat(PIs, ', ', Names),
-        format(string(Why),
-               "defines ~w, which the driver or the author layer already defines: an operation file contributes only operation/3, violation/5, effect/4 and transition/2, and gives its helpers names of their own",
-               [Names]),
+    ;   Refusals = [refusal(Line, Kind, What, Why0)|More],
+        length(More, Others),
+        refusal_verb(Kind, Verb, Sep),
+        (   Others =:= 0 -> Tail = "" ; format(string(Tail), " (and ~w more: grounded lint lists them)", [Others]) ),
+        format(string(Why), "~w ~w~w~w~w", [Verb, What, Sep, Why0, Tail]),
         throw(rule_file_refused(File, Line, Why))
     ),
     module_property(vocabulary, file(Vocabulary)),
@@ -112,6 +113,15 @@ load_rule_file(File, Module) :-
            assertz(required_field(N, F, Module))),
     retractall(rule_file(File, _)),
     assertz(rule_file(File, Module)).
+
+%  refusal_verb(+Kind, -Verb, -Separator): how a refusal of Kind reads
+%  ("defines creates/1, which ...", "calls assertz/1: it writes ...").
+refusal_verb(defines, defines, ', ').
+refusal_verb(calls, calls, ', ').
+refusal_verb(qualified, calls, ': ').
+refusal_verb(writes, calls, ': ').
+refusal_verb(runtime, calls, ': ').
+refusal_verb(directive, 'runs the directive', ': ').
 
 %  unload_rule_file(+File): its operations are gone, the driver unchanged.
 unload_rule_file(File) :-
@@ -762,6 +772,8 @@ request(acyclic_grounded(Args, Attacks), Result) :-
     (   acyclic_grounded(Args, Attacks, Members) -> Result = in(Members) ; Result = cyclic ).
 request(lint(File), Calls) :-
     undocumented_calls(File, Calls).
+request(lint_refusals(File), Refusals) :-    % everything that keeps a rule file from loading, by line
+    refusals(File, Refusals).
 request(lint_definitions(File), Defined) :-   % what a rule file would redefine (refused at load)
     driver_definitions(File, Defined).
 request(catalogue, Text) :-                 % grounded rules: the precondition catalogue
@@ -780,7 +792,7 @@ request(effect_kinds, Kinds) :-              % the effect declaration, as Prolog
 :- ensure_loaded(invariants).
 :- ensure_loaded(queries).
 :- ensure_loaded(dung).
-:- ensure_loaded(lint).
+:- use_module(lint).
 :- use_module(catalogue, []).
 :- load_operation(ops/observe).
 :- load_operation(ops/hypothesize).

@@ -34,8 +34,9 @@ def new_op_command(
 
 @app.command("lint")
 def lint_command(files: Annotated[list[Path], typer.Argument(help="Prolog rule files (.pl).")]) -> None:
-    """Each call outside the author layer, and each predicate of the driver or the layer a file
-    redefines, by line; exit 1 on any."""
+    """Everything that keeps a rule file from loading, by line: a call outside the author layer, a
+    predicate of the driver or the layer it redefines, a module-qualified call, a call that writes the
+    database or a stream, a goal built at run time, a directive; exit 1 on any."""
     found = 0
     for path in files:
         findings = lint(path)
