@@ -757,6 +757,8 @@ request(standings(M), Pairs) :-
     use_state(M), findall(A-S, standing(A, S, _, _), Pairs).
 request(invariant(M), Holds) :-
     use_state(M), ( standing_invariant_holds -> Holds = true ; Holds = false ).
+request(grounded_args(M), Args) :-         % the grounded arguments alone (queries.pl)
+    use_state(M), grounded_args(Args).
 request(queries(M), queries(Grounded, Affected)) :-
     use_state(M), query_answers(Grounded, Affected).
 request(ask(Name, M), Ids) :-              % a query of the registry (src/grounded/queries/registry.py):
