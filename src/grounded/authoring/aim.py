@@ -119,6 +119,12 @@ class Aim:
         schema = _schema(spec)
         types = {f.name: f.type for f in spec.fields}
         required = set(schema.get("required", ()))
+        pools = self.pools()
+        # one kind of literal for most of the operation's references: two hypotheses in good standing
+        # (say) come up together far more often than drawn apart
+        # (the scene is built around hypotheses: those kinds come up twice as often)
+        kinds = sorted(pools) + [k for k in ("competing", "hypothesis") if k in pools]
+        theme = self.rng.choice(kinds) if pools else None
         op: dict = {"op": spec.name}
         for name, prop in schema["properties"].items():
             if name == "op" or types.get(name) == "text" or (name not in required and self.rng.random() < 0.5):
@@ -126,9 +132,9 @@ class Aim:
             if prop.get("type") == "array" or "items" in prop or any(
                     p.get("type") == "array" for p in prop.get("anyOf", ())):
                 k = self.rng.randint(1 if name in required else 0, 3)
-                op[name] = list(dict.fromkeys(self.literal(name) for _ in range(k)))
+                op[name] = list(dict.fromkeys(self.literal(name, pools, theme) for _ in range(k)))
             else:
-                op[name] = self.literal(name)
+                op[name] = self.literal(name, pools, theme)
         return op
 
     def pools(self) -> dict[str, list[str]]:
@@ -149,15 +155,15 @@ class Aim:
         out["problem"] = sorted(dm.open_problems)
         return {k: v for k, v in out.items() if v}
 
-    def literal(self, field: str) -> str:
+    def literal(self, field: str, pools: dict[str, list[str]], theme: str | None) -> str:
         rng = self.rng
-        pools = self.pools()
-        if field == "claim" and rng.random() < 0.5 or not pools:
+        if field == "claim" and rng.random() < 0.6 or not pools:
             self.fresh += 1
-            return rng.choice((f"n{self.fresh}", rng.choice(OBSERVED + HYPOTHESES), "latent"))
+            return rng.choice((f"n{self.fresh}", f"n{self.fresh}", rng.choice(OBSERVED + HYPOTHESES), "latent"))
         if field == "explains" and "problem" in pools and rng.random() < 0.6:
             return rng.choice(pools["problem"])
-        value = rng.choice(pools[rng.choice(sorted(pools))])
+        kind = theme if theme is not None and field != "claim" and rng.random() < 0.6 else rng.choice(sorted(pools))
+        value = rng.choice(pools[kind])
         return f"-{value}" if rng.random() < 0.08 and not value.startswith("-") else value
 
     # -- applying -----------------------------------------------------------------------------------------

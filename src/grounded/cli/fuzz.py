@@ -5,6 +5,7 @@ failure can be redrawn.  ``grounded cover FILE``: the transitions property alone
 from __future__ import annotations
 
 import secrets
+from pathlib import Path
 from typing import Annotated
 
 import typer
