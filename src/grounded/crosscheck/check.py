@@ -34,6 +34,7 @@ import clingo
 
 from grounded.core.errors import InputError, PreconditionError
 from grounded.core.turns import assign_turn
+from grounded.crosscheck.audit import audit
 from grounded.crosscheck.diff import describe
 from grounded.crosscheck.events import (
     asp_events,
@@ -115,6 +116,8 @@ class CheckReport:
     failures: list[str] = field(default_factory=list)
     """Retractions for which a proposition failed, by turn and cause (crosscheck/retraction.py)."""
     retraction: RetractionReport | None = None
+    audit: list[str] | None = None
+    """With ``retraction``: the standing audit's findings (crosscheck/audit.py), also among ``failures``."""
     probe: ProbeReport | None = None
     shrunk: Shrunk | None = None
     """With ``shrink``: the smallest sub-history of a disagreeing log that still disagrees."""
@@ -135,6 +138,8 @@ class CheckReport:
 
     def summary(self) -> str:
         props = f"; {self.retraction.summary()}" if self.retraction is not None and not self.failures else ""
+        if self.audit is not None and not self.audit:
+            props += "; every standing agrees with the attacks of AF_t (standing audit)"
         if self.probe is not None:
             props += f"; {self.probe.summary()}"
         if self.ok:
@@ -144,6 +149,8 @@ class CheckReport:
         parts = [f"{len(self.mismatches)} disagreements ({self.sides()})"] if self.mismatches else []
         if self.retraction is not None and self.failures:
             parts.append(self.retraction.summary())
+        if self.audit:
+            parts.append(f"standing audit: {len(self.audit)} standings the paper excludes")
         if self.probe is not None:
             parts.append(self.probe.summary())
         return ", ".join(parts)
@@ -153,6 +160,7 @@ class CheckReport:
                 "transitions": self.transitions, "events": self.events, "claims": self.claims,
                 "literals": self.literals, "asp": self.asp, "given": self.given,
                 "retractions": self.retractions, "mismatches": self.mismatches, "failures": self.failures,
+                "audit": self.audit,
                 "retraction": None if self.retraction is None else self.retraction.to_json(),
                 "probe": None if self.probe is None else self.probe.to_json(),
                 "shrunk": None if self.shrunk is None else {
@@ -337,6 +345,8 @@ def check_history(header: Header, candidates: list[dict], extensions=(), label: 
         report.retractions = len(r.results)
         report.failures.extend(r.failure_lines())
         report.mismatches.extend(r.mismatches)
+        report.audit = audit(engine)
+        report.failures.extend(report.audit)
     engine.close()
     return report
 
