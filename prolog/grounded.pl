@@ -139,6 +139,17 @@ load_operation(Spec) :-
     atom_concat(op_, Name, Module),
     load_rule_file(File, Module).
 
+%  clause_location(+Module, +Op, -Kind, -Name, -File, -Line): a violation/5
+%  clause of Op (Name its code) or an effect/4 clause (Name the effect's
+%  name, '?' when the head leaves it open), at File:Line.
+clause_location(M, Op, violation, Code, File, Line) :-
+    clause(M:violation(Op, _, _, Code, _), _, Ref), atom(Code),
+    clause_property(Ref, file(File)), clause_property(Ref, line_count(Line)).
+clause_location(M, Op, effect, Name, File, Line) :-
+    clause(M:effect(Op, _, _, E), _, Ref),
+    (   compound(E) -> functor(E, Name, _) ; Name = '?' ),
+    clause_property(Ref, file(File)), clause_property(Ref, line_count(Line)).
+
 %  extension_module(+File, -Module): the module an extension loads into,
 %  one per file.
 extension_module(File, Module) :-
@@ -778,6 +789,9 @@ request(lint_refusals(File), Refusals) :-    % everything that keeps a rule file
     refusals(File, Refusals).
 request(lint_definitions(File), Defined) :-   % what a rule file would redefine (refused at load)
     driver_definitions(File, Defined).
+request(clause_locations, Locs) :-        % where each violation and effect clause of an operation is
+    findall(loc(Kind, Op, Name, File, Line),  % (crosscheck/locate.py names it in a disagreement)
+            ( op_module(Op, M), clause_location(M, Op, Kind, Name, File, Line) ), Locs).
 request(catalogue, Text) :-                 % grounded rules: the precondition catalogue
     catalogue:catalogue_text(Text).
 request(echo(Term), Term).                  % the protocol's own round-trip test

@@ -50,8 +50,10 @@ OWN_LP = "violation(s, concur_own)            :- concur_by_speaker(s).\n"
 
 
 def failures(path: Path) -> list[tuple[str, str]]:
+    """(case, difference) of each failing case, without where the difference is decided (tested below)."""
     _, results = run_op_tests(path)
-    return [(r.case.name, r.difference or "") for r in results if not r.passed]
+    return [(r.case.name, re.sub(r" \(decided at [^()]*\)$", "", r.difference or "")) for r in results
+            if not r.passed]
 
 
 # -- test-op ------------------------------------------------------------------------------------
@@ -80,6 +82,17 @@ def test_a_twin_without_a_precondition_is_caught(concur):
     plant(concur / "concur.lp", OWN_LP)
     assert failures(concur / "concur.test.yaml") == [
         ("one does not concur with oneself", "expected rejection with ['concur_own'], ASP: accepted")]
+
+
+def test_a_difference_names_the_clause_and_the_rule_that_decide_it(concur):
+    plant(concur / "concur.lp", BASIS_LP)
+    _, results = run_op_tests(concur / "concur.test.yaml")
+    first = next(r for r in results if not r.passed)
+    lines = (concur / "concur.pl").read_text().splitlines()
+    pl_line = next(n for n, text in enumerate(lines, 1) if text.startswith("effect(concur, U, Op, commit(S, B))"))
+    assert first.difference is not None
+    assert first.difference.endswith(f"(decided at commit: {concur / 'concur.pl'}:28, {concur / 'concur.pl'}:"
+                                     f"{pl_line}; {concur / 'concur.lp'}:14)"), first.difference
 
 
 def test_a_twin_that_drops_an_effect_is_caught(concur):
