@@ -276,8 +276,12 @@ def test_new_op_writes_an_operation_that_passes_lint_its_test_and_check(tmp_path
     assert done.returncode == 0, done.stderr
     draft = tmp_path / "draft"
     assert sorted(p.name for p in draft.iterdir()) == [
-        "second_opinion.lp", "second_opinion.pl", "second_opinion.test.yaml", "second_opinion.yaml"]
+        "second_opinion.lp", "second_opinion.pl", "second_opinion.plt", "second_opinion.test.yaml",
+        "second_opinion.yaml"]
     assert lint(draft / "second_opinion.pl") == []
+    plunit = subprocess.run(["swipl", "-g", "run_tests", "-t", "halt", "second_opinion.plt"], cwd=draft,
+                            capture_output=True, text=True, timeout=120)
+    assert plunit.returncode == 0 and "All 2 tests passed" in plunit.stdout + plunit.stderr, plunit.stderr
     assert failures(draft / "second_opinion.test.yaml") == []
     assert grounded("check", "draft/second_opinion.yaml", "-x", "draft/second_opinion.pl", cwd=tmp_path
                     ).returncode == 0
