@@ -806,8 +806,8 @@ request(effect_kinds, Kinds) :-              % the effect declaration, as Prolog
     findall(k(N, G, D, Fs), vocabulary:effect_kind(N, G, D, Fs), Kinds).
 
 :- ensure_loaded(invariants).
-:- ensure_loaded(queries).
-:- ensure_loaded(dung).
+:- use_module(queries).
+:- use_module(dung).
 :- use_module(lint).
 :- use_module(catalogue, []).
 :- load_operation(ops/observe).

@@ -4,8 +4,23 @@
     compute the same things directly from the facts, so `grounded check` can
     hold Python, Prolog and ASP equal.  Not on the hot path.
 */
+:- module(queries,
+          [ grounded_args/1,
+            affected/2,
+            query_answers/2,
+            query/1,
+            reinstatable/1
+          ]).
 
-%  grounded_args(-Args): the least fixpoint of DESIGN.md section 2: an
+:- use_module(library(apply)).
+:- use_module(library(lists)).
+:- use_module(library(rbtrees)).
+:- use_module(state).
+:- use_module(vocabulary).
+
+%!  grounded_args(-Args:list) is det.
+%
+%   Args is the least fixpoint of DESIGN.md section 2, sorted: an
 %  argument in S_t is grounded once every Dep literal is established (claimed
 %  by a grounded argument).  A work list, as in a topological sort: each
 %  candidate counts the Dep literals it still waits for, and establishing a
@@ -49,8 +64,10 @@ wake(A, C0-R0, C-R) :-
     N is N0 - 1,
     (   N =:= 0 -> R = [A|R0] ; R = R0 ).
 
-%  affected(+P, -Pairs): Affected*(P) as Arg-Hop pairs (Definition 2.3, by
-%  rounds: hop 1 is one-step Affected).
+%!  affected(+P, -Pairs:list) is det.
+%
+%   Pairs is Affected*(P) as Arg-Hop pairs (Definition 2.3, by rounds: hop
+%   1 is one-step Affected).
 affected(P, Pairs) :-
     findall(A, dep(A, P), X0s), sort(X0s, X0),
     rb_empty(Seen0),
@@ -71,21 +88,27 @@ affected_rounds(Frontier, K, Claims0, Seen0, Seen) :-
 
 mark(K, A, Seen0, Seen) :- rb_insert_new(Seen0, A, K, Seen).
 
-%  query_answers(-Grounded, -Affected): the grounded arguments, sorted, and
-%  a(P, Arg, Hop) for Affected*(P) of every literal P some Dep holds.
+%!  query_answers(-Grounded:list, -Affected:list) is det.
+%
+%   Grounded is the grounded arguments, sorted, and Affected holds
+%   a(P, Arg, Hop) for Affected*(P) of every literal P some Dep holds.
 query_answers(Grounded, Affected) :-
     grounded_args(Grounded),
     findall(P, dep(_, P), Ps0), sort(Ps0, Ps),
     findall(a(P, A, K), ( member(P, Ps), affected(P, Pairs), member(A-K, Pairs) ), Affected).
 
-%  query(?Name): the queries of src/grounded/queries/registry.py the rules answer as
+%!  query(?Name) is nondet.
+%
+%   The queries of src/grounded/queries/registry.py the rules answer as
 %  Name(?Arg), asked as ask(Name, State) (prolog/grounded.pl): `grounded check`
 %  holds the answer equal to the registry's Python walk and to ASP.  A new
 %  query of that kind is one query/1 fact here beside its rule.
 query(reinstatable).
 
-%  reinstatable(?A): A is out of S_t, has an attacker, and every attacker has
-%  left S_t.  Reported, never reinstated (Lemma 2.4).
+%!  reinstatable(?A) is nondet.
+%
+%   A is out of S_t, has an attacker, and every attacker has left S_t.
+%   Reported, never reinstated (Lemma 2.4).
 reinstatable(A) :-
     standing(A, S, _, _), \+ good_standing(S),
     once(att(_, A)),
