@@ -787,6 +787,8 @@ request(lint(File), Calls) :-
     undocumented_calls(File, Calls).
 request(lint_refusals(File), Refusals) :-    % everything that keeps a rule file from loading, by line
     refusals(File, Refusals).
+request(lint_transitions(File), Missing) :-  % operations declared without transition/2 (lint only)
+    undeclared_transitions(File, Missing).
 request(lint_definitions(File), Defined) :-   % what a rule file would redefine (refused at load)
     driver_definitions(File, Defined).
 request(clause_locations, Locs) :-        % where each violation and effect clause of an operation is

@@ -23,7 +23,8 @@
           [ undocumented_calls/2,
             driver_definitions/2,
             sandbox_findings/2,
-            refusals/2
+            refusals/2,
+            undeclared_transitions/2
           ]).
 
 :- use_module(library(lists)).
@@ -49,6 +50,19 @@ refusals(File, Refusals) :-
     sandbox_findings(File, Rs3),
     append([Rs1, Rs2, Rs3], Rs),
     msort(Rs, Refusals).
+
+%!  undeclared_transitions(+File, -Missing) is det.
+%
+%   Missing holds op(Name, Line) for each operation File declares (at Line)
+%   with no transition/2 clause: what it does to the map is then
+%   undeclared, and `grounded cover` has nothing to hold it to.  A lint
+%   finding only: the file still loads.
+undeclared_transitions(File, Missing) :-
+    file_terms(File, Terms),
+    findall(op(Op, Line),
+            ( member(t(T, _, Line), Terms), clause_head(T, operation(Op, _, _)),
+              \+ ( member(t(T2, _, _), Terms), clause_head(T2, transition(Op, _)) ) ),
+            Missing).
 
 %!  undocumented_calls(+File, -Calls) is det.
 %

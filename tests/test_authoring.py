@@ -314,6 +314,8 @@ def test_lint_names_a_redefined_driver_predicate_and_an_internal_call_by_line(tm
                      "effect(rogue, _, Op, commit(bob, A)) :-\n"
                      "    field(Op, target, T), rogue_helper(T), argument(A, T, _, _, _).\n")
     assert [str(f) for f in lint(rogue)] == [
+        f"{rogue}:1: declares rogue with no transition/2: declare what it does to the map (grounded cover holds "
+        "it to that)",
         f"{rogue}:2: defines creates/1, which the driver or the author layer already defines: rename it "
         "(start a helper's name with the operation's)",
         f"{rogue}:3: defines stands/1, which the driver or the author layer already defines: rename it "

@@ -36,7 +36,6 @@ from grounded.core.errors import InputError, PreconditionError
 from grounded.core.turns import assign_turn
 from grounded.crosscheck.audit import audit
 from grounded.crosscheck.diff import describe
-from grounded.crosscheck.locate import Locations
 from grounded.crosscheck.events import (
     asp_events,
     asp_flagged,
@@ -45,6 +44,7 @@ from grounded.crosscheck.events import (
     prolog_transitions,
     transition_key,
 )
+from grounded.crosscheck.locate import Locations
 from grounded.crosscheck.probe import PER_OP, ProbeReport, Probing
 from grounded.crosscheck.retraction import RetractionReport, check_retractions
 from grounded.crosscheck.shrink import Shrunk
