@@ -85,7 +85,14 @@ declared_transition(Name, T)     :- op_module(Name, M), M:transition(Name, T).
 %  the database or does I/O) or declares an operation that another file
 %  declares.  The first refusal by line is named, with the others' count.
 load_rule_file(File, Module) :-
-    refusals(File, Refusals),
+    load_rule_file(File, Module, checked).
+
+%  load_rule_file(+File, +Module, +Check): Check is `checked` for an
+%  extension, `shipped` for a built-in operation of prolog/ops, whose files
+%  tests/test_vocabulary.py holds to no refusal (reading them again at every
+%  start would double the rules' start-up).
+load_rule_file(File, Module, Check) :-
+    (   Check == shipped -> Refusals = [] ; refusals(File, Refusals) ),
     (   Refusals == []
     ->  true
     ;   Refusals = [refusal(Line, Kind, What, Why0)|More],
@@ -137,7 +144,7 @@ load_operation(Spec) :-
     absolute_file_name(Spec, File, [file_type(prolog), access(read)]),
     file_base_name(File, Base), file_name_extension(Name, _, Base),
     atom_concat(op_, Name, Module),
-    load_rule_file(File, Module).
+    load_rule_file(File, Module, shipped).
 
 %  clause_location(+Module, +Op, -Kind, -Name, -File, -Line): a violation/5
 %  clause of Op (Name its code) or an effect/4 clause (Name the effect's

@@ -30,7 +30,6 @@
 :- use_module(library(lists)).
 :- use_module(library(apply)).
 :- use_module(library(error)).
-:- use_module(library(sandbox), [safe_goal/1]).
 
 %!  refusals(+File, -Refusals) is det.
 %
@@ -154,9 +153,10 @@ goal_refusal(G, writes, What, Why) :-
 goal_refusal(G, writes, What, Why) :-
     callable(G), G \= _:_, functor(G, N, A),
     \+ vocabulary:layer_predicate(N/A),
+    use_module(library(sandbox), []),           % loaded on the first extension read, not at start-up
     predicate_property(system:G, defined),
     \+ predicate_property(system:G, meta_predicate(_)),
-    \+ catch(safe_goal(user:G), _, fail), !,
+    \+ catch(sandbox:safe_goal(user:G), _, fail), !,
     format(atom(What), "~w/~w", [N, A]),
     Why = "SWI-Prolog's sandbox (library(sandbox)) cannot show it free of side effects".
 

@@ -9,7 +9,7 @@ import pytest
 
 from grounded import Engine, InputError
 from grounded.authoring import lint
-from grounded.solvers.prolog import PrologRules
+from grounded.solvers.prolog import PrologRules, rules_dir
 
 from .test_rule_modules import hypothesize_in_order
 
@@ -82,3 +82,10 @@ def test_lint_names_an_operation_without_transition_2_and_the_load_lets_it_pass(
                     .rstrip(",\n") + ".\n")
     assert [(f.line, f.kind, f.predicate) for f in lint(bare)] == [(1, "undeclared", "bare")]
     Engine(extensions=[bare]).close()
+
+
+@pytest.mark.parametrize("path", sorted((rules_dir() / "ops").glob("*.pl")), ids=lambda p: p.stem)
+def test_each_built_in_operation_keeps_to_the_sandbox(path):
+    """The shipped operations load without the sandbox's reading (it would double the rules' start-up):
+    this holds them to it instead."""
+    assert lint(path) == []
