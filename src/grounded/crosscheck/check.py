@@ -438,6 +438,8 @@ class _Located:
     def __call__(self, kind: str, op: str, name: str) -> str:
         if self.locations is None:
             self.locations = Locations(self.extensions)
+        if not self.locations.knows(kind, op, name):  # a check of the driver's own, not the operation's
+            return ""
         return f" (decided at {self.locations.where(kind, op, name)})"
 
 
