@@ -46,6 +46,13 @@
 :- use_module(library(rbtrees)).
 :- use_module(library(error)).
 
+%  The layer's predicates that are det in every mode, declared so: SWI-Prolog
+%  raises a determinism error should a change leave a choice point behind or
+%  fail (plunit runs them, prolog/tests/vocabulary.plt).  The others are det
+%  in their output mode and semidet as tests (negation(+, +) asks whether
+%  two literals are each other's negation), which det/1 cannot say.
+:- det((fresh_id/2, fmt/3)).
+
 %  layer_predicate(?Name/Arity): the documented layer, for the checker in
 %  tests/test_vocabulary.py and for docs/extending.md.
 layer_predicate(field/3).          layer_predicate(field/4).
