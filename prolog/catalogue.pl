@@ -33,7 +33,7 @@
 general_check(grounded:utterance_violation(_, C, M), utterance, C, M).
 general_check(grounded:op_violation(_, _, _, C, M), operation, C, M).
 general_check(grounded:announce_violation(_, _, _, C, M), operation, C, M).
-general_check(grounded:broken_invariant(_, C, M), invariant, C, M).
+general_check(invariants:broken_invariant(_, C, M), invariant, C, M).
 
 %  catalogue_text(-Text): the lines
 %    violation TAB Op TAB Code TAB Template TAB Names TAB File:Line

@@ -814,7 +814,7 @@ request(vocabulary, vocabulary(Standings, Kinds, Signatures, Layer)) :-
 request(effect_kinds, Kinds) :-              % the effect declaration, as Prolog reads it
     findall(k(N, G, D, Fs), vocabulary:effect_kind(N, G, D, Fs), Kinds).
 
-:- ensure_loaded(invariants).
+:- use_module(invariants).
 :- use_module(queries).
 :- use_module(dung).
 :- use_module(lint).
