@@ -663,7 +663,9 @@ apply_batch([U|Us], I, Replies, Stop) :-
                  *       FOREIGN INTERFACE      *
                  *******************************/
 
-%  py_request(+Request, -Reply): the one entry point the Python bridge
+%!  py_request(+Request, -Reply) is det.
+%
+%   The one entry point the Python bridge
 %  calls (grounded.solvers.prolog), with Request a term it built through the
 %  foreign interface.  Reply is ok(Value), or error(Message) with SWI-Prolog's
 %  own message on one line: nothing crosses as an exception.
@@ -672,7 +674,9 @@ py_request(Request, Reply) :-
           E,
           ( error_line(E, Line), Reply = error(Line) )).
 
-%  py_apply(+Text, -Reply): a live utterance as one string (flat_apply/5),
+%!  py_apply(+Text, -Reply) is det.
+%
+%   A live utterance as one string (flat_apply/5),
 %  the request the bridge makes most: Reply is py_request/2's reply to
 %  apply(Text), except that an accepted utterance whose reply is flat comes
 %  back as the flat text alone, a string, so that the bridge reads it with

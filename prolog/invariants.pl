@@ -29,6 +29,9 @@ standing_rank(resolved, 2).
 standing_rank(weakened, 1).
 standing_rank(abandoned, 0).
 
+%!  standing_may_change(+Old, +New) is semidet.
+%
+%   An argument's standing may go from Old to New (Lemma 2.4).
 standing_may_change(active, resolved).
 standing_may_change(Old, New) :-
     standing_rank(Old, RO),
@@ -190,6 +193,10 @@ set_level(att, A, N) :-
 %  rebuild_levels: the levels of a state given as facts (restored from a
 %  snapshot), computed from scratch: longest paths up from the nodes that
 %  point nowhere, in one pass over the edges (Kahn's order).
+%!  rebuild_levels is det.
+%
+%   The levels of Dep (and, under A2, of the attacks) of the current state,
+%   from scratch: a state given as facts.
 rebuild_levels :-
     retract_levels,
     forall(distinct(L, dep(_, L)), mark_pointed(dep, L)),
