@@ -334,3 +334,7 @@ allowed_call(G) :- functor(G, N, A), vocabulary:layer_predicate(N/A), !.
 allowed_call(G) :- predicate_property(system:G, defined), !.
 allowed_call(G) :- predicate_property(grounded:G, imported_from(M)), \+ rules_module(M), !.
 allowed_call(G) :- functor(G, N, A), memberchk(N/A, [fail/0, false/0, true/0]), !.
+allowed_call(G) :-                      % autoloaded from one of the pure libraries (pairs_keys/2, ...)
+    functor(G, N, A),
+    catch('$find_library'(user, N, A, Library, _), _, fail),
+    pure_library(Library), !.

@@ -67,7 +67,8 @@ def test_pure_library_calls_and_closures_over_the_layer_pass(tmp_path):
     fine = tmp_path / "plant.pl"
     fine.write_text(HEAD + ":- discontiguous effect/4.\n" + COMMIT
                     + "    findall(X, claims(X, T), Xs), maplist(in_standing, Xs), sum_list([1], _),\n"
-                    + "    format(atom(_), \"~w\", [T]), aggregate_all(count, attacks(_, A), _).\n")
+                    + "    format(atom(_), \"~w\", [T]), aggregate_all(count, attacks(_, A), _),\n"
+                    + "    pairs_keys([T-A], _), ord_union([[T]], _).\n")
     assert lint(fine) == []
     engine = Engine({"agents": {"alice": {}, "bob": {}}}, extensions=[fine])
     engine.apply({"speaker": "alice", "ops": [{"op": "observe", "claim": "o1"}]})
