@@ -79,8 +79,8 @@ def test_pure_library_calls_and_closures_over_the_layer_pass(tmp_path):
 
 def test_lint_names_an_operation_without_transition_2_and_the_load_lets_it_pass(tmp_path):
     bare = tmp_path / "bare.pl"
-    bare.write_text('operation(bare, "commits", [field(target, literal, required)]).\n' + COMMIT.replace("plant", "bare")
-                    .rstrip(",\n") + ".\n")
+    effect = COMMIT.replace("plant", "bare").rstrip(",\n") + ".\n"
+    bare.write_text('operation(bare, "commits", [field(target, literal, required)]).\n' + effect)
     assert [(f.line, f.kind, f.predicate) for f in lint(bare)] == [(1, "undeclared", "bare")]
     Engine(extensions=[bare]).close()
 
