@@ -2,9 +2,10 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
+PLDOC  ?= docs/pldoc
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup setup-test demo check test lint typecheck bench bench-del bench-serve serve screenshots clean
+.PHONY: setup setup-test demo check test lint typecheck bench bench-del bench-serve serve screenshots clean docs
 
 # apt-get install the Debian packages of the commands named (command:package pairs) that are missing.
 define apt_needs
@@ -95,6 +96,14 @@ serve: setup
 # Chromium (tests/screenshots.py)
 screenshots: setup-test
 	$(BIN)/python -m tests.screenshots
+
+# $(PLDOC)/: the rules' PlDoc as HTML (each module of prolog/ with its %! headers; vocabulary.html is the
+# author layer), by SWI-Prolog's own doc_save.
+docs:
+	$(call apt_needs,swipl:swi-prolog-nox)
+	rm -rf $(PLDOC) && mkdir -p $(PLDOC)
+	cd prolog && swipl -g "use_module(library(doc_files)), doc_save('.', [format(html), recursive(false), \
+	  doc_root('$(abspath $(PLDOC))'), if(true)])" -t halt
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .hypothesis .mypy_cache

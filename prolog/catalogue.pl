@@ -33,9 +33,11 @@
 general_check(grounded:utterance_violation(_, C, M), utterance, C, M).
 general_check(grounded:op_violation(_, _, _, C, M), operation, C, M).
 general_check(grounded:announce_violation(_, _, _, C, M), operation, C, M).
-general_check(grounded:broken_invariant(_, C, M), invariant, C, M).
+general_check(invariants:broken_invariant(_, C, M), invariant, C, M).
 
-%  catalogue_text(-Text): the lines
+%!  catalogue_text(-Text:string) is det.
+%
+%   Text is the catalogue, one line per item:
 %    violation TAB Op TAB Code TAB Template TAB Names TAB File:Line
 %    check TAB Scope TAB Code TAB Template TAB Names TAB File:Line
 %    effect TAB Op TAB Effect TAB Condition

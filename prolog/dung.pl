@@ -10,9 +10,14 @@
     framework arrives as a term af(Arguments, Attacks) with Attacks a list of
     Attacker-Target pairs.
 */
+:- module(dung, [acyclic_grounded/3]).
 
-%  acyclic_grounded(+Args, +Attacks, -In): In is the grounded extension,
-%  sorted.  Fails when the attack graph has a cycle (then some argument is
+:- use_module(library(apply)).
+:- use_module(library(assoc)).
+
+%!  acyclic_grounded(+Args:list, +Attacks:list, -In:list) is semidet.
+%
+%   In is the grounded extension, sorted.  Fails when the attack graph has a cycle (then some argument is
 %  never labelled).
 acyclic_grounded(Args, Attacks, In) :-
     empty_assoc(E),

@@ -79,19 +79,27 @@ declared_transition(Name, T)     :- op_module(Name, M), M:transition(Name, T).
 
 %  load_rule_file(+File, +Module): load an operation file into Module.
 %  Refused (rule_file_refused(File, Line, Why) is thrown, Line 0 when it
-%  names no line), with nothing loaded, when it defines a predicate of the driver
-%  or of the layer (driver_definitions/2 in lint.pl) or an operation that
-%  another file declares.
+%  names no line), with nothing loaded, when it breaks the sandbox
+%  (refusals/2 in lint.pl: it defines a predicate of the driver or of the
+%  layer, calls outside the layer, qualifies a call with a module, writes
+%  the database or does I/O) or declares an operation that another file
+%  declares.  The first refusal by line is named, with the others' count.
 load_rule_file(File, Module) :-
-    driver_definitions(File, Defined),
-    (   Defined == []
+    load_rule_file(File, Module, checked).
+
+%  load_rule_file(+File, +Module, +Check): Check is `checked` for an
+%  extension, `shipped` for a built-in operation of prolog/ops, whose files
+%  tests/test_vocabulary.py holds to no refusal (reading them again at every
+%  start would double the rules' start-up).
+load_rule_file(File, Module, Check) :-
+    (   Check == shipped -> Refusals = [] ; refusals(File, Refusals) ),
+    (   Refusals == []
     ->  true
-    ;   Defined = [def(_, Line)|_],
-        findall(PI, member(def(PI, _), Defined), PIs0), sort(PIs0, PIs),
-        atomic_list_concat(PIs, ', ', Names),
-        format(string(Why),
-               "defines ~w, which the driver or the author layer already defines: an operation file contributes only operation/3, violation/5, effect/4 and transition/2, and gives its helpers names of their own",
-               [Names]),
+    ;   Refusals = [refusal(Line, Kind, What, Why0)|More],
+        length(More, Others),
+        refusal_verb(Kind, Verb, Sep),
+        (   Others =:= 0 -> Tail = "" ; format(string(Tail), " (and ~w more: grounded lint lists them)", [Others]) ),
+        format(string(Why), "~w ~w~w~w~w", [Verb, What, Sep, Why0, Tail]),
         throw(rule_file_refused(File, Line, Why))
     ),
     module_property(vocabulary, file(Vocabulary)),
@@ -113,6 +121,15 @@ load_rule_file(File, Module) :-
     retractall(rule_file(File, _)),
     assertz(rule_file(File, Module)).
 
+%  refusal_verb(+Kind, -Verb, -Separator): how a refusal of Kind reads
+%  ("defines creates/1, which ...", "calls assertz/1: it writes ...").
+refusal_verb(defines, defines, ', ').
+refusal_verb(calls, calls, ', ').
+refusal_verb(qualified, calls, ': ').
+refusal_verb(writes, calls, ': ').
+refusal_verb(runtime, calls, ': ').
+refusal_verb(directive, 'runs the directive', ': ').
+
 %  unload_rule_file(+File): its operations are gone, the driver unchanged.
 unload_rule_file(File) :-
     (   retract(rule_file(File, Module))
@@ -127,7 +144,18 @@ load_operation(Spec) :-
     absolute_file_name(Spec, File, [file_type(prolog), access(read)]),
     file_base_name(File, Base), file_name_extension(Name, _, Base),
     atom_concat(op_, Name, Module),
-    load_rule_file(File, Module).
+    load_rule_file(File, Module, shipped).
+
+%  clause_location(+Module, +Op, -Kind, -Name, -File, -Line): a violation/5
+%  clause of Op (Name its code) or an effect/4 clause (Name the effect's
+%  name, '?' when the head leaves it open), at File:Line.
+clause_location(M, Op, violation, Code, File, Line) :-
+    clause(M:violation(Op, _, _, Code, _), _, Ref), atom(Code),
+    clause_property(Ref, file(File)), clause_property(Ref, line_count(Line)).
+clause_location(M, Op, effect, Name, File, Line) :-
+    clause(M:effect(Op, _, _, E), _, Ref),
+    (   compound(E) -> functor(E, Name, _) ; Name = '?' ),
+    clause_property(Ref, file(File)), clause_property(Ref, line_count(Line)).
 
 %  extension_module(+File, -Module): the module an extension loads into,
 %  one per file.
@@ -635,7 +663,9 @@ apply_batch([U|Us], I, Replies, Stop) :-
                  *       FOREIGN INTERFACE      *
                  *******************************/
 
-%  py_request(+Request, -Reply): the one entry point the Python bridge
+%!  py_request(+Request, -Reply) is det.
+%
+%   The one entry point the Python bridge
 %  calls (grounded.solvers.prolog), with Request a term it built through the
 %  foreign interface.  Reply is ok(Value), or error(Message) with SWI-Prolog's
 %  own message on one line: nothing crosses as an exception.
@@ -677,7 +707,10 @@ extension_caller(Frame, File, Line) :-
     prolog_frame_attribute(Frame, parent, Parent),
     extension_caller(Parent, File, Line).
 
-%  py_apply(+Text, -Reply): a live utterance as one string (flat_apply/5),
+
+%!  py_apply(+Text, -Reply) is det.
+%
+%   A live utterance as one string (flat_apply/5),
 %  the request the bridge makes most: Reply is py_request/2's reply to
 %  apply(Text), except that an accepted utterance whose reply is flat comes
 %  back as the flat text alone, a string, so that the bridge reads it with
@@ -780,6 +813,8 @@ request(standings(M), Pairs) :-
     use_state(M), findall(A-S, standing(A, S, _, _), Pairs).
 request(invariant(M), Holds) :-
     use_state(M), ( standing_invariant_holds -> Holds = true ; Holds = false ).
+request(grounded_args(M), Args) :-         % the grounded arguments alone (queries.pl)
+    use_state(M), grounded_args(Args).
 request(queries(M), queries(Grounded, Affected)) :-
     use_state(M), query_answers(Grounded, Affected).
 request(ask(Name, M), Ids) :-              % a query of the registry (src/grounded/queries/registry.py):
@@ -795,8 +830,15 @@ request(acyclic_grounded(Args, Attacks), Result) :-
     (   acyclic_grounded(Args, Attacks, Members) -> Result = in(Members) ; Result = cyclic ).
 request(lint(File), Calls) :-
     undocumented_calls(File, Calls).
+request(lint_refusals(File), Refusals) :-    % everything that keeps a rule file from loading, by line
+    refusals(File, Refusals).
+request(lint_transitions(File), Missing) :-  % operations declared without transition/2 (lint only)
+    undeclared_transitions(File, Missing).
 request(lint_definitions(File), Defined) :-   % what a rule file would redefine (refused at load)
     driver_definitions(File, Defined).
+request(clause_locations, Locs) :-        % where each violation and effect clause of an operation is
+    findall(loc(Kind, Op, Name, File, Line),  % (crosscheck/locate.py names it in a disagreement)
+            ( op_module(Op, M), clause_location(M, Op, Kind, Name, File, Line) ), Locs).
 request(catalogue, Text) :-                 % grounded rules: the precondition catalogue
     catalogue:catalogue_text(Text).
 request(echo(Term), Term).                  % the protocol's own round-trip test
@@ -810,10 +852,10 @@ request(vocabulary, vocabulary(Standings, Kinds, Signatures, Layer)) :-
 request(effect_kinds, Kinds) :-              % the effect declaration, as Prolog reads it
     findall(k(N, G, D, Fs), vocabulary:effect_kind(N, G, D, Fs), Kinds).
 
-:- ensure_loaded(invariants).
-:- ensure_loaded(queries).
-:- ensure_loaded(dung).
-:- ensure_loaded(lint).
+:- use_module(invariants).
+:- use_module(queries).
+:- use_module(dung).
+:- use_module(lint).
 :- use_module(catalogue, []).
 :- load_operation(ops/observe).
 :- load_operation(ops/hypothesize).

@@ -4,6 +4,22 @@
     extension whose rules would break the paper's guarantees is rejected with
     the same kind of message as a failed precondition, and nothing applies.
 */
+:- module(invariants,
+          [ broken_invariant/3,
+            standing_may_change/2,
+            standing_invariant_holds/0,
+            edge_added/3,
+            rebuild_levels/0
+          ]).
+
+:- use_module(library(apply)).
+:- use_module(library(lists)).
+:- use_module(library(pairs)).
+:- use_module(library(rbtrees)).
+:- use_module(library(error)).
+:- use_module(library(solution_sequences)).
+:- use_module(state).
+:- use_module(vocabulary).
 
 %  Lemma 2.4 (standing invariant): standing only ever goes down, except that
 %  an active argument may be resolved.  Weakened and abandoned arguments
@@ -13,14 +29,19 @@ standing_rank(resolved, 2).
 standing_rank(weakened, 1).
 standing_rank(abandoned, 0).
 
+%!  standing_may_change(+Old, +New) is semidet.
+%
+%   An argument's standing may go from Old to New (Lemma 2.4).
 standing_may_change(active, resolved).
 standing_may_change(Old, New) :-
     standing_rank(Old, RO),
     standing_rank(New, RN),
     RN < RO.
 
-%  broken_invariant(+Effect, -Code, -Message), read after the effects of
-%  one operation are applied.
+%!  broken_invariant(+Effect, -Code, -Message) is nondet.
+%
+%   Effect, just applied, breaks an invariant the paper proves: Code and
+%   Message say which.  Read after the effects of one operation are applied.
 broken_invariant(add_attack(_, T), attack_on_standing, M) :-
     in_standing(T),
     claims(T, L), standing_of(T, S),
@@ -48,7 +69,10 @@ broken_invariant(add_dep(A, D), dep_cycle, M) :-
 attack_step(X, Y) :- att(X, Y).
 depends_step(Claim, Literal) :- argument(A, Claim, _, _, _), dep(A, Literal).
 
-%  The global form of Lemma 2.4, for tests and `grounded check`.
+%!  standing_invariant_holds is semidet.
+%
+%   The global form of Lemma 2.4, for tests and `grounded check`: no
+%   argument in S_t is attacked.
 standing_invariant_holds :-
     \+ ( att(_, A), in_standing(A) ).
 
@@ -80,8 +104,10 @@ standing_invariant_holds :-
 %  asking it for every edge.  Building a chain costs the same per link at
 %  depth 10 and at depth 10^5.
 
-%  edge_added(+Graph, +X, +Y): the edge X -> Y was just stored in Graph
-%  (dep: claim X rests on literal Y; att: argument X attacks argument Y).
+%!  edge_added(+Graph, +X, +Y) is det.
+%
+%   The edge X -> Y was just stored in Graph (dep: claim X rests on literal
+%   Y; att: argument X attacks argument Y): its levels are kept.
 edge_added(G, X, Y) :-
     mark_pointed(G, Y),
     (   cycle_found(G)
@@ -167,6 +193,10 @@ set_level(att, A, N) :-
 %  rebuild_levels: the levels of a state given as facts (restored from a
 %  snapshot), computed from scratch: longest paths up from the nodes that
 %  point nowhere, in one pass over the edges (Kahn's order).
+%!  rebuild_levels is det.
+%
+%   The levels of Dep (and, under A2, of the attacks) of the current state,
+%   from scratch: a state given as facts.
 rebuild_levels :-
     retract_levels,
     forall(distinct(L, dep(_, L)), mark_pointed(dep, L)),

@@ -24,11 +24,15 @@
 
 :- use_module(state).
 
-%  explains_added(+A, +L): A now explains L.
+%!  explains_added(+A, +L) is det.
+%
+%   A now explains L: the index learns it.
 explains_added(A, L) :-
     (   standing(A, resolved, _, _) -> settles(A, L) ; true ).
 
-%  standing_changed(+A, +Old, +New): A went from Old to New.
+%!  standing_changed(+A, +Old, +New) is det.
+%
+%   A went from Old to New: the index follows.
 standing_changed(A, Old, New) :-
     (   Old == New
     ->  true
@@ -43,12 +47,16 @@ settles(A, L) :-
     literal_key(L, P, Sign),
     (   settled_by(P, Sign, A) -> true ; store(settled_by(P, Sign, A)) ).
 
-%  settled_key(+L): some resolved argument explains L.
+%!  settled_key(+L) is semidet.
+%
+%   Some resolved argument explains L.
 settled_key(L) :-
     literal_key(L, P, Sign),
     settled_by(P, Sign, _), !.
 
-%  rebuild_settled: the index of a state given as facts, from scratch.
+%!  rebuild_settled is det.
+%
+%   The index of a state given as facts, from scratch.
 rebuild_settled :-
     db(M),
     retractall(M:settled_by(_, _, _)),

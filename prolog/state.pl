@@ -21,7 +21,10 @@
           ]).
 
 
-:- dynamic db/1.                % db(Module): the state module the rules read now
+%!  db(?Module) is semidet.
+%
+%   Module is the state module the rules read now.
+:- dynamic db/1.
 
 %  The facts of D_t = (M, AF, Cm, Dep), as the state module stores them.  The
 %  plausibility model M is not among them: it lives in the bridge, which
@@ -69,6 +72,10 @@ stored_predicate(unowned/1).     % unowned(Id): Id's speaker is not committed to
 
 kept_predicate(P) :- state_predicate(P) ; index_predicate(P) ; stored_predicate(P).
 
+%!  literal_key(?Literal, ?Atom, ?Sign) is det.
+%
+%   Literal is Atom with Sign: the key a fact keyed by a literal is kept under.
+%
 %  Negative literals.  SWI-Prolog indexes a clause argument holding -(P) by
 %  its functor only, as soon as atoms share that argument: looking up
 %  argument(_, -(p7), ...) among arguments for both atoms and negations then
@@ -128,7 +135,9 @@ claimed_prop(M, P, K) :-
     \+ M:aware_prop(P, _), \+ M:latent_prop(P, _),
     once(M:claimed(First, P, _, _, _, _)), First == A.
 
-%  store_aware_prop(+Atom, +Kind): store(prop(Atom, Kind)), then store(aware(Atom)), as one clause.
+%!  store_aware_prop(+Atom, +Kind) is det.
+%
+%   store(prop(Atom, Kind)), then store(aware(Atom)), as one clause.
 store_aware_prop(P, K) :- db(M), store_aware_prop(M, P, K).
 
 store_aware_prop(M, P, K) :-
@@ -161,9 +170,11 @@ committed_in(M, G, A) :-
 default_commitment(M, G, A) :-
     M:claimed(A, _, _, _, G, _), \+ M:unowned(A).
 
-%  store_argument(+Id, +Literal, +Kind, +Speaker, +Turn, +Committed): the
-%  argument, and with Committed == true its speaker's commitment to it (the
-%  effects new_arg and commit(Speaker, Id) of one operation, in one clause).
+%!  store_argument(+Id, +Literal, +Kind, +Speaker, +Turn, +Committed) is det.
+%
+%   The argument, and with Committed == true its speaker's commitment to it
+%   (the effects new_arg and commit(Speaker, Id) of one operation, in one
+%   clause).
 store_argument(A, L, K, S, T, Committed) :- db(M), store_argument(M, A, L, K, S, T, Committed).
 
 store_argument(M, A, L, K, S, T, Committed) :-
@@ -185,7 +196,31 @@ standing_in(M, A, S, T, C) :-
     ),
     S = S0, T = T0, C = C0.
 
-%  The accessors: each reads the current state module.
+%!  agent(?Agent, ?Authority) is nondet.
+%!  open_agents is semidet.
+%!  option(?Option) is nondet.
+%!  prop(?Atom, ?Kind) is nondet.
+%!  aware(?Atom) is nondet.
+%!  argument(?A, ?Literal, ?Kind, ?Speaker, ?Turn) is nondet.
+%!  standing(?A, ?Standing, ?Turn, ?Cause) is nondet.
+%!  dep(?A, ?Literal) is nondet.
+%!  explains(?A, ?Literal) is nondet.
+%!  att(?B, ?A) is nondet.
+%!  committed(?Agent, ?A) is nondet.
+%!  dissent(?A, ?Agent) is nondet.
+%!  open_problem(?Literal) is nondet.
+%!  last_turn(-Turn) is semidet.
+%!  arg_count(-N) is semidet.
+%!  dep_level(?Atom, ?Sign, ?Level) is nondet.
+%!  att_level(?A, ?Level) is nondet.
+%!  cycle_found(?Graph) is nondet.
+%!  rested_on(?Atom, ?Sign) is nondet.
+%!  settled_by(?Atom, ?Sign, ?A) is nondet.
+%!  fresh_from(?Base, ?N) is nondet.
+%!  opposed_by(?A, ?Agent) is nondet.
+%
+%   The facts of the current state module (db/1), as the driver and the
+%   author layer read them (rule files read them only through the layer).
 agent(G, Authority)        :- db(M), M:agent(G, Authority).
 open_agents                :- db(M), M:open_agents.
 option(O)                  :- db(M), M:option(O).
@@ -219,7 +254,10 @@ settled_by(P, Sign, A)     :- db(M), M:settled_by(P, Sign, A).
 fresh_from(B, N)           :- db(M), M:fresh_from(B, N).
 opposed_by(A, G)           :- db(M), M:opposed_by(A, G, _).
 
-%  store(+Fact), unstore(+Fact): change the current state.
+%!  store(+Fact) is det.
+%!  unstore(?Fact) is semidet.
+%
+%   Change the current state: Fact is added, or taken back.
 %
 %  last_turn/1 and arg_count/1 change with nearly every utterance.  Kept as
 %  clauses, each change would leave an erased clause behind, and clause
@@ -291,7 +329,9 @@ count_opposition(M, A, G, D) :-
     (   retract(M:opposed_by(A, G, N0)) -> N is N0 + D ; N = D ),
     (   N =:= 0 -> true ; assertz(M:opposed_by(A, G, N)) ).
 
-%  tidy_state: give back the clause indexes the current state outgrew.
+%!  tidy_state is det.
+%
+%   Give back the clause indexes the current state outgrew.
 %
 %  When a predicate's clause index grows, SWI-Prolog (9.0) keeps the table
 %  it outgrew for readers that may still hold it, and frees it only when it
@@ -392,28 +432,42 @@ stagger_predicate(M, Name/A, Args, I / K) :-
 padding(Name, A, Key, Pad) :-
     length(Keys, A), maplist(=(Key), Keys), Pad =.. [Name|Keys].
 
+%!  saved_counters(-Counters) is det.
+%
+%   The counters (last turn, argument count) before an utterance.
 saved_counters(C) :- db(M), nb_getval(M, C).
+%!  restore_counters(+Counters) is det.
+%
+%   Put back the counters saved_counters/1 gave, when the utterance is not accepted.
 restore_counters(C) :- db(M), nb_setval(M, C).
 
 counter_fact(last_turn(_)).
 counter_fact(arg_count(_)).
 
-%  use_state(+Module): the rules read and write Module from now on.
+%!  use_state(+Module) is det.
+%
+%   Read and write the state Module from now on.
 use_state(M) :-
     (   db(M) -> true ; retractall(db(_)), assertz(db(M)) ).
 
-%  forget_state(+Module): the engine owning Module is gone.
+%!  forget_state(+Module) is det.
+%
+%   Module is gone, its facts and counters with it.
 forget_state(M) :-
     clear_state(M),
     (   db(M) -> retractall(db(_)) ; true ).
 
-%  new_state(+Module, +Facts): Module holds exactly Facts (the header's).
+%!  new_state(+Module, +Facts) is det.
+%
+%   A new state Module holding Facts.
 new_state(M, Facts) :-
     forall(kept_predicate(N/A), dynamic(M:N/A)),
     clear_state(M),
     add_facts(M, Facts).
 
-%  add_facts(+Module, +Facts): Module holds Facts too (a state restored in parts).
+%!  add_facts(+Module, +Facts) is det.
+%
+%   More facts of a state being restored in parts.
 add_facts(_, []) :- !.
 add_facts(M, [prop(P, K), aware(P)|Facts]) :- atom(P), !,
     store_aware_prop(M, P, K),
@@ -442,12 +496,17 @@ stored_fact(M, committed(G, A)) :- !, committed_in(M, G, A).
 stored_fact(M, open_problem(L)) :- !, M:problem_key(P, Sign), literal_key(L, P, Sign).
 stored_fact(M, H) :- catch(M:H, _, fail).
 
+%!  clear_state(+Module) is det.
+%
+%   Module holds no fact any more.
 clear_state(M) :-
     forall(kept_predicate(N/A), ( functor(H, N, A), ( counter_fact(H) -> true ; retractall(M:H) ) )),
     nb_setval(M, counters(none, none)).
 
-%  state_facts(+Module, -Facts): every fact of Module, sorted (for tests and
-%  cross-checks: the rules' copy of a state, compared with the bridge's).
+%!  state_facts(+Module, -Facts) is det.
+%
+%   Every fact of Module, sorted, as the bridge reads them.
+%   cross-checks: the rules' copy of a state, compared with the bridge's).
 state_facts(M, Facts) :-
     findall(H, ( state_predicate(N/A), functor(H, N, A), \+ counter_fact(H), stored_fact(M, H) ), Hs),
     nb_getval(M, counters(T, C)),

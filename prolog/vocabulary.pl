@@ -44,6 +44,14 @@
 :- use_module(library(apply)).
 :- use_module(library(aggregate)).
 :- use_module(library(rbtrees)).
+:- use_module(library(error)).
+
+%  The layer's predicates that are det in every mode, declared so: SWI-Prolog
+%  raises a determinism error should a change leave a choice point behind or
+%  fail (plunit runs them, prolog/tests/vocabulary.plt).  The others are det
+%  in their output mode and semidet as tests (negation(+, +) asks whether
+%  two literals are each other's negation), which det/1 cannot say.
+:- det((fresh_id/2, fmt/3)).
 
 %  layer_predicate(?Name/Arity): the documented layer, for the checker in
 %  tests/test_vocabulary.py and for docs/extending.md.
@@ -209,8 +217,8 @@ all_abandoned(Literal) :-
 
 %!  current_arg(+Literal, -A) is nondet.
 %
-%   the arguments an operation on L acts upon: those in
-%  good standing, or, when none is, the weakened ones.
+%   A is an argument an operation on Literal acts upon: one in good
+%   standing, or, when none is, a weakened one.
 current_arg(Literal, A) :-
     (   stands(Literal)
     ->  standing_arg(Literal, A)
@@ -219,9 +227,10 @@ current_arg(Literal, A) :-
 
 %!  speaks_for(-A, +Literal) is semidet.
 %
-%   the one argument that voices L when L attacks or
-%  supports something: the newest in good standing, else the newest not
-%  abandoned, else the newest.
+%   A is the one argument that voices Literal when Literal attacks or
+%   supports something: the newest in good standing, else the newest not
+%   abandoned, else the newest.  (The output comes first, as in claims/2
+%   and in the ASP twin's speaks_for/3: the order is part of the layer.)
 speaks_for(A, Literal) :-
     (   aggregate_all(max(X), standing_arg(Literal, X), A0)
     ->  A = A0
@@ -232,18 +241,17 @@ speaks_for(A, Literal) :-
 
 %!  claim_standing(+Literal, -Standing, -Turn, -Cause) is semidet.
 %
-%   how the newest argument for L
-%  reached its standing (Cause is by(Literal) or none).  The bridge reads the
-%  same triple from its own history (grounded.dmap.model.StandingNote) and a
-%  test holds the two equal.
+%   How the newest argument for Literal reached its standing: Standing at
+%   Turn, Cause by(L) or none.  The bridge reads the same triple from its
+%   own history (grounded.dmap.model.StandingNote) and a test holds the two
+%   equal.
 claim_standing(Literal, S, T, Cause) :-
     aggregate_all(max(A), claims(A, Literal), A),
     standing(A, S, T, Cause).
 
 %!  standing_note(+Literal, -Note) is semidet.
 %
-%   claim_standing/4 as text for messages, e.g.
-%  "abandoned at T9 by o9".
+%   claim_standing/4 as text for messages, e.g. "abandoned at T9 by o9".
 standing_note(Literal, Note) :-
     claim_standing(Literal, S, T, Cause),
     (   Cause = by(E)
@@ -298,6 +306,7 @@ known(Literal) :- atom_of(Literal, P), prop(P, _), !.
 %   search stopped and the next one starts there.  The hint is an index
 %   beside the facts: a state restored without it searches from 1 once.
 fresh_id(Base, Atom) :-
+    must_be(atom, Base),
     (   fresh_from(Base, N0) -> Hint = true ; N0 = 1, Hint = false ),
     fresh_search(Base, N0, N, Atom),
     (   N =:= N0 -> true
@@ -323,6 +332,7 @@ kind_of(Literal, Kind) :- atom_of(Literal, P), prop(P, Kind).
 %
 %   The kind of Literal's proposition, or Default when it is new.
 claim_kind(Literal, Default, Kind) :-
+    must_be(oneof([observation, hypothesis, assumption, decision, position, constraint, question]), Default),
     (   kind_of(Literal, K) -> Kind = K ; Kind = Default ).
 
 %!  has_authority(?Agent) is nondet.
@@ -351,9 +361,9 @@ is_open(L) :-
 
 %!  settled(+Literal) is semidet.
 %
-%   an argument that explains L is resolved.  Read from the
-%  index of resolved explanations (prolog/settled.pl): asked of explains/2,
-%  it would walk every explanation of L.
+%   An argument that explains Literal is resolved.  Read from the index of
+%   resolved explanations (prolog/settled.pl): asked of explains/2, it
+%   would walk every explanation of Literal.
 settled(L) :- settled_key(L).
 
 %!  some_open_problem is semidet.
@@ -367,16 +377,16 @@ some_open_problem :- open_problem(_), !.
 
 %!  world_model is semidet.
 %
-%   the conversation declares a world model, so operations
-%  report what they do to M (announce/upgrade/withdraw/refine effects) and
-%  may carry epistemic verdicts.
+%   The conversation declares a world model, so operations report what
+%   they do to M (announce/upgrade/withdraw/refine effects) and may carry
+%   epistemic verdicts.
 world_model :- option(world_model).
 
 %!  epistemic(+Op, -Verdict) is nondet.
 %
-%   one verdict the bridge read in the world model
-%  for this operation (see src/grounded/engine/world.py).  Only violation/5 sees
-%  them: they arrive once the operation's effects are known.
+%   Verdict is one verdict the bridge read in the world model for Op (see
+%   src/grounded/engine/world.py).  Only violation/5 sees them: they arrive
+%   once the operation's effects are known.
 epistemic(Op, Verdict) :- field(Op, epistemic, Vs), member(Verdict, Vs).
 
                  /*******************************
@@ -385,10 +395,10 @@ epistemic(Op, Verdict) :- field(Op, epistemic, Vs), member(Verdict, Vs).
 
 %!  introduces(+U, +Op, +Kind, -Effect) is nondet.
 %
-%   the effects of an operation whose
-%  `claim` becomes a new argument: the proposition (of kind Kind unless
-%  declared otherwise), its place in every agent's awareness, the argument
-%  itself and the speaker's commitment to it.
+%   Effect is one effect of an operation whose `claim` becomes a new
+%   argument: the proposition (of kind Kind unless declared otherwise), its
+%   place in every agent's awareness, the argument itself and the
+%   speaker's commitment to it.
 introduces(_, Op, Kind, new_prop(P, Kind)) :- field(Op, claim, L), atom_of(L, P).
 introduces(_, Op, _, aware(P))             :- field(Op, claim, L), atom_of(L, P).
 introduces(_, Op, Kind, new_arg(L, K))     :- field(Op, claim, L), claim_kind(L, Kind, K).
@@ -396,10 +406,10 @@ introduces(U, _, _, commit(S, new))        :- speaker(U, S).
 
 %!  retraction_effect(+U, +Target, +AttackerArg, +Cause, -Effect) is nondet.
 %
-%   abandon
-%  every argument for Target, record the attack from AttackerArg (or `none`)
-%  and release the speaker's own commitment.  Used by Revise and by
-%  Observe's `supersedes`.
+%   Effect is one effect of retracting Target: abandon every argument for
+%   it, record the attack from AttackerArg (or `none`) and release the
+%   speaker's own commitment.  Used by Revise and by Observe's
+%   `supersedes`.
 retraction_effect(_, T, _, Cause, set_standing(A, abandoned, Cause)) :-
     claims(A, T), \+ standing_of(A, abandoned).
 retraction_effect(_, T, B, _, add_attack(B, A)) :-
@@ -418,11 +428,12 @@ retraction_effect(_, T, _, _, announce(N)) :-
                  *            HELPERS           *
                  *******************************/
 
-%!  fmt(-Message, +Format, +Args) is det.
+%!  fmt(-Message, +Format, +Args:list) is det.
 %
-%   messages are single lines.  A literal is
-%  written as everywhere else (-o5; plain ~w would write -(0) as "- 0").
+%   Message is Format filled with Args, one line.  A literal is written as
+%   everywhere else (-o5; plain ~w would write -(o5) as "- o5").
 fmt(Message, Format, Args) :-
+    must_be(list, Args),
     maplist(shown, Args, Shown),
     format(string(Message), Format, Shown).
 
@@ -433,10 +444,11 @@ shown(X, X).
 
 %!  reaches(:Step, +From, +To) is semidet.
 %
-%   Step, +From, +To): To is reachable from From by zero or more
-%  call(Step, X, Y) steps; each node is expanded once.
+%   To is reachable from From by zero or more call(Step, X, Y) steps; each
+%   node is expanded once.
 :- meta_predicate reaches(2, +, +).
 reaches(Step, From, To) :-
+    must_be(callable, Step),
     rb_empty(Seen),
     reaches_(Step, [From], To, Seen).
 

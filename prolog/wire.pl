@@ -12,7 +12,9 @@
 :- use_module(library(lists)).
 :- use_module(library(apply)).
 
-%  batch_utterances(+Batch, -Utterances): a batch as the bridge sends it:
+%!  batch_utterances(+Batch, -Utterances) is det.
+%
+%   Utterances is a batch as the bridge sends it:
 %  a list of utterance terms, or flat(Text, N), the same as N tokens each
 %  followed by the separator (see grounded.solvers.flat):
 %      <utterances>, per utterance <turn> <speaker> <ops>, per op <name>
@@ -31,7 +33,9 @@ batch_utterances(Utterances, Utterances).
 
 flat_batch(Us) --> flat_int(K), flat_utterances(K, Us).
 
-%  flat_apply(+Text, -Module, -Record, -Behind, -Utterance): a live request as
+%!  flat_apply(+Text, -Module, -Record, -Behind, -Utterance) is det.
+%
+%   A live request as
 %  the bridge sends it (RuleState.apply): one string, so that building it
 %  costs the bridge one foreign call rather than one per node.  Its tokens,
 %  each followed by the separator: the state module, true or false (record
@@ -83,7 +87,9 @@ flat_literal(L) --> [S],
     ;   atom_string(L, S)
     }.
 
-%  flat_facts(+flat(Text, N), -Facts): the facts of a state as the bridge
+%!  flat_facts(+Flat, -Facts) is det.
+%
+%   Facts of a state as the bridge
 %  sends them to restore it (grounded.solvers.flat, flat_facts): per fact its
 %  name, its arity and its values; a value is a<atom>, i<integer>, -<atom>
 %  for -(Atom), or b followed by the value inside by(...).
@@ -116,7 +122,9 @@ flat_tagged("i", Rest, I) --> { number_string(I, Rest), integer(I) }.
 flat_tagged("-", Rest, -(A)) --> { atom_string(A, Rest) }.
 flat_tagged("b", "", by(L)) --> flat_tagged(L).
 
-%  flat_reply(+Accepted, -Reply): what the accepted utterances did, read back
+%!  flat_reply(+Accepted, -Reply) is det.
+%
+%   Reply is what the accepted utterances did, read back
 %  by the bridge in one piece instead of term by term (a term costs the
 %  bridge a foreign call per node: several per effect).  Reply is
 %  flat(Text, N): N tokens, each followed by the separator (unit separator,

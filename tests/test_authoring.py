@@ -50,8 +50,10 @@ OWN_LP = "violation(s, concur_own)            :- concur_by_speaker(s).\n"
 
 
 def failures(path: Path) -> list[tuple[str, str]]:
+    """(case, difference) of each failing case, without where the difference is decided (tested below)."""
     _, results = run_op_tests(path)
-    return [(r.case.name, r.difference or "") for r in results if not r.passed]
+    return [(r.case.name, re.sub(r" \(decided at [^()]*\)$", "", r.difference or "")) for r in results
+            if not r.passed]
 
 
 # -- test-op ------------------------------------------------------------------------------------
@@ -80,6 +82,17 @@ def test_a_twin_without_a_precondition_is_caught(concur):
     plant(concur / "concur.lp", OWN_LP)
     assert failures(concur / "concur.test.yaml") == [
         ("one does not concur with oneself", "expected rejection with ['concur_own'], ASP: accepted")]
+
+
+def test_a_difference_names_the_clause_and_the_rule_that_decide_it(concur):
+    plant(concur / "concur.lp", BASIS_LP)
+    _, results = run_op_tests(concur / "concur.test.yaml")
+    first = next(r for r in results if not r.passed)
+    lines = (concur / "concur.pl").read_text().splitlines()
+    pl_line = next(n for n, text in enumerate(lines, 1) if text.startswith("effect(concur, U, Op, commit(S, B))"))
+    assert first.difference is not None
+    assert first.difference.endswith(f"(decided at commit: {concur / 'concur.pl'}:28, {concur / 'concur.pl'}:"
+                                     f"{pl_line}; {concur / 'concur.lp'}:14)"), first.difference
 
 
 def test_a_twin_that_drops_an_effect_is_caught(concur):
@@ -263,8 +276,12 @@ def test_new_op_writes_an_operation_that_passes_lint_its_test_and_check(tmp_path
     assert done.returncode == 0, done.stderr
     draft = tmp_path / "draft"
     assert sorted(p.name for p in draft.iterdir()) == [
-        "second_opinion.lp", "second_opinion.pl", "second_opinion.test.yaml", "second_opinion.yaml"]
+        "second_opinion.lp", "second_opinion.pl", "second_opinion.plt", "second_opinion.test.yaml",
+        "second_opinion.yaml"]
     assert lint(draft / "second_opinion.pl") == []
+    plunit = subprocess.run(["swipl", "-g", "run_tests", "-t", "halt", "second_opinion.plt"], cwd=draft,
+                            capture_output=True, text=True, timeout=120)
+    assert plunit.returncode == 0 and "All 2 tests passed" in plunit.stdout + plunit.stderr, plunit.stderr
     assert failures(draft / "second_opinion.test.yaml") == []
     assert grounded("check", "draft/second_opinion.yaml", "-x", "draft/second_opinion.pl", cwd=tmp_path
                     ).returncode == 0
@@ -306,6 +323,8 @@ def test_lint_names_a_redefined_driver_predicate_and_an_internal_call_by_line(tm
                      "effect(rogue, _, Op, commit(bob, A)) :-\n"
                      "    field(Op, target, T), rogue_helper(T), argument(A, T, _, _, _).\n")
     assert [str(f) for f in lint(rogue)] == [
+        f"{rogue}:1: declares rogue with no transition/2: declare what it does to the map (grounded cover holds "
+        "it to that)",
         f"{rogue}:2: defines creates/1, which the driver or the author layer already defines: rename it "
         "(start a helper's name with the operation's)",
         f"{rogue}:3: defines stands/1, which the driver or the author layer already defines: rename it "

@@ -69,7 +69,8 @@ def test_a_dropped_effect_is_reported_at_its_own_turn_first(tmp_path):
     assert done.returncode == 1, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0] == ("utterance 2 (turn 2) transitions of op [0] concede element: Prolog absent "
-                        "but ASP ('commit', 'bob', 1)"), lines
+                        "but ASP ('commit', 'bob', 1) (decided at commit: no effect/4 clause for this effect; "
+                        f"{tmp_path / 'concede.lp'}:9)"), lines
     later = [i for i, line in enumerate(lines) if line.startswith("utterance 3 (turn 3, bob, ops concede)")]
     assert later and later[0] > 0, lines
     assert "first differing code: concede_redundant (op [0] concede)" in lines[later[0]]

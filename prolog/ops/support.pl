@@ -19,6 +19,15 @@ violation(support, _, Op, support_target_abandoned, M) :-
 violation(support, _, Op, support_by_unknown, M) :-
     field(Op, by, E), \+ claimed(E),
     fmt(M, "evidence ~w is not claimed by any argument: Observe it first", [E]).
+%  Evidence must itself be in S_t: the paper's Support takes "new evidence
+%  compatible with gamma", and a claim that was abandoned or weakened is no
+%  longer evidence anybody holds.  Supporting with it would add to Dep a
+%  literal outside S_t, so the target would leave S_t's grounding at once
+%  while the map showed a fresh commitment.
+violation(support, _, Op, support_by_out_of_standing, M) :-
+    field(Op, target, T), field(Op, by, E), claimed(E), \+ stands(E), standing_note(E, Note),
+    fmt(M, "evidence ~w is ~w, out of standing: Support takes new evidence compatible with ~w, and evidence no longer in S_t is not (re-establish ~w first)",
+        [E, Note, T, E]).
 violation(support, _, Op, support_self, M) :-
     field(Op, target, T), field(Op, by, T),
     fmt(M, "~w cannot support itself", [T]).

@@ -22,6 +22,7 @@ from grounded.authoring.cases import Case, OpTests, canonical, load_cases, tests
 from grounded.core.errors import InputError, PreconditionError
 from grounded.crosscheck.check import asp_twins, check_history
 from grounded.crosscheck.events import asp_transitions, prolog_transitions
+from grounded.crosscheck.locate import Locations
 from grounded.dmap.model import Header
 from grounded.engine import Engine
 from grounded.solvers import facts as F
@@ -106,7 +107,8 @@ def run_case(header: Header, rules: list[Path], case: Case, path: str = "cases")
     accepted = last.u in answer.accepted
     asp_answer = Answer(accepted, {code for _, code in answer.violations.get(last.u, set())},
                         _named(asp_transitions(answer).get(last.u, {}), _asp_names(answer)) if accepted else set())
-    difference = _first_difference(case, prolog, asp_answer)
+    first = _first_difference(case, prolog, asp_answer)
+    difference = None if first is None else first[0] + _decided_at(case, ops, rules, first[1])
     if difference is None:
         report = check_history(header, [*history, utterance], rules, label=path)
         if report.mismatches:
@@ -184,10 +186,28 @@ def _first(expected: set[str], got: set[str], side: str, what: str) -> tuple[str
     return (item, f"{side}: {what} {shown(item)}, not expected")
 
 
-def _first_difference(case: Case, prolog: Answer, asp: Answer) -> str | None:
-    """The first difference of either side from the case; one message when both differ alike."""
+def _first_difference(case: Case, prolog: Answer, asp: Answer) -> tuple[str, str] | None:
+    """(message, the differing code or effect) of the first difference of either side from the case;
+    one message when both differ alike."""
     p, a = _side_difference(case, "Prolog", prolog), _side_difference(case, "ASP", asp)
     if p is not None and a is not None and p[1].replace("Prolog", "ASP") == a[1]:
-        return p[1].replace("Prolog", "Prolog and ASP")
+        return p[1].replace("Prolog", "Prolog and ASP"), p[0]
     found = [d for d in (p, a) if d is not None]
-    return min(found)[1] if found else None
+    if not found:
+        return None
+    key, message = min(found)
+    return message, key
+
+
+def _decided_at(case: Case, ops: list[str], rules: list[Path], item: str) -> str:
+    """Where the differing code or effect is decided, in the rule file and its twin ('' when no
+    clause of the case's operations names it, or the difference is acceptance itself)."""
+    kind = "violation" if case.effects is None else "effect"
+    name = item.split("(", 1)[0]
+    if not name or name == "0":
+        return ""
+    locations = Locations(rules)
+    for op in dict.fromkeys(ops):
+        if locations.knows(kind, op, name):
+            return f" (decided at {locations.where(kind, op, name)})"
+    return ""

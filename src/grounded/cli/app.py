@@ -46,8 +46,8 @@ if TYPE_CHECKING:
     from grounded.engine import Engine
 
 COMMANDS: dict[str, str] = {
-    "new-op": "author", "lint": "author", "test-op": "author", "scenario-to-log": "author",
-    "retractions": "retraction", "check": "check", "demo": "demo", "fuzz": "fuzz",
+    "new-op": "author", "lint": "author", "test-op": "author", "cost": "author", "scenario-to-log": "author",
+    "retractions": "retraction", "check": "check", "demo": "demo", "fuzz": "fuzz", "cover": "fuzz",
     "interpret": "interpret", "score": "interpret", "verify": "query", "affected": "query", "query": "query",
     "run": "run",
     "schema": "schema", "serve": "serve", "export": "serve", "mcp": "serve", "openapi": "serve",

@@ -1,4 +1,4 @@
-"""The rule author's loop (docs/extending.md): ``new-op``, ``lint``, ``test-op`` and
+"""The rule author's loop (docs/extending.md): ``new-op``, ``lint``, ``test-op``, ``cost`` and
 ``scenario-to-log``, each a thin reading of grounded.authoring.
 
 Exit codes as elsewhere: 0 clean / passed / written, 1 a finding or a failed
@@ -14,7 +14,9 @@ import typer
 
 from grounded.authoring import lint, new_op, run_op_tests, scenario_to_log
 from grounded.authoring.cases import SUFFIX
+from grounded.authoring.cost import SAMPLES, SIZES, cost
 from grounded.cli.app import Extensions, Timeout, app, exit_with, out
+from grounded.core.errors import InputError
 
 RuleFile = Annotated[Path, typer.Argument(help="A Prolog rule file (.pl).")]
 
@@ -34,8 +36,9 @@ def new_op_command(
 
 @app.command("lint")
 def lint_command(files: Annotated[list[Path], typer.Argument(help="Prolog rule files (.pl).")]) -> None:
-    """Each call outside the author layer, and each predicate of the driver or the layer a file
-    redefines, by line; exit 1 on any."""
+    """Everything that keeps a rule file from loading, by line: a call outside the author layer, a
+    predicate of the driver or the layer it redefines, a module-qualified call, a call that writes the
+    database or a stream, a goal built at run time, a directive; exit 1 on any."""
     found = 0
     for path in files:
         findings = lint(path)
@@ -69,6 +72,31 @@ def test_op_command(
                       f'"{r.case.name}": {r.difference}', markup=False)
     out.print(f"{tests.path}: {passed} passed, {failed} failed", markup=False)
     exit_with(1 if failed else 0)
+
+
+@app.command("cost")
+def cost_command(
+    file: RuleFile,
+    sizes: Annotated[str, typer.Option("--sizes", help="History sizes, comma-separated, ascending.")
+                     ] = ",".join(str(n) for n in SIZES),
+    samples: Annotated[int, typer.Option("--samples", min=1, max=1000, help="Applications per size.")] = SAMPLES,
+    op: Annotated[list[str] | None, typer.Option("--op", help="Measure this operation (repeatable; built-ins "
+                                                               "too). Default: the file's operations.")] = None,
+) -> None:
+    """Inferences per application of each operation of FILE as a history grows, and the exponent of the
+    conversation's total cost (1.0: constant per application); exit 1 for an operation above 1.2."""
+    try:
+        sized = [int(n) for n in sizes.split(",")]
+    except ValueError:
+        raise InputError(f"--sizes {sizes}: expected whole numbers, comma-separated") from None
+    if len(sized) < 2 or sized != sorted(set(sized)) or sized[0] < 1:
+        raise InputError(f"--sizes {sizes}: give at least two ascending sizes")
+    if not file.is_file():
+        raise InputError("no such rule file", path=str(file))
+    costs = cost([str(file)], op or (), sized, samples)
+    for c in costs:
+        out.print(c.line(), markup=False)
+    exit_with(0 if all(c.ok for c in costs) else 1)
 
 
 @app.command("scenario-to-log")

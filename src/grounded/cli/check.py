@@ -31,7 +31,7 @@ def check_command(
         "--incremental", help="Ground the ASP history turn by turn instead of in one shot.")] = False,
     retraction: Annotated[bool, typer.Option(
         "--retraction", help="Also decide Proposition 2.5 and Corollary 2.6 from the raw history, for every "
-        "literal at every turn (docs/retraction.md).")] = False,
+        "literal at every turn (docs/retraction.md), and audit every standing against the attacks of AF_t.")] = False,
     every_turn: EveryTurn = None,
     seed: Seed = None,
     memory_limit: Annotated[float | None, typer.Option(

@@ -34,6 +34,7 @@ import clingo
 
 from grounded.core.errors import InputError, PreconditionError
 from grounded.core.turns import assign_turn
+from grounded.crosscheck.audit import audit
 from grounded.crosscheck.diff import describe
 from grounded.crosscheck.events import (
     asp_events,
@@ -43,6 +44,7 @@ from grounded.crosscheck.events import (
     prolog_transitions,
     transition_key,
 )
+from grounded.crosscheck.locate import Locations
 from grounded.crosscheck.probe import PER_OP, ProbeReport, Probing
 from grounded.crosscheck.retraction import RetractionReport, check_retractions
 from grounded.crosscheck.shrink import Shrunk
@@ -115,6 +117,8 @@ class CheckReport:
     failures: list[str] = field(default_factory=list)
     """Retractions for which a proposition failed, by turn and cause (crosscheck/retraction.py)."""
     retraction: RetractionReport | None = None
+    audit: list[str] | None = None
+    """With ``retraction``: the standing audit's findings (crosscheck/audit.py), also among ``failures``."""
     probe: ProbeReport | None = None
     shrunk: Shrunk | None = None
     """With ``shrink``: the smallest sub-history of a disagreeing log that still disagrees."""
@@ -135,6 +139,8 @@ class CheckReport:
 
     def summary(self) -> str:
         props = f"; {self.retraction.summary()}" if self.retraction is not None and not self.failures else ""
+        if self.audit is not None and not self.audit:
+            props += "; every standing agrees with the attacks of AF_t (standing audit)"
         if self.probe is not None:
             props += f"; {self.probe.summary()}"
         if self.ok:
@@ -144,6 +150,8 @@ class CheckReport:
         parts = [f"{len(self.mismatches)} disagreements ({self.sides()})"] if self.mismatches else []
         if self.retraction is not None and self.failures:
             parts.append(self.retraction.summary())
+        if self.audit:
+            parts.append(f"standing audit: {len(self.audit)} standings the paper excludes")
         if self.probe is not None:
             parts.append(self.probe.summary())
         return ", ".join(parts)
@@ -153,6 +161,7 @@ class CheckReport:
                 "transitions": self.transitions, "events": self.events, "claims": self.claims,
                 "literals": self.literals, "asp": self.asp, "given": self.given,
                 "retractions": self.retractions, "mismatches": self.mismatches, "failures": self.failures,
+                "audit": self.audit,
                 "retraction": None if self.retraction is None else self.retraction.to_json(),
                 "probe": None if self.probe is None else self.probe.to_json(),
                 "shrunk": None if self.shrunk is None else {
@@ -270,6 +279,7 @@ def check_history(header: Header, candidates: list[dict], extensions=(), label: 
     asp = (IncrementalHistory(header, engine.registry, twins, asp_overrides) if incremental else
            OneShotHistory(header, engine.registry, twins, asp_overrides, apart=apart))
     outcomes: list[Outcome] = []
+    located = _Located(extensions)
     created: dict[int, int] = {}  # engine argument id -> the ASP step that created it
     start = time.perf_counter()
     for n, data in enumerate(candidates, 1):
@@ -317,8 +327,8 @@ def check_history(header: Header, candidates: list[dict], extensions=(), label: 
     report.events = sum(len(v) for v in python.values())
     if answer is not None:
         keyed: list[tuple[int, int, str]] = []
-        _compare_outcomes(keyed, outcomes, answer)
-        _compare_transitions(report, keyed, outcomes, answer)
+        _compare_outcomes(keyed, outcomes, answer, located)
+        _compare_transitions(report, keyed, outcomes, answer, located)
         report.mismatches.extend(line for _, _, line in sorted(keyed))  # in turn order: the first one first
         _add(report, describe("events ", "Python", python, "ASP", asp_events(answer)))
     del python, outcomes, created  # what the last turn's comparison no longer needs: let it go before its peak
@@ -329,7 +339,7 @@ def check_history(header: Header, candidates: list[dict], extensions=(), label: 
     if probing is not None and answer is not None:
         tell("probe", 0, 1)
         start = time.perf_counter()
-        _compare_probed(probing, asp, answer, apart, asp_overrides or {})
+        _compare_probed(probing, asp, answer, apart, asp_overrides or {}, located)
         report.timings["probe"] = report.timings.get("probe", 0.0) + time.perf_counter() - start
     if retraction:
         r = report.retraction = check_retractions(engine.state, every_turn=every_turn, seed=seed,
@@ -337,6 +347,8 @@ def check_history(header: Header, candidates: list[dict], extensions=(), label: 
         report.retractions = len(r.results)
         report.failures.extend(r.failure_lines())
         report.mismatches.extend(r.mismatches)
+        report.audit = audit(engine)
+        report.failures.extend(report.audit)
     engine.close()
     return report
 
@@ -352,15 +364,15 @@ def _outcome(engine: Engine, data: dict) -> Outcome:
 
 
 def _compare_probed(probing: Probing, asp: OneShotHistory | IncrementalHistory, answer: HistoryAnswer,
-                    apart: bool, overrides: Mapping[str, str]) -> None:
+                    apart: bool, overrides: Mapping[str, str], located: _Located) -> None:
     """The probed states' candidates, as a log's utterances are compared: accepted or rejected and the
     violation codes, transitions, flagged claims (decided by ASP from ``answer``, the check's history)."""
     files, views = ([*asp.files, rule_file(name, overrides)] for name in ("oneshot.lp", "oneshot_view.lp"))
     base = [str(f.raw) for f in asp.facts.base]
     for state, decided in probing.decide(files, views, tuple(asp.facts.registry.specs), base, answer, apart):
         keyed: list[tuple[int, int, str]] = []
-        _compare_outcomes(keyed, state.outcomes, decided)
-        _compare_transitions(CheckReport("probe"), keyed, state.outcomes, decided)
+        _compare_outcomes(keyed, state.outcomes, decided, located)
+        _compare_transitions(CheckReport("probe"), keyed, state.outcomes, decided, located)
         probing.found(state, [line for _, _, line in sorted(keyed)])
 
 
@@ -415,8 +427,26 @@ def _op_name(c: Candidate, i: int) -> str:
     return "(the utterance)" if i < 0 or i >= len(c.ops) else c.ops[i]
 
 
-def _compare_outcomes(keyed: list[tuple[int, int, str]], outcomes: list[Outcome], answer: HistoryAnswer) -> None:
-    """Accepted or rejected, and the violation codes (each with its operation's index and name)."""
+class _Located:
+    """The clauses and rules that decide a code or an effect (crosscheck/locate.py), read on the first
+    disagreement only: an agreeing check pays nothing for them."""
+
+    def __init__(self, extensions: Iterable[str | Path]):
+        self.extensions = tuple(extensions)
+        self.locations: Locations | None = None
+
+    def __call__(self, kind: str, op: str, name: str) -> str:
+        if self.locations is None:
+            self.locations = Locations(self.extensions)
+        if not self.locations.knows(kind, op, name):  # a check of the driver's own, not the operation's
+            return ""
+        return f" (decided at {self.locations.where(kind, op, name)})"
+
+
+def _compare_outcomes(keyed: list[tuple[int, int, str]], outcomes: list[Outcome], answer: HistoryAnswer,
+                      located: _Located) -> None:
+    """Accepted or rejected, and the violation codes (each with its operation's index and name, and where
+    the first differing one is decided)."""
     for c, o in zip(answer.candidates, outcomes, strict=True):
         if o.given:
             continue
@@ -424,7 +454,12 @@ def _compare_outcomes(keyed: list[tuple[int, int, str]], outcomes: list[Outcome]
         asp_viol = answer.violations.get(c.u, set())
         if o.accepted != asp_ok or o.violations != asp_viol:
             differing = sorted(o.violations ^ asp_viol)
-            code = f"; first differing code: {_code(c, differing[0])}" if differing else ""
+            code = ""
+            if differing:
+                first = differing[0]
+                code = f"; first differing code: {_code(c, first)}"
+                if isinstance(first, tuple):
+                    code += located("violation", _op_name(c, first[0]), first[1])
             keyed.append((c.u, 0,
                           f"utterance {c.u} (turn {c.turn}, {c.speaker}, ops {', '.join(c.ops)}): engine "
                           f"{'accepted' if o.accepted else _codes(c, o.violations)} but ASP "
@@ -443,7 +478,7 @@ def _codes(c: Candidate, violations: set[tuple[int, str]]) -> str:
 
 
 def _compare_transitions(report: CheckReport, keyed: list[tuple[int, int, str]], outcomes: list[Outcome],
-                         answer: HistoryAnswer) -> None:
+                         answer: HistoryAnswer, located: _Located) -> None:
     """Per accepted utterance: Prolog's reported transitions and flagged set against ASP's.
 
     The line names the first operation whose transitions differ, by index and name, and
@@ -457,9 +492,13 @@ def _compare_transitions(report: CheckReport, keyed: list[tuple[int, int, str]],
         report.transitions += sum(sum(v.values()) for v in prolog.values())
         theirs = asp.get(c.u, {})
         for i in sorted(set(prolog) | set(theirs)):
+            ours, asps = prolog.get(i, Counter()), theirs.get(i, Counter())
             line = describe(f"utterance {c.u} (turn {c.turn}) transitions of op [{i}] {_op_name(c, i)}",
-                            "Prolog", prolog.get(i, Counter()), "ASP", theirs.get(i, Counter()))
+                            "Prolog", ours, "ASP", asps)
             if line is not None:
+                differing = sorted((ours - asps) + (asps - ours), key=repr)
+                if differing and isinstance(differing[0], tuple) and differing[0]:
+                    line += located("effect", _op_name(c, i), str(differing[0][0]))
                 keyed.append((c.u, 1, line))
                 break
         python_flagged = {claim: set(losing) for claim, losing in o.update.flagged.items()}

@@ -367,6 +367,16 @@ class PrologRules:
         """Predicates a rule file calls outside the documented layer (prolog/lint.pl)."""
         return [f"{n}/{a}" for _, n, a in self.request(("lint", str(path)))]
 
+    def lint_refusals(self, path: str | Path) -> list[tuple[int, str, str, str]]:
+        """(line, kind, what, why) for everything that keeps a rule file from loading (prolog/lint.pl's
+        refusals/2: the sandbox), in line order."""
+        return [(int(line), str(kind), str(what), str(why))
+                for _, line, kind, what, why in self.request(("lint_refusals", str(path)))]
+
+    def lint_transitions(self, path: str | Path) -> list[tuple[str, int]]:
+        """(operation, line) for each operation a rule file declares with no transition/2 clause."""
+        return [(str(op), int(line)) for _, op, line in self.request(("lint_transitions", str(path)))]
+
     def lint_definitions(self, path: str | Path) -> list[tuple[str, int]]:
         """(predicate, line) for each clause of a rule file that would redefine a predicate of the
         driver or the author layer, or define one in another module: loading it is refused."""
