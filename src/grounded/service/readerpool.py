@@ -1,0 +1,258 @@
+"""The reader processes: each tenant's readings queued apart, served in turn, and stopped at their deadline.
+
+A pool of ``spawn``-started processes, one reading at a time each, talking to
+the loop over a pipe (small messages: the state goes by file, ``pickler.py``).
+Three rules keep one tenant's readings from taking the others' time:
+
+* **turns**: each tenant's waiting readings are a queue of their own, and a
+  free reader takes the first reading of the next tenant in turn (round
+  robin), not the oldest reading overall;
+* **a share**: one tenant holds at most ``workers`` readers at once, and while
+  a reading of another tenant waits with every reader busy, one more reader is
+  started (up to twice ``workers``), so a tenant's readings never wait behind
+  another tenant's long ones;
+* **a deadline that stops the work**: a reading still running ``KILL_GRACE``
+  seconds past its deadline (the reader checks the deadline itself between two
+  clauses, but a step such as indexing every claim may not come back to it) is
+  ended with SIGKILL and its reader replaced; only its own tenant waited.
+
+A reader that dies on its own fails its reading (503) and is replaced the same way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import os
+import signal
+import time
+from collections import OrderedDict, deque
+from collections.abc import Callable
+from multiprocessing.connection import Connection
+from typing import Any
+
+from grounded.service.errors import DeadlineExceeded, ServiceUnavailable
+
+KILL_GRACE = 1.0
+"""Seconds past its deadline a reading may take to notice it itself before its reader is killed."""
+
+Job = Callable[..., dict[str, Any]]
+"""``job(state, what, at, threshold, deadline)``: a module-level function (it goes to the reader by name)."""
+
+
+class Task:
+    """One reading: whose, what to run, when it must be done, and the future its caller awaits."""
+
+    __slots__ = ("tenant", "job", "args", "deadline", "future", "reader", "timer")
+
+    def __init__(self, tenant: str, job: Job, args: tuple[Any, ...], deadline: float, future: asyncio.Future[Any]):
+        self.tenant, self.job, self.args, self.deadline, self.future = tenant, job, args, deadline, future
+        self.reader: Reader | None = None
+        self.timer: asyncio.TimerHandle | None = None
+
+
+class Reader:
+    """One reader process, the loop's end of its pipe, and the reading it runs (if any)."""
+
+    def __init__(self, serve: Callable[[Connection], None]):
+        ctx = multiprocessing.get_context("spawn")  # the server holds SWI-Prolog and a running loop: no fork
+        self.conn, child = ctx.Pipe()
+        self.process = ctx.Process(target=serve, args=(child,), name="grounded-reader", daemon=True)
+        self.process.start()
+        child.close()
+        self.pid: int | None = None
+        """Set once the reader says it is ready (its model loaded)."""
+        self.task: Task | None = None
+
+    def kill(self) -> None:
+        """SIGKILL: a reader past its deadline is not asked, it is ended (and reaped, off the loop's time)."""
+        try:
+            if self.process.pid is not None:
+                os.kill(self.process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.conn.close()
+        self.process.join(timeout=0)  # reaped now if already gone; multiprocessing reaps it later otherwise
+
+
+class ReaderPool:
+    """Up to ``2 * workers`` readers; a tenant's share ``workers``; readings queued per tenant."""
+
+    def __init__(self, workers: int, serve: Callable[[Connection], None], on_done: Callable[[Task], None]):
+        self.workers = workers
+        self._serve = serve
+        self._on_done = on_done
+        self._readers: list[Reader] = []
+        self._queues: OrderedDict[str, deque[Task]] = OrderedDict()
+        """Tenants with readings waiting, in the order of their turns."""
+        self._ready: asyncio.Future[None] | None = None
+        """Done once a reader is ready; failed if every reader died before that."""
+
+    def pids(self) -> list[int]:
+        """The ready readers' process ids (for the tests and the log)."""
+        return [r.pid for r in self._readers if r.pid is not None]
+
+    async def started(self, within: float) -> None:
+        """Start ``workers`` readers (at the first reading) and wait until one is ready, at most ``within`` s."""
+        if self._ready is None:
+            self._ready = asyncio.get_running_loop().create_future()
+            for _ in range(self.workers):
+                self._start()
+        try:
+            await asyncio.wait_for(asyncio.shield(self._ready), within)
+        except TimeoutError as exc:
+            self.close()
+            raise ServiceUnavailable(f"the text readers did not start within {within:g} s; retry") from exc
+
+    def submit(self, task: Task) -> None:
+        self._queues.setdefault(task.tenant, deque()).append(task)
+        loop = asyncio.get_running_loop()
+        task.timer = loop.call_at(_loop_time(task.deadline), self._expired, task)
+        self._dispatch()
+
+    # -- scheduling ----------------------------------------------------------------------
+
+    def _dispatch(self) -> None:
+        """Give each free reader the next reading in turn; start a spare reader if a tenant under its share waits."""
+        while self._queues:
+            tenant = next((t for t in self._queues if self._held(t) < self.workers), None)
+            if tenant is None:
+                return
+            reader = next((r for r in self._readers if r.pid is not None and r.task is None), None)
+            if reader is None:
+                starting = any(r.pid is None for r in self._readers)
+                if not starting and len(self._readers) < 2 * self.workers:
+                    self._start()
+                return
+            queue = self._queues[tenant]
+            task = queue.popleft()
+            if queue:
+                self._queues.move_to_end(tenant)  # its next reading waits for the other tenants' turns
+            else:
+                del self._queues[tenant]
+            self._run(reader, task)
+
+    def _held(self, tenant: str) -> int:
+        return sum(1 for r in self._readers if r.task is not None and r.task.tenant == tenant)
+
+    def _run(self, reader: Reader, task: Task) -> None:
+        reader.task, task.reader = task, reader
+        try:
+            reader.conn.send((task.job, *task.args, task.deadline))
+        except (OSError, ValueError):  # the reader is gone: its end is seen by _message
+            self._lost(reader, "a text reader process stopped; retry")
+
+    # -- what the readers say ----------------------------------------------------------------
+
+    def _start(self) -> None:
+        reader = Reader(self._serve)
+        self._readers.append(reader)
+        asyncio.get_running_loop().add_reader(reader.conn.fileno(), self._message, reader)
+
+    def _message(self, reader: Reader) -> None:
+        try:
+            kind, value = reader.conn.recv()
+        except (EOFError, OSError):
+            self._lost(reader, "a text reader process stopped; retry")
+            return
+        except Exception as exc:  # noqa: BLE001 - an answer that does not unpickle: the reading failed
+            kind, value = "error", RuntimeError(f"a reader's answer could not be read: {exc}")
+        if kind == "ready":
+            reader.pid = value
+            if self._ready is not None and not self._ready.done():
+                self._ready.set_result(None)
+        else:
+            task = reader.task
+            reader.task = None
+            if task is not None:
+                self._finish(task, value if kind == "done" else None, value if kind == "error" else None)
+        self._dispatch()
+
+    def _expired(self, task: Task) -> None:
+        """At the deadline: the caller is answered 504; a reading still waiting is dropped, one still running
+        gets ``KILL_GRACE`` seconds to stop on its own, then its reader is killed and replaced."""
+        if not task.future.done():
+            task.future.set_exception(DeadlineExceeded("deadline"))  # worded by the caller
+        if task.reader is None:
+            queue = self._queues.get(task.tenant)
+            if queue is not None and task in queue:
+                queue.remove(task)
+                if not queue:
+                    del self._queues[task.tenant]
+                self._on_done(task)
+            return
+        task.timer = asyncio.get_running_loop().call_later(KILL_GRACE, self._overdue, task)
+
+    def _overdue(self, task: Task) -> None:
+        reader = task.reader
+        if reader is not None and reader.task is task:
+            self._lost(reader, None)
+
+    def _lost(self, reader: Reader, why: str | None) -> None:
+        """The reader is gone (or killed now): its reading fails, and a reader that had started is replaced.
+
+        One that died before it was ready is not (it would die again: a broken install, no memory); once no
+        reader is left, what waits fails with 503 and the next reading starts the pool anew."""
+        if reader in self._readers:
+            self._readers.remove(reader)
+            try:
+                asyncio.get_running_loop().remove_reader(reader.conn.fileno())
+            except (OSError, ValueError):
+                pass
+            reader.kill()
+            task, reader.task = reader.task, None
+            if task is not None:
+                self._finish(task, None, ServiceUnavailable(why) if why else None)
+            if reader.pid is not None:
+                self._start()
+            elif not self._readers:
+                self.close()
+                return
+        self._dispatch()
+
+    def _finish(self, task: Task, result: Any, error: BaseException | None) -> None:
+        if task.timer is not None:
+            task.timer.cancel()
+        task.reader = None
+        if not task.future.done():
+            if error is not None:
+                task.future.set_exception(error)
+            else:
+                task.future.set_result(result)
+        self._on_done(task)
+
+    def close(self) -> None:
+        loop = asyncio.get_running_loop() if _loop_running() else None
+        for reader in self._readers:
+            if loop is not None:
+                try:
+                    loop.remove_reader(reader.conn.fileno())
+                except (OSError, ValueError):
+                    pass
+            reader.kill()
+        self._readers = []
+        if self._ready is not None and not self._ready.done():
+            self._ready.set_exception(ServiceUnavailable("the text readers stopped before they were ready; retry"))
+        self._ready = None
+        for queue in self._queues.values():
+            for task in queue:
+                if task.timer is not None:
+                    task.timer.cancel()
+                if not task.future.done():
+                    task.future.set_exception(ServiceUnavailable("the server is stopping"))
+        self._queues.clear()
+
+
+def _loop_time(deadline: float) -> float:
+    """A ``time.monotonic`` deadline on the running loop's clock (the same clock by default; kept apart so the
+    readers, which share ``time.monotonic`` with the server, and the loop agree whatever the loop's clock)."""
+    loop = asyncio.get_running_loop()
+    return loop.time() + (deadline - time.monotonic())
+
+
+def _loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
