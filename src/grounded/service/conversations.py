@@ -148,11 +148,12 @@ class Conversations:
             group.forget()
             raise
 
-    def open_batch(self) -> Batch:
+    def open_batch(self, wait: bool = True) -> Batch:
         """A group commit in two halves (``batch`` in one): the writes here, then ``Batch.commit``, which may run
-        on another thread (``host.py`` runs it off the event loop)."""
+        on another thread (``host.py`` runs it off the event loop).  ``wait=False``: StoreLocked at once if
+        another process holds the store's write lock (``host.py`` waits for it off the loop)."""
         self._touched = set()
-        return Batch(self, self.store.transaction())
+        return Batch(self, self.store.transaction(wait))
 
     # -- who is asking ----------------------------------------------------------
 
