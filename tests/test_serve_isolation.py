@@ -226,3 +226,54 @@ def test_while_another_process_holds_the_write_lock_reads_are_answered_and_the_w
         assert store.head("a", "c1") == 2
     finally:
         store.close()
+
+
+# -- the engine cache, per tenant --------------------------------------------------------------------------
+
+
+def _world(atoms: int) -> dict[str, Any]:
+    return {"agents": {"ann": {}, "ben": {}}, "world": {"atoms": [f"p{i}" for i in range(atoms)]}}
+
+
+def test_one_tenants_conversations_evict_only_its_own_from_the_cache_past_its_count(tmp_path):
+    from grounded.service.conversations import Conversations
+    from grounded.service.store import open_store
+    from tests.serving import HEADER
+
+    c = Conversations(open_store(tmp_path / "g.db"), cache=10, cache_per_tenant=2)
+    try:
+        for tenant in ("a", "b"):
+            c.store.ensure_tenant(tenant)
+        with c.batch():
+            c.create("b", HEADER, "mine")
+        for k in range(5):
+            with c.batch():
+                c.create("a", HEADER, f"c{k}")
+        assert c.cached("a")[0] == 2 and c.cached("b")[0] == 1
+        assert ("b", "mine") in c._cache  # another tenant's engine stayed
+        assert c.verify("a", "c0", "o1")["grounded"] is False  # an evicted one is rebuilt from the store when asked
+    finally:
+        c.close()
+
+
+def test_one_tenants_world_models_are_held_to_its_bytes(tmp_path):
+    from grounded.service.conversations import Conversations
+    from grounded.service.store import open_store
+
+    c = Conversations(open_store(tmp_path / "g.db"), cache=10, cache_per_tenant=10)
+    try:
+        for tenant in ("a", "b"):
+            c.store.ensure_tenant(tenant)
+        with c.batch():
+            c.create("b", _world(10), "mine")
+        one = c.cached("b")[1]
+        assert one >= 2**10, one  # a model of 2^10 worlds: at least a byte a world
+        c.cache_bytes_per_tenant = int(2.5 * one)
+        for k in range(6):
+            with c.batch():
+                c.create("a", _world(10), f"w{k}")
+            assert c.cached("a")[1] <= c.cache_bytes_per_tenant
+        assert c.cached("a")[0] == 2
+        assert c.cached("b") == (1, one)
+    finally:
+        c.close()

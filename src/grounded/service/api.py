@@ -61,7 +61,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     readers = TextReaders(settings.reading_limits())
 
     def make() -> Conversations:
-        return Conversations(open_store(settings.db), extensions, settings.cache)
+        return Conversations(open_store(settings.db), extensions, settings.cache,
+                             cache_per_tenant=settings.cache_per_tenant,
+                             cache_bytes_per_tenant=settings.cache_mb_per_tenant * 2**20)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):

@@ -29,6 +29,10 @@ class Settings:
     db: str | None = None
     extensions: list[str] = field(default_factory=list)
     cache: int = 1000
+    cache_per_tenant: int = 100
+    """Conversations of one tenant kept in memory (per server process): its least recently used go past it."""
+    cache_mb_per_tenant: int = 512
+    """Megabytes of world models one tenant's cached conversations may hold (per server process)."""
     max_body: int = MAX_BODY
     quiet: bool = False
     """No request log lines (read by the worker processes of ``--workers N``)."""
