@@ -26,9 +26,16 @@ from grounded.service.reading import Reading, ReadingLimits, TextReaders
 
 
 def forever(state: Any, what: Any, at: Any, threshold: Any, deadline: float) -> dict[str, Any]:
-    """A reading that never comes back to its deadline (as indexing every claim of a long conversation did)."""
+    """A reading that never comes back to its deadline (as indexing every claim of a long conversation did);
+    it writes its reader's pid to the file ``what`` first."""
+    Path(what).write_text(str(os.getpid()))
     while True:
         time.sleep(1)
+
+
+def after_a_second(state: Any, what: Any, at: Any, threshold: Any, deadline: float) -> dict[str, Any]:
+    time.sleep(1)
+    return {"what": what}
 
 
 def pid_of_reader(state: Any, what: Any, at: Any, threshold: Any, deadline: float) -> dict[str, Any]:
@@ -73,16 +80,18 @@ def _reading(tenant: str, state: Any = None) -> Reading:
 
 
 @pytest.mark.slow
-def test_a_reader_past_its_deadline_is_killed_and_replaced_and_only_its_tenant_waits():
+def test_a_reader_past_its_deadline_is_killed_and_replaced_and_only_its_tenant_waits(tmp_path):
     """Tenant A's reading never ends; at its deadline A is told 504, its reader is killed, a new one takes its
-    place, and tenant B's reading, waiting for a reader, is answered (one reader: B had no other)."""
+    place, and tenant B's reading, sent while A's held a reader, is answered."""
     readers = TextReaders(ReadingLimits(max_text=100, workers=1, per_tenant=2, deadline=DEADLINE))
+    pid_file = tmp_path / "pid"
 
     async def run() -> tuple[Any, Any, int, bool, Any]:
         try:
-            before = (await readers._read(_reading("b"), pid_of_reader, "warm", None, None))["pid"]
-            a = asyncio.ensure_future(readers._read(_reading("a"), forever, "", None, None))
-            await asyncio.sleep(DEADLINE / 2)  # A's reading holds the reader
+            await readers._read(_reading("b"), pid_of_reader, "warm", None, None)
+            a = asyncio.ensure_future(readers._read(_reading("a"), forever, str(pid_file), None, None))
+            await asyncio.sleep(DEADLINE / 2)  # A's reading holds a reader
+            before = int(pid_file.read_text())
             b = asyncio.ensure_future(readers._read(_reading("b"), pid_of_reader, "mine", None, None))
             done = await asyncio.wait_for(asyncio.gather(a, b, return_exceptions=True), 60)
             ended = await asyncio.get_running_loop().run_in_executor(None, _ended, before, 30.0)
@@ -111,12 +120,12 @@ def test_a_tenants_readings_take_turns_with_anothers():
             await readers._read(_reading("a"), pid_of_reader, "warm", None, None)
 
             async def one(tenant: str, what: str) -> None:
-                await readers._read(_reading(tenant), pid_of_reader, what, None, None)
+                await readers._read(_reading(tenant), after_a_second, what, None, None)
                 order.append(what)
 
             tasks = [asyncio.ensure_future(one("a", "a1")), asyncio.ensure_future(one("a", "a2")),
                      asyncio.ensure_future(one("a", "a3"))]
-            await asyncio.sleep(0)  # A's three are queued first
+            await asyncio.sleep(0.5)  # A's three are queued first, one of them read
             tasks.append(asyncio.ensure_future(one("b", "b1")))
             await asyncio.wait_for(asyncio.gather(*tasks), 60)
         finally:
@@ -277,3 +286,43 @@ def test_one_tenants_world_models_are_held_to_its_bytes(tmp_path):
         assert c.cached("b") == (1, one)
     finally:
         c.close()
+
+
+# -- a world model built off the loop ----------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_another_tenant_is_answered_while_a_22_atom_world_model_is_built(tmp_path):
+    """Tenant A creates a conversation declaring 2^22 worlds (seconds of numpy); tenant B's Verify, sent while
+    that runs, is answered before A's create is (built on the loop, B's answer had to wait for the model)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tests.serving import HEADER, ServerProcess, client, make_key, utterance
+
+    db = str(tmp_path / "g.db")
+    a_key, b_key = make_key(db, "a"), make_key(db, "b")
+    answered: list[str] = []
+    with ServerProcess(db, tmp_path / "server.log") as server:
+        with client(server, b_key) as b:
+            assert b.post("/conversations", json={"id": "c1", "header": HEADER}).status_code == 201
+            assert b.post("/conversations/c1/utterances", json=utterance(1)).status_code == 201
+
+        def create() -> int:
+            with client(server, a_key) as a:
+                r = a.post("/conversations", json={"id": "w", "header": _world(22)}, timeout=120)
+                answered.append("create")
+                return r.status_code
+
+        def verify() -> Any:
+            with client(server, b_key) as b:
+                r = b.get("/conversations/c1/verify", params={"claim": "o1"}, timeout=120)
+                answered.append("verify")
+                return r.json()
+
+        with ThreadPoolExecutor(2) as pool:
+            created = pool.submit(create)
+            time.sleep(0.5)  # A's model is being built
+            verified = pool.submit(verify)
+            assert created.result(timeout=120) == 201
+            assert verified.result(timeout=120)["grounded"] is True
+    assert answered == ["verify", "create"]

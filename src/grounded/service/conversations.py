@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from grounded.core.errors import InputError, PreconditionError
 from grounded.core.turns import assign_turn
@@ -38,6 +38,9 @@ from grounded.present.summary import state_summary
 from grounded.service import keys
 from grounded.service.errors import Conflict, Inconsistent, Invalid, NotFound, Unauthorized
 from grounded.service.store import Store
+
+if TYPE_CHECKING:
+    from grounded.engine.world import ConversationModel
 
 INTERPRETERS = ("rules", "llm")
 """Interpreters an append may name to turn text into operations (``replay`` needs gold: not served)."""
@@ -198,7 +201,8 @@ class Conversations:
     # -- conversations ------------------------------------------------------------
 
     def create(self, tenant: str, header: Header | dict[str, Any] | None, cid: str | None = None,
-               extensions: list[str] | None = None) -> dict[str, Any]:
+               extensions: list[str] | None = None, world: ConversationModel | None = None) -> dict[str, Any]:
+        """``world``: the header's world model, built already (``engine.world_model``, off the event loop)."""
         cid = keys.check_name("conversation", cid) if cid is not None else "c" + secrets.token_hex(8)
         exts = []
         for name in extensions or ():
@@ -208,7 +212,7 @@ class Conversations:
             exts.append(self.extensions[name])
         # The library validates the header (an InputError names the field) and the rules
         # load the extensions, before anything is stored.
-        engine = Engine(header or {}, extensions=[e.path for e in exts])
+        engine = Engine(header or {}, extensions=[e.path for e in exts], world=world)
         try:
             self.store.create_conversation(tenant, cid, header_json(engine.header),
                                            [{"name": e.name, "sha256": e.sha256} for e in exts])

@@ -7,10 +7,10 @@ Three rules keep one tenant's readings from taking the others' time:
 * **turns**: each tenant's waiting readings are a queue of their own, and a
   free reader takes the first reading of the next tenant in turn (round
   robin), not the oldest reading overall;
-* **a share**: one tenant holds at most ``workers`` readers at once, and while
-  a reading of another tenant waits with every reader busy, one more reader is
-  started (up to twice ``workers``), so a tenant's readings never wait behind
-  another tenant's long ones;
+* **a share**: one tenant holds at most ``workers`` readers at once; the pool
+  starts with one reader more than that (a spare), and while a reading of
+  another tenant waits with every reader busy, one more is started (up to twice
+  ``workers``), so a tenant's readings do not wait behind another tenant's long ones;
 * **a deadline that stops the work**: a reading still running ``KILL_GRACE``
   seconds past its deadline (the reader checks the deadline itself between two
   clauses, but a step such as indexing every claim may not come back to it) is
@@ -54,10 +54,12 @@ class Task:
 class Reader:
     """One reader process, the loop's end of its pipe, and the reading it runs (if any)."""
 
-    def __init__(self, serve: Callable[[Connection], None]):
+    def __init__(self, serve: Callable[[Connection, bool], None], later: bool):
+        """``later``: a spare or a replacement, started while the server is serving: it loads at the lowest
+        CPU priority from the start (the first readers load at full priority: the first reading waits)."""
         ctx = multiprocessing.get_context("spawn")  # the server holds SWI-Prolog and a running loop: no fork
         self.conn, child = ctx.Pipe()
-        self.process = ctx.Process(target=serve, args=(child,), name="grounded-reader", daemon=True)
+        self.process = ctx.Process(target=serve, args=(child, later), name="grounded-reader", daemon=True)
         self.process.start()
         child.close()
         self.pid: int | None = None
@@ -78,7 +80,7 @@ class Reader:
 class ReaderPool:
     """Up to ``2 * workers`` readers; a tenant's share ``workers``; readings queued per tenant."""
 
-    def __init__(self, workers: int, serve: Callable[[Connection], None], on_done: Callable[[Task], None]):
+    def __init__(self, workers: int, serve: Callable[[Connection, bool], None], on_done: Callable[[Task], None]):
         self.workers = workers
         self._serve = serve
         self._on_done = on_done
@@ -93,11 +95,12 @@ class ReaderPool:
         return [r.pid for r in self._readers if r.pid is not None]
 
     async def started(self, within: float) -> None:
-        """Start ``workers`` readers (at the first reading) and wait until one is ready, at most ``within`` s."""
+        """Start ``workers`` readers and a spare (at the first reading); wait until one is ready (``within`` s)."""
         if self._ready is None:
             self._ready = asyncio.get_running_loop().create_future()
             for _ in range(self.workers):
-                self._start()
+                self._start(later=False)
+            self._start()  # a spare, loaded at the lowest priority: the first tenant to wait behind another's gets it
         try:
             await asyncio.wait_for(asyncio.shield(self._ready), within)
         except TimeoutError as exc:
@@ -144,8 +147,8 @@ class ReaderPool:
 
     # -- what the readers say ----------------------------------------------------------------
 
-    def _start(self) -> None:
-        reader = Reader(self._serve)
+    def _start(self, later: bool = True) -> None:
+        reader = Reader(self._serve, later)
         self._readers.append(reader)
         asyncio.get_running_loop().add_reader(reader.conn.fileno(), self._message, reader)
 

@@ -215,10 +215,10 @@ def _unlink(path: str) -> None:
         pass
 
 
-def _serve(conn: Connection) -> None:
+def _serve(conn: Connection, later: bool) -> None:
     """A reader process: started (``_start_worker``), it says so, then runs one reading at a time until its
     server closes the pipe.  A job's answer or its error goes back; the last state read is kept for the next."""
-    _start_worker()
+    _start_worker(later)
     conn.send(("ready", os.getpid()))
     kept: tuple[str, Any] | None = None
     while True:
@@ -239,9 +239,10 @@ def _serve(conn: Connection) -> None:
             conn.send(("error", RuntimeError(f"{type(answer[1]).__name__}: {answer[1]}")))
 
 
-def _start_worker() -> None:
+def _start_worker(later: bool = False) -> None:
     """A reader process: lower priority than the server; the reader imported and the sentence model loaded
-    (when in use) before the first text, not on its time (and at full priority: the server waits for it).
+    (when in use) before the first text, not on its time (at full priority for the first readers: the server
+    waits for them; ``later``, a spare or a replacement, at the lowest from the start: nothing waits on it).
 
     A reader ends with its server, however the server ends (kill -9 included): a spawned worker holds the
     pool's queue open itself, so without the watch it would wait on it forever.
@@ -249,6 +250,8 @@ def _start_worker() -> None:
     parent = multiprocessing.parent_process()
     if parent is not None:
         threading.Thread(target=_end_with, args=(parent,), name="grounded-reader-watch", daemon=True).start()
+    if later:
+        _yield_cpu()
     import grounded.interpreter.anchor  # noqa: F401
     from grounded.interpreter import embedding
 
@@ -258,7 +261,7 @@ def _start_worker() -> None:
 
             torch.set_num_threads(1)  # one core per reader: the pool's size is the cores the readers take
         embedding.encode(["ready"])
-    _yield_cpu()
+    _yield_cpu()  # again (later): the threads the imports started
 
 
 def _end_with(parent: Any) -> None:
