@@ -36,6 +36,9 @@ from grounded.service.errors import DeadlineExceeded, ServiceUnavailable
 KILL_GRACE = 1.0
 """Seconds past its deadline a reading may take to notice it itself before its reader is killed."""
 
+REAP_EVERY, REAP_TRIES = 0.1, 600
+"""How often, and how many times, an ended reader's exit status is looked for (a minute in all)."""
+
 Job = Callable[..., dict[str, Any]]
 """``job(state, what, at, threshold, deadline)``: a module-level function (it goes to the reader by name)."""
 
@@ -74,7 +77,14 @@ class Reader:
         except ProcessLookupError:
             pass
         self.conn.close()
-        self.process.join(timeout=0)  # reaped now if already gone; multiprocessing reaps it later otherwise
+        self.reap(REAP_TRIES)
+
+    def reap(self, tries: int) -> None:
+        """Collect the ended process's exit status (no zombie left), checking every REAP_EVERY s without
+        blocking the loop: its pipe closes a moment before the kernel lets its status be collected."""
+        self.process.join(timeout=0)
+        if self.process.exitcode is None and tries > 0 and _loop_running():
+            asyncio.get_running_loop().call_later(REAP_EVERY, self.reap, tries - 1)
 
 
 class ReaderPool:
