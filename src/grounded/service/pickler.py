@@ -77,7 +77,10 @@ async def _read_to_end(fd: int) -> bool:
             await readable
         finally:
             loop.remove_reader(fd)
-        chunk = os.read(fd, 16)
+        try:
+            chunk = os.read(fd, 16)
+        except BlockingIOError:  # woken with nothing to read (uvloop makes a watched fd non-blocking)
+            continue
         if not chunk:
             return bytes(got) == b"1"
         got += chunk

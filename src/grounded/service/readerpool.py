@@ -1,7 +1,8 @@
 """The reader processes: each tenant's readings queued apart, served in turn, and stopped at their deadline.
 
 A pool of ``spawn``-started processes, one reading at a time each, talking to
-the loop over a pipe (small messages: the state goes by file, ``pickler.py``).
+the loop over a pipe (small messages: the state goes by file, ``pickler.py``),
+each pipe watched by a thread of its own that hands what arrives to the loop.
 Three rules keep one tenant's readings from taking the others' time:
 
 * **turns**: each tenant's waiting readings are a queue of their own, and a
@@ -25,6 +26,7 @@ import asyncio
 import multiprocessing
 import os
 import signal
+import threading
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
@@ -160,16 +162,18 @@ class ReaderPool:
     def _start(self, later: bool = True) -> None:
         reader = Reader(self._serve, later)
         self._readers.append(reader)
-        asyncio.get_running_loop().add_reader(reader.conn.fileno(), self._message, reader)
+        loop = asyncio.get_running_loop()
+        threading.Thread(target=_listen, args=(reader, loop, self._message), name="grounded-reader-pipe",
+                         daemon=True).start()
 
-    def _message(self, reader: Reader) -> None:
-        try:
-            kind, value = reader.conn.recv()
-        except (EOFError, OSError):
+    def _message(self, reader: Reader, message: tuple[str, Any] | None) -> None:
+        """What a reader said (None: its pipe closed, it is gone), on the loop."""
+        if reader not in self._readers:  # killed and replaced already
+            return
+        if message is None:
             self._lost(reader, "a text reader process stopped; retry")
             return
-        except Exception as exc:  # noqa: BLE001 - an answer that does not unpickle: the reading failed
-            kind, value = "error", RuntimeError(f"a reader's answer could not be read: {exc}")
+        kind, value = message
         if kind == "ready":
             reader.pid = value
             if self._ready is not None and not self._ready.done():
@@ -208,10 +212,6 @@ class ReaderPool:
         reader is left, what waits fails with 503 and the next reading starts the pool anew."""
         if reader in self._readers:
             self._readers.remove(reader)
-            try:
-                asyncio.get_running_loop().remove_reader(reader.conn.fileno())
-            except (OSError, ValueError):
-                pass
             reader.kill()
             task, reader.task = reader.task, None
             if task is not None:
@@ -235,13 +235,7 @@ class ReaderPool:
         self._on_done(task)
 
     def close(self) -> None:
-        loop = asyncio.get_running_loop() if _loop_running() else None
         for reader in self._readers:
-            if loop is not None:
-                try:
-                    loop.remove_reader(reader.conn.fileno())
-                except (OSError, ValueError):
-                    pass
             reader.kill()
         self._readers = []
         if self._ready is not None and not self._ready.done():
@@ -254,6 +248,25 @@ class ReaderPool:
                 if not task.future.done():
                     task.future.set_exception(ServiceUnavailable("the server is stopping"))
         self._queues.clear()
+
+
+def _listen(reader: Reader, loop: asyncio.AbstractEventLoop,
+            message: Callable[[Reader, tuple[str, Any] | None], None]) -> None:
+    """A thread per reader: waits on its pipe (blocking: the loop's own watch would make the pipe non-blocking,
+    and a long answer arrives in pieces) and hands each message to the loop; None once the pipe is closed."""
+    while True:
+        try:
+            got: tuple[str, Any] | None = reader.conn.recv()
+        except (EOFError, OSError):
+            got = None
+        except Exception as exc:  # noqa: BLE001 - an answer that does not unpickle: the reading failed
+            got = ("error", RuntimeError(f"a reader's answer could not be read: {exc}"))
+        try:
+            loop.call_soon_threadsafe(message, reader, got)
+        except RuntimeError:  # the loop is closed: the server is gone
+            return
+        if got is None:
+            return
 
 
 def _loop_time(deadline: float) -> float:
