@@ -6,8 +6,8 @@ each pipe watched by a thread of its own that hands what arrives to the loop.
 Three rules keep one tenant's readings from taking the others' time:
 
 * **turns**: each tenant's waiting readings are a queue of their own, and a
-  free reader takes the first reading of the next tenant in turn (round
-  robin), not the oldest reading overall;
+  free reader takes the first reading of the tenant served longest ago (a
+  tenant that just arrived first), not the oldest reading overall;
 * **a share**: one tenant holds at most ``workers`` readers at once; the pool
   starts with one reader more than that (a spare), and while a reading of
   another tenant waits with every reader busy, one more is started (up to twice
@@ -28,7 +28,7 @@ import os
 import signal
 import threading
 import time
-from collections import OrderedDict, deque
+from collections import deque
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
@@ -97,8 +97,12 @@ class ReaderPool:
         self._serve = serve
         self._on_done = on_done
         self._readers: list[Reader] = []
-        self._queues: OrderedDict[str, deque[Task]] = OrderedDict()
-        """Tenants with readings waiting, in the order of their turns."""
+        self._queues: dict[str, deque[Task]] = {}
+        """Each tenant's readings waiting, oldest first."""
+        self._served: dict[str, int] = {}
+        """When each tenant with readings waiting or running last got a reader (a count of turns): the tenant
+        served longest ago goes next; one that has none is forgotten, and counts as never served when back."""
+        self._turns = 0
         self._ready: asyncio.Future[None] | None = None
         """Done once a reader is ready; failed if every reader died before that."""
 
@@ -130,9 +134,10 @@ class ReaderPool:
     def _dispatch(self) -> None:
         """Give each free reader the next reading in turn; start a spare reader if a tenant under its share waits."""
         while self._queues:
-            tenant = next((t for t in self._queues if self._held(t) < self.workers), None)
-            if tenant is None:
+            waiting = [t for t in self._queues if self._held(t) < self.workers]
+            if not waiting:
                 return
+            tenant = min(waiting, key=lambda t: self._served.get(t, -1))  # served longest ago (or never) first
             reader = next((r for r in self._readers if r.pid is not None and r.task is None), None)
             if reader is None:
                 starting = any(r.pid is None for r in self._readers)
@@ -141,10 +146,10 @@ class ReaderPool:
                 return
             queue = self._queues[tenant]
             task = queue.popleft()
-            if queue:
-                self._queues.move_to_end(tenant)  # its next reading waits for the other tenants' turns
-            else:
+            if not queue:
                 del self._queues[tenant]
+            self._turns += 1
+            self._served[tenant] = self._turns
             self._run(reader, task)
 
     def _held(self, tenant: str) -> int:
@@ -227,6 +232,8 @@ class ReaderPool:
         if task.timer is not None:
             task.timer.cancel()
         task.reader = None
+        if task.tenant not in self._queues and not self._held(task.tenant):
+            self._served.pop(task.tenant, None)
         if not task.future.done():
             if error is not None:
                 task.future.set_exception(error)
