@@ -33,8 +33,8 @@ def forever(state: Any, what: Any, at: Any, threshold: Any, deadline: float) -> 
         time.sleep(1)
 
 
-def after_a_second(state: Any, what: Any, at: Any, threshold: Any, deadline: float) -> dict[str, Any]:
-    time.sleep(1)
+def after_a_while(state: Any, what: Any, at: Any, threshold: Any, deadline: float) -> dict[str, Any]:
+    time.sleep(2)
     return {"what": what}
 
 
@@ -120,7 +120,7 @@ def test_a_tenants_readings_take_turns_with_anothers():
             await readers._read(_reading("a"), pid_of_reader, "warm", None, None)
 
             async def one(tenant: str, what: str) -> None:
-                await readers._read(_reading(tenant), after_a_second, what, None, None)
+                await readers._read(_reading(tenant), after_a_while, what, None, None)
                 order.append(what)
 
             tasks = [asyncio.ensure_future(one("a", "a1")), asyncio.ensure_future(one("a", "a2")),
