@@ -130,7 +130,7 @@ class TextReaders:
             pool = await self._started()
             deadline = time.monotonic() + self.limits.deadline  # CLOCK_MONOTONIC: one clock for the machine
             # the child pickles while the loop goes on: only this reading waits for it
-            path = await asyncio.wait_for(asyncio.shield(made), self.limits.deadline)
+            path = await asyncio.wait_for(asyncio.shield(made), max(0.0, deadline - time.monotonic()))
             self._users[path] = self._users.get(path, 0) + 1
             future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
             pool.submit(Task(tenant, job, (path, what, at, threshold), deadline, future))
