@@ -20,7 +20,9 @@ The attacks (each reproduces a stall reported against the server):
 * ``pickle-verify``: on a conversation of 40,000 arguments, an append and then
   a Verify by text, again and again (each reading needs the new state);
 * ``sqlite-lock``: another process takes SQLite's write lock and holds it
-  1.5 s at a time while tenant A appends.
+  1.5 s at a time while tenant A appends;
+* ``appends`` (a control, not an attack): tenant A appends back to back, no
+  lock held: what ``sqlite-lock`` costs B beyond A's commits.
 
 Every loop is bounded in count and in time; setting up A's conversation is not timed.
 """
@@ -145,6 +147,7 @@ ATTACKS = {a.name: a for a in (
     Attack("formula-append", (), _prepare_formulas, _formula_append),
     Attack("pickle-verify", (), _prepare_arguments, _pickle_verify),
     Attack("sqlite-lock", (), _prepare_small, _locked_append, lock_holder=True),
+    Attack("appends", (), _prepare_small, _locked_append),
 )}
 
 
