@@ -454,3 +454,27 @@ def serve(
     result["isolation"] = flood.isolation(verifies=400 if quick else 1200)
     _publish(out, "serve", result, lambda r: serve_bench.markdown(r) + "\n\n" + flood.markdown(r["isolation"]))
     flood.check_isolation(result["isolation"])  # after the figures are written: a failing run still shows them
+
+
+@bench_app.command()
+def flood(
+    attack: Annotated[list[str], typer.Option(help="An attack by name (repeat the option; 'all': every one).")],
+    out: Out = DEFAULT_OUT,
+    verifies: Annotated[int, typer.Option(help="Tenant B's Verify by claim, idle and under attack, each.")] = 600,
+    rate: Annotated[float, typer.Option(help="Tenant B's Verify requests per second.")] = 100.0,
+    rounds: Annotated[int, typer.Option(help="Idle and attack windows, alternating.")] = 3,
+) -> None:
+    """One tenant attacks the server (bench/attacks.py); another tenant's Verify p99 against idle, and its Verify by
+    text answered, during each attack."""
+    from bench import attacks
+    from bench.report import stderr
+
+    names = list(attacks.ATTACKS) if "all" in attack else attack
+    unknown = [n for n in names if n not in attacks.ATTACKS]
+    if unknown:
+        raise InputError(f"--attack {unknown[0]}: expected one of {', '.join(attacks.ATTACKS)} or all")
+    results = []
+    for name in names:
+        stderr.print(f"bench flood: attack {name}", markup=False)
+        results.append(attacks.run(name, verifies, rate, rounds))
+    _publish(out, "flood", {"attacks": results}, lambda r: attacks.markdown(r["attacks"]))

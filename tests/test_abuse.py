@@ -337,27 +337,27 @@ def _wait_gone(pids: list[int], within: float) -> list[int]:
 
 
 @pytest.mark.slow
-def test_a_reader_that_dies_costs_one_503_is_replaced_and_none_outlives_the_server(tmp_path):
+def test_a_reader_that_dies_is_replaced_alone_and_none_outlives_the_server(tmp_path):
     server, keys = _server(tmp_path, "--read-workers", "2")
     with server:
         _conversation(server, keys[0], "c1")
         _start_readers(server, keys[0], "c1")
         assert server.proc is not None
         readers = _readers_of(server.proc.pid)
-        assert len(readers) == 2, readers
+        assert len(readers) == 3, readers  # two and a spare
         os.kill(readers[0], signal.SIGKILL)
-        # the pool saw its worker gone: it marks itself broken, then terminates and reaps every reader (the killed
-        # one stays a zombie until then), so once none of them is in /proc the next reading finds it broken
-        assert not _wait_gone(readers, 30), "the pool did not reap its readers after one was killed"
+        # the pool sees that reader's pipe close: it reaps it and starts one in its place, the others read on
+        assert not _wait_gone(readers[:1], 30), "the pool did not reap the killed reader"
         with client(server, keys[0]) as c:
-            r = c.post("/conversations/c1/verify", json={"text": "observation 2"})
-            assert r.status_code == 503 and r.json()["error"] == "unavailable", r.text[:300]
+            r = c.post("/conversations/c1/verify", json={"text": "observation 2"}, timeout=300)
+            assert r.status_code == 200, r.text[:300]
             assert c.get("/conversations/c1/verify", params={"claim": "o2"}).json()["grounded"] is True
-        _start_readers(server, keys[0], "c1")  # a new pool
-        readers = _readers_of(server.proc.pid)
-        assert len(readers) == 2 and readers[0] not in readers[1:]
+        deadline = time.monotonic() + 120
+        while len(now := _readers_of(server.proc.pid)) < 3 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert len(now) == 3 and readers[0] not in now and set(readers[1:]) <= set(now), (readers, now)
         server.kill()  # kill -9: no shutdown runs, and still no reader outlives its server
-        assert not _wait_gone(readers, 10), "readers outlived their server"
+        assert not _wait_gone(now, 10), "readers outlived their server"
 
 
 ISOLATION = """

@@ -403,8 +403,8 @@ def _held_commit(store, fail: bool = False) -> tuple[threading.Event, threading.
     real = store.transaction
 
     @contextmanager
-    def held() -> Iterator[None]:
-        with real():
+    def held(wait: bool = True) -> Iterator[None]:
+        with real(wait):
             yield
             began.set()
             release.wait(5)  # bounded: without a commit thread this blocks the loop itself, then the test fails

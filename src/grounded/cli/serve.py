@@ -42,6 +42,10 @@ def serve(
     workers: Annotated[int, typer.Option(help="Worker processes (each owns its engines; share the store).")] = 1,
     extension: ServeExtensions = None,
     cache: Annotated[int, typer.Option(help="Conversations kept in memory per worker.")] = 1000,
+    cache_per_tenant: Annotated[int, typer.Option(help="Of them, one tenant's at most.", min=1)]
+    = Settings.cache_per_tenant,
+    cache_mb_per_tenant: Annotated[int, typer.Option(help="Megabytes of world models one tenant's may hold.",
+                                                     min=1)] = Settings.cache_mb_per_tenant,
     max_body: Annotated[int, typer.Option(help="Largest request body, in bytes.")] = Settings.max_body,
     quiet: Annotated[bool, typer.Option("--quiet", help="No request log lines.")] = False,
     max_text: Annotated[int, typer.Option(help="Longest text to verify, in characters (413 past it).")]
@@ -73,7 +77,8 @@ def serve(
     from grounded.service.store import open_store
 
     settings = Settings(db=db, extensions=[str(p) for p in extension or ()], cache=cache, max_body=max_body,
-                        quiet=quiet, max_text=max_text, read_workers=read_workers, reads_per_tenant=reads_per_tenant,
+                        cache_per_tenant=cache_per_tenant, cache_mb_per_tenant=cache_mb_per_tenant, quiet=quiet,
+                        max_text=max_text, read_workers=read_workers, reads_per_tenant=reads_per_tenant,
                         read_deadline=read_deadline, header_timeout=header_timeout, body_timeout=body_timeout,
                         keep_alive=keep_alive, max_connections=max_connections, max_head=max_head)
     # No proxy-header rewriting (nothing reads the client's address: a key names the caller) and no

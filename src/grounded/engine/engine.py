@@ -63,6 +63,18 @@ if TYPE_CHECKING:  # the models, and the rules (imported where they run: a query
     from grounded.solvers.termdata import PlString
 
 
+def world_model(header: Header | PlainHeader) -> ConversationModel | None:
+    """The world model M a validated header declares, as an engine starts with it (None without one).
+
+    Pure Python and numpy, no rules: a server builds it off its event loop (2^22 worlds take seconds) and
+    hands it to ``Engine(header, world=...)``, which takes it as built from this header."""
+    if header.world is None:
+        return None
+    from grounded.engine.world import ConversationModel  # numpy and the models: only with a world
+
+    return ConversationModel(header.world, list(header.agents), [p.id for p in header.props if not p.aware])
+
+
 def _header(header: Header | PlainHeader | dict | None, acyclic: bool | None) -> Header:
     """The header as given, validated (an InputError names the field; a plain one was), with ``acyclic`` if given."""
     from pydantic import ValidationError
@@ -94,18 +106,13 @@ class Engine(Displayable, Walks):
 
     def __init__(self, header: Header | PlainHeader | dict | None = None, *, log: str | Path | None = None,
                  extensions: Iterable[str | Path] = (), acyclic: bool | None = None,
-                 fsync: FsyncPolicy = "always"):
+                 fsync: FsyncPolicy = "always", world: ConversationModel | None = None):
         if not isinstance(header, PlainHeader) or acyclic is not None:
             header = _header(header, acyclic)
         self._header: Header | PlainHeader = header
         self.extensions = tuple(loading.extension_path(p) for p in extensions)
         self.state = DependencyMap(header)  # the map ``verify`` and ``affected`` walk (``Walks``)
-        self.world: ConversationModel | None = None
-        if header.world is not None:
-            from grounded.engine.world import ConversationModel  # numpy and the models: only with a world
-
-            self.world = ConversationModel(header.world, list(header.agents),
-                                           [p.id for p in header.props if not p.aware])
+        self.world = world if world is not None else world_model(header)
         claim_rules()  # the rules, whenever they start, belong to this thread if it is the first
         self._rules: tuple[PrologRules, OperationRegistry, RuleState] | None = None
         if self.extensions:  # loaded now: a bad rule file is refused when the engine is made

@@ -88,6 +88,19 @@ class ConversationModel:
         """Each announced literal: the model just before its first announcement
         (where an observation is judged surprising)."""
 
+    def nbytes(self) -> int:
+        """Bytes of the arrays of every model kept (by turn and as first-announcement records), each array
+        counted once however many models share it: what a world model costs in memory, nearly all of it."""
+        seen: set[int] = set()
+        total = 0
+        models = [m for _, m in self.history] + [m for m in self.first_seen.values() if m is not None]
+        for model in models:
+            for array in model.arrays():
+                if id(array) not in seen:
+                    seen.add(id(array))
+                    total += array.nbytes
+        return total
+
     def fork(self) -> ConversationModel:
         """A copy that goes on on its own (a probed state's scratch engine, crosscheck/probe.py): the
         models, which no update changes in place, shared; the list of them by turn and the record of

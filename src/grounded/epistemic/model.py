@@ -107,6 +107,15 @@ class PlausibilityModel(Displayable):
         self.actual = actual
         self._cache: dict[Any, Any] = {}
 
+    def arrays(self) -> list[np.ndarray]:
+        """Every array this model holds (its valuation, partitions, orders, live worlds, the announcement
+        masks, and what its queries cached), shared ones included: for counting what it costs in memory."""
+        out = [self.val, self.alive, *self.cells.values(), *self.ranks.values()]
+        out += [mask for _, mask in self.facts or ()]
+        for hit in self._cache.values():
+            out += [x for x in (hit if isinstance(hit, tuple) else (hit,)) if isinstance(x, np.ndarray)]
+        return out
+
     # -- construction ------------------------------------------------------------------
 
     @classmethod

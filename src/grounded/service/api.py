@@ -12,11 +12,13 @@ published as docs/openapi.json) is the contract.
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import inspect
 import json
 import os
 from collections.abc import Callable, MutableMapping
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from importlib.metadata import version as _version
 from pathlib import Path
@@ -31,6 +33,7 @@ from starlette.exceptions import HTTPException
 
 from grounded.core.bounds import MAX_THRESHOLD, MAX_TURN, MIN_THRESHOLD
 from grounded.core.errors import GroundedError, InputError, PreconditionError
+from grounded.engine.engine import world_model
 from grounded.io.format import describe_errors, encode_line
 from grounded.queries import registry
 from grounded.queries.models import VerifyAnswer
@@ -62,9 +65,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     extensions = tuple(ExtensionFile.read(p) for p in settings.extensions)
     holder: dict[str, EngineHost] = {}
     readers = TextReaders(settings.reading_limits())
+    models = ThreadPoolExecutor(1, thread_name_prefix="grounded-world")
+    """Where a new conversation's world model is built: numpy, no rules, so not on the engines' thread."""
 
     def make() -> Conversations:
-        return Conversations(open_store(settings.db), extensions, settings.cache)
+        return Conversations(open_store(settings.db), extensions, settings.cache,
+                             cache_per_tenant=settings.cache_per_tenant,
+                             cache_bytes_per_tenant=settings.cache_mb_per_tenant * 2**20)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -78,6 +85,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             yield
         finally:
             readers.close()
+            models.shutdown(wait=True)
             holder.pop("host").close()
 
     app = FastAPI(title="grounded", version=VERSION, lifespan=lifespan,
@@ -129,8 +137,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
               responses={409: {"model": s.ErrorOut, "description": "A conversation with this id exists."}})
     async def create_conversation(request: Request, body: s.CreateConversation, key: Key) -> Any:
         """Create a conversation from an event-log header."""
-        return await ask(request.scope, _token(key), lambda c, t: c.create(t, body.header, body.id, body.extensions),
-                         write=body.id or "")
+        world = None
+        if body.header.world is not None:  # the key first, then the model (seconds at 22 atoms) off the loop
+            await ask(request.scope, _token(key), lambda c, t: None)
+            world = await asyncio.get_running_loop().run_in_executor(models, world_model, body.header)
+        return await ask(request.scope, _token(key),
+                         lambda c, t: c.create(t, body.header, body.id, body.extensions, world), write=body.id or "")
 
     @app.get("/v1/conversations", response_model=list[s.ConversationListItem], tags=["conversations"])
     async def list_conversations(request: Request, key: Key) -> Any:

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from grounded.core.errors import InputError, PreconditionError
 from grounded.core.turns import assign_turn
@@ -38,6 +38,9 @@ from grounded.present.summary import state_summary
 from grounded.service import keys
 from grounded.service.errors import Conflict, Inconsistent, Invalid, NotFound, Unauthorized
 from grounded.service.store import Store
+
+if TYPE_CHECKING:
+    from grounded.engine.world import ConversationModel
 
 INTERPRETERS = ("rules", "llm")
 """Interpreters an append may name to turn text into operations (``replay`` needs gold: not served)."""
@@ -64,10 +67,18 @@ Key = tuple[str, str]
 
 
 class _Entry:
-    __slots__ = ("engine", "tenant", "length")
+    __slots__ = ("engine", "tenant", "length", "nbytes")
 
     def __init__(self, engine: Engine, tenant: str, length: int):
         self.engine, self.tenant, self.length = engine, tenant, length
+        self.nbytes = 0
+        """What the engine's world model holds (``ConversationModel.nbytes``), as last counted."""
+
+
+def engine_bytes(engine: Engine) -> int:
+    """The memory a cached engine is charged: its world model's arrays (a 22-atom model holds about a hundred
+    megabytes; the dependency map beside it is small next to any model), 0 without one."""
+    return 0 if engine.world is None else engine.world.nbytes()
 
 
 class _Decided:
@@ -111,14 +122,21 @@ class Batch:
 
 
 class Conversations:
-    """The engines of one process, keyed by (tenant, conversation id), at most ``cache`` of them."""
+    """The engines of one process, keyed by (tenant, conversation id): at most ``cache`` of them, and of one
+    tenant at most ``cache_per_tenant`` holding at most ``cache_bytes_per_tenant`` (``engine_bytes``); past a
+    bound the least recently used go (of that tenant, for its bounds), to be rebuilt from the store if asked."""
 
     def __init__(self, store: Store, extensions: tuple[ExtensionFile, ...] = (), cache: int = 1000,
-                 interpreter_options: dict[str, Any] | None = None):
+                 interpreter_options: dict[str, Any] | None = None, cache_per_tenant: int = 100,
+                 cache_bytes_per_tenant: int = 512 * 2**20):
         self.store = store
         self.extensions = {e.name: e for e in extensions}
         self.cache_size = cache
+        self.cache_per_tenant = cache_per_tenant
+        self.cache_bytes_per_tenant = cache_bytes_per_tenant
         self._cache: OrderedDict[Key, _Entry] = OrderedDict()
+        self._held: dict[str, list[int]] = {}
+        """Per tenant: [engines cached, their bytes]."""
         self._interpreters: dict[str, Any] = {}
         self._interpreter_options = interpreter_options or {}
         self._touched: set[Key] = set()
@@ -148,11 +166,12 @@ class Conversations:
             group.forget()
             raise
 
-    def open_batch(self) -> Batch:
+    def open_batch(self, wait: bool = True) -> Batch:
         """A group commit in two halves (``batch`` in one): the writes here, then ``Batch.commit``, which may run
-        on another thread (``host.py`` runs it off the event loop)."""
+        on another thread (``host.py`` runs it off the event loop).  ``wait=False``: StoreLocked at once if
+        another process holds the store's write lock (``host.py`` waits for it off the loop)."""
         self._touched = set()
-        return Batch(self, self.store.transaction())
+        return Batch(self, self.store.transaction(wait))
 
     # -- who is asking ----------------------------------------------------------
 
@@ -182,7 +201,8 @@ class Conversations:
     # -- conversations ------------------------------------------------------------
 
     def create(self, tenant: str, header: Header | dict[str, Any] | None, cid: str | None = None,
-               extensions: list[str] | None = None) -> dict[str, Any]:
+               extensions: list[str] | None = None, world: ConversationModel | None = None) -> dict[str, Any]:
+        """``world``: the header's world model, built already (``engine.world_model``, off the event loop)."""
         cid = keys.check_name("conversation", cid) if cid is not None else "c" + secrets.token_hex(8)
         exts = []
         for name in extensions or ():
@@ -192,7 +212,7 @@ class Conversations:
             exts.append(self.extensions[name])
         # The library validates the header (an InputError names the field) and the rules
         # load the extensions, before anything is stored.
-        engine = Engine(header or {}, extensions=[e.path for e in exts])
+        engine = Engine(header or {}, extensions=[e.path for e in exts], world=world)
         try:
             self.store.create_conversation(tenant, cid, header_json(engine.header),
                                            [{"name": e.name, "sha256": e.sha256} for e in exts])
@@ -313,6 +333,8 @@ class Conversations:
                 seq = tx.insert(update.turn, line)
                 entry.length = seq
                 self._touched.add((tenant, cid))
+                if entry.engine.world is not None:
+                    self._recount((tenant, cid), entry)
         except BaseException:
             # The engine moved on but the row is not committed: the store is the truth.
             if applied:
@@ -406,6 +428,8 @@ class Conversations:
             except BaseException:
                 self._forget(key)
                 raise
+            if entry.engine.world is not None:
+                self._recount(key, entry)
         elif entry.length > length:  # cannot happen unless the store was rolled back under us
             self._forget(key)
             return self._caught_up(tenant, cid, length)
@@ -440,14 +464,36 @@ class Conversations:
     def _remember(self, key: Key, entry: _Entry) -> None:
         self._cache[key] = entry
         self._cache.move_to_end(key)
+        self._held.setdefault(entry.tenant, [0, 0])[0] += 1
+        self._recount(key, entry)
         while len(self._cache) > self.cache_size:
-            _, old = self._cache.popitem(last=False)
-            old.engine.close()
+            self._forget(next(iter(self._cache)))
+
+    def _recount(self, key: Key, entry: _Entry) -> None:
+        """Count the engine's bytes again (it has moved on) and hold its tenant to its bounds: the tenant's
+        least recently used engines other than this one go (this one, in use, stays even if alone over)."""
+        held = self._held[entry.tenant]
+        size = engine_bytes(entry.engine)
+        held[1] += size - entry.nbytes
+        entry.nbytes = size
+        while held[0] > self.cache_per_tenant or (held[1] > self.cache_bytes_per_tenant and held[0] > 1):
+            old = next(k for k, e in self._cache.items() if e.tenant == entry.tenant and k != key)
+            self._forget(old)
 
     def _forget(self, key: Key) -> None:
         entry = self._cache.pop(key, None)
         if entry is not None:
+            held = self._held[entry.tenant]
+            held[0] -= 1
+            held[1] -= entry.nbytes
+            if not held[0]:
+                del self._held[entry.tenant]
             entry.engine.close()
+
+    def cached(self, tenant: str) -> tuple[int, int]:
+        """(engines, bytes) the cache holds for ``tenant``."""
+        held = self._held.get(tenant, [0, 0])
+        return held[0], held[1]
 
     def close(self) -> None:
         for key in list(self._cache):

@@ -91,6 +91,13 @@ class StoreUnavailable(ServiceError):
     public = "the store did not answer or did not commit: nothing was changed; retry (the server's log says why)"
 
 
+class StoreLocked(StoreUnavailable):
+    """Another process holds the store's write lock: a transaction asked not to wait for it did not begin.
+
+    The server waits for the lock off its event loop (``host.py``) and tries again; a client sees it only as
+    the 503 of a lock held past ``Store.LOCK_TIMEOUT``."""
+
+
 class Inconsistent(ServiceError):
     """A stored conversation cannot be rebuilt as recorded (rules or extensions changed)."""
 

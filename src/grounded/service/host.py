@@ -31,6 +31,13 @@ conversations' rows (PostgreSQL) take the locks in one global order and
 cannot deadlock.  If the commit
 fails, every write of the flush is answered with that failure (503) and the
 engines they moved on are dropped, to be rebuilt from the store.
+
+A flush's transaction begins without waiting for the store's write lock: if
+another process holds it (SQLite's one writer), the flush waits for it on a
+thread of its own (``Store.wait_for_lock``, another connection) while the
+loop goes on answering reads, which SQLite's WAL lets through a held write
+lock, and queuing writes; then it tries again.  Only the writes wait, and past
+``Store.LOCK_TIMEOUT`` they are answered 503.
 """
 
 from __future__ import annotations
@@ -41,6 +48,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from grounded.service.conversations import Batch, Conversations
+from grounded.service.errors import StoreLocked, StoreUnavailable
 
 T = TypeVar("T")
 
@@ -73,6 +81,10 @@ class EngineHost:
         self._readers: list[asyncio.Future[None]] | None = None
         """While a commit is in flight: the reads waiting for it (None: no commit in flight)."""
         self._committer = ThreadPoolExecutor(1, thread_name_prefix="grounded-commit")
+        self._waiter = ThreadPoolExecutor(1, thread_name_prefix="grounded-lock-wait")
+        """Where a flush waits for a write lock another process holds (``Store.wait_for_lock``)."""
+        self._lock_wait: asyncio.Future[None] | None = None
+        self._locked_since: float | None = None
 
     async def call(self, job: Callable[[Conversations], T], write: bool = False,
                    order: tuple[str, str] = ("", ""), append: Append | None = None) -> T:
@@ -99,13 +111,18 @@ class EngineHost:
 
     def _flush(self) -> None:
         """Run up to MAX_BATCH queued writes in one transaction and hand its commit to the commit thread."""
-        batch, self._writes = self._writes[:MAX_BATCH], self._writes[MAX_BATCH:]
-        batch.sort(key=lambda w: w.order)
         try:
-            group = self.conversations.open_batch()
-        except Exception as exc:  # the transaction did not begin (the store is gone, locked past its timeout)
+            group = self.conversations.open_batch(wait=False)
+        except StoreLocked:  # another process holds the write lock: wait for it on a thread, the loop goes on
+            self._lock_wait = asyncio.ensure_future(self._wait_for_lock())
+            return
+        except Exception as exc:  # the transaction did not begin (the store is gone)
+            batch, self._writes = self._writes[:MAX_BATCH], self._writes[MAX_BATCH:]
             self._answer(batch, [(None, exc)] * len(batch))
             return
+        self._locked_since = None
+        batch, self._writes = self._writes[:MAX_BATCH], self._writes[MAX_BATCH:]
+        batch.sort(key=lambda w: w.order)
         try:
             try:
                 self.conversations.decide(_leading_appends(batch))
@@ -123,6 +140,26 @@ class EngineHost:
         self._readers = []
         committed = asyncio.get_running_loop().run_in_executor(self._committer, group.commit)
         committed.add_done_callback(lambda done: self._committed(done, group, batch, outcomes))
+
+    async def _wait_for_lock(self) -> None:
+        """Wait (on the waiter thread, reads answered meanwhile) until the write lock is free, then flush again;
+        past ``LOCK_TIMEOUT`` from the first refusal, the writes waiting are answered 503."""
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        if self._locked_since is None:
+            self._locked_since = now
+        store = self.conversations.store
+        left = store.LOCK_TIMEOUT - (now - self._locked_since)
+        try:
+            if left <= 0:
+                raise StoreUnavailable(f"{store.url}: the write lock was held past {store.LOCK_TIMEOUT:g} s")
+            await loop.run_in_executor(self._waiter, store.wait_for_lock, left)
+        except Exception as exc:  # noqa: BLE001 - held past the timeout (or the store is gone): these writes fail
+            self._locked_since = None
+            batch, self._writes = self._writes[:MAX_BATCH], self._writes[MAX_BATCH:]
+            self._answer(batch, [(None, exc)] * len(batch))
+            return
+        self._flush()
 
     def _committed(self, done: asyncio.Future[None], group: Batch, batch: list[_Write],
                    outcomes: list[Outcome]) -> None:
@@ -160,6 +197,9 @@ class EngineHost:
             return job(self.conversations)
 
     def close(self) -> None:
+        if self._lock_wait is not None:
+            self._lock_wait.cancel()
+        self._waiter.shutdown(wait=True)
         self._committer.shutdown(wait=True)
         self.conversations.close()
 

@@ -29,12 +29,16 @@ class Settings:
     db: str | None = None
     extensions: list[str] = field(default_factory=list)
     cache: int = 1000
+    cache_per_tenant: int = 100
+    """Conversations of one tenant kept in memory (per server process): its least recently used go past it."""
+    cache_mb_per_tenant: int = 512
+    """Megabytes of world models one tenant's cached conversations may hold (per server process)."""
     max_body: int = MAX_BODY
     quiet: bool = False
     """No request log lines (read by the worker processes of ``--workers N``)."""
     # The service's bounds against one client taking it (docs/serve.md lists each with its test).
     max_text: int = 20_000
-    """Characters in a text to verify (about 3,000 words; ~4 s of reading with the sentence encoder): 413 past it."""
+    """Characters in a text to verify (about 3,000 words): 413 past it."""
     read_workers: int = max(1, min(4, (os.cpu_count() or 2) - 1))
     """Reader processes (per server process) that verify texts off the event loop: a core left to the loop."""
     reads_per_tenant: int = 2

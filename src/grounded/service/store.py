@@ -34,7 +34,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from grounded.service.errors import Exists, NotFound, StoreUnavailable
+from grounded.service.errors import Exists, NotFound, StoreLocked, StoreUnavailable
 from grounded.service.keys import new_key
 
 SCHEMA_VERSION = 2
@@ -134,9 +134,23 @@ class Store:
             raise
         self._execute("RELEASE SAVEPOINT one_write")
 
-    def transaction(self) -> Any:
-        """A transaction the writes inside it join (nested ones are part of it); commits at its end."""
+    LOCK_TIMEOUT = 30.0
+    """Seconds a write waits for another process's write lock before it is refused (503)."""
+
+    def transaction(self, wait: bool = True) -> Any:
+        """A transaction the writes inside it join (nested ones are part of it); commits at its end.
+
+        ``wait=False``: if another process holds the store's write lock, StoreLocked at once instead of waiting
+        (the server waits with ``wait_for_lock`` on another thread, then tries again)."""
+        return self._transaction() if wait else self._transaction_now()
+
+    def _transaction_now(self) -> Any:
+        """``transaction(wait=False)``: the same unless beginning one takes a lock another process may hold."""
         return self._transaction()
+
+    def wait_for_lock(self, timeout: float) -> None:
+        """Return once the write lock another process held was free a moment ago (StoreUnavailable past
+        ``timeout``).  Safe on a thread other than the one using the store: it uses a connection of its own."""
 
     def close(self) -> None:
         raise NotImplementedError
@@ -348,12 +362,16 @@ class SQLiteStore(Store):
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # check_same_thread off: the host hands the connection to its commit thread for a COMMIT, and touches
         # it from no other thread until that returns (``host.py``): one thread at a time, never two at once.
-        self._db = sqlite3.connect(self.path, isolation_level=None, timeout=30.0, check_same_thread=False)
+        self._db = sqlite3.connect(self.path, isolation_level=None, timeout=self.LOCK_TIMEOUT,
+                                   check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.execute("PRAGMA foreign_keys=ON")
         self._depth = 0
         self._doomed: str | None = None
+        self._no_wait = False
+        self._waiter: sqlite3.Connection | None = None
+        """``wait_for_lock``'s connection (on its thread only)."""
         self.migrate()
 
     def _execute(self, sql: str, args: tuple = ()) -> Any:
@@ -372,9 +390,10 @@ class SQLiteStore(Store):
     @contextmanager
     def _transaction(self) -> Iterator[None]:
         if self._depth:
+            self._no_wait = False
             yield
             return
-        self._execute("BEGIN IMMEDIATE")
+        self._begin()
         self._depth = 1
         try:
             yield
@@ -395,7 +414,40 @@ class SQLiteStore(Store):
     def _lock_conversation(self, tenant: str, cid: str) -> tuple | None:
         return self._one("SELECT length FROM conversations WHERE tenant = ? AND id = ?", (tenant, cid))
 
+    def _transaction_now(self) -> Any:
+        self._no_wait = True  # read by the BEGIN of the transaction made here (nested: none, and no wait)
+        return self._transaction()
+
+    def _begin(self) -> None:
+        """BEGIN IMMEDIATE (the write lock), waiting up to LOCK_TIMEOUT for another process to let it go, or
+        not at all after ``_transaction_now``: StoreLocked then."""
+        if not self._no_wait:
+            self._execute("BEGIN IMMEDIATE")
+            return
+        self._no_wait = False
+        self._db.execute("PRAGMA busy_timeout = 0")
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            if exc.sqlite_errorcode not in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+                raise StoreUnavailable(f"{self.url}: {exc}") from exc
+            raise StoreLocked(f"{self.url}: another process holds the write lock") from exc
+        finally:
+            self._db.execute(f"PRAGMA busy_timeout = {int(self.LOCK_TIMEOUT * 1000)}")
+
+    def wait_for_lock(self, timeout: float) -> None:
+        if self._waiter is None:
+            self._waiter = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self._waiter.execute(f"PRAGMA busy_timeout = {max(0, int(timeout * 1000))}")
+        try:
+            self._waiter.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            raise StoreUnavailable(f"{self.url}: the write lock was held past {timeout:g} s: {exc}") from exc
+        self._waiter.execute("ROLLBACK")
+
     def close(self) -> None:
+        if self._waiter is not None:
+            self._waiter.close()
         self._db.close()
 
 
