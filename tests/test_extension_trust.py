@@ -76,7 +76,7 @@ def test_timeout_stops_an_extension_that_never_ends(tmp_path, command):
 
 
 def test_a_directive_that_never_ends_is_refused_before_it_runs(tmp_path):
-    """A directive other than discontiguous or use_module is refused at load by its line, so a loop there never starts."""
+    """A directive other than discontiguous or use_module is refused at load by its line: a loop there never starts."""
     where = planted(tmp_path, ":- repeat, fail.\n")
     done = grounded(*COMMANDS["run"], "--timeout", "20", cwd=where)
     line = (where / "concur.pl").read_text().splitlines().index(":- repeat, fail.") + 1

@@ -34,7 +34,6 @@ Three bounds keep one tenant from taking the service (values in
 from __future__ import annotations
 
 import asyncio
-import multiprocessing
 import os
 import pickle
 import shutil
