@@ -36,3 +36,23 @@ def test_a_port_in_use_is_refused_naming_the_address(tmp_path):
     assert r.returncode == 3, r.stderr[-2000:]
     assert f"cannot listen on 127.0.0.1:{port}" in r.stderr and "address already in use" in r.stderr.lower()
     assert "grounded: serving" not in r.stderr  # no start-up line names a port it does not hold
+
+
+def test_the_announced_port_accepts_a_connection_at_once(tmp_path):
+    """The start-up line is printed once the socket listens: a supervisor that connects as soon as it reads the
+    line is queued by the kernel, never refused (uvicorn itself listens only once the app has started)."""
+    proc = subprocess.Popen([sys.executable, "-m", "grounded", "serve", "--db", str(tmp_path / "grounded.db"),
+                             "--port", "0"], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    try:
+        assert proc.stderr is not None
+        for _ in range(50):  # the start-up lines: a key, then the serving line
+            line = proc.stderr.readline()
+            named = SERVING.search(line)
+            if named or not line:
+                break
+        assert named, "no start-up line"
+        with socket.create_connection(("127.0.0.1", int(named.group(1))), timeout=30):
+            pass
+    finally:
+        proc.kill()
+        proc.wait(timeout=30)

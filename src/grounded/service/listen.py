@@ -4,7 +4,7 @@
 commands run at, says nothing of which one.  A caller that picked a free port
 itself and passed it on loses a race: another process may take the port before
 the server binds it, seconds later.  ``serve_bound`` binds (``--port 0``: the
-kernel's pick), hands the bound port to ``announce`` (the command's start-up line,
+kernel's pick) and listens, hands the bound port to ``announce`` (the command's start-up line,
 which a supervisor or test reads), then runs uvicorn on that very socket, as
 ``uvicorn.run`` does for its worker processes (since uvicorn 0.51, whose
 ``Multiprocess`` takes the config and the sockets: the pin in pyproject.toml).
@@ -29,6 +29,9 @@ def serve_bound(app: Any, host: str, port: int, announce: Callable[[int], None],
     except SystemExit:  # it cannot bind: uvicorn logged why (not where); the status uvicorn.run gives it
         print(f"grounded: cannot listen on {host}:{port} (the error above says why)", file=sys.stderr, flush=True)
         sys.exit(STARTUP_FAILURE)
+    # Listening before the announcement: a client that connects as soon as it reads the start-up line is
+    # queued by the kernel until the server accepts it; a port bound but not yet listening refuses it.
+    sock.listen(config.backlog)
     announce(int(sock.getsockname()[1]))
     server = None if config.workers > 1 else uvicorn.Server(config)
     try:
