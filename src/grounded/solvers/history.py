@@ -777,9 +777,36 @@ def _decide(files: list[str], operations: Sequence[str], facts: list[clingo.Symb
     ctl = _facts_control(files, operations, [*facts, *seeds], ["--eq=0"])
     start = time.perf_counter()
     ctl.ground([("base", [])], context=DecisionNames())
+    with ctl.backend() as backend:
+        for link in queue_chain(ctl.symbolic_atoms):
+            backend.add_rule([backend.add_atom(link)])
+    ctl.ground([("queue", [])])
     grounded_at = time.perf_counter()
     shown = one_model(ctl)
     return shown, ctl.statistics, (grounded_at - start, time.perf_counter() - grounded_at)
+
+
+def queue_chain(atoms: clingo.SymbolicAtoms) -> Iterator[clingo.Symbol]:
+    """asp/oneshot.lp's chain of the candidate problem events of each literal, from the ground base
+    program: ``q_next(L, U, N)``, N the next utterance after U with a candidate event on L (``prob/3``,
+    each atom the program could derive), or the window's last utterance.  The first link of a
+    literal carried queued into the window (``q_carried(L, U)``) starts at U.  Linear in the candidates:
+    pairing every candidate that may open L with every later one grows with their square (a question
+    a thousand competing hypotheses explain)."""
+    utterance_of = {a.symbol.arguments[0].number: a.symbol.arguments[1].number
+                    for a in atoms.by_signature("step", 4)}
+    last = max((a.symbol.arguments[0].number for a in atoms.by_signature("utterance", 3)), default=0)
+    chains: dict[clingo.Symbol, set[int]] = defaultdict(set)
+    for a in atoms.by_signature("prob", 3):
+        chains[a.symbol.arguments[0]].add(utterance_of[a.symbol.arguments[1].number])
+    for a in atoms.by_signature("q_carried", 2):
+        chains[a.symbol.arguments[0]].add(a.symbol.arguments[1].number)
+    for literal, held in chains.items():
+        at = sorted(held)
+        if at[-1] < last:
+            at.append(last)
+        for u, n in zip(at, at[1:]):
+            yield clingo.Function("q_next", [literal, clingo.Number(u), clingo.Number(n)])
 
 
 def decide_seeded(files: list[str], views: list[str], operations: Sequence[str],
