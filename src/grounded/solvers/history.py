@@ -583,7 +583,8 @@ class OneShotHistory(_History):
     grounding there is no knowing which earlier utterance was accepted.
 
     The ground program of the history grows with it (about 160 atoms a turn),
-    so a long history is decided ``window`` utterances at a time: each window is
+    so a long history is decided ``window`` utterances at a time (more once the
+    history before a window is longer than ``WINDOW_GROWTH`` windows): each window is
     a fresh control that starts from the events the windows before it decided
     (as facts, ``seed_of``, as the live mode's fresh controls do), and is
     released before the next.  The answer is the union of what they decided.
@@ -837,24 +838,36 @@ def _carried(atom: clingo.Symbol, step: int, u: int) -> bool:
     return at is not None and atom.arguments[at].number <= step
 
 
+WINDOW_GROWTH = 4
+"""A window of the one-shot history holds at least a quarter as many utterances as came before it.
+Each window is seeded with the state decided before it (``seeds_after``: every argument, its standing,
+Dep, explanations, the problems still queued), which grows with the history: windows of a fixed size
+made the seeding of a history of K utterances cost K^2 / window (on 20,000 turns of competing hypotheses,
+more than grounding the utterances themselves).  Windows that grow with what they are seeded with make
+it linear, each window's program proportional to the history before it (about 20 atoms per earlier
+utterance against 230 per own one)."""
+
+
 def _windows(files: list[str], operations: Sequence[str], base: list[clingo.Symbol], literals: list[clingo.Symbol],
              of: Sequence[list[clingo.Symbol]], candidates: list[Candidate], window: int, decided: set[clingo.Symbol],
              first: int, bound: int | None = None) -> tuple[int, dict, tuple[float, float]]:
-    """Decide the history ``window`` candidates at a time from candidate ``first`` on, into ``decided``
-    (``of``: each candidate's facts; the windows before ``first`` are in ``decided``).  With ``bound``,
-    stop after a window that leaves this process's peak RSS above ``bound`` bytes.  Returns the first
-    candidate left, the last window's statistics, the (ground, solve) seconds."""
+    """Decide the history from candidate ``first`` on, into ``decided``, a window at a time (``window``
+    candidates, or a WINDOW_GROWTH-th of those before it if that is more; ``of``: each candidate's facts;
+    the windows before ``first`` are in ``decided``).  With ``bound``, stop after a window that leaves
+    this process's peak RSS above ``bound`` bytes.  Returns the first candidate left, the last window's
+    statistics, the (ground, solve) seconds."""
     ground = solve = 0.0
     statistics: dict = {}
     while True:
-        facts = [*base, *(f for facts in of[first:first + window] for f in facts)]
+        size = max(window, first // WINDOW_GROWTH)
+        facts = [*base, *(f for facts in of[first:first + size] for f in facts)]
         seeds: list[clingo.Symbol] = []
         if first:
             facts += literals
             seeds = seeds_after(candidates[:first], decided)
         shown, statistics, times = _decide(files, operations, facts, seeds)
         decided.update(shown)
-        ground, solve, first = ground + times[0], solve + times[1], first + window
+        ground, solve, first = ground + times[0], solve + times[1], first + size
         if first >= len(candidates) or (bound is not None and peak_bytes() > bound):
             return first, statistics, (ground, solve)
 
