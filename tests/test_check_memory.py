@@ -36,14 +36,20 @@ from .test_properties import budget
 HEADER = {"agents": {"alice": {"authority": True}, "bob": {}, "carol": {}}}
 
 
-def ground_atoms(path: Path) -> int:
-    """The atoms of the one-shot history program (its first, decisive ground call) for a log."""
+def one_shot(path: Path, **options) -> OneShotHistory:
+    """The one-shot history of a log (``options``: window, batch ...), given every utterance, not solved."""
     header, candidates, _ = candidates_of(path)
     with Engine(header) as engine:
-        history = OneShotHistory(header, engine.registry)
+        history = OneShotHistory(header, engine.registry, **options)
         for c in candidates:
             engine.apply(c)
             history.add(c, engine.last_verdicts)
+    return history
+
+
+def ground_atoms(path: Path) -> int:
+    """The atoms of the one-shot history program (its first, decisive ground call) for a log."""
+    history = one_shot(path)
     history.solve()
     return int(history.statistics["problem"]["lp"]["atoms"])
 
@@ -69,14 +75,9 @@ def window_atoms(path: Path, window: int, monkeypatch) -> list[int]:
         sizes.append(int(statistics["problem"]["lp"]["atoms"]))
         return shown, statistics, times
 
+    history = one_shot(path, window=window)
     with monkeypatch.context() as patched:
         patched.setattr(history_module, "_decide", counted)
-        header, candidates, _ = candidates_of(path)
-        with Engine(header) as engine:
-            history = OneShotHistory(header, engine.registry, window=window)
-            for c in candidates:
-                engine.apply(c)
-                history.add(c)
         history.solve()
     return sizes
 
@@ -101,6 +102,29 @@ def test_a_fan_of_competing_hypotheses_grounds_linearly_per_window(tmp_path, mon
     assert len(windows) == 6
     assert windows[0] < 1.3 * whole[100] * 60 / 100, (windows, whole)
     assert all(size <= windows[0] + 50 * 60 * i for i, size in enumerate(windows)), windows
+
+
+def test_the_windows_are_seeded_in_all_with_a_few_times_the_history(tmp_path, monkeypatch):
+    """Each window is seeded with the whole state decided before it (every argument, its standing, Dep,
+    the problems still queued), so windows of a fixed size w give K^2 / 2w seeds in all (on this fan
+    with w = 10: 16 times its own facts, and growing with K); windows that grow with the history before
+    them (WINDOW_GROWTH) keep the seeds of all windows to a few times the history's own facts."""
+    path = tmp_path / "fan.jsonl"
+    assert shapes.fan(400, 3, path) == 400
+    given = {"facts": 0, "seeds": 0, "windows": 0}
+    decide = history_module._decide
+
+    def counted(files, operations, facts, seeds):
+        given["windows"] += 1
+        given["seeds"] += len(seeds)
+        return decide(files, operations, facts, seeds)
+
+    history = one_shot(path, window=10)
+    given["facts"] = sum(map(len, history._of))
+    monkeypatch.setattr(history_module, "_decide", counted)
+    history.solve(affected=False)
+    assert given["windows"] < 20, given
+    assert given["seeds"] < 5 * given["facts"], given
 
 
 def u(turn: int, who: str, *ops: dict) -> dict:

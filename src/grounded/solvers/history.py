@@ -30,7 +30,7 @@ from collections import defaultdict
 from collections.abc import Collection, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
-from itertools import chain
+from itertools import chain, pairwise
 from typing import cast
 
 import clingo
@@ -806,7 +806,7 @@ def queue_chain(atoms: clingo.SymbolicAtoms) -> Iterator[clingo.Symbol]:
         at = sorted(held)
         if at[-1] < last:
             at.append(last)
-        for u, n in zip(at, at[1:]):
+        for u, n in pairwise(at):
             yield clingo.Function("q_next", [literal, clingo.Number(u), clingo.Number(n)])
 
 
