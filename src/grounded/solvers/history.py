@@ -842,10 +842,9 @@ WINDOW_GROWTH = 4
 """A window of the one-shot history holds at least a quarter as many utterances as came before it.
 Each window is seeded with the state decided before it (``seeds_after``: every argument, its standing,
 Dep, explanations, the problems still queued), which grows with the history: windows of a fixed size
-made the seeding of a history of K utterances cost K^2 / window (on 20,000 turns of competing hypotheses,
-more than grounding the utterances themselves).  Windows that grow with what they are seeded with make
-it linear, each window's program proportional to the history before it (about 20 atoms per earlier
-utterance against 230 per own one)."""
+made the seeding of a history of K utterances cost K^2 / window.  Windows that grow with what they are
+seeded with make it linear, each window's program proportional to the history before it (on a fan of
+competing hypotheses, about 20 atoms per earlier utterance against 230 per own one)."""
 
 
 def _windows(files: list[str], operations: Sequence[str], base: list[clingo.Symbol], literals: list[clingo.Symbol],
