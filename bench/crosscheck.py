@@ -25,12 +25,18 @@ The scaling table has three regimes (``--regime``): ``naive`` (the synthetic
 stream above), ``arguments`` (every turn creates an argument: 40% observations,
 60% hypotheses each resting on 2 of the 20 most recent claims, so dependencies
 chain; issue 23's argument-heavy log) and ``realistic`` (the project's realistic
-stream, bench/synthetic.py).  Each check runs under a time limit
+stream, tests/synthetic.py); any shape of tests/shapes.py is one too.  Each check runs under a time limit
 (``--time-limit``) and the check's own memory budget (``--memory-limit``); a run
 stopped by either says so in its row.  The argument-heavy table ends with the
 target line: 20,000 turns at most 1 GB peak.
 
+``--shapes`` (``shapes``) checks every shape of tests/shapes.py (the regimes above, a fan of
+competing hypotheses on one question, deep chains, many questions, dissent and resolve, a world
+model) at 1,000, 4,000 and 20,000 turns: wall and CPU of the process tree, its peak, the probe's
+share, the exponents of the one run; a shape above K^1.15 in CPU time or peak memory fails.
+
 Run:  python -m bench crosscheck [--quick] [--out DIR]
+      python -m bench crosscheck --shapes [--only fan,deep] [--probes 0]
       python -m bench crosscheck --turns 500,2000,8000,20000   (the scaling table alone)
       python -m bench crosscheck --turns 500,2000,8000,20000 --regime arguments --time-limit 900
 """
