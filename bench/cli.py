@@ -280,10 +280,19 @@ def crosscheck(
     turns: Annotated[str | None, typer.Option(help="Only the scaling table of grounded check, at these numbers "
                                                    "of turns (e.g. 500,2000,8000,20000).")] = None,
     seed: Annotated[int, typer.Option(help="Seed of the synthetic conversations.")] = 1,
-    regime: Annotated[str, typer.Option(help="With --turns: the logs checked, naive, arguments (every turn an "
-                                             "argument) or realistic.")] = "naive",
-    time_limit: Annotated[float | None, typer.Option(help="With --turns: seconds each check may take.")] = None,
-    memory_limit: Annotated[float | None, typer.Option(help="With --turns: GB each check may use.")] = None,
+    regime: Annotated[str, typer.Option(help="With --turns: the logs checked, a shape of tests/shapes.py (naive, "
+                                             "arguments: every turn an argument, realistic, fan, ...).")] = "naive",
+    time_limit: Annotated[float | None, typer.Option(help="With --turns or --shapes: seconds each check may take "
+                                                         "(--shapes: 900 unless given).")] = None,
+    memory_limit: Annotated[float | None, typer.Option(help="With --turns or --shapes: GB each check may use.")] = None,
+    probes: Annotated[int, typer.Option(help="With --turns or --shapes: candidate utterances per operation and "
+                                             "probed state (0: the check with no probe, as grounded check "
+                                             "--probes 0).")] = 3,
+    shapes: Annotated[bool, typer.Option("--shapes", help="The check on every shape of conversation "
+                                                          "(tests/shapes.py) at 1,000, 4,000 and 20,000 turns (or "
+                                                          "--turns): time, CPU, peak memory, the probe's share, "
+                                                          "exponents; fails a shape above K^1.15.")] = False,
+    only: Annotated[str | None, typer.Option(help="With --shapes: only these shapes, separated by commas.")] = None,
 ) -> None:
     """grounded check at 100-2,000 turns (one shot vs turn by turn); preferred extensions vs PyArg; a soak."""
     from bench import crosscheck as cc
@@ -292,20 +301,40 @@ def crosscheck(
     def log(line: str) -> None:
         stderr.print(line, markup=False)
 
-    if turns is not None:
-        try:
-            ks = [int(k) for k in turns.split(",")]
-        except ValueError:
-            raise typer.BadParameter(f"{turns!r}: expected numbers of turns separated by commas",
-                                     param_hint="--turns") from None
-        if not ks or min(ks) < 1:
-            raise typer.BadParameter(f"{turns!r}: every number of turns must be at least 1", param_hint="--turns")
+    ks = None if turns is None else _turns(turns)
+    if shapes:
+        names = list(cc.SHAPES) if only is None else only.split(",")
+        unknown = [n for n in names if n not in cc.SHAPES]
+        if unknown or not names:
+            raise typer.BadParameter(f"{only!r}: expected shapes among {', '.join(cc.SHAPES)}", param_hint="--only")
+        result = cc.shapes(ks or list(cc.SHAPE_KS), names, seed, log=log,
+                           time_limit=cc.SHAPE_TIME_LIMIT if time_limit is None else time_limit,
+                           memory_gb=memory_limit, probes=probes)
+        _publish(out, "crosscheck-shapes", result, cc.shapes_markdown)
+        if result["failed"]:
+            from bench.checks import CheckFailed
+
+            raise CheckFailed("; ".join(f"{name}: {why}" for name, why in result["failed"].items()))
+        return
+    if ks is not None:
         if regime not in cc.REGIMES:
             raise typer.BadParameter(f"{regime!r}: expected one of {', '.join(cc.REGIMES)}", param_hint="--regime")
         _publish(out, "crosscheck-scaling", cc.scaling(ks, seed, log=log, regime=regime, time_limit=time_limit,
-                                                       memory_gb=memory_limit), cc.scaling_markdown)
+                                                       memory_gb=memory_limit, probes=probes), cc.scaling_markdown)
         return
     _publish(out, "crosscheck", cc.run(quick, soak, py_arg_limit, seed, log=log), cc.markdown)
+
+
+def _turns(turns: str) -> list[int]:
+    """--turns as numbers of turns (at least 1 each)."""
+    try:
+        ks = [int(k) for k in turns.split(",")]
+    except ValueError:
+        raise typer.BadParameter(f"{turns!r}: expected numbers of turns separated by commas",
+                                 param_hint="--turns") from None
+    if not ks or min(ks) < 1:
+        raise typer.BadParameter(f"{turns!r}: every number of turns must be at least 1", param_hint="--turns")
+    return ks
 
 
 @bench_app.command("del")

@@ -25,12 +25,18 @@ The scaling table has three regimes (``--regime``): ``naive`` (the synthetic
 stream above), ``arguments`` (every turn creates an argument: 40% observations,
 60% hypotheses each resting on 2 of the 20 most recent claims, so dependencies
 chain; issue 23's argument-heavy log) and ``realistic`` (the project's realistic
-stream, bench/synthetic.py).  Each check runs under a time limit
+stream, tests/synthetic.py); any shape of tests/shapes.py is one too.  Each check runs under a time limit
 (``--time-limit``) and the check's own memory budget (``--memory-limit``); a run
 stopped by either says so in its row.  The argument-heavy table ends with the
 target line: 20,000 turns at most 1 GB peak.
 
+``--shapes`` (``shapes``) checks every shape of tests/shapes.py (the regimes above, a fan of
+competing hypotheses on one question, deep chains, many questions, dissent and resolve, a world
+model) at 1,000, 4,000 and 20,000 turns: wall and CPU of the process tree, its peak, the probe's
+share, the exponents of the one run; a shape above K^1.15 in CPU time or peak memory fails.
+
 Run:  python -m bench crosscheck [--quick] [--out DIR]
+      python -m bench crosscheck --shapes [--only fan,deep] [--probes 0]
       python -m bench crosscheck --turns 500,2000,8000,20000   (the scaling table alone)
       python -m bench crosscheck --turns 500,2000,8000,20000 --regime arguments --time-limit 900
 """
@@ -66,13 +72,19 @@ from grounded.dung import Framework, extensions
 from grounded.engine import Engine
 from grounded.solvers.apart import GLIBC_ALLOCATION_ABORT
 from grounded.solvers.history import IncrementalHistory, OneShotHistory, read_answer
-from tests.synthetic import HEADER, argument_heavy, build, realistic
+from tests.shapes import SHAPES
+from tests.synthetic import HEADER, build
 
 T = TypeVar("T")
 CHECK_KS = (500, 2000, 8000)
 AF_SIZES = (25, 50, 100, 1000, 10_000)
 TAIL = 200
-REGIMES = ("naive", "arguments", "realistic")
+REGIMES = tuple(SHAPES)
+SHAPE_KS = (1000, 4000, 20_000)
+MAX_EXPONENT = 1.15
+"""A shape whose check grows faster than K^1.15 (CPU time or the process tree's peak) fails ``--shapes``."""
+SHAPE_TIME_LIMIT = 900.0
+"""Seconds one check of ``--shapes`` may take by default: a superlinear shape is stopped, not waited on."""
 TARGET = (20_000, 1024.0)
 """Issue 23: ``grounded check`` on 20,000 argument-heavy turns peaks at 1 GB at most (MB)."""
 
@@ -162,17 +174,7 @@ def _peak_mb(who: int = resource.RUSAGE_SELF) -> float:
 
 
 def child_build(k: int, seed: int, path: str, regime: str = "naive") -> dict:
-    if regime == "arguments":
-        return {"utterances": argument_heavy(k, seed, Path(path))}
-    if regime == "realistic":
-        history = realistic(k, seed).history
-        with Engine(HEADER, log=Path(path)) as engine:  # the same utterances, as the log check reads
-            for u in history:
-                engine.apply(u)
-        return {"utterances": len(history)}
-    conv = build(k, "naive", seed, log=Path(path))
-    conv.engine.close()
-    return {"utterances": len(conv.history)}
+    return {"utterances": SHAPES[regime](k, seed, Path(path))}
 
 
 def _cpu() -> float:
@@ -238,9 +240,10 @@ def child_incremental(path: str, tail: int, where: str, decided: str = "") -> di
 
 
 def measure_check(k: int, seed: int, tail: int = TAIL, log=print, regime: str = "naive",
-                  time_limit: float | None = None, memory_gb: float | None = None, probes: int = PER_OP) -> dict:
-    """One row: build a K-turn log of ``regime``, check it in a fresh process; for the naive
-    regime also the turn-by-turn columns."""
+                  time_limit: float | None = None, memory_gb: float | None = None, probes: int = PER_OP,
+                  incremental: bool = True) -> dict:
+    """One row: build a K-turn log of ``regime`` (a shape, tests/shapes.py), check it in a fresh process;
+    for the naive regime also the turn-by-turn columns, unless not ``incremental``."""
     with tempfile.TemporaryDirectory() as tmp:
         path = str(Path(tmp) / "log.jsonl")
         built = _child("build", str(k), str(seed), path, regime)
@@ -257,7 +260,7 @@ def measure_check(k: int, seed: int, tail: int = TAIL, log=print, regime: str = 
             raise CheckFailed(f"grounded check disagrees on the {regime} log: {result['mismatches']}")
         log(f"checked K={k} in {result['seconds']:.1f} s, peak {result['tree_mb']:.0f} MB for the process tree "
             f"({result['peak_mb']:.0f} MB the check's process, {result['children_mb']:.0f} MB its largest child)")
-        if regime == "naive":
+        if regime == "naive" and incremental:
             decided = str(Path(tmp) / "decided.json")
             _child("decide", path, str(tail), decided)
             result.update(_child("incremental", path, str(tail), "first"))
@@ -282,6 +285,71 @@ def scaling(turns: list[int], seed: int = 1, tail: int = TAIL, log=print, regime
     return {"turns": list(turns), "seed": seed, "tail": tail, "regime": regime, "time_limit": time_limit,
             "memory_gb": memory_gb, "probes": probes, "checks": rows, "exponent": exponent(done),
             "exponent_cpu": exponent(done, "cpu"), "exponent_memory": exponent(done, "tree_mb")}
+
+
+def shapes(turns: list[int], names: list[str], seed: int = 1, log=print, time_limit: float | None = SHAPE_TIME_LIMIT,
+           memory_gb: float | None = None, probes: int = PER_OP) -> dict:
+    """The check of every shape in ``names`` at each K of ``turns``, each K in fresh processes: wall and
+    CPU seconds of the process tree, its peak RSS, the probe's share, and per shape the fitted exponents
+    over the K it finished (all from this one run).  A shape stopped by a limit, or whose CPU or memory
+    exponent exceeds MAX_EXPONENT, is named in ``failed``."""
+    rows: dict[str, list[dict]] = {}
+    for name in names:
+        rows[name] = []
+        for k in turns:
+            row = measure_check(k, seed, log=log, regime=name, time_limit=time_limit, memory_gb=memory_gb,
+                                probes=probes, incremental=False)
+            rows[name].append(row)
+            if "stopped" in row:
+                break  # a larger K would only be stopped too
+    fits = {}
+    for name, checks in rows.items():
+        done = [r for r in checks if "stopped" not in r]
+        fits[name] = {"exponent": exponent(done), "exponent_cpu": exponent(done, "cpu"),
+                      "exponent_memory": exponent(done, "tree_mb")}
+    failed = {name: reason for name in rows if (reason := _shape_failure(rows[name], fits[name], turns))}
+    return {"turns": list(turns), "shapes": names, "seed": seed, "probes": probes, "time_limit": time_limit,
+            "memory_gb": memory_gb, "max_exponent": MAX_EXPONENT, "checks": rows, "fits": fits, "failed": failed,
+            "load": os.getloadavg()}
+
+
+def _shape_failure(checks: list[dict], fit: dict, turns: list[int]) -> str:
+    """Why a shape fails (empty if it does not): a check stopped, or an exponent above MAX_EXPONENT."""
+    stopped = [r for r in checks if "stopped" in r]
+    if stopped:
+        return f"K={stopped[0]['k']:,} stopped: {stopped[0]['stopped']}"
+    over = [f"{what} exponent {fit[key]:.2f}" for what, key in (("CPU time", "exponent_cpu"),
+                                                                ("peak memory", "exponent_memory"))
+            if fit[key] is not None and fit[key] > MAX_EXPONENT]
+    return f"{' and '.join(over)} > {MAX_EXPONENT}" if over else ""
+
+
+def shapes_markdown(result: dict) -> str:
+    from bench.report import markdown_table
+
+    rows = []
+    for name, checks in result["checks"].items():
+        for r in checks:
+            if "stopped" in r:
+                rows.append([name, f"{r['k']:,}", f"{r['utterances']:,}", f"stopped: {r['stopped']}"] + ["-"] * 5)
+                continue
+            probe = r["phases"].get("probe", 0.0)
+            rows.append([name, f"{r['k']:,}", f"{r['utterances']:,}", f"{r['seconds']:.1f}", f"{r['cpu']:.1f}",
+                         f"{r['tree_mb']:.0f}", f"{probe:.1f}", f"{100 * probe / r['seconds']:.0f}%",
+                         f"{r['phases'].get('asp_ground', 0) + r['phases'].get('asp_solve', 0):.1f}"])
+    table = markdown_table(["shape", "K turns", "utterances", "check, s (wall)", "CPU of the process tree, s",
+                            "peak RSS of the process tree, MB", "probe, s", "probe's share of the wall",
+                            "ASP history (ground + solve), s"], rows)
+    fits = [[name, *(("-" if f[key] is None else f"{f[key]:.2f}")
+                     for key in ("exponent", "exponent_cpu", "exponent_memory")),
+             result["failed"].get(name, "ok")] for name, f in result["fits"].items()]
+    fit_table = markdown_table(["shape", "exponent, wall", "exponent, CPU", "exponent, peak memory",
+                                f"verdict (fails above {result['max_exponent']})"], fits)
+    load = ", ".join(f"{x:.2f}" for x in result["load"])
+    return (f"Probes: {result['probes']} candidates per operation and probed state (0: none); seed "
+            f"{result['seed']}; each K in fresh processes; the exponent is the least-squares slope of log(value) "
+            f"over log(K) from K = {result['turns'][0]:,} to {result['turns'][-1]:,}, in this one run; load "
+            f"average at the end {load}.\n\n" + table + "\n\n" + fit_table + "\n")
 
 
 def claims_of(history: list[dict]) -> list[str]:

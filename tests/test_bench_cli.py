@@ -186,6 +186,28 @@ def test_crosscheck_scaling_at_the_turns_asked(tmp_path):
     assert bad.returncode == 2 and "--turns" in bad.stderr
 
 
+def test_crosscheck_shapes_print_each_shape_and_fail_one_that_does_not_finish(tmp_path):
+    """`python -m bench crosscheck --shapes`: per shape and K the wall, the CPU and the peak of the process
+    tree and the probe's share, per shape the exponents of this run; a shape stopped by its time limit fails
+    the command (exit 1, naming it) after the tables are written."""
+    result = run_bench("crosscheck", "--shapes", "--turns", "30,60", "--only", "fan,dissent", "--probes", "0",
+                       "--out", tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    data = json.loads((tmp_path / "crosscheck-shapes.json").read_text())
+    assert list(data["checks"]) == ["fan", "dissent"] and data["failed"] == {}
+    for rows in data["checks"].values():
+        assert [row["k"] for row in rows] == [30, 60]
+        assert all(row["cpu"] > 0 and row["tree_mb"] > 0 and row["phases"].get("probe", 0) == 0 for row in rows)
+    assert all(fit["exponent_cpu"] is not None for fit in data["fits"].values())
+    assert "| fan | 60 |" in result.stdout and "exponent, CPU" in result.stdout
+    stopped = run_bench("crosscheck", "--shapes", "--turns", "30", "--only", "fan", "--time-limit", "0.01",
+                        "--out", tmp_path)
+    assert stopped.returncode == 1 and "check failed: fan: K=30 stopped" in stopped.stderr
+    assert "stopped: time limit" in (tmp_path / "crosscheck-shapes.md").read_text()
+    unknown = run_bench("crosscheck", "--shapes", "--only", "spiral", "--out", tmp_path)
+    assert unknown.returncode == 2 and "--only" in unknown.stderr
+
+
 CHECKED_APP = """
 import sys, typer
 from bench.checks import CheckFailed

@@ -24,7 +24,9 @@ from grounded import Engine, PreconditionError
 from grounded.crosscheck.check import candidates_of, check_history
 from grounded.dmap.model import Header
 from grounded.solvers import facts as F
+from grounded.solvers import history as history_module
 from grounded.solvers.history import OneShotHistory
+from tests import shapes
 from tests.synthetic import argument_heavy
 
 from .test_crosscheck import draw_candidates
@@ -34,14 +36,20 @@ from .test_properties import budget
 HEADER = {"agents": {"alice": {"authority": True}, "bob": {}, "carol": {}}}
 
 
-def ground_atoms(path: Path) -> int:
-    """The atoms of the one-shot history program (its first, decisive ground call) for a log."""
+def one_shot(path: Path, **options) -> OneShotHistory:
+    """The one-shot history of a log (``options``: window, batch ...), given every utterance, not solved."""
     header, candidates, _ = candidates_of(path)
     with Engine(header) as engine:
-        history = OneShotHistory(header, engine.registry)
+        history = OneShotHistory(header, engine.registry, **options)
         for c in candidates:
             engine.apply(c)
             history.add(c, engine.last_verdicts)
+    return history
+
+
+def ground_atoms(path: Path) -> int:
+    """The atoms of the one-shot history program (its first, decisive ground call) for a log."""
+    history = one_shot(path)
     history.solve()
     return int(history.statistics["problem"]["lp"]["atoms"])
 
@@ -54,6 +62,69 @@ def test_the_ground_program_of_an_argument_heavy_log_grows_linearly(tmp_path):
         assert argument_heavy(k, 1, path) == k
         sizes[k] = ground_atoms(path)
     assert sizes[120] / sizes[60] < 2.3, sizes
+
+
+def window_atoms(path: Path, window: int, monkeypatch) -> list[int]:
+    """The ground atoms of each window of the one-shot history of a log (clingo's statistics of each
+    window's control: its history program and the queue's part grounded after it)."""
+    sizes: list[int] = []
+    decide = history_module._decide
+
+    def counted(*args):
+        shown, statistics, times = decide(*args)
+        sizes.append(int(statistics["problem"]["lp"]["atoms"]))
+        return shown, statistics, times
+
+    history = one_shot(path, window=window)
+    with monkeypatch.context() as patched:
+        patched.setattr(history_module, "_decide", counted)
+        history.solve()
+    return sizes
+
+
+def test_a_fan_of_competing_hypotheses_grounds_linearly_per_window(tmp_path, monkeypatch):
+    """Many hypotheses explaining one question: each is a candidate event on the question's queue
+    status.  Pairing each candidate that may open it with each later one that may close it grew the
+    window's ground program with the square of the hypotheses (K=100 -> 200 in one window: 68,655 ->
+    410,667 atoms, 6 times); the candidates chained one after the other (asp/oneshot.lp) make it
+    linear: twice the turns at most 2.3 times the atoms, and a window of 60 utterances holds its own
+    utterances' atoms plus the state it is seeded with (a few atoms per earlier utterance: the
+    arguments, their standing, Dep, explanations and the problems still queued), nothing more."""
+    whole = {}
+    for k in (100, 200):
+        path = tmp_path / f"fan{k}.jsonl"
+        assert shapes.fan(k, 3, path) == k
+        (whole[k],) = window_atoms(path, 1000, monkeypatch)
+    assert whole[200] / whole[100] < 2.3, whole
+    path = tmp_path / "fan360.jsonl"
+    assert shapes.fan(360, 3, path) == 360
+    windows = window_atoms(path, 60, monkeypatch)
+    assert len(windows) == 6
+    assert windows[0] < 1.3 * whole[100] * 60 / 100, (windows, whole)
+    assert all(size <= windows[0] + 50 * 60 * i for i, size in enumerate(windows)), windows
+
+
+def test_windows_that_grow_with_the_history_seed_it_with_less(tmp_path, monkeypatch):
+    """Each window is seeded with the whole state decided before it (every argument, its standing, Dep,
+    the problems still queued), so windows of a fixed size w give K^2 / 2w seeds in all (on this fan
+    with w = 10: 40 windows, 15 times its own facts); windows that grow with the history before them
+    (WINDOW_GROWTH, up to WINDOW_MOST times w) seed it with about half (24 windows, 8 times)."""
+    path = tmp_path / "fan.jsonl"
+    assert shapes.fan(400, 3, path) == 400
+    given = {"facts": 0, "seeds": 0, "windows": 0}
+    decide = history_module._decide
+
+    def counted(files, operations, facts, seeds):
+        given["windows"] += 1
+        given["seeds"] += len(seeds)
+        return decide(files, operations, facts, seeds)
+
+    history = one_shot(path, window=10)
+    given["facts"] = sum(map(len, history._of))
+    monkeypatch.setattr(history_module, "_decide", counted)
+    history.solve(affected=False)
+    assert given["windows"] < 30, given
+    assert given["seeds"] < 10 * given["facts"], given
 
 
 def u(turn: int, who: str, *ops: dict) -> dict:

@@ -30,7 +30,7 @@ from collections import defaultdict
 from collections.abc import Collection, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
-from itertools import chain
+from itertools import chain, pairwise
 from typing import cast
 
 import clingo
@@ -583,7 +583,8 @@ class OneShotHistory(_History):
     grounding there is no knowing which earlier utterance was accepted.
 
     The ground program of the history grows with it (about 160 atoms a turn),
-    so a long history is decided ``window`` utterances at a time: each window is
+    so a long history is decided ``window`` utterances at a time (more once the
+    history before a window is longer than ``WINDOW_GROWTH`` windows): each window is
     a fresh control that starts from the events the windows before it decided
     (as facts, ``seed_of``, as the live mode's fresh controls do), and is
     released before the next.  The answer is the union of what they decided.
@@ -777,9 +778,36 @@ def _decide(files: list[str], operations: Sequence[str], facts: list[clingo.Symb
     ctl = _facts_control(files, operations, [*facts, *seeds], ["--eq=0"])
     start = time.perf_counter()
     ctl.ground([("base", [])], context=DecisionNames())
+    with ctl.backend() as backend:
+        for link in queue_chain(ctl.symbolic_atoms):
+            backend.add_rule([backend.add_atom(link)])
+    ctl.ground([("queue", [])])
     grounded_at = time.perf_counter()
     shown = one_model(ctl)
     return shown, ctl.statistics, (grounded_at - start, time.perf_counter() - grounded_at)
+
+
+def queue_chain(atoms: clingo.SymbolicAtoms) -> Iterator[clingo.Symbol]:
+    """asp/oneshot.lp's chain of the candidate problem events of each literal, from the ground base
+    program: ``q_next(L, U, N)``, N the next utterance after U with a candidate event on L (``prob/3``,
+    each atom the program could derive), or the window's last utterance.  The first link of a
+    literal carried queued into the window (``q_carried(L, U)``) starts at U.  Linear in the candidates:
+    pairing every candidate that may open L with every later one grows with their square (a question
+    a thousand competing hypotheses explain)."""
+    utterance_of = {a.symbol.arguments[0].number: a.symbol.arguments[1].number
+                    for a in atoms.by_signature("step", 4)}
+    last = max((a.symbol.arguments[0].number for a in atoms.by_signature("utterance", 3)), default=0)
+    chains: dict[clingo.Symbol, set[int]] = defaultdict(set)
+    for a in atoms.by_signature("prob", 3):
+        chains[a.symbol.arguments[0]].add(utterance_of[a.symbol.arguments[1].number])
+    for a in atoms.by_signature("q_carried", 2):
+        chains[a.symbol.arguments[0]].add(a.symbol.arguments[1].number)
+    for literal, held in chains.items():
+        at = sorted(held)
+        if at[-1] < last:
+            at.append(last)
+        for u, n in pairwise(at):
+            yield clingo.Function("q_next", [literal, clingo.Number(u), clingo.Number(n)])
 
 
 def decide_seeded(files: list[str], views: list[str], operations: Sequence[str],
@@ -810,24 +838,38 @@ def _carried(atom: clingo.Symbol, step: int, u: int) -> bool:
     return at is not None and atom.arguments[at].number <= step
 
 
+WINDOW_GROWTH, WINDOW_MOST = 4, 2
+"""A window of the one-shot history holds at least a quarter as many utterances as came before it,
+up to twice ``window``.  Each window is seeded with the state decided before it (``seeds_after``: every
+argument, its standing, Dep, explanations, the problems still queued), which grows with the history:
+windows of a fixed size w seed a history of K utterances with K^2 / 2w facts in all.  Windows that
+grow with the history before them seed it with a few times K; but a window's program grows with its
+own utterances (on a fan of competing hypotheses about 230 atoms each, against 20 per earlier
+utterance), so past twice ``window`` the windows stop growing and hold the peak memory instead (on
+20,000 turns of deep chains: 851 MB for the process tree, 1,211 MB with no bound): from 8,000
+utterances before a window on, the seeding grows as K^2 / 4w again."""
+
+
 def _windows(files: list[str], operations: Sequence[str], base: list[clingo.Symbol], literals: list[clingo.Symbol],
              of: Sequence[list[clingo.Symbol]], candidates: list[Candidate], window: int, decided: set[clingo.Symbol],
              first: int, bound: int | None = None) -> tuple[int, dict, tuple[float, float]]:
-    """Decide the history ``window`` candidates at a time from candidate ``first`` on, into ``decided``
-    (``of``: each candidate's facts; the windows before ``first`` are in ``decided``).  With ``bound``,
-    stop after a window that leaves this process's peak RSS above ``bound`` bytes.  Returns the first
-    candidate left, the last window's statistics, the (ground, solve) seconds."""
+    """Decide the history from candidate ``first`` on, into ``decided``, a window at a time (``window``
+    candidates, or a WINDOW_GROWTH-th of those before it up to WINDOW_MOST windows; ``of``: each candidate's facts;
+    the windows before ``first`` are in ``decided``).  With ``bound``, stop after a window that leaves
+    this process's peak RSS above ``bound`` bytes.  Returns the first candidate left, the last window's
+    statistics, the (ground, solve) seconds."""
     ground = solve = 0.0
     statistics: dict = {}
     while True:
-        facts = [*base, *(f for facts in of[first:first + window] for f in facts)]
+        size = max(window, min(first // WINDOW_GROWTH, WINDOW_MOST * window))
+        facts = [*base, *(f for facts in of[first:first + size] for f in facts)]
         seeds: list[clingo.Symbol] = []
         if first:
             facts += literals
             seeds = seeds_after(candidates[:first], decided)
         shown, statistics, times = _decide(files, operations, facts, seeds)
         decided.update(shown)
-        ground, solve, first = ground + times[0], solve + times[1], first + window
+        ground, solve, first = ground + times[0], solve + times[1], first + size
         if first >= len(candidates) or (bound is not None and peak_bytes() > bound):
             return first, statistics, (ground, solve)
 

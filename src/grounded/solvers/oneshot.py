@@ -58,7 +58,7 @@ def _domain_literal(location: ast.Location, part: str, params: list[str], operat
 
 
 def one_shot_statements(files: tuple[str, ...], operations: frozenset[str] = frozenset()) -> tuple[ast.AST, ...]:
-    """The statements of ``files``, every part folded into base, parameters rewritten.
+    """The statements of ``files``, every part with parameters folded into base, parameters rewritten.
 
     Each file is parsed once per process and contents: a check grounds many
     histories with the same rules, and a file rewritten in place is parsed again.
@@ -80,7 +80,8 @@ def _file_statements(path: str, text: str, operations: frozenset[str]) -> tuple[
         kind = stm.ast_type
         if kind == ast.ASTType.Program:
             part = (stm.name, [p.name for p in stm.parameters])
-            statements.append(ast.Program(stm.location, "base", []))
+            # a part with parameters is folded into base; one without keeps its name, for a later ground call
+            statements.append(ast.Program(stm.location, "base" if part[1] else stm.name, []))
             return
         if kind == ast.ASTType.Comment:
             return
@@ -99,7 +100,8 @@ def _file_statements(path: str, text: str, operations: frozenset[str]) -> tuple[
 
 
 def add_one_shot(ctl: clingo.Control, files: Iterable[str], operations: Iterable[str] = ()) -> None:
-    """Add every part of ``files`` to ``ctl``'s base part, parameters rewritten.
+    """Add every part of ``files`` with parameters to ``ctl``'s base part, parameters rewritten; a part
+    without parameters keeps its name (asp/oneshot.lp's ``queue``, grounded after base).
 
     A part named after one of ``operations`` (``#program observe(s).``) holds that
     operation's rules: its instances are the steps of that operation.
