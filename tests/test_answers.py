@@ -217,10 +217,11 @@ def test_an_anchor_given_dep_after_its_answer_was_kept_is_walked_again():
     e = Engine(HEADER)
     _say(e, "alice", {"op": "observe", "claim": "x1"}, {"op": "observe", "claim": "x0"})
     assert e.verify("x0").grounded  # kept on x0's record
-    _say(e, "alice", {"op": "undermine", "target": "x1", "by": "x0"})
     _say(e, "alice", {"op": "support", "target": "x0", "by": "x1"})
+    assert e.verify("x0").chain == ("x0", "x1")  # walked again: the kept answer had no x1
+    _say(e, "alice", {"op": "undermine", "target": "x1", "by": "x0"})
     v = e.verify("x0")
-    assert not v.grounded and v.failing == "x1" and v.reason.startswith("x1 -> x0: x1 weakened at T2")
+    assert not v.grounded and v.failing == "x1" and v.reason.startswith("x1 -> x0: x1 weakened at T3")
     e.close()
 
 

@@ -36,7 +36,7 @@ def test_a_grounded_citation_the_text_keeps_to_is_accepted(p2, reader):
     assert v.verdict == ACCEPT and v.exit_code == 0
     assert v.reason == "asserts h4 (grounded); the text says nothing beyond its citation"
     assert [f.literal for f in v.findings] == ["h4"] and v.contradicts == () and v.uncited == ()
-    assert v.method == "cited; text read coverage (WordNet 3.0)"
+    assert v.method == "cited; text read by coverage (WordNet 3.0)"
 
 
 def test_by_claim_first_a_stale_asserted_claim_rejects(p2, reader):

@@ -14,7 +14,8 @@ from grounded.interpreter.verdict import ABSTAIN, ACCEPT, REJECT
 from .openai_server import reply, status
 
 REQUEST = "Explain to the on-call engineer what caused the outage."
-ANSWER = {"text": "The retry storm from the token bug is what exhausts Redis.", "asserts": ["h4"], "denies": []}
+ANSWER = {"text": "The retry storm from the token bug is exhausting the Redis connection pool.", "asserts": ["h4"],
+          "denies": []}
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +39,7 @@ def test_the_request_carries_the_schema_and_a_well_formed_answer_is_verified(p2,
     server.push(reply(ANSWER))
     v = writer.ask(p2, REQUEST, 13, reader)
     assert v.verdict == ACCEPT and v.text == ANSWER["text"] and [f.literal for f in v.findings] == ["h4"]
-    assert v.method == "cited (scripted); text read offline (TF-IDF)"
+    assert v.method == "cited (scripted); text read by coverage (WordNet 3.0)"
     (request,) = server.requests
     fmt = request["response_format"]
     assert fmt["type"] == "json_schema" and fmt["json_schema"]["strict"] is True

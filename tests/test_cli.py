@@ -37,9 +37,11 @@ def test_demo_runs_offline_end_to_end():  # smoke test: a real process
     out = result.stdout
     assert "T13 alice" in out and "h2 abandoned by o9" in out
     assert "16/16 decisions correct" in out and "12/16 decisions correct" in out
-    assert "h2: UNGROUNDED  h2 abandoned at T9 by o9" in out and "-> reject: contradicts h4, which is grounded" in out
-    assert "h4: GROUNDED" in out and "-> abstain: nothing in the text anchors" in out
-    assert "-> accept: denies h2 (not grounded)" in out
+    assert "-> reject: asserts h2, which is not grounded: h2 abandoned at T9 by o9" in out  # stale
+    assert "-> accept: asserts h4 (grounded)" in out  # covered by a grounded claim
+    assert "-> reject: contradicts h4, which is grounded (reverses its causal direction" in out
+    assert "\"Roll back the token refresh change\": not covered by h3 or any claim: 'refresh', 'change'" in out
+    assert "-> abstain: cannot confirm: not covered by o3 or any claim: 'moon', 'cheese'" in out
 
 
 @pytest.mark.parametrize("scenario", [PHASE2, PHASE3])

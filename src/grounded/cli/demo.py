@@ -53,6 +53,9 @@ def demo() -> None:
             best = f"{tv.best[0]} at {tv.best[1]:.2f}" if tv.best else "nothing"
             out.print(f"  anchor: none (closest {best}, below {tv.threshold})", markup=False)
         for f in tv.findings:
+            if f.verification.status == NO_ANCHOR and f.doubt:  # a clause no claim covers: what is missing
+                out.print(f'  "{f.clause}": {f.doubt}', markup=False)
+                continue
             out.print(f"  {f.describe()}: ", end="", markup=False)
             out.print(render.verification_line(f.verification))
         flag = tv.flag(engine)
@@ -65,9 +68,9 @@ DEMO_BUDGET = 350
 DEMO_VERDICT = {GROUNDED: "accept", UNGROUNDED: "reject (stale)", NO_ANCHOR: "abstain"}
 """What the demo would say of a single literal with each Verify status."""
 DEMO_CANDIDATES = (
-    "Restart Redis: the Redis failure is what causes the auth failures.",
+    "The Redis failure is what causes the auth failures.",
+    "The retry storm from the token bug is exhausting the Redis connection pool.",
+    "Redis exhaustion causes the token bug.",
     "Roll back the token refresh change; its retry storm is exhausting the Redis connection pool.",
-    "The token bug is a downstream symptom of Redis unavailability.",
-    "It was not the Redis failure that broke Auth.",
     "The moon is made of cheese.",
 )

@@ -88,7 +88,7 @@ class CitedVerdict:
     unknown: tuple[str, ...] = ()
     """Cited ids that no argument claims as of the turn."""
     method: str = "cited"
-    """How the verdict was reached: 'cited; text read coverage (WordNet 3.0)', 'cited (llm model)'..."""
+    """How the verdict was reached: 'cited; text read by coverage (WordNet 3.0)', 'cited (llm model)'..."""
     error: str | None = None
     """Why there is no cited continuation to verify (a model that gave no valid answer): the verdict abstains."""
     notes: tuple[str, ...] = field(default=())
@@ -221,7 +221,7 @@ def verify_cited(engine: Engine | Reads, cited: CitedContinuation, at: int | Non
     else:
         verdict, reason = ACCEPT, f"{claims.reason}; the text says nothing beyond its citation"
     return CitedVerdict(cited.text, verdict, reason, claims, reading, contradicts, uncited, unknown,
-                        method=f"cited; text read {reading.method}", notes=notes)
+                        method=f"cited; text read by {reading.method}", notes=notes)
 
 
 def no_answer(error: str, at: int | None, method: str) -> CitedVerdict:

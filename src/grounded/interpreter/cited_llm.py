@@ -137,7 +137,7 @@ class CitedWriter:
             return no_answer(error or "no answer", at, method)
         verdict = verify_cited(engine, cited, at, reader=reader)
         self._write({**record, "outcome": "accepted", "answer": cited.model_dump(), "verdict": verdict.verdict})
-        return replace(verdict, method=f"{method}; text read {verdict.reading.method}" if verdict.reading
+        return replace(verdict, method=f"{method}; text read by {verdict.reading.method}" if verdict.reading
                        else method)
 
     def _write(self, record: dict[str, Any]) -> None:
