@@ -24,7 +24,7 @@ define wordnet
 	  echo "installing with apt-get: wordnet-base wordnet-sense-index"; \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wordnet-base wordnet-sense-index; }
-	$(BIN)/python -m grounded.interpreter.wordnet
+	$(BIN)/python -m grounded.interpreter.setup_wordnet
 endef
 
 # The core and what the demo and the service read text with: SWI-Prolog (the rules), the package with its

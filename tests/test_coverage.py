@@ -192,3 +192,13 @@ def test_a_reading_past_its_deadline_stops_between_clauses(reader):
 
     with pytest.raises(TimeoutError, match="past its deadline"):
         reader.read("Valve V5 was closed during the night shift. Scrap runs at 14%.", time.monotonic() - 1)
+
+
+def test_the_installer_runs_as_a_module_without_a_warning():
+    """``make setup`` runs it: ``python -m`` of a module the package had already imported warned (runpy)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-W", "error::RuntimeWarning", "-m", "grounded.interpreter.setup_wordnet"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and "WordNet 3.0 installed in" in done.stdout and not done.stderr, done.stderr

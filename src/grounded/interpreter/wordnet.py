@@ -17,7 +17,7 @@ whole ``grounded verify --text`` call.  So the relations the text reader uses
 through NLTK once, at install, into ``relations.sqlite`` beside the corpus;
 ``Lexicon`` opens that file read-only and looks words up one by one (milliseconds).
 
-``python -m grounded.interpreter.wordnet`` installs both (``make setup`` runs it); a
+``python -m grounded.interpreter.setup_wordnet`` installs both (``make setup`` runs it); a
 reader that cannot find them raises ``WordNetMissing`` naming what to run.
 """
 
@@ -55,7 +55,7 @@ SUFFIXES = {"n": (("s", ""), ("ses", "s"), ("ves", "f"), ("xes", "x"), ("zes", "
             "a": (("er", ""), ("est", ""), ("er", "e"), ("est", "e")), "r": ()}
 HYPERNYM_DEPTH = 2
 """A word covers the words whose synsets are at most this many hypernym steps below one of its own."""
-HOW_TO_INSTALL = ("apt-get install wordnet-base wordnet-sense-index, then python -m grounded.interpreter.wordnet "
+HOW_TO_INSTALL = ("apt-get install wordnet-base wordnet-sense-index, then python -m grounded.interpreter.setup_wordnet "
                   "(make setup does both)")
 
 
@@ -228,6 +228,7 @@ def lexicon() -> Lexicon:
 
 
 def main() -> int:
+    """``python -m grounded.interpreter.setup_wordnet``: install, or say what is missing (exit 2)."""
     try:
         path = install()
     except WordNetMissing as exc:
@@ -235,7 +236,3 @@ def main() -> int:
         return 2
     print(f"WordNet 3.0 installed in {path}")
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
