@@ -326,6 +326,15 @@ def _readers_of(pid: int) -> list[int]:
     return found
 
 
+def _readers_counted(pid: int, n: int, within: float) -> list[int]:
+    """The readers of ``pid`` once there are ``n`` of them, or as many as there are after ``within`` s (a reader
+    is counted once it runs multiprocessing's spawn_main: a process forked but not yet exec'd is not)."""
+    deadline = time.monotonic() + within
+    while len(found := _readers_of(pid)) < n and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return found
+
+
 def _wait_gone(pids: list[int], within: float) -> list[int]:
     """The processes of ``pids`` still in /proc (running, or zombies not yet reaped) after at most ``within`` s."""
     deadline = time.monotonic() + within
@@ -343,8 +352,8 @@ def test_a_reader_that_dies_is_replaced_alone_and_none_outlives_the_server(tmp_p
         _conversation(server, keys[0], "c1")
         _start_readers(server, keys[0], "c1")
         assert server.proc is not None
-        readers = _readers_of(server.proc.pid)
-        assert len(readers) == 3, readers  # two and a spare
+        readers = _readers_counted(server.proc.pid, 3, 120)
+        assert len(readers) == 3, readers  # two and a spare (the pool waits for one ready; the rest may still start)
         os.kill(readers[0], signal.SIGKILL)
         # the pool sees that reader's pipe close: it reaps it and starts one in its place, the others read on
         assert not _wait_gone(readers[:1], 30), "the pool did not reap the killed reader"
@@ -352,9 +361,7 @@ def test_a_reader_that_dies_is_replaced_alone_and_none_outlives_the_server(tmp_p
             r = c.post("/conversations/c1/verify", json={"text": "observation 2"}, timeout=300)
             assert r.status_code == 200, r.text[:300]
             assert c.get("/conversations/c1/verify", params={"claim": "o2"}).json()["grounded"] is True
-        deadline = time.monotonic() + 120
-        while len(now := _readers_of(server.proc.pid)) < 3 and time.monotonic() < deadline:
-            time.sleep(0.1)
+        now = _readers_counted(server.proc.pid, 3, 120)
         assert len(now) == 3 and readers[0] not in now and set(readers[1:]) <= set(now), (readers, now)
         server.kill()  # kill -9: no shutdown runs, and still no reader outlives its server
         assert not _wait_gone(now, 10), "readers outlived their server"
