@@ -105,6 +105,8 @@ class ReaderPool:
         self._turns = 0
         self._ready: asyncio.Future[None] | None = None
         """Done once a reader is ready; failed if every reader died before that."""
+        self._unready_deaths = 0
+        """Readers that died before they were ready since one last became ready (see ``_lost``)."""
 
     def pids(self) -> list[int]:
         """The ready readers' process ids (for the tests and the log)."""
@@ -181,6 +183,7 @@ class ReaderPool:
         kind, value = message
         if kind == "ready":
             reader.pid = value
+            self._unready_deaths = 0
             if self._ready is not None and not self._ready.done():
                 self._ready.set_result(None)
         else:
@@ -213,15 +216,21 @@ class ReaderPool:
     def _lost(self, reader: Reader, why: str | None) -> None:
         """The reader is gone (or killed now): its reading fails, and a reader that had started is replaced.
 
-        One that died before it was ready is not (it would die again: a broken install, no memory); once no
-        reader is left, what waits fails with 503 and the next reading starts the pool anew."""
+        One that died before it was ready is replaced only while readers have been seen to start (a reader
+        was ready before, and fewer than ``2 * workers`` died unready since): otherwise it would die again (a
+        broken install, no memory).  Once no reader is left, what waits fails with 503 and the next reading
+        starts the pool anew."""
         if reader in self._readers:
             self._readers.remove(reader)
             reader.kill()
             task, reader.task = reader.task, None
             if task is not None:
                 self._finish(task, None, ServiceUnavailable(why) if why else None)
-            if reader.pid is not None:
+            if reader.pid is None:
+                self._unready_deaths += 1
+            proven = (self._ready is not None and self._ready.done() and not self._ready.cancelled()
+                      and self._ready.exception() is None)
+            if reader.pid is not None or (proven and self._unready_deaths <= 2 * self.workers):
                 self._start()
             elif not self._readers:
                 self.close()
