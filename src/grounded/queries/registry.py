@@ -179,22 +179,34 @@ class PlainParams(NamedTuple):
     closure: bool = True
 
 
+REQUIRED = object()
+"""A field's default in ``PLAIN_FIELDS`` when the model requires the field."""
+
+PLAIN_FIELDS: dict[str, dict[str, tuple[tuple[type, ...], Any]]] = {
+    "Params": {},
+    "ClaimParams": {"claim": ((str,), REQUIRED)},
+    "AffectedParams": {"claim": ((str,), REQUIRED), "closure": ((bool,), True)},
+    "ArgumentsParams": {"claim": ((str, type(None)), None)},
+}
+"""The parameter models of grounded.queries.models as plain data: model name -> field -> (the exact types a
+value may have, the default or ``REQUIRED``).  The models' own field lists, read without importing pydantic;
+tests/test_plain_copies.py holds the two equal, field by field."""
+
+
 def plain_params(model: str, given: dict[str, Any]) -> PlainParams | None:
     """``given`` as plain data when it is plainly right for the model of grounded.queries.models named
-    ``model`` (no other key, each value of its field's type), else None: the model reads it, and names what is
-    wrong.  tests/test_query_registry.py holds the two readings equal."""
-    keys, claim, closure = given.keys(), given.get("claim"), given.get("closure", True)
-    if model == "Params":
-        right = not keys
-    elif model == "ClaimParams":
-        right = keys == {"claim"} and type(claim) is str
-    elif model == "AffectedParams":
-        right = "claim" in keys and keys <= {"claim", "closure"} and type(claim) is str and type(closure) is bool
-    elif model == "ArgumentsParams":
-        right = keys <= {"claim"} and (claim is None or type(claim) is str)
-    else:
-        right = False
-    return PlainParams(claim, closure) if right else None
+    ``model`` (no other key, every required one, each value of its field's type), else None: the model
+    reads it, and names what is wrong.  tests/test_query_registry.py holds the two readings equal."""
+    fields = PLAIN_FIELDS.get(model)
+    if fields is None or not given.keys() <= fields.keys():
+        return None
+    values = {}
+    for name, (types, default) in fields.items():
+        value = given.get(name, default)
+        if value is REQUIRED or (name in given and type(value) not in types):
+            return None
+        values[name] = value
+    return PlainParams(**values)
 
 
 QUERIES: dict[str, Query] = {}
