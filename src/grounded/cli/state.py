@@ -6,6 +6,7 @@ import json
 
 from grounded.cli.app import DEFAULT_READING, AsJson, At, File, LogReading, app, log_json, out, reads_log, say_partial
 from grounded.present import render
+from grounded.queries import registry
 
 
 @app.command()
@@ -16,7 +17,7 @@ def state(file: File, at: At = None, reading: LogReading = DEFAULT_READING, as_j
     --json prints them as one object (with --partial, how the reading of the log ended too)."""
     engine = reading.load(file)
     if as_json:
-        print(json.dumps({**render.state_json(engine, at), **(log_json(engine) if reading.partial else {})}))
+        print(json.dumps({**registry.state(engine, at), **(log_json(engine) if reading.partial else {})}))
         return
     render.render_state(out, engine, at, full=True)
     say_partial(engine)

@@ -35,7 +35,7 @@ from grounded.core.literals import atom_of
 from grounded.core.vocabulary import GOOD_STANDING
 from grounded.dmap.state import DependencyMap
 from grounded.queries.affected import Affected
-from grounded.queries.verify import Verification
+from grounded.queries.verify import Verification, grounded_arguments
 
 if TYPE_CHECKING:  # the models (pydantic): a query answered from a snapshot reads its parameters without them
     from grounded.dmap.model import Argument
@@ -243,6 +243,23 @@ def summary(source: Source, at: int | None = None) -> dict[str, Any]:
     return {name: QUERIES[name].ask(source, at)[name] for name in SUMMARY}
 
 
+def state_arguments(source: Source, at: int | None = None) -> list[dict[str, Any]]:
+    """Every argument as of turn ``at`` in the ``arguments`` query's shape, with whether it is grounded
+    (``StateArgument``)."""
+    t = check_turn(at)
+    grounded = grounded_arguments(source.state, t)
+    return [{**a, "grounded": a["id"] in grounded} for a in ARGUMENTS.ask(source, at)["arguments"]]
+
+
+def state(source: Source, at: int | None = None) -> dict[str, Any]:
+    """The state as of turn ``at`` in its one JSON shape (``StateAnswer``): the turn it is as of (the last
+    one when ``at`` is None), every argument with whether it is grounded, and the summary's answers.  The CLI
+    (``grounded state --json``), the HTTP API and the pages read it from here."""
+    t = check_turn(at)
+    return {"at": source.state.last_turn if t is None else t, "arguments": state_arguments(source, t),
+            **summary(source, t)}
+
+
 def verify_json(v: Verification) -> dict[str, Any]:
     """A Verify answer in its one shape (``VerifyAnswer``)."""
     return {"claim": v.claim, "grounded": v.grounded, "status": v.status, "chain": list(v.chain),
@@ -321,4 +338,4 @@ ARGUMENTS = register(Query(
 
 
 __all__ = ["AFFECTED", "QUERIES", "REINSTATABLE", "VERIFY", "PlainParams", "Query", "Source", "get",
-           "register", "unregister"]
+           "register", "state", "state_arguments", "unregister"]
