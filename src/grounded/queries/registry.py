@@ -247,8 +247,9 @@ def state_arguments(source: Source, at: int | None = None) -> list[dict[str, Any
     """Every argument as of turn ``at`` in the ``arguments`` query's shape, with whether it is grounded
     (``StateArgument``)."""
     t = check_turn(at)
-    grounded = grounded_arguments(source.state, t)
-    return [{**a, "grounded": a["id"] in grounded} for a in ARGUMENTS.ask(source, at)["arguments"]]
+    dm = source.state
+    grounded = grounded_arguments(dm, t)
+    return [{**dm.argument_json(r.id, t), "grounded": r.id in grounded} for r in dm.args if dm.visible(r.id, t)]
 
 
 def state(source: Source, at: int | None = None) -> dict[str, Any]:
