@@ -25,6 +25,7 @@ def ask(dm: DependencyMap, query: str) -> dict:
     """The one answer set of view 0, copied out of the model callback."""
     ctl = new_control()
     ctl.load(encoding("queries.lp"))
+    ctl.load(encoding("standing.lp"))
     control_add_facts(ctl, view_facts(dm, query))
     ctl.ground([("base", []), ("query", [clingo.Number(0)])])
     ctl.assign_external(clingo.Function("now", [clingo.Number(0)]), True)

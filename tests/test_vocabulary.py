@@ -82,3 +82,45 @@ effect(reaffirm, U, Op, commit(S, A)) :- field(Op, target, T), speaker(U, S), st
     engine.apply({"speaker": "alice", "ops": [{"op": "observe", "claim": "o1"}]})  # commits alice already
     update = engine.apply({"speaker": "alice", "ops": [{"op": "reaffirm", "target": "o1"}]})
     assert update.of(Commit) == [] and engine.state.commit_events == [(1, "alice", 1, True)]
+
+
+# -- good standing: one definition in each rule language, one Python reading ---------------------------
+
+ROOT = Path(__file__).resolve().parent.parent
+TWO_STANDINGS = re.compile(r"""[(\[{]\s*(["'])(active|resolved)\1\s*,\s*(["'])(active|resolved)\3\s*,?\s*[)\]}]""")
+
+
+def test_good_standing_is_the_same_set_in_prolog_asp_and_python():
+    """prolog/vocabulary.pl's good_standing/1 and asp/standing.lp's, asked of SWI-Prolog and clingo,
+    are grounded.core.vocabulary.GOOD_STANDING."""
+    import subprocess
+
+    import clingo
+
+    from grounded.core.vocabulary import GOOD_STANDING
+    from grounded.solvers.asp import encoding
+
+    goal = (f"use_module({str(rules_dir() / 'vocabulary.pl')!r}), "
+            "forall(vocabulary:good_standing(S), (write(S), nl))")
+    prolog = subprocess.run(["swipl", "-q", "-g", goal, "-t", "halt"], capture_output=True, text=True,
+                            timeout=60, check=True).stdout.split()
+    ctl = clingo.Control(["--warn=none"])
+    ctl.load(encoding("standing.lp"))
+    ctl.ground([("base", [])])
+    asp = [str(a.symbol.arguments[0]) for a in ctl.symbolic_atoms.by_signature("good_standing", 1)]
+    assert sorted(prolog) == sorted(asp) == sorted(GOOD_STANDING)
+    assert len(prolog) == len(asp) == len(GOOD_STANDING)  # each standing stated once
+
+
+def test_good_standing_is_defined_once_in_each_language():
+    """No second spelling: the Prolog rules state good_standing/1 in vocabulary.pl only, the ASP
+    encodings in standing.lp only, and no Python module lists the two standings but the vocabulary."""
+    prolog = {p.relative_to(ROOT).as_posix() for p in (ROOT / "prolog").rglob("*.pl")
+              if re.search(r"^good_standing\(", p.read_text(), re.M)}
+    asp = {p.relative_to(ROOT).as_posix() for p in (ROOT / "asp").rglob("*.lp")
+           if re.search(r"^\s*good(_standing)?\((active|resolved)", p.read_text(), re.M)}
+    python = {p.relative_to(ROOT).as_posix() for p in (ROOT / "src" / "grounded").rglob("*.py")
+              if any(m.group(2) != m.group(4) for m in TWO_STANDINGS.finditer(p.read_text()))}
+    assert prolog == {"prolog/vocabulary.pl"}
+    assert asp == {"asp/standing.lp"}
+    assert python == {"src/grounded/core/vocabulary.py"}

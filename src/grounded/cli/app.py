@@ -19,15 +19,17 @@ grounded, for ``verify``), 1 answered and not grounded / no anchor (for
 
 from __future__ import annotations
 
+import functools
 import gc
 import importlib
+import inspect
 import os
 import sys
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
 
 import typer
 from typer.core import TyperGroup
@@ -212,6 +214,64 @@ AllowRulesChange = Annotated[bool, typer.Option(
 NoCache = Annotated[bool, typer.Option(
     "--no-cache", help="Neither read nor write the snapshot beside the log (<log>.snapshot) nor create its key: "
                        "replay the whole log.")]
+
+LOG_OPTIONS: dict[str, tuple[Any, Any]] = {
+    "extension": (Extensions, None), "timeout": (Timeout, None), "partial": (Partial, False),
+    "allow_rules_change": (AllowRulesChange, False), "no_cache": (NoCache, False)}
+"""The options of a command that reads a log, in the order ``--help`` lists them: each one's annotation (its
+declaration above) and default.  ``reads_log`` gives them to a command; ``--timeout`` acts by its callback."""
+
+
+class LogReading(NamedTuple):
+    """How a command reads its log, from the options ``reads_log`` gave it (a command without one of them
+    reads as its default says).  A named tuple: a query answered from a snapshot makes few dataclasses
+    (tests/test_startup.py)."""
+
+    extension: list[Path] | None = None
+    partial: bool = False
+    allow_rules_change: bool = False
+    no_cache: bool = False
+
+    def load(self, path: Path) -> Engine:
+        """``load_engine`` of ``path`` read this way."""
+        return load_engine(path, self.extension, self.partial, self.allow_rules_change, self.no_cache)
+
+
+def reads_log(*optional: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """A command reading a log takes ``--extension`` and ``--timeout``, and those of ``--partial``,
+    ``--allow-rules-change`` and ``--no-cache`` named in ``optional`` (all three when none is), declared once
+    (``LOG_OPTIONS``) and handed to the command as its parameter ``reading: LogReading``.  Typer reads a
+    command's options from its signature: the options take the place of ``reading`` there, so each command's
+    ``--help`` lists them where it always has."""
+    taken = [name for name in LOG_OPTIONS
+             if name in ("extension", "timeout") or name in (optional or ("partial", "allow_rules_change", "no_cache"))]
+    if unknown := set(optional) - set(LOG_OPTIONS):
+        raise ValueError(f"no log-reading option {sorted(unknown)}")
+
+    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
+        signature = inspect.signature(command, eval_str=True)
+        params = list(signature.parameters.values())
+        at = [p.name for p in params].index("reading")
+        options = [inspect.Parameter(name, params[at].kind, default=LOG_OPTIONS[name][1],
+                                     annotation=LOG_OPTIONS[name][0]) for name in taken]
+        signature = signature.replace(parameters=[*params[:at], *options, *params[at + 1:]])
+
+        @functools.wraps(command)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            given = {name: kwargs.pop(name) for name in taken}
+            del given["timeout"]  # its callback has set the command's time limit
+            return command(*args, reading=LogReading(**given), **kwargs)
+
+        run.__signature__ = signature  # type: ignore[attr-defined]
+        run.__annotations__ = {**{p.name: p.annotation for p in signature.parameters.values()},
+                               "return": signature.return_annotation}
+        return run
+
+    return decorate
+
+
+DEFAULT_READING = LogReading()
+"""The ``reading`` default in a command's own signature (``reads_log`` replaces it by the options)."""
 
 PROGRESS_AFTER = 0.5
 """Seconds a load may run before a progress bar appears on stderr."""

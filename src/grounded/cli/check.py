@@ -15,7 +15,17 @@ from typing import Annotated
 
 import typer
 
-from grounded.cli.app import AllowRulesChange, AsJson, At, Extensions, File, Partial, Timeout, app, err, out
+from grounded.cli.app import (
+    DEFAULT_READING,
+    AsJson,
+    At,
+    File,
+    LogReading,
+    app,
+    err,
+    out,
+    reads_log,
+)
 from grounded.cli.retraction import EveryTurn, Seed
 from grounded.core.errors import InputError
 from grounded.crosscheck.budget import GB, default_budget, run_isolated
@@ -24,6 +34,7 @@ from grounded.scenario import SCENARIO_SUFFIXES
 
 
 @app.command("check")
+@reads_log("partial", "allow_rules_change")
 def check_command(
     file: File,
     at: At = None,
@@ -50,10 +61,7 @@ def check_command(
     output: Annotated[Path | None, typer.Option(
         "--output", "-o", help="With --shrink: write the smallest log here instead of printing it.")] = None,
     as_json: AsJson = False,
-    extension: Extensions = None,
-    timeout: Timeout = None,
-    partial: Partial = False,
-    allow_rules_change: AllowRulesChange = False,
+    reading: LogReading = DEFAULT_READING,
 ) -> None:
     """Recompute the history with Python, Prolog and ASP; 'all agree' or the differences; exit 1 on any."""
     if (shrink or output is not None) and file.suffix in SCENARIO_SUFFIXES:
@@ -61,9 +69,10 @@ def check_command(
     if output is not None and not shrink:
         raise InputError("-o/--output goes with --shrink")
     budget = int(memory_limit * GB) if memory_limit is not None else default_budget()
-    spec = {"file": str(file), "at": at, "extensions": [str(p) for p in extension or ()],
+    spec = {"file": str(file), "at": at, "extensions": [str(p) for p in reading.extension or ()],
             "incremental": incremental, "retraction": retraction, "every_turn": every_turn, "seed": seed,
-            "probes": probes, "shrink": shrink, "partial": partial, "allow_rules_change": allow_rules_change,
+            "probes": probes, "shrink": shrink, "partial": reading.partial,
+            "allow_rules_change": reading.allow_rules_change,
             "as_json": as_json}
     answer = run_isolated(spec, budget)
     for note in (answer["torn_note"], answer["partial_note"]):

@@ -11,17 +11,14 @@ from typing import Annotated
 import typer
 
 from grounded.cli.app import (
-    AllowRulesChange,
+    DEFAULT_READING,
     AsJson,
     At,
-    Extensions,
-    NoCache,
-    Partial,
-    Timeout,
+    LogReading,
     app,
-    load_engine,
     log_json,
     out,
+    reads_log,
     say_partial,
 )
 from grounded.cli.retraction import print_retraction_extensions, retracted_framework
@@ -34,6 +31,7 @@ FrameworkFile = Annotated[Path, typer.Argument(
 
 
 @app.command("extensions")
+@reads_log()
 def extensions_command(
     file: FrameworkFile,
     semantics: Annotated[str, typer.Option(
@@ -44,11 +42,7 @@ def extensions_command(
         "--retract", help="The extensions of AF|X instead, X = Affected*(P): what retracting P leaves.")] = None,
     one_step: Annotated[bool, typer.Option("--one-step", help="With --retract: X = Affected(P).")] = False,
     as_json: AsJson = False,
-    extension: Extensions = None,
-    timeout: Timeout = None,
-    partial: Partial = False,
-    allow_rules_change: AllowRulesChange = False,
-    no_cache: NoCache = False,
+    reading: LogReading = DEFAULT_READING,
     to: Annotated[str | None, typer.Option(
         "--to", help="Print the framework (AF|X with --retract) as apx or tgf (ICCMA formats) instead of its "
                      "extensions; a conversation's claims travel as comments (apx) or node labels (tgf).")] = None,
@@ -72,7 +66,7 @@ def extensions_command(
     if len(tasks) > 1:
         raise InputError(f"{tasks[0][0]} and {tasks[1][0]}: give one of them")
     if file.suffix.lower() in iccma.SUFFIXES:
-        for given, option in ((at, "--at"), (extension, "--extension"), (partial, "--partial"),
+        for given, option in ((at, "--at"), (reading.extension, "--extension"), (reading.partial, "--partial"),
                               (retract, "--retract")):
             if given:
                 raise InputError(f"{option} applies to a conversation, not to the framework file {file}")
@@ -81,7 +75,7 @@ def extensions_command(
         if not _task(view, semantics, to, credulous, sceptical, as_json):
             _framework_file(named, semantics, limit, as_json)
         return
-    engine = load_engine(file, extension, partial, allow_rules_change, no_cache)
+    engine = reading.load(file)
     dm = engine.state
     if retract is not None:
         if not tasks:
@@ -101,7 +95,7 @@ def extensions_command(
     found = dung_extensions(af, semantics, limit=limit)
     if as_json:
         listed = [[dm.arg(a).claim for a in sorted(ext)] for ext in found]
-        print(json.dumps({"extensions": listed, **log_json(engine)} if partial else listed))
+        print(json.dumps({"extensions": listed, **log_json(engine)} if reading.partial else listed))
         return
     out.print(_headline(af, semantics, found), markup=False)
     for i, ext in enumerate(found, 1):

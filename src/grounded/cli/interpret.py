@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from grounded.cli.app import AsJson, NoCache, app, err, load_engine, out
+from grounded.cli.app import AsJson, LogReading, NoCache, app, err, out
 from grounded.core.errors import EndpointError, InputError
 from grounded.engine import Engine
 from grounded.present import context
@@ -109,7 +109,7 @@ def score(
     scenario = Scenario.load(gold)
     classification = score_classification(log, scenario, chosen, shifts)
     last = max((t.turn for t in classification.turns), default=0)
-    with Engine(scenario.header) as reference, load_engine(log, None, no_cache=no_cache) as extracted:
+    with Engine(scenario.header) as reference, LogReading(no_cache=no_cache).load(log) as extracted:
         # the gold state as `run` builds it (turns expecting their own rejection leave it as it was)
         for _ in islice(run(scenario, reference), sum(t.turn <= last for t in scenario.turns)):
             pass

@@ -17,20 +17,17 @@ import typer
 from rich.text import Text
 
 from grounded.cli.app import (
+    DEFAULT_READING,
     LITERAL_ARGS,
-    AllowRulesChange,
     AsJson,
     At,
-    Extensions,
     File,
-    NoCache,
-    Partial,
-    Timeout,
+    LogReading,
     app,
     exit_with,
-    load_engine,
     log_json,
     out,
+    reads_log,
     say_partial,
 )
 from grounded.core.bounds import MAX_ARGUMENT_FILE_BYTES
@@ -41,6 +38,7 @@ from grounded.queries.registry import AFFECTED, QUERIES, VERIFY, Query, get
 
 
 @app.command(context_settings=LITERAL_ARGS)
+@reads_log()
 def verify(
     file: File,
     claim: Annotated[str | None, typer.Argument(help="The literal the continuation asserts, e.g. h2 or -a3 "
@@ -64,11 +62,7 @@ def verify(
                                                               "read against the citation.")] = None,
     at: At = None,
     as_json: AsJson = False,
-    extension: Extensions = None,
-    timeout: Timeout = None,
-    partial: Partial = False,
-    allow_rules_change: AllowRulesChange = False,
-    no_cache: NoCache = False,
+    reading: LogReading = DEFAULT_READING,
 ) -> None:
     """Verify(c): is the claim carried by an argument in good standing, grounded all the way down?
 
@@ -88,7 +82,7 @@ def verify(
     if claim is not None and anchor != "offline":
         raise InputError("--anchor applies to --text and --cited only")
     citation = _read_cited(cited) if cited is not None else None  # bad JSON is refused before the file loads
-    engine = load_engine(file, extension, partial, allow_rules_change, no_cache)
+    engine = reading.load(file)
     if text is not None or citation is not None:
         if citation is not None:
             from grounded.interpreter.cited import verify_cited
@@ -168,6 +162,7 @@ def _print_text_verdict(tv, flag: str | None) -> None:
 
 
 @app.command(context_settings=LITERAL_ARGS)
+@reads_log()
 def affected(
     file: File,
     claim: Annotated[str, typer.Argument(help="The literal to retract, e.g. o5 or -a3 (a literal such as -x1 "
@@ -175,21 +170,18 @@ def affected(
     one_step: Annotated[bool, typer.Option("--one-step", help="One-step Affected instead of Affected*.")] = False,
     at: At = None,
     as_json: AsJson = False,
-    extension: Extensions = None,
-    timeout: Timeout = None,
-    partial: Partial = False,
-    allow_rules_change: AllowRulesChange = False,
-    no_cache: NoCache = False,
+    reading: LogReading = DEFAULT_READING,
 ) -> None:
     """Affected*(p): every argument that rests, transitively, on p.
 
     Exit 0 answered, 1 the literal is unknown to the state, 2 input error.
     """
-    engine = load_engine(file, extension, partial, allow_rules_change, no_cache)
+    engine = reading.load(file)
     _answer(engine, AFFECTED, at, {"claim": claim, "closure": not one_step}, as_json, log=True)
 
 
 @app.command(name="query", context_settings=LITERAL_ARGS)
+@reads_log()
 def query_command(
     file: File,
     name: Annotated[str, typer.Argument(help="The query: " + ", ".join(QUERIES) + ".")],
@@ -200,11 +192,7 @@ def query_command(
                                                                          "e.g. -p closure=false).")] = None,
     at: At = None,
     as_json: AsJson = False,
-    extension: Extensions = None,
-    timeout: Timeout = None,
-    partial: Partial = False,
-    allow_rules_change: AllowRulesChange = False,
-    no_cache: NoCache = False,
+    reading: LogReading = DEFAULT_READING,
 ) -> None:
     """Any registered query (grounded.queries.registry), answered in its one JSON shape (as the HTTP API and
     the MCP tools answer it).  Exit 0 answered (for verify: grounded; for affected: known), 1 otherwise, 2 input
@@ -214,8 +202,8 @@ def query_command(
     if claim is not None:
         params["claim"] = claim
     q.read(params)  # a bad parameter is refused before the file loads
-    engine = load_engine(file, extension, partial, allow_rules_change, no_cache)
-    _answer(engine, q, at, params, as_json, log=partial)
+    engine = reading.load(file)
+    _answer(engine, q, at, params, as_json, log=reading.partial)
 
 
 def _params(given: list[str]) -> dict[str, Any]:

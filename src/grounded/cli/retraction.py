@@ -13,7 +13,15 @@ from typing import Annotated
 
 import typer
 
-from grounded.cli.app import AsJson, Extensions, File, NoCache, Timeout, app, load_engine, out
+from grounded.cli.app import (
+    DEFAULT_READING,
+    AsJson,
+    File,
+    LogReading,
+    app,
+    out,
+    reads_log,
+)
 from grounded.core.bounds import check_turn
 from grounded.core.errors import InputError
 from grounded.crosscheck.retraction import EVERY_TURN_LIMIT, Retraction, check_retraction, check_retractions
@@ -29,6 +37,7 @@ Seed = Annotated[int | None, typer.Option("--seed", help="Retractions: the sampl
 
 
 @app.command()
+@reads_log("no_cache")
 def retractions(
     file: File,
     literal: Annotated[list[str] | None, typer.Option(
@@ -37,13 +46,11 @@ def retractions(
     every_turn: EveryTurn = None,
     seed: Seed = None,
     as_json: AsJson = False,
-    extension: Extensions = None,
-    timeout: Timeout = None,
-    no_cache: NoCache = False,
+    reading: LogReading = DEFAULT_READING,
 ) -> None:
     """Proposition 2.5 and Corollary 2.6 per retraction: X, S' and the extensions of AF|X; exit 1 if one fails."""
     check_turn(at)
-    engine = load_engine(file, extension, no_cache=no_cache)
+    engine = reading.load(file)
     for p in literal or ():
         engine.affected(p)  # a clear error for a malformed literal
     report = check_retractions(engine.state, at=at, turns=None if at is None else [at], literals=literal,

@@ -4,33 +4,20 @@ from __future__ import annotations
 
 import json
 
-from grounded.cli.app import (
-    AllowRulesChange,
-    AsJson,
-    At,
-    Extensions,
-    File,
-    NoCache,
-    Partial,
-    Timeout,
-    app,
-    load_engine,
-    log_json,
-    out,
-    say_partial,
-)
+from grounded.cli.app import DEFAULT_READING, AsJson, At, File, LogReading, app, log_json, out, reads_log, say_partial
 from grounded.present import render
+from grounded.queries import registry
 
 
 @app.command()
-def state(file: File, at: At = None, extension: Extensions = None, timeout: Timeout = None, partial: Partial = False,
-          allow_rules_change: AllowRulesChange = False, no_cache: NoCache = False, as_json: AsJson = False) -> None:
+@reads_log()
+def state(file: File, at: At = None, reading: LogReading = DEFAULT_READING, as_json: AsJson = False) -> None:
     """Every argument with its standing, groundedness and Dep; open problems, commitments, dissent.
 
     --json prints them as one object (with --partial, how the reading of the log ended too)."""
-    engine = load_engine(file, extension, partial, allow_rules_change, no_cache)
+    engine = reading.load(file)
     if as_json:
-        print(json.dumps({**render.state_json(engine, at), **(log_json(engine) if partial else {})}))
+        print(json.dumps({**registry.state(engine, at), **(log_json(engine) if reading.partial else {})}))
         return
     render.render_state(out, engine, at, full=True)
     say_partial(engine)

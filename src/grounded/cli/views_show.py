@@ -8,7 +8,15 @@ from typing import Annotated
 
 import typer
 
-from grounded.cli.app import At, Extensions, File, NoCache, Timeout, app, check_at_within, load_engine
+from grounded.cli.app import (
+    DEFAULT_READING,
+    At,
+    File,
+    LogReading,
+    app,
+    check_at_within,
+    reads_log,
+)
 from grounded.core.errors import InputError
 from grounded.present.picture import FORMATS, WRAP, format_of, picture
 from grounded.present.slides import SLIDE, write_slides, write_turns
@@ -21,6 +29,7 @@ Wrap = Annotated[int, typer.Option("--wrap", help="Characters per line of a node
 
 
 @app.command()
+@reads_log("no_cache")
 def show(
     file: File,
     at: At = None,
@@ -43,9 +52,7 @@ def show(
     diff: Annotated[tuple[int, int] | None, typer.Option("--diff", metavar="T0 T1",
                                                          help="The picture at T1 marked with what appeared, "
                                                               "lost grounding or changed standing since T0.")] = None,
-    extension: Extensions = None,
-    timeout: Timeout = None,
-    no_cache: NoCache = False,
+    reading: LogReading = DEFAULT_READING,
 ) -> None:
     """The picture: arguments (shape by kind, colour by standing, ✓ when grounded, ✗ and washed out when in
     standing but not grounded), their texts, Dep, attacks, explains, decisions and dissent."""
@@ -54,7 +61,7 @@ def show(
         if all_turns:
             raise InputError("--slides and --all-turns: give one of them")
         assert output is not None
-        made = write_slides(file, output, extensions=extension, view=view)
+        made = write_slides(file, output, extensions=reading.extension, view=view)
         print(f"wrote {len(made)} slides of {SLIDE[0]}x{SLIDE[1]} px to {output}/ ({made[0].path.name} ... "
               f"{made[-1].path.name}); the picture's smallest type {min(s.smallest for s in made):.0f} px"
               if made else f"nothing to draw: {file} has no turns", file=sys.stderr)
@@ -62,12 +69,12 @@ def show(
     if all_turns:
         _check_all_turns(output, fmt, at, diff, focus, affected)
         assert output is not None
-        written = write_turns(file, output, fmt, extensions=extension, view=view, labels=labels, wrap=wrap)
+        written = write_turns(file, output, fmt, extensions=reading.extension, view=view, labels=labels, wrap=wrap)
         print(f"wrote {len(written)} pictures to {output}/ ({written[0].name} ... {written[-1].name})"
               if written else f"nothing to draw: {file} has no turns", file=sys.stderr)
         return
     fmt = "svg" if output is None else format_of(output, "--output")
-    engine = load_engine(file, extension, no_cache=no_cache)
+    engine = reading.load(file)
     since = None
     if diff is not None:
         since, at = _check_diff(diff, at)

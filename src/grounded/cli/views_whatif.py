@@ -8,13 +8,24 @@ from typing import Annotated
 
 import typer
 
-from grounded.cli.app import AsJson, At, Extensions, File, NoCache, Timeout, app, check_at_within, load_engine, out
+from grounded.cli.app import (
+    DEFAULT_READING,
+    AsJson,
+    At,
+    File,
+    LogReading,
+    app,
+    check_at_within,
+    out,
+    reads_log,
+)
 from grounded.core.errors import InputError
 from grounded.present.picture import format_of, picture
 from grounded.present.summary import update_summary, whatif_json
 
 
 @app.command()
+@reads_log("no_cache")
 def whatif(
     file: File,
     utterance: Annotated[str, typer.Option("--utterance", "-u", help='The utterance as JSON: {"speaker": "bob", '
@@ -23,9 +34,7 @@ def whatif(
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Also draw the hypothetical state "
                                                                       "(.svg, .png, .pdf, .dot).")] = None,
     as_json: AsJson = False,
-    extension: Extensions = None,
-    timeout: Timeout = None,
-    no_cache: NoCache = False,
+    reading: LogReading = DEFAULT_READING,
 ) -> None:
     """Apply an utterance to the state as of turn --at (default: the last) without recording it; show the
     transitions and flagged claims, or the violations.  Exit 0 if the rules accept it, 1 if they reject it."""
@@ -37,7 +46,7 @@ def whatif(
         raise InputError("--utterance: expected a JSON object with speaker and ops")
     if output is not None:
         format_of(output, "--output")
-    engine = load_engine(file, extension, no_cache=no_cache)
+    engine = reading.load(file)
     check_at_within(engine, at)
     w = engine.whatif(data, at=at)
     when = "at the end" if at is None else f"after T{at}"

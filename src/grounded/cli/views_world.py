@@ -9,7 +9,17 @@ from typing import Annotated
 
 import typer
 
-from grounded.cli.app import AsJson, At, Extensions, File, NoCache, Timeout, app, check_at_within, load_engine, out
+from grounded.cli.app import (
+    DEFAULT_READING,
+    AsJson,
+    At,
+    File,
+    LogReading,
+    app,
+    check_at_within,
+    out,
+    reads_log,
+)
 from grounded.core.errors import InputError
 from grounded.present.picture import format_of, render
 from grounded.present.worldgraph import DRAW_LIMIT, summary_lines, to_dot, world_graph
@@ -19,6 +29,7 @@ MAX_LIMIT = 64
 
 
 @app.command()
+@reads_log("no_cache")
 def world(
     file: File,
     at: At = None,
@@ -28,9 +39,7 @@ def world(
                                        help="Draw models of at most this many worlds; larger ones are "
                                             "summarised.")] = DRAW_LIMIT,
     as_json: AsJson = False,
-    extension: Extensions = None,
-    timeout: Timeout = None,
-    no_cache: NoCache = False,
+    reading: LogReading = DEFAULT_READING,
 ) -> None:
     """The world model as of --at (default: the last turn): worlds, each agent's indistinguishability and
     plausibility order.  Prints a summary (cells by size, worlds by the atoms that differ); with -o draws
@@ -38,7 +47,7 @@ def world(
     plausible world.  A model of more than --limit worlds is summarised only (-o: exit 2)."""
     if output is not None:
         format_of(output, "--output")
-    engine = load_engine(file, extension, no_cache=no_cache)
+    engine = reading.load(file)
     if engine.world is None:
         raise InputError(f"{file}: the conversation declares no world model (a `world:` section of its header)")
     check_at_within(engine, at)

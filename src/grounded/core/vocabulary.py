@@ -13,6 +13,8 @@ Standing = Literal["active", "weakened", "abandoned", "resolved"]
 
 STANDINGS: tuple[str, ...] = ("active", "weakened", "abandoned", "resolved")
 GOOD_STANDING = frozenset({"active", "resolved"})
+"""Good standing: the standings that keep an argument in S_t.  The one Python reading of the rules'
+good_standing/1 (prolog/vocabulary.pl, asp/standing.lp); tests/test_vocabulary.py holds the three equal."""
 
 PropKind = Literal[
     "observation", "hypothesis", "assumption", "decision", "position", "constraint", "question"

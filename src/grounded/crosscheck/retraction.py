@@ -372,6 +372,7 @@ def _decide(report: RetractionReport, history: _History, turns: list[int],
         symbols.extend(_F("ask", [_N(t), _S(p)]) for t, p in asks)
     ctl = new_control()
     ctl.load(encoding("retraction.lp"))
+    ctl.load(encoding("standing.lp"))
     with ctl.backend() as backend:
         for symbol in symbols:
             backend.add_rule([backend.add_atom(symbol)])

@@ -1,6 +1,8 @@
 """Plain values of the dependency map that its pydantic models (grounded.dmap.model) and the code that
 answers queries both use: importable without pydantic, which a query answered from a snapshot does not
-import (issue 23, item 5; tests/test_startup.py).
+import (issue 23, item 5; tests/test_startup.py).  ``AgentRecord``, ``PropDecl`` and ``PlainHeader`` copy
+their models' fields and defaults (``Agent``, ``Proposition``, ``Header``); tests/test_plain_copies.py holds
+each copy equal to its model.
 """
 
 from __future__ import annotations
@@ -38,8 +40,8 @@ class AgentRecord(NamedTuple):
     """An agent of the state: declared in the header (its ``Agent``'s fields) or joined on first word.
     (A named tuple, as ``PropDecl``: made at import in a tenth of a frozen dataclass's time.)"""
 
-    role: str
-    authority: bool
+    role: str = ""
+    authority: bool = False
 
 
 class PropDecl(NamedTuple):
@@ -66,7 +68,6 @@ class PlainHeader:
         if fields.get("world") is not None:
             raise ValueError("a header with a world model is validated, never taken as authenticated")
         self.fields = fields
-        self.agents = {name: AgentRecord(a.get("role", ""), a.get("authority", False))
-                       for name, a in fields.get("agents", {}).items()}
+        self.agents = {name: AgentRecord(**a) for name, a in fields.get("agents", {}).items()}
         self.props = [PropDecl(**p) for p in fields.get("props", [])]
         self.acyclic: bool = fields.get("acyclic", True)

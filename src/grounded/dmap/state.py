@@ -21,9 +21,9 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from sys import intern
-from typing import TYPE_CHECKING, TypeAlias, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
-from grounded.core.vocabulary import GOOD_STANDING, Standing
+from grounded.core.vocabulary import GOOD_STANDING
 from grounded.dmap.columns import Events
 from grounded.dmap.notes import AgentRecord, StandingNote
 
@@ -361,19 +361,22 @@ class DependencyMap:
     def props_at(self, t: int | None) -> list[PropRecord]:
         return [p for p in self.props.values() if t is None or p.turn is None or p.turn <= t]
 
+    def argument_json(self, arg_id: int, t: int | None = None) -> dict[str, Any]:
+        """One argument as of turn t in its JSON shape, the ``Argument`` model's (``argument`` validates it
+        into the model), made without pydantic: the state's JSON lists every argument."""
+        r = self.args[arg_id - 1]
+        return {"id": r.id, "claim": r.claim, "speaker": r.speaker, "turn": r.turn, "kind": r.kind, "text": r.text,
+                "standing": r.standing_at(t), "deps": list(r.deps_at(t)), "explains": list(r.explains_at(t)),
+                "history": [{"turn": h[0], "standing": h[1], "cause": h[2]} for h in r.history
+                            if t is None or h[0] <= t],
+                "created_by": {"op": r.op, "index": r.op_index, "turn": r.turn, "speaker": r.speaker,
+                               "utterance": r.utterance}}
+
     def argument(self, arg_id: int, t: int | None = None) -> Argument:
         """The public, typed view of one argument as of turn t."""
-        from grounded.dmap.model import Argument, Provenance, StandingChange
+        from grounded.dmap.model import Argument
 
-        r = self.args[arg_id - 1]
-        history = [h for h in r.history if t is None or h[0] <= t]
-        return Argument(
-            id=r.id, claim=r.claim, speaker=r.speaker, turn=r.turn, kind=r.kind, text=r.text,
-            standing=cast(Standing, r.standing_at(t)), deps=list(r.deps_at(t)), explains=list(r.explains_at(t)),
-            history=[StandingChange(turn=h[0], standing=cast(Standing, h[1]), cause=h[2]) for h in history],
-            created_by=Provenance(op=r.op, index=r.op_index, turn=r.turn, speaker=r.speaker,
-                                  utterance=r.utterance),
-        )
+        return Argument.model_validate(self.argument_json(arg_id, t))
 
     def snapshot(self) -> dict:
         """Everything this state holds, as plain data: equal snapshots, equal states."""

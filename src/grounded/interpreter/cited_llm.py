@@ -33,6 +33,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from grounded.core.vocabulary import GOOD_STANDING
 from grounded.engine import Engine
 from grounded.interpreter.anchor import AnchorIndex
 from grounded.interpreter.calllog import CallLog
@@ -42,7 +43,6 @@ from grounded.interpreter.llm_anchor import answer_object, ask_twice, check_know
 from grounded.io.format import describe_errors
 
 PROMPT_VERSION = "cited_v1"
-IN_STANDING = ("active", "resolved")
 
 SYSTEM_V1 = """\
 You continue a conversation whose claims are tracked by id, and you cite the claims your continuation rests on.
@@ -63,7 +63,7 @@ def cited_claims(engine: Engine, at: int | None) -> list[dict[str, str]]:
 
 
 def user_message_v1(rows: list[dict[str, str]], request: str) -> str:
-    standing = [r for r in rows if r["standing"] in IN_STANDING]
+    standing = [r for r in rows if r["standing"] in GOOD_STANDING]
     out = [r for r in rows if r not in standing]
 
     def lines(rs: list[dict[str, str]]) -> str:

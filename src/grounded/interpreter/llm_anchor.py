@@ -27,6 +27,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from grounded.core.vocabulary import GOOD_STANDING
 from grounded.engine import Engine
 from grounded.interpreter.calllog import CallLog
 from grounded.interpreter.llm import LLMConfig, LLMInterpreter
@@ -86,12 +87,11 @@ def claims_shown(engine: Engine, at: int | None) -> list[dict[str, str]]:
         if kind == "question":
             continue
         rows.append({"id": claim, "kind": kind, "standing": standing, "text": " / ".join(said)})
-    good = ("active", "resolved")
-    return sorted(rows, key=lambda r: r["standing"] not in good)
+    return sorted(rows, key=lambda r: r["standing"] not in GOOD_STANDING)
 
 
 def user_message_v1(rows: list[dict[str, str]], candidate: str) -> str:
-    standing = [r for r in rows if r["standing"] in ("active", "resolved")]
+    standing = [r for r in rows if r["standing"] in GOOD_STANDING]
     out = [r for r in rows if r not in standing]
 
     def lines(rs: list[dict[str, str]]) -> str:

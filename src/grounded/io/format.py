@@ -44,16 +44,17 @@ def describe_errors(errors: Iterable[Mapping[str, Any]], skip: Callable[[str], b
     return "; ".join(dict.fromkeys(parts))
 
 
-ORIGIN_KEYS = ("rules", "extensions")
-
-
 class PlainOrigin(NamedTuple):
-    """A header line's origin naming no extension, as plain data (``LogOrigin``'s fields): how a log whose
-    snapshot fits is read (grounded.io.reader, ``authenticated_header``).  A named tuple, as the other plain
-    records of that reading (grounded.dmap.notes)."""
+    """A header line's origin naming no extension, as plain data (``LogOrigin``'s fields and defaults,
+    which tests/test_plain_copies.py holds equal): how a log whose snapshot fits is read (grounded.io.reader,
+    ``authenticated_header``).  A named tuple, as the other plain records of that reading (grounded.dmap.notes)."""
 
     rules: str | None = None
     extensions: list | None = None
+
+
+ORIGIN_KEYS = PlainOrigin._fields
+"""The keys of a header line that are its origin, not its ``Header``."""
 
 
 def header_json(header: Header, origin: LogOrigin | None = None) -> dict[str, Any]:

@@ -291,7 +291,7 @@ class LogReader:
 
                 self._plain = PlainHeader(fields), LogOrigin.authenticated(origin)
             else:
-                self._plain = PlainHeader(fields), PlainOrigin(origin.get("rules"), origin.get("extensions"))
+                self._plain = PlainHeader(fields), PlainOrigin(**origin)
         return self._plain
 
     def raw_lines(self) -> Iterator[tuple[int, bytes]]:

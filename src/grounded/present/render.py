@@ -110,16 +110,6 @@ def state_table(engine: Engine, at: int | None = None, title: str | None = None)
     return table
 
 
-def state_json(engine: Engine, at: int | None = None) -> dict:
-    """What ``render_state(full=True)`` shows, as data (``grounded state --json``): arguments with their
-    standing, groundedness and Dep; open problems, commitments, dissent, reinstatable claims."""
-    grounded = grounded_arguments(engine.state, at)
-    args = [{"id": r.id, "claim": r.claim, "kind": r.kind, "speaker": r.speaker, "turn": r.turn,
-             "standing": standing, "grounded": r.id in grounded, "deps": list(r.deps_at(at))}
-            for r in engine.state.args if (standing := r.standing_at(at)) is not None]
-    return {"at": engine.turn if at is None else at, "arguments": args, **summary(engine, at)}
-
-
 def render_state(console: Console, engine: Engine, at: int | None = None, full: bool = False) -> None:
     """The state table and open problems; with ``full``, commitments, dissent and reinstatable too."""
     console.print(state_table(engine, at))

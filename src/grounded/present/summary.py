@@ -29,26 +29,24 @@ from grounded.engine.whatif import WhatIf
 from grounded.epistemic.model import PlausibilityModel
 from grounded.present import render
 from grounded.queries import registry
-from grounded.queries.verify import grounded_arguments
 
 WORLD_LIMIT = 64
 """At most this many worlds are listed one by one; the rest are counted (and said to be left out)."""
 
 
+ROW_KEYS = ("id", "claim", "kind", "speaker", "turn", "standing", "grounded", "deps", "explains", "text")
+"""What the pages show of an argument of the state's one shape (``registry.state_arguments``)."""
+
+
 def argument_rows(engine: Engine, at: int | None = None) -> list[dict[str, Any]]:
-    """Every argument as of turn ``at``: id, claim, kind, speaker, turn, standing, grounded, Dep, explains."""
-    dm = engine.state
-    grounded = grounded_arguments(dm, at)
+    """Every argument as of turn ``at`` as the pages read it: the state's own fields (``ROW_KEYS``), and when
+    and by what it reached its standing (``since``, ``cause``: its history's last change) and whether that
+    standing keeps it in S_t (``in_standing``)."""
     rows = []
-    for r in dm.args:
-        standing = r.standing_at(at)
-        if standing is None:
-            continue
-        turn, _, cause = r.change_at(at)
-        rows.append({"id": r.id, "claim": r.claim, "kind": r.kind, "speaker": r.speaker, "turn": r.turn,
-                     "standing": standing, "since": turn, "cause": cause, "grounded": r.id in grounded,
-                     "in_standing": standing in GOOD_STANDING, "deps": list(r.deps_at(at)),
-                     "explains": list(r.explains_at(at)), "text": r.text})
+    for a in registry.state_arguments(engine, at):
+        change = a["history"][-1]
+        rows.append({**{k: a[k] for k in ROW_KEYS}, "since": change["turn"], "cause": change["cause"],
+                     "in_standing": a["standing"] in GOOD_STANDING})
     return rows
 
 

@@ -96,3 +96,20 @@ class DepAnswer(Answer):
 class ArgumentsAnswer(Answer):
     claim: str | None
     arguments: list[Argument]
+
+
+class StateArgument(Argument):
+    grounded: bool = Field(description="In S_t and grounded all the way down (Verify finds it for its claim).")
+
+
+class StateAnswer(Answer):
+    """The state as of a turn (``registry.state``): every argument, and the summary's answers."""
+
+    at: int | None = Field(description="The turn the state is as of: the one asked, else the last (null: no "
+                                       "utterance yet).")
+    arguments: list[StateArgument]
+    open_problems: list[str]
+    commitments: dict[str, list[str]] = Field(description="Agent -> the claims it is committed to.")
+    dissent: dict[str, list[str]] = Field(description="Decision claim -> the agents dissenting from it.")
+    reinstatable: list[str] = Field(description="Claims of the arguments out of standing whose every attacker has "
+                                                "left S_t.")

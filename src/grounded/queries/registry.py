@@ -35,7 +35,7 @@ from grounded.core.literals import atom_of
 from grounded.core.vocabulary import GOOD_STANDING
 from grounded.dmap.state import DependencyMap
 from grounded.queries.affected import Affected
-from grounded.queries.verify import Verification
+from grounded.queries.verify import Verification, grounded_arguments
 
 if TYPE_CHECKING:  # the models (pydantic): a query answered from a snapshot reads its parameters without them
     from grounded.dmap.model import Argument
@@ -179,22 +179,34 @@ class PlainParams(NamedTuple):
     closure: bool = True
 
 
+REQUIRED = object()
+"""A field's default in ``PLAIN_FIELDS`` when the model requires the field."""
+
+PLAIN_FIELDS: dict[str, dict[str, tuple[tuple[type, ...], Any]]] = {
+    "Params": {},
+    "ClaimParams": {"claim": ((str,), REQUIRED)},
+    "AffectedParams": {"claim": ((str,), REQUIRED), "closure": ((bool,), True)},
+    "ArgumentsParams": {"claim": ((str, type(None)), None)},
+}
+"""The parameter models of grounded.queries.models as plain data: model name -> field -> (the exact types a
+value may have, the default or ``REQUIRED``).  The models' own field lists, read without importing pydantic;
+tests/test_plain_copies.py holds the two equal, field by field."""
+
+
 def plain_params(model: str, given: dict[str, Any]) -> PlainParams | None:
     """``given`` as plain data when it is plainly right for the model of grounded.queries.models named
-    ``model`` (no other key, each value of its field's type), else None: the model reads it, and names what is
-    wrong.  tests/test_query_registry.py holds the two readings equal."""
-    keys, claim, closure = given.keys(), given.get("claim"), given.get("closure", True)
-    if model == "Params":
-        right = not keys
-    elif model == "ClaimParams":
-        right = keys == {"claim"} and type(claim) is str
-    elif model == "AffectedParams":
-        right = "claim" in keys and keys <= {"claim", "closure"} and type(claim) is str and type(closure) is bool
-    elif model == "ArgumentsParams":
-        right = keys <= {"claim"} and (claim is None or type(claim) is str)
-    else:
-        right = False
-    return PlainParams(claim, closure) if right else None
+    ``model`` (no other key, every required one, each value of its field's type), else None: the model
+    reads it, and names what is wrong.  tests/test_query_registry.py holds the two readings equal."""
+    fields = PLAIN_FIELDS.get(model)
+    if fields is None or not given.keys() <= fields.keys():
+        return None
+    values = {}
+    for name, (types, default) in fields.items():
+        value = given.get(name, default)
+        if value is REQUIRED or (name in given and type(value) not in types):
+            return None
+        values[name] = value
+    return PlainParams(**values)
 
 
 QUERIES: dict[str, Query] = {}
@@ -229,6 +241,24 @@ each answer's field of the query's own name."""
 def summary(source: Source, at: int | None = None) -> dict[str, Any]:
     """Open problems, commitments, dissent and the reinstatable claims, as of turn ``at``."""
     return {name: QUERIES[name].ask(source, at)[name] for name in SUMMARY}
+
+
+def state_arguments(source: Source, at: int | None = None) -> list[dict[str, Any]]:
+    """Every argument as of turn ``at`` in the ``arguments`` query's shape, with whether it is grounded
+    (``StateArgument``)."""
+    t = check_turn(at)
+    dm = source.state
+    grounded = grounded_arguments(dm, t)
+    return [{**dm.argument_json(r.id, t), "grounded": r.id in grounded} for r in dm.args if dm.visible(r.id, t)]
+
+
+def state(source: Source, at: int | None = None) -> dict[str, Any]:
+    """The state as of turn ``at`` in its one JSON shape (``StateAnswer``): the turn it is as of (the last
+    one when ``at`` is None), every argument with whether it is grounded, and the summary's answers.  The CLI
+    (``grounded state --json``), the HTTP API and the pages read it from here."""
+    t = check_turn(at)
+    return {"at": source.state.last_turn if t is None else t, "arguments": state_arguments(source, t),
+            **summary(source, t)}
 
 
 def verify_json(v: Verification) -> dict[str, Any]:
@@ -309,4 +339,4 @@ ARGUMENTS = register(Query(
 
 
 __all__ = ["AFFECTED", "QUERIES", "REINSTATABLE", "VERIFY", "PlainParams", "Query", "Source", "get",
-           "register", "unregister"]
+           "register", "state", "state_arguments", "unregister"]

@@ -34,7 +34,7 @@ from grounded.dmap.state import DependencyMap
 from grounded.engine import Engine, Update
 from grounded.engine.group import Outcome, apply_group
 from grounded.io.eventlog import header_json, utterance_json
-from grounded.present.summary import state_summary
+from grounded.queries.registry import state as registry_state
 from grounded.service import keys
 from grounded.service.errors import Conflict, Inconsistent, Invalid, NotFound, Unauthorized
 from grounded.service.store import Store
@@ -516,10 +516,10 @@ def event_log_lines(store: Store, tenant: str, cid: str) -> list[dict[str, Any]]
 
 
 def state_json(engine: Engine, at: int | None = None) -> dict[str, Any]:
-    """What ``GET .../state`` answers about an engine (the tests hold it equal to a replay's)."""
-    return {"turn": engine.turn if at is None else at,
-            "arguments": [a.model_dump(mode="json") for a in engine.arguments(at=at)],
-            **state_summary(engine, at)}
+    """What ``GET .../state`` answers about an engine (the tests hold it equal to a replay's): the state in its
+    one JSON shape (``registry.state``), its turn named ``turn`` as the API has always named it."""
+    found = registry_state(engine, at)
+    return {"turn": found.pop("at"), **found}
 
 
 def update_json(update: Update, line: dict[str, Any] | None = None) -> dict[str, Any]:

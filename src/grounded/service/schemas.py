@@ -11,13 +11,14 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import Path
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from grounded.core.bounds import MAX_ID_LENGTH
 from grounded.core.cited import CitedContinuation
 from grounded.core.fields import Atom, Threshold, Turn
 from grounded.core.literals import ATOM_PATTERN
-from grounded.dmap.model import Argument, Header
+from grounded.dmap.model import Header
+from grounded.queries.models import StateAnswer
 
 ID_SCHEMA = {"pattern": f"^{ATOM_PATTERN}$", "maxLength": MAX_ID_LENGTH}
 """An id as the schema shows it (a conversation, a speaker): the pattern is for the client, the server checks it
@@ -164,15 +165,13 @@ class CitedVerificationOut(BaseModel):
     notes: list[str]
 
 
-class StateOut(BaseModel):
-    id: str
-    turn: int | None
-    length: int
-    arguments: list[Argument]
-    open_problems: list[str]
-    commitments: dict[str, list[str]]
-    dissent: dict[str, list[str]]
-    reinstatable: list[str]
+_STATE: dict[str, Any] = {name: (field.annotation, field) for name, field in StateAnswer.model_fields.items()
+                          if name != "at"}
+StateOut = create_model(
+    "StateOut", __doc__="The state in its one shape (``StateAnswer``, the query registry's), its turn named "
+                        "``turn``, with the conversation's id and length (utterances stored).",
+    id=(str, ...), turn=(int | None, Field(description=StateAnswer.model_fields["at"].description)),
+    length=(int, ...), **_STATE)
 
 
 class ErrorOut(BaseModel):

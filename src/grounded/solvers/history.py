@@ -15,7 +15,7 @@ and one solve, decided by propagation alone.  That is what ``grounded check``
 uses.
 
 Both read the answer into the same ``HistoryAnswer``.  The rule files are the
-driver (history.lp), the rule-author layer (vocabulary.lp), one file per
+driver (history.lp), the rule-author layer (vocabulary.lp), good standing (standing.lp), one file per
 operation (ops/<op>.lp), the queries (queries.lp) and any extension twins
 (docs/extending.md).  An extension operation without a twin is not skipped
 wholesale: its effects (or violations) as the engine recorded them are given
@@ -49,7 +49,7 @@ from grounded.solvers.apart import APART_BOUND, peak_bytes, run_apart
 from grounded.solvers.asp import encoding, new_control
 from grounded.solvers.oneshot import add_one_shot
 
-DRIVER = ("history.lp", "vocabulary.lp")
+DRIVER = ("history.lp", "vocabulary.lp", "standing.lp")
 VIEW_ANSWERS = frozenset({"taken_out", "flagged", "now_grounded", "now_affected_one", "now_hop", "now_note"})
 """The view's answers kept besides those the query registry names (``Query.asp``: ``view_answers``)."""
 QUERIES = ("queries.lp",)
@@ -918,7 +918,7 @@ def _drained(held: list[list[str]]) -> Iterator[clingo.Symbol]:
 
 def _affected(queries: str, state: list[clingo.Symbol], x: int, batch: list[clingo.Symbol]) -> list[clingo.Symbol]:
     ctl = new_control()
-    ctl.load(queries)
+    ctl.load(queries)  # Affected reads no standing: without standing.lp, only its S_t (unasked here) is empty
     with ctl.backend() as backend:
         for symbol in [*state, *(clingo.Function("v_query", [clingo.Number(x), p]) for p in batch)]:
             backend.add_rule([backend.add_atom(symbol)])
