@@ -75,7 +75,8 @@ def save(path: str | Path, reader: LogReader, status: LogStatus, extensions: Ite
     key = SnapshotKey(reader.end, reader.end_line, reader.digest(), status.utterances, rules_version(),
                       extension_refs(extensions))
     data = state.to_data()
-    status.snapshot_note = write_snapshot(path, key, data) or write_index(path, key, data) or status.snapshot_note
+    notes = "; ".join(filter(None, (write_snapshot(path, key, data), write_index(path, key, data))))
+    status.snapshot_note = notes or status.snapshot_note
 
 
 def save_index(path: str | Path, reader: LogReader, key: SnapshotKey, state: DependencyMap,
