@@ -64,7 +64,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     extensions = tuple(ExtensionFile.read(p) for p in settings.extensions)
     holder: dict[str, EngineHost] = {}
-    readers = TextReaders(settings.reading_limits())
+    readers = TextReaders(settings.reading_limits(), settings.tenant_counts)
     models = ThreadPoolExecutor(1, thread_name_prefix="grounded-world")
     """Where a new conversation's world model is built: numpy, no rules, so not on the engines' thread."""
 
