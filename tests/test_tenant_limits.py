@@ -185,8 +185,8 @@ def test_local_counts_and_lock_keys():
 
 @pytest.mark.slow
 def test_two_servers_on_one_store_admit_one_reading_of_a_tenant_between_them(tmp_path):
-    from .serve_helpers import HEADER, client, long_text, make_key, utterance
-    from .serving import ServerProcess
+    from .serve_helpers import ServerProcess, client, make_key
+    from .serving import HEADER, long_text, utterance
 
     db = str(tmp_path / "grounded.db")
     key = make_key(db, "t1")
