@@ -139,6 +139,7 @@ class TextReaders:
         tenant = reading.tenant
         slot = await self._take_slot(tenant)
         path: str | None = None
+        future: asyncio.Future[dict[str, Any]] | None = None
         try:
             made = self._state_file(reading)  # forked now: no append can move the state it pickles
             pool = await self._started()
@@ -146,10 +147,12 @@ class TextReaders:
             # the child pickles while the loop goes on: only this reading waits for it
             path = await asyncio.wait_for(asyncio.shield(made), max(0.0, deadline - time.monotonic()))
             self._users[path] = self._users.get(path, 0) + 1
-            future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+            future = asyncio.get_running_loop().create_future()
             self._slots[future] = slot
             pool.submit(Task(tenant, job, (path, what, at, threshold), deadline, future))
         except BaseException as exc:
+            if future is not None:
+                self._slots.pop(future, None)
             self._done(tenant, path, slot)
             if isinstance(exc, TimeoutError):
                 raise self._late() from exc
@@ -172,7 +175,12 @@ class TextReaders:
         if self._counts is not None and self._counter is None:  # counted here: no round trip to wait on
             taken = self._acquire(tenant)
         else:
-            taken = await asyncio.get_running_loop().run_in_executor(self._counting(), self._acquire, tenant)
+            asked = asyncio.get_running_loop().run_in_executor(self._counting(), self._acquire, tenant)
+            try:
+                taken = await asyncio.shield(asked)
+            except asyncio.CancelledError:  # the caller left: a slot taken meanwhile is given back
+                asked.add_done_callback(lambda done: self._give_back(tenant, done))
+                raise
         if isinstance(taken, int):
             return taken
         if taken == "per_minute":
@@ -195,6 +203,10 @@ class TextReaders:
             self._counts.release(tenant, slot)
             return "per_minute"
         return slot
+
+    def _give_back(self, tenant: str, taken: asyncio.Future[int | str]) -> None:
+        if not taken.cancelled() and taken.exception() is None and isinstance(taken.result(), int):
+            self._release(tenant, taken.result())  # type: ignore[arg-type]  # an int, tested
 
     def _counting(self) -> ThreadPoolExecutor:
         if self._counter is None:
