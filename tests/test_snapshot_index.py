@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from grounded import Engine
 from grounded.engine.indexed import IndexedAnswers, indexed_answers
 from grounded.io.snapshot import CACHE_VARIABLE, snapshot_path
-from grounded.io.snapshot_index import index_path
+from grounded.io.snapshot_index import bucket_of, index_path
 
 from .inprocess import run_cli
 from .test_properties import ALL, budget
@@ -83,11 +83,13 @@ def test_a_question_reads_the_rows_it_walks_not_the_state(tmp_path):
     answers = from_index(path)
     assert answers.ask("verify", claim="o5")["grounded"]
     dm = answers.state
-    assert len(dm.args._made) == 1 and len(dm.claimants._literals._rows) == 1  # type: ignore[attr-defined]
+    assert len(dm.args._made) == 1 and len(dm.claimants._names._rows) == 1  # type: ignore[attr-defined]
     answers = from_index(path)
     found = answers.ask("verify", claim="h2")
     assert found["chain"] == ["h2", "h1", "o7", "o8"]
     assert len(answers.state.args._made) == 4  # type: ignore[attr-defined]  # of 302 arguments
+    assert len(answers._index._blocks) == 2  # type: ignore[attr-defined]  # of 5 rows of 64 arguments
+    assert len(answers._index._names) <= 4  # type: ignore[attr-defined]  # of the buckets of 600 names
     answers = from_index(path)
     assert answers.ask("affected", claim="o7")["claims"] == ["h1", "h2"]
     assert len(answers.state.args._made) == 2  # type: ignore[attr-defined]
@@ -140,12 +142,13 @@ def test_a_damaged_index_is_said_answered_from_the_engine_and_written_again(tmp_
     else:
         with sqlite3.connect(idx) as db:
             if damage == "flipped row":
-                body, = db.execute("SELECT body FROM args WHERE id = 1").fetchone()
-                db.execute("UPDATE args SET body = ? WHERE id = 1", (body.replace(b"o1", b"o9"),))
+                body, = db.execute("SELECT body FROM args WHERE block = 0").fetchone()
+                db.execute("UPDATE args SET body = ? WHERE block = 0", (body.replace(b"o1", b"o9"),))
             elif damage == "row taken out":
-                db.execute("DELETE FROM args WHERE id = 2")
+                db.execute("DELETE FROM args WHERE block = 0")
             elif damage == "literal taken out":  # o2's claimant gone: "no argument claims o2" would be wrong
-                db.execute("DELETE FROM lits WHERE name = 'o2'")
+                buckets, = db.execute("SELECT buckets FROM head").fetchone()
+                db.execute("DELETE FROM names WHERE bucket = ?", (bucket_of("o2", buckets),))
             else:
                 db.execute("UPDATE head SET last_turn = last_turn + 1")
         db.close()

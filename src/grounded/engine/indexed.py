@@ -71,67 +71,48 @@ class LazyArgs:
         return record
 
 
-class Literals:
-    """Each literal's row of the index (its claimants, the arguments resting on it, their turns), read once."""
+class Names:
+    """What the index holds under each name (its claimants, the arguments resting on it, their turns, its
+    proposition), read once per name."""
 
     def __init__(self, index: SnapshotIndex) -> None:
         self._index = index
-        self._rows: dict[str, tuple[Any, Any, Any] | None] = {}
+        self._rows: dict[str, tuple[Any, Any, Any, PropRecord | None] | None] = {}
 
-    def row(self, name: str) -> tuple[Any, Any, Any] | None:
+    def row(self, name: str) -> tuple[Any, Any, Any, PropRecord | None] | None:
         try:
             return self._rows[name]
         except KeyError:
-            found = self._index.literal(name)
-            row = self._rows[name] = None if found is None else (packed(found[0]), packed(found[1]),
-                                                                 packed(found[2]))
+            found = self._index.name(name)
+            if found is None:
+                row = None
+            else:
+                claimants, rev, rev_turns, prop = found
+                row = (packed(claimants), packed(rev), packed(rev_turns), None if prop is None else PropRecord(*prop))
+            self._rows[name] = row
             return row
 
 
-class LiteralView(Generic[V]):
-    """One column of ``Literals`` as the map's dict of it (``claimants``, ``rev``, ``rev_turns``): a literal
+class NameView(Generic[V]):
+    """One column of ``Names`` as the map's dict of it (``claimants``, ``rev``, ``rev_turns``, ``props``): a name
     with nothing in the column is not a key, as in the dict."""
 
-    def __init__(self, literals: Literals, column: int) -> None:
-        self._literals = literals
+    def __init__(self, names: Names, column: int) -> None:
+        self._names = names
         self._column = column
 
     def __getitem__(self, name: str) -> V:
-        row = self._literals.row(name)
+        row = self._names.row(name)
         if row is None or not row[self._column]:
             raise KeyError(name)
-        return row[self._column]
+        return row[self._column]  # type: ignore[return-value]  # the column's type
 
     def get(self, name: str, default: Any = None) -> Any:
-        row = self._literals.row(name)
+        row = self._names.row(name)
         return row[self._column] if row is not None and row[self._column] else default
 
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and self.get(name) is not None
-
-
-class LazyProps:
-    """``DependencyMap.props`` read from the index, by name."""
-
-    def __init__(self, index: SnapshotIndex) -> None:
-        self._index = index
-        self._made: dict[str, PropRecord | None] = {}
-
-    def get(self, name: str, default: Any = None) -> Any:
-        if name not in self._made:
-            found = self._index.prop(name)
-            self._made[name] = None if found is None else PropRecord(*found)
-        made = self._made[name]
-        return default if made is None else made
-
-    def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and self.get(name) is not None
-
-    def __getitem__(self, name: str) -> PropRecord:
-        found = self.get(name)
-        if found is None:
-            raise KeyError(name)
-        return found
 
 
 class IndexedMap(DependencyMap):
@@ -141,12 +122,12 @@ class IndexedMap(DependencyMap):
 
     def __init__(self, header: PlainHeader, index: SnapshotIndex) -> None:
         super().__init__(header)
-        literals = Literals(index)
+        names = Names(index)
         self.args = LazyArgs(index)  # type: ignore[assignment]
-        self.claimants = LiteralView(literals, 0)  # type: ignore[assignment]
-        self.rev = LiteralView(literals, 1)  # type: ignore[assignment]
-        self.rev_turns = LiteralView(literals, 2)  # type: ignore[assignment]
-        self.props = LazyProps(index)  # type: ignore[assignment]
+        self.claimants = NameView(names, 0)  # type: ignore[assignment]
+        self.rev = NameView(names, 1)  # type: ignore[assignment]
+        self.rev_turns = NameView(names, 2)  # type: ignore[assignment]
+        self.props = NameView(names, 3)  # type: ignore[assignment]
         self.attackers = NONE  # type: ignore[assignment]
         self.last_turn = index.last_turn
 

@@ -1,24 +1,26 @@
-"""The index beside a snapshot: the rows of a state, each read on its own, so one query reads what it walks.
+"""The index beside a snapshot: the state in rows read one by one, so that one query reads what it walks.
 
 ``talk.jsonl.snapshot.idx`` holds the same state as ``talk.jsonl.snapshot``
 (grounded.io.snapshot), under the same key, laid out for a single question: a
-SQLite file with one row per argument (by id), one per literal (the arguments
-claiming it, and the reverse index: the arguments whose Dep holds it, with the
-turns they came in) and one per proposition.  Verify and Affected* of one claim
-then read the rows of the arguments they walk and of the literals on the way,
-not the whole state (grounded.engine.indexed); the snapshot itself is for every
-other reading.
+SQLite file whose rows hold the arguments, ``ARGS_PER_ROW`` consecutive ids a
+row, and every name the state knows (a literal claimed or rested on, a
+proposition's atom) in a bucket row chosen by the name's hash, about
+``NAMES_PER_ROW`` a bucket: under each name, the arguments claiming it, the
+reverse index (the arguments whose Dep holds it, with the turns they came in)
+and its proposition.  Verify and Affected* of one claim then read the rows of
+the arguments they walk and of the names on the way, whatever the state's size
+(grounded.engine.indexed); the snapshot is for every other reading.
 
 Trust is the snapshot's: the file is this user's cache, so nothing in it is
 used before it authenticates under the user's key (``user_secret``).  The
-header row (the snapshot's key, the number of arguments and the last turn)
-carries an HMAC; each row carries one under a key derived from the user's and
-the header, so a row torn, corrupted, or taken from another index fails.  A row
-that is missing cannot carry a MAC, so the rows keyed by a name (literals,
-propositions) are chained in sorted order, each naming the next name there
-is: that a name is absent is shown by the authenticated row before it, whose
-next name comes after it (a sentinel row, named "", starts the chain).  Any
-failure is ``IndexBroken``, and the caller answers from the full state instead.
+header row (the snapshot's key, the number of arguments, the last turn, the
+number of buckets) carries an HMAC; each row a MAC (keyed BLAKE2) under a key
+derived from the user's and the header, over its table, its number and its
+body, so a row torn, corrupted, moved or taken from another index fails.  Every
+bucket is written, empty or not, and the header fixes how many there are: a
+row taken out is missing where it must be, and that a name is absent is shown
+by its bucket's authenticated row.  Any failure is ``IndexBroken``, and the
+caller answers from the full state instead.
 
 A row's body is ``marshal``'s format (the snapshot's body is, for the same
 reason: read back fast), read only once its MAC shows it was written here, by
@@ -29,6 +31,7 @@ file beside it, renamed into place.
 from __future__ import annotations
 
 import errno
+import gc
 import hashlib
 import hmac
 import json
@@ -37,6 +40,7 @@ import os
 import sqlite3
 import stat
 import tempfile
+import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -48,11 +52,16 @@ FORMAT = 1
 _MAC_BYTES = 16
 _UNWRITABLE = (errno.EACCES, errno.EPERM, errno.EROFS)
 
+ARGS_PER_ROW = 64
+"""Arguments per row (consecutive ids): a row per argument made writing the index cost ten times the snapshot,
+SQLite's and the MAC's cost per row; a row of 64 is read (and authenticated) in tens of microseconds."""
+NAMES_PER_ROW = 32
+"""Names per bucket row, on average (the buckets' count is fixed when the index is written)."""
+
 _SCHEMA = """
-CREATE TABLE head (format INTEGER, key TEXT, args INTEGER, last_turn INTEGER, mac BLOB);
-CREATE TABLE args (id INTEGER PRIMARY KEY, body BLOB, mac BLOB);
-CREATE TABLE lits (name TEXT PRIMARY KEY, next TEXT, body BLOB, mac BLOB) WITHOUT ROWID;
-CREATE TABLE props (name TEXT PRIMARY KEY, next TEXT, body BLOB, mac BLOB) WITHOUT ROWID;
+CREATE TABLE head (format INTEGER, key TEXT, args INTEGER, last_turn INTEGER, buckets INTEGER, mac BLOB);
+CREATE TABLE args (block INTEGER PRIMARY KEY, body BLOB, mac BLOB);
+CREATE TABLE names (bucket INTEGER PRIMARY KEY, body BLOB, mac BLOB);
 """
 
 
@@ -68,8 +77,8 @@ def _canonical(key: SnapshotKey) -> bytes:
     return json.dumps(key.to_json(), sort_keys=True, separators=(",", ":")).encode()
 
 
-def _head_mac(secret: bytes, key: bytes, args: int, last_turn: int | None) -> bytes:
-    return hmac.new(secret, b"grounded snapshot index %d\n" % FORMAT + key + marshal.dumps((args, last_turn)),
+def _head_mac(secret: bytes, key: bytes, counts: tuple[int, int | None, int]) -> bytes:
+    return hmac.new(secret, b"grounded snapshot index %d\n" % FORMAT + key + marshal.dumps(counts),
                     hashlib.sha256).digest()
 
 
@@ -78,8 +87,15 @@ def _row_secret(secret: bytes, key: bytes) -> bytes:
     return hmac.new(secret, b"grounded snapshot index rows\n" + key, hashlib.sha256).digest()
 
 
-def _row_mac(secret: bytes, table: bytes, name: bytes, body: bytes) -> bytes:
-    return hmac.new(secret, table + b"\0" + name + b"\0" + body, hashlib.sha256).digest()[:_MAC_BYTES]
+def _row_mac(secret: bytes, table: bytes, number: int, body: bytes) -> bytes:
+    """A row's MAC: keyed BLAKE2 (one call), over its table, its number and its body."""
+    return hashlib.blake2b(b"%s %d\0" % (table, number) + body, key=secret, digest_size=_MAC_BYTES).digest()
+
+
+def bucket_of(name: str, buckets: int) -> int:
+    """The bucket row holding ``name`` (a literal or a proposition's atom): CRC-32, the same in every process
+    (a spread, not a defence: what a row holds is authenticated)."""
+    return zlib.crc32(name.encode()) % buckets
 
 
 # -- writing --------------------------------------------------------------------------
@@ -107,7 +123,13 @@ def write_index(log: str | Path, key: SnapshotKey, data: dict[str, Any]) -> str 
             db.execute("PRAGMA synchronous=OFF")
             db.executescript(_SCHEMA)
             db.execute("BEGIN")
-            _fill(db, secret, key, data)
+            collecting = gc.isenabled()
+            gc.disable()  # the rows are tens of thousands of new containers and no garbage: collections that
+            try:  # would scan the whole state for nothing were half the writing's time
+                _fill(db, secret, key, data)
+            finally:
+                if collecting:
+                    gc.enable()
             db.execute("COMMIT")
         finally:
             db.close()
@@ -122,35 +144,35 @@ def write_index(log: str | Path, key: SnapshotKey, data: dict[str, Any]) -> str 
 
 
 def _fill(db: sqlite3.Connection, secret: bytes, key: SnapshotKey, data: dict[str, Any]) -> None:
+    """The rows: arguments by blocks of consecutive ids; every name the state knows (a literal claimed or rested
+    on, a proposition's atom) in its bucket, with its claimants, the arguments resting on it, their turns and its
+    proposition.  Every bucket is written, empty or not, so a name's absence is shown by its bucket's row."""
     head = _canonical(key)
     rows = _row_secret(secret, head)
     args = data["args"]
-    db.execute("INSERT INTO head VALUES (?, ?, ?, ?, ?)",
-               (FORMAT, head.decode(), len(args), data["last_turn"],
-                _head_mac(secret, head, len(args), data["last_turn"])))
-    db.executemany("INSERT INTO args VALUES (?, ?, ?)", _signed_args(rows, args))
     claimants: dict[str, list[int]] = {}
     for record in args:
         claimants.setdefault(record[1], []).append(record[0])
     rev = {k: (ids, turns) for k, ids, turns in data["rev"]}
-    lits = {name: (claimants.get(name, []), *rev.get(name, ([], []))) for name in claimants.keys() | rev.keys()}
-    db.executemany("INSERT INTO lits VALUES (?, ?, ?, ?)", _chained(rows, b"lits", lits))
     props = {p[0]: p for p in data["props"]}
-    db.executemany("INSERT INTO props VALUES (?, ?, ?, ?)", _chained(rows, b"props", props))
+    names = claimants.keys() | rev.keys() | props.keys()
+    buckets = max(1, len(names) // NAMES_PER_ROW)
+    counts = (len(args), data["last_turn"], buckets)
+    db.execute("INSERT INTO head VALUES (?, ?, ?, ?, ?, ?)", (FORMAT, head.decode(), *counts,
+                                                             _head_mac(secret, head, counts)))
+    blocks = (args[i:i + ARGS_PER_ROW] for i in range(0, len(args), ARGS_PER_ROW))
+    db.executemany("INSERT INTO args VALUES (?, ?, ?)", _signed(rows, b"args", enumerate(blocks)))
+    filled: list[dict[str, tuple]] = [{} for _ in range(buckets)]
+    for name in names:
+        ids, turns = rev.get(name, ((), ()))
+        filled[bucket_of(name, buckets)][name] = (claimants.get(name, ()), ids, turns, props.get(name))
+    db.executemany("INSERT INTO names VALUES (?, ?, ?)", _signed(rows, b"names", enumerate(filled)))
 
 
-def _signed_args(secret: bytes, args: Iterable[list]) -> Iterator[tuple[int, bytes, bytes]]:
-    for record in args:
-        body = marshal.dumps(record)
-        yield record[0], body, _row_mac(secret, b"args", b"%d" % record[0], body)
-
-
-def _chained(secret: bytes, table: bytes, rows: dict[str, Any]) -> Iterator[tuple[str, str | None, bytes, bytes]]:
-    """The rows in sorted order after the sentinel "", each naming the next (None after the last)."""
-    names = sorted(rows)
-    for name, following in zip(["", *names], [*names, None], strict=True):
-        body = marshal.dumps((following, rows[name] if name else None))
-        yield name, following, body, _row_mac(secret, table, name.encode(), body)
+def _signed(secret: bytes, table: bytes, rows: Iterable[tuple[int, Any]]) -> Iterator[tuple[int, bytes, bytes]]:
+    for number, value in rows:
+        body = marshal.dumps(value)
+        yield number, body, _row_mac(secret, table, number, body)
 
 
 # -- reading --------------------------------------------------------------------------
@@ -160,55 +182,49 @@ class SnapshotIndex:
     """An open index, its header authenticated: ``key``, ``args`` (how many) and ``last_turn``; the rows are
     read (and authenticated) when asked for, each raising IndexBroken if it does not."""
 
-    def __init__(self, db: sqlite3.Connection, key: SnapshotKey, args: int, last_turn: int | None, rows: bytes):
+    def __init__(self, db: sqlite3.Connection, key: SnapshotKey, counts: tuple[int, int | None, int], rows: bytes):
         self._db = db
         self.key = key
-        self.args = args
-        self.last_turn = last_turn
+        self.args, self.last_turn, self._buckets = counts
         self._secret = rows
+        self._blocks: dict[int, list] = {}
+        self._names: dict[int, dict] = {}
 
     def arg(self, arg_id: int) -> list:
         """Argument ``arg_id`` (1 to ``args``) as ``DependencyMap.to_data`` writes one."""
-        row = self._fetch("SELECT body, mac FROM args WHERE id = ?", (arg_id,))
-        if row is None or not hmac.compare_digest(row[1], _row_mac(self._secret, b"args", b"%d" % arg_id, row[0])):
-            raise IndexBroken(f"argument {arg_id}: its row is missing or does not authenticate")
-        record = marshal.loads(row[0])
+        number, at = divmod(arg_id - 1, ARGS_PER_ROW)
+        block: Any = self._blocks.get(number)
+        if block is None:
+            block = self._blocks[number] = self._row("args", number)  # type: ignore[assignment]
+        try:
+            record = block[at]
+        except (IndexError, TypeError, KeyError):
+            raise IndexBroken(f"argument {arg_id}: not in its row") from None
         if not isinstance(record, list) or len(record) != 15 or record[0] != arg_id:
-            raise IndexBroken(f"argument {arg_id}: its row is not an argument")
+            raise IndexBroken(f"argument {arg_id}: its row does not hold it")
         return record
 
-    def literal(self, name: str) -> tuple[list[int], list[int], list[int]] | None:
-        """The arguments claiming ``name``, those resting on it and the turns they came in; None if the state
-        has neither."""
-        return self._named("lits", name)  # type: ignore[return-value]
+    def name(self, name: str) -> tuple[Any, Any, Any, Any] | None:
+        """What the state holds under ``name``: the arguments claiming it, those resting on it, the turns they
+        came in, its proposition (each empty or None when there is none); None if the state has none of them."""
+        number = bucket_of(name, self._buckets)
+        bucket = self._names.get(number)
+        if bucket is None:
+            row = self._row("names", number)
+            if not isinstance(row, dict):
+                raise IndexBroken(f"bucket {number}: not a bucket")
+            bucket = self._names[number] = row
+        return bucket.get(name)
 
-    def prop(self, name: str) -> list | None:
-        """The proposition ``name`` as ``DependencyMap.to_data`` writes one, None if there is none."""
-        return self._named("props", name)  # type: ignore[return-value]
-
-    def _named(self, table: str, name: str) -> object | None:
-        if not name:
-            return None  # the sentinel's name: no literal or proposition has it
-        row = self._fetch(f"SELECT name, body, mac FROM {table} WHERE name <= ? ORDER BY name DESC LIMIT 1",
-                          (name,))
-        if row is None:
-            raise IndexBroken(f"{table}: the chain's first row is missing")
-        found, body, mac = row
-        if not isinstance(found, str) or not hmac.compare_digest(
-                mac, _row_mac(self._secret, table.encode(), found.encode(), body)):
-            raise IndexBroken(f"{table} {found!r}: its row does not authenticate")
-        following, value = marshal.loads(body)
-        if found == name:
-            return value
-        if following is not None and following <= name:  # a row between the two was taken out
-            raise IndexBroken(f"{table} {name!r}: the chain skips over it")
-        return None
-
-    def _fetch(self, sql: str, params: tuple) -> Any:
+    def _row(self, table: str, number: int) -> object:
         try:
-            return self._db.execute(sql, params).fetchone()
+            row = self._db.execute(f"SELECT body, mac FROM {table} WHERE rowid = ?", (number,)).fetchone()
         except sqlite3.Error as exc:
             raise IndexBroken(str(exc)) from None
+        if row is None or not isinstance(row[0], bytes) or not isinstance(row[1], bytes) or not hmac.compare_digest(
+                row[1], _row_mac(self._secret, table.encode(), number, row[0])):
+            raise IndexBroken(f"{table} row {number}: missing, or it does not authenticate")
+        return marshal.loads(row[0])  # authenticated: written here, by this Python (the key says so)
 
     def close(self) -> None:
         self._db.close()
@@ -240,12 +256,13 @@ def open_index(log: str | Path, rules: str, extensions: tuple[tuple[str, str], .
     except sqlite3.Error as exc:
         return None, f"{path}: snapshot index ignored ({exc}); reading the snapshot whole"
     try:
-        fmt, head, args, last_turn, mac = db.execute("SELECT * FROM head").fetchone()
+        fmt, head, args, last_turn, buckets, mac = db.execute("SELECT * FROM head").fetchone()
         if fmt != FORMAT:
             db.close()
             return None, None  # another format: stale, written again without a note
+        counts = (args, last_turn, buckets)
         if not isinstance(head, str) or not isinstance(mac, bytes) or not hmac.compare_digest(
-                mac, _head_mac(secret, head.encode(), args, last_turn)):
+                mac, _head_mac(secret, head.encode(), counts)):
             raise ValueError("its MAC does not match: torn, corrupted, or not written here")
         key = SnapshotKey.from_json(json.loads(head))
     except (sqlite3.Error, TypeError, ValueError) as exc:
@@ -254,7 +271,7 @@ def open_index(log: str | Path, rules: str, extensions: tuple[tuple[str, str], .
     if key.rules != rules or key.extensions != extensions:
         db.close()
         return None, None  # made under other rules: stale
-    return SnapshotIndex(db, key, args, last_turn, _row_secret(secret, head.encode())), None
+    return SnapshotIndex(db, key, counts, _row_secret(secret, head.encode())), None
 
 
 def index_fits(log: str | Path, key: SnapshotKey) -> bool:
