@@ -14,7 +14,6 @@ the engine as before, says so when the index was damaged, and writes it again.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 from pathlib import Path
 
@@ -29,19 +28,7 @@ from grounded.io.snapshot_index import bucket_of, index_path
 
 from .inprocess import run_cli
 from .test_properties import ALL, budget
-from .test_snapshot import conversation, write_log
-
-
-@pytest.fixture(autouse=True, scope="module")
-def cache(tmp_path_factory):
-    """Snapshots and indexes keyed by a key of this module's own."""
-    before = os.environ.get(CACHE_VARIABLE)
-    os.environ[CACHE_VARIABLE] = str(tmp_path_factory.mktemp("cache"))
-    yield
-    if before is None:
-        del os.environ[CACHE_VARIABLE]
-    else:
-        os.environ[CACHE_VARIABLE] = before
+from .test_snapshot import cache, conversation, write_log  # noqa: F401 - cache: snapshots under a key of their own
 
 
 def no_fallback(note: str | None) -> Engine:
