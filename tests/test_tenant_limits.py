@@ -236,3 +236,53 @@ def held_soon(db: str, tenant_name: str, within: float = 60.0) -> bool:
                 pass
         time.sleep(0.01)
     return False
+
+
+def test_the_readers_take_their_slots_and_minutes_from_the_store(tmp_path):
+    """Two ``TextReaders`` on one store (as two server processes have): the tenant's one slot and its two readings a
+    minute are one between them, refused with 429 naming the bound, the slot given back when a reading ends."""
+    import asyncio
+
+    from grounded.service.errors import Busy
+    from grounded.service.reading import RATE_WINDOW, ReadingLimits, TextReaders
+    from grounded.service.settings import Settings
+
+    settings = Settings(db=str(tmp_path / "grounded.db"), reads_per_tenant=1, reads_per_minute=2)
+    first, second = (TextReaders(settings.reading_limits(), settings.tenant_counts) for _ in range(2))
+
+    async def given_back(readers: TextReaders) -> None:
+        """The releases handed to the readers' counting thread are done (it runs one job at a time, in order)."""
+        await asyncio.get_running_loop().run_in_executor(readers._counting(), lambda: None)
+
+    async def scenario(t: str, other: str) -> None:
+        slot = await first._take_slot(t)
+        with pytest.raises(Busy, match="reads_per_tenant") as refused:
+            await second._take_slot(t)
+        assert refused.value.headers["Retry-After"] == "1"
+        assert await second._take_slot(other) == 0  # another tenant's own
+        first._release(t, slot)
+        await given_back(first)
+        slot = await second._take_slot(t)  # the slot given back: the other process reads
+        second._release(t, slot)
+        await given_back(second)
+        with pytest.raises(Busy, match="reads_per_minute") as refused:  # the third reading this minute
+            await first._take_slot(t)
+        assert refused.value.headers["Retry-After"] == str(RATE_WINDOW)
+
+    try:
+        for attempt in range(3):
+            window = time.time() // RATE_WINDOW
+            try:
+                asyncio.run(scenario(f"t{attempt}", f"u{attempt}"))
+            except (AssertionError, pytest.fail.Exception):
+                if time.time() // RATE_WINDOW == window:
+                    raise
+                continue  # the minute turned half-way: its count began again
+            if time.time() // RATE_WINDOW == window:
+                break
+        else:
+            raise AssertionError("the minute turned during every attempt")
+    finally:
+        first.close()
+        second.close()
+    assert ReadingLimits(1, 1, 1, 1.0).per_minute == 0  # no bound unless asked for

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from grounded.dmap.notes import PlainHeader
 from grounded.dmap.state import NONE, ArgRecord, DependencyMap, PropRecord, changed, packed
-from grounded.io.eventlog import LogReader, LogStatus
+from grounded.io.reader import LogReader, LogStatus  # (not io.eventlog: a query writes no log)
 from grounded.io.snapshot_index import IndexBroken, SnapshotIndex, index_path, open_index
 from grounded.queries.registry import AFFECTED, VERIFY, get
 from grounded.queries.walks import Walks
