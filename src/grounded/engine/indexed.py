@@ -28,6 +28,7 @@ from pathlib import Path
 from sys import intern
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from grounded.core.errors import InputError
 from grounded.dmap.notes import PlainHeader
 from grounded.dmap.state import NONE, ArgRecord, DependencyMap, PropRecord, changed, packed
 from grounded.io.reader import LogReader, LogStatus  # (not io.eventlog: a query writes no log)
@@ -198,7 +199,7 @@ def indexed_answers(path: str | Path, extensions: Sequence[str | Path], allow_ru
             fits = (key.log_size == size and not reader.has_world and reader.skip_to(key.log_size, key.log_lines)
                     and reader.digest() == key.log_sha256)
             header, origin = reader.authenticated_header() if fits else (None, None)
-    except Exception:  # the reading the caller falls back on says what is wrong with the log
+    except (InputError, OSError, ValueError):  # the reading the caller falls back on says what is wrong
         fits = False
     if not fits or not isinstance(header, PlainHeader) or not _origin_holds(origin, paths, allow_rules_change, path):
         index.close()
@@ -211,7 +212,6 @@ def _origin_holds(origin: Any, paths: tuple[str, ...], allow_rules_change: bool,
     """Whether the log's origin is one the reading accepts with these extensions (when not, the reading
     says why)."""
     if paths or origin.extensions:
-        from grounded.core.errors import InputError
         from grounded.engine.loading import check_origin
 
         try:
