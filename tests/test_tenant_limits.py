@@ -238,7 +238,7 @@ def held_soon(db: str, tenant_name: str, within: float = 60.0) -> bool:
     return False
 
 
-def test_the_readers_take_their_slots_and_minutes_from_the_store(tmp_path):
+def test_the_readers_take_their_slots_and_minutes_from_the_store(url):
     """Two ``TextReaders`` on one store (as two server processes have): the tenant's one slot and its two readings a
     minute are one between them, refused with 429 naming the bound, the slot given back when a reading ends."""
     import asyncio
@@ -247,7 +247,7 @@ def test_the_readers_take_their_slots_and_minutes_from_the_store(tmp_path):
     from grounded.service.reading import RATE_WINDOW, ReadingLimits, TextReaders
     from grounded.service.settings import Settings
 
-    settings = Settings(db=str(tmp_path / "grounded.db"), reads_per_tenant=1, reads_per_minute=2)
+    settings = Settings(db=url, reads_per_tenant=1, reads_per_minute=2)
     first, second = (TextReaders(settings.reading_limits(), settings.tenant_counts) for _ in range(2))
 
     async def given_back(readers: TextReaders) -> None:
@@ -270,10 +270,10 @@ def test_the_readers_take_their_slots_and_minutes_from_the_store(tmp_path):
         assert refused.value.headers["Retry-After"] == str(RATE_WINDOW)
 
     try:
-        for attempt in range(3):
+        for _ in range(3):
             window = time.time() // RATE_WINDOW
             try:
-                asyncio.run(scenario(f"t{attempt}", f"u{attempt}"))
+                asyncio.run(scenario(tenant(), tenant()))
             except (AssertionError, pytest.fail.Exception):
                 if time.time() // RATE_WINDOW == window:
                     raise
