@@ -250,6 +250,34 @@ def startup(
 
 
 @bench_app.command()
+def snapquery(
+    out: Out = DEFAULT_OUT,
+    quick: Quick = False,
+    runs: Annotated[int, typer.Option(help="Interleaved rounds (each times every process once); medians.")] = 7,
+    ks: Annotated[str, typer.Option("--ks", help="Turns of the realistic logs, comma-separated.")
+                  ] = "10000,100000",
+) -> None:
+    """A question of one claim from the snapshot's index on realistic logs, against `--version` and against the
+    same question read from the whole snapshot: whole processes, wall and CPU s, ratios, per log size."""
+    from bench import startup as su
+    from bench.report import stderr
+
+    if not 1 <= runs <= 100:
+        raise InputError(f"--runs {runs}: expected 1 to 100")
+    try:
+        sizes = [int(k) for k in ks.split(",")]
+    except ValueError:
+        raise InputError(f"--ks {ks}: expected turns, comma-separated (e.g. 10000,100000)") from None
+    if not sizes or not all(10 <= k <= 100_000 for k in sizes):
+        raise InputError(f"--ks {ks}: each expected 10 to 100000")
+    if quick:
+        runs, sizes = 1, [30]
+    results = [su.run(runs, k, log=lambda line: stderr.print(line, markup=False), realistic=True) for k in sizes]
+    _publish(out, "snapquery", {"runs": runs, "by_k": results},
+             lambda r: "\n\n".join(su.markdown(one) for one in r["by_k"]))
+
+
+@bench_app.command()
 def noise(
     out: Out = DEFAULT_OUT,
     items: Items = None,

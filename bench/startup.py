@@ -36,19 +36,25 @@ RATIO_TARGET = 1.3
 PYTHON = (sys.executable,)
 
 
-def run(runs: int, k: int, log: Callable[[str], None] = lambda line: None) -> dict:
-    """Medians of ``runs`` interleaved rounds of the four processes (see the module docstring)."""
+def run(runs: int, k: int, log: Callable[[str], None] = lambda line: None, realistic: bool = False) -> dict:
+    """Medians of ``runs`` interleaved rounds of the four processes (see the module docstring); with
+    ``realistic``, on the realistic stream (``write_realistic``) and with a fifth process, a question of one
+    claim that reads the whole snapshot (``grounded query dep``: what verify and affected cost before the
+    snapshot's index)."""
     env = {key: v for key, v in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
     with tempfile.TemporaryDirectory(prefix="grounded-startup-") as tmp:
         env["GROUNDED_CACHE_DIR"] = str(Path(tmp) / "cache")
         path = Path(tmp) / "talk.jsonl"
-        claim, retracted = write_log(path, k)
+        claim, retracted = write_realistic(path, k) if realistic else write_log(path, k)
+        log(f"startup: log of {k} turns written ({path.stat().st_size} bytes)")
         calls: dict[str, tuple[Sequence[str], Sequence[str]]] = {
             "python -c pass": (PYTHON, ["-c", "pass"]),
             "grounded --version": (GROUNDED, ["--version"]),
             "grounded verify (snapshot)": (GROUNDED, ["verify", str(path), claim]),
             "grounded affected (snapshot)": (GROUNDED, ["affected", str(path), retracted]),
         }
+        if realistic:
+            calls[WHOLE] = (GROUNDED, ["query", str(path), "dep", claim])
         _, _, answer = time_call(["verify", str(path), claim], env, timeout=CALL_TIMEOUT_S)  # writes the snapshot
         if not Path(str(path) + ".snapshot").is_file():
             raise RuntimeError(f"the first query wrote no snapshot beside {path}")
@@ -73,6 +79,22 @@ def run(runs: int, k: int, log: Callable[[str], None] = lambda line: None) -> di
             "median": medians, "ratio_to_version": ratios, "heavy_imports": modules}
 
 
+WHOLE = "grounded query dep (whole snapshot)"
+"""A question of one claim answered from the whole snapshot (``dep`` is not read from the index)."""
+
+
+def write_realistic(path: Path, k: int, seed: int = 1) -> tuple[str, str]:
+    """The realistic stream of ``k`` turns (tests/synthetic.py: every operation, competing hypotheses) as a
+    log no engine of this user wrote; the newest argument's claim (to verify) and the first (to retract)."""
+    from bench.ingest import write_foreign
+    from tests.synthetic import realistic
+
+    conv = realistic(k, seed)
+    write_foreign(path, conv.history)
+    args = conv.engine.state.args
+    return args[-1].claim, args[0].claim
+
+
 def markdown(result: dict) -> str:
     from bench.report import markdown_table
 
@@ -92,4 +114,5 @@ def markdown(result: dict) -> str:
             f"{result['cores']} cores. Heavy imports: which of {', '.join(HEAVY)} the process loaded.")
 
 
-__all__ = ["HEAVY", "RATIO_TARGET", "VERSION_TARGET_S", "heavy", "imported", "markdown", "run", "write_log"]
+__all__ = ["HEAVY", "RATIO_TARGET", "VERSION_TARGET_S", "WHOLE", "heavy", "imported", "markdown", "run", "write_log",
+           "write_realistic"]

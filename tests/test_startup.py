@@ -76,7 +76,9 @@ def test_a_query_from_the_snapshot_starts_no_solver_and_answers_as_a_replay(talk
     path, env, claim, retracted = talk
     literal = claim if command == "verify" else retracted
     modules = imported([command, str(path), literal], env)
-    assert "grounded.engine.engine" in modules and "grounded.io.snapshot" in modules
+    # one claim's question: answered from the snapshot's index, without the engine (tests/test_snapshot_index.py)
+    assert "grounded.engine.indexed" in modules and "grounded.io.snapshot_index" in modules
+    assert "grounded.engine.engine" not in modules
     assert heavy(modules) == [], f"{command} from the snapshot imports {heavy(modules)}"
     assert not modules & NOT_FOR_A_SNAPSHOT_QUERY, sorted(modules & NOT_FOR_A_SNAPSHOT_QUERY)
     cached = grounded(command, path, literal, "--json", env=env)

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from typer._click import Command, Context  # typer's own click, which TyperGroup is written against
 
     from grounded.engine import Engine
+    from grounded.engine.indexed import IndexedAnswers
 
 COMMANDS: dict[str, str] = {
     "new-op": "author", "lint": "author", "test-op": "author", "cost": "author", "scenario-to-log": "author",
@@ -236,6 +237,10 @@ class LogReading(NamedTuple):
         """``load_engine`` of ``path`` read this way."""
         return load_engine(path, self.extension, self.partial, self.allow_rules_change, self.no_cache)
 
+    def answers(self, path: Path) -> Engine | IndexedAnswers:
+        """``load_answers`` of ``path`` read this way: what Verify or Affected* of one claim is asked of."""
+        return load_answers(path, self.extension, self.partial, self.allow_rules_change, self.no_cache)
+
 
 def reads_log(*optional: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """A command reading a log takes ``--extension`` and ``--timeout``, and those of ``--partial``,
@@ -278,7 +283,7 @@ PROGRESS_AFTER = 0.5
 
 
 def load_engine(path: Path, extensions: list[Path] | None, partial: bool = False,
-                allow_rules_change: bool = False, no_cache: bool = False) -> Engine:
+                allow_rules_change: bool = False, no_cache: bool = False, note: str | None = None) -> Engine:
     """An engine holding a log's state, or a scenario's after all its gold turns.
 
     A log is read strictly unless ``partial``; what the reading found (a torn
@@ -286,7 +291,8 @@ def load_engine(path: Path, extensions: list[Path] | None, partial: bool = False
     in the answer.  The state comes from the snapshot beside the log when it fits
     (docs/reliability.md), and the snapshot is written again when it did not;
     ``no_cache`` (``--no-cache``) replays the whole log by the rules (neither the snapshot nor the effects
-    recorded beside the log) and writes nothing.
+    recorded beside the log) and writes nothing.  ``note``: why the snapshot's index was not used, said with
+    what the reading found.
     """
     from grounded.engine import Engine
 
@@ -302,8 +308,26 @@ def load_engine(path: Path, extensions: list[Path] | None, partial: bool = False
         engine = Engine.load(path, extensions=extensions or (), strict=not partial,
                              allow_rules_change=allow_rules_change, progress=progress, snapshot=not no_cache,
                              effects=not no_cache)
+    if note is not None and engine.log_status is not None:
+        engine.log_status.snapshot_note = "; ".join(filter(None, (note, engine.log_status.snapshot_note)))
     report_reading(engine)
     return engine
+
+
+def load_answers(path: Path, extensions: list[Path] | None, partial: bool = False,
+                 allow_rules_change: bool = False, no_cache: bool = False) -> Engine | IndexedAnswers:
+    """What Verify or Affected* of one claim is asked of: the snapshot's index beside the log when it fits the
+    whole log (grounded.engine.indexed: the question reads only what it walks), else ``load_engine``'s engine
+    (also when the index breaks mid-walk), with a note when an index was there and could not be used."""
+    if no_cache or path.suffix in SCENARIO_SUFFIXES:
+        return load_engine(path, extensions, partial, allow_rules_change, no_cache)
+    from grounded.engine.indexed import indexed_answers
+
+    def fallback(note: str | None) -> Engine:
+        return load_engine(path, extensions, partial, allow_rules_change, no_cache, note)
+
+    answers, note = indexed_answers(path, extensions or (), allow_rules_change, fallback)
+    return answers if answers is not None else fallback(note)
 
 
 def report_reading(engine: Engine) -> None:
@@ -322,12 +346,12 @@ def report_reading(engine: Engine) -> None:
         err.print(f"note: {status.effects_note}", style="dim", markup=False)
 
 
-def log_json(engine: Engine) -> dict[str, Any]:
+def log_json(engine: Engine | IndexedAnswers) -> dict[str, Any]:
     """What every JSON answer says about the log it rests on: ``complete`` and, if not, where it stopped."""
     return engine.log_status.to_json() if engine.log_status is not None else {"complete": True}
 
 
-def say_partial(engine: Engine) -> None:
+def say_partial(engine: Engine | IndexedAnswers) -> None:
     """In a text answer: that it rests on part of the log (nothing if it rests on all of it)."""
     note = engine.log_status.partial_note() if engine.log_status is not None else None
     if note is not None:

@@ -11,7 +11,7 @@ annotation is compiled each time (76 for ``verify``, 2-10 ms of a query's start-
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.text import Text
@@ -32,9 +32,12 @@ from grounded.cli.app import (
 )
 from grounded.core.bounds import MAX_ARGUMENT_FILE_BYTES
 from grounded.core.errors import InputError
-from grounded.engine import Engine
 from grounded.present import render
 from grounded.queries.registry import AFFECTED, QUERIES, VERIFY, Query, get
+
+if TYPE_CHECKING:  # a question of one claim is answered from the snapshot's index, without an engine
+    from grounded.engine import Engine
+    from grounded.engine.indexed import IndexedAnswers
 
 
 @app.command(context_settings=LITERAL_ARGS)
@@ -82,27 +85,26 @@ def verify(
     if claim is not None and anchor != "offline":
         raise InputError("--anchor applies to --text and --cited only")
     citation = _read_cited(cited) if cited is not None else None  # bad JSON is refused before the file loads
-    engine = reading.load(file)
-    if text is not None or citation is not None:
-        if citation is not None:
-            from grounded.interpreter.cited import verify_cited
-
-            tv = verify_cited(engine, citation, at, threshold=threshold,
-                              similarity="tfidf" if anchor == "tfidf" else "auto")
-        else:
-            assert text is not None
-            tv = _read_text(engine, text, at, anchor, threshold, model=model, base_url=base_url, api_key=api_key,
-                            call_log=call_log)
-        flag = tv.flag(engine)
-        if as_json:
-            print(json.dumps({**tv.to_json(), "flag": flag, **log_json(engine)}))
-        else:
-            _print_text_verdict(tv, flag)
-            say_partial(engine)
-        exit_with(tv.exit_code)
+    if claim is not None:
+        _answer(reading.answers(file), VERIFY, at, {"claim": claim}, as_json, log=True)
         return
-    assert claim is not None  # exactly one of CLAIM and --text, checked above
-    _answer(engine, VERIFY, at, {"claim": claim}, as_json, log=True)
+    engine = reading.load(file)
+    if citation is not None:
+        from grounded.interpreter.cited import verify_cited
+
+        tv = verify_cited(engine, citation, at, threshold=threshold,
+                          similarity="tfidf" if anchor == "tfidf" else "auto")
+    else:
+        assert text is not None  # exactly one of CLAIM, --text and --cited, checked above
+        tv = _read_text(engine, text, at, anchor, threshold, model=model, base_url=base_url, api_key=api_key,
+                        call_log=call_log)
+    flag = tv.flag(engine)
+    if as_json:
+        print(json.dumps({**tv.to_json(), "flag": flag, **log_json(engine)}))
+    else:
+        _print_text_verdict(tv, flag)
+        say_partial(engine)
+    exit_with(tv.exit_code)
 
 
 ANCHORS = ("offline", "tfidf", "llm")
@@ -176,8 +178,7 @@ def affected(
 
     Exit 0 answered, 1 the literal is unknown to the state, 2 input error.
     """
-    engine = reading.load(file)
-    _answer(engine, AFFECTED, at, {"claim": claim, "closure": not one_step}, as_json, log=True)
+    _answer(reading.answers(file), AFFECTED, at, {"claim": claim, "closure": not one_step}, as_json, log=True)
 
 
 @app.command(name="query", context_settings=LITERAL_ARGS)
@@ -202,8 +203,8 @@ def query_command(
     if claim is not None:
         params["claim"] = claim
     q.read(params)  # a bad parameter is refused before the file loads
-    engine = reading.load(file)
-    _answer(engine, q, at, params, as_json, log=reading.partial)
+    load = reading.answers if q in (VERIFY, AFFECTED) else reading.load
+    _answer(load(file), q, at, params, as_json, log=reading.partial)
 
 
 def _params(given: list[str]) -> dict[str, Any]:
@@ -220,7 +221,8 @@ def _params(given: list[str]) -> dict[str, Any]:
     return params
 
 
-def _answer(engine: Engine, q: Query, at: int | None, params: dict[str, Any], as_json: bool, log: bool) -> None:
+def _answer(engine: "Engine | IndexedAnswers", q: Query, at: int | None, params: dict[str, Any], as_json: bool,
+            log: bool) -> None:
     """Print the query's answer (JSON: its one shape, with the log's status when ``log``) and exit by ``q.ok``."""
     answer = engine.ask(q.name, at, **params)
     if as_json:

@@ -54,6 +54,8 @@ def serve(
     = Settings.read_workers,
     reads_per_tenant: Annotated[int, typer.Option(help="Text readings a tenant may have in flight (429 past it).",
                                                   min=1)] = Settings.reads_per_tenant,
+    reads_per_minute: Annotated[int, typer.Option(help="Text readings a tenant may start per minute (429 past it; "
+                                                       "0: no bound).", min=0)] = Settings.reads_per_minute,
     read_deadline: Annotated[float, typer.Option(help="Seconds a text reading may take (504 past it).")]
     = Settings.read_deadline,
     header_timeout: Annotated[float, typer.Option(help="Seconds for a request's header to arrive (then closed).")]
@@ -79,6 +81,7 @@ def serve(
     settings = Settings(db=db, extensions=[str(p) for p in extension or ()], cache=cache, max_body=max_body,
                         cache_per_tenant=cache_per_tenant, cache_mb_per_tenant=cache_mb_per_tenant, quiet=quiet,
                         max_text=max_text, read_workers=read_workers, reads_per_tenant=reads_per_tenant,
+                        reads_per_minute=reads_per_minute,
                         read_deadline=read_deadline, header_timeout=header_timeout, body_timeout=body_timeout,
                         keep_alive=keep_alive, max_connections=max_connections, max_head=max_head)
     # No proxy-header rewriting (nothing reads the client's address: a key names the caller) and no

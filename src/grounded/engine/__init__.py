@@ -12,15 +12,24 @@ group.py decides several engines' utterances in one request to the rules (the se
 
 from typing import TYPE_CHECKING, Any
 
-from grounded.engine.engine import Engine
-from grounded.engine.update import Update
-
 if TYPE_CHECKING:
+    from grounded.engine.engine import Engine
+    from grounded.engine.update import Update
     from grounded.engine.whatif import WhatIf
 
 
 def __getattr__(name: str) -> Any:
-    """``WhatIf``, imported when first asked for (a query answered from a snapshot makes none)."""
+    """``Engine``, ``Update`` and ``WhatIf``, each imported when first asked for: a query answered from the
+    snapshot's index (indexed.py, a module of this package) makes no engine, and a query answered from the
+    snapshot no ``WhatIf``."""
+    if name == "Engine":
+        from grounded.engine.engine import Engine
+
+        return Engine
+    if name == "Update":
+        from grounded.engine.update import Update
+
+        return Update
     if name == "WhatIf":
         from grounded.engine.whatif import WhatIf
 

@@ -25,7 +25,7 @@ from grounded.core.bounds import MAX_TURN
 from grounded.core.errors import InputError, LogError
 from grounded.core.turns import assign_turn
 from grounded.dmap.state import DependencyMap
-from grounded.engine.snapshots import Kept, extension_refs, fitting_snapshot, restored_state, save
+from grounded.engine.snapshots import Kept, extension_refs, fitting_snapshot, restored_state, save, save_index
 from grounded.engine.update import Update
 from grounded.io.effectlog import EffectsReader, EffectsWriter
 from grounded.io.eventlog import EventLogWriter, FsyncPolicy, LogReader, LogStatus
@@ -188,6 +188,8 @@ def _replay(make: Callable[[Header | PlainHeader, tuple[str, ...]], L], path: st
     if (snapshot and engine.load_error is None and not reader.unterminated
             and (restored is None or restored.log_size != reader.end)):
         save(path, reader, status, engine.extensions, engine.state)
+    elif snapshot and restored is not None:  # the snapshot's index beside it too (snapshots.save_index)
+        save_index(path, reader, restored, engine.state, status)
     return engine
 
 

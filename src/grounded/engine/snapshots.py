@@ -20,6 +20,7 @@ from grounded.core.turns import assign_turn
 from grounded.dmap.state import DependencyMap
 from grounded.io.eventlog import LogReader, LogStatus
 from grounded.io.snapshot import Snapshot, SnapshotKey, read_snapshot, write_snapshot
+from grounded.io.snapshot_index import index_fits, write_index
 from grounded.solvers.ruleset import file_sha256, rules_version
 
 if TYPE_CHECKING:
@@ -69,10 +70,22 @@ def restored_state(snapshot: Snapshot, header: Header | PlainHeader, path: str |
 
 def save(path: str | Path, reader: LogReader, status: LogStatus, extensions: Iterable[str],
          state: DependencyMap) -> None:
-    """Write the state read from the whole log as its snapshot (a failure is noted in ``status``)."""
+    """Write the state read from the whole log as its snapshot, and the snapshot's index (a failure is noted
+    in ``status``)."""
     key = SnapshotKey(reader.end, reader.end_line, reader.digest(), status.utterances, rules_version(),
                       extension_refs(extensions))
-    status.snapshot_note = write_snapshot(path, key, state.to_data()) or status.snapshot_note
+    data = state.to_data()
+    notes = "; ".join(filter(None, (write_snapshot(path, key, data), write_index(path, key, data))))
+    status.snapshot_note = notes or status.snapshot_note
+
+
+def save_index(path: str | Path, reader: LogReader, key: SnapshotKey, state: DependencyMap,
+               status: LogStatus) -> None:
+    """Write the index of a state restored from the snapshot under ``key``, when that covers the whole log
+    read by ``reader`` and the index beside the log is not that snapshot's already (a snapshot written before
+    indexes were, an index removed or damaged)."""
+    if status.complete and key.log_size == reader.end and not index_fits(path, key):
+        status.snapshot_note = write_index(path, key, state.to_data()) or status.snapshot_note
 
 
 def history_lines(path: str, key: SnapshotKey, line: LineReader) -> list[tuple[int, Kept]]:

@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.text import Text
 
-from grounded.engine import Engine, Update
 from grounded.queries.registry import Query, summary, verify_json
 from grounded.queries.verify import Verification, grounded_arguments
 
-if TYPE_CHECKING:  # a one-line answer (a query's) needs none of them
+if TYPE_CHECKING:  # a one-line answer (a query's) needs none of them (nor the engine: one from an index has none)
     from rich.table import Table
 
     from grounded.dmap.operations import Operation
+    from grounded.engine import Engine, Update
     from grounded.present import context
 
 STANDING_STYLE = {"active": "green", "resolved": "bold green", "weakened": "yellow", "abandoned": "red"}

@@ -100,7 +100,8 @@ def is_known(dm: DependencyMap, literal: str, t: int | None) -> bool:
     is declared (an empty Affected* of a known literal is an answer: nothing rests on it)."""
     if dm.claimants_at(literal, t):
         return True
-    return any(p.id == atom_of(literal) for p in dm.props_at(t))
+    prop = dm.props.get(atom_of(literal))  # looked up, not searched: a map read from an index has no list
+    return prop is not None and (t is None or prop.turn is None or prop.turn <= t)
 
 
 # -- the registry -----------------------------------------------------------------------------------

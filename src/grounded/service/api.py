@@ -64,7 +64,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     extensions = tuple(ExtensionFile.read(p) for p in settings.extensions)
     holder: dict[str, EngineHost] = {}
-    readers = TextReaders(settings.reading_limits())
+    readers = TextReaders(settings.reading_limits(), settings.tenant_counts)
     models = ThreadPoolExecutor(1, thread_name_prefix="grounded-world")
     """Where a new conversation's world model is built: numpy, no rules, so not on the engines' thread."""
 
@@ -97,8 +97,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                              503: {"model": s.ErrorOut, "description": "The store or a reader process did not "
                                                                        "answer: nothing was changed; retry."}})
     verify_refusals: dict[int | str, dict[str, Any]] = {
-        429: {"model": s.ErrorOut, "description": "By text: the tenant has `reads_per_tenant` readings in flight "
-                                                  "(Retry-After says when to try again)."},
+        429: {"model": s.ErrorOut, "description": "By text: the tenant has `reads_per_tenant` readings in flight, "
+                                                  "or has started `reads_per_minute` this minute, counted across the "
+                                                  "servers on the store (Retry-After says when to try again)."},
         504: {"model": s.ErrorOut, "description": "By text: the reading went past `read_deadline`."}}
     install_error_handlers(app)
 

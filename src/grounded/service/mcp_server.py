@@ -15,6 +15,7 @@ while the process runs stops it at the next call, as it stops HTTP requests).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from collections.abc import Callable
@@ -64,7 +65,8 @@ def build_server(db: str | None, key: str, extensions: list[str] | None = None,
         host.close()
         raise
     server = MCPServer("grounded", instructions=INSTRUCTIONS)
-    readers = TextReaders((settings or Settings()).reading_limits())
+    chosen = dataclasses.replace(settings or Settings(), db=db)  # the tenants' readings counted in this store
+    readers = TextReaders(chosen.reading_limits(), chosen.tenant_counts)
 
     async def answered(answer: Any) -> Any:
         """The awaited answer, or a tool error holding the JSON the HTTP API answers with."""

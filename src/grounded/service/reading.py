@@ -18,13 +18,16 @@ per (conversation, length), the version an append moves on.  The reader
 rebuilds a ``StateView`` (Verify without Prolog) and reads.  The readers, their
 turns per tenant and their deadline are ``readerpool.py``'s.
 
-Three bounds keep one tenant from taking the service (values in
+Four bounds keep one tenant from taking the service (values in
 ``Settings``, docs/serve.md):
 
 * ``max_text``: a longer text is refused before anything is read (413);
-* ``reads_per_tenant``: readings of one tenant in flight at once; one more is
-  refused with 429 and ``Retry-After``; a slot is freed when the worker is done
-  with the reading, not when its caller stops waiting;
+* ``reads_per_tenant``: readings of one tenant in flight at once, counted in
+  the store across every server process on it (``tenantlimits.py``); one more
+  is refused with 429 and ``Retry-After``; a slot is freed when the worker is
+  done with the reading, not when its caller stops waiting;
+* ``reads_per_minute``: readings one tenant may start per minute, counted
+  likewise (0: no such bound); one more is refused with 429 and ``Retry-After``;
 * ``read_deadline``: seconds from the request to its answer; past it the
   caller gets 504 naming the deadline, and the worker stops between two
   clauses (or does not start a reading whose deadline has passed in the queue);
@@ -34,6 +37,7 @@ Three bounds keep one tenant from taking the service (values in
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import pickle
 import shutil
@@ -41,6 +45,7 @@ import tempfile
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
@@ -51,6 +56,11 @@ from grounded.service.errors import Busy, DeadlineExceeded, TooLarge
 from grounded.service.lifeline import end_with_parent
 from grounded.service.pickler import pickle_in_child
 from grounded.service.readerpool import ReaderPool, Task
+from grounded.service.tenantlimits import LocalLimits, TenantLimits
+
+LOG = logging.getLogger("grounded.reading")
+RATE_WINDOW = 60
+"""Seconds of ``reads_per_minute``'s window (and its Retry-After)."""
 
 NICE = 19
 """How much lower the readers' CPU priority is than the server's (Linux nice increment: the lowest)."""
@@ -66,6 +76,8 @@ class ReadingLimits:
     workers: int
     per_tenant: int
     deadline: float
+    per_minute: int = 0
+    """Readings one tenant may start per minute (0: no bound)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,10 +101,17 @@ class TextReaders:
     """The process's readers (``readerpool.py``, started at the first reading), each tenant's readings in flight,
     and the pickled states they read (files, made by a forked child: ``pickler.py``)."""
 
-    def __init__(self, limits: ReadingLimits):
+    def __init__(self, limits: ReadingLimits, counts: Callable[[], TenantLimits] | None = None):
+        """``counts`` opens where the tenants' bounds are counted (``tenantlimits.open_limits`` on the service's
+        store: across processes); without it, in this process alone."""
         self.limits = limits
         self._pool: ReaderPool | None = None
-        self._in_flight: dict[str, int] = {}
+        self._open_counts = counts
+        self._counts: TenantLimits | None = None if counts is not None else LocalLimits()
+        self._counter: ThreadPoolExecutor | None = None
+        """The thread the store's counts are asked on (a round trip each: off the loop)."""
+        self._slots: dict[asyncio.Future[dict[str, Any]], int] = {}
+        """The slot each reading in the pool holds, by its future."""
         self._pickled: OrderedDict[tuple[str, str, int], asyncio.Future[str]] = OrderedDict()
         self._users: dict[str, int] = {}
         """Readings in flight by state file: a file is removed only when no reading will open it."""
@@ -118,12 +137,9 @@ class TextReaders:
                     threshold: float | None) -> dict[str, Any]:
         """``job(state, what, at, threshold, deadline)`` in a reader, within the tenant's limit and the deadline."""
         tenant = reading.tenant
-        if self._in_flight.get(tenant, 0) >= self.limits.per_tenant:
-            raise Busy(f"tenant {tenant} has {self.limits.per_tenant} text readings in flight, the most it may "
-                       f"(reads_per_tenant); retry after the Retry-After seconds", retry_after=1,
-                       bound=self.limits.per_tenant)
-        self._in_flight[tenant] = self._in_flight.get(tenant, 0) + 1
+        slot = await self._take_slot(tenant)
         path: str | None = None
+        future: asyncio.Future[dict[str, Any]] | None = None
         try:
             made = self._state_file(reading)  # forked now: no append can move the state it pickles
             pool = await self._started()
@@ -131,10 +147,13 @@ class TextReaders:
             # the child pickles while the loop goes on: only this reading waits for it
             path = await asyncio.wait_for(asyncio.shield(made), max(0.0, deadline - time.monotonic()))
             self._users[path] = self._users.get(path, 0) + 1
-            future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+            future = asyncio.get_running_loop().create_future()
+            self._slots[future] = slot
             pool.submit(Task(tenant, job, (path, what, at, threshold), deadline, future))
         except BaseException as exc:
-            self._done(tenant, path)
+            if future is not None:
+                self._slots.pop(future, None)
+            self._done(tenant, path, slot)
             if isinstance(exc, TimeoutError):
                 raise self._late() from exc
             raise
@@ -151,16 +170,66 @@ class TextReaders:
         await self._pool.started(STARTUP)
         return self._pool
 
+    async def _take_slot(self, tenant: str) -> int:
+        """One of the tenant's slots of readings in flight, within its readings per minute; Busy (429) if not."""
+        if self._counts is not None and self._counter is None:  # counted here: no round trip to wait on
+            taken = self._acquire(tenant)
+        else:
+            asked = asyncio.get_running_loop().run_in_executor(self._counting(), self._acquire, tenant)
+            try:
+                taken = await asyncio.shield(asked)
+            except asyncio.CancelledError:  # the caller left: a slot taken meanwhile is given back
+                asked.add_done_callback(lambda done: self._give_back(tenant, done))
+                raise
+        if isinstance(taken, int):
+            return taken
+        if taken == "per_minute":
+            raise Busy(f"tenant {tenant} has started {self.limits.per_minute} text readings this minute, the most "
+                       f"it may (reads_per_minute); retry after the Retry-After seconds", retry_after=RATE_WINDOW,
+                       bound=self.limits.per_minute)
+        raise Busy(f"tenant {tenant} has {self.limits.per_tenant} text readings in flight, the most it may "
+                   f"(reads_per_tenant); retry after the Retry-After seconds", retry_after=1,
+                   bound=self.limits.per_tenant)
+
+    def _acquire(self, tenant: str) -> int | str:
+        """A slot, or which bound refuses one (on the counting thread: the store's counts are opened there)."""
+        if self._counts is None:
+            assert self._open_counts is not None
+            self._counts = self._open_counts()
+        slot = self._counts.acquire(tenant, self.limits.per_tenant)
+        if slot is None:
+            return "per_tenant"
+        if self.limits.per_minute and not self._counts.admit(tenant, self.limits.per_minute, RATE_WINDOW):
+            self._counts.release(tenant, slot)
+            return "per_minute"
+        return slot
+
+    def _give_back(self, tenant: str, taken: asyncio.Future[int | str]) -> None:
+        if not taken.cancelled() and taken.exception() is None and isinstance(taken.result(), int):
+            self._release(tenant, taken.result())  # type: ignore[arg-type]  # an int, tested
+
+    def _counting(self) -> ThreadPoolExecutor:
+        if self._counter is None:
+            self._counter = ThreadPoolExecutor(1, thread_name_prefix="grounded-limits")
+        return self._counter
+
+    def _release(self, tenant: str, slot: int) -> None:
+        if self._counter is None:
+            assert self._counts is not None
+            self._counts.release(tenant, slot)
+        else:  # after the acquire that gave it, on the same thread
+            self._counter.submit(_quietly, self._counts_release, tenant, slot)
+
+    def _counts_release(self, tenant: str, slot: int) -> None:
+        if self._counts is not None:
+            self._counts.release(tenant, slot)
+
     def _finished(self, task: Task) -> None:
         """A reading left its reader (answered, failed or killed) or its queue: the tenant's slot is free."""
-        self._done(task.tenant, task.args[0])
+        self._done(task.tenant, task.args[0], self._slots.pop(task.future))
 
-    def _done(self, tenant: str, path: str | None) -> None:
-        n = self._in_flight.get(tenant, 0) - 1
-        if n > 0:
-            self._in_flight[tenant] = n
-        else:
-            self._in_flight.pop(tenant, None)
+    def _done(self, tenant: str, path: str | None, slot: int) -> None:
+        self._release(tenant, slot)
         if path is not None:
             self._users[path] -= 1
             if not self._users[path]:
@@ -197,9 +266,27 @@ class TextReaders:
         if self._pool is not None:
             self._pool.close()
             self._pool = None
+        if self._counter is not None:
+            self._counter.submit(self._close_counts)
+            self._counter.shutdown(wait=True)
+            self._counter = None
         if self._dir is not None:
             shutil.rmtree(self._dir, ignore_errors=True)
             self._dir = None
+
+
+    def _close_counts(self) -> None:
+        if self._counts is not None:
+            self._counts.close()  # (PostgreSQL: and with its session, any slot still held)
+            self._counts = None
+
+
+def _quietly(fn: Callable[..., None], *args: Any) -> None:
+    """``fn(*args)``, a store error logged: a slot not given back is taken back when its holder is gone."""
+    try:
+        fn(*args)
+    except Exception:  # noqa: BLE001 - logged; the slot's lease or session ends it
+        LOG.exception("giving back a tenant's reading slot failed")
 
 
 def _made(made: asyncio.Future[str]) -> str | None:

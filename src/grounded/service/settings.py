@@ -17,6 +17,7 @@ from grounded.core.bounds import MAX_LINE_BYTES
 if TYPE_CHECKING:
     from grounded.service.connections import ConnectionLimits
     from grounded.service.reading import ReadingLimits
+    from grounded.service.tenantlimits import TenantLimits
 
 MAX_BODY = MAX_LINE_BYTES
 """A request body may be as long as an event-log line (docs/reliability.md): no utterance needs a larger body."""
@@ -24,7 +25,8 @@ MAX_BODY = MAX_LINE_BYTES
 
 @dataclass
 class Settings:
-    """What one ``grounded serve`` runs with; each process of ``--workers N`` applies every bound on its own."""
+    """What one ``grounded serve`` runs with; each process of ``--workers N`` applies every bound on its own but
+    the tenants' readings (in flight, per minute), counted in the store."""
 
     db: str | None = None
     extensions: list[str] = field(default_factory=list)
@@ -42,7 +44,11 @@ class Settings:
     read_workers: int = max(1, min(4, (os.cpu_count() or 2) - 1))
     """Reader processes (per server process) that verify texts off the event loop: a core left to the loop."""
     reads_per_tenant: int = 2
-    """Text readings one tenant may have in flight at once (per server process): 429 with Retry-After past it."""
+    """Text readings one tenant may have in flight at once, across every server process on the store (counted in
+    it: grounded.service.tenantlimits): 429 with Retry-After past it."""
+    reads_per_minute: int = 0
+    """Text readings one tenant may start per minute, across every server process on the store (0: no bound):
+    429 with Retry-After past it."""
     read_deadline: float = 15.0
     """Seconds a text reading may take, queue included: 504 naming it past it."""
     header_timeout: float = 10.0
@@ -59,7 +65,15 @@ class Settings:
     def reading_limits(self) -> ReadingLimits:
         from grounded.service.reading import ReadingLimits
 
-        return ReadingLimits(self.max_text, self.read_workers, self.reads_per_tenant, self.read_deadline)
+        return ReadingLimits(self.max_text, self.read_workers, self.reads_per_tenant, self.read_deadline,
+                             self.reads_per_minute)
+
+    def tenant_counts(self) -> TenantLimits:
+        """Where the tenants' bounds are counted: the store, so that every process on it counts against one
+        bound; a slot's lease outlasts any reading (twice its deadline and a minute)."""
+        from grounded.service.tenantlimits import open_limits
+
+        return open_limits(self.db, lease=2 * self.read_deadline + 60)
 
     def connection_limits(self) -> ConnectionLimits:
         from grounded.service.connections import ConnectionLimits
