@@ -7,10 +7,11 @@ from math import comb
 import numpy as np
 import pytest
 
-from grounded.epistemic.kripke import KripkeModel
-from grounded.epistemic.muddy import father, knows_own, muddy, muddy_model, nobody_knows
 from grounded.epistemic.semantics import truth
 from grounded.epistemic.updates import announce
+
+from .kripke import KripkeModel
+from .muddy import father, knows_own, muddy, muddy_model, nobody_knows
 
 SMALL = [(n, m) for n in range(1, 7) for m in range(1, n + 1)]
 
