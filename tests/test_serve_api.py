@@ -127,6 +127,7 @@ def test_the_scenarios_through_the_api_answer_as_the_library(served, name):
     lib.close()
 
 
+@pytest.mark.slow
 def test_a_cited_continuation_through_the_api_answers_as_the_library(served):
     server, key, _ = served
     scenario = Scenario.load(SCENARIOS / "phase2.yaml")
@@ -316,6 +317,7 @@ def test_a_header_whose_definitions_double_is_refused_without_stalling_the_serve
         assert time.monotonic() - started < 60  # does not stall: minutes at 30 levels before the bound
 
 
+@pytest.mark.slow
 def test_text_through_the_rule_interpreter_is_what_the_library_records(served):
     from grounded.interpreter import RuleInterpreter, interpret_turn
     from grounded.interpreter.transcript import Said
