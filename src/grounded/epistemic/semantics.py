@@ -172,8 +172,8 @@ def least_joined(cells: list[np.ndarray], sizes: list[int], n: int) -> np.ndarra
 
     Each round lowers every item's label to the least label in each of its cells, then to its label's own
     label (a label is always an item of the same component, never above the item); a round that changes
-    nothing leaves each component labelled by its least item.  The rounds are whole-array operations, so a
-    model of millions of worlds is labelled in a few dozen passes over its arrays rather than a loop per world.
+    nothing leaves each component labelled by its least item.  The rounds are whole-array operations (numpy),
+    not a loop per world: a model may have millions of worlds.
     """
     label = np.arange(n)
     while True:
