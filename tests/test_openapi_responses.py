@@ -130,7 +130,6 @@ def requests(key: str) -> list[tuple[str, str, dict[str, Any]]]:
     return made
 
 
-@pytest.mark.slow
 def test_every_answer_is_the_one_documented(served):
     url, key = served
     seen: set[tuple[str, str, int]] = set()
