@@ -69,13 +69,14 @@ typecheck: setup-test
 	$(BIN)/mypy -p grounded -p bench
 
 # The slow groups (pytest markers, pyproject.toml): Chromium pages, PostgreSQL, kill -9 rounds, the
-# benchmarks' runs, long property runs.  `make check` leaves them out (the inner loop, under two
-# minutes on a quiet machine); `make test` (CI, .ci/run) runs everything.
+# benchmarks' runs, long property runs and the longest single tests.  `make check` leaves them out and
+# runs the rest on every core (pytest-xdist, one test file per worker at a time: a file's tests share
+# its fixtures and servers); `make test` (CI, .ci/run) runs everything, one test at a time.
 SLOW := browser or postgres or kill or bench or slow
 
 check: setup-test
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -q -m "not ($(SLOW))"
+	$(BIN)/python -m pytest -q -n auto --dist loadfile -m "not ($(SLOW))"
 
 test: setup-test lint
 	$(BIN)/python -m pytest -q

@@ -311,7 +311,7 @@ def _py_arg(af: Framework) -> tuple[float, frozenset[int]]:
     """PyArg's grounded extension, timed without the conversion to its classes."""
     from py_arg.algorithms.semantics.get_grounded_extension import get_grounded_extension
 
-    from grounded.dung.pyarg import from_py_arg_extensions, to_py_arg
+    from tests.pyarg import from_py_arg_extensions, to_py_arg
 
     converted = to_py_arg(af)
     start = time.process_time()

@@ -383,7 +383,7 @@ def _py_arg_worker(af: Framework, queue: mp.Queue) -> None:
     try:
         from py_arg.algorithms.semantics.get_preferred_extensions import get_preferred_extensions
 
-        from grounded.dung.pyarg import to_py_arg
+        from tests.pyarg import to_py_arg
 
         start = time.perf_counter()
         found = get_preferred_extensions(to_py_arg(af))

@@ -31,9 +31,9 @@ from rich.table import Table
 
 from grounded.epistemic import updates as U
 from grounded.epistemic.model import PlausibilityModel
-from grounded.epistemic.muddy import muddy
 from grounded.epistemic.parse import parse
 from grounded.epistemic.semantics import truth
+from tests.muddy import muddy
 
 TARGETS = {"announce": 50.0, "lexicographic": 500.0}
 MUDDY = ((5, 3), (10, 5), (15, 8), (20, 3), (20, 10), (20, 20))

@@ -84,8 +84,8 @@ kept_predicate(P) :- state_predicate(P) ; index_predicate(P) ; stored_predicate(
 %  So the facts keyed by a literal -- argument/5 by its claim, open_problem/1
 %  -- are kept under the literal's atom and sign instead (claimed/6,
 %  problem_key/2), and their accessors rebuild the literal from the key.  A
-%  key kept beside each fact (as it was) doubled the clauses of both (issue 23:
-%  resident memory).
+%  key kept beside each fact (as it was) doubled the clauses of both, and
+%  so their share of resident memory.
 literal_key(-(P), P, neg) :- !.
 literal_key(P, P, pos).
 
@@ -93,7 +93,7 @@ literal_key(P, P, pos).
 %  the operation that introduces it (its effects new_prop(P, K), aware(P),
 %  one after the other); only a header's props with aware: false wait for
 %  an Expand-Awareness.  A clause for each of prop/2 and aware/1 cost 7 MB
-%  of the rules' memory at 10^5 utterances (issue 23), so a proposition is
+%  of the rules' memory at 10^5 utterances, so a proposition is
 %  one clause: aware_prop/2, or latent_prop/2 until it becomes aware (the
 %  clause then moves: rare, so no clause garbage to collect per utterance).
 %  The two facts given one after the other are stored as one clause
@@ -103,7 +103,7 @@ literal_key(P, P, pos).
 %  Most propositions come with the argument that first claims them (Observe,
 %  Hypothesize, Resolve: new_prop(P, K), aware(P), new_arg(Id, L, K) of one
 %  operation, L's atom P), and a clause for each was a fifth of the rules'
-%  clauses (issue 23).  Such a proposition has no clause of its own: every
+%  clauses.  Such a proposition has no clause of its own: every
 %  claimed atom is a proposition (an argument needs its claim known), so an
 %  atom claimed by some argument and without a clause of the three above is
 %  an aware proposition of the kind of the first argument claiming it
@@ -150,7 +150,7 @@ store_aware_prop(M, P, K) :-
 %  the operation that makes it (Observe, Hypothesize, Undermine, Resolve:
 %  the effects new_arg(Id, ..) and commit(Speaker, Id) of one operation),
 %  and a clause for each such commitment was a sixth of the rules' clauses
-%  (issue 23: resident memory).  So an argument's speaker is committed to
+%  (and of their resident memory).  So an argument's speaker is committed to
 %  it by default, with no clause of its own, unless unowned(Id) says
 %  otherwise: the argument was made without that commitment (an argument
 %  given as a fact, or an operation that does not commit its speaker), or
@@ -185,7 +185,7 @@ store_argument(M, A, L, K, S, T, Committed) :-
 %  Standing.  An argument stands active from its turn, with no cause, until
 %  the rules change that: that standing is the default and is not stored
 %  (three in four arguments of a long conversation never change standing,
-%  and a clause each cost 10% of the rules' memory; issue 23).  standing/4
+%  and a clause each cost 10% of the rules' memory).  standing/4
 %  clauses are kept for the arguments whose standing changed, and read first.
 
 standing_in(M, A, S, T, C) :-
@@ -338,7 +338,7 @@ count_opposition(M, A, G, D) :-
 %  collects that predicate's erased clauses.  A predicate that only grows
 %  (claimed/6, aware_prop/2: never retracted) so keeps every table it
 %  ever had, about 60 bytes per clause: 20 MB of the rules' 75 at 10^5
-%  utterances (issue 23).  Each time the arguments (whose count grows with
+%  utterances.  Each time the arguments (whose count grows with
 %  every predicate of the state, and is read in O(1): counting a
 %  predicate's clauses walks them) have grown by a 32nd since the last
 %  time, the predicates whose hash indexes were rebuilt since (their bucket
@@ -392,12 +392,12 @@ tidy_predicate(M, Name, A) :-
 %  SWI-Prolog (9.0) drops a clause index once it holds twice the clauses it
 %  was built over, and the next call rebuilds it from every clause (sorting
 %  their keys to assess it): a step of time in proportion to the predicate,
-%  30 ms at 10^5 clauses, a constant per clause over the doublings.  A state
+%  a constant per clause over the doublings.  A state
 %  grown from empty has every index built at the same small size, so the
 %  predicates that grow one clause per argument (claimed/6 twice, dep/2,
 %  explains/2, dep_level/3, rested_on/2, committed/2, aware_prop/2 in a Dep
 %  chain) are all rebuilt in the same few utterances: eight rebuilds at
-%  98,304 arguments, 0.3 s in the last tenth of a 10^5-hypothesis chain.  At
+%  98,304 arguments, one long pause (docs/reliability.md has the figures).  At
 %  the first tidy step (256 arguments), the Ith of the K predicates holding
 %  64 clauses or more has its indexes rebuilt once over 2^(J + I/K) clauses,
 %  J the least that reaches twice its clauses: padding clauses, each keyed

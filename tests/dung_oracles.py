@@ -2,7 +2,7 @@
 
 ``brute_force`` reads the definitions (Dung 1995) off every subset of a small
 framework; ``py_arg`` asks the python-argumentation package (PyArg).  Neither
-shares code with the ASP encodings (grounded.dung.pyarg only converts classes).
+shares code with the ASP encodings (tests/pyarg.py only converts classes).
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from py_arg.algorithms.semantics.get_preferred_extensions import get_preferred_e
 from py_arg.algorithms.semantics.get_stable_extensions import get_stable_extensions
 
 from grounded.dung import Framework
-from grounded.dung.pyarg import from_py_arg_extensions, to_py_arg
+
+from .pyarg import from_py_arg_extensions, to_py_arg
 
 
 def brute_force(af: Framework) -> dict[str, set[frozenset[int]]]:

@@ -167,6 +167,7 @@ KEEP_ALIVE = 10
 answer and the next request, so the second request is never sent on a connection the server just closed."""
 
 
+@pytest.mark.slow
 def test_a_served_connection_is_kept_for_the_next_request_and_closed_after_keep_alive(tmp_path):
     server, _ = _server(tmp_path, "--keep-alive", str(KEEP_ALIVE), "--header-timeout", str(10 * KEEP_ALIVE))
     with server:
@@ -246,6 +247,7 @@ def test_connections_past_the_limit_are_answered_503_and_closed(tmp_path):
 # -- Verify by text -----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_text_over_the_bound_is_refused_with_413_naming_it(tmp_path):
     server, keys = _server(tmp_path)
     with server:

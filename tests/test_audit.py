@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from grounded.crosscheck.audit import Standing, audit_framework
 from grounded.crosscheck.check import check_history
 from grounded.dmap.model import Header
@@ -31,6 +33,7 @@ HISTORY = [{"speaker": "alice", "ops": [{"op": "observe", "claim": "o1"}, {"op":
            {"speaker": "bob", "ops": [{"op": "doubt", "target": "o1", "by": "o2"}]}]
 
 
+@pytest.mark.slow
 def test_a_shared_misreading_passes_the_three_way_check_and_fails_the_audit(tmp_path):
     (tmp_path / "doubt.pl").write_text(DOUBT_PL)
     (tmp_path / "doubt.lp").write_text(DOUBT_LP)

@@ -59,6 +59,7 @@ def failures(path: Path) -> list[tuple[str, str]]:
 # -- test-op ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_example_passes_its_own_cases(concur):
     tests, results = run_op_tests(concur / "concur.pl")  # the test file beside the rule file
     assert len(tests.cases) == 6
@@ -291,6 +292,7 @@ def test_new_op_writes_an_operation_that_passes_lint_its_test_and_check(tmp_path
     assert engine.registry.models["second_opinion"].__name__ == "SecondOpinion"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["true", "no", "on", "null", "yes", "off", "false"])
 def test_new_op_under_a_name_yaml_reads_as_another_value_writes_files_test_op_reads(tmp_path, name):
     """YAML reads `op: true` as a boolean and `op: null` as nothing: the name is quoted where it is a value."""
@@ -389,6 +391,7 @@ def test_fuzz_needs_an_extension(tmp_path):
     assert done.returncode == 2 and "-x FILE.pl" in done.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("option", [("--histories", "0"), ("--histories", "10001"), ("--length", "201")])
 def test_fuzz_holds_its_options_to_their_bounds(tmp_path, option):
     done = grounded("fuzz", "-x", str(EXAMPLES / "concur.pl"), *option, cwd=tmp_path)

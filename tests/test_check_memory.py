@@ -82,6 +82,7 @@ def window_atoms(path: Path, window: int, monkeypatch) -> list[int]:
     return sizes
 
 
+@pytest.mark.slow
 def test_a_fan_of_competing_hypotheses_grounds_linearly_per_window(tmp_path, monkeypatch):
     """Many hypotheses explaining one question: each is a candidate event on the question's queue
     status.  Pairing each candidate that may open it with each later one that may close it grew the
@@ -104,6 +105,7 @@ def test_a_fan_of_competing_hypotheses_grounds_linearly_per_window(tmp_path, mon
     assert all(size <= windows[0] + 50 * 60 * i for i, size in enumerate(windows)), windows
 
 
+@pytest.mark.slow
 def test_windows_that_grow_with_the_history_seed_it_with_less(tmp_path, monkeypatch):
     """Each window is seeded with the whole state decided before it (every argument, its standing, Dep,
     the problems still queued), so windows of a fixed size w give K^2 / 2w seeds in all (on this fan
@@ -177,6 +179,7 @@ def test_the_summarised_queue_accepts_and_rejects_as_the_engine_does(incremental
     assert report.accepted == len(QUEUE) - 3
 
 
+@pytest.mark.slow
 @budget(15)
 @given(data=st.data())
 def test_a_history_decided_window_by_window_is_decided_whole(data):
@@ -196,6 +199,7 @@ def test_a_history_decided_window_by_window_is_decided_whole(data):
     assert sorted(map(str, windows.solve().facts)) == sorted(map(str, whole.solve().facts))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("window", [1, 2, 4])
 def test_the_queue_carried_into_a_window_is_the_one_the_earlier_windows_left(window):
     """Each window starts from the problems the windows before it left queued: the history
@@ -206,6 +210,7 @@ def test_the_queue_carried_into_a_window_is_the_one_the_earlier_windows_left(win
     assert sorted(map(str, decided.facts)) == sorted(map(str, whole.solve().facts))
 
 
+@pytest.mark.slow
 def test_the_probe_holds_no_engine_of_its_own_once_a_state_is_probed(tmp_path, monkeypatch):
     """Issue 23: a second engine holding the whole log doubled the check's peak.  The probe runs inside
     the check: a probed state's candidates go to a scratch engine holding that state, released before
@@ -234,6 +239,7 @@ def test_the_probe_holds_no_engine_of_its_own_once_a_state_is_probed(tmp_path, m
     assert report.ok and probing.report.mismatches == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bound", [0, 2**31], ids=["a process a piece", "pieces share a process"])
 def test_a_history_decided_apart_is_decided_as_in_one_process(bound):
     """Issue 23: with ``apart`` each window, the view and each batch of Affected* is grounded in a
@@ -321,6 +327,7 @@ print(json.dumps({"left": left, "piece_limit": limit, "piece_mapped": mapped}))
 """
 
 
+@pytest.mark.slow
 def test_a_piece_apart_may_use_only_what_its_callers_memory_budget_has_left():
     """`grounded check --memory-limit` bounds the check, not each of its processes: an inherited
     RLIMIT_AS is the caller's absolute figure, and let a piece map as much again beside its waiting
@@ -341,6 +348,7 @@ class NoEngineHere:
         raise AssertionError("the check built its engine in the caller's process")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("probes", [0, 2], ids=["the check", "the check and its probe"])
 def test_the_check_of_a_long_log_runs_in_a_process_of_its_own(tmp_path, monkeypatch, probes):
     """Issue 23: the check of a long log held its replay, its ASP answer and its comparison in the
@@ -370,6 +378,7 @@ def test_the_check_of_a_long_log_runs_in_a_process_of_its_own(tmp_path, monkeypa
     assert ("check", 0, 1) in phases and ("replay", 12, 12) not in phases
 
 
+@pytest.mark.slow
 def test_grounded_checks_child_checks_a_long_log_itself(tmp_path, monkeypatch):
     """`grounded check` runs every check in a child process under its memory budget (crosscheck/budget.py); for a
     long log that child started a second process for the check and only waited on it (a SWI-Prolog load and the
@@ -402,6 +411,7 @@ def test_grounded_checks_child_checks_a_long_log_itself(tmp_path, monkeypatch):
     assert pieces == [f"the check of {path}"]  # a library caller's long log still goes to a process of its own
 
 
+@pytest.mark.slow
 def test_the_view_apart_grounds_its_facts_as_it_parses_them(monkeypatch):
     """Issue 23: the view's process, the largest piece of a long check (534 MB at 20,000 argument
     turns), held the text of every fact and decided atom, a list of their symbols and a third list
@@ -470,6 +480,7 @@ except ApartFailed as exc:
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ending", ["return", "raise"])
 def test_a_piece_apart_that_runs_out_of_memory_says_so_even_with_nothing_left(ending):
     """A piece that ran out of memory could not pickle its answer (or its MemoryError) back and ended
@@ -480,6 +491,7 @@ def test_a_piece_apart_that_runs_out_of_memory_says_so_even_with_nothing_left(en
     assert "Traceback" not in done.stderr, done.stderr
 
 
+@pytest.mark.slow
 def test_the_view_apart_is_sent_the_text_the_windows_were_sent(monkeypatch):
     """``solve`` apart made every input fact text for the processes of windows, then made each again, and
     every decided atom (which the windows' processes had sent back as text), for the view's process: the

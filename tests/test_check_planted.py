@@ -154,6 +154,7 @@ def test_shrink_and_probing_are_bounded():
     assert pick_states(3, Random(1)) == [1, 2, 3]
 
 
+@pytest.mark.slow
 def test_a_shrink_of_a_disagreement_no_probe_found_runs_no_probe(tmp_path, monkeypatch):
     """A log whose own lines disagree (a planted fault in queries.lp: Affected* one hop off, which the
     probe, comparing acceptance and transitions, never meets) is shrunk by checks that probe nothing:

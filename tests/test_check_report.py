@@ -164,6 +164,7 @@ hostile_id = st.one_of(
               st.text(alphabet=":-._a0Z", min_size=1, max_size=10)))
 
 
+@pytest.mark.slow
 @settings(max_examples=6, deadline=None)
 @given(choice=st.lists(hostile_id, min_size=len(plain_names(STORY)), max_size=len(plain_names(STORY)),
                        unique=True))

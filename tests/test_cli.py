@@ -149,6 +149,7 @@ def test_a_torn_final_line_is_reported_and_the_log_answers(tmp_path):
     assert run.returncode == 0 and "1 turns" in run.stdout and "cut.jsonl:3: torn" in run.stderr
 
 
+@pytest.mark.slow
 def test_check_says_all_agree_and_decides_the_propositions():
     result = grounded("check", PHASE2, "--retraction")
     assert result.returncode == 0, result.stdout + result.stderr
@@ -158,6 +159,7 @@ def test_check_says_all_agree_and_decides_the_propositions():
     assert report["ok"] and report["accepted"] == 13 and report["mismatches"] == []
 
 
+@pytest.mark.slow
 def test_check_exits_1_when_a_rule_diverges_from_the_reference(tmp_path):
     # A user's edit of the shipped rules that asp/history.lp does not share: questions commit the asker to
     # argument 1 (in a copy of the rules, as a user edits them; an extension may add hooks to its own

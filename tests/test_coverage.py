@@ -194,6 +194,7 @@ def test_a_reading_past_its_deadline_stops_between_clauses(reader):
         reader.read("Valve V5 was closed during the night shift. Scrap runs at 14%.", time.monotonic() - 1)
 
 
+@pytest.mark.slow
 def test_the_installer_runs_as_a_module_without_a_warning():
     """``make setup`` runs it: ``python -m`` of a module the package had already imported warned (runpy)."""
     import subprocess

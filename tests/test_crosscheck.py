@@ -42,6 +42,7 @@ def draw_candidates(data, max_size: int = 30, header: dict = HEADER) -> list[dic
     return candidates
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("incremental", [False, True])
 @pytest.mark.parametrize("name", ["phase1.yaml", "phase2.yaml", "phase3.yaml"])
 def test_the_scenarios_agree_three_ways(name, incremental):

@@ -72,6 +72,7 @@ def reference(probing: Probing, header: Header, log: list[dict], asp: dict[str, 
     return lines
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fault", list(FAULTS))
 def test_a_probed_state_finds_what_a_check_of_the_log_up_to_it_finds(fault, tmp_path):
     header, asp = Header.model_validate(HEADER), overrides(fault, tmp_path)
@@ -139,6 +140,7 @@ def test_a_probed_state_costs_its_candidates_not_the_log(tmp_path, monkeypatch):
     assert "probe" in report.timings  # its own phase, out of the replay's
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scenario", ["phase1.yaml", "phase2.yaml"])
 def test_with_a_world_model_a_probed_state_costs_its_candidates_not_the_log(scenario, monkeypatch):
     """A header with a world model: the scratch engine of a probed state takes a fork of the check engine's
@@ -184,6 +186,7 @@ def decided_dies(*args):
     os.kill(os.getpid(), signal.SIGKILL)
 
 
+@pytest.mark.slow
 def test_apart_the_probed_states_are_decided_in_a_process_of_their_own(tmp_path, monkeypatch):
     header = Header.model_validate(HEADER)
     here = Probing(header, STORY, seed=3, states=3)
@@ -197,6 +200,7 @@ def test_apart_the_probed_states_are_decided_in_a_process_of_their_own(tmp_path,
     assert there.report.to_json() == here.report.to_json() and here.report.probes > 0
 
 
+@pytest.mark.slow
 def test_a_process_of_probed_states_that_dies_is_a_line_of_the_report(monkeypatch):
     header = Header.model_validate(HEADER)
     monkeypatch.setattr(probe_module, "decide_seeded", decided_dies)
@@ -285,6 +289,7 @@ def test_the_probed_states_are_decided_by_the_check_s_own_rule_files(tmp_path, m
     assert windows and all(files == expected[0] for files in windows)  # the check's windows, then the probe's
 
 
+@pytest.mark.slow
 def test_a_window_and_a_probed_state_are_seeded_by_one_function(monkeypatch):
     """history.seeds_after seeds both a window of the one-shot history and a probed state (probe.py wrote
     the window's sequence out again: seed_of with the last accepted turn, then queue_seed); the answer of

@@ -56,6 +56,7 @@ def fan(tmp_path_factory) -> tuple[Path, Engine]:
     return replayed(write(tmp_path_factory.mktemp("deep") / "fan.jsonl", "fan"))
 
 
+@pytest.mark.slow
 def test_a_dep_chain_of_ten_thousand_is_built_and_answered(chain):
     assert sys.getrecursionlimit() < N  # so a recursive walk anywhere would fail here
     e = chain[1]
@@ -77,6 +78,7 @@ def test_a_dep_chain_of_ten_thousand_is_built_and_answered(chain):
     assert not e.verify("top").grounded
 
 
+@pytest.mark.slow
 def test_ten_thousand_hypotheses_on_one_literal(fan):
     e = fan[1]
     assert len(e.affected("o0").arguments) == N and set(e.affected("o0").hops) == {1}
@@ -143,6 +145,7 @@ def lists_per_argument(engine: Engine) -> float:
     return (per_argument + per_literal) / len(dm.args)
 
 
+@pytest.mark.slow
 def test_python_collections_do_not_scan_a_list_per_argument(chain):
     """Issue 23: a 10^5 Dep chain built live grew its tenths' time, the last 1.28 times the first, while the
     rules' work stayed flat: Python's full collections, about one per 10^4 utterances, each scanning every list

@@ -17,6 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -40,6 +41,7 @@ def _same(a: Engine, b: Engine) -> None:
     assert [(t, u.model_dump()) for t, u in a.history()] == [(t, u.model_dump()) for t, u in b.history()]
 
 
+@pytest.mark.slow
 @budget(40)
 @given(data=st.data())
 def test_own_log_in_bulk_gives_the_rules_state(data):

@@ -71,6 +71,7 @@ def test_m_stays_consistent_and_rejections_leave_it_alone(data, actual):
     engine.close()
 
 
+@pytest.mark.slow
 @budget(15)
 @given(data=st.data())
 def test_the_log_and_earlier_turns_give_the_same_models(data):

@@ -9,11 +9,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from grounded.epistemic import updates as U
-from grounded.epistemic.kripke import KripkeModel
 from grounded.epistemic.model import PlausibilityModel
 from grounded.epistemic.semantics import truth
 
 from .epistemic_strategies import AGENTS, ATOMS, NEW_ATOMS, formulas, model_specs
+from .kripke import KripkeModel
 from .test_properties import budget
 
 

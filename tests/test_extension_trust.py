@@ -37,6 +37,7 @@ COMMANDS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", list(COMMANDS))
 @pytest.mark.parametrize("clause", [IN_A_RULE, AT_LOAD], ids=["in-a-rule", "at-load"])
 def test_halt_in_an_extension_is_an_error_naming_the_file(tmp_path, command, clause):
@@ -67,6 +68,7 @@ LOOPS = "violation(concur, _, _, concur_loop, _) :- repeat, fail.\n"
 """Rules that never end: SWI-Prolog runs them with no Python in between, so no signal handler stops them."""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", list(COMMANDS))
 def test_timeout_stops_an_extension_that_never_ends(tmp_path, command):
     where = planted(tmp_path, LOOPS)

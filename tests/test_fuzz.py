@@ -86,6 +86,7 @@ FUZZ = settings(max_examples=int(12 * SCALE), deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
+@pytest.mark.slow
 @FUZZ
 @given(st.data())
 def test_api_a_rejected_utterance_changes_nothing(data):

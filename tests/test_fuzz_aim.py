@@ -64,6 +64,7 @@ effect(s, upgrade(T, lexicographic)) :- world_model, field(s, target, T).
 """
 
 
+@pytest.mark.slow
 def test_a_twin_that_drifts_only_under_a_world_model_is_caught(tmp_path):
     rule = concur_copy(tmp_path, WORLD_ONLY_PL, WORLD_ONLY_LP)
     report = fuzz([rule], histories=30, seed=0)

@@ -46,6 +46,7 @@ def rebuilds(kind: str) -> list[tuple[int, str]]:
     return found
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["chain", "fan"])
 def test_the_indexes_of_a_deep_input_are_rebuilt_apart(kind):
     """Before: the chain's eight indexes (claimed/6 on two arguments, dep/2, explains/2, dep_level/3,

@@ -285,6 +285,7 @@ def unused_port() -> int:
         return probe.getsockname()[1]
 
 
+@pytest.mark.slow
 def test_a_run_whose_endpoint_never_answers_fails_naming_the_cause(server, tmp_path):
     result = interpret_cli(server, tmp_path, "--max-retries", "0", url=f"http://127.0.0.1:{unused_port()}/v1")
     assert result.returncode == 2, (result.stdout, result.stderr)
@@ -295,6 +296,7 @@ def test_a_run_whose_endpoint_never_answers_fails_naming_the_cause(server, tmp_p
     assert [json.loads(line)["ops"] for line in lines] == [[], []]
 
 
+@pytest.mark.slow
 def test_a_run_with_some_endpoint_failures_says_how_many(server, tmp_path):
     server.push(status(400), TWO_ANSWERS[0])
     result = interpret_cli(server, tmp_path, "--max-retries", "0")

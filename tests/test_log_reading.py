@@ -235,6 +235,7 @@ def test_a_hand_written_header_without_origin_replays_under_any_rules(tmp_path):
     assert Engine.load(log).verify("o1").grounded
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("turn,kind", [("22", "str"), (True, "bool")])
 def test_a_turn_written_as_text_or_bool_is_refused_naming_its_line(tmp_path, turn, kind):
     """The published schema says integer: `"turn": "22"` and `"turn": true` were read as 22 and 1."""

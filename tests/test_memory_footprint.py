@@ -30,6 +30,7 @@ def stream() -> list[dict]:
     return conv.history
 
 
+@pytest.mark.slow
 def test_the_mirror_keeps_one_string_per_literal_and_no_empty_lists(stream):
     engine = Engine(HEADER)
     for u in stream:

@@ -7,15 +7,16 @@ from math import comb
 import numpy as np
 import pytest
 
-from grounded.epistemic.kripke import KripkeModel
-from grounded.epistemic.muddy import father, knows_own, muddy, muddy_model, nobody_knows
 from grounded.epistemic.semantics import truth
 from grounded.epistemic.updates import announce
+
+from .kripke import KripkeModel
+from .muddy import father, knows_own, muddy, muddy_model, nobody_knows
 
 SMALL = [(n, m) for n in range(1, 7) for m in range(1, n + 1)]
 
 
-@pytest.mark.parametrize("n,m", SMALL + [(10, 3), (12, 7), (20, 2)])
+@pytest.mark.parametrize("n,m", SMALL + [(10, 3), (12, 7), pytest.param(20, 2, marks=pytest.mark.slow)])
 def test_the_muddy_children_know_in_round_m_and_the_clean_ones_one_round_later(n, m):
     run = muddy(n, m)
     assert run.rounds == m

@@ -15,6 +15,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from grounded import Engine
 
 N = 10_000
@@ -32,6 +34,7 @@ def conversation(path: Path, n: int) -> Engine:
     return Engine.load(path)
 
 
+@pytest.mark.slow
 def test_ten_thousand_negations_are_answered_by_their_keys(tmp_path: Path):
     big = conversation(tmp_path / "big.jsonl", N)
     assert len(big.open_problems()) == 2 * N  # each observation is open (none explained by a resolved argument)

@@ -103,6 +103,7 @@ async def _mcp_answers(db: str, key: str, pythonpath: str, asks: list[tuple[str,
     return tools, answers
 
 
+@pytest.mark.slow
 def test_every_query_answers_alike_through_the_cli_the_api_and_mcp(toy, tmp_path):
     log = tmp_path / "phase2.jsonl"
     header, utterances = _conversation(log)

@@ -127,6 +127,7 @@ def test_the_scenarios_through_the_api_answer_as_the_library(served, name):
     lib.close()
 
 
+@pytest.mark.slow
 def test_a_cited_continuation_through_the_api_answers_as_the_library(served):
     server, key, _ = served
     scenario = Scenario.load(SCENARIOS / "phase2.yaml")
@@ -316,6 +317,7 @@ def test_a_header_whose_definitions_double_is_refused_without_stalling_the_serve
         assert time.monotonic() - started < 60  # does not stall: minutes at 30 levels before the bound
 
 
+@pytest.mark.slow
 def test_text_through_the_rule_interpreter_is_what_the_library_records(served):
     from grounded.interpreter import RuleInterpreter, interpret_turn
     from grounded.interpreter.transcript import Said
@@ -373,8 +375,8 @@ def test_one_structured_log_line_per_request(served):
 
 
 def test_a_request_line_is_the_json_of_its_fields():
-    """The request line is put together from its fields, not by json.dumps: it must read back as the same
-    object, and be the same text, whatever the path holds (quotes, backslashes, non-ASCII, line separators)."""
+    """The request line reads back as the object of its fields, whatever the path holds (quotes, backslashes,
+    non-ASCII, line separators), and is one line."""
     from grounded.service.middleware import LOG, log_line
 
     cases = [("POST", "/v1/conversations/c-1/utterances", "acme", 201, 1.234),
@@ -395,6 +397,7 @@ def test_a_request_line_is_the_json_of_its_fields():
     lines = [r.getMessage() for r in seen]
     assert lines == [json.dumps(o) for o in objects]
     assert [json.loads(x) for x in lines] == objects
+    assert not any("\n" in x or "\u2028" in x for x in lines)
 
 
 def test_answers_do_not_name_the_server_software(served):

@@ -133,6 +133,7 @@ def test_the_mcp_tools_answer_as_the_library(tmp_path):
     assert got["after_loose"][1]["length"] == 3  # nothing was appended
 
 
+@pytest.mark.slow
 def test_mcp_refuses_a_bad_key(tmp_path):
     import subprocess
 
@@ -192,6 +193,7 @@ def _raw_replies(tmp_path, lines: list[str], expected: int) -> list:
         proc.wait(timeout=30)
 
 
+@pytest.mark.slow
 def test_malformed_json_rpc_gets_an_error_reply(tmp_path):
     """JSON-RPC 2.0: a line that is not JSON is answered -32700 (id null); JSON that is no JSON-RPC message
     -32600, with the request's id when it has one; a blank line is skipped; the session goes on (the ping
@@ -206,6 +208,7 @@ def test_malformed_json_rpc_gets_an_error_reply(tmp_path):
     assert all(r["jsonrpc"] == "2.0" and "message" in r.get("error", {"message": ""}) for r in replies)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ident", ["true", "false", "1.5", "null", "[1]", '{"a": 1}'])
 def test_a_request_whose_id_no_reply_can_carry_is_refused_not_left_unanswered(tmp_path, ident):
     """JSON-RPC 2.0: an id is a string or an integer; a request with another (which the SDK took for a

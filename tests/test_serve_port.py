@@ -8,11 +8,13 @@ import subprocess
 import sys
 
 import httpx
+import pytest
 
 from tests.serve_helpers import ServerProcess, make_key
 from tests.serving import SERVING
 
 
+@pytest.mark.slow
 def test_port_0_is_a_free_port_named_on_the_start_up_line_with_one_worker_or_several(tmp_path):
     db = str(tmp_path / "grounded.db")
     make_key(db, "t1")

@@ -22,6 +22,7 @@ from tests.serving import long_text
 KEY_LINE = re.compile(r"created one for tenant 'default' \(shown once, store it\):\n(gk_\S+)")
 
 
+@pytest.mark.slow
 def test_a_server_that_cannot_bind_shows_no_key_and_the_next_start_shows_one(tmp_path):
     db = str(tmp_path / "grounded.db")
     with socket.socket() as taken:
@@ -55,6 +56,7 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
+@pytest.mark.slow
 def test_workers_end_when_their_supervisor_is_killed_and_the_port_is_free_again(tmp_path):
     db = str(tmp_path / "grounded.db")
     make_key(db, "t1")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from PIL import Image
 
 from grounded.present.book import collect
@@ -14,6 +15,7 @@ from .inprocess import grounded
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow
 def test_a_slide_per_turn_16_by_9_with_the_ids_in_large_type(tmp_path):
     made = write_slides(ROOT / "scenarios" / "phase1.yaml", tmp_path / "slides")
     assert [s.path.name for s in made] == [f"slide-0{t}.png" for t in range(1, 6)]

@@ -101,6 +101,7 @@ def test_a_state_read_from_the_snapshot_answers_and_decides_as_a_full_replay(dat
     same(replayed, restored)
 
 
+@pytest.mark.slow
 @budget(10)
 @given(data=st.data())
 def test_lines_appended_after_the_snapshot_are_replayed_over_it(data, tmp_path_factory):

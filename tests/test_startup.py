@@ -57,6 +57,7 @@ def test_version_imports_neither_the_solvers_nor_the_commands():
     assert not modules & NOT_FOR_VERSION, sorted(modules & NOT_FOR_VERSION)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", [["commitments"], ["standing", "{claim}"], ["affected", "{retracted}", "-p",
                                                                            "closure=false"]])
 def test_every_query_from_the_snapshot_imports_no_pydantic_and_answers_as_a_replay(talk, args):
@@ -71,6 +72,7 @@ def test_every_query_from_the_snapshot_imports_no_pydantic_and_answers_as_a_repl
     assert json.loads(cached.stdout) == json.loads(replayed.stdout)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["verify", "affected"])
 def test_a_query_from_the_snapshot_starts_no_solver_and_answers_as_a_replay(talk, command):
     path, env, claim, retracted = talk

@@ -20,6 +20,7 @@ def server():
         yield url
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("host", ["evil.example:{port}", "127.0.0.1:1", "127.0.0.1", "localhost.evil:{port}"])
 def test_a_host_that_is_not_the_servers_address_is_refused(server, host):
     port = urlsplit(server).port

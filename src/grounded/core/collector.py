@@ -2,9 +2,9 @@
 
 The command line freezes what its start-up made (``gc.freeze``: grounded.cli.app.StartupCollector), and
 reading a log hands what it kept to the oldest generation unless something is frozen already
-(grounded.engine.loading.paused_gc).  ``gc.get_freeze_count`` answers that by walking every frozen object:
-25,000 after the command line's start-up, 2-13 ms per question and two questions per log read, a quarter of
-what a query answered from a snapshot cost beyond ``grounded --version`` (issue 23, item 5).  Freezing and
+(grounded.engine.loading.paused_gc).  ``gc.get_freeze_count`` answers that by walking every frozen object,
+tens of thousands after the command line's start-up, twice per log read: a large part of what a query
+answered from a snapshot costs beyond ``grounded --version`` (docs/benchmarks.md, start-up).  Freezing and
 unfreezing through here remembers it; a freeze made with ``gc.freeze`` directly is still found, by counting.
 """
 

@@ -2,7 +2,7 @@
 
 The checks themselves are plain functions (grounded.core.literals, grounded.core.bounds), which code that
 validates nothing with pydantic calls without importing it: a query answered from a snapshot imports no
-pydantic (issue 23, item 5; tests/test_startup.py).  These annotations put them on model fields.
+pydantic (tests/test_startup.py).  These annotations put them on model fields.
 """
 
 from __future__ import annotations

@@ -185,8 +185,8 @@ def check(path: str | Path, at: int | None = None, extensions=(), incremental: b
     A log of ``APART_FROM`` lines or more is read and checked in a process of its own (solvers/apart.py),
     so that what reading it (every line through the rules), its replay, its ASP answer and its comparison
     grew goes back to the system when it ends, and the caller holds only the report beside the check's
-    pieces (issue 23: reading a 20,000-turn argument-heavy log left the caller 62 MB, the rules' clause
-    store and the utterances).  Its progress is then one phase, ``check``; an error reading the log is
+    pieces (reading a long argument-heavy log in process left the caller the rules' clause store and the
+    utterances: 62 MB after 20,000 turns).  Its progress is then one phase, ``check``; an error reading the log is
     raised here as it would be in process.  ``apart=False``: never, for a caller that is itself such a
     process (``grounded check`` runs the check in a child of its own, crosscheck/budget.py).
     """
@@ -567,7 +567,7 @@ def _compare_affected(report: CheckReport, engine: Engine, literals: list[str],
 
     ASP's answers come a batch of literals at a time (``OneShotHistory.affected``):
     each batch is compared and let go before the next is asked for, so the check never
-    holds every literal's closure from ASP at once (issue 23).  A literal no batch
+    holds every literal's closure from ASP at once.  A literal no batch
     names has none in ASP.  The lines come out in the order of ``literals``."""
     wanted = set(literals)
     lines: dict[str, list[str]] = {}

@@ -4,7 +4,7 @@ The state keeps every commitment and every open-problem change as it came (the s
 turn replays them: ``commitments_at``, ``open_problems_at``), one event for nearly every argument.  As a
 list of tuples each event cost a tuple (64 to 72 bytes), a slot of the list, and an integer object for an
 argument id read from the rules' reply: about 2.5 MB of each at 10^5 utterances, 6 MB of resident memory
-together (issue 23: resident memory at most twice the authors' engine).  Kept in columns, an integer is 8
+together, against a target of at most twice the authors' engine's resident memory.  Kept in columns, an integer is 8
 bytes of an ``array``, a flag one byte, a string one slot of a list (the strings are the state's own,
 interned); the rows are made again, as tuples, when read.
 """
@@ -29,7 +29,7 @@ class Events(Generic[R]):
     """Adds one row, or nothing: a row of another length is a ValueError, a field its column cannot hold
     a TypeError, and the columns are left as they were.  Made for the row's length in ``__init__`` (one
     append per column, no loop: the state appends an event for nearly every argument, and a loop over the
-    fields cost nine times as much, 3% of reading a log the engine wrote)."""
+    fields cost several times as much: docs/benchmarks.md)."""
 
     def __init__(self, kinds: str, rows: Iterable[R] = ()) -> None:
         if not kinds or set(kinds) - set("isb"):

@@ -113,8 +113,8 @@ def _generate(kind: EffectKind) -> type[Effect]:
 
 
 class _Classes(Mapping[str, type[Any]]):
-    """Each effect's class by its name in the rules, generated when first asked for: making all 22 was a
-    tenth of a query answered from a snapshot, which applies no effect (issue 23, item 5)."""
+    """Each effect's class by its name in the rules, generated when first asked for: a query answered from a
+    snapshot applies no effect, and would otherwise make all of them at start-up (docs/benchmarks.md)."""
 
     def __init__(self) -> None:
         self._kinds = {kind.name: kind for kind in KINDS}

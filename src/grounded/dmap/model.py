@@ -19,8 +19,8 @@ from grounded.epistemic.declaration import WorldDeclaration
 
 class Strict(BaseModel):
     """Frozen, no extra keys, validators built when a model is first used (``defer_build``): a query answered
-    from a snapshot validates few of the models it imports, and building all at import was about 40 ms of its
-    start (issue 23, tests/test_startup.py); grounded's other base models do the same."""
+    from a snapshot validates few of the models it imports, and building them all at import was a large part of
+    its start (docs/benchmarks.md, start-up; tests/test_startup.py); grounded's other base models do the same."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
@@ -63,8 +63,8 @@ class Header(Strict):
     @classmethod
     def authenticated(cls, fields: dict[str, Any]) -> Header:
         """A header whose fields a reading validated before (the log of a snapshot that fits: grounded.io.reader),
-        as a model, without validating them again: ``model_validate``'s model, fields set alike, in about 1% of
-        its time (it builds the validators on first use: 9 ms of a query answered from a snapshot, issue 23).
+        as a model, without validating them again: ``model_validate``'s model, fields set alike, without building
+        the validators ``model_validate`` builds on first use (docs/benchmarks.md, start-up).
         Not for a header with a world model (never snapshotted)."""
         if fields.get("world") is not None:
             raise ValueError("a header with a world model is validated, never taken as authenticated")

@@ -65,8 +65,8 @@ def added(entries: Seq[T], item: T) -> Seq[T]:
     Most of the state's sequences (an argument's standing history, Dep and explanations, a literal's
     claimants and dependents) keep one entry for good.  Python's cyclic garbage collector scans every list
     at each full collection, which came about every 10^4 arguments: with a list each, a map of 10^5
-    arguments held ten lists per argument, and a collection cost up to a fifth of the CPU time of the next
-    10^4 utterances, growing with the map (issue 23, the Dep chain).  A tuple of strings and integers is
+    arguments held ten lists per argument, and each collection cost more as the map grew (the figures:
+    docs/benchmarks.md, the Dep chain).  A tuple of strings and integers is
     dropped from the collector's lists by the first collection that sees it (a tuple holding one, a
     standing change, by the next at the latest): one entry costs the collections nothing."""
     if type(entries) is list:
@@ -94,7 +94,7 @@ class ArgRecord:
 
     ``changes`` keeps the history once the standing changed (NONE until then): nearly every argument keeps
     only the entry it was made with, active at its turn with no cause, and a tuple of that entry in a tuple
-    each was 110 bytes an argument, 3.3 MB of the Python heap at 10^5 utterances (issue 23), so ``history``
+    each was 110 bytes an argument (3.3 MB of the Python heap at 10^5 utterances), so ``history``
     makes that entry when asked instead."""
 
     id: int

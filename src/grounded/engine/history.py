@@ -3,7 +3,7 @@
 Each utterance is kept as its JSON text (validated again only when the history
 is asked for).  Kept as a list of ``(turn, text)`` pairs, an utterance cost a
 tuple, a string header and a list slot beside its text: about 120 bytes more
-than the text, 12 MB of the resident set at 10^5 utterances (issue 23).  Here
+than the text (12 MB of the resident set at 10^5 utterances).  Here
 the texts share a byte buffer, cut by an array of end offsets, and the turns
 sit in an array of machine integers: 12 bytes beside the text.  Each 64 KiB of
 text is then compressed (zlib at its fastest level: the lines of one

@@ -6,8 +6,6 @@
     semantics     truth of formulas as bitsets; holds(model, formula, point)
     updates       [!psi], lexicographic and conservative upgrades, refinement, withdrawal
     abduction     Definition A.2: surprise, consistency, explanatory, non-triviality
-    kripke        an independent evaluator over sets of pairs, for cross-checking
-    muddy         the muddy children (SMCDEL's mudScnInit / father), n up to 20
     declaration   the ``world`` section of an event-log header
 
 """

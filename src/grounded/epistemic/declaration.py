@@ -30,7 +30,7 @@ from grounded.core.bounds import MAX_FORMULA_DEPTH, MAX_FORMULA_SIZE, MAX_UNIVER
 from grounded.core.fields import Atom
 
 if TYPE_CHECKING:  # formula and parse are imported where used: every header's model imports this module, and
-    # a header declaring no world (a query answered from a snapshot) never parses a formula (issue 23)
+    # a header declaring no world (a query answered from a snapshot) never parses a formula
     from grounded.epistemic.formula import Formula
 
 MAX_ATOMS = MAX_UNIVERSE.bit_length() - 1

@@ -153,29 +153,38 @@ def most_plausible(m: PlausibilityModel, agent: str) -> np.ndarray:
 
 def components(m: PlausibilityModel, group: tuple[str, ...]) -> tuple[np.ndarray, int]:
     """Component label per world of the graph whose edges join live worlds that
-    share a cell of some agent in ``group`` (-1 on eliminated worlds); cached."""
+    share a cell of some agent in ``group`` (-1 on eliminated worlds), and how
+    many labels there may be (the live worlds'); cached."""
     key = ("components", tuple(sorted(set(group))))
     hit = m._cache.get(key)
     if hit is None:
-        from scipy.sparse import coo_matrix
-        from scipy.sparse.csgraph import connected_components
-
         live = np.flatnonzero(m.alive)
-        n = live.size
-        rows, cols, offset = [], [], n
-        for g in key[1]:
-            rows.append(np.arange(n))
-            cols.append(offset + m.cells[g][live].astype(np.int64))
-            offset += m.ncells[g]
-        r = np.concatenate(rows) if rows else np.zeros(0, np.int64)
-        c = np.concatenate(cols) if cols else np.zeros(0, np.int64)
-        graph = coo_matrix((np.ones(r.size, np.int8), (r, c)), shape=(offset, offset)).tocsr()
-        count, labels = connected_components(graph, directed=False)
         label = np.full(m.universe, -1, np.int64)
-        label[live] = labels[:n]
-        hit = (label, int(count))
+        label[live] = least_joined([m.cells[g][live] for g in key[1]], [m.ncells[g] for g in key[1]], live.size)
+        hit = (label, live.size)
         m._cache[key] = hit
     return hit
+
+
+def least_joined(cells: list[np.ndarray], sizes: list[int], n: int) -> np.ndarray:
+    """Per item 0..n-1, the least item of its connected component, in the graph joining two items that share
+    a cell of one of the partitions ``cells`` (item -> cell id; ``sizes[i]`` cells in ``cells[i]``).
+
+    Each round lowers every item's label to the least label in each of its cells, then to its label's own
+    label (a label is always an item of the same component, never above the item); a round that changes
+    nothing leaves each component labelled by its least item.  The rounds are whole-array operations (numpy),
+    not a loop per world: a model may have millions of worlds.
+    """
+    label = np.arange(n)
+    while True:
+        before = label
+        for cell, size in zip(cells, sizes, strict=True):
+            least = np.full(size, n)
+            np.minimum.at(least, cell, label)
+            label = least[cell]
+        label = label[label]
+        if np.array_equal(label, before):
+            return label
 
 
 def components_touching(m: PlausibilityModel, group: tuple[str, ...], marked: np.ndarray) -> np.ndarray:

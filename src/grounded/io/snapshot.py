@@ -77,8 +77,8 @@ class SnapshotKey(NamedTuple):
     """What a snapshot's state depends on (see the module docstring).
 
     This and the two records below are named tuples, not frozen dataclasses: a frozen dataclass compiles six
-    methods when its module is imported, and the three were 8 M instructions of a query answered from a
-    snapshot, which reads them once (issue 23, item 5)."""
+    methods when its module is imported, a cost a query answered from a snapshot, which reads each record
+    once, would pay for nothing (docs/benchmarks.md, start-up)."""
 
     log_size: int
     log_lines: int

@@ -91,9 +91,6 @@ class EventLogWriter:
         self._write(line)
         return line[:-1]
 
-    def write_line(self, obj: dict[str, Any]) -> None:
-        self._write(encode_line(obj))
-
     # -- repairing the tail of a log being continued ---------------------------------
 
     def cut_to(self, offset: int) -> None:

@@ -144,13 +144,6 @@ def verify_line(answer: dict[str, Any]) -> Text:
     return claim + Text(label, style="bold red") + Text(f"  {answer['reason']}")
 
 
-def flag_continuation(engine: Engine, v: Verification) -> str:
-    """The user-facing flag of the paper for a stale continuation ('' when grounded or no anchor)."""
-    from grounded.present import context
-
-    return context.flag(engine, v.claim, v.at, v) or ""
-
-
 def affected_line(answer: dict[str, Any]) -> Text:
     """An Affected answer (the registry's shape) in one line."""
     name = f"Affected{'*' if answer['closure'] else ''}({answer['claim']})"

@@ -208,7 +208,7 @@ def affected_over(self: Over, literal: str, closure: bool = True, at: int | None
     if first is None:  # nothing rests on the literal
         if literal not in self._claimants:
             checked(self._dm, literal, None)
-        answer = Affected()  # ``_answer``, inline (so below): a call was a fifth of its cost
+        answer = Affected()  # ``_answer``, inline (so below): a call costs much of a small answer
         _fill(answer, (literal, closure, None, None))
         return answer
     n = len(first)

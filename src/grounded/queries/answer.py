@@ -2,29 +2,29 @@
 
 Each answer is a frozen dataclass: nothing outside its module sets its
 fields, and nobody can change them once built.  Two things keep that cheap
-(bench/compare.py measures it against the paper authors' engine):
+(bench/compare.py measures it against the paper authors' engine, whose Verify
+of an observation is one dict look-up; the figures: docs/benchmarks.md, "Why
+the answers are built as they are"):
 
 * building: a frozen dataclass's own ``__init__`` sets each field with
-  ``object.__setattr__``, four times what the whole answer used to cost to
-  make (a Verify of an observation is a tenth of a microsecond: the authors'
-  engine answers it with one dict lookup).  So each answer is slotted, with
-  one field, ``_f``, a tuple of what the query found; its public fields are
-  properties reading it.  Its class is a dataclass without ``__init__``
-  (``init=False``): called with no argument, it is an empty instance (one
-  ``object.__new__``, made by the type call; calling ``object.__new__``
-  ourselves goes through a wrapper that builds its arguments' tuple, 54 ns
-  against 39), and the slot is set through its own descriptor (``filler``):
-  one C call, cheaper than filling an instance dictionary (which Python 3.11
-  makes only when ``__dict__`` is read) and than three slots.  Each answer
-  module's one constructor, ``_answer``, does the two; the walks
-  (``verify.verify_over``, ``affected.affected_over``) do them inline where they answer
-  from the fast path (a call of ``_answer`` was a fifth of such an answer's
-  cost).  The fields stay frozen to everyone after.
+  ``object.__setattr__``, which costs more than the rest of a small answer.
+  So each answer is slotted, with one field, ``_f``, a tuple of what the
+  query found; its public fields are properties reading it.  Its class is a
+  dataclass without ``__init__`` (``init=False``): called with no argument,
+  it is an empty instance (one ``object.__new__``, made by the type call;
+  calling ``object.__new__`` ourselves goes through a wrapper that builds
+  its arguments' tuple), and the slot is set through its own descriptor
+  (``filler``): one C call, cheaper than filling an instance dictionary
+  (which Python 3.11 makes only when ``__dict__`` is read) and than three
+  slots.  Each answer module's one constructor, ``_answer``, does the two;
+  the walks (``verify.verify_over``, ``affected.affected_over``) do them
+  inline where they answer from the fast path, where the call itself is a
+  noticeable part of the answer.  The fields stay frozen to everyone after.
 * ``once``: what the answer computes when first read (a chain, the reason,
   the arguments that lose support) is kept in the instance's ``_once`` slot
   (a dict made on the first such read), as ``functools.cached_property``
   does, without the lock Python 3.11's ``cached_property`` takes on every
-  first read (a microsecond: more than a whole Verify).
+  first read (which costs more than a whole Verify).
 """
 
 from __future__ import annotations

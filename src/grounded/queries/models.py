@@ -3,7 +3,7 @@
 ``params``: what the CLI, the routes and the tools validate a query's parameters with; ``answer``: the one
 JSON shape of its answer, which the OpenAPI document and ``grounded schema --queries`` publish.  Apart from
 the registry, so that a query answered from a snapshot, whose parameters the registry reads as plain data
-when they are plainly right (``Query.read``), imports no pydantic (issue 23, item 5).
+when they are plainly right (``Query.read``), imports no pydantic.
 """
 
 from __future__ import annotations

@@ -51,8 +51,8 @@ class Verification(Displayable):
 
     Frozen by its own ``__setattr__`` and ``__delattr__``, which every kind
     inherits, to every name: ``dataclass(frozen=True)`` compiles the two for
-    each class it decorates, and decorating the eight kinds was 11 M
-    instructions of a query answered from a snapshot (issue 23, item 5).
+    each class it decorates, which a query answered from a snapshot would
+    pay for the eight kinds at start-up (docs/benchmarks.md, start-up).
     """
 
     __slots__ = ANSWER_SLOTS
@@ -225,9 +225,9 @@ class _Out(Verification):
 
     One per standing change of a claimant, kept on its record and given to every question about its claim
     until the next change; its reason is worded when it is made (``out``) and kept in ``_words``, so reading
-    ``.reason`` is a slot read, not an f-string (issue 23: the f-string and the turn's ``str`` were most of the
-    reading's cost, 1.7x the authors' whole answer).  Worded on the first read instead (the empty slot's
-    AttributeError), the first question after a change cost 3.7x the authors' answer; worded here, 1.9x.  A ``_Failed``
+    ``.reason`` is a slot read, not an f-string (the f-string and the turn's ``str`` were most of the reading's
+    cost).  Worded on the first read instead (the empty slot's AttributeError), the first question after a
+    change would cost about twice as much as worded here (docs/benchmarks.md).  A ``_Failed``
     answer words its last step with the failing claimant's ``_Out``, so those words too are made once per
     standing change."""
 
@@ -343,8 +343,8 @@ def verify_over(self: Over, literal: str, at: int | None = None) -> Verification
 
     A method of ``walks.Walks`` (``Engine`` is one), so that a question is one
     Python frame over the walk: each frame between the caller and the walk
-    (the engine's method, a walk function beside it) was a tenth of a small
-    answer's cost (bench/compare.py); the map's indexes are slots of ``self``
+    (the engine's method, a walk function beside it) is a noticeable part of a
+    small answer's cost (bench/compare.py); the map's indexes are slots of ``self``
     (``answer.Over``), read as fast as a closure's cells, and a method is looked
     up faster than a function kept in an instance's attribute.  A literal the map holds was validated
     when it came in, so a question about one at the latest turn is checked for
@@ -366,8 +366,9 @@ def verify_over(self: Over, literal: str, at: int | None = None) -> Verification
     before anything else of the record is read: it is the answer as long as that
     record is the newest, since ``ArgRecord.change`` and a Dep added empty it, and
     ``out`` keeps one only for a literal's one claimant (any later one is newer).
-    Reading the standing and Dep first made a Verify of an observation 1.0x the
-    authors' (issue 23: their answer is a dict look-up).
+    Reading the standing and Dep first would make a Verify of an observation
+    no faster than the authors' engine, whose answer is a dict look-up
+    (docs/benchmarks.md).
     """
     if at is not None:
         return _verify_at(self._dm, literal, checked(self._dm, literal, at))
@@ -401,7 +402,7 @@ def verify_over(self: Over, literal: str, at: int | None = None) -> Verification
             (b,) = claimants[q]
             rb = args[b - 1]
             if rb.standing not in GOOD_STANDING:
-                answer: Verification = _Failed()  # ``_answer``, inline (so below): a call was a fifth of its cost
+                answer: Verification = _Failed()  # ``_answer``, inline (so below): a call costs much of a small answer
                 _fill(answer, (literal, None, ([literal], q, rb.answer or out(rb))))
                 return answer
             if not rb.deps:

@@ -21,7 +21,6 @@ from collections.abc import Callable, MutableMapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from importlib.metadata import version as _version
-from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Query, Request
@@ -383,7 +382,3 @@ def openapi_document(settings: Settings | None = None) -> dict[str, Any]:
     app = create_app(settings)
     inner: FastAPI = app.app.app  # type: ignore[attr-defined]  # RequestGuard wraps FastRoutes wraps FastAPI
     return inner.openapi()
-
-
-def write_openapi(path: str | Path) -> None:
-    Path(path).write_text(json.dumps(openapi_document(), indent=2, ensure_ascii=False) + "\n")

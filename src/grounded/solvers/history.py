@@ -594,8 +594,8 @@ class OneShotHistory(_History):
     ``apart``: each window, the view and each batch of Affected* is grounded in
     a process of its own (solvers/apart.py), which hands back its answer as text:
     clingo never frees a symbol it made, so grounding them all in one process
-    holds every window's atoms at the end (issue 23: the check's peak grew with
-    the history).  A process takes the next window (or batch) while its peak RSS
+    holds every window's atoms at the end (the check's peak would grow with the
+    history).  A process takes the next window (or batch) while its peak RSS
     is below ``bound`` bytes.  The answer is the same.
     """
 
@@ -901,7 +901,7 @@ def _view(files: list[str], operations: Sequence[str], added: Iterable[clingo.Sy
 def _view_as_text(files: list[str], operations: Sequence[str], texts: list[list[str]], x: int
                   ) -> tuple[list[str], list[str]]:
     """``_view`` in a process of its own, of ``texts``: the added facts and the decided history as text,
-    each read into the control as it is parsed (``_drained``): the largest piece of a long check (issue 23)
+    each read into the control as it is parsed (``_drained``): the largest piece of a long check
     holds neither the text nor a Python list of the symbols while it grounds."""
     views, state = _view(files, operations, _drained(texts), (), x)
     return list(map(str, views)), list(map(str, state))

@@ -1,7 +1,7 @@
 """The thread SWI-Prolog belongs to: the first to make an engine claims it, before the rules start.
 
 Kept apart from grounded.solvers.prolog so that making an engine, which claims the thread, does not import
-the Prolog bridge: a query answered from a snapshot never starts the rules (issue 23, item 5).
+the Prolog bridge: a query answered from a snapshot never starts the rules.
 """
 
 from __future__ import annotations

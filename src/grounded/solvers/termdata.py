@@ -1,6 +1,6 @@
 """Term data as Python values: what grounded.solvers.terms puts into Prolog and reads back, named apart from
 it, which declares the C interface (ctypes): code that only names them (the flat reader, the rule bridge's
-types) is imported without it, as a query answered from a snapshot is (issue 23, item 5).
+types) is imported without it, as a query answered from a snapshot is.
 """
 
 from __future__ import annotations

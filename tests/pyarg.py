@@ -1,7 +1,8 @@
 """A framework in PyArg's classes (python-argumentation), the independent oracle.
 
-PyArg enumerates extensions in pure Python; the tests and bench/crosscheck.py
-hold the ASP encodings against it.  It is a test dependency, imported only here.
+PyArg enumerates extensions in pure Python; the tests, bench/compare.py and
+bench/crosscheck.py hold the ASP encodings against it.  It is a dependency of the
+tests and the benchmarks (the bench extra), not of the package, so it lives here.
 """
 
 from __future__ import annotations
