@@ -25,10 +25,6 @@ EXEMPT = {
     "src/grounded/engine/engine.py", "src/grounded/engine/loading.py", "src/grounded/engine/group.py",
     "src/grounded/engine/whatif.py", "src/grounded/engine/recorder.py", "src/grounded/engine/update.py",
     "src/grounded/solvers/prolog.py", "src/grounded/solvers/flat.py", "prolog/grounded.pl",
-    # owned by another change at the time of this one (the CLI, the registry, notes, the log format): the
-    # lead removes these entries once their comments are cleaned too
-    "src/grounded/cli/app.py", "src/grounded/queries/registry.py", "src/grounded/dmap/notes.py",
-    "src/grounded/io/format.py",
 }
 
 

@@ -117,8 +117,8 @@ class StartupCollector:
 
     Importing makes many objects (modules, classes, functions) and almost no
     garbage, yet the collector ran during it, over everything imported so far,
-    and once more at exit: about 7% of the instructions of a query answered
-    from a snapshot (issue 23, docs/reliability.md, start-up).  ``resume``
+    and once more at exit: a share of a query answered from a snapshot worth
+    saving (docs/reliability.md, start-up).  ``resume``
     (once the command's module is imported) freezes what start-up made, so no
     later collection scans it again (``gc.freeze``), and turns the collector
     back on, for the command; leaving ``main`` does the same if no command got

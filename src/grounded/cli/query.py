@@ -6,7 +6,7 @@ words); query as the query's own (verify, affected) and 0 for the others; all 2
 on an input error.  Every answer is the registry's one JSON shape.
 
 No ``from __future__ import annotations`` here: Typer reads a command's annotations four times, and a string
-annotation is compiled each time (76 for ``verify``, 2-10 ms of a query's start-up: tests/test_startup.py).
+annotation is compiled each time (a measurable part of a query's start-up: docs/benchmarks.md, tests/test_startup.py).
 """
 
 import json

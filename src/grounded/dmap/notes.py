@@ -1,6 +1,6 @@
 """Plain values of the dependency map that its pydantic models (grounded.dmap.model) and the code that
 answers queries both use: importable without pydantic, which a query answered from a snapshot does not
-import (issue 23, item 5; tests/test_startup.py).  ``AgentRecord``, ``PropDecl`` and ``PlainHeader`` copy
+import (its start-up budget: tests/test_startup.py).  ``AgentRecord``, ``PropDecl`` and ``PlainHeader`` copy
 their models' fields and defaults (``Agent``, ``Proposition``, ``Header``); tests/test_plain_copies.py holds
 each copy equal to its model.
 """
@@ -57,7 +57,7 @@ class PlainHeader:
     """The header of a log whose snapshot fits, read as plain data: its fields were validated by the reading
     that took the snapshot from the log's bytes, which the snapshot's MAC covers (grounded.io.reader,
     ``authenticated_header``), so a query answered from the snapshot neither validates them again nor imports
-    pydantic (issue 23, item 5).  The engine and the state read what they need of it as of a ``Header``
+    pydantic.  The engine and the state read what they need of it as of a ``Header``
     (agents, props, acyclic, world); ``Header.authenticated(fields)`` is the ``Header`` itself, for whoever
     asks for it (``Engine.header``).  Never a header with a world model (such a log is never snapshotted)."""
 

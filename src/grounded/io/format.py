@@ -14,7 +14,7 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-if TYPE_CHECKING:  # the models (pydantic) are not imported to read a log (issue 23, item 5)
+if TYPE_CHECKING:  # pydantic is not imported to read a log: a query answered from a snapshot starts without it
     from pydantic import ValidationError
 
     from grounded.dmap.model import Header

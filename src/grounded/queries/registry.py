@@ -145,7 +145,7 @@ class Query:
     def read(self, params: dict[str, Any]) -> Params | PlainParams:
         """The parameters, validated; an InputError names the query and the field.  Parameters plainly right
         for a model of grounded.queries.models named by name are read as plain data, what the model makes of
-        them (``plain_params``): a query answered from a snapshot imports no pydantic (issue 23, item 5)."""
+        them (``plain_params``): a query answered from a snapshot imports no pydantic (tests/test_startup.py)."""
         if isinstance(self.params_model, str):
             plain = plain_params(self.params_model, params)
             if plain is not None:
