@@ -70,7 +70,7 @@ def traced() -> Iterator[Trace]:
         yield trace
     finally:
         sys.setprofile(None)
-        threading.setprofile(None)  # type: ignore[arg-type]  # None stops it, as for sys.setprofile
+        threading.setprofile(None)
 
 
 def http_append(work: Path) -> Trace:
@@ -109,7 +109,7 @@ def http_append(work: Path) -> Trace:
             sys.setprofile(None)
             reply.raise_for_status()
     finally:
-        threading.setprofile(None)  # type: ignore[arg-type]
+        threading.setprofile(None)
     return trace
 
 
