@@ -263,7 +263,8 @@ def _from_record(engine: E, bulk: EffectsReader, lines: Iterator[tuple[int, byte
             error = exc
         decided = bulk.take(block)
         n = len(decided)
-        _commit_recorded(engine, block[:n], decided, reader, status, on_update)
+        if n:
+            _commit_recorded(engine, block[:n], decided, reader, status, on_update)
         if error is not None:
             return itertools.chain(block[n:], _raise(error))
         if n < len(block) or len(block) < batch:
