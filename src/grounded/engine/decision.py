@@ -16,17 +16,20 @@ decides again, and only on the engine that made it.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from grounded.core.errors import PreconditionError
 
 if TYPE_CHECKING:
+    from grounded.dmap.operations import UtteranceBase
     from grounded.engine.snapshots import Kept
     from grounded.engine.world import Reading
     from grounded.io.effectlog import EffectsWriter
     from grounded.solvers.flat import Accepted, Rejected
 
 
+@dataclass(slots=True)
 class Decision:
     """The rules' verdict on utterances of one engine, in order: the accepted ones' effects and, if one was
     rejected, that one and its violations (the utterances after it were not decided).
@@ -37,19 +40,14 @@ class Decision:
     did to M).  ``recorded``: taken from the record beside a log, the rules not run.
     """
 
-    __slots__ = ("turns", "utterances", "results", "kept", "readings", "rejected", "recorded")
-
-    def __init__(self, turns: list[int], utterances: Sequence, results: Sequence[Accepted],
-                 kept: Sequence[Kept | None], readings: Sequence[Reading | None] | None = None,
-                 rejected: tuple[int, object, Rejected] | None = None, recorded: bool = False):
-        self.turns = turns
-        self.utterances = utterances
-        self.results = results
-        self.kept = kept
-        self.readings = readings
-        self.rejected = rejected
-        """(turn, utterance, the rules' ``Rejected``) of the utterance that stopped the decision, or None."""
-        self.recorded = recorded
+    turns: list[int]
+    utterances: Sequence[UtteranceBase]
+    results: Sequence[Accepted]
+    kept: Sequence[Kept | None]
+    readings: Sequence[Reading | None] | None = None
+    rejected: tuple[int, UtteranceBase, Rejected] | None = None
+    """(turn, utterance, the rules' ``Rejected``) of the utterance that stopped the decision, or None."""
+    recorded: bool = False
 
     @classmethod
     def from_record(cls, turns: list[int], utterances: Sequence, texts: list[str], kept: Sequence[Kept]) -> Decision:
@@ -67,7 +65,7 @@ class Decision:
         """PreconditionError naming the rejected utterance's violations, if one was rejected."""
         if self.rejected is not None:
             turn, u, rejected = self.rejected
-            raise PreconditionError(turn, u.speaker, rejected.violations)  # type: ignore[attr-defined]
+            raise PreconditionError(turn, u.speaker, rejected.violations)
 
     def record(self, writer: EffectsWriter) -> None:
         """Write each accepted utterance's effects beside its log line (grounded.io.effectlog), for a later

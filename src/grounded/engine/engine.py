@@ -50,7 +50,7 @@ from grounded.solvers.owner import claim_rules
 from grounded.solvers.ruleset import rules_version
 
 if TYPE_CHECKING:  # the models, and the rules (imported where they run: a query answered from a snapshot imports
-    # neither pydantic nor the Prolog bridge and the effects it reads, issue 23 item 5)
+    # neither pydantic nor the Prolog bridge and the effects it reads)
     from grounded.dmap.model import Argument, Header
     from grounded.dmap.operations import OperationRegistry, UtteranceBase
     from grounded.engine.whatif import WhatIf
@@ -274,7 +274,8 @@ class Engine(Displayable, Walks):
         """Apply one utterance atomically, or raise PreconditionError and change nothing: the rules decide
         it, then the engine commits their decision."""
         decision = self.decide([utterance])
-        decision.check()
+        if decision.rejected is not None:
+            decision.check()
         return self.commit(decision)[0]
 
     def decide(self, utterances: Sequence[UtteranceBase | dict[str, Any]], *,
@@ -291,31 +292,32 @@ class Engine(Displayable, Walks):
         """
         if self._ahead:
             raise ValueError("the engine's last decision is not committed: commit it before deciding again")
-        models = [self._validated(u) for u in utterances]
+        models = [self.utterance(u) for u in utterances]
         turns = []
-        last = self.state.last_turn
+        last = self._dm.last_turn  # the state the walks read (``Engine.state``)
         for u in models:
             turn = u.turn  # stated (the rules judge its order) or assigned, within what a log can hold
             last = turn if turn is not None and turn <= MAX_TURN else loading.turn_of(u, last)
             turns.append(last)
         keep: Sequence[Kept | None] = [None] * len(models) if kept is None else kept
         if len(models) == 1:
-            decision = self._decide_one(turns[0], models[0], keep[0], self.state.last_turn)
+            decision = self._decide_one(turns[0], models[0], keep[0], self._dm.last_turn)
         elif self.world is not None or self._log is not None:  # the rules call back into this engine on each
             decision = self._decide_each(turns, models, keep)
         else:
             decision = self._decide_batch(turns, models, keep)
-        self._ahead = len(decision)
+        self._ahead = len(decision.turns)
         return decision
 
     def _decide_one(self, turn: int, u: UtteranceBase, kept: Kept | None, last: int | None) -> Decision:
         """One utterance after turn ``last``: admitted without a rule run when it has no operations and needs
         nothing of the rules (``_admit``), else in one request, the rules calling back for the world model and
         the log."""
-        if not u.ops and self.world is None and (last is None or turn > last) and u.speaker in self.state.agents:
+        if not u.ops and self.world is None and (last is None or turn > last) and u.speaker in self._dm.agents:
             return self._admit(turn, u)
         prolog, registry, rules = self._rule_base()
-        prolog.use_extensions(self.extensions)
+        if prolog.loaded_extensions != self.extensions:  # another engine's extensions are loaded
+            prolog.use_extensions(self.extensions)
         reading = None if self.world is None else self.world.reading(u.speaker)
         recorder = None if reading is None and self._log is None else Recorder(self._log, turn, u, reading)
         try:
@@ -331,7 +333,7 @@ class Engine(Displayable, Walks):
                              "in the model the last one committed")
         results: list[Accepted] = []
         lines: list[Kept | None] = []
-        last = self.state.last_turn
+        last = self._dm.last_turn
         for turn, u, k in zip(turns, models, kept, strict=True):
             one = self._decide_one(turn, u, k, last)
             if one.rejected is not None:
@@ -370,8 +372,16 @@ class Engine(Displayable, Walks):
 
         return _one(turn, u, Accepted([Turn(-1, turn)], []), line, None)
 
-    def _validated(self, utterance: UtteranceBase | dict[str, Any]) -> UtteranceBase:
-        return loading.validated(self.registry, utterance)
+    def utterance(self, utterance: UtteranceBase | dict[str, Any]) -> UtteranceBase:
+        """``utterance`` validated by the models of the operations this engine's rules know, or InputError
+        naming what is wrong (the field, the operation)."""
+        import pydantic_core  # imported with the utterance models, which the rules made; a plain import runs no
+        # Python code (``from pydantic import`` a lazy name runs pydantic's module ``__getattr__`` each time)
+        registry = self.registry
+        try:
+            return registry.utterance(utterance)
+        except pydantic_core.ValidationError as exc:
+            raise InputError(describe_validation_error(exc, frozenset(registry.models))) from exc
 
     def commit(self, decision: Decision, *, updates: bool = True) -> list[Update]:
         """Make the decision the engine's: each accepted utterance mirrored in the Python state, the world
@@ -379,7 +389,7 @@ class Engine(Displayable, Walks):
         order; an ``Update`` for each (none made with ``updates=False``, for a reading with no one to hand
         them to).  A decision the rules made is committed on the engine that made it; one recorded beside
         a log (``Decision.from_record``) on an engine whose state is the one before its lines."""
-        n = len(decision)
+        n = len(decision.turns)
         if not decision.recorded:
             if n > self._ahead:
                 raise ValueError(f"a decision of {n} utterances, but this engine's rules hold {self._ahead} "
@@ -387,7 +397,7 @@ class Engine(Displayable, Walks):
             self._ahead -= n
         if self._effects is not None and not decision.recorded:
             decision.record(self._effects)
-        mirror, history, world = self.state.apply, self._history, self.world
+        mirror, history, world = self._dm.apply, self._history, self.world
         readings = decision.readings
         out = []
         for i, (turn, u, result, kept) in enumerate(zip(decision.turns, decision.utterances, decision.results,
@@ -519,7 +529,7 @@ class Engine(Displayable, Walks):
         """The accepted utterances up to turn ``at`` (all of them if None), each with its turn."""
         t = check_turn(at)
         if self._history_log is not None:
-            self._history.prepend(history_lines(*self._history_log, partial(loading.line_utterance, self.registry)))
+            self._history.prepend(history_lines(*self._history_log, partial(loading.line_utterance, self)))
             self._history_log = None
         model = self.registry.utterance_model
         return [(turn, model.model_validate_json(u) if isinstance(u, bytes) else u)
@@ -607,7 +617,7 @@ def decide_group(items: Sequence[tuple[Engine, UtteranceBase | dict[str, Any]]]
         try:
             if engine._ahead:
                 raise ValueError("the engine's last decision is not committed: commit it before deciding again")
-            u = engine._validated(utterance)
+            u = engine.utterance(utterance)
             if not u.ops or engine.world is not None or engine._log is not None or (
                     extensions is not None and engine.extensions != extensions):
                 out[i] = engine.decide([u])
@@ -630,16 +640,15 @@ def decide_group(items: Sequence[tuple[Engine, UtteranceBase | dict[str, Any]]]
                 continue
             engine.last_verdicts = {}
             out[i] = one = _one(turn, u, result, None, None)
-            engine._ahead = len(one)
+            engine._ahead = len(one.turns)
     assert all(o is not None for o in out)
     return out  # type: ignore[return-value]  # every one set above
 
 
 def _as_json(u: UtteranceBase) -> bytes:
-    """A validated utterance as JSON (validating it again gives the same utterance) by its serializer, in
-    one call: ``json.dumps`` of a dict as given and encoding its text cost about three times as much, a
-    twentieth of a live apply, and a value pydantic accepts but spells otherwise (a ``Decimal`` turn
-    written ``"1"``) would not validate again."""
+    """A validated utterance as JSON (validating it again gives the same utterance) by its own serializer, in
+    one call rather than a dict dumped and encoded (docs/benchmarks.md), and spelled as pydantic reads it back:
+    a value pydantic accepts but spells otherwise (a ``Decimal`` turn written ``"1"``) would not validate again."""
     return u.__pydantic_serializer__.to_json(u)
 
 

@@ -34,7 +34,7 @@ from grounded.engine.recorded import RecordedLine
 from grounded.engine.snapshots import Kept, extension_refs, fitting_snapshot, restored_state, save
 from grounded.engine.update import Update
 from grounded.io.effectlog import EffectsReader, EffectsWriter
-from grounded.io.eventlog import EventLogWriter, FsyncPolicy, LogReader, LogStatus, describe_validation_error
+from grounded.io.eventlog import EventLogWriter, FsyncPolicy, LogReader, LogStatus
 from grounded.io.format import PlainOrigin
 from grounded.io.snapshot import Snapshot, SnapshotKey
 from grounded.solvers.ruleset import RULES_DIR_VARIABLE, file_sha256, rules_version, twin_sha256
@@ -69,6 +69,8 @@ class Reads(Protocol):
 
     def take_state(self, state: DependencyMap) -> None: ...
 
+    def utterance(self, utterance: UtteranceBase | dict[str, Any]) -> UtteranceBase: ...
+
 
 E = TypeVar("E", bound=Reads)
 OnUpdate = Callable[[E, Update], None]
@@ -99,14 +101,14 @@ def paused_gc() -> Iterator[None]:
 
     A replay allocates tens of objects per line and keeps few of them, and makes no
     reference cycles (reading a snapshot makes many objects and no garbage either),
-    so the collections it would trigger find nothing, yet cost a fifth of the
-    replay.  Cycles an ``on_update`` callback makes are collected once it returns.
+    so the collections it would trigger find nothing, yet cost a good part of the
+    replay (docs/benchmarks.md).  Cycles an ``on_update`` callback makes are collected once it returns.
 
     What the reading kept is the engine's state, long-lived: it goes to the oldest
     generation (``gc.freeze`` then ``gc.unfreeze``, which moves the young generations
     there without scanning them), where full collections still see it, instead of being
-    scanned by the young collection the first allocation after the pause would run
-    (a seventh of a load from the record beside the log).  Not when something is
+    scanned by the young collection the first allocation after the pause would run.
+    Not when something is
     frozen already (the CLI and the service freeze what start-up made): unfreezing
     would hand that to the collector too.
     """
@@ -173,10 +175,9 @@ def _replay(make: Callable[[Header | PlainHeader, tuple[str, ...]], E], path: st
     with paused_gc():
         reader, engine, found = _open(make, path, paths, allow_rules_change, digest=snapshot,
                                       status=status if snapshot and on_update is None else None)
-    if snapshot and engine.world is not None:
-        snapshot = False
-    try:
-        with paused_gc():
+        if snapshot and engine.world is not None:
+            snapshot = False
+        try:
             if found is not None:
                 restored = _from_snapshot(engine, path, found, loaded)
             if restored is None and reader.offset != reader.header_end:  # the log is not what the snapshot
@@ -185,12 +186,12 @@ def _replay(make: Callable[[Header | PlainHeader, tuple[str, ...]], E], path: st
             bulk = (EffectsReader(path, reader.header_line, rules_version(), extension_refs(engine.extensions))
                     if effects and restored is None and records_effects(engine) else None)
             _replay_lines(engine, reader, loaded, on_update, progress, batch, bulk, rebuild)
-    except LogError as exc:
-        if strict:
-            raise
-        loaded.error = exc
-    finally:
-        reader.close()
+        except LogError as exc:
+            if strict:
+                raise
+            loaded.error = exc
+        finally:
+            reader.close()
     if loaded.error is not None:
         status.complete = False
         status.stopped_at = loaded.error.line
@@ -285,7 +286,7 @@ def _commit_recorded(engine: E, lines: list[tuple[int, bytes]], texts: list[str]
     stop: LogError | None = None
     for i, (lineno, body) in enumerate(lines):
         try:
-            u = light[i] if light is not None else line_utterance(engine.registry, reader, lineno, body)[0]
+            u = light[i] if light is not None else line_utterance(engine, reader, lineno, body)[0]
             turn = u.turn  # the engine writes every line's turn: turn_of only when one is not
             if turn is None or turn > MAX_TURN:
                 turn = turn_of(u, last)
@@ -318,7 +319,8 @@ def _judge_lines(engine: E, lines: Iterator[tuple[int, bytes]], reader: LogReade
     last = engine.state.last_turn
 
     def judge() -> None:
-        _judge(engine, pending, reader.name, status, on_update, record)
+        if pending:
+            _judge(engine, pending, reader.name, status, on_update, record)
 
     while True:
         try:
@@ -330,7 +332,7 @@ def _judge_lines(engine: E, lines: Iterator[tuple[int, bytes]], reader: LogReade
             break
         lineno, body = item
         try:
-            u, kept = line_utterance(engine.registry, reader, lineno, body)
+            u, kept = line_utterance(engine, reader, lineno, body)
             turn = u.turn  # the engine writes every line's turn: ``turn_of`` only when one is not
             if turn is None or turn > MAX_TURN:  # (or when it is out of bounds, which it words)
                 turn = turn_of(u, last)
@@ -387,18 +389,7 @@ def records_effects(engine: Reads) -> bool:
     return engine.world is None and RULES_DIR_VARIABLE not in os.environ
 
 
-def validated(registry: OperationRegistry, utterance: UtteranceBase | dict[str, Any]) -> UtteranceBase:
-    """An utterance validated by the operations' models, or InputError naming what is wrong."""
-    import pydantic_core  # imported with the utterance models, which the rules made; a plain import enters no
-    # Python frame (``from pydantic import`` a lazy name entered two on every utterance)
-    try:
-        return registry.utterance(utterance)
-    except pydantic_core.ValidationError as exc:
-        raise InputError(describe_validation_error(exc, frozenset(registry.models))) from exc
-
-
-def line_utterance(registry: OperationRegistry, reader: LogReader, lineno: int, body: bytes
-                   ) -> tuple[UtteranceBase, Kept]:
+def line_utterance(engine: Reads, reader: LogReader, lineno: int, body: bytes) -> tuple[UtteranceBase, Kept]:
     """A log line as a validated utterance, and what the history keeps of it.
 
     Straight from its bytes (then the history keeps the bytes: no objects for
@@ -408,10 +399,10 @@ def line_utterance(registry: OperationRegistry, reader: LogReader, lineno: int, 
     import pydantic_core  # imported with the utterance models, which the rules made
 
     try:
-        return registry.utterance_model.model_validate_json(body), body
+        return engine.registry.utterance_model.model_validate_json(body), body
     except pydantic_core.ValidationError:
         pass
-    u = validated(registry, reader.decode(lineno, body))
+    u = engine.utterance(reader.decode(lineno, body))
     return u, u.model_dump_json()
 
 

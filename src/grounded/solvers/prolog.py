@@ -486,8 +486,9 @@ class RuleState:
         ready for it first."""
         self._ready(catch_up=False)
         flat = _flat([utterance])
+        behind = "none" if self.behind is None else self.behind
         return PlString(f"{self.module}{SEPARATOR}{'true' if record else 'false'}{SEPARATOR}"
-                        f"{self._behind()}{SEPARATOR}{flat[1]}{SEPARATOR}{flat[0]}")
+                        f"{behind}{SEPARATOR}{flat[1]}{SEPARATOR}{flat[0]}")
 
     def apply_batch(self, utterances: list[tuple]) -> tuple[list[Accepted], tuple[int, Rejected] | None]:
         """Run many utterances in one request, in order, each atomically, recording none and asking
