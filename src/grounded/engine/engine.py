@@ -292,16 +292,21 @@ class Engine(Displayable, Walks):
         """
         if self._ahead:
             raise ValueError("the engine's last decision is not committed: commit it before deciding again")
+        first = self._dm.last_turn  # the state the walks read (``Engine.state``)
+        if len(utterances) == 1:  # a live utterance: no lists to build around it
+            u = self.utterance(utterances[0])
+            decision = self._decide_one(_turn(u, first), u, None if kept is None else kept[0], first)
+            self._ahead = len(decision.turns)
+            return decision
         models = [self.utterance(u) for u in utterances]
         turns = []
-        last = self._dm.last_turn  # the state the walks read (``Engine.state``)
+        last = first
         for u in models:
-            turn = u.turn  # stated (the rules judge its order) or assigned, within what a log can hold
-            last = turn if turn is not None and turn <= MAX_TURN else loading.turn_of(u, last)
+            last = _turn(u, last)
             turns.append(last)
         keep: Sequence[Kept | None] = [None] * len(models) if kept is None else kept
-        if len(models) == 1:
-            decision = self._decide_one(turns[0], models[0], keep[0], self._dm.last_turn)
+        if not models:
+            decision = Decision([], [], [], [])
         elif self.world is not None or self._log is not None:  # the rules call back into this engine on each
             decision = self._decide_each(turns, models, keep)
         else:
@@ -366,11 +371,7 @@ class Engine(Displayable, Walks):
         """
         self.last_verdicts = {}
         line = self._log.append(turn, u) if self._log is not None else None
-        self.rules.admitted(turn)
-        from grounded.dmap.effects import Turn
-        from grounded.solvers.flat import Accepted
-
-        return _one(turn, u, Accepted([Turn(-1, turn)], []), line, None)
+        return _one(turn, u, self.rules.admitted(turn), line, None)
 
     def utterance(self, utterance: UtteranceBase | dict[str, Any]) -> UtteranceBase:
         """``utterance`` validated by the models of the operations this engine's rules know, or InputError
@@ -399,9 +400,15 @@ class Engine(Displayable, Walks):
             decision.record(self._effects)
         mirror, history, world = self._dm.apply, self._history, self.world
         readings = decision.readings
+        columns = zip(decision.turns, decision.utterances, decision.results, decision.kept, strict=True)
+        if not updates and readings is None:  # a reading of a log's lines: the state and the history alone
+            keep: Callable[[int, Any], None] = history.append_text if decision.recorded else history.append  # bytes
+            for turn, u, result, kept in columns:
+                mirror(result.effects, turn, u.speaker, u.text, u.ops)
+                keep(turn, _as_json(u) if kept is None else kept)
+            return []
         out = []
-        for i, (turn, u, result, kept) in enumerate(zip(decision.turns, decision.utterances, decision.results,
-                                                        decision.kept, strict=True)):
+        for i, (turn, u, result, kept) in enumerate(columns):
             mirror(result.effects, turn, u.speaker, u.text, u.ops)
             reading = None if readings is None else readings[i]
             worlds = None
@@ -590,14 +597,18 @@ class Engine(Displayable, Walks):
         self.close()
 
 
+def _turn(u: UtteranceBase, last: int | None) -> int:
+    """The utterance's turn after ``last``: the one it states (the rules judge its order), else assigned."""
+    turn = u.turn
+    return turn if turn is not None and turn <= MAX_TURN else loading.turn_of(u, last)
+
+
 def _one(turn: int, u: UtteranceBase, result: Accepted | Rejected, kept: Kept | None, reading: Reading | None
          ) -> Decision:
     """The rules' verdict on one utterance as a decision."""
-    from grounded.solvers.flat import Rejected  # a module the rules have imported
-
-    if isinstance(result, Rejected):
-        return Decision([], [], [], [], rejected=(turn, u, result))
-    return Decision([turn], [u], [result], [kept], None if reading is None else [reading])
+    if not result.accepted:  # (an import of the verdicts' classes here would cost a live utterance microseconds)
+        return Decision([], [], [], [], rejected=(turn, u, result))  # type: ignore[arg-type]  # a Rejected
+    return Decision([turn], [u], [result], [kept], None if reading is None else [reading])  # type: ignore[list-item]
 
 
 def decide_group(items: Sequence[tuple[Engine, UtteranceBase | dict[str, Any]]]

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import TypeVar
+from typing import ClassVar, TypeVar
 
 from grounded.core.errors import PrologError, Violation
 from grounded.dmap.effects import CLASSES, SHAPES, TRANSITION_SHAPE, VIOLATION_SHAPE, Effect, transitions_of
@@ -145,6 +145,7 @@ def flat_facts(facts: list[object]) -> tuple[str, int] | None:
 
 @dataclass(frozen=True, slots=True)
 class Accepted:
+    accepted: ClassVar[bool] = True
     effects: list[Effect]
     """What the rules applied, in order (grounded.dmap.effects)."""
     left: list[str]
@@ -157,6 +158,7 @@ _SET_EFFECTS, _SET_LEFT = (getattr(Accepted, f.name).__set__ for f in fields(Acc
 
 @dataclass(frozen=True, slots=True)
 class Rejected:
+    accepted: ClassVar[bool] = False
     violations: list[Violation]
 
 

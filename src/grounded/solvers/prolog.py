@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from grounded.core.errors import InputError, PrologError
 from grounded.core.literals import literal_term
-from grounded.dmap.effects import SHAPES, Effect, effect, violations_of
+from grounded.dmap.effects import SHAPES, Effect, Turn, effect, violations_of
 from grounded.dmap.notes import StandingNote
 from grounded.dmap.state import DependencyMap
 from grounded.solvers.flat import (
@@ -429,10 +429,11 @@ class RuleState:
         """The last turn the engine admitted without the rules (None: they know every turn)."""
         self._facts: Callable[[], list[Value]] | None = None
 
-    def admitted(self, turn: int) -> None:
-        """The engine admitted turn ``turn`` itself (see ``Engine.apply``): tell the rules
-        with the next request, before anything else."""
+    def admitted(self, turn: int) -> Accepted:
+        """The engine admitted turn ``turn`` itself (an utterance without operations: ``Engine._admit``): tell
+        the rules with the next request, before anything else.  Its one effect, the turn, as the rules report it."""
         self.behind = turn
+        return Accepted([Turn(-1, turn)], [])
 
     def restore(self, facts: Callable[[], list[Value]]) -> None:
         """This state is ``facts()`` (a snapshot's), put into the rules when first needed."""
