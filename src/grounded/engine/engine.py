@@ -295,7 +295,10 @@ class Engine(Displayable, Walks):
         first = self._dm.last_turn  # the state the walks read (``Engine.state``)
         if len(utterances) == 1:  # a live utterance: no lists to build around it
             u = self.utterance(utterances[0])
-            decision = self._decide_one(_turn(u, first), u, None if kept is None else kept[0], first)
+            turn = u.turn  # as ``_turn``, in line: the path every live utterance takes
+            if turn is None or turn > MAX_TURN:
+                turn = loading.turn_of(u, first)
+            decision = self._decide_one(turn, u, None if kept is None else kept[0], first)
             self._ahead = len(decision.turns)
             return decision
         models = [self.utterance(u) for u in utterances]
@@ -328,7 +331,10 @@ class Engine(Displayable, Walks):
         try:
             result = rules.apply(registry.encode(turn, u), recorder, record=self._log is not None)
         finally:
-            self.last_verdicts = {} if reading is None else reading.verdicts
+            if reading is not None:
+                self.last_verdicts = reading.verdicts
+            elif self.last_verdicts:
+                self.last_verdicts = {}
         return _one(turn, u, result, kept if recorder is None else recorder.line, reading)
 
     def _decide_each(self, turns: list[int], models: list[UtteranceBase], kept: Sequence[Kept | None]) -> Decision:
@@ -369,7 +375,8 @@ class Engine(Displayable, Walks):
         (catch_up/1, by the same turn/1 effect). A property test holds this path to the
         rules: a log it wrote is read back by the rules alone, every line accepted.
         """
-        self.last_verdicts = {}
+        if self.last_verdicts:
+            self.last_verdicts = {}
         line = self._log.append(turn, u) if self._log is not None else None
         return _one(turn, u, self.rules.admitted(turn), line, None)
 
@@ -408,7 +415,7 @@ class Engine(Displayable, Walks):
                 keep(turn, _as_json(u) if kept is None else kept)
             return []
         out = []
-        for i, (turn, u, result, kept) in enumerate(columns):
+        for i, (turn, u, result, kept) in enumerate(columns):  # each with its Update: an apply's one, a replay's
             mirror(result.effects, turn, u.speaker, u.text, u.ops)
             reading = None if readings is None else readings[i]
             worlds = None

@@ -375,7 +375,7 @@ def _commit(engine: E, decision: Decision, status: LogStatus, on_update: OnUpdat
     line, ``on_update`` seeing the Python state as of each."""
     if on_update is None:
         engine.commit(decision, updates=False)
-        status.utterances += len(decision)
+        status.utterances += len(decision.turns)
         return
     for one in decision.each():
         (update,) = engine.commit(one)

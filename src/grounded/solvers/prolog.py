@@ -390,8 +390,11 @@ def _flat(utterances: list[tuple]) -> tuple[str, int]:
     fits it (its ids are letters, digits and ``_ . : -``); a value that does not is refused, not sent."""
     flat = flat_utterances(utterances)
     if flat is None:
-        raise PrologError("an utterance holds a value the rules' text cannot carry (not a validated utterance)")
+        raise PrologError(_NOT_FLAT)
     return flat
+
+
+_NOT_FLAT = "an utterance holds a value the rules' text cannot carry (not a validated utterance)"
 
 
 def _decided(result: tuple) -> Accepted | Rejected:
@@ -486,7 +489,9 @@ class RuleState:
         """The live request for one utterance as one string (flat_apply/5 in prolog/wire.pl), this state
         ready for it first."""
         self._ready(catch_up=False)
-        flat = _flat([utterance])
+        flat = flat_utterances([utterance])
+        if flat is None:
+            raise PrologError(_NOT_FLAT)
         behind = "none" if self.behind is None else self.behind
         return PlString(f"{self.module}{SEPARATOR}{'true' if record else 'false'}{SEPARATOR}"
                         f"{behind}{SEPARATOR}{flat[1]}{SEPARATOR}{flat[0]}")
