@@ -93,3 +93,17 @@ def test_a_decision_recorded_beside_a_log_commits_without_the_rules_to_the_state
     fresh.commit(decision, updates=False)
     assert requests == []
     assert fresh.snapshot() == loaded.snapshot() == _one_by_one(SAID).snapshot()
+
+
+def test_a_logging_engine_decides_several_each_written_inside_the_rules_transaction(tmp_path):
+    """An engine with an event log decides several utterances one request each (the rules call back to write
+    each line): the accepted ones are in the log and in the record beside it, the rejected one in neither."""
+    path = tmp_path / "log.jsonl"
+    with Engine(HEADER, log=path) as engine:
+        decision = engine.decide([SAID[0], SAID[1], BAD])
+        assert len(decision) == 2 and decision.rejected is not None
+        engine.commit(decision)
+        assert engine.snapshot() == _one_by_one(SAID[:2]).snapshot()
+    assert len(path.read_text().splitlines()) == 3  # the header and the two accepted lines
+    loaded = Engine.load(path)
+    assert loaded.log_status.bulk == 2 and loaded.snapshot() == _one_by_one(SAID[:2]).snapshot()

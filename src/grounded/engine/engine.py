@@ -345,13 +345,20 @@ class Engine(Displayable, Walks):
         results: list[Accepted] = []
         lines: list[Kept | None] = []
         last = self._dm.last_turn
-        for turn, u, k in zip(turns, models, kept, strict=True):
-            one = self._decide_one(turn, u, k, last)
-            if one.rejected is not None:
-                return Decision(turns[:len(results)], models[:len(results)], results, lines, rejected=one.rejected)
-            results.extend(one.results)
-            lines.extend(one.kept)
-            last = turn
+        try:
+            for turn, u, k in zip(turns, models, kept, strict=True):
+                one = self._decide_one(turn, u, k, last)
+                if one.rejected is not None:
+                    n = len(results)
+                    return Decision(turns[:n], models[:n], results, lines, rejected=one.rejected)
+                results.extend(one.results)
+                lines.extend(one.kept)
+                last = turn
+        except BaseException:  # the rules and the log hold those accepted before it: the Python state takes them
+            if results:
+                n = self._ahead = len(results)
+                self.commit(Decision(turns[:n], models[:n], results, lines), updates=False)
+            raise
         return Decision(turns, models, results, lines)
 
     def _decide_batch(self, turns: list[int], models: list[UtteranceBase], kept: Sequence[Kept | None]) -> Decision:
