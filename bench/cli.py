@@ -475,6 +475,23 @@ def ingest(
     ing.check(result)  # after the figures are printed and written: a failing run is not lost
 
 
+@bench_app.command()
+def hops(
+    out: Out = DEFAULT_OUT,
+    show: Annotated[bool, typer.Option("--show", help="List every hop, in order.")] = False,
+) -> None:
+    """Files of src/grounded entered, and module hops, on an HTTP append and on `grounded verify LOG c1`."""
+    from bench import hops as hp
+
+    result = hp.run(show)
+    if show:
+        for name, r in result.items():
+            stdout.print(f"{name}: {', '.join(r['file_list'])}", markup=False)
+            for line in r["hop_list"]:
+                stdout.print(f"  {line}", markup=False)
+    _publish(out, "hops", result, hp.markdown)
+
+
 def _require(module: str, package: str) -> None:
     if importlib.util.find_spec(module) is None:
         raise InputError(f"python -m bench compare needs {package}: install the bench extra "

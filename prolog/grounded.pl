@@ -1,7 +1,8 @@
 /*  grounded.pl -- the driver: the runtime semantics of one utterance.
 
-    The Python bridge hands this module one utterance at a time, as a term
-    built through the foreign interface (never as text).  For every
+    The Python bridge hands this module one utterance at a time, or a batch
+    of them, as one flat text of tokens (prolog/wire.pl turns it into terms;
+    nothing in it is ever read as Prolog text).  For every
     operation in it the driver asks the operation's rules (prolog/ops, and
     any extension) which preconditions fail and, if none does, which effects
     it has; it checks those effects against the vocabulary, drops the ones
@@ -19,7 +20,7 @@
       answers what it found; the operation's violation/5 rules then see the
       findings as its `epistemic` field.  world_call(applied(I), _) tells
       the bridge the operation was applied.  One rule run per utterance.
-    * commit_call(record, true): the utterance is accepted and the engine
+    * log_call(record, true): the utterance is accepted and the engine
       keeps an event log; the bridge writes the utterance to it, and the
       transaction commits only if that succeeds (a full disk leaves the rules
       as they were).  The effects then come back as the reply.
@@ -264,7 +265,7 @@ run_utterance(Turn, Speaker, Ops, Record, accepted(Transitions, Left)) :-
     drop_empty([o(-1, Admit)|Tss], Transitions),
     left_standing(Transitions, Left),
     (   Record == true
-    ->  (   commit_call(record, true) -> true ; throw(refused) )
+    ->  (   log_call(record, true) -> true ; throw(refused) )
     ;   true
     ).
 
@@ -296,7 +297,7 @@ admit_utterance(Turn, Speaker, Record, Result) :-
     admission(U, Violations, Admit),
     (   Violations \== []
     ->  Result = rejected(Violations)
-    ;   Record == true, \+ commit_call(record, true)
+    ;   Record == true, \+ log_call(record, true)
     ->  Result = refused("the bridge could not record the utterance")
     ;   apply_each(Admit, U),
         Result = accepted([o(-1, Admit)], [])
@@ -773,8 +774,6 @@ request(apply_group(Texts), Reply) :-
     ->  atomics_to_string(Parts, Text), sum_list(Counts, N), Reply = flat(Text, N)
     ;   Reply = each(Replies)
     ).
-request(apply(M, Utterance, Record, Behind), Reply) :-   % as terms: a value the flat text does not carry
-    apply_one(M, Utterance, Record, Behind, Reply).
 request(apply_batch(M, Batch, Behind), batch(Accepted, Stop)) :-
     batch_utterances(Batch, Utterances),
     use_state(M), catch_up(Behind),

@@ -15,21 +15,19 @@
 %!  batch_utterances(+Batch, -Utterances) is det.
 %
 %   Utterances is a batch as the bridge sends it:
-%  a list of utterance terms, or flat(Text, N), the same as N tokens each
-%  followed by the separator (see grounded.solvers.flat):
+%  flat(Text, N), N tokens each followed by the separator (see grounded.solvers.flat):
 %      <utterances>, per utterance <turn> <speaker> <ops>, per op <name>
 %      <fields>, per field <key> = <literal> or <key> # <n> <literal>...
 %  A token becomes an integer, an atom, or -(Atom) for a literal written -P;
 %  nothing is read as Prolog text.  A text that does not split into N
 %  tokens, or does not decode to exactly its utterances, is an error.
-batch_utterances(flat(Text, N), Utterances) :- !,
+batch_utterances(flat(Text, N), Utterances) :-
     split_string(Text, "\x1f\", "", Parts),
     (   length(Parts, N1), N1 =:= N + 1,
         phrase(flat_batch(Utterances), Parts, [""])
     ->  true
     ;   throw(error(format("a malformed flat batch of ~w tokens", [N]), _))
     ).
-batch_utterances(Utterances, Utterances).
 
 flat_batch(Us) --> flat_int(K), flat_utterances(K, Us).
 

@@ -40,20 +40,20 @@ def test_an_extension_s_required_fields_are_checked_once_however_often_it_is_loa
     assert PrologRules.get().loaded_extensions == ()
 
 
-def test_a_reply_whose_value_holds_the_separator_comes_back_as_terms_and_reads_the_same():
-    """flat_reply/2 checks each atom for U+001F rather than splitting the whole text again: a speaker
-    named with one (sent as terms, the rules' own input not validated) still reads back exactly."""
-    from grounded.dmap.effects import NewAgent, NewArg, Turn
+def test_an_utterance_the_flat_text_cannot_carry_is_refused_before_it_is_sent():
+    """Utterances cross to the rules in one form, the flat text: a value holding its separator U+001F (a
+    speaker no validated utterance can have) is refused by the bridge with nothing sent, and the rules'
+    state is as it was; the same utterance with a plain speaker is accepted."""
+    from grounded.core.errors import PrologError
+    from grounded.dmap.effects import NewAgent
 
     engine = Engine({})
-    for speaker in ("b\x1fob", "carol"):
-        utterance = ("utterance", 1 if speaker == "carol" else 0, speaker,
-                     [("op", "observe", [("=", "claim", f"o{len(speaker)}")])])
-        result = engine.rules.apply(utterance, session=None)  # type: ignore[arg-type]
-        assert not isinstance(result, Rejected), result
-        assert [e for e in result.effects if isinstance(e, NewAgent)] == [NewAgent(-1, speaker)]
-        assert [type(e) for e in result.effects][:2] == [NewAgent, Turn]
-        assert [e.claim for e in result.effects if isinstance(e, NewArg)] == [f"o{len(speaker)}"]
+    before = engine.prolog_state()
+    with pytest.raises(PrologError, match="cannot carry"):
+        engine.rules.apply(("utterance", 1, "b\x1fob", [("op", "observe", [("=", "claim", "o4")])]), session=None)
+    assert engine.prolog_state() == before
+    result = engine.rules.apply(("utterance", 1, "carol", [("op", "observe", [("=", "claim", "o5")])]), session=None)
+    assert not isinstance(result, Rejected) and NewAgent(-1, "carol") in result.effects
 
 
 def _declared(name: str, optional: int) -> str:

@@ -187,15 +187,16 @@ def test_a_group_all_accepted_comes_back_as_one_flat_text_and_one_refused_as_eac
     assert each[0] == "each" and [r[1][0] for r in each[1]] == ["flat", "rejected", "flat"], each
 
 
-def test_a_grouped_utterance_takes_the_two_halves_of_engine_apply_and_comes_to_what_it_would_alone(monkeypatch):
-    """``apply_group`` runs ``Engine.apply``'s own steps on each engine, ``_prepare`` before the group's request and
-    ``_settle`` after it (one copy of each, engine/group.py), and each outcome is what ``Engine.apply`` gives an
-    engine in the same state: accepted, rejected, and one applied alone (an utterance without operations)."""
+def test_a_grouped_utterance_is_decided_then_committed_and_comes_to_what_it_would_alone(monkeypatch):
+    """``apply_group`` decides every utterance (in the group's one request, or by its engine alone when the
+    request cannot carry it: an utterance without operations), then commits each accepted decision through
+    ``Engine.commit``, the step ``Engine.apply`` takes; each outcome is what ``Engine.apply`` gives an engine in
+    the same state: accepted, rejected, and one decided alone."""
     from grounded import Engine
     from grounded.engine.group import apply_group
 
     steps: list[tuple[str, int]] = []
-    for name in ("_prepare", "_settle"):
+    for name in ("decide", "commit"):
         original = getattr(Engine, name)
 
         def counted(self: Engine, *args: Any, _original: Any = original, _name: str = name, **kwargs: Any) -> Any:
@@ -211,8 +212,8 @@ def test_a_grouped_utterance_takes_the_two_halves_of_engine_apply_and_comes_to_w
         engine.apply(utterance(1))
     steps.clear()
     outcomes = apply_group(list(zip(grouped, given, strict=True)))
-    assert sorted(steps) == sorted([("_prepare", id(e)) for e in grouped]
-                                   + [("_settle", id(e)) for e in (grouped[0], grouped[1], grouped[3])]), steps
+    assert sorted(steps) == sorted([("decide", id(grouped[2]))]
+                                   + [("commit", id(e)) for e in (grouped[0], grouped[2], grouped[3])]), steps
     assert isinstance(outcomes[1], PreconditionError) and "hypothesize_dep_unknown" in str(outcomes[1])
     for engine, twin, u, outcome in zip(grouped, alone, given, outcomes, strict=True):
         if isinstance(outcome, PreconditionError):

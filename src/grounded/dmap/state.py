@@ -240,7 +240,7 @@ class DependencyMap:
         self._handlers = {
             fx.Turn: self._turn, fx.NewAgent: self._new_agent, fx.NewProp: self._new_prop, fx.Aware: self._aware,
             fx.NewArg: self._new_arg, fx.SetStanding: self._set_standing, fx.AddDep: self._add_dep,
-            fx.AddExplains: self._add_explains, fx.AddAttack: self._add_attack, fx.Commit: self._commit,
+            fx.AddExplains: self._add_explains, fx.AddAttack: self._add_attack, fx.Commit: self._add_commitment,
             fx.RetractCommitment: self._retract_commitment, fx.Dissent: self._dissent, fx.Problem: self._problem,
             **{cls: self._model for cls in fx.FOR_THE_MODEL},
         }
@@ -291,7 +291,7 @@ class DependencyMap:
         self.attacks.append((e.attacker, e.target, turn))
         self.attackers[e.target] = added(self.attackers.get(e.target, NONE), e.attacker)
 
-    def _commit(self, e: Commit, turn: int, speaker: str, text: str, ops: Sequence) -> None:
+    def _add_commitment(self, e: Commit, turn: int, speaker: str, text: str, ops: Sequence) -> None:
         agent = intern(e.agent)
         self.committed.setdefault(agent, {})[e.arg] = None
         self.commit_events.append((turn, agent, e.arg, True))

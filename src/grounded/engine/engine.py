@@ -16,19 +16,20 @@ hypotheticals (whatif.py) live in modules of their own.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from grounded.core import display
 from grounded.core.bounds import MAX_TURN, check_turn
 from grounded.core.display import Displayable
-from grounded.core.errors import InputError, LogError, PreconditionError, Violation
+from grounded.core.errors import InputError, LogError, PreconditionError, PrologError, Violation
 from grounded.dmap.notes import PlainHeader
 from grounded.dmap.state import DependencyMap
 from grounded.engine import loading
+from grounded.engine.decision import Decision
 from grounded.engine.history import History
-from grounded.engine.recorded import RecordedLine
 from grounded.engine.recorder import Recorder
 from grounded.engine.snapshots import Kept, extension_refs, history_lines
 from grounded.engine.update import Update
@@ -37,7 +38,6 @@ from grounded.io.effectlog import EffectsWriter
 from grounded.io.eventlog import (
     EventLogWriter,
     FsyncPolicy,
-    LogReader,
     LogStatus,
     describe_validation_error,
     encode_line,
@@ -50,7 +50,7 @@ from grounded.solvers.owner import claim_rules
 from grounded.solvers.ruleset import rules_version
 
 if TYPE_CHECKING:  # the models, and the rules (imported where they run: a query answered from a snapshot imports
-    # neither pydantic nor the Prolog bridge and the effects it reads, issue 23 item 5)
+    # neither pydantic nor the Prolog bridge and the effects it reads)
     from grounded.dmap.model import Argument, Header
     from grounded.dmap.operations import OperationRegistry, UtteranceBase
     from grounded.engine.whatif import WhatIf
@@ -120,8 +120,6 @@ class Engine(Displayable, Walks):
         self._log: EventLogWriter | None = None
         self._effects: EffectsWriter | None = None
         """The rules' decisions recorded beside the log, for reading it back in bulk (grounded.io.effectlog)."""
-        self._effects_resume: tuple[int, bytes] | None = None
-        """Where a loaded log's record authenticated to its end: ``append`` continues it from there."""
         if log is not None:
             first = header_json(self.header, self.origin())
             self._log = EventLogWriter(log, first, fsync=fsync)
@@ -132,13 +130,13 @@ class Engine(Displayable, Walks):
         """What stopped a partial ``load`` (None when the whole log was applied)."""
         self.log_status: LogStatus | None = None
         """How much of its log a loaded engine holds (None for an engine that was not loaded)."""
-        self._reader_end = 0  # where the reading of a loaded log ended (for append)
-        self._reader_unterminated = False
         self._history = History()
         """The accepted utterances and their turns, which ``whatif`` replays (a line read from a log
         is kept as its bytes: see ``history``)."""
         self._history_log: tuple[str, SnapshotKey] | None = None
         """A restored engine's older history: the log and the part of it the snapshot covers."""
+        self._ahead = 0
+        """Utterances the rules accepted (``decide``) that the Python state has not taken yet (``commit``)."""
         self.last_verdicts: dict[int, list[Verdict]] = {}
         """What the world model found about each operation of the last utterance
         (op index -> verdicts), accepted or not: the ASP reference reads the same."""
@@ -223,104 +221,33 @@ class Engine(Displayable, Walks):
         authenticates, instead of running the rules on each: the same state, in bulk.
         Every other line is judged by the rules; ``effects=False`` judges them all.
         """
-        return loading.load(lambda header, paths: cls(header, extensions=paths), path, extensions=extensions,
-                            strict=strict, append=append, on_update=on_update, fsync=fsync,
-                            allow_rules_change=allow_rules_change, progress=progress, snapshot=snapshot,
-                            effects=effects)
+        engine, loaded, writer = loading.load(
+            lambda header, paths: cls(header, extensions=paths), path, extensions=extensions, strict=strict,
+            append=append, on_update=on_update, fsync=fsync, allow_rules_change=allow_rules_change,
+            progress=progress, snapshot=snapshot, effects=effects)
+        engine._take_loaded(loaded)
+        if writer is not None:
+            engine._continue_log(loaded, writer)
+        return engine
 
-    def _line_utterance(self, reader: LogReader, lineno: int, body: bytes) -> tuple[UtteranceBase, Kept]:
-        """A log line as a validated utterance, and what the history keeps of it.
+    def _continue_log(self, loaded: loading.Loaded, writer: EventLogWriter) -> None:
+        """Make ``writer`` this loaded engine's log, its tail repaired so the next line starts a line of its
+        own, and keep recording the rules' decisions beside it where the reading left the record."""
+        if writer.end > loaded.end:  # a torn final line (never acknowledged) or blanks: dropped
+            writer.cut_to(loaded.end)
+        if loaded.unterminated:
+            writer.terminate_last_line()
+        self._log = writer
+        self._effects = loaded.effects
+        if self._effects is None and loaded.effects_resume is not None and loading.records_effects(self):
+            self._effects = EffectsWriter.resume(writer.path, *loaded.effects_resume)
 
-        Straight from its bytes (then the history keeps the bytes: no objects for
-        the garbage collector to walk, a tenth of the memory, validated again only
-        if ``history`` is asked for), or, when that fails, by the JSON reading and
-        validation that name what is wrong exactly as ``apply`` would."""
-        import pydantic_core  # imported with the utterance models, which the rules made (as ``_validated``)
-
-        try:
-            return self.registry.utterance_model.model_validate_json(body), body
-        except pydantic_core.ValidationError:
-            pass
-        u = self._validated(reader.decode(lineno, body))
-        return u, u.model_dump_json()
-
-    def _apply_lines(self, pending: loading.Pending, path: str, status: LogStatus,
-                     on_update: Callable[[Engine, Update], None] | None) -> None:
-        """Apply validated lines in order: in one request to the rules, or one request per line
-        with a world model (the rules ask it about each operation as they go).  Empties ``pending``."""
-        if not pending:  # the rules' readers are imported when there is something for them to read
-            return
-        from grounded.solvers.flat import Rejected, accepted_text
-
-        stop: tuple[int, Rejected] | None = None
-        if self.world is not None:
-            for i, (_, turn, u, kept) in enumerate(pending):
-                reading = self.world.reading(u.speaker)
-                result, _ = self._decide(turn, u, reading)
-                if isinstance(result, Rejected):
-                    stop = (i, result)
-                    break
-                self._accepted(self._mirror(turn, u, result, reading, kept), status, on_update)
-        elif pending:
-            self._prolog.use_extensions(self.extensions)
-            accepted, stop = self.rules.apply_batch([self.registry.encode(turn, u) for _, turn, u, _ in pending])
-            for (_, turn, u, kept), result in zip(pending, accepted, strict=False):  # shorter if one was rejected
-                if self._effects is not None:  # a log being continued: its record rebuilt from the rules' decisions
-                    self._effects.add(kept if isinstance(kept, bytes) else b"", accepted_text(result)
-                                      if isinstance(kept, bytes) else None)  # a line not as read: recording ends
-                if on_update is None:  # no one to hand an ``Update`` to: the state changed, none made
-                    self._commit(turn, u, result, None, kept)
-                    status.utterances += 1
-                else:
-                    self._accepted(self._mirror(turn, u, result, None, kept), status, on_update)
-        if stop is not None:
-            index, rejected = stop
-            lineno, turn, u, _ = pending[index]
-            pending.clear()
-            error = PreconditionError(turn, u.speaker, rejected.violations)
-            raise LogError(f"rejected by the rules: {error}", path=path, line=lineno, engine=self) from error
-        pending.clear()
-
-    def _apply_recorded(self, lines: list[tuple[int, bytes]], recorded: list[str], reader: LogReader,
-                        status: LogStatus, on_update: Callable[[Engine, Update], None] | None) -> None:
-        """Lines whose recorded decisions authenticated: mirrored from them, the rules not run.  Without
-        ``on_update`` they are read as JSON, in one call, not validated again (``RecordedLine``), and no
-        ``Update`` is made for them."""
-        from grounded.solvers.flat import read_flat
-
-        text = "".join(recorded)
-        results = read_flat(text)
-        light = RecordedLine.read_all([body for _, body in lines]) if on_update is None else None
-        last = self.state.last_turn
-        mirror, keep = self.state.apply, self._history.append_text  # ``_commit``'s two steps, bound once
-        done = 0  # counted once at the end (or where an error stops the batch), not per line
-        try:
-            for (lineno, body), result in zip(lines, results, strict=True):
-                try:
-                    u = light[done] if light is not None else self._line_utterance(reader, lineno, body)[0]
-                    turn = u.turn  # the engine writes every line's turn: turn_of only when one is not
-                    if turn is None or turn > MAX_TURN:
-                        turn = loading.turn_of(u, last)
-                except InputError as exc:
-                    raise LogError(exc.detail, path=reader.name, line=lineno, engine=self) from exc
-                if on_update is None:  # ``_commit`` with no reading: the world model is not moved
-                    mirror(result.effects, turn, u.speaker, u.text, u.ops)
-                    keep(turn, body)
-                    done += 1
-                else:
-                    update = self._mirror(turn, u, result, None, body)
-                    done += 1
-                    on_update(self, update)
-                last = turn
-        finally:
-            status.utterances += done
-            status.bulk += done
-
-    def _accepted(self, update: Update, status: LogStatus, on_update: Callable[[Engine, Update], None] | None
-                  ) -> None:
-        status.utterances += 1
-        if on_update is not None:
-            on_update(self, update)
+    def _take_loaded(self, loaded: loading.Loaded) -> None:
+        """What the reading of this engine's log found: how much of it the engine holds, and where the
+        older history lies when the state came from the snapshot."""
+        self.log_status = loaded.status
+        self.load_error = loaded.error
+        self._history_log = loaded.history_log
 
     @property
     def header(self) -> Header:
@@ -341,55 +268,109 @@ class Engine(Displayable, Walks):
         if self._effects is not None:
             self._effects.flush()
 
-    # -- updating -------------------------------------------------------------------
+    # -- deciding, then committing -------------------------------------------------------
 
     def apply(self, utterance: UtteranceBase | dict[str, Any]) -> Update:
-        """Apply one utterance atomically, or raise PreconditionError and change nothing."""
-        return self._apply_prepared(*self._prepare(utterance))
+        """Apply one utterance atomically, or raise PreconditionError and change nothing: the rules decide
+        it, then the engine commits their decision."""
+        decision = self.decide([utterance])
+        if decision.rejected is not None:
+            decision.check()
+        return self.commit(decision)[0]
 
-    def _prepare(self, utterance: UtteranceBase | dict[str, Any]) -> tuple[UtteranceBase, int, PlString | None]:
-        """The first half of ``apply``, which a group of engines (group.py) takes too: the utterance validated
-        (InputError), its turn (PreconditionError), and the rules' request for it as one text, or None where
-        the engine must apply it by itself: without operations (admitted without the rules, or one that adds
-        a speaker), with a world model to ask or a log to write inside the rules' transaction (the rules call
-        back into this engine), or with a value the flat text does not carry (sent as terms)."""
-        u = self._validated(utterance)
-        turn = loading.turn_of(u, self.state.last_turn)
-        if not u.ops or self.world is not None or self._log is not None:
-            return u, turn, None
-        _, registry, rules = self._rule_base()
-        return u, turn, rules.live_text(registry.encode(turn, u))
+    def decide(self, utterances: Sequence[UtteranceBase | dict[str, Any]], *,
+               kept: Sequence[Kept] | None = None) -> Decision:
+        """The rules' decision on ``utterances``, in order, from this engine's state: each accepted one's
+        effects, up to the first rejected, with its violations (the ones after it are not decided).
 
-    def _apply_prepared(self, u: UtteranceBase, turn: int, text: PlString | None) -> Update:
-        """``apply`` of what ``_prepare`` made: the request text sent (the rules calling nothing back), or,
-        without one, the utterance admitted or decided by ``_decide``; then ``_settle``."""
-        if text is not None:  # ``_prepare`` started the rules to make it
-            assert self._rules is not None
-            prolog, _, rules = self._rules
-            prolog.use_extensions(self.extensions)
-            return self._settle(turn, u, rules.apply(text, None))
-        last = self.state.last_turn
-        if not u.ops and self.world is None and (last is None or turn > last) and u.speaker in self.state.agents:
+        Each utterance is validated first (InputError, nothing decided) and gets its turn (the one after
+        the last when it states none).  The rules hold what they accepted from now on, and an engine that
+        keeps an event log has written those lines, inside the rules' transaction (a failed write rolls the
+        rules back); the Python state takes it with ``commit``, which must come before the next decision.
+        With a world model the rules ask it about each operation as they go (``last_verdicts``), one
+        utterance at a time.  ``kept``: what the history keeps of each utterance (a log line's bytes).
+        """
+        if self._ahead:
+            raise ValueError("the engine's last decision is not committed: commit it before deciding again")
+        first = self._dm.last_turn  # the state the walks read (``Engine.state``)
+        if len(utterances) == 1:  # a live utterance: no lists to build around it
+            u = self.utterance(utterances[0])
+            turn = u.turn  # as ``_turn``, in line: the path every live utterance takes
+            if turn is None or turn > MAX_TURN:
+                turn = loading.turn_of(u, first)
+            decision = self._decide_one(turn, u, None if kept is None else kept[0], first)
+            self._ahead = len(decision.turns)
+            return decision
+        models = [self.utterance(u) for u in utterances]
+        turns = []
+        last = first
+        for u in models:
+            last = _turn(u, last)
+            turns.append(last)
+        keep: Sequence[Kept | None] = [None] * len(models) if kept is None else kept
+        if not models:
+            decision = Decision([], [], [], [])
+        elif self.world is not None or self._log is not None:  # the rules call back into this engine on each
+            decision = self._decide_each(turns, models, keep)
+        else:
+            decision = self._decide_batch(turns, models, keep)
+        self._ahead = len(decision.turns)
+        return decision
+
+    def _decide_one(self, turn: int, u: UtteranceBase, kept: Kept | None, last: int | None) -> Decision:
+        """One utterance after turn ``last``: admitted without a rule run when it has no operations and needs
+        nothing of the rules (``_admit``), else in one request, the rules calling back for the world model and
+        the log."""
+        if not u.ops and self.world is None and (last is None or turn > last) and u.speaker in self._dm.agents:
             return self._admit(turn, u)
+        prolog, registry, rules = self._rule_base()
+        if prolog.loaded_extensions != self.extensions:  # another engine's extensions are loaded
+            prolog.use_extensions(self.extensions)
         reading = None if self.world is None else self.world.reading(u.speaker)
-        result, line = self._decide(turn, u, reading)
-        return self._settle(turn, u, result, reading, line)
+        recorder = None if reading is None and self._log is None else Recorder(self._log, turn, u, reading)
+        try:
+            result = rules.apply(registry.encode(turn, u), recorder, record=self._log is not None)
+        finally:
+            if reading is not None:
+                self.last_verdicts = reading.verdicts
+            elif self.last_verdicts:
+                self.last_verdicts = {}
+        return _one(turn, u, result, kept if recorder is None else recorder.line, reading)
 
-    def _settle(self, turn: int, u: UtteranceBase, result: Accepted | Rejected, reading: Reading | None = None,
-                line: bytes | None = None) -> Update:
-        """The second half of ``apply``, which a group of engines takes too: what the rules answered on one
-        utterance mirrored (and its effects recorded beside the log line the rules had written), or, when they
-        rejected it, PreconditionError with nothing changed.  (``last_verdicts`` was set by ``_decide``; an
-        engine without a world model, the only kind that comes here otherwise, has none: it stays empty.)"""
-        from grounded.solvers.flat import Rejected, accepted_text  # a module: the rules have imported it
+    def _decide_each(self, turns: list[int], models: list[UtteranceBase], kept: Sequence[Kept | None]) -> Decision:
+        """Utterances one request each: the rules call back into this engine (its world model, its log)."""
+        if self.world is not None:
+            raise ValueError("with a world model the rules decide one utterance at a time: the next is read "
+                             "in the model the last one committed")
+        results: list[Accepted] = []
+        lines: list[Kept | None] = []
+        last = self._dm.last_turn
+        try:
+            for turn, u, k in zip(turns, models, kept, strict=True):
+                one = self._decide_one(turn, u, k, last)
+                if one.rejected is not None:
+                    n = len(results)
+                    return Decision(turns[:n], models[:n], results, lines, rejected=one.rejected)
+                results.extend(one.results)
+                lines.extend(one.kept)
+                last = turn
+        except BaseException:  # the rules and the log hold those accepted before it: the Python state takes them
+            if results:
+                n = self._ahead = len(results)
+                self.commit(Decision(turns[:n], models[:n], results, lines), updates=False)
+            raise
+        return Decision(turns, models, results, lines)
 
-        if isinstance(result, Rejected):
-            raise PreconditionError(turn, u.speaker, result.violations)
-        if self._effects is not None and line is not None:
-            self._effects.add(line, accepted_text(result))
-        return self._mirror(turn, u, result, reading, line)
+    def _decide_batch(self, turns: list[int], models: list[UtteranceBase], kept: Sequence[Kept | None]) -> Decision:
+        """Utterances in one request, each atomically, the rules calling nothing back."""
+        prolog, registry, rules = self._rule_base()
+        prolog.use_extensions(self.extensions)
+        results, stop = rules.apply_batch([registry.encode(turn, u) for turn, u in zip(turns, models, strict=True)])
+        n = len(results)
+        rejected = None if stop is None else (turns[n], models[n], stop[1])
+        return Decision(turns[:n], models[:n], results, kept[:n], rejected=rejected)
 
-    def _admit(self, turn: int, u: UtteranceBase) -> Update:
+    def _admit(self, turn: int, u: UtteranceBase) -> Decision:
         """An utterance without operations, by a known speaker, after the last turn: a turn and
         nothing else, admitted without a rule run.
 
@@ -401,61 +382,59 @@ class Engine(Displayable, Walks):
         (catch_up/1, by the same turn/1 effect). A property test holds this path to the
         rules: a log it wrote is read back by the rules alone, every line accepted.
         """
-        self.last_verdicts = {}
+        if self.last_verdicts:
+            self.last_verdicts = {}
         line = self._log.append(turn, u) if self._log is not None else None
-        self.rules.admitted(turn)
-        from grounded.dmap.effects import Turn
-        from grounded.solvers.flat import Accepted, accepted_text
+        return _one(turn, u, self.rules.admitted(turn), line, None)
 
-        result = Accepted([Turn(-1, turn)], [])
-        if self._effects is not None and line is not None:
-            self._effects.add(line, accepted_text(result))
-        return self._mirror(turn, u, result, None, line)
-
-    def _validated(self, utterance: UtteranceBase | dict[str, Any]) -> UtteranceBase:
-        import pydantic_core  # imported with the utterance models, which the rules made; a plain import enters no
-        # Python frame (``from pydantic import`` a lazy name entered two on every utterance)
+    def utterance(self, utterance: UtteranceBase | dict[str, Any]) -> UtteranceBase:
+        """``utterance`` validated by the models of the operations this engine's rules know, or InputError
+        naming what is wrong (the field, the operation)."""
+        import pydantic_core  # imported with the utterance models, which the rules made; a plain import runs no
+        # Python code (``from pydantic import`` a lazy name runs pydantic's module ``__getattr__`` each time)
+        registry = self.registry
         try:
-            return self.registry.utterance(utterance)
+            return registry.utterance(utterance)
         except pydantic_core.ValidationError as exc:
-            raise InputError(describe_validation_error(exc, frozenset(self.registry.models))) from exc
+            raise InputError(describe_validation_error(exc, frozenset(registry.models))) from exc
 
-    def _decide(self, turn: int, u: UtteranceBase, reading: Reading | None) -> tuple[Accepted | Rejected, bytes | None]:
-        """The rules' verdict on one utterance, and its log line when the engine keeps a log (the
-        rules have it written inside their transaction when they accept); nothing is mirrored yet."""
-        prolog, registry, rules = self._rule_base()  # once, not a property's two frames per part
-        prolog.use_extensions(self.extensions)
-        recorder = Recorder(self._log, turn, u, reading)
-        try:
-            return rules.apply(registry.encode(turn, u), recorder, record=self._log is not None), recorder.line
-        finally:
-            self.last_verdicts = {} if reading is None else reading.verdicts
-
-    def _mirror(self, turn: int, u: UtteranceBase, result: Accepted, reading: Reading | None,
-                kept: bytes | str | UtteranceBase | None = None) -> Update:
-        """An accepted utterance, committed by the rules (and logged): mirror it in the Python state.
-
-        ``kept`` is what the history keeps of it: by default its JSON, text with no
-        objects inside for the garbage collector to walk (a conversation of 10^5
-        utterances kept as models is most of the objects a full collection visits,
-        and most of the history's memory); ``history`` validates it again when asked.
-        """
-        worlds = self._commit(turn, u, result, reading, kept)
-        left = tuple(result.left)
-        return Update(turn, u.speaker, u, result.effects, left, self._flagged(left) if left else {}, worlds,
-                      reading.frame.applied if reading is not None else ())
-
-    def _commit(self, turn: int, u: UtteranceBase, result: Accepted, reading: Reading | None,
-                kept: bytes | str | UtteranceBase | None) -> tuple[int, int] | None:
-        """``_mirror``'s changes to the state, the world model and the history, without the ``Update``
-        (a line applied from its record with no one to hand it to); the worlds' sizes before and after."""
-        self.state.apply(result.effects, turn, u.speaker, u.text, u.ops)
-        worlds = None
-        if reading is not None and self.world is not None:
-            worlds = (self.world.current.model.size, reading.frame.model.size)
-            self.world.commit(turn, reading.frame)
-        self._history.append(turn, _as_json(u) if kept is None else kept)
-        return worlds
+    def commit(self, decision: Decision, *, updates: bool = True) -> list[Update]:
+        """Make the decision the engine's: each accepted utterance mirrored in the Python state, the world
+        model and the history (and its effects recorded beside the log line the rules had written), in
+        order; an ``Update`` for each (none made with ``updates=False``, for a reading with no one to hand
+        them to).  A decision the rules made is committed on the engine that made it; one recorded beside
+        a log (``Decision.from_record``) on an engine whose state is the one before its lines."""
+        n = len(decision.turns)
+        if not decision.recorded:
+            if n > self._ahead:
+                raise ValueError(f"a decision of {n} utterances, but this engine's rules hold {self._ahead} "
+                                 "not committed: a decision is committed once, on the engine that made it")
+            self._ahead -= n
+        if self._effects is not None and not decision.recorded:
+            decision.record(self._effects)
+        mirror, history, world = self._dm.apply, self._history, self.world
+        readings = decision.readings
+        columns = zip(decision.turns, decision.utterances, decision.results, decision.kept, strict=True)
+        if not updates and readings is None:  # a reading of a log's lines: the state and the history alone
+            keep: Callable[[int, Any], None] = history.append_text if decision.recorded else history.append  # bytes
+            for turn, u, result, kept in columns:
+                mirror(result.effects, turn, u.speaker, u.text, u.ops)
+                keep(turn, _as_json(u) if kept is None else kept)
+            return []
+        out = []
+        for i, (turn, u, result, kept) in enumerate(columns):  # each with its Update: an apply's one, a replay's
+            mirror(result.effects, turn, u.speaker, u.text, u.ops)
+            reading = None if readings is None else readings[i]
+            worlds = None
+            if reading is not None and world is not None:
+                worlds = (world.current.model.size, reading.frame.model.size)
+                world.commit(turn, reading.frame)
+            history.append(turn, _as_json(u) if kept is None else kept)
+            if updates:
+                left = tuple(result.left)
+                out.append(Update(turn, u.speaker, u, result.effects, left, self._flagged(left) if left else {},
+                                  worlds, reading.frame.applied if reading is not None else ()))
+        return out
 
     def _flagged(self, left: tuple[str, ...]) -> dict[str, list[str]]:
         """What rests on each claim the utterance took out of S_t (the rules say which)."""
@@ -571,7 +550,7 @@ class Engine(Displayable, Walks):
         """The accepted utterances up to turn ``at`` (all of them if None), each with its turn."""
         t = check_turn(at)
         if self._history_log is not None:
-            self._history.prepend(history_lines(*self._history_log, self._line_utterance))
+            self._history.prepend(history_lines(*self._history_log, partial(loading.line_utterance, self)))
             self._history_log = None
         model = self.registry.utterance_model
         return [(turn, model.model_validate_json(u) if isinstance(u, bytes) else u)
@@ -632,11 +611,69 @@ class Engine(Displayable, Walks):
         self.close()
 
 
+def _turn(u: UtteranceBase, last: int | None) -> int:
+    """The utterance's turn after ``last``: the one it states (the rules judge its order), else assigned."""
+    turn = u.turn
+    return turn if turn is not None and turn <= MAX_TURN else loading.turn_of(u, last)
+
+
+def _one(turn: int, u: UtteranceBase, result: Accepted | Rejected, kept: Kept | None, reading: Reading | None
+         ) -> Decision:
+    """The rules' verdict on one utterance as a decision."""
+    if not result.accepted:  # (an import of the verdicts' classes here would cost a live utterance microseconds)
+        return Decision([], [], [], [], rejected=(turn, u, result))  # type: ignore[arg-type]  # a Rejected
+    return Decision([turn], [u], [result], [kept], None if reading is None else [reading])  # type: ignore[list-item]
+
+
+def decide_group(items: Sequence[tuple[Engine, UtteranceBase | dict[str, Any]]]
+                 ) -> list[Decision | InputError | PreconditionError | PrologError]:
+    """Each (engine, utterance) decided, every engine once, in one request to the rules where they can take it
+    (``engine/group.py``): each engine's decision, or what ``Engine.decide`` would have raised, in the order given.
+
+    An utterance goes in the group's request when the rules need nothing of its engine while they decide it (it
+    has operations, and the engine has no world model to ask and no log to write inside the transaction) and
+    its engine runs the group's extensions; any other is decided by its engine alone."""
+    if len({id(engine) for engine, _ in items}) != len(items):
+        raise ValueError("decide_group: an engine appears twice (its utterances go one after the other)")
+    out: list[Decision | InputError | PreconditionError | PrologError | None] = [None] * len(items)
+    grouped: list[tuple[int, Engine, UtteranceBase, int, PlString]] = []
+    extensions: tuple[str, ...] | None = None
+    for i, (engine, utterance) in enumerate(items):
+        try:
+            if engine._ahead:
+                raise ValueError("the engine's last decision is not committed: commit it before deciding again")
+            u = engine.utterance(utterance)
+            if not u.ops or engine.world is not None or engine._log is not None or (
+                    extensions is not None and engine.extensions != extensions):
+                out[i] = engine.decide([u])
+                continue
+            turn = loading.turn_of(u, engine.state.last_turn)
+            _, registry, rules = engine._rule_base()
+            text = rules.live_text(registry.encode(turn, u))
+        except (InputError, PreconditionError, PrologError) as exc:
+            out[i] = exc
+            continue
+        extensions = engine.extensions
+        grouped.append((i, engine, u, turn, text))
+    if grouped:
+        prolog = grouped[0][1]._prolog
+        prolog.use_extensions(grouped[0][1].extensions)
+        decided = prolog.apply_group([(engine.rules, text) for _, engine, _, _, text in grouped])
+        for (i, engine, u, turn, _), result in zip(grouped, decided, strict=True):
+            if isinstance(result, PrologError):
+                out[i] = result
+                continue
+            engine.last_verdicts = {}
+            out[i] = one = _one(turn, u, result, None, None)
+            engine._ahead = len(one.turns)
+    assert all(o is not None for o in out)
+    return out  # type: ignore[return-value]  # every one set above
+
+
 def _as_json(u: UtteranceBase) -> bytes:
-    """A validated utterance as JSON (validating it again gives the same utterance) by its serializer, in
-    one call: ``json.dumps`` of a dict as given and encoding its text cost about three times as much, a
-    twentieth of a live apply, and a value pydantic accepts but spells otherwise (a ``Decimal`` turn
-    written ``"1"``) would not validate again."""
+    """A validated utterance as JSON (validating it again gives the same utterance) by its own serializer, in
+    one call rather than a dict dumped and encoded (docs/benchmarks.md), and spelled as pydantic reads it back:
+    a value pydantic accepts but spells otherwise (a ``Decimal`` turn written ``"1"``) would not validate again."""
     return u.__pydantic_serializer__.to_json(u)
 
 

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from grounded.dmap.operations import UtteranceBase
 
 Kept: TypeAlias = "UtteranceBase | bytes | str"
-"""What an engine's history keeps of an utterance: the model, or its JSON (see ``Engine._mirror``)."""
+"""What an engine's history keeps of an utterance: the model, or its JSON (see ``Engine.commit``)."""
 
 LineReader: TypeAlias = "Callable[[LogReader, int, bytes], tuple[UtteranceBase, Kept]]"
 """A log line (reader, line number, bytes) as a validated utterance and what the history keeps of it."""

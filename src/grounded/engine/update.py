@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
 from grounded.core.display import Displayable
@@ -14,6 +15,7 @@ if TYPE_CHECKING:
 E = TypeVar("E")
 
 
+@dataclass(slots=True, eq=False)  # an update is one event: two are the same only if they are one
 class Update(Displayable):
     """What one accepted utterance changed.
 
@@ -27,19 +29,14 @@ class Update(Displayable):
     ('!o5', '^h1', 'withdraw a3').
     """
 
-    __slots__ = ("turn", "speaker", "utterance", "effects", "left", "flagged", "worlds", "model_updates")
-
-    def __init__(self, turn: int, speaker: str, utterance: UtteranceBase, effects: list[Effect],
-                 left: tuple[str, ...], flagged: dict[str, list[str]], worlds: tuple[int, int] | None = None,
-                 model_updates: tuple[str, ...] = ()):
-        self.turn = turn
-        self.speaker = speaker
-        self.utterance = utterance
-        self.effects = effects
-        self.left = left
-        self.flagged = flagged
-        self.worlds = worlds
-        self.model_updates = model_updates
+    turn: int
+    speaker: str
+    utterance: UtteranceBase
+    effects: list[Effect]
+    left: tuple[str, ...]
+    flagged: dict[str, list[str]]
+    worlds: tuple[int, int] | None = None
+    model_updates: tuple[str, ...] = ()
 
     def of(self, kind: type[E]) -> list[E]:
         """The effects of one kind, e.g. ``update.of(Problem)``."""

@@ -2,9 +2,9 @@
 
 A lecturer (or an Interpreter weighing a continuation) asks "what would the
 rules do if bob said this now, or back at turn 9?".  The answer comes from a
-scratch engine: a new engine with the same header and extensions replays the
-accepted utterances up to that turn through the rules, then the hypothetical
-utterance is applied to it.  The asking engine is only read (its history of
+scratch engine: a new engine with the same header and extensions decides the
+accepted utterances up to that turn and commits them, then decides the
+hypothetical utterance, and commits it when the rules accept it.  The asking engine is only read (its history of
 accepted utterances); its state, its world model and its event log are never
 touched, and the rules hand its state back before its next utterance (the
 scratch engine disowns them when it is done).
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from grounded.core.display import Displayable
-from grounded.core.errors import PreconditionError, Violation
+from grounded.core.errors import Violation
 
 if TYPE_CHECKING:
     from grounded.dmap.operations import UtteranceBase
@@ -69,18 +69,24 @@ class WhatIf(Displayable):
 def what_if(engine: Any, utterance: UtteranceBase | dict[str, Any], at: int | None = None) -> WhatIf:
     """Apply ``utterance`` to ``engine``'s state as of turn ``at`` (None: its last) in a scratch engine.
 
-    The utterance's turn defaults to the one after the state's last turn; a
-    malformed utterance raises InputError, as ``Engine.apply`` does.
+    The scratch engine decides the accepted history up to ``at`` and commits it (in one request, or one per
+    utterance with a world model, each read in the model the one before committed), then decides the
+    hypothetical utterance and commits it if the rules accept it.  The utterance's turn defaults to the one
+    after the state's last turn; a malformed utterance raises InputError, as ``Engine.apply`` does.
     """
     scratch = type(engine)(engine.header, extensions=engine.extensions)
     try:
-        for turn, said in engine.history(at):
-            scratch.apply(said if said.turn is not None else said.model_copy(update={"turn": turn}))
-        try:
-            update = scratch.apply(utterance)
-        except PreconditionError as exc:
-            u = scratch.registry.utterance(utterance)  # apply has validated it already
-            return WhatIf(at, exc.turn, exc.speaker, u, None, tuple(exc.violations), scratch)
+        said = [u if u.turn is not None else u.model_copy(update={"turn": turn}) for turn, u in engine.history(at)]
+        step = 1 if scratch.world is not None else max(len(said), 1)
+        for start in range(0, len(said), step):
+            replayed = scratch.decide(said[start:start + step])
+            replayed.check()  # accepted once by the same rules from the same state: accepted again
+            scratch.commit(replayed, updates=False)
+        decision = scratch.decide([utterance])
+        if decision.rejected is not None:
+            turn, u, rejected = decision.rejected
+            return WhatIf(at, turn, u.speaker, u, None, tuple(rejected.violations), scratch)
+        (update,) = scratch.commit(decision)
         return WhatIf(at, update.turn, update.speaker, update.utterance, update, (), scratch)
     finally:
         scratch.close()

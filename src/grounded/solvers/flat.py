@@ -21,8 +21,9 @@ declared shape (``SHAPES`` in grounded.dmap.effects): ``int`` as an integer,
 ``text`` and ``literal`` as spelled, ``cause`` as None for ``none`` and the
 literal ``L`` for ``+L`` (``by(L)``).  The token count travels beside each
 text: a value holding the separator would split into more tokens than were
-written, so either side falls back to terms (``terms(...)`` in a reply,
-``flat_utterances`` returning None) rather than read it wrongly.  Nothing in
+written, so neither side reads it wrongly: the bridge refuses to send such an
+utterance (``flat_utterances`` returns None; no validated utterance holds one),
+and the rules reply with terms instead (``terms(...)``).  Nothing in
 a text is ever parsed as Prolog: each token becomes one atom, integer or
 negated atom.
 """
@@ -31,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import TypeVar
+from typing import ClassVar, TypeVar
 
 from grounded.core.errors import PrologError, Violation
 from grounded.dmap.effects import CLASSES, SHAPES, TRANSITION_SHAPE, VIOLATION_SHAPE, Effect, transitions_of
@@ -41,7 +42,7 @@ SEPARATOR = "\x1f"
 
 
 class _NotFlat(Exception):
-    """A value the flat text does not carry exactly: the batch goes as terms."""
+    """A value the flat text does not carry exactly: the request is refused, not sent (grounded.solvers.prolog)."""
 
 
 def _literal(value: object) -> str:
@@ -144,6 +145,7 @@ def flat_facts(facts: list[object]) -> tuple[str, int] | None:
 
 @dataclass(frozen=True, slots=True)
 class Accepted:
+    accepted: ClassVar[bool] = True
     effects: list[Effect]
     """What the rules applied, in order (grounded.dmap.effects)."""
     left: list[str]
@@ -156,6 +158,7 @@ _SET_EFFECTS, _SET_LEFT = (getattr(Accepted, f.name).__set__ for f in fields(Acc
 
 @dataclass(frozen=True, slots=True)
 class Rejected:
+    accepted: ClassVar[bool] = False
     violations: list[Violation]
 
 
@@ -186,8 +189,8 @@ def _maker(name: str) -> tuple[Maker, int]:
 
     The effect classes are frozen: their ``__init__`` sets each field through ``object.__setattr__``, a
     Python frame and a call a field.  The makers set the slots through their descriptors instead, the
-    same values in the same fields (no ``__post_init__`` runs either way), a third less per effect on
-    the hundreds of thousands a long log's reading makes."""
+    same values in the same fields (no ``__post_init__`` runs either way), on the hundreds of thousands
+    of effects a long log's reading makes (docs/benchmarks.md has what it saves)."""
     cls = CLASSES[name]
     reads = [_READ[kind] for kind in SHAPES[name]]
     n = len(reads)

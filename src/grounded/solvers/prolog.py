@@ -4,11 +4,13 @@ SWI-Prolog is a process-wide singleton.  The bridge calls one predicate,
 ``grounded:py_request(+Request, -Reply)``, through the foreign interface
 directly (pyswip's query layer would parse a goal string on every call), with
 the request built as a term and the reply read back as one
-(grounded.solvers.terms); a live utterance, the request made most, goes to
+(grounded.solvers.terms).  Utterances cross in one form only, the flat text of
+grounded.solvers.flat: a live one, the request made most, goes to
 ``grounded:py_apply(+Text, -Reply)`` as one string and an accepted one's reply
-comes back as one string (``Terms.call_text``).  While an utterance runs, the rules may call back
+comes back as one string (``Terms.call_text``); a batch goes inside its request
+term as one string too.  While an utterance runs, the rules may call back
 into Python (see prolog/grounded.pl): ``world_call/2`` for the world model's
-findings on each operation, ``commit_call/2`` to write an accepted utterance to
+findings on each operation, ``log_call/2`` to write an accepted utterance to
 the event log inside the rules' transaction.  Every call stays on the thread
 that started Prolog, as pyswip requires.
 
@@ -31,7 +33,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from grounded.core.errors import InputError, PrologError
 from grounded.core.literals import literal_term
-from grounded.dmap.effects import SHAPES, Effect, effect, violations_of
+from grounded.dmap.effects import SHAPES, Effect, Turn, effect, violations_of
 from grounded.dmap.notes import StandingNote
 from grounded.dmap.state import DependencyMap
 from grounded.solvers.flat import (
@@ -151,7 +153,7 @@ class PrologRules:
         self.terms.known_names(PROTOCOL_NAMES)
         self.session: Session | None = None
         self._callbacks = [
-            self.terms.foreign("grounded", "commit_call", self._on_commit, "text"),
+            self.terms.foreign("grounded", "log_call", self._on_log, "text"),
             self.terms.foreign("grounded", "world_call", self._on_world, WORLD_SHAPE),
             self.terms.foreign("grounded", "halt_call", self._on_halt, HALT_SHAPE),
         ]
@@ -227,7 +229,7 @@ class PrologRules:
             raise PrologError("the rules called back into Python outside an utterance")
         return self.session
 
-    def _on_commit(self, value: Any) -> Value:
+    def _on_log(self, value: Any) -> Value:
         if self.halted is not None:  # refused: the rules roll the utterance back, the log is not written
             raise self.halted
         self._session().record()
@@ -383,6 +385,18 @@ class PrologRules:
         return [(str(pi), int(line)) for _, pi, line in self.request(("lint_definitions", str(path)))]
 
 
+def _flat(utterances: list[tuple]) -> tuple[str, int]:
+    """Utterances as the one text the rules read them in (``flat_utterances``).  Every validated utterance
+    fits it (its ids are letters, digits and ``_ . : -``); a value that does not is refused, not sent."""
+    flat = flat_utterances(utterances)
+    if flat is None:
+        raise PrologError(_NOT_FLAT)
+    return flat
+
+
+_NOT_FLAT = "an utterance holds a value the rules' text cannot carry (not a validated utterance)"
+
+
 def _decided(result: tuple) -> Accepted | Rejected:
     """A live utterance's reply read by ``RESULT_SHAPE``: accepted or rejected (refused: PrologError)."""
     if result[0] == "rejected":
@@ -418,10 +432,11 @@ class RuleState:
         """The last turn the engine admitted without the rules (None: they know every turn)."""
         self._facts: Callable[[], list[Value]] | None = None
 
-    def admitted(self, turn: int) -> None:
-        """The engine admitted turn ``turn`` itself (see ``Engine.apply``): tell the rules
-        with the next request, before anything else."""
+    def admitted(self, turn: int) -> Accepted:
+        """The engine admitted turn ``turn`` itself (an utterance without operations: ``Engine._admit``): tell
+        the rules with the next request, before anything else.  Its one effect, the turn, as the rules report it."""
         self.behind = turn
+        return Accepted([Turn(-1, turn)], [])
 
     def restore(self, facts: Callable[[], list[Value]]) -> None:
         """This state is ``facts()`` (a snapshot's), put into the rules when first needed."""
@@ -455,19 +470,14 @@ class RuleState:
         return "none" if self.behind is None else self.behind
 
     def apply(self, utterance: tuple | PlString, session: Session | None, record: bool = False) -> Accepted | Rejected:
-        """Run one utterance, given as its terms or as its ``live_text`` made already (``Engine._prepare``: the
-        text then says whether to record).  With ``record`` the rules ask ``session.record()`` to write it
-        to the event log before they commit, so a failed write rolls them back too."""
+        """Run one utterance, given as its term data or as its ``live_text`` made already (the text then says
+        whether to record).  With ``record`` the rules ask ``session.record()`` to write it to the event log
+        before their transaction commits, so a failed write rolls them back too."""
         text = utterance if isinstance(utterance, PlString) else self.live_text(utterance, record)
-        request: tuple
-        if text is None:  # a value the flat text does not carry: the utterance goes as terms
-            request = ("apply", self.module, utterance, record, self._behind())
-        else:  # one string, one foreign call to build it (py_apply/2, flat_apply/5 in prolog/wire.pl)
-            request = ("apply", text)
         rules = self.rules
         rules.session = session
         try:
-            result = rules.request(request, RESULT_SHAPE)
+            result = rules.request(("apply", text), RESULT_SHAPE)
             self.behind = None
         finally:
             rules.session = None
@@ -475,36 +485,30 @@ class RuleState:
             return read_flat(result)[0]
         return _decided(result)
 
-    def live_text(self, utterance: tuple, record: bool = False) -> PlString | None:
+    def live_text(self, utterance: tuple, record: bool = False) -> PlString:
         """The live request for one utterance as one string (flat_apply/5 in prolog/wire.pl), this state
-        ready for it first; None if a value of it does not fit the flat text (it then goes as terms)."""
+        ready for it first."""
         self._ready(catch_up=False)
         flat = flat_utterances([utterance])
         if flat is None:
-            return None
+            raise PrologError(_NOT_FLAT)
+        behind = "none" if self.behind is None else self.behind
         return PlString(f"{self.module}{SEPARATOR}{'true' if record else 'false'}{SEPARATOR}"
-                        f"{self._behind()}{SEPARATOR}{flat[1]}{SEPARATOR}{flat[0]}")
+                        f"{behind}{SEPARATOR}{flat[1]}{SEPARATOR}{flat[0]}")
 
-    def apply_batch(self, utterances: list[tuple], session: Session | None = None
-                    ) -> tuple[list[Accepted], tuple[int, Rejected] | None]:
-        """Run many utterances in one request, in order, each atomically, recording none
-        (a log being replayed is already written).
+    def apply_batch(self, utterances: list[tuple]) -> tuple[list[Accepted], tuple[int, Rejected] | None]:
+        """Run many utterances in one request, in order, each atomically, recording none and asking
+        nothing of the engine (a log being replayed is already written).
 
         Returns what each accepted one did and, if one was rejected, its position
         and violations: the batch stopped there, and the rules' state holds the
-        utterances before it.  ``session`` answers the world model's questions
-        (only one utterance at a time may have a world model to ask).
+        utterances before it.
         """
         self._ready(catch_up=False)
-        rules = self.rules
-        rules.session = session
-        try:
-            flat = flat_utterances(utterances)
-            batch: Value = utterances if flat is None else ("flat", PlString(flat[0]), flat[1])
-            _, accepted, stop = rules.request(("apply_batch", self.module, batch, self._behind()), BATCH_SHAPE)
-            self.behind = None
-        finally:
-            rules.session = None
+        text, count = _flat(utterances)
+        _, accepted, stop = self.rules.request(("apply_batch", self.module, ("flat", PlString(text), count),
+                                                self._behind()), BATCH_SHAPE)
+        self.behind = None
         done = read_accepted(accepted)
         if stop[0] == "done":
             return done, None
