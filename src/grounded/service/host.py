@@ -21,10 +21,13 @@ A write that comes before it (an append expecting a turn, an interpreted one,
 and the engine it moved would be dropped and rebuilt from the store.  While the
 disk syncs, the loop goes on reading requests, validating bodies and queuing
 the next group's writes, which is what lets more writes share each commit;
-a read (and the key check of a write, which reads the store) waits for the
-commit in flight, so no read ever sees an engine moved on by a write that
-is not yet committed, and the store's connection is used by one thread at a
-time.  The writes of one flush were all in flight at
+a read (and the key check of a write, which reads the store) does not wait
+for it: its lookups use the store's read connection (``Conversations.reads``:
+the committed rows, never the connection the commit thread is using), and a
+conversation the group moved on is answered as of its last committed turn
+(``Conversations._view``), so no read ever sees a write that is not yet
+committed.  The few reads that need the whole engine (a reading by text, a
+snapshot) wait for the commit in flight (``Unsettled``) and run again.  The writes of one flush were all in flight at
 once, so any order among them is a valid one; sorting them by conversation
 (tenant, id), the store's key, means two processes locking several
 conversations' rows (PostgreSQL) take the locks in one global order and
@@ -47,7 +50,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from grounded.service.conversations import Batch, Conversations
+from grounded.service.conversations import Batch, Conversations, Unsettled
 from grounded.service.errors import StoreLocked, StoreUnavailable
 
 T = TypeVar("T")
@@ -88,19 +91,24 @@ class EngineHost:
 
     async def call(self, job: Callable[[Conversations], T], write: bool = False,
                    order: tuple[str, str] = ("", ""), append: Append | None = None) -> T:
-        """Run ``job``: a read at once (after the commit in flight, if any); a write at the next flush,
-        answered once its group has committed.
+        """Run ``job``: a read at once, from what is committed (after the commit in flight only if it needs the
+        whole engine of a conversation that commit moved on); a write at the next flush, answered once its group
+        has committed.
 
         ``order``: the (tenant, conversation id) a write changes (a flush runs its writes sorted by it).
         ``append``: the write is ``Conversations.append`` of this utterance (operations, no expected turn, no
         interpreter), which the rules decide together with the group's others (``Conversations.decide``).
         """
         if not write:
-            while self._readers is not None:
+            while True:
+                try:
+                    return job(self.conversations)
+                except Unsettled:
+                    if self._readers is None:  # nothing in flight: cannot be (a group settles when it commits)
+                        raise
                 waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
                 self._readers.append(waiter)
                 await waiter
-            return job(self.conversations)
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
         self._writes.append(_Write(job, future, order, append))
@@ -129,6 +137,7 @@ class EngineHost:
                 outcomes = [_attempt(w.fn, self.conversations) for w in batch]
             finally:
                 self.conversations.undecided()
+                self.conversations.writes_done()
         except BaseException as exc:  # not a write's refusal (those are outcomes): nothing of the group stands
             try:
                 group.abort(exc)
@@ -172,6 +181,8 @@ class EngineHost:
         if error is not None:  # the commit failed: nothing of the group is acknowledged
             group.forget()
             outcomes = [(None, error if failed is None else failed) for _, failed in outcomes]
+        else:
+            group.settle()
         self._answer(batch, outcomes)
 
     def _answer(self, batch: list[_Write], outcomes: list[Outcome]) -> None:
