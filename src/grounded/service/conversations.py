@@ -81,15 +81,19 @@ Key = tuple[str, str]
 
 
 class _Entry:
-    __slots__ = ("engine", "tenant", "length", "nbytes", "recorded", "settled")
+    __slots__ = ("engine", "tenant", "length", "nbytes", "recorded", "unrecorded", "settled")
 
-    def __init__(self, engine: Engine, tenant: str, length: int, recorded: bool = False):
+    def __init__(self, engine: Engine, tenant: str, length: int, recorded: bool = False,
+                 unrecorded: str | None = None):
         self.engine, self.tenant, self.length = engine, tenant, length
         self.nbytes = 0
         """What the engine's world model holds (``ConversationModel.nbytes``), as last counted."""
         self.recorded = recorded and engine.world is None
         """Whether the rules' decisions recorded with its rows hold for this engine (recorded by the rules it
         runs; not with a world model, which is moved by each utterance's reading): written, and read back."""
+        self.unrecorded = unrecorded if engine.world is None else None
+        """No decision was ever recorded with its rows (stored before they were): its next append starts
+        recording them under this (``Conversations.effects_by``)."""
         self.settled: tuple[int, int | None] | None = None
         """While writes not yet committed have moved the engine on: the (length, turn) it had before them,
         the state a read answers as of (``Conversations._view``); None when everything it holds is committed."""
@@ -412,6 +416,8 @@ class Conversations:
                     update, rounds = self._apply(engine, utterance, interpreter)
                     entry.unsettle(was)
                 applied = True
+                if entry.unrecorded is not None:  # the first row this server's rules record decisions for
+                    entry.recorded, entry.unrecorded = tx.record_effects(entry.unrecorded), None
                 line = utterance_json(update.turn, update.utterance)
                 seq = tx.insert(update.turn, line, recorded_decision(update) if entry.recorded else None)
                 entry.length = seq
@@ -563,8 +569,9 @@ class Conversations:
         row = self._db.conversation(tenant, cid)
         if row is None:
             raise NotFound(f"no conversation {cid}", conversation=cid)
-        return _Entry(self._new_engine(cid, row), tenant, 0, row.effects_by is not None
-                      and row.effects_by == self.effects_by(row.extensions))
+        by = self.effects_by(row.extensions)
+        return _Entry(self._new_engine(cid, row), tenant, 0, by is not None and row.effects_by == by,
+                      by if row.effects_by is None else None)
 
     def _new_engine(self, cid: str, row: ConversationRow) -> Engine:
         """The engine a stored conversation's header and extensions make (Inconsistent if this server does not

@@ -361,6 +361,12 @@ class Appender:
         self.length = seq
         return seq
 
+    def record_effects(self, effects_by: str) -> bool:
+        """Have this conversation's rows record the rules' decisions from now on, under ``effects_by``, if none
+        were recorded before (a conversation stored before they were); False if another process's rules did."""
+        return self.store._run("UPDATE conversations SET effects_by = ? WHERE tenant = ? AND id = ? "
+                               "AND effects_by IS NULL", (effects_by, self.tenant, self.cid)) == 1
+
     def undo(self) -> None:
         """Take back this append's row and length (a store whose failed statement undoes only itself).
 
