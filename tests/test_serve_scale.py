@@ -6,16 +6,23 @@ Work is counted (rules requests, rows replayed, lines mirrored into a state), ne
 
 from __future__ import annotations
 
+import json
+import os
 import sqlite3
+import subprocess
+import sys
+import time
 from typing import Any
 
 import pytest
 
 from grounded.dmap.state import DependencyMap
+from grounded.service.api import SETTINGS_ENV
 from grounded.service.conversations import Conversations, state_json
 from grounded.service.store import SCHEMA_VERSION, open_store
 from tests.frames import rules_requests
-from tests.serving import store_host, utterance
+from tests.pgserver import free_port
+from tests.serving import HEADER, answering, make_key, store_host, utterance
 from tests.test_serve_group import _conversations, _group
 
 
@@ -138,3 +145,55 @@ def test_a_schema_2_store_gains_the_recorded_decisions_when_opened(tmp_path, mon
     cold = Conversations(open_store(db))  # 12 rows judged by the rules, the 13th mirrored from its record
     assert state_json(cold._entry("t", cid).engine) == after and cold.replayed == 13
     cold.close()
+
+
+def _long_conversation(db: Any, length: int) -> str:
+    """A conversation of tenant ``t`` with ``length`` utterances, appended in one transaction."""
+    c = Conversations(open_store(db))
+    with c.batch():
+        cid = c.create("t", HEADER)["id"]
+        for i in range(1, length + 1):
+            c.append("t", cid, utterance(i))
+    c.close()
+    return cid
+
+
+def test_a_cold_engine_is_built_off_the_loop_and_other_conversations_answer_meanwhile(tmp_path):
+    """A real server (uvicorn, the factory ``grounded serve --workers`` runs) asked for a long conversation it has
+    not cached builds its engine on a thread of its own: the request is answered 503 with Retry-After and a body
+    that says the conversation is being loaded (it waits ``cold_wait`` = 0 s here); another conversation's Verify
+    is answered meanwhile; the long one answers, once built, as the library does."""
+    import httpx
+
+    db = tmp_path / "cold-server.db"
+    big = _long_conversation(db, 3000)
+    small = _long_conversation(db, 3)
+    key = make_key(str(db), "t")
+    expected = Conversations(open_store(db)).verify("t", big, "h2999")
+    port = free_port()
+    settings = {"db": str(db), "cold_rows": 500, "cold_wait": 0.0, "read_workers": 1, "quiet": True}
+    log = tmp_path / "server.log"
+    with open(log, "wb") as err:
+        proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "--factory", "grounded.service.api:app_from_env",
+                                 "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"],
+                                stdout=subprocess.DEVNULL, stderr=err,
+                                env={**os.environ, SETTINGS_ENV: json.dumps(settings)})
+    try:
+        url = f"http://127.0.0.1:{port}"
+        answering(proc, log, 0, url + "/v1/health", time.monotonic() + 60)
+        with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {key}"}, timeout=30) as http:
+            first = http.get(f"/v1/conversations/{big}/verify", params={"claim": "h2999"})
+            assert first.status_code == 503, first.text
+            assert int(first.headers["Retry-After"]) >= 1
+            assert first.json()["error"] == "loading" and "being loaded from the store" in first.json()["message"]
+            other = http.get(f"/v1/conversations/{small}/verify", params={"claim": "o1"})
+            assert other.status_code == 200 and other.json()["grounded"] is True
+            deadline = time.monotonic() + 60
+            answer = first
+            while answer.status_code == 503 and time.monotonic() < deadline:  # bounded: a minute at most
+                time.sleep(0.05)
+                answer = http.get(f"/v1/conversations/{big}/verify", params={"claim": "h2999"})
+            assert answer.status_code == 200 and answer.json() == expected
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)

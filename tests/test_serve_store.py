@@ -421,8 +421,9 @@ def _during_a_held_commit(host: EngineHost, cid: str, held: tuple[threading.Even
     the conversation's state (answered from what is committed, without waiting), and its description (which
     reads the whole engine: it waits for the commit).  Returns ((write done, Verify and state done, description
     done, commit still waiting) once the loop has run a sleep while held, the append's outcome, the Verify and
-    the state answered during the commit, the description's (length, turn), the Verify asked after it).  A commit run on the
-    loop would block it: the sleep would end only after the commit's wait had (``ended`` set, the write done)."""
+    the state answered during the commit, the description's (length, turn), the Verify asked after it).  A
+    commit run on the loop would block it: the sleep would end only after the commit's wait had (``ended`` set,
+    the write done)."""
     began, release, ended = held
 
     async def run() -> tuple:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import hashlib
 import os
 import secrets
+import time
 from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -49,7 +50,7 @@ from grounded.engine.replay import replay_by_rules, replay_recorded, rules_hold_
 from grounded.io.eventlog import header_json, utterance_json
 from grounded.present.summary import state_summary
 from grounded.service import keys
-from grounded.service.errors import Conflict, Inconsistent, Invalid, NotFound, Unauthorized
+from grounded.service.errors import Conflict, Inconsistent, Invalid, Loading, NotFound, Unauthorized
 from grounded.service.store import ConversationRow, Store
 from grounded.solvers.ruleset import RULES_DIR_VARIABLE, rules_version
 
@@ -102,6 +103,20 @@ class _Entry:
         """A write has moved the engine on from ``before`` (length, turn), uncommitted."""
         if self.settled is None:
             self.settled = before
+
+
+class Cold(Exception):
+    """A request needs the engine of a conversation not cached whose history is long: built off the event
+    loop (``Conversations.build_cold`` on a thread of its own, ``host.py``) rather than inline, where it would
+    hold every other conversation's requests."""
+
+    def __init__(self, key: Key, entry: _Entry, length: int):
+        super().__init__(key[1])
+        self.key, self.entry, self.length = key, entry, length
+        self.done = 0
+        """Rows replayed so far (read by the loop while the thread builds, for the 503's message)."""
+        self.started = self.deadline = 0.0
+        """``time.monotonic()`` when the build started, and past which it gives up (set when it starts)."""
 
 
 class Unsettled(Exception):
@@ -169,7 +184,7 @@ class Conversations:
 
     def __init__(self, store: Store, extensions: tuple[ExtensionFile, ...] = (), cache: int = 1000,
                  interpreter_options: dict[str, Any] | None = None, cache_per_tenant: int = 100,
-                 cache_bytes_per_tenant: int = 512 * 2**20):
+                 cache_bytes_per_tenant: int = 512 * 2**20, cold_rows: int | None = None):
         self.store = store
         self.extensions = {e.name: e for e in extensions}
         self.cache_size = cache
@@ -190,6 +205,10 @@ class Conversations:
         self._rules_version = None if RULES_DIR_VARIABLE in os.environ else rules_version()
         self.replayed = 0
         """Stored rows replayed into engines so far (built cold or caught up), for the tests and benchmarks."""
+        self.cold_rows = cold_rows
+        """A conversation not cached with at least this many rows is built off the loop (``Cold``); None: inline."""
+        self._builder_store: Store | None = None
+        """``build_cold``'s connection (on the builder's thread only)."""
 
     @property
     def _db(self) -> Store:
@@ -524,6 +543,8 @@ class Conversations:
         entry = self._cache.get(key)
         if entry is None:
             entry = self._build(tenant, cid)
+            if self._builds_off_loop(entry, length):
+                raise Cold(key, entry, length)
             self._remember(key, entry)
         else:
             self._cache.move_to_end(key)
@@ -563,6 +584,71 @@ class Conversations:
                                conversation=cid, seq=seq) from exc
         entry.length = rows[-1][0]
         self.replayed += len(rows)
+
+    def _builds_off_loop(self, entry: _Entry, length: int) -> bool:
+        """Whether a new engine with ``length`` rows to replay is built off the loop: a long history whose
+        decisions were recorded (mirrored in pure Python; the rules judge any row without one on the loop after),
+        outside a group's writes (which hold the store's transaction: those build inline)."""
+        return self.cold_rows is not None and not self._writing and entry.recorded and length >= self.cold_rows
+
+    def cold(self, tenant: str, cid: str) -> Cold | None:
+        """Before a write is queued: the conversation's engine to build off the loop if it is not cached and its
+        history is long, else None (the write runs as ever and meets any error itself)."""
+        if self.cold_rows is None or (tenant, cid) in self._cache:
+            return None
+        try:
+            length = self._db.head(tenant, cid)
+            if length is None or length < self.cold_rows:
+                return None
+            entry = self._build(tenant, cid)
+        except Exception:  # noqa: BLE001 - the write meets it and says it
+            return None
+        if self._builds_off_loop(entry, length):
+            return Cold((tenant, cid), entry, length)
+        entry.engine.close()
+        return None
+
+    PART = 64
+    """Rows a cold build mirrors between two yields of the GIL: the loop waits at most about that long for it."""
+
+    def build_cold(self, cold: Cold) -> None:
+        """On the builder's thread: the rows of ``cold`` with a recorded decision mirrored into its new engine,
+        ``PART`` at a time, the GIL let go between parts so the loop keeps answering; stops at the first row
+        without one (the loop's ``_caught_up`` has the rules judge the rest) or past ``cold.deadline``."""
+        if self._builder_store is None:
+            self._builder_store = self.store.reader()
+        tenant, cid = cold.key
+        engine, after = cold.entry.engine, 0
+        while after < cold.length:
+            rows = self._builder_store.recorded_lines(tenant, cid, after, min(after + 64 * self.PART, cold.length))
+            recorded = 0
+            while recorded < len(rows) and rows[recorded][2] is not None:
+                recorded += 1
+            for start in range(0, recorded, self.PART):
+                if time.monotonic() > cold.deadline:
+                    raise Loading(f"conversation {cid}: building its engine from the store went past its deadline "
+                                  f"({cold.done} of {cold.length} utterances replayed); retry", retry_after=1,
+                                  conversation=cid)
+                part = rows[start:start + self.PART]
+                try:
+                    replay_recorded(engine, [(seq, body) for seq, body, _ in part],
+                                    [decision for _, _, decision in part], f"conversation {cid}")  # type: ignore[misc]
+                except InputError as exc:
+                    raise Inconsistent(f"conversation {cid}: a stored line no longer replays: {exc}",
+                                       conversation=cid) from exc
+                cold.entry.length = cold.done = part[-1][0]
+                time.sleep(0)  # the GIL to the loop, if it waits for it
+            if recorded < len(rows) or not rows:
+                break
+            after = rows[-1][0]
+
+    def install(self, cold: Cold) -> None:
+        """Back on the loop: the engine ``build_cold`` made is cached (unless another was meanwhile)."""
+        self.replayed += cold.entry.length
+        if cold.key in self._cache:
+            cold.entry.engine.close()
+        else:
+            self._remember(cold.key, cold.entry)
 
     def _build(self, tenant: str, cid: str) -> _Entry:
         """A new engine for a stored conversation, at length 0 (``_caught_up`` replays its rows)."""
@@ -629,6 +715,8 @@ class Conversations:
             self._forget(key)
         for interp in self._interpreters.values():
             interp.close()
+        if self._builder_store is not None:
+            self._builder_store.close()
         self.reads.close()
         self.store.close()
 

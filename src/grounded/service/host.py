@@ -35,6 +35,14 @@ cannot deadlock.  If the commit
 fails, every write of the flush is answered with that failure (503) and the
 engines they moved on are dropped, to be rebuilt from the store.
 
+A conversation not cached whose history is long (``Conversations.cold_rows``)
+is built off the loop: its rows' recorded decisions are mirrored on a thread
+of their own (``Conversations.build_cold``: pure Python, no rules), which lets
+the GIL go every few rows, while the loop goes on answering the others.  A
+request that needs it waits ``cold_wait`` seconds at most, then is answered
+503 with Retry-After (``Loading``), the build going on; the next request finds
+the engine cached.
+
 A flush's transaction begins without waiting for the store's write lock: if
 another process holds it (SQLite's one writer), the flush waits for it on a
 thread of its own (``Store.wait_for_lock``, another connection) while the
@@ -46,12 +54,13 @@ lock, and queuing writes; then it tries again.  Only the writes wait, and past
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from grounded.service.conversations import Batch, Conversations, Unsettled
-from grounded.service.errors import StoreLocked, StoreUnavailable
+from grounded.service.conversations import Batch, Cold, Conversations, Key, Unsettled
+from grounded.service.errors import Loading, StoreLocked, StoreUnavailable
 
 T = TypeVar("T")
 
@@ -77,8 +86,15 @@ Outcome = tuple[Any, BaseException | None]
 class EngineHost:
     """The process's ``Conversations``, owned by the thread that creates the host (the event loop's)."""
 
-    def __init__(self, make: Callable[[], Conversations]):
+    COLD_DEADLINE = 600.0
+    """Seconds a cold engine's build may take before it gives up (each request waits ``cold_wait`` of them)."""
+
+    def __init__(self, make: Callable[[], Conversations], cold_wait: float = 1.0):
         self.conversations = make()
+        self.cold_wait = cold_wait
+        """Seconds a request waits for a cold engine being built before it is answered 503 (Retry-After)."""
+        self._builder = ThreadPoolExecutor(1, thread_name_prefix="grounded-build")
+        self._building: dict[Key, tuple[Cold, asyncio.Future[None]]] = {}
         self._writes: list[_Write] = []
         self._flushing = False
         self._readers: list[asyncio.Future[None]] | None = None
@@ -106,9 +122,14 @@ class EngineHost:
                 except Unsettled:
                     if self._readers is None:  # nothing in flight: cannot be (a group settles when it commits)
                         raise
-                waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-                self._readers.append(waiter)
-                await waiter
+                    waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+                    self._readers.append(waiter)
+                    await waiter
+                except Cold as needed:
+                    await self._warm(needed)
+        cold = self.conversations.cold(*order) if order[1] else None
+        if cold is not None:  # built before the write is queued: a flush would build it inline
+            await self._warm(cold)
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
         self._writes.append(_Write(job, future, order, append))
@@ -116,6 +137,36 @@ class EngineHost:
             self._flushing = True
             loop.call_soon(self._flush)
         return await future
+
+    async def _warm(self, cold: Cold) -> None:
+        """Have ``cold``'s engine built on the builder thread (or join the build under way), waiting for it at
+        most ``cold_wait`` seconds: past them Loading (503, Retry-After), the build going on."""
+        loop = asyncio.get_running_loop()
+        building = self._building.get(cold.key)
+        if building is None:
+            cold.started = time.monotonic()
+            cold.deadline = cold.started + self.COLD_DEADLINE
+            built = loop.run_in_executor(self._builder, self.conversations.build_cold, cold)
+            building = self._building[cold.key] = (cold, built)
+            built.add_done_callback(lambda done: self._built(building[0], done))
+        else:
+            cold.entry.engine.close()  # made for this request; the build under way has its own
+        cold, built = building
+        try:
+            await asyncio.wait_for(asyncio.shield(built), self.cold_wait)
+        except asyncio.TimeoutError:
+            left = (cold.length - cold.done) * (time.monotonic() - cold.started) / max(cold.done, 1)  # at its pace
+            raise Loading(f"conversation {cold.key[1]} is being loaded from the store ({cold.done} of {cold.length} "
+                          f"utterances so far), off this server's event loop; retry after the Retry-After seconds",
+                          retry_after=max(1, min(60, round(left))), conversation=cold.key[1]) from None
+
+    def _built(self, cold: Cold, done: asyncio.Future[None]) -> None:
+        """Back on the loop once a cold build ended: its engine cached (a failed one dropped)."""
+        self._building.pop(cold.key, None)
+        if done.cancelled() or done.exception() is not None:
+            cold.entry.engine.close()
+        else:
+            self.conversations.install(cold)
 
     def _flush(self) -> None:
         """Run up to MAX_BATCH queued writes in one transaction and hand its commit to the commit thread."""
@@ -210,6 +261,9 @@ class EngineHost:
     def close(self) -> None:
         if self._lock_wait is not None:
             self._lock_wait.cancel()
+        for cold, _ in self._building.values():
+            cold.deadline = 0.0  # a build under way stops at its next part
+        self._builder.shutdown(wait=True)
         self._waiter.shutdown(wait=True)
         self._committer.shutdown(wait=True)
         self.conversations.close()
