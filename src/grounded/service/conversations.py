@@ -13,9 +13,11 @@ rules judge, a batch per request.
 Reads use a connection of their own (``Store.reader``) and answer from what
 is committed: a conversation a commit in flight has moved on is answered as
 of its last committed turn (``_view``); what cannot be answered that way
-(``Unsettled``) waits for the commit (``host.py``).  An append takes the conversation's lock in the store,
-catches up, checks the turn the client expected, lets the rules decide,
-writes the row and commits; only then is it acknowledged.  If anything fails
+(``Unsettled``) waits for the commit (``host.py``).
+
+An append takes the conversation's lock in the store, catches up, checks the
+turn the client expected, lets the rules decide, writes the row (with the
+rules' decision) and commits; only then is it acknowledged.  If anything fails
 after the rules accepted, the engine is dropped from the cache and rebuilt
 from the store next time: the store is the truth, the engine a cache.
 
@@ -561,27 +563,20 @@ class Conversations:
             return self._caught_up(tenant, cid, length)
         return entry
 
-    def _catch_up(self, cid: str, entry: _Entry, rows: list[tuple[int, bytes, str | None]]) -> None:
+    def _catch_up(self, cid: str, entry: _Entry, rows: list[Row]) -> None:
         """Replay stored ``rows`` (the ones after ``entry.length``) into its engine, in bulk: the leading rows
         with a recorded decision mirrored from it when the engine's rules hold no facts to keep up (pure Python;
         their facts are made when next asked), the rest judged by the rules, a batch per request."""
         if not rows:
             return
-        mirrored = 0
-        if entry.recorded and not rules_hold_state(entry.engine):
-            while mirrored < len(rows) and rows[mirrored][2] is not None:
-                mirrored += 1
-        try:
-            if mirrored:
-                replay_recorded(entry.engine, [(seq, body) for seq, body, _ in rows[:mirrored]],
-                                [decision for _, _, decision in rows[:mirrored]  # type: ignore[misc]
-                                 ], f"conversation {cid}")
-            if mirrored < len(rows):
+        mirrored = _recorded(rows) if entry.recorded and not rules_hold_state(entry.engine) else 0
+        if mirrored:
+            _mirror(cid, entry.engine, rows[:mirrored])
+        if mirrored < len(rows):
+            try:
                 replay_by_rules(entry.engine, [(seq, body) for seq, body, _ in rows[mirrored:]], f"conversation {cid}")
-        except (InputError, PreconditionError) as exc:
-            seq = getattr(exc, "line", None)
-            raise Inconsistent(f"conversation {cid}, utterance {seq}: the stored line no longer replays: {exc}",
-                               conversation=cid, seq=seq) from exc
+            except (InputError, PreconditionError) as exc:
+                raise _no_longer_replays(cid, exc) from exc
         entry.length = rows[-1][0]
         self.replayed += len(rows)
 
@@ -621,21 +616,14 @@ class Conversations:
         engine, after = cold.entry.engine, 0
         while after < cold.length:
             rows = self._builder_store.recorded_lines(tenant, cid, after, min(after + 64 * self.PART, cold.length))
-            recorded = 0
-            while recorded < len(rows) and rows[recorded][2] is not None:
-                recorded += 1
+            recorded = _recorded(rows)
             for start in range(0, recorded, self.PART):
                 if time.monotonic() > cold.deadline:
                     raise Loading(f"conversation {cid}: building its engine from the store went past its deadline "
                                   f"({cold.done} of {cold.length} utterances replayed); retry", retry_after=1,
                                   conversation=cid)
                 part = rows[start:start + self.PART]
-                try:
-                    replay_recorded(engine, [(seq, body) for seq, body, _ in part],
-                                    [decision for _, _, decision in part], f"conversation {cid}")  # type: ignore[misc]
-                except InputError as exc:
-                    raise Inconsistent(f"conversation {cid}: a stored line no longer replays: {exc}",
-                                       conversation=cid) from exc
+                _mirror(cid, engine, part)
                 cold.entry.length = cold.done = part[-1][0]
                 time.sleep(0)  # the GIL to the loop, if it waits for it
             if recorded < len(rows) or not rows:
@@ -719,6 +707,35 @@ class Conversations:
             self._builder_store.close()
         self.reads.close()
         self.store.close()
+
+
+Row = tuple[int, bytes, str | None]
+"""A stored utterance as a replay reads it (``Store.recorded_lines``): seq, line, the rules' recorded decision."""
+
+
+def _recorded(rows: list[Row]) -> int:
+    """How many of ``rows``, from the first, have their decision recorded."""
+    n = 0
+    while n < len(rows) and rows[n][2] is not None:
+        n += 1
+    return n
+
+
+def _mirror(cid: str, engine: Engine, rows: list[Row]) -> None:
+    """``rows`` (each with its recorded decision) mirrored into ``engine`` without the rules; Inconsistent if one
+    does not read back."""
+    try:
+        replay_recorded(engine, [(seq, body) for seq, body, _ in rows],
+                        [decision for _, _, decision in rows if decision is not None], f"conversation {cid}")
+    except InputError as exc:
+        raise _no_longer_replays(cid, exc) from exc
+
+
+def _no_longer_replays(cid: str, exc: Exception) -> Inconsistent:
+    """A stored row the engine refused (its seq is the line a replay names): the store is not as the rules read it."""
+    seq = getattr(exc, "line", None)
+    return Inconsistent(f"conversation {cid}, utterance {seq}: the stored line no longer replays: {exc}",
+                        conversation=cid, seq=seq)
 
 
 def event_log_lines(store: Store, tenant: str, cid: str) -> list[dict[str, Any]] | None:
