@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -177,7 +178,7 @@ def test_a_cold_engine_is_built_off_the_loop_and_other_conversations_answer_mean
         proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "--factory", "grounded.service.api:app_from_env",
                                  "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"],
                                 stdout=subprocess.DEVNULL, stderr=err,
-                                env={**os.environ, SETTINGS_ENV: json.dumps(settings)})
+                                env={**os.environ, SETTINGS_ENV: json.dumps(settings), "PYTHONFAULTHANDLER": "1"})
     try:
         url = f"http://127.0.0.1:{port}"
         answering(proc, log, 0, url + "/v1/health", time.monotonic() + 60)
@@ -192,7 +193,12 @@ def test_a_cold_engine_is_built_off_the_loop_and_other_conversations_answer_mean
             answer = first
             while answer.status_code == 503 and time.monotonic() < deadline:  # bounded: a minute at most
                 time.sleep(0.05)
-                answer = http.get(f"/v1/conversations/{big}/verify", params={"claim": "h2999"})
+                try:
+                    answer = http.get(f"/v1/conversations/{big}/verify", params={"claim": "h2999"})
+                except httpx.TimeoutException:  # the server's threads, as faulthandler dumps them, say where
+                    proc.send_signal(signal.SIGABRT)
+                    proc.wait(timeout=30)
+                    raise AssertionError(log.read_text()[-6000:]) from None
             assert answer.status_code == 200 and answer.json() == expected
     finally:
         proc.terminate()
