@@ -27,8 +27,9 @@ the committed rows, never the connection the commit thread is using), and a
 conversation the group moved on is answered as of its last committed turn
 (``Conversations._view``), so no read ever sees a write that is not yet
 committed.  The few reads that need the whole engine (a reading by text, a
-snapshot) wait for the commit in flight (``Unsettled``) and run again.  The writes of one flush were all in flight at
-once, so any order among them is a valid one; sorting them by conversation
+description, a snapshot) wait for the commit in flight (``Unsettled``) and
+run again.  The writes of one flush were all in flight at once, so any order
+among them is a valid one; sorting them by conversation
 (tenant, id), the store's key, means two processes locking several
 conversations' rows (PostgreSQL) take the locks in one global order and
 cannot deadlock.  If the commit
