@@ -174,21 +174,36 @@ def run_routing(url: str, workdir: Path, processes: int, routing: str, conversat
 
 
 def _store_long(db: str, size: int) -> None:
-    """Conversation ``long`` of ``size`` utterances and ``small`` of 3, of tenant ``bench``, stored in process."""
+    """Conversation ``long`` of ``size`` utterances and ``small`` of 3, of tenant ``bench``: decided by the rules
+    on a SQLite store in a temporary directory (in process, a thousand utterances per commit), then copied into the
+    store at ``db`` (PostgreSQL) in one COPY, rows and recorded decisions as they are."""
+    import tempfile
+
+    import psycopg
+
     from grounded.service.conversations import Conversations
     from grounded.service.store import open_store
 
-    c = Conversations(open_store(db))
-    try:
-        for cid, length in (("long", size), ("small", 3)):
-            with c.batch():
-                c.create("bench", HEADER, cid)
-            for start in range(1, length + 1, 1000):
+    with tempfile.TemporaryDirectory(prefix="grounded-bench-long-") as tmp:
+        c = Conversations(open_store(Path(tmp) / "long.db"))
+        try:
+            for cid, length in (("long", size), ("small", 3)):
                 with c.batch():
-                    for i in range(start, min(length, start + 999) + 1):
-                        c.append("bench", cid, utterance(i))
-    finally:
-        c.close()
+                    c.create("bench", HEADER, cid)
+                for start in range(1, length + 1, 1000):
+                    with c.batch():
+                        for i in range(start, min(length, start + 999) + 1):
+                            c.append("bench", cid, utterance(i))
+            made = c.store._all("SELECT tenant, id, header, extensions, length, created, effects_by FROM conversations")
+            rows = c.store._all("SELECT tenant, conversation, seq, turn, line, created, effects FROM utterances")
+        finally:
+            c.close()
+    with psycopg.connect(db) as conn, conn.cursor() as cur:  # the tenant and the schema: make_key made them
+        cur.executemany("INSERT INTO conversations (tenant, id, header, extensions, length, created, effects_by) "
+                        "VALUES (%s, %s, %s, %s, %s, %s, %s)", made)
+        with cur.copy("COPY utterances (tenant, conversation, seq, turn, line, created, effects) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(row)
 
 
 def cold(url: str, workdir: Path, size: int, verifies: int, rate: float, build_limit: float = 600.0) -> dict[str, Any]:
