@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from grounded.core import collector
 from grounded.core.bounds import check_turn
 from grounded.core.errors import InputError, PreconditionError
 from grounded.core.turns import assign_turn
@@ -48,6 +49,7 @@ from grounded.dmap.model import Header
 from grounded.dmap.state import DependencyMap
 from grounded.engine import Engine, Update
 from grounded.engine.group import Outcome, apply_group
+from grounded.engine.loading import paused_gc
 from grounded.engine.replay import replay_by_rules, replay_recorded, rules_hold_state
 from grounded.io.eventlog import header_json, utterance_json
 from grounded.present.summary import state_summary
@@ -612,10 +614,14 @@ class Conversations:
         without one (the loop's ``_caught_up`` has the rules judge the rest) or past ``cold.deadline``."""
         if self._builder_store is None:
             self._builder_store = self.store.reader()
+        with paused_gc():  # else a full collection, run on this thread with the GIL held, stalls the loop meanwhile
+            self._build_cold(cold, self._builder_store)
+
+    def _build_cold(self, cold: Cold, store: Store) -> None:
         tenant, cid = cold.key
         engine, after = cold.entry.engine, 0
         while after < cold.length:
-            rows = self._builder_store.recorded_lines(tenant, cid, after, min(after + 64 * self.PART, cold.length))
+            rows = store.recorded_lines(tenant, cid, after, min(after + 64 * self.PART, cold.length))
             recorded = _recorded(rows)
             for start in range(0, recorded, self.PART):
                 if time.monotonic() > cold.deadline:
@@ -631,12 +637,15 @@ class Conversations:
             after = rows[-1][0]
 
     def install(self, cold: Cold) -> None:
-        """Back on the loop: the engine ``build_cold`` made is cached (unless another was meanwhile)."""
+        """Back on the loop: the engine ``build_cold`` made is cached (unless another was meanwhile), and what
+        the build kept is frozen out of the cyclic collector's reach, as start-up's is: long-lived, and scanned by
+        the next full collection on the loop otherwise (a stall as long as the state is large)."""
         self.replayed += cold.entry.length
         if cold.key in self._cache:
             cold.entry.engine.close()
         else:
             self._remember(cold.key, cold.entry)
+            collector.freeze()
 
     def _build(self, tenant: str, cid: str) -> _Entry:
         """A new engine for a stored conversation, at length 0 (``_caught_up`` replays its rows)."""
