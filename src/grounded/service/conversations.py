@@ -29,6 +29,7 @@ another tenant's conversation is, to a caller, one that does not exist.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import os
 import secrets
@@ -49,7 +50,6 @@ from grounded.dmap.model import Header
 from grounded.dmap.state import DependencyMap
 from grounded.engine import Engine, Update
 from grounded.engine.group import Outcome, apply_group
-from grounded.engine.loading import paused_gc
 from grounded.engine.replay import replay_by_rules, replay_recorded, rules_hold_state
 from grounded.io.eventlog import header_json, utterance_json
 from grounded.present.summary import state_summary
@@ -614,8 +614,17 @@ class Conversations:
         without one (the loop's ``_caught_up`` has the rules judge the rest) or past ``cold.deadline``."""
         if self._builder_store is None:
             self._builder_store = self.store.reader()
-        with paused_gc():  # else a full collection, run on this thread with the GIL held, stalls the loop meanwhile
+        # The cyclic collector is paused meanwhile (a collection of the growing state, run on this thread with the
+        # GIL held, would stall the loop), and what the build kept is frozen before it runs again: long-lived, and
+        # else scanned whole by the first young collection after, on whichever thread allocates next.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
             self._build_cold(cold, self._builder_store)
+        finally:
+            collector.freeze()
+            if collecting:
+                gc.enable()
 
     def _build_cold(self, cold: Cold, store: Store) -> None:
         tenant, cid = cold.key
@@ -637,15 +646,12 @@ class Conversations:
             after = rows[-1][0]
 
     def install(self, cold: Cold) -> None:
-        """Back on the loop: the engine ``build_cold`` made is cached (unless another was meanwhile), and what
-        the build kept is frozen out of the cyclic collector's reach, as start-up's is: long-lived, and scanned by
-        the next full collection on the loop otherwise (a stall as long as the state is large)."""
+        """Back on the loop: the engine ``build_cold`` made is cached (unless another was meanwhile)."""
         self.replayed += cold.entry.length
         if cold.key in self._cache:
             cold.entry.engine.close()
         else:
             self._remember(cold.key, cold.entry)
-            collector.freeze()
 
     def _build(self, tenant: str, cid: str) -> _Entry:
         """A new engine for a stored conversation, at length 0 (``_caught_up`` replays its rows)."""
