@@ -63,6 +63,13 @@ def _lines(log: Path) -> int:
     return len(log.read_text().splitlines()) if log.exists() else 0
 
 
+async def _logged(servers: list[ServerProcess]) -> list[int]:
+    """Each server's log lines once the requests answered so far are logged (a line is written after its
+    response is sent: a moment later)."""
+    await asyncio.sleep(0.3)
+    return [_lines(s.log) for s in servers]
+
+
 def _verify_window(servers: list[ServerProcess], start: list[int], end: list[int], cid: str = "") -> list[float]:
     """The server-side ms of the Verify requests answered 200 that each server logged between its lines ``start``
     and ``end`` (about conversation ``cid`` only, if given)."""
@@ -129,7 +136,7 @@ async def _drive(servers: list[ServerProcess], key: str, routing: str, conversat
         for c, cid in enumerate(ids):  # created, and their first utterance (the claim Verify asks during the run)
             (await clients[route(c, 0)].post("/conversations", json={"id": cid, "header": HEADER})).raise_for_status()
             (await clients[route(c, 1)].post(f"/conversations/{cid}/utterances", json=utterance(1))).raise_for_status()
-        before = [_lines(s.log) for s in servers]
+        before = await _logged(servers)
         stop = asyncio.Event()
         t0, c0 = time.perf_counter(), cpu()
         appending = asyncio.ensure_future(asyncio.gather(*(appender(c) for c in range(conversations))))
@@ -138,13 +145,13 @@ async def _drive(servers: list[ServerProcess], key: str, routing: str, conversat
         busy = await _paced(verify(["o1"], busy_ms), verifies, rate, stop)
         await appending
         wall = time.perf_counter() - t0
-        during = [_lines(s.log) for s in servers]
+        during = await _logged(servers)
         idle_ms: list[float] = []
         idle = await _paced(verify(_claims(appends + 1), idle_ms), verifies, rate)
+        after = await _logged(servers)
     finally:
         for client in clients:
             await client.__aexit__()
-    after = [_lines(s.log) for s in servers]
     points = [c0, *marks]
     sizes = [b - a for a, b in zip([0, *fifths], fifths, strict=False)]
     return {"processes": n, "routing": routing, "appends": total, "seconds": round(wall, 2),
@@ -221,10 +228,10 @@ def cold(url: str, workdir: Path, size: int, verifies: int, rate: float, build_l
             (client, other) = await _open([server, server], key, 4)
             try:
                 await _verify_once(client, "small", "o1", [])  # its engine built before either window
-                start = _lines(log)
+                (start,) = await _logged([server])
                 idle_ms: list[float] = []
                 idle = await _paced(lambda k: _verify_once(client, "small", "o1", idle_ms), verifies, rate)
-                mid = _lines(log)
+                (mid,) = await _logged([server])
                 stop = asyncio.Event()
 
                 async def build() -> tuple[float, int]:
@@ -244,7 +251,7 @@ def cold(url: str, workdir: Path, size: int, verifies: int, rate: float, build_l
                 busy_ms: list[float] = []
                 busy = await _paced(lambda k: _verify_once(client, "small", "o1", busy_ms), verifies, rate, stop)
                 seconds, asked = await building
-                end = _lines(log)
+                (end,) = await _logged([server])
                 t0 = time.perf_counter()  # the rules take the built state's facts at its first append, on the loop
                 (await other.post("/conversations/long/utterances", json=utterance(size + 1))).raise_for_status()
                 first_append = time.perf_counter() - t0
