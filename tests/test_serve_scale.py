@@ -20,6 +20,7 @@ import pytest
 from grounded.dmap.state import DependencyMap
 from grounded.service.api import SETTINGS_ENV
 from grounded.service.conversations import Conversations, state_json
+from grounded.service.host import EngineHost
 from grounded.service.store import SCHEMA_VERSION, open_store
 from tests.frames import rules_requests
 from tests.pgserver import free_port
@@ -203,3 +204,42 @@ def test_a_cold_engine_is_built_off_the_loop_and_other_conversations_answer_mean
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_a_read_finding_its_cold_build_done_before_its_callback_ran_answers_at_once(tmp_path):
+    """A build whose future is done but whose done-callback (which caches the engine) has not run yet: the read
+    waiting for it caches the engine itself and answers.  Before, it asked for the engine again, found it not
+    cached, joined the same finished build without yielding, and spun on the loop for ever (the callback never
+    ran): a real server stopped answering.  An alarm ends the test if it spins."""
+    import asyncio
+
+    from grounded.service.conversations import Cold
+
+    db = tmp_path / "done.db"
+    cid = _long_conversation(db, 30)
+    host = EngineHost(lambda: Conversations(open_store(db), cold_rows=10), cold_wait=0.0)
+    expected = Conversations(open_store(db)).verify("t", cid, "o1")
+
+    def alarm(*_: object) -> None:
+        raise TimeoutError("the read spun on the loop")
+
+    async def run() -> dict:
+        c = host.conversations
+        entry = c._build("t", cid)
+        cold = Cold(("t", cid), entry, 30)
+        cold.deadline = time.monotonic() + 60
+        c.build_cold(cold)  # built here, its future done, no callback to cache it
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        done.set_result(None)
+        host._building[cold.key] = (cold, done)
+        return await host.call(lambda c: c.verify("t", cid, "o1"))
+
+    previous = signal.signal(signal.SIGALRM, alarm)
+    signal.alarm(10)
+    try:
+        assert asyncio.run(run()) == expected
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert ("t", cid) in host.conversations._cache and not host._building
+    host.close()

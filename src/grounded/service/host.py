@@ -87,6 +87,9 @@ Outcome = tuple[Any, BaseException | None]
 class EngineHost:
     """The process's ``Conversations``, owned by the thread that creates the host (the event loop's)."""
 
+    COLD_TRIES = 4
+    """Times a read runs again after waiting for a cold engine (more: the engine built is not kept, 503)."""
+
     COLD_DEADLINE = 600.0
     """Seconds a cold engine's build may take before it gives up (each request waits ``cold_wait`` of them)."""
 
@@ -117,6 +120,7 @@ class EngineHost:
         interpreter), which the rules decide together with the group's others (``Conversations.decide``).
         """
         if not write:
+            colds = 0
             while True:
                 try:
                     return job(self.conversations)
@@ -127,6 +131,12 @@ class EngineHost:
                     self._readers.append(waiter)
                     await waiter
                 except Cold as needed:
+                    colds += 1
+                    if colds > self.COLD_TRIES:
+                        needed.entry.engine.close()
+                        raise Loading(f"conversation {needed.key[1]}: its engine was built and dropped again (its "
+                                      "tenant's cache is full?); retry after the Retry-After seconds",
+                                      retry_after=1, conversation=needed.key[1]) from None
                     await self._warm(needed)
         cold = self.conversations.cold(*order) if order[1] else None
         if cold is not None:  # built before the write is queued: a flush would build it inline
@@ -155,6 +165,7 @@ class EngineHost:
         cold, built = building
         try:
             await asyncio.wait_for(asyncio.shield(built), self.cold_wait)
+            self._built(cold, built)  # cached now, not when its callback runs: the read about to run again needs it
         except asyncio.TimeoutError:
             left = (cold.length - cold.done) * (time.monotonic() - cold.started) / max(cold.done, 1)  # at its pace
             raise Loading(f"conversation {cold.key[1]} is being loaded from the store ({cold.done} of {cold.length} "
@@ -162,8 +173,11 @@ class EngineHost:
                           retry_after=max(1, min(60, round(left))), conversation=cold.key[1]) from None
 
     def _built(self, cold: Cold, done: asyncio.Future[None]) -> None:
-        """Back on the loop once a cold build ended: its engine cached (a failed one dropped)."""
-        self._building.pop(cold.key, None)
+        """Back on the loop once a cold build ended: its engine cached (a failed one dropped); once, whether its
+        callback or the request that waited for it comes first."""
+        if self._building.get(cold.key, (None, None))[1] is not done:
+            return
+        del self._building[cold.key]
         if done.cancelled() or done.exception() is not None:
             cold.entry.engine.close()
         else:
