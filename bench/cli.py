@@ -509,12 +509,38 @@ def serve(
     rate: Annotated[float, typer.Option(help="Verify requests per second in the paced run.")] = 500.0,
     closed: Annotated[int, typer.Option(help="Verify requests with every conversation in flight.")] = 5000,
     kills: Annotated[int, typer.Option(help="kill -9 restarts during appends, per store.")] = 20,
+    processes: Annotated[str, typer.Option(help="Instead: N server processes on one PostgreSQL, for each N of this "
+                                                "comma-separated list (bench/scale.py).")] = "",
+    routing: Annotated[str, typer.Option(help="With --processes: pinned, round-robin or both.")] = "both",
+    scale_appends: Annotated[int, typer.Option(help="With --processes: appends per conversation (20 of them).")]
+    = 150,
+    scale_rate: Annotated[float, typer.Option(help="With --processes: Verify requests per second.")] = 100.0,
+    cold_size: Annotated[int, typer.Option(help="With --processes: utterances of the conversation built cold "
+                                                "(0: no cold run).")] = 20_000,
 ) -> None:
     """A bounded load run of `grounded serve` on loopback: appends/s, p50/p99 of append and Verify, kill -9, and
-    another tenant's Verify p99 while one tenant floods Verify by text."""
+    another tenant's Verify p99 while one tenant floods Verify by text.  With --processes: several processes on
+    one PostgreSQL, pinned or round-robin, and a long conversation built cold (bench/scale.py)."""
     from bench import flood
     from bench import serve as serve_bench
     from bench.report import stderr
+
+    if processes:
+        from bench import scale
+
+        routings = {"pinned": ("pinned",), "round-robin": ("round-robin",), "both": scale.ROUTINGS}
+        if routing not in routings:
+            raise InputError(f"--routing {routing}: expected pinned, round-robin or both")
+        try:
+            counts = tuple(int(n) for n in processes.split(","))
+        except ValueError as exc:
+            raise InputError(f"--processes {processes}: expected counts like 1,2,4") from exc
+        if quick:
+            scale_appends, cold_size = min(scale_appends, 30), min(cold_size, 2000)
+        result = scale.run(counts, routings[routing], appends=scale_appends, rate=scale_rate, cold_size=cold_size,
+                           verifies=400 if quick else 2000)
+        _publish(out, "serve-scale", result, scale.markdown)
+        return
 
     choices = {"sqlite": ("sqlite",), "postgresql": ("postgresql",), "both": ("sqlite", "postgresql")}
     if db not in choices:

@@ -73,3 +73,24 @@ def test_the_isolation_check_fails_a_run_past_twice_the_idle_p99_or_with_a_wrong
         flood.check_isolation(run(1.1, 1.2, wrong=3))
     with pytest.raises(CheckFailed, match=r"idle: none, at most 2x"):
         flood.check_isolation(run(0.0, 1.2))
+
+
+@pytest.mark.postgres
+def test_the_scale_run_measures_each_routing_and_a_cold_build():
+    """``python -m bench serve --processes``, small: one and two processes on a throw-away PostgreSQL, both
+    routings, every Verify right, CPU per append in five fifths, and a cold build against another's Verify."""
+    from bench import scale
+
+    result = scale.run((1, 2), appends=10, verifies=40, rate=200.0, cold_size=2100)
+    runs = {(r["processes"], r["routing"]): r for r in result["runs"]}
+    assert set(runs) == {(1, "pinned"), (2, "pinned"), (2, "round-robin")}
+    for r in runs.values():
+        assert r["appends"] == 200 and r["appends_per_s"] > 0
+        assert len(r["cpu_ms_per_append_by_fifth"]) == 5
+        assert r["verify_during"]["wrong"] == 0 and r["verify_idle"]["wrong"] == 0
+        assert r["verify_idle"]["client_ms"]["n"] == 40 and r["verify_idle"]["server_ms"]["n"] == 40
+    cold = result["cold"]
+    assert cold["size"] == 2100 and cold["build_seconds"] > 0 and cold["first_append_seconds"] > 0
+    assert cold["idle"]["wrong"] == 0 and cold["during"]["wrong"] == 0 and cold["idle"]["client_ms"]["n"] == 40
+    text = scale.markdown(result)
+    assert "| 2 | round-robin |" in text and "built cold" in text

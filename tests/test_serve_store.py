@@ -303,11 +303,11 @@ def test_a_store_of_a_later_schema_is_refused(tmp_path):
     open_store(db).close()
     with sqlite3.connect(db) as conn:
         conn.execute("UPDATE meta SET value = '99' WHERE key = 'schema'")
-    with pytest.raises(StoreUnavailable, match="store schema version 99, this grounded reads version 2"):
+    with pytest.raises(StoreUnavailable, match="store schema version 99, this grounded reads version 3"):
         open_store(db)
     refused = _grounded("keys", "list", "--db", str(db))  # said as a refusal, not as an internal error
     assert refused.returncode == 2 and refused.stderr == f"error: {db}: store schema version 99, this grounded " \
-        "reads version 2\n"
+        "reads version 3\n"
 
 
 def _batch(host: EngineHost, *writes) -> list:
@@ -417,10 +417,13 @@ def _held_commit(store, fail: bool = False) -> tuple[threading.Event, threading.
 
 
 def _during_a_held_commit(host: EngineHost, cid: str, held: tuple[threading.Event, ...]) -> tuple:
-    """An append whose commit is held (``_held_commit``), and a Verify of its claim asked meanwhile: ((write
-    done, read done, commit still waiting) once the loop has run a sleep while held, the append's outcome, the
-    Verify's answer).  A commit run on the loop would block it: the sleep would end only after the commit's
-    wait had (``ended`` set, the write done)."""
+    """An append whose commit is held (``_held_commit``), and reads asked meanwhile: a Verify of its claim and
+    the conversation's state (answered from what is committed, without waiting), and its description (which
+    reads the whole engine: it waits for the commit).  Returns ((write done, Verify and state done, description
+    done, commit still waiting) once the loop has run a sleep while held, the append's outcome, the Verify and
+    the state answered during the commit, the description's (length, turn), the Verify asked after it).  A
+    commit run on the loop would block it: the sleep would end only after the commit's wait had (``ended`` set,
+    the write done)."""
     began, release, ended = held
 
     async def run() -> tuple:
@@ -428,41 +431,51 @@ def _during_a_held_commit(host: EngineHost, cid: str, held: tuple[threading.Even
         loop = asyncio.get_running_loop()
         assert await loop.run_in_executor(None, began.wait, 5)  # the commit has begun
         read = asyncio.ensure_future(host.call(lambda c: c.verify("t", cid, "o1")))
+        state = asyncio.ensure_future(host.call(lambda c: c.state("t", cid)))
+        whole = asyncio.ensure_future(host.call(lambda c: c.describe("t", cid)))
         await asyncio.sleep(0.2)  # the loop runs while the commit is held
-        held_back = (write.done(), read.done(), not ended.is_set())
+        held_back = (write.done(), read.done() and state.done(), whole.done(), not ended.is_set())
         release.set()
         appended = (await asyncio.gather(write, return_exceptions=True))[0]
-        return held_back, appended, await read
+        described = await whole
+        return (held_back, appended, await read, await state, (described["length"], described["turn"]),
+                await host.call(lambda c: c.verify("t", cid, "o1")))
 
     return asyncio.run(run())
 
 
 def test_an_append_is_answered_only_after_its_commit_which_runs_off_the_loop(tmp_path):
     """The commit is held (its transaction's end waits on an event): meanwhile the loop goes on (a sleep ends),
-    the append is not answered, and a read of its conversation waits too; once the commit returns, the append is
-    answered and the read sees what it stored."""
+    the append is not answered, and reads of its conversation answer at once from what is committed (the
+    utterance not yet: its store lookups do not go through the connection that holds it uncommitted); a read
+    needing the whole engine waits for the commit.  Once the commit returns, the append is answered and reads
+    see what it stored."""
     host = store_host(tmp_path / "held.db")
     store = host.conversations.store
     cid = host.run(lambda c: c.create("t", {}), write=True)["id"]
-    held_back, appended, verified = _during_a_held_commit(host, cid, _held_commit(store))
-    assert held_back == (False, False, True)
+    held_back, appended, during, state, described, after = _during_a_held_commit(host, cid, _held_commit(store))
+    assert held_back == (False, True, False, True)
     assert appended["seq"] == 1
-    assert verified["grounded"] is True  # the read ran after the commit: it sees the row
+    assert during["grounded"] is False  # as of the committed state: o1 is not in it yet
+    assert (state["length"], state["turn"], state["arguments"]) == (0, 0, [])
+    assert described == (1, 1) and after["grounded"] is True  # ran after the commit: they see the row
     del store.transaction  # the class's own again
     assert store.head("t", cid) == 1
     host.close()
 
 
-def test_a_read_waiting_for_a_commit_that_fails_answers_from_the_store(tmp_path):
-    """The held commit is refused: the append is answered with the refusal, and the read that waited for it
-    answers as if the append never happened (its engine, moved on, was dropped and rebuilt from the store)."""
+def test_a_read_during_a_commit_that_fails_answers_from_the_store(tmp_path):
+    """The held commit is refused: the append is answered with the refusal; the reads during it and after it
+    answer as if the append never happened (its engine, moved on, was dropped and rebuilt from the store)."""
     host = store_host(tmp_path / "refused.db")
     store = host.conversations.store
     cid = host.run(lambda c: c.create("t", {}), write=True)["id"]
-    held_back, refused, verified = _during_a_held_commit(host, cid, _held_commit(store, fail=True))
-    assert held_back == (False, False, True)
+    held_back, refused, during, state, described, after = _during_a_held_commit(host, cid,
+                                                                               _held_commit(store, fail=True))
+    assert held_back == (False, True, False, True)
     assert isinstance(refused, StoreUnavailable) and "refused by the test" in str(refused)
-    assert verified["grounded"] is False
+    assert during["grounded"] is False and state["length"] == 0
+    assert described == (0, None) and after["grounded"] is False
     del store.transaction
     assert store.head("t", cid) == 0
     assert host.run(lambda c: c.append("t", cid, _say("o1")), write=True)["seq"] == 1  # the next write goes on

@@ -242,7 +242,7 @@ def _replay_lines(engine: E, reader: LogReader, loaded: Loaded, on_update: OnUpd
                 loaded.effects = (EffectsWriter.resume(reader.path, bulk.offset, bulk.chain) if bulk.used else
                                   EffectsWriter.create(reader.path, reader.header_line, rules_version(),
                                                        extension_refs(engine.extensions)))
-        _judge_lines(engine, lines, reader, status, on_update, progress, batch, loaded.effects)
+        judge_lines(engine, lines, reader, status, on_update, progress, batch, loaded.effects)
     finally:
         if bulk is not None:
             bulk.stop()
@@ -267,7 +267,7 @@ def _from_record(engine: E, bulk: EffectsReader, lines: Iterator[tuple[int, byte
         decided = bulk.take(block)
         n = len(decided)
         if n:
-            _commit_recorded(engine, block[:n], decided, reader, status, on_update)
+            commit_recorded(engine, block[:n], decided, reader, status, on_update)
         if error is not None:
             return itertools.chain(block[n:], _raise(error))
         if n < len(block) or len(block) < batch:
@@ -276,7 +276,7 @@ def _from_record(engine: E, bulk: EffectsReader, lines: Iterator[tuple[int, byte
             progress(reader.offset, reader.size)
 
 
-def _commit_recorded(engine: E, lines: list[tuple[int, bytes]], texts: list[str], reader: LogReader,
+def commit_recorded(engine: E, lines: list[tuple[int, bytes]], texts: list[str], reader: LogReader,
                      status: LogStatus, on_update: OnUpdate | None) -> None:
     """Lines whose recorded decisions authenticated, committed from them.  Without ``on_update`` each is
     read as JSON, all in one call, and not validated again (``RecordedLine``: the engine validated it when
@@ -313,7 +313,7 @@ def _raise(error: InputError) -> Iterator[tuple[int, bytes]]:
     yield  # a generator: raises when next asked for a line
 
 
-def _judge_lines(engine: E, lines: Iterator[tuple[int, bytes]], reader: LogReader, status: LogStatus,
+def judge_lines(engine: E, lines: Iterator[tuple[int, bytes]], reader: LogReader, status: LogStatus,
                  on_update: OnUpdate | None, progress: Callable[[int, int], None] | None, batch: int,
                  record: EffectsWriter | None) -> None:
     """The rules judge ``lines``, ``batch`` per decision, from the engine's state."""

@@ -70,11 +70,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     def make() -> Conversations:
         return Conversations(open_store(settings.db), extensions, settings.cache,
                              cache_per_tenant=settings.cache_per_tenant,
-                             cache_bytes_per_tenant=settings.cache_mb_per_tenant * 2**20)
+                             cache_bytes_per_tenant=settings.cache_mb_per_tenant * 2**20,
+                             cold_rows=settings.cold_rows)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
-        holder["host"] = EngineHost(make)
+        holder["host"] = EngineHost(make, settings.cold_wait)
         # What start-up built (modules, the rules' bridge, the app) lives as long as the process: out of the
         # collector's reach, a full collection scans only what requests allocate (tens of milliseconds less,
         # on the loop, for every request waiting behind one).

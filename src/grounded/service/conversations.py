@@ -2,10 +2,22 @@
 
 Everything here runs on the one thread that owns the engines (``host.py``).
 Before any answer the cached engine is brought up to the store's length
-(rows another process appended are replayed), so every process answers from
-the same history.  An append takes the conversation's lock in the store,
-catches up, checks the turn the client expected, lets the rules decide,
-writes the row and commits; only then is it acknowledged.  If anything fails
+(rows another process appended are replayed in bulk: ``_catch_up``), so every
+process answers from the same history.  Each row carries the rules' decision
+on it, recorded when they accepted it (the flat text of the effect log): an
+engine built cold, or one whose rules hold no facts yet, mirrors those
+decisions without running the rules (``engine/replay.py``), as far as they
+were recorded by the rules this server runs (``effects_by``); other rows the
+rules judge, a batch per request.
+
+Reads use a connection of their own (``Store.reader``) and answer from what
+is committed: a conversation a commit in flight has moved on is answered as
+of its last committed turn (``_view``); what cannot be answered that way
+(``Unsettled``) waits for the commit (``host.py``).
+
+An append takes the conversation's lock in the store, catches up, checks the
+turn the client expected, lets the rules decide, writes the row (with the
+rules' decision) and commits; only then is it acknowledged.  If anything fails
 after the rules accepted, the engine is dropped from the cache and rebuilt
 from the store next time: the store is the truth, the engine a cache.
 
@@ -17,8 +29,11 @@ another tenant's conversation is, to a caller, one that does not exist.
 
 from __future__ import annotations
 
+import gc
 import hashlib
+import os
 import secrets
+import time
 from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -26,6 +41,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from grounded.core import collector
+from grounded.core.bounds import check_turn
 from grounded.core.errors import InputError, PreconditionError
 from grounded.core.turns import assign_turn
 from grounded.dmap.effects import fields_of
@@ -33,11 +50,13 @@ from grounded.dmap.model import Header
 from grounded.dmap.state import DependencyMap
 from grounded.engine import Engine, Update
 from grounded.engine.group import Outcome, apply_group
+from grounded.engine.replay import replay_by_rules, replay_recorded, rules_hold_state
 from grounded.io.eventlog import header_json, utterance_json
 from grounded.queries.registry import state as registry_state
 from grounded.service import keys
-from grounded.service.errors import Conflict, Inconsistent, Invalid, NotFound, Unauthorized
-from grounded.service.store import Store
+from grounded.service.errors import Conflict, Inconsistent, Invalid, Loading, NotFound, Unauthorized
+from grounded.service.store import ConversationRow, Store
+from grounded.solvers.ruleset import RULES_DIR_VARIABLE, rules_version
 
 if TYPE_CHECKING:
     from grounded.engine.world import ConversationModel
@@ -67,12 +86,46 @@ Key = tuple[str, str]
 
 
 class _Entry:
-    __slots__ = ("engine", "tenant", "length", "nbytes")
+    __slots__ = ("engine", "tenant", "length", "nbytes", "recorded", "unrecorded", "settled")
 
-    def __init__(self, engine: Engine, tenant: str, length: int):
+    def __init__(self, engine: Engine, tenant: str, length: int, recorded: bool = False,
+                 unrecorded: str | None = None):
         self.engine, self.tenant, self.length = engine, tenant, length
         self.nbytes = 0
         """What the engine's world model holds (``ConversationModel.nbytes``), as last counted."""
+        self.recorded = recorded and engine.world is None
+        """Whether the rules' decisions recorded with its rows hold for this engine (recorded by the rules it
+        runs; not with a world model, which is moved by each utterance's reading): written, and read back."""
+        self.unrecorded = unrecorded if engine.world is None else None
+        """No decision was ever recorded with its rows (stored before they were): its next append starts
+        recording them under this (``Conversations.effects_by``)."""
+        self.settled: tuple[int, int | None] | None = None
+        """While writes not yet committed have moved the engine on: the (length, turn) it had before them,
+        the state a read answers as of (``Conversations._view``); None when everything it holds is committed."""
+
+    def unsettle(self, before: tuple[int, int | None]) -> None:
+        """A write has moved the engine on from ``before`` (length, turn), uncommitted."""
+        if self.settled is None:
+            self.settled = before
+
+
+class Cold(Exception):
+    """A request needs the engine of a conversation not cached whose history is long: built off the event
+    loop (``Conversations.build_cold`` on a thread of its own, ``host.py``) rather than inline, where it would
+    hold every other conversation's requests."""
+
+    def __init__(self, key: Key, entry: _Entry, length: int):
+        super().__init__(key[1])
+        self.key, self.entry, self.length = key, entry, length
+        self.done = 0
+        """Rows replayed so far (read by the loop while the thread builds, for the 503's message)."""
+        self.started = self.deadline = 0.0
+        """``time.monotonic()`` when the build started, and past which it gives up (set when it starts)."""
+
+
+class Unsettled(Exception):
+    """A read that cannot be answered from the committed state while a commit in flight has moved its
+    conversation's engine on: it waits for the commit (``host.py``), then runs again."""
 
 
 def engine_bytes(engine: Engine) -> int:
@@ -101,6 +154,13 @@ class Batch:
 
     __slots__ = ("_conversations", "_transaction", "_touched")
 
+    def settle(self) -> None:
+        """After the commit returned: what the group's writes moved on is committed, reads answer it whole."""
+        for key in self._touched:
+            entry = self._conversations._cache.get(key)
+            if entry is not None:
+                entry.settled = None
+
     def __init__(self, conversations: Conversations, transaction: AbstractContextManager[Any]):
         self._conversations, self._transaction = conversations, transaction
         self._touched = conversations._touched
@@ -128,7 +188,7 @@ class Conversations:
 
     def __init__(self, store: Store, extensions: tuple[ExtensionFile, ...] = (), cache: int = 1000,
                  interpreter_options: dict[str, Any] | None = None, cache_per_tenant: int = 100,
-                 cache_bytes_per_tenant: int = 512 * 2**20):
+                 cache_bytes_per_tenant: int = 512 * 2**20, cold_rows: int | None = None):
         self.store = store
         self.extensions = {e.name: e for e in extensions}
         self.cache_size = cache
@@ -142,6 +202,29 @@ class Conversations:
         self._touched: set[Key] = set()
         self._prefetched: tuple[Key, int | None] | None = None
         self._decided: dict[Key, _Decided] = {}
+        self.reads = store.reader()
+        """The connection reads use: they see what is committed, whatever the write connection is doing."""
+        self._writing = False
+        """Inside a group's writes (``open_batch`` to ``writes_done``): lookups use the write connection."""
+        self._rules_version = None if RULES_DIR_VARIABLE in os.environ else rules_version()
+        self.replayed = 0
+        """Stored rows replayed into engines so far (built cold or caught up), for the tests and benchmarks."""
+        self.cold_rows = cold_rows
+        """A conversation not cached with at least this many rows is built off the loop (``Cold``); None: inline."""
+        self._builder_store: Store | None = None
+        """``build_cold``'s connection (on the builder's thread only)."""
+
+    @property
+    def _db(self) -> Store:
+        """The connection a lookup uses: the write transaction's inside a group's writes, else the reads'."""
+        return self.store if self._writing else self.reads
+
+    def effects_by(self, extensions: list[dict[str, str]]) -> str | None:
+        """What the recorded decisions of a conversation with these extensions hold under: the rules version
+        and each extension's sha256 (None: rules from elsewhere, whose version does not cover them)."""
+        if self._rules_version is None:
+            return None
+        return " ".join([self._rules_version, *(f"{e['name']}:{e['sha256']}" for e in extensions)])
 
     @contextmanager
     def batch(self) -> Iterator[None]:
@@ -155,23 +238,33 @@ class Conversations:
         try:
             yield
         except BaseException as exc:
+            self.writes_done()
             try:
                 group.abort(exc)
             finally:
                 group.forget()
             raise
+        self.writes_done()
         try:
             group.commit()
         except BaseException:
             group.forget()
             raise
+        group.settle()
 
     def open_batch(self, wait: bool = True) -> Batch:
         """A group commit in two halves (``batch`` in one): the writes here, then ``Batch.commit``, which may run
         on another thread (``host.py`` runs it off the event loop).  ``wait=False``: StoreLocked at once if
         another process holds the store's write lock (``host.py`` waits for it off the loop)."""
         self._touched = set()
-        return Batch(self, self.store.transaction(wait))
+        group = Batch(self, self.store.transaction(wait))
+        self._writing = True
+        return group
+
+    def writes_done(self) -> None:
+        """A group's writes are made (its commit may be in flight on another thread): lookups use the reads'
+        connection again."""
+        self._writing = False
 
     # -- who is asking ----------------------------------------------------------
 
@@ -187,7 +280,7 @@ class Conversations:
         if not key:
             raise Unauthorized("missing API key (Authorization: Bearer gk_...)")
         parsed = keys.parse(key)
-        found = self.store.key_and_head(parsed[0], conversation) if parsed else None
+        found = self._db.key_and_head(parsed[0], conversation) if parsed else None
         row = found[0] if found else None
         if row is None or parsed is None or row.revoked is not None or not keys.matches(parsed[1], row.hash):
             raise Unauthorized("invalid or revoked API key")
@@ -213,30 +306,31 @@ class Conversations:
         # The library validates the header (an InputError names the field) and the rules
         # load the extensions, before anything is stored.
         engine = Engine(header or {}, extensions=[e.path for e in exts], world=world)
+        refs = [{"name": e.name, "sha256": e.sha256} for e in exts]
+        by = self.effects_by(refs)
         try:
-            self.store.create_conversation(tenant, cid, header_json(engine.header),
-                                           [{"name": e.name, "sha256": e.sha256} for e in exts])
+            self.store.create_conversation(tenant, cid, header_json(engine.header), refs, by)
         except BaseException:
             engine.close()
             raise
-        entry = _Entry(engine, tenant, 0)
+        entry = _Entry(engine, tenant, 0, by is not None)
         self._remember((tenant, cid), entry)
         self._touched.add((tenant, cid))
         return self._summary(cid, entry)
 
     def listing(self, tenant: str) -> list[dict[str, Any]]:
-        return [{"id": cid, "length": n} for cid, n in self.store.conversations(tenant)]
+        return [{"id": cid, "length": n} for cid, n in self._db.conversations(tenant)]
 
     def describe(self, tenant: str, cid: str) -> dict[str, Any]:
         entry = self._entry(tenant, cid)
-        row = self.store.conversation(tenant, cid)
+        row = self._db.conversation(tenant, cid)
         assert row is not None  # _entry found it
         return {**self._summary(cid, entry), "header": row.header, "extensions": row.extensions}
 
     def export(self, tenant: str, cid: str) -> list[dict[str, Any]]:
         """The event log: the header line, then every stored utterance line (what ``Engine.load`` reads)."""
         self._length(tenant, cid)
-        lines = event_log_lines(self.store, tenant, cid)
+        lines = event_log_lines(self._db, tenant, cid)
         assert lines is not None  # _length found it
         return lines
 
@@ -258,21 +352,35 @@ class Conversations:
         self._decided = {}
         items: list[tuple[Key, _Entry, dict[str, Any]]] = []
         for tenant, cid, utterance in appends:
-            entry = self._cache.get((tenant, cid))
+            entry = self._current((tenant, cid))
             if entry is not None:
                 items.append(((tenant, cid), entry, utterance))
         if len(items) < 2:  # one alone gains nothing: it runs as ever
             return
+        before = [(entry.length, entry.engine.turn) for _, entry, _ in items]
         try:
             outcomes = apply_group([(entry.engine, utterance) for _, entry, utterance in items])
         except Exception:  # not a decision (those are outcomes): the engines may have moved, the store is the truth
             for key, _, _ in items:
                 self._forget(key)
             raise
-        for (key, entry, utterance), outcome in zip(items, outcomes, strict=True):
+        for (key, entry, utterance), outcome, was in zip(items, outcomes, before, strict=True):
             self._decided[key] = _Decided(utterance, entry.engine, entry.length, outcome)
             if isinstance(outcome, Update):
+                entry.unsettle(was)
                 self._touched.add(key)  # dropped with the group's engines if it does not commit
+
+    def _current(self, key: Key) -> _Entry | None:
+        """The cached engine of ``key`` caught up with the store's head, or None (not cached, or it did not
+        catch up: the append then runs as ever and says why).  A decision taken ahead on an engine behind the
+        store would not hold under the lock: the engine it moved would be dropped and built again."""
+        if key not in self._cache:
+            return None
+        try:
+            head = self.store.head(*key)
+            return None if head is None else self._caught_up(*key, head)
+        except Exception:  # noqa: BLE001 - the append, run as ever, meets the same failure and reports it
+            return None
 
     def undecided(self) -> None:
         """After a group's writes: a decision no append took leaves its engine ahead of the store: dropped."""
@@ -325,12 +433,16 @@ class Conversations:
                     if check_expected and expect_turn != engine.turn:
                         raise Conflict(f"conversation {cid} is at turn {engine.turn}, not {expect_turn}",
                                        conversation=cid, expected=expect_turn, turn=engine.turn)
+                    was = (entry.length, engine.turn)
                     # The rules or the schema may refuse (InputError, PreconditionError): the
                     # engine is then unchanged and the transaction writes nothing.
                     update, rounds = self._apply(engine, utterance, interpreter)
+                    entry.unsettle(was)
                 applied = True
+                if entry.unrecorded is not None:  # the first row this server's rules record decisions for
+                    entry.recorded, entry.unrecorded = tx.record_effects(entry.unrecorded), None
                 line = utterance_json(update.turn, update.utterance)
-                seq = tx.insert(update.turn, line)
+                seq = tx.insert(update.turn, line, recorded_decision(update) if entry.recorded else None)
                 entry.length = seq
                 self._touched.add((tenant, cid))
                 if entry.engine.world is not None:
@@ -369,7 +481,8 @@ class Conversations:
 
     def query(self, tenant: str, cid: str, name: str, at: int | None = None, **params: Any) -> dict[str, Any]:
         """A registered query (``queries/registry.py``) in its one JSON shape, as every front end answers it."""
-        return self._entry(tenant, cid).engine.ask(name, at, **params)
+        entry, at, _ = self._view(tenant, cid, at)
+        return entry.engine.ask(name, at, **params)
 
     def verify(self, tenant: str, cid: str, claim: str, at: int | None = None) -> dict[str, Any]:
         return self.query(tenant, cid, "verify", at, claim=claim)
@@ -385,8 +498,8 @@ class Conversations:
         return self.query(tenant, cid, "affected", at, claim=claim, closure=closure)
 
     def state(self, tenant: str, cid: str, at: int | None = None) -> dict[str, Any]:
-        entry = self._entry(tenant, cid)
-        return {"id": cid, "length": entry.length, **state_json(entry.engine, at)}
+        entry, at, length = self._view(tenant, cid, at)
+        return {"id": cid, "length": length, **state_json(entry.engine, at)}
 
     def snapshot(self, tenant: str, cid: str) -> dict[str, Any]:
         """The engine's whole state as plain data (for cross-checks between processes)."""
@@ -401,30 +514,47 @@ class Conversations:
         if self._prefetched is not None and self._prefetched[0] == (tenant, cid):
             length, self._prefetched = self._prefetched[1], None
         else:
-            length = self.store.head(tenant, cid)
+            length = self._db.head(tenant, cid)
         if length is None:
             raise NotFound(f"no conversation {cid}", conversation=cid)
         return length
 
     def _entry(self, tenant: str, cid: str) -> _Entry:
-        """The conversation's engine, caught up with the store."""
-        return self._caught_up(tenant, cid, self._length(tenant, cid))
+        """The conversation's engine, caught up with the store: for a read that must see the whole engine
+        (Unsettled while a commit in flight has moved it on)."""
+        entry, _, _ = self._view(tenant, cid, None)
+        if entry.settled is not None and not self._writing:
+            raise Unsettled(cid)
+        return entry
+
+    def _view(self, tenant: str, cid: str, at: int | None) -> tuple[_Entry, int | None, int]:
+        """What a read answers from: the engine, the turn to answer as of (``at``, or, while a commit in flight
+        has moved the engine past the store's committed length, at most the last committed turn), and that
+        committed length."""
+        length = self._length(tenant, cid)
+        entry = self._cache.get((tenant, cid))
+        if entry is not None and entry.settled is not None and entry.length > length and not self._writing:
+            settled_length, turn = entry.settled
+            if settled_length != length:  # a group commits whole: the store is at one end of it or the other
+                raise Unsettled(cid)
+            last = 0 if turn is None else turn  # turn 0: before the first utterance
+            asked = check_turn(at)
+            return entry, last if asked is None else min(asked, last), length
+        return self._caught_up(tenant, cid, length), at, length
 
     def _caught_up(self, tenant: str, cid: str, length: int) -> _Entry:
         key = (tenant, cid)
         entry = self._cache.get(key)
         if entry is None:
-            entry = _Entry(self._build(tenant, cid), tenant, 0)
+            entry = self._build(tenant, cid)
+            if self._builds_off_loop(entry, length):
+                raise Cold(key, entry, length)
             self._remember(key, entry)
         else:
             self._cache.move_to_end(key)
         if entry.length < length:
             try:
-                for seq, line in self.store.lines(tenant, cid, entry.length):
-                    if seq > length:
-                        break
-                    self._replay(cid, entry.engine, seq, line)
-                    entry.length = seq
+                self._catch_up(cid, entry, self._db.recorded_lines(tenant, cid, entry.length, length))
             except BaseException:
                 self._forget(key)
                 raise
@@ -435,10 +565,106 @@ class Conversations:
             return self._caught_up(tenant, cid, length)
         return entry
 
-    def _build(self, tenant: str, cid: str) -> Engine:
-        row = self.store.conversation(tenant, cid)
+    def _catch_up(self, cid: str, entry: _Entry, rows: list[Row]) -> None:
+        """Replay stored ``rows`` (the ones after ``entry.length``) into its engine, in bulk: the leading rows
+        with a recorded decision mirrored from it when the engine's rules hold no facts to keep up (pure Python;
+        their facts are made when next asked), the rest judged by the rules, a batch per request."""
+        if not rows:
+            return
+        mirrored = _recorded(rows) if entry.recorded and not rules_hold_state(entry.engine) else 0
+        if mirrored:
+            _mirror(cid, entry.engine, rows[:mirrored])
+        if mirrored < len(rows):
+            try:
+                replay_by_rules(entry.engine, [(seq, body) for seq, body, _ in rows[mirrored:]], f"conversation {cid}")
+            except (InputError, PreconditionError) as exc:
+                raise _no_longer_replays(cid, exc) from exc
+        entry.length = rows[-1][0]
+        self.replayed += len(rows)
+
+    def _builds_off_loop(self, entry: _Entry, length: int) -> bool:
+        """Whether a new engine with ``length`` rows to replay is built off the loop: a long history whose
+        decisions were recorded (mirrored in pure Python; the rules judge any row without one on the loop after),
+        outside a group's writes (which hold the store's transaction: those build inline)."""
+        return self.cold_rows is not None and not self._writing and entry.recorded and length >= self.cold_rows
+
+    def cold(self, tenant: str, cid: str) -> Cold | None:
+        """Before a write is queued: the conversation's engine to build off the loop if it is not cached and its
+        history is long, else None (the write runs as ever and meets any error itself)."""
+        if self.cold_rows is None or (tenant, cid) in self._cache:
+            return None
+        try:
+            length = self._db.head(tenant, cid)
+            if length is None or length < self.cold_rows:
+                return None
+            entry = self._build(tenant, cid)
+        except Exception:  # noqa: BLE001 - the write meets it and says it
+            return None
+        if self._builds_off_loop(entry, length):
+            return Cold((tenant, cid), entry, length)
+        entry.engine.close()
+        return None
+
+    PART = 64
+    """Rows a cold build mirrors between two yields of the GIL: the loop waits at most about that long for it."""
+
+    def build_cold(self, cold: Cold) -> None:
+        """On the builder's thread: the rows of ``cold`` with a recorded decision mirrored into its new engine,
+        ``PART`` at a time, the GIL let go between parts so the loop keeps answering; stops at the first row
+        without one (the loop's ``_caught_up`` has the rules judge the rest) or past ``cold.deadline``."""
+        if self._builder_store is None:
+            self._builder_store = self.store.reader()
+        # The cyclic collector is paused meanwhile (a collection of the growing state, run on this thread with the
+        # GIL held, would stall the loop), and what the build kept is frozen before it runs again: long-lived, and
+        # else scanned whole by the first young collection after, on whichever thread allocates next.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            self._build_cold(cold, self._builder_store)
+        finally:
+            collector.freeze()
+            if collecting:
+                gc.enable()
+
+    def _build_cold(self, cold: Cold, store: Store) -> None:
+        tenant, cid = cold.key
+        engine, after = cold.entry.engine, 0
+        while after < cold.length:
+            rows = store.recorded_lines(tenant, cid, after, min(after + 64 * self.PART, cold.length))
+            recorded = _recorded(rows)
+            for start in range(0, recorded, self.PART):
+                if time.monotonic() > cold.deadline:
+                    raise Loading(f"conversation {cid}: building its engine from the store went past its deadline "
+                                  f"({cold.done} of {cold.length} utterances replayed); retry", retry_after=1,
+                                  conversation=cid)
+                part = rows[start:start + self.PART]
+                _mirror(cid, engine, part)
+                cold.entry.length = cold.done = part[-1][0]
+                time.sleep(0)  # the GIL to the loop, if it waits for it
+            if recorded < len(rows) or not rows:
+                break
+            after = rows[-1][0]
+
+    def install(self, cold: Cold) -> None:
+        """Back on the loop: the engine ``build_cold`` made is cached (unless another was meanwhile)."""
+        self.replayed += cold.entry.length
+        if cold.key in self._cache:
+            cold.entry.engine.close()
+        else:
+            self._remember(cold.key, cold.entry)
+
+    def _build(self, tenant: str, cid: str) -> _Entry:
+        """A new engine for a stored conversation, at length 0 (``_caught_up`` replays its rows)."""
+        row = self._db.conversation(tenant, cid)
         if row is None:
             raise NotFound(f"no conversation {cid}", conversation=cid)
+        by = self.effects_by(row.extensions)
+        return _Entry(self._new_engine(cid, row), tenant, 0, by is not None and row.effects_by == by,
+                      by if row.effects_by is None else None)
+
+    def _new_engine(self, cid: str, row: ConversationRow) -> Engine:
+        """The engine a stored conversation's header and extensions make (Inconsistent if this server does not
+        load those extensions as they were)."""
         paths = []
         for ext in row.extensions:
             have = self.extensions.get(ext["name"])
@@ -452,14 +678,6 @@ class Conversations:
         except ValueError as exc:
             raise Inconsistent(f"conversation {cid}: stored header: {exc}", conversation=cid) from exc
         return Engine(header, extensions=paths)
-
-    @staticmethod
-    def _replay(cid: str, engine: Engine, seq: int, line: dict[str, Any]) -> None:
-        try:
-            engine.apply(line)
-        except (InputError, PreconditionError) as exc:
-            raise Inconsistent(f"conversation {cid}, utterance {seq}: the stored line no longer replays: {exc}",
-                               conversation=cid, seq=seq) from exc
 
     def _remember(self, key: Key, entry: _Entry) -> None:
         self._cache[key] = entry
@@ -500,7 +718,39 @@ class Conversations:
             self._forget(key)
         for interp in self._interpreters.values():
             interp.close()
+        if self._builder_store is not None:
+            self._builder_store.close()
+        self.reads.close()
         self.store.close()
+
+
+Row = tuple[int, bytes, str | None]
+"""A stored utterance as a replay reads it (``Store.recorded_lines``): seq, line, the rules' recorded decision."""
+
+
+def _recorded(rows: list[Row]) -> int:
+    """How many of ``rows``, from the first, have their decision recorded."""
+    n = 0
+    while n < len(rows) and rows[n][2] is not None:
+        n += 1
+    return n
+
+
+def _mirror(cid: str, engine: Engine, rows: list[Row]) -> None:
+    """``rows`` (each with its recorded decision) mirrored into ``engine`` without the rules; Inconsistent if one
+    does not read back."""
+    try:
+        replay_recorded(engine, [(seq, body) for seq, body, _ in rows],
+                        [decision for _, _, decision in rows if decision is not None], f"conversation {cid}")
+    except InputError as exc:
+        raise _no_longer_replays(cid, exc) from exc
+
+
+def _no_longer_replays(cid: str, exc: Exception) -> Inconsistent:
+    """A stored row the engine refused (its seq is the line a replay names): the store is not as the rules read it."""
+    seq = getattr(exc, "line", None)
+    return Inconsistent(f"conversation {cid}, utterance {seq}: the stored line no longer replays: {exc}",
+                        conversation=cid, seq=seq)
 
 
 def event_log_lines(store: Store, tenant: str, cid: str) -> list[dict[str, Any]] | None:
@@ -520,6 +770,15 @@ def state_json(engine: Engine, at: int | None = None) -> dict[str, Any]:
     one JSON shape (``registry.state``), its turn named ``turn`` as the API has always named it."""
     found = registry_state(engine, at)
     return {"turn": found.pop("at"), **found}
+
+
+def recorded_decision(update: Update) -> str | None:
+    """The rules' decision on an accepted utterance as the store records it beside the row (the effect log's
+    flat text, ``solvers/flat.py``), None if a value would not read back from it (the row is then judged by
+    the rules when replayed)."""
+    from grounded.solvers.flat import Accepted, accepted_text  # imported by the rules, which decided it
+
+    return accepted_text(Accepted(list(update.effects), list(update.left)))
 
 
 def update_json(update: Update, line: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -84,6 +84,17 @@ class ServiceUnavailable(ServiceError):
     status, code = 503, "unavailable"
 
 
+class Loading(ServiceError):
+    """The conversation's engine is being built from the store off the event loop and was not ready within the
+    wait a request gives it: retry after ``retry_after`` seconds (nothing was changed)."""
+
+    status, code = 503, "loading"
+
+    def __init__(self, message: str, retry_after: int, **detail: object):
+        super().__init__(message, retry_after=retry_after, **detail)
+        self.headers = {"Retry-After": str(retry_after)}
+
+
 class StoreUnavailable(ServiceError):
     """The store failed to commit: nothing was acknowledged, the cached engine is dropped."""
 

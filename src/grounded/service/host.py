@@ -21,16 +21,28 @@ A write that comes before it (an append expecting a turn, an interpreted one,
 and the engine it moved would be dropped and rebuilt from the store.  While the
 disk syncs, the loop goes on reading requests, validating bodies and queuing
 the next group's writes, which is what lets more writes share each commit;
-a read (and the key check of a write, which reads the store) waits for the
-commit in flight, so no read ever sees an engine moved on by a write that
-is not yet committed, and the store's connection is used by one thread at a
-time.  The writes of one flush were all in flight at
-once, so any order among them is a valid one; sorting them by conversation
+a read (and the key check of a write, which reads the store) does not wait
+for it: its lookups use the store's read connection (``Conversations.reads``:
+the committed rows, never the connection the commit thread is using), and a
+conversation the group moved on is answered as of its last committed turn
+(``Conversations._view``), so no read ever sees a write that is not yet
+committed.  The few reads that need the whole engine (a reading by text, a
+description, a snapshot) wait for the commit in flight (``Unsettled``) and
+run again.  The writes of one flush were all in flight at once, so any order
+among them is a valid one; sorting them by conversation
 (tenant, id), the store's key, means two processes locking several
 conversations' rows (PostgreSQL) take the locks in one global order and
 cannot deadlock.  If the commit
 fails, every write of the flush is answered with that failure (503) and the
 engines they moved on are dropped, to be rebuilt from the store.
+
+A conversation not cached whose history is long (``Conversations.cold_rows``)
+is built off the loop: its rows' recorded decisions are mirrored on a thread
+of their own (``Conversations.build_cold``: pure Python, no rules), which lets
+the GIL go every few rows, while the loop goes on answering the others.  A
+request that needs it waits ``cold_wait`` seconds at most, then is answered
+503 with Retry-After (``Loading``), the build going on; the next request finds
+the engine cached.
 
 A flush's transaction begins without waiting for the store's write lock: if
 another process holds it (SQLite's one writer), the flush waits for it on a
@@ -43,12 +55,13 @@ lock, and queuing writes; then it tries again.  Only the writes wait, and past
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from grounded.service.conversations import Batch, Conversations
-from grounded.service.errors import StoreLocked, StoreUnavailable
+from grounded.service.conversations import Batch, Cold, Conversations, Key, Unsettled
+from grounded.service.errors import Loading, StoreLocked, StoreUnavailable
 
 T = TypeVar("T")
 
@@ -74,8 +87,18 @@ Outcome = tuple[Any, BaseException | None]
 class EngineHost:
     """The process's ``Conversations``, owned by the thread that creates the host (the event loop's)."""
 
-    def __init__(self, make: Callable[[], Conversations]):
+    COLD_TRIES = 4
+    """Times a read runs again after waiting for a cold engine (more: the engine built is not kept, 503)."""
+
+    COLD_DEADLINE = 600.0
+    """Seconds a cold engine's build may take before it gives up (each request waits ``cold_wait`` of them)."""
+
+    def __init__(self, make: Callable[[], Conversations], cold_wait: float = 1.0):
         self.conversations = make()
+        self.cold_wait = cold_wait
+        """Seconds a request waits for a cold engine being built before it is answered 503 (Retry-After)."""
+        self._builder = ThreadPoolExecutor(1, thread_name_prefix="grounded-build")
+        self._building: dict[Key, tuple[Cold, asyncio.Future[None]]] = {}
         self._writes: list[_Write] = []
         self._flushing = False
         self._readers: list[asyncio.Future[None]] | None = None
@@ -88,19 +111,36 @@ class EngineHost:
 
     async def call(self, job: Callable[[Conversations], T], write: bool = False,
                    order: tuple[str, str] = ("", ""), append: Append | None = None) -> T:
-        """Run ``job``: a read at once (after the commit in flight, if any); a write at the next flush,
-        answered once its group has committed.
+        """Run ``job``: a read at once, from what is committed (after the commit in flight only if it needs the
+        whole engine of a conversation that commit moved on); a write at the next flush, answered once its group
+        has committed.
 
         ``order``: the (tenant, conversation id) a write changes (a flush runs its writes sorted by it).
         ``append``: the write is ``Conversations.append`` of this utterance (operations, no expected turn, no
         interpreter), which the rules decide together with the group's others (``Conversations.decide``).
         """
         if not write:
-            while self._readers is not None:
-                waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-                self._readers.append(waiter)
-                await waiter
-            return job(self.conversations)
+            colds = 0
+            while True:
+                try:
+                    return job(self.conversations)
+                except Unsettled:
+                    if self._readers is None:  # nothing in flight: cannot be (a group settles when it commits)
+                        raise
+                    waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+                    self._readers.append(waiter)
+                    await waiter
+                except Cold as needed:
+                    colds += 1
+                    if colds > self.COLD_TRIES:
+                        needed.entry.engine.close()
+                        raise Loading(f"conversation {needed.key[1]}: its engine was built and dropped again (its "
+                                      "tenant's cache is full?); retry after the Retry-After seconds",
+                                      retry_after=1, conversation=needed.key[1]) from None
+                    await self._warm(needed)
+        cold = self.conversations.cold(*order) if order[1] else None
+        if cold is not None:  # built before the write is queued: a flush would build it inline
+            await self._warm(cold)
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
         self._writes.append(_Write(job, future, order, append))
@@ -108,6 +148,40 @@ class EngineHost:
             self._flushing = True
             loop.call_soon(self._flush)
         return await future
+
+    async def _warm(self, cold: Cold) -> None:
+        """Have ``cold``'s engine built on the builder thread (or join the build under way), waiting for it at
+        most ``cold_wait`` seconds: past them Loading (503, Retry-After), the build going on."""
+        loop = asyncio.get_running_loop()
+        building = self._building.get(cold.key)
+        if building is None:
+            cold.started = time.monotonic()
+            cold.deadline = cold.started + self.COLD_DEADLINE
+            built = loop.run_in_executor(self._builder, self.conversations.build_cold, cold)
+            building = self._building[cold.key] = (cold, built)
+            built.add_done_callback(lambda done: self._built(building[0], done))
+        else:
+            cold.entry.engine.close()  # made for this request; the build under way has its own
+        cold, built = building
+        try:
+            await asyncio.wait_for(asyncio.shield(built), self.cold_wait)
+            self._built(cold, built)  # cached now, not when its callback runs: the read about to run again needs it
+        except asyncio.TimeoutError:
+            left = (cold.length - cold.done) * (time.monotonic() - cold.started) / max(cold.done, 1)  # at its pace
+            raise Loading(f"conversation {cold.key[1]} is being loaded from the store ({cold.done} of {cold.length} "
+                          f"utterances so far), off this server's event loop; retry after the Retry-After seconds",
+                          retry_after=max(1, min(60, round(left))), conversation=cold.key[1]) from None
+
+    def _built(self, cold: Cold, done: asyncio.Future[None]) -> None:
+        """Back on the loop once a cold build ended: its engine cached (a failed one dropped); once, whether its
+        callback or the request that waited for it comes first."""
+        if self._building.get(cold.key, (None, None))[1] is not done:
+            return
+        del self._building[cold.key]
+        if done.cancelled() or done.exception() is not None:
+            cold.entry.engine.close()
+        else:
+            self.conversations.install(cold)
 
     def _flush(self) -> None:
         """Run up to MAX_BATCH queued writes in one transaction and hand its commit to the commit thread."""
@@ -129,6 +203,7 @@ class EngineHost:
                 outcomes = [_attempt(w.fn, self.conversations) for w in batch]
             finally:
                 self.conversations.undecided()
+                self.conversations.writes_done()
         except BaseException as exc:  # not a write's refusal (those are outcomes): nothing of the group stands
             try:
                 group.abort(exc)
@@ -172,6 +247,8 @@ class EngineHost:
         if error is not None:  # the commit failed: nothing of the group is acknowledged
             group.forget()
             outcomes = [(None, error if failed is None else failed) for _, failed in outcomes]
+        else:
+            group.settle()
         self._answer(batch, outcomes)
 
     def _answer(self, batch: list[_Write], outcomes: list[Outcome]) -> None:
@@ -199,6 +276,9 @@ class EngineHost:
     def close(self) -> None:
         if self._lock_wait is not None:
             self._lock_wait.cancel()
+        for cold, _ in self._building.values():
+            cold.deadline = 0.0  # a build under way stops at its next part
+        self._builder.shutdown(wait=True)
         self._waiter.shutdown(wait=True)
         self._committer.shutdown(wait=True)
         self.conversations.close()

@@ -35,6 +35,11 @@ class Settings:
     """Conversations of one tenant kept in memory (per server process): its least recently used go past it."""
     cache_mb_per_tenant: int = 512
     """Megabytes of world models one tenant's cached conversations may hold (per server process)."""
+    cold_rows: int = 2000
+    """A conversation not cached with at least this many utterances is built off the event loop (per server
+    process): the others' requests go on meanwhile."""
+    cold_wait: float = 1.0
+    """Seconds a request waits for such a build before it is answered 503 with Retry-After (the build goes on)."""
     max_body: int = MAX_BODY
     quiet: bool = False
     """No request log lines (read by the worker processes of ``--workers N``)."""

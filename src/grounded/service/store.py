@@ -37,8 +37,9 @@ from typing import Any
 from grounded.service.errors import Exists, NotFound, StoreLocked, StoreUnavailable
 from grounded.service.keys import new_key
 
-SCHEMA_VERSION = 2
-"""1: conversation ids global; 2: ids per tenant (the primary keys start with the tenant)."""
+SCHEMA_VERSION = 3
+"""1: conversation ids global; 2: ids per tenant (the primary keys start with the tenant); 3: the rules'
+decision recorded beside each utterance (``utterances.effects``, ``conversations.effects_by``)."""
 
 LOG = logging.getLogger("grounded.store")
 
@@ -52,12 +53,12 @@ def _conversation_tables(conversations: str = "conversations", utterances: str =
     """
     return [f"""CREATE TABLE IF NOT EXISTS {conversations} (
         tenant TEXT NOT NULL, id TEXT NOT NULL, header TEXT NOT NULL, extensions TEXT NOT NULL,
-        length INTEGER NOT NULL DEFAULT 0, created TEXT NOT NULL,
+        length INTEGER NOT NULL DEFAULT 0, created TEXT NOT NULL, effects_by TEXT,
         CONSTRAINT conversations_key PRIMARY KEY (tenant, id),
         CONSTRAINT conversations_tenant FOREIGN KEY (tenant) REFERENCES tenants(name))""",
             f"""CREATE TABLE IF NOT EXISTS {utterances} (
         tenant TEXT NOT NULL, conversation TEXT NOT NULL, seq INTEGER NOT NULL,
-        turn BIGINT NOT NULL, line TEXT NOT NULL, created TEXT NOT NULL,
+        turn BIGINT NOT NULL, line TEXT NOT NULL, created TEXT NOT NULL, effects TEXT,
         CONSTRAINT utterances_key PRIMARY KEY (tenant, conversation, seq),
         CONSTRAINT utterances_conversation FOREIGN KEY (tenant, conversation)
             REFERENCES {conversations} (tenant, id))"""]
@@ -79,6 +80,9 @@ class ConversationRow:
     header: dict[str, Any]
     extensions: list[dict[str, str]]
     length: int
+    effects_by: str | None = None
+    """The rules (version and extensions) under which the decisions recorded beside its rows hold (None: none
+    recorded, each row is judged by the rules when replayed)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,6 +185,8 @@ class Store:
                 self._run("INSERT INTO meta (key, value) VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
             elif found == 1:
                 self._upgrade()
+            elif found == 2:
+                self._record_effects()
             elif found != SCHEMA_VERSION:
                 raise StoreUnavailable(f"{self.url}: store schema version {found}, this grounded reads "
                                        f"version {SCHEMA_VERSION}")
@@ -214,6 +220,15 @@ class Store:
         self._run("UPDATE meta SET value = ? WHERE key = 'schema'", (str(SCHEMA_VERSION),))
         LOG.warning("grounded: %s upgraded from store schema 1 to %d (conversation ids are now per tenant)",
                     self.url, SCHEMA_VERSION)
+
+    def _record_effects(self) -> None:
+        """Schema 2 to 3, inside ``migrate``'s transaction: the two columns that record the rules' decisions,
+        empty on every row already stored (those rows are judged by the rules when replayed)."""
+        self._execute("ALTER TABLE conversations ADD COLUMN effects_by TEXT")
+        self._execute("ALTER TABLE utterances ADD COLUMN effects TEXT")
+        self._run("UPDATE meta SET value = ? WHERE key = 'schema'", (str(SCHEMA_VERSION),))
+        LOG.warning("grounded: %s upgraded from store schema 2 to %d (the rules' decisions are recorded with each "
+                    "utterance from now on)", self.url, SCHEMA_VERSION)
 
     # tenants and keys
 
@@ -257,21 +272,22 @@ class Store:
     # conversations
 
     def create_conversation(self, tenant: str, cid: str, header: dict[str, Any],
-                            extensions: list[dict[str, str]]) -> None:
+                            extensions: list[dict[str, str]], effects_by: str | None = None) -> None:
         with self._transaction(), self._savepoint():
             self.ensure_tenant(tenant)
             if self._one("SELECT 1 FROM conversations WHERE tenant = ? AND id = ?", (tenant, cid)) is not None:
                 raise Exists(f"conversation {cid} already exists", conversation=cid)
-            self._run("INSERT INTO conversations (tenant, id, header, extensions, length, created) "
-                      "VALUES (?, ?, ?, ?, 0, ?)",
-                      (tenant, cid, json.dumps(header, ensure_ascii=False), json.dumps(extensions), _now()))
+            self._run("INSERT INTO conversations (tenant, id, header, extensions, length, created, effects_by) "
+                      "VALUES (?, ?, ?, ?, 0, ?, ?)",
+                      (tenant, cid, json.dumps(header, ensure_ascii=False), json.dumps(extensions), _now(),
+                       effects_by))
 
     def conversation(self, tenant: str, cid: str) -> ConversationRow | None:
-        row = self._one("SELECT id, tenant, header, extensions, length FROM conversations "
+        row = self._one("SELECT id, tenant, header, extensions, length, effects_by FROM conversations "
                         "WHERE tenant = ? AND id = ?", (tenant, cid))
         if row is None:
             return None
-        return ConversationRow(row[0], row[1], json.loads(row[2]), json.loads(row[3]), int(row[4]))
+        return ConversationRow(row[0], row[1], json.loads(row[2]), json.loads(row[3]), int(row[4]), row[5])
 
     def head(self, tenant: str, cid: str) -> int | None:
         """The length of a tenant's conversation (None: it has none by that id): what a read checks first."""
@@ -291,6 +307,18 @@ class Store:
         return [(int(seq), json.loads(line)) for seq, line in self._all(
             "SELECT seq, line FROM utterances WHERE tenant = ? AND conversation = ? AND seq > ? ORDER BY seq",
             (tenant, cid, after))]
+
+    def recorded_lines(self, tenant: str, cid: str, after: int, upto: int) -> list[tuple[int, bytes, str | None]]:
+        """The rows with ``after`` < seq <= ``upto``, in order, as a bulk replay reads them: seq, the line's
+        UTF-8 bytes (not parsed here), and the rules' recorded decision on it (None where none was recorded)."""
+        return [(int(seq), line.encode(), effects) for seq, line, effects in self._all(
+            "SELECT seq, line, effects FROM utterances WHERE tenant = ? AND conversation = ? AND seq > ? "
+            "AND seq <= ? ORDER BY seq", (tenant, cid, after, upto))]
+
+    def reader(self) -> Store:
+        """Another connection to this store, for reads alone: they see what is committed, and need not wait
+        for (nor share the connection of) a commit in flight on another thread.  No schema work: this store did it."""
+        raise NotImplementedError
 
     @contextmanager
     def appending(self, tenant: str, cid: str) -> Iterator[Appender]:
@@ -321,15 +349,23 @@ class Appender:
         self._before = length
         self._inserted = False
 
-    def insert(self, turn: int, line: dict[str, Any]) -> int:
+    def insert(self, turn: int, line: dict[str, Any], effects: str | None = None) -> int:
+        """Insert the next row; ``effects``: the rules' decision on it, recorded for a bulk replay."""
         seq = self.length + 1
         s = self.store
-        s._run("INSERT INTO utterances (tenant, conversation, seq, turn, line, created) VALUES (?, ?, ?, ?, ?, ?)",
-               (self.tenant, self.cid, seq, turn, json.dumps(line, ensure_ascii=False), _now()))
+        s._run("INSERT INTO utterances (tenant, conversation, seq, turn, line, created, effects) "
+               "VALUES (?, ?, ?, ?, ?, ?, ?)",
+               (self.tenant, self.cid, seq, turn, json.dumps(line, ensure_ascii=False), _now(), effects))
         self._inserted = True
         s._run("UPDATE conversations SET length = ? WHERE tenant = ? AND id = ?", (seq, self.tenant, self.cid))
         self.length = seq
         return seq
+
+    def record_effects(self, effects_by: str) -> bool:
+        """Have this conversation's rows record the rules' decisions from now on, under ``effects_by``, if none
+        were recorded before (a conversation stored before they were); False if another process's rules did."""
+        return self.store._run("UPDATE conversations SET effects_by = ? WHERE tenant = ? AND id = ? "
+                               "AND effects_by IS NULL", (effects_by, self.tenant, self.cid)) == 1
 
     def undo(self) -> None:
         """Take back this append's row and length (a store whose failed statement undoes only itself).
@@ -356,7 +392,7 @@ class SQLiteStore(Store):
 
     statement_undone_alone = True  # a constraint error aborts its statement only (SQLite's ON CONFLICT ABORT)
 
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, migrate: bool = True):
         self.path = Path(path)
         self.url = str(self.path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -372,7 +408,11 @@ class SQLiteStore(Store):
         self._no_wait = False
         self._waiter: sqlite3.Connection | None = None
         """``wait_for_lock``'s connection (on its thread only)."""
-        self.migrate()
+        if migrate:
+            self.migrate()
+
+    def reader(self) -> Store:
+        return SQLiteStore(self.path, migrate=False)  # WAL: its reads go on while this connection commits
 
     def _execute(self, sql: str, args: tuple = ()) -> Any:
         if self._doomed is not None:
@@ -456,7 +496,7 @@ class PostgresStore(Store):
 
     param = "%s"
 
-    def __init__(self, url: str, connect_timeout: float = 10.0):
+    def __init__(self, url: str, connect_timeout: float = 10.0, migrate: bool = True):
         try:
             import psycopg
         except ImportError as exc:
@@ -473,7 +513,12 @@ class PostgresStore(Store):
                     raise StoreUnavailable(f"{self.url}: cannot connect: {' '.join(str(exc).split())}") from exc
                 time.sleep(0.2)
         self._depth = 0
-        self.migrate()
+        self._full_url = url
+        if migrate:
+            self.migrate()
+
+    def reader(self) -> Store:
+        return PostgresStore(self._full_url, migrate=False)
 
     def _execute(self, sql: str, args: tuple = ()) -> Any:
         try:
