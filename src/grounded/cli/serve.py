@@ -46,6 +46,10 @@ def serve(
     = Settings.cache_per_tenant,
     cache_mb_per_tenant: Annotated[int, typer.Option(help="Megabytes of world models one tenant's may hold.",
                                                      min=1)] = Settings.cache_mb_per_tenant,
+    cold_rows: Annotated[int, typer.Option(help="A conversation not in memory with at least this many utterances "
+                                           "is built off the event loop.", min=1)] = Settings.cold_rows,
+    cold_wait: Annotated[float, typer.Option(help="Seconds a request waits for such a build (then 503 with "
+                                              "Retry-After).", min=0)] = Settings.cold_wait,
     max_body: Annotated[int, typer.Option(help="Largest request body, in bytes.")] = Settings.max_body,
     quiet: Annotated[bool, typer.Option("--quiet", help="No request log lines.")] = False,
     max_text: Annotated[int, typer.Option(help="Longest text to verify, in characters (413 past it).")]
@@ -80,6 +84,7 @@ def serve(
 
     settings = Settings(db=db, extensions=[str(p) for p in extension or ()], cache=cache, max_body=max_body,
                         cache_per_tenant=cache_per_tenant, cache_mb_per_tenant=cache_mb_per_tenant, quiet=quiet,
+                        cold_rows=cold_rows, cold_wait=cold_wait,
                         max_text=max_text, read_workers=read_workers, reads_per_tenant=reads_per_tenant,
                         reads_per_minute=reads_per_minute,
                         read_deadline=read_deadline, header_timeout=header_timeout, body_timeout=body_timeout,
