@@ -208,6 +208,6 @@ def test_each_command_lives_in_a_module_named_for_it():
     where = {(c.name or c.callback.__name__): c.callback.__module__ for c in app.registered_commands if c.callback}
     assert {name: where[name] for name in ("run", "extensions", "state")} == {
         "run": "grounded.cli.run", "extensions": "grounded.cli.extensions", "state": "grounded.cli.state"}
-    for gone in ("grounded.cli.replay", "grounded.cli.views", "grounded.engine.replay"):
+    for gone in ("grounded.cli.replay", "grounded.cli.views", "grounded.engine.catchup"):
         assert importlib.util.find_spec(gone) is None, gone
     assert applied_lines.__module__ == "grounded.engine.applied_lines"

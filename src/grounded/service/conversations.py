@@ -6,7 +6,7 @@ Before any answer the cached engine is brought up to the store's length
 process answers from the same history.  Each row carries the rules' decision
 on it, recorded when they accepted it (the flat text of the effect log): an
 engine built cold, or one whose rules hold no facts yet, mirrors those
-decisions without running the rules (``engine/replay.py``), as far as they
+decisions without running the rules (``engine/catchup.py``), as far as they
 were recorded by the rules this server runs (``effects_by``); other rows the
 rules judge, a batch per request.
 
@@ -49,8 +49,8 @@ from grounded.dmap.effects import fields_of
 from grounded.dmap.model import Header
 from grounded.dmap.state import DependencyMap
 from grounded.engine import Engine, Update
+from grounded.engine.catchup import replay_by_rules, replay_recorded, rules_hold_state
 from grounded.engine.group import Outcome, apply_group
-from grounded.engine.replay import replay_by_rules, replay_recorded, rules_hold_state
 from grounded.io.eventlog import header_json, utterance_json
 from grounded.queries.registry import state as registry_state
 from grounded.service import keys
