@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 import shutil
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -258,14 +258,23 @@ class PrologRules:
 
     def new_state(self, facts: list[Value]) -> RuleState:
         """A fresh state module holding ``facts`` (the header's), for one engine."""
+        state = self._fresh()
+        state._put_facts(facts)  # one request, or parts for a large state (an engine restored, its rules started late)
+        return state
+
+    def state_in_parts(self, facts: list[Value], part: int) -> tuple[RuleState, Iterator[None]]:
+        """A fresh state module for one engine, and what puts ``facts`` into it ``part`` at a time when run
+        (``RuleState.restoring``): the state must not be asked anything before that has run to its end."""
+        state = self._fresh()
+        return state, state.restoring(facts, part)
+
+    def _fresh(self) -> RuleState:
         if self._free:
             module = self._free.pop()
         else:
             self._modules += 1
             module = f"grounded_state_{self._modules}"
-        state = RuleState(self, module)
-        state._put_facts(facts)  # one request, or parts for a large state (an engine restored, its rules started late)
-        return state
+        return RuleState(self, module)
 
     def release(self, module: str) -> None:
         """The engine owning ``module`` is gone; safe from any thread and from a finalizer:
@@ -452,17 +461,26 @@ class RuleState:
             self.behind = None
 
     def _put_facts(self, given: list[Value]) -> None:
-        """This state is ``given``: in one request, or for a large state in parts of RESTORE_PART facts
-        (``add_facts``), so that the text of the whole state (and its tokens on the Prolog side) is never
-        held at once: restoring 10^5 utterances that way held more memory than the state itself."""
+        """This state is ``given``, in one go (``restoring``, RESTORE_PART facts per request)."""
+        for _ in self.restoring(given, RESTORE_PART):
+            pass
+
+    def restoring(self, given: list[Value], part: int) -> Iterator[None]:
+        """This state is ``given``: in one request, or for a large state in parts of ``part`` facts (``add_facts``),
+        so that the text of the whole state (and its tokens on the Prolog side) is never held at once: restoring
+        10^5 utterances that way held more memory than the state itself.  Yields between two requests, so that a
+        caller may serve other states' requests there (a server's loop); nothing else may ask about this state
+        before the last one (``_ready`` would see the state part-made)."""
+        self._facts = None
         module, request = self.module, self.rules.request
-        if len(given) <= RESTORE_PART:
+        if len(given) <= part:
             request(("new_state", module, _sent_facts(given)), "text")
             return
         request(("new_state", module, []), "text")
-        for start in range(0, len(given), RESTORE_PART):
-            last = start + RESTORE_PART >= len(given)
-            request(("add_facts", module, _sent_facts(given[start:start + RESTORE_PART]), "true" if last else "false"),
+        for start in range(0, len(given), part):
+            yield
+            last = start + part >= len(given)
+            request(("add_facts", module, _sent_facts(given[start:start + part]), "true" if last else "false"),
                     "text")
 
     def _behind(self) -> Value:
