@@ -165,23 +165,24 @@ class Engine(Displayable, Walks):
         weakref.finalize(rules, prolog.release, rules.module)  # freed with the last reference
         self._rules = (prolog, registry, rules)
 
-    def rules_in_parts(self, facts: list[Value], part: int) -> Iterator[None]:
-        """The rules given this engine's state as ``facts`` (``state_facts(self.state)``, made where it suits: they
-        are pure Python, the rules' thread need not make them), ``part`` facts per request, yielding between two
-        requests: run to its end on the rules' thread before anything else asks the rules about this engine.
-        What a server does with an engine it built from the store, rather than have the rules take the whole state
-        in one go when first needed (``take_state``), which holds its thread the while."""
+    def rules_in_parts(self, facts: list[Value], part: int, levels: list[Value] | None = None) -> Iterator[None]:
+        """The rules given this engine's state as ``facts`` (``state_facts(self.state)``) and ``levels``
+        (``level_facts``; None: they rebuild them), made where it suits (pure Python: not on the rules' thread),
+        ``part`` facts per request, yielding between two requests: run to its end on the rules' thread before
+        anything else asks the rules about this engine.  What a server does with an engine it built from the
+        store, rather than have the rules take the whole state in one go when first needed (``take_state``),
+        which holds their thread the while."""
         if self._rules is None:
             made: list[Iterator[None]] = []
 
             def start(prolog: PrologRules) -> RuleState:
-                state, putting = prolog.state_in_parts(facts, part)
+                state, putting = prolog.state_in_parts(facts, part, levels)
                 made.append(putting)
                 return state
 
             self._start_rules(start)
             return made[0]
-        return self._rules[2].restoring(facts, part)
+        return self._rules[2].restoring(facts, part, levels)
 
     @property
     def _prolog(self) -> PrologRules:

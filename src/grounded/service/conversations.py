@@ -125,6 +125,8 @@ class Cold(Exception):
         self.facts: list[Value] | None = None
         """The built state as the rules' facts (made on the builder's thread), until the loop has given them to the
         rules (``Conversations.warming``)."""
+        self.levels: list[Value] | None = None
+        """With ``facts``: the levels the rules would rebuild from them (``level_facts``)."""
         self.warmed = 0
         """Facts given to the rules so far (read for the 503's message)."""
 
@@ -627,9 +629,10 @@ class Conversations:
         gc.disable()
         try:
             self._build_cold(cold, self._builder_store)
-            from grounded.solvers.prolog import state_facts
+            from grounded.solvers.prolog import level_facts, state_facts
 
-            cold.facts = state_facts(cold.entry.engine.state)  # pure Python: here, not on the rules' thread
+            state = cold.entry.engine.state  # its facts and levels, pure Python: made here, not on the rules' thread
+            cold.facts, cold.levels = state_facts(state), level_facts(state)
         finally:
             collector.freeze()
             if collecting:
@@ -666,7 +669,8 @@ class Conversations:
         facts, cold.facts = cold.facts, None
         if facts is None:
             return
-        for _ in cold.entry.engine.rules_in_parts(facts, self.WARM_PART):
+        levels, cold.levels = cold.levels, None
+        for _ in cold.entry.engine.rules_in_parts(facts, self.WARM_PART, levels):
             cold.warmed = min(cold.warmed + self.WARM_PART, len(facts))
             yield
 

@@ -262,11 +262,12 @@ class PrologRules:
         state._put_facts(facts)  # one request, or parts for a large state (an engine restored, its rules started late)
         return state
 
-    def state_in_parts(self, facts: list[Value], part: int) -> tuple[RuleState, Iterator[None]]:
-        """A fresh state module for one engine, and what puts ``facts`` into it ``part`` at a time when run
-        (``RuleState.restoring``): the state must not be asked anything before that has run to its end."""
+    def state_in_parts(self, facts: list[Value], part: int, levels: list[Value] | None) -> tuple[RuleState,
+                                                                                                 Iterator[None]]:
+        """A fresh state module for one engine, and what puts ``facts`` (and ``levels``) into it ``part`` at a time
+        when run (``RuleState.restoring``): the state must not be asked anything before that has run to its end."""
         state = self._fresh()
-        return state, state.restoring(facts, part)
+        return state, state.restoring(facts, part, levels)
 
     def _fresh(self) -> RuleState:
         if self._free:
@@ -465,23 +466,24 @@ class RuleState:
         for _ in self.restoring(given, RESTORE_PART):
             pass
 
-    def restoring(self, given: list[Value], part: int) -> Iterator[None]:
+    def restoring(self, given: list[Value], part: int, levels: list[Value] | None = None) -> Iterator[None]:
         """This state is ``given``: in one request, or for a large state in parts of ``part`` facts (``add_facts``),
         so that the text of the whole state (and its tokens on the Prolog side) is never held at once: restoring
-        10^5 utterances that way held more memory than the state itself.  Yields between two requests, so that a
-        caller may serve other states' requests there (a server's loop); nothing else may ask about this state
-        before the last one (``_ready`` would see the state part-made)."""
+        10^5 utterances that way held more memory than the state itself.  ``levels``: the state's levels
+        (``level_facts``), sent as more facts rather than rebuilt by the rules at the end (one long step).
+        Yields between two requests, so that a caller may serve other states' requests there (a server's loop);
+        nothing else may ask about this state before the last one (``_ready`` would see it part-made)."""
         self._facts = None
         module, request = self.module, self.rules.request
-        if len(given) <= part:
+        if len(given) <= part and levels is None:
             request(("new_state", module, _sent_facts(given)), "text")
             return
         request(("new_state", module, []), "text")
-        for start in range(0, len(given), part):
+        every = given if levels is None else given + levels
+        for start in range(0, len(every), part):
             yield
-            last = start + part >= len(given)
-            request(("add_facts", module, _sent_facts(given[start:start + part]), "true" if last else "false"),
-                    "text")
+            last = "false" if start + part < len(every) else "true" if levels is None else "levels"
+            request(("add_facts", module, _sent_facts(every[start:start + part]), last), "text")
 
     def _behind(self) -> Value:
         """The turn to catch up on, sent with an utterance (forgotten once the request returns)."""
@@ -626,5 +628,52 @@ def state_facts(dm: DependencyMap) -> list[Value]:
     return facts
 
 
+def level_facts(dm: DependencyMap) -> list[Value] | None:
+    """The facts the rules' ``rebuild_levels`` (prolog/invariants.pl) makes from the state ``dm`` mirrors, made
+    here (pure Python: off the rules' thread if need be) to be sent with ``state_facts``: each literal some
+    argument's Dep holds (``rested_on``), and the level of each node of Dep (of the attacks too under
+    ``acyclic_attacks``) above 0, its longest path down to a node pointing nowhere.  None if a graph has a
+    cycle (the rules then rebuild them, and refuse the state as they always did)."""
+    dep = {(r.claim, d) for r in dm.args for d in r.deps}
+    levels = _levels(dep)
+    if levels is None:
+        return None
+    facts: list[Value] = [("rested_on", *_literal_key(d)) for d in dict.fromkeys(d for r in dm.args for d in r.deps)]
+    facts.extend(("dep_level", *_literal_key(n), level) for n, level in levels.items() if level > 0)
+    if dm.acyclic:
+        attacks = _levels({(a, b) for a, b, _ in dm.attacks})
+        if attacks is None:
+            return None
+        facts.extend(("att_level", n, level) for n, level in attacks.items() if level > 0)
+    return facts
+
+
+def _literal_key(literal: str) -> tuple[str, str]:
+    """A literal as the rules key it (``literal_key/3``): its atom and its sign."""
+    return (literal[1:], "neg") if literal.startswith("-") else (literal, "pos")
+
+
+def _levels(edges: set[tuple[Any, Any]]) -> dict[Any, int] | None:
+    """Each node's longest path along ``edges`` down to a node with none out (Kahn's order, from those); None
+    if some node is never placed (a cycle)."""
+    out: dict[Any, int] = {}
+    pointing: dict[Any, list[Any]] = {}
+    for x, y in edges:
+        out[x] = out.get(x, 0) + 1
+        pointing.setdefault(y, []).append(x)
+    queue = [y for y in pointing if y not in out]
+    levels = dict.fromkeys(queue, 0)
+    while queue:
+        y = queue.pop()
+        above = levels[y] + 1
+        for x in pointing.get(y, ()):
+            if levels.get(x, 0) < above:
+                levels[x] = above
+            out[x] -= 1
+            if out[x] == 0:
+                queue.append(x)
+    return None if any(out.values()) else levels
+
+
 __all__ = ["Accepted", "PlString", "PrologRules", "QueryAnswers", "Rejected", "RuleState", "Session",
-           "rules_dir", "state_facts"]
+           "level_facts", "rules_dir", "state_facts"]
