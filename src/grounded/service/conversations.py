@@ -629,10 +629,15 @@ class Conversations:
         gc.disable()
         try:
             self._build_cold(cold, self._builder_store)
-            from grounded.solvers.prolog import level_facts, state_facts
+            from grounded.solvers.prolog import iter_state_facts, level_facts
 
             state = cold.entry.engine.state  # its facts and levels, pure Python: made here, not on the rules' thread
-            cold.facts, cold.levels = state_facts(state), level_facts(state)
+            cold.facts = []
+            for fact in iter_state_facts(state):
+                cold.facts.append(fact)
+                if len(cold.facts) % 4096 == 0:
+                    time.sleep(0)  # the GIL to the loop, as between the rows' parts
+            cold.levels = level_facts(state, lambda: time.sleep(0))
         finally:
             collector.freeze()
             if collecting:
@@ -670,8 +675,9 @@ class Conversations:
         if facts is None:
             return
         levels, cold.levels = cold.levels, None
+        every = len(facts) + len(levels or ())
         for _ in cold.entry.engine.rules_in_parts(facts, self.WARM_PART, levels):
-            cold.warmed = min(cold.warmed + self.WARM_PART, len(facts))
+            cold.warmed = min(cold.warmed + self.WARM_PART, every)
             yield
 
     def install(self, cold: Cold) -> None:

@@ -587,61 +587,67 @@ def _sent_facts(facts: list[Value]) -> Value:
     return facts if flat is None else ("flat", PlString(flat[0]), flat[1])
 
 
-def state_facts(dm: DependencyMap) -> list[Value]:
+def iter_state_facts(dm: DependencyMap) -> Iterator[Value]:
     """The facts prolog/state.pl holds for the state ``dm`` mirrors, as term data, in the order the
     rules asserted them wherever the rules read them in order (arguments by id, the attacks, the
     commitments and the open problems as they came): a state restored from a snapshot is put
     into the rules with these (``RuleState.restore``), and the rules then decide as if they had
     replayed the log.  A test holds them equal to the rules' own facts after random conversations.
+    One at a time: a caller on a thread of its own may let the GIL go between them (a server's cold build).
     """
-    facts: list[Value] = [("agent", name, "true" if a.authority else "false") for name, a in dm.agents.items()]
+    yield from (("agent", name, "true" if a.authority else "false") for name, a in dm.agents.items())
     if dm.open_agents:
-        facts.append("open_agents")
+        yield "open_agents"
     if dm.acyclic:
-        facts.append(("option", "acyclic_attacks"))
+        yield ("option", "acyclic_attacks")
     if dm.header.world is not None:
-        facts.append(("option", "world_model"))
+        yield ("option", "world_model")
     for p in dm.props.values():  # a proposition and its awareness one after the other: one clause (state.pl)
-        facts.append(("prop", p.id, p.kind))
+        yield ("prop", p.id, p.kind)
         if p.aware_turn is not None:
-            facts.append(("aware", p.id))
+            yield ("aware", p.id)
     for r in dm.args:
-        facts.append(("argument", r.id, literal_term(r.claim), r.kind, r.speaker, r.turn))
+        yield ("argument", r.id, literal_term(r.claim), r.kind, r.speaker, r.turn)
     for r in dm.args:
         turn, standing, cause = r.history[-1]
-        facts.append(("standing", r.id, standing, turn, "none" if cause is None else ("by", literal_term(cause))))
-    facts.extend(("dep", r.id, literal_term(d)) for r in dm.args for d in r.deps)
-    facts.extend(("explains", r.id, literal_term(x)) for r in dm.args for x in r.explains)
-    facts.extend(("att", a, b) for a, b, _ in dm.attacks)
+        yield ("standing", r.id, standing, turn, "none" if cause is None else ("by", literal_term(cause)))
+    yield from (("dep", r.id, literal_term(d)) for r in dm.args for d in r.deps)
+    yield from (("explains", r.id, literal_term(x)) for r in dm.args for x in r.explains)
+    yield from (("att", a, b) for a, b, _ in dm.attacks)
     committed: dict[tuple[str, int], None] = {}
     for _, agent, arg, added in dm.commit_events:
         if added:
             committed[(agent, arg)] = None
         else:
             committed.pop((agent, arg), None)
-    facts.extend(("committed", agent, arg) for agent, arg in committed)
-    facts.extend(("dissent", a, agent) for a, agents in dm.dissent.items() for agent in agents)
-    facts.extend(("open_problem", literal_term(p)) for p in dm.open_problems)
+    yield from (("committed", agent, arg) for agent, arg in committed)
+    yield from (("dissent", a, agent) for a, agents in dm.dissent.items() for agent in agents)
+    yield from (("open_problem", literal_term(p)) for p in dm.open_problems)
     if dm.last_turn is not None:
-        facts.append(("last_turn", dm.last_turn))
-    facts.append(("arg_count", len(dm.args)))
-    return facts
+        yield ("last_turn", dm.last_turn)
+    yield ("arg_count", len(dm.args))
 
 
-def level_facts(dm: DependencyMap) -> list[Value] | None:
+def state_facts(dm: DependencyMap) -> list[Value]:
+    """Every fact ``iter_state_facts`` gives, in its order."""
+    return list(iter_state_facts(dm))
+
+
+def level_facts(dm: DependencyMap, pause: Callable[[], None] | None = None) -> list[Value] | None:
     """The facts the rules' ``rebuild_levels`` (prolog/invariants.pl) makes from the state ``dm`` mirrors, made
     here (pure Python: off the rules' thread if need be) to be sent with ``state_facts``: each literal some
     argument's Dep holds (``rested_on``), and the level of each node of Dep (of the attacks too under
     ``acyclic_attacks``) above 0, its longest path down to a node pointing nowhere.  None if a graph has a
-    cycle (the rules then rebuild them, and refuse the state as they always did)."""
+    cycle (the rules then rebuild them, and refuse the state as they always did).  ``pause``: called every few
+    thousand nodes (a thread of its own lets the GIL go there)."""
     dep = {(r.claim, d) for r in dm.args for d in r.deps}
-    levels = _levels(dep)
+    levels = _levels(dep, pause)
     if levels is None:
         return None
     facts: list[Value] = [("rested_on", *_literal_key(d)) for d in dict.fromkeys(d for r in dm.args for d in r.deps)]
     facts.extend(("dep_level", *_literal_key(n), level) for n, level in levels.items() if level > 0)
     if dm.acyclic:
-        attacks = _levels({(a, b) for a, b, _ in dm.attacks})
+        attacks = _levels({(a, b) for a, b, _ in dm.attacks}, pause)
         if attacks is None:
             return None
         facts.extend(("att_level", n, level) for n, level in attacks.items() if level > 0)
@@ -653,7 +659,7 @@ def _literal_key(literal: str) -> tuple[str, str]:
     return (literal[1:], "neg") if literal.startswith("-") else (literal, "pos")
 
 
-def _levels(edges: set[tuple[Any, Any]]) -> dict[Any, int] | None:
+def _levels(edges: set[tuple[Any, Any]], pause: Callable[[], None] | None) -> dict[Any, int] | None:
     """Each node's longest path along ``edges`` down to a node with none out (Kahn's order, from those); None
     if some node is never placed (a cycle)."""
     out: dict[Any, int] = {}
@@ -663,8 +669,12 @@ def _levels(edges: set[tuple[Any, Any]]) -> dict[Any, int] | None:
         pointing.setdefault(y, []).append(x)
     queue = [y for y in pointing if y not in out]
     levels = dict.fromkeys(queue, 0)
+    placed = 0
     while queue:
         y = queue.pop()
+        placed += 1
+        if pause is not None and placed % 4096 == 0:
+            pause()
         above = levels[y] + 1
         for x in pointing.get(y, ()):
             if levels.get(x, 0) < above:
@@ -676,4 +686,4 @@ def _levels(edges: set[tuple[Any, Any]]) -> dict[Any, int] | None:
 
 
 __all__ = ["Accepted", "PlString", "PrologRules", "QueryAnswers", "Rejected", "RuleState", "Session",
-           "level_facts", "rules_dir", "state_facts"]
+           "iter_state_facts", "level_facts", "rules_dir", "state_facts"]
