@@ -250,6 +250,7 @@ def cold(url: str, workdir: Path, size: int, verifies: int, rate: float, build_l
                     stop.set()
                     return time.perf_counter() - t0, asked
 
+                began = time.perf_counter()
                 building = asyncio.ensure_future(build())
                 busy_ms: list[float] = []
                 ended: list[float] = []
@@ -268,15 +269,19 @@ def cold(url: str, workdir: Path, size: int, verifies: int, rate: float, build_l
             finally:
                 await client.__aexit__()
                 await other.__aexit__()
-            result = {"size": size, "stored_seconds": round(stored, 1), "build_seconds": round(seconds, 2),
-                    "long_asked": asked, "first_append_seconds": round(first_append, 2),
-                    "idle": {"client_ms": percentiles(idle_ms),
-                             "server_ms": percentiles(_verify_window([server], [start], [mid], "/small")),
-                             "wrong": idle.count(False)},
-                    "during": {"client_ms": percentiles(busy_ms), "wrong": busy.count(False),
-                               "server_ms": percentiles(_verify_window([server], [mid], [end], "/small"))}}
+            result: dict[str, Any] = {
+                "size": size, "stored_seconds": round(stored, 1), "build_seconds": round(seconds, 2),
+                "long_asked": asked, "first_append_seconds": round(first_append, 2),
+                "idle": {"client_ms": percentiles(idle_ms),
+                         "server_ms": percentiles(_verify_window([server], [start], [mid], "/small")),
+                         "wrong": idle.count(False)},
+                "during": {"client_ms": percentiles(busy_ms), "wrong": busy.count(False),
+                           "server_ms": percentiles(_verify_window([server], [mid], [end], "/small"))}}
+            slowest = sorted(zip(busy_ms, ended, strict=True), reverse=True)[:8]  # when, from the first request
+            result["during"]["slowest_ms_at_s"] = [(round(ms, 1), round(t - began, 2)) for ms, t in slowest]
             if warming:  # the window split where the long one's 503 first said its rules were taking its state
                 at, line = warming[0]
+                result["warming_from_s"] = round(at - began, 2)
                 for name, keep, (a, b) in (("building", lambda t: t < at, (mid, line)),
                                            ("warming", lambda t: t >= at, (line, end))):
                     result[name] = {"client_ms": percentiles([ms for ms, t in zip(busy_ms, ended, strict=True)

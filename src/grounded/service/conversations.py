@@ -635,7 +635,7 @@ class Conversations:
             cold.facts = []
             for fact in iter_state_facts(state):
                 cold.facts.append(fact)
-                if len(cold.facts) % 4096 == 0:
+                if len(cold.facts) % 1024 == 0:
                     time.sleep(0)  # the GIL to the loop, as between the rows' parts
             cold.levels = level_facts(state, lambda: time.sleep(0))
         finally:

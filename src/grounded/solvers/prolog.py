@@ -472,18 +472,23 @@ class RuleState:
         10^5 utterances that way held more memory than the state itself.  ``levels``: the state's levels
         (``level_facts``), sent as more facts rather than rebuilt by the rules at the end (one long step).
         Yields between two requests, so that a caller may serve other states' requests there (a server's loop);
-        nothing else may ask about this state before the last one (``_ready`` would see it part-made)."""
+        nothing else may ask about this state before the last one (``_ready`` would see it part-made).  Each
+        part's place in ``given`` and ``levels`` is emptied once it is sent: the facts are freed a part at a
+        time, not all at once at the end (a tenth of a second at 10^5 utterances, on the caller's thread)."""
         self._facts = None
         module, request = self.module, self.rules.request
         if len(given) <= part and levels is None:
             request(("new_state", module, _sent_facts(given)), "text")
             return
         request(("new_state", module, []), "text")
-        every = given if levels is None else given + levels
-        for start in range(0, len(every), part):
+        parts = [(facts, start) for facts in ((given,) if levels is None else (given, levels))
+                 for start in range(0, len(facts), part)]
+        for n, (facts, start) in enumerate(parts):
             yield
-            last = "false" if start + part < len(every) else "true" if levels is None else "levels"
-            request(("add_facts", module, _sent_facts(every[start:start + part]), last), "text")
+            sent = facts[start:start + part]
+            facts[start:start + part] = [None] * len(sent)
+            last = "false" if n + 1 < len(parts) else "true" if levels is None else "levels"
+            request(("add_facts", module, _sent_facts(sent), last), "text")
 
     def _behind(self) -> Value:
         """The turn to catch up on, sent with an utterance (forgotten once the request returns)."""
@@ -638,20 +643,36 @@ def level_facts(dm: DependencyMap, pause: Callable[[], None] | None = None) -> l
     here (pure Python: off the rules' thread if need be) to be sent with ``state_facts``: each literal some
     argument's Dep holds (``rested_on``), and the level of each node of Dep (of the attacks too under
     ``acyclic_attacks``) above 0, its longest path down to a node pointing nowhere.  None if a graph has a
-    cycle (the rules then rebuild them, and refuse the state as they always did).  ``pause``: called every few
-    thousand nodes (a thread of its own lets the GIL go there)."""
-    dep = {(r.claim, d) for r in dm.args for d in r.deps}
-    levels = _levels(dep, pause)
+    cycle (the rules then rebuild them, and refuse the state as they always did).  ``pause``: called every
+    thousand steps or so (a thread of its own lets the GIL go there)."""
+    tick = _every(1024, pause)
+    dep: set[tuple[Any, Any]] = set()
+    for r in dm.args:
+        tick()
+        dep.update((r.claim, d) for d in r.deps)
+    levels = _levels(dep, tick)
     if levels is None:
         return None
     facts: list[Value] = [("rested_on", *_literal_key(d)) for d in dict.fromkeys(d for r in dm.args for d in r.deps)]
     facts.extend(("dep_level", *_literal_key(n), level) for n, level in levels.items() if level > 0)
     if dm.acyclic:
-        attacks = _levels({(a, b) for a, b, _ in dm.attacks}, pause)
+        attacks = _levels({(a, b) for a, b, _ in dm.attacks}, tick)
         if attacks is None:
             return None
         facts.extend(("att_level", n, level) for n, level in attacks.items() if level > 0)
     return facts
+
+
+def _every(steps: int, pause: Callable[[], None] | None) -> Callable[[], None]:
+    """What to call at each step of a long walk: ``pause`` every ``steps`` of them."""
+    count = [0]
+
+    def tick() -> None:
+        count[0] += 1
+        if pause is not None and count[0] % steps == 0:
+            pause()
+
+    return tick
 
 
 def _literal_key(literal: str) -> tuple[str, str]:
@@ -659,22 +680,20 @@ def _literal_key(literal: str) -> tuple[str, str]:
     return (literal[1:], "neg") if literal.startswith("-") else (literal, "pos")
 
 
-def _levels(edges: set[tuple[Any, Any]], pause: Callable[[], None] | None) -> dict[Any, int] | None:
+def _levels(edges: set[tuple[Any, Any]], tick: Callable[[], None]) -> dict[Any, int] | None:
     """Each node's longest path along ``edges`` down to a node with none out (Kahn's order, from those); None
-    if some node is never placed (a cycle)."""
+    if some node is never placed (a cycle).  ``tick`` at each edge and node."""
     out: dict[Any, int] = {}
     pointing: dict[Any, list[Any]] = {}
     for x, y in edges:
+        tick()
         out[x] = out.get(x, 0) + 1
         pointing.setdefault(y, []).append(x)
     queue = [y for y in pointing if y not in out]
     levels = dict.fromkeys(queue, 0)
-    placed = 0
     while queue:
         y = queue.pop()
-        placed += 1
-        if pause is not None and placed % 4096 == 0:
-            pause()
+        tick()
         above = levels[y] + 1
         for x in pointing.get(y, ()):
             if levels.get(x, 0) < above:
