@@ -228,6 +228,9 @@ def cold(url: str, workdir: Path, size: int, verifies: int, rate: float, build_l
             (client, other) = await _open([server, server], key, 4)
             try:
                 await _verify_once(client, "small", "o1", [])  # its engine built before either window
+                # and the rules started (SWI-Prolog loads its rule files once per process, about 0.1 s on the loop):
+                # a server that has taken any write has them, and the long one's warming is measured, not that
+                (await client.post("/conversations/small/utterances", json=utterance(4))).raise_for_status()
                 (start,) = await _logged([server])
                 idle_ms: list[float] = []
                 idle = await _paced(lambda k: _verify_once(client, "small", "o1", idle_ms), verifies, rate)
