@@ -42,7 +42,11 @@ of their own (``Conversations.build_cold``: pure Python, no rules), which lets
 the GIL go every few rows, while the loop goes on answering the others.  A
 request that needs it waits ``cold_wait`` seconds at most, then is answered
 503 with Retry-After (``Loading``), the build going on; the next request finds
-the engine cached.
+the engine cached.  The build ends on the loop: the rules, which only this
+thread may call, are given the state the thread made as facts, a small part
+per loop iteration (``Conversations.warming``), so that the other
+conversations' requests are served between two parts, not after the whole
+state (seconds at 10^5 utterances).
 
 A flush's transaction begins without waiting for the store's write lock: if
 another process holds it (SQLite's one writer), the flush waits for it on a
