@@ -266,7 +266,7 @@ def cold(url: str, workdir: Path, size: int, verifies: int, rate: float, build_l
                 busy = await _paced(timed, verifies, rate, stop)
                 seconds, asked = await building
                 (end,) = await _logged([server])
-                t0 = time.perf_counter()  # the rules take the built state's facts at its first append, on the loop
+                t0 = time.perf_counter()  # its first append (the rules took the whole built state there, before)
                 (await other.post("/conversations/long/utterances", json=utterance(size + 1))).raise_for_status()
                 first_append = time.perf_counter() - t0
             finally:
