@@ -228,11 +228,15 @@ def cold(url: str, workdir: Path, size: int, verifies: int, rate: float, build_l
             (client, other) = await _open([server, server], key, 4)
             try:
                 await _verify_once(client, "small", "o1", [])  # its engine built before either window
+                # and the rules started (SWI-Prolog loads its rule files once per process, about 0.1 s on the loop):
+                # a server that has taken any write has them, and the long one's warming is measured, not that
+                (await client.post("/conversations/small/utterances", json=utterance(4))).raise_for_status()
                 (start,) = await _logged([server])
                 idle_ms: list[float] = []
                 idle = await _paced(lambda k: _verify_once(client, "small", "o1", idle_ms), verifies, rate)
                 (mid,) = await _logged([server])
                 stop = asyncio.Event()
+                warming: list[tuple[float, int]] = []  # when (and at which log line) a 503 first said "rules"
 
                 async def build() -> tuple[float, int]:
                     t0, asked = time.perf_counter(), 0
@@ -243,28 +247,51 @@ def cold(url: str, workdir: Path, size: int, verifies: int, rate: float, build_l
                             break
                         if r.status_code != 503:
                             r.raise_for_status()
+                        if not warming and b"given to the rules" in r.body:  # built; its rules take its state now
+                            warming.append((time.perf_counter(), _lines(log)))
                         await asyncio.sleep(0.2)
                     stop.set()
                     return time.perf_counter() - t0, asked
 
+                began = time.perf_counter()
                 building = asyncio.ensure_future(build())
                 busy_ms: list[float] = []
-                busy = await _paced(lambda k: _verify_once(client, "small", "o1", busy_ms), verifies, rate, stop)
+                ended: list[float] = []
+
+                async def timed(k: int) -> bool:
+                    grounded = await _verify_once(client, "small", "o1", busy_ms)
+                    ended.append(time.perf_counter())  # in step with busy_ms: appended at once after it
+                    return grounded
+
+                busy = await _paced(timed, verifies, rate, stop)
                 seconds, asked = await building
                 (end,) = await _logged([server])
-                t0 = time.perf_counter()  # the rules take the built state's facts at its first append, on the loop
+                t0 = time.perf_counter()  # its first append (the rules took the whole built state there, before)
                 (await other.post("/conversations/long/utterances", json=utterance(size + 1))).raise_for_status()
                 first_append = time.perf_counter() - t0
             finally:
                 await client.__aexit__()
                 await other.__aexit__()
-            return {"size": size, "stored_seconds": round(stored, 1), "build_seconds": round(seconds, 2),
-                    "long_asked": asked, "first_append_seconds": round(first_append, 2),
-                    "idle": {"client_ms": percentiles(idle_ms),
-                             "server_ms": percentiles(_verify_window([server], [start], [mid], "/small")),
-                             "wrong": idle.count(False)},
-                    "during": {"client_ms": percentiles(busy_ms), "wrong": busy.count(False),
-                               "server_ms": percentiles(_verify_window([server], [mid], [end], "/small"))}}
+            result: dict[str, Any] = {
+                "size": size, "stored_seconds": round(stored, 1), "build_seconds": round(seconds, 2),
+                "long_asked": asked, "first_append_seconds": round(first_append, 2),
+                "idle": {"client_ms": percentiles(idle_ms),
+                         "server_ms": percentiles(_verify_window([server], [start], [mid], "/small")),
+                         "wrong": idle.count(False)},
+                "during": {"client_ms": percentiles(busy_ms), "wrong": busy.count(False),
+                           "server_ms": percentiles(_verify_window([server], [mid], [end], "/small"))}}
+            slowest = sorted(zip(busy_ms, ended, strict=True), reverse=True)[:8]  # when, from the first request
+            result["during"]["slowest_ms_at_s"] = [(round(ms, 1), round(t - began, 2)) for ms, t in slowest]
+            if warming:  # the window split where the long one's 503 first said its rules were taking its state
+                at, line = warming[0]
+                result["warming_from_s"] = round(at - began, 2)
+                for name, keep, (a, b) in (("building", lambda t: t < at, (mid, line)),
+                                           ("warming", lambda t: t >= at, (line, end))):
+                    result[name] = {"client_ms": percentiles([ms for ms, t in zip(busy_ms, ended, strict=True)
+                                                              if keep(t)]),
+                                    "wrong": [ok for ok, t in zip(busy, ended, strict=True) if keep(t)].count(False),
+                                    "server_ms": percentiles(_verify_window([server], [a], [b], "/small"))}
+            return result
 
         result = _run_loop(drive())
     result["load_average"] = [round(x, 2) for x in os.getloadavg()]
@@ -318,12 +345,14 @@ def markdown(result: dict[str, Any]) -> str:
         lines += ["", f"Another conversation's Verify by claim at {s['verify_rate']:g}/s on one process, idle and "
                   f"while a {c['size']}-utterance conversation (stored in {c['stored_seconds']} s) is built cold "
                   f"on it ({c['build_seconds']} s from its first request to its answer, {c['long_asked']} "
-                  f"requests); its first append then took {c.get('first_append_seconds')} s (the rules take the "
-                  f"built state's facts, on the loop); load average after {' '.join(map(str, c['load_average']))}.",
+                  f"requests: the build on a thread, then the rules given its state on the loop in parts, "
+                  f"`building` and `warming` below split where a 503 first said so); its first append then took "
+                  f"{c.get('first_append_seconds')} s; load average after {' '.join(map(str, c['load_average']))}.",
                   "",
                   markdown_table(["window", "Verify p50 ms (server)", "p99 ms (server)", "client p50 ms",
                                   "client p99 ms", "n", "wrong"],
                                  [[w, c[w]["server_ms"].get("p50"), c[w]["server_ms"].get("p99"),
                                    c[w]["client_ms"].get("p50"), c[w]["client_ms"].get("p99"),
-                                   c[w]["client_ms"].get("n"), c[w]["wrong"]] for w in ("idle", "during")])]
+                                   c[w]["client_ms"].get("n"), c[w]["wrong"]]
+                                  for w in ("idle", "during", "building", "warming") if w in c])]
     return "\n".join(lines)

@@ -788,11 +788,16 @@ request(new_state(M, Sent), true) :-
     use_state(M), rebuild_levels, rebuild_settled.
 %  add_facts(M, Sent, Last): more of a state being restored in parts (after
 %  new_state(M, [])), so that neither side holds all of it as text at once;
-%  the levels are rebuilt with the last part.
+%  the levels are rebuilt with the last part, or were given with the facts
+%  (Last = levels: dep_level/3, rested_on/2, att_level/2 as rebuild_levels
+%  would make them).
 request(add_facts(M, Sent, Last), true) :-
     (   Sent = flat(_, _) -> flat_facts(Sent, Facts) ; Facts = Sent ),
     add_facts(M, Facts),
-    (   Last == true -> use_state(M), rebuild_levels, rebuild_settled ; true ).
+    (   Last == true -> use_state(M), rebuild_levels, rebuild_settled
+    ;   Last == levels -> use_state(M), rebuild_settled
+    ;   true
+    ).
 request(free_state(M), true) :-
     forget_state(M).
 request(state_facts(M), Facts) :-

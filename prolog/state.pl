@@ -473,8 +473,17 @@ add_facts(M, [prop(P, K), aware(P)|Facts]) :- atom(P), !,
     store_aware_prop(M, P, K),
     add_facts(M, Facts).
 add_facts(M, [F|Facts]) :-
-    ( state_fact(F) -> store_in(M, F) ; type_error(state_fact, F) ),
+    (   state_fact(F) -> store_in(M, F)
+    ;   level_fact(F) -> assertz(M:F)
+    ;   type_error(state_fact, F)
+    ),
     add_facts(M, Facts).
+
+%  level_fact(+Fact): one of the index facts rebuild_levels/0 makes from a
+%  state's facts, given with them instead by a sender that computed them
+%  itself (a server, off the rules' thread): the last part then says so,
+%  and the levels are not rebuilt (the request add_facts/3 in grounded.pl).
+level_fact(F) :- callable(F), functor(F, N, A), memberchk(N/A, [dep_level/3, att_level/2, rested_on/2]).
 
 store_in(M, F) :-
     (   counter_fact(F)

@@ -28,7 +28,7 @@ from grounded.dmap.model import Header
 from grounded.dmap.state import DependencyMap
 from grounded.queries.affected import affected as fast_affected
 from grounded.queries.verify import verify as fast_verify
-from grounded.solvers.prolog import state_facts
+from grounded.solvers.prolog import PrologRules, level_facts, state_facts
 
 from .oracles import (
     naive_affected,
@@ -194,6 +194,36 @@ def rules_agree_with_python(engine: Engine, update: Update) -> None:
 def test_invariants_hold_after_every_utterance(data, acyclic):
     engine = Engine(HEADER, acyclic=acyclic)
     draw_stream(data, engine, check_state)
+    engine.close()
+
+
+@budget(30)
+@given(data=st.data(), acyclic=st.booleans(), part=st.integers(1, 12))
+def test_the_levels_made_in_python_are_those_the_rules_rebuild(data, acyclic, part):
+    """``level_facts`` (what a server sends with a cold engine's facts, made off the rules' thread) are the levels
+    the rules' own ``rebuild_levels`` makes from the same state: a state given them in parts holds the same levels
+    (and marks) as one restored at once."""
+    from pyswip import Prolog
+
+    engine = Engine(HEADER, acyclic=acyclic)
+    draw_stream(data, engine)
+    facts, levels = state_facts(engine.state), level_facts(engine.state)
+    assert levels is not None  # the rules keep Dep (and the attacks under A2) acyclic
+    prolog = PrologRules.get()
+    rebuilt = prolog.new_state(facts)
+    given, putting = prolog.state_in_parts(facts, part, levels)
+    for _ in putting:
+        pass
+
+    def levels_of(module: str) -> list[str]:
+        query = (f"findall(X, ( member(H, [dep_level(_, _, _), rested_on(_, _), att_level(_, _)]), '{module}':H, "
+                 f"format(atom(X), '~w', [H]) ), Xs), atomic_list_concat(Xs, ' ', S)")
+        return sorted(str(next(Prolog.query(query))["S"]).split())
+
+    assert levels_of(given.module) == levels_of(rebuilt.module)
+    assert given.facts() == rebuilt.facts()
+    for state in (rebuilt, given):
+        prolog.release(state.module)
     engine.close()
 
 

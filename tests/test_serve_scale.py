@@ -243,3 +243,55 @@ def test_a_read_finding_its_cold_build_done_before_its_callback_ran_answers_at_o
         signal.signal(signal.SIGALRM, previous)
     assert ("t", cid) in host.conversations._cache and not host._building
     host.close()
+
+
+def test_a_cold_engine_warms_the_rules_in_parts_between_other_requests(tmp_path, monkeypatch):
+    """The rules take a cold engine's state in parts, one per loop iteration, once it is built: another
+    conversation's Verify is answered between two parts (not only before the first or after the last), the long
+    conversation's first append sends the rules no part of its state (before, it gave them the whole state in one
+    go there, holding the loop: 15 s at 10^5 utterances), and it is answered as by an engine built and restored at
+    once, the rules' facts the same.  Counted in rules requests, never timed; bounded to a minute."""
+    import asyncio
+    import shutil
+
+    from grounded.service.errors import Loading
+
+    db = tmp_path / "warm.db"
+    big = _long_conversation(db, 1500)
+    small = _long_conversation(db, 3)
+    shutil.copy(db, tmp_path / "reference.db")
+    host = EngineHost(lambda: Conversations(open_store(db), cold_rows=500), cold_wait=0.0)
+    monkeypatch.setattr(Conversations, "WARM_PART", 400, raising=False)  # 1,500 utterances: 13,000 facts, 33 parts
+    sent = rules_requests(monkeypatch)
+    parts_seen: list[int] = []  # add_facts requests sent when each of the small conversation's Verify was answered
+
+    async def run() -> tuple[Any, list[str]]:
+        await host.call(lambda c: c.verify("t", small, "o1"))  # its engine cached before the long one is asked for
+        with pytest.raises(Loading):
+            await host.call(lambda c: c.verify("t", big, "o1"))
+        deadline = time.monotonic() + 60
+        while ("t", big) in host._building and time.monotonic() < deadline:
+            answer = await host.call(lambda c: c.verify("t", small, "o1"))
+            assert answer["grounded"] is True
+            parts_seen.append(sent.count("add_facts"))
+            await asyncio.sleep(0.001)
+        assert ("t", big) in host.conversations._cache
+        before = len(sent)
+        appended = await host.call(lambda c: c.append("t", big, utterance(1501)), write=True, order=("t", big))
+        return appended, sent[before:]
+
+    try:
+        appended, at_append = asyncio.run(run())
+        assert "add_facts" not in at_append and "new_state" not in at_append, at_append
+        parts = sent.count("add_facts")
+        assert parts >= 30
+        assert any(0 < seen < parts for seen in parts_seen), (parts, parts_seen)  # answered while warming
+        reference = Conversations(open_store(tmp_path / "reference.db"))  # built inline, the rules given it at once
+        with reference.batch():
+            assert reference.append("t", big, utterance(1501)) == appended
+        mine, theirs = host.conversations._entry("t", big).engine, reference._entry("t", big).engine
+        assert state_json(mine) == state_json(theirs)
+        assert mine.rules.facts() == theirs.rules.facts()
+        reference.close()
+    finally:
+        host.close()

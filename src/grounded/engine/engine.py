@@ -16,7 +16,7 @@ hypotheticals (whatif.py) live in modules of their own.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -60,7 +60,7 @@ if TYPE_CHECKING:  # the models, and the rules (imported where they run: a query
     from grounded.io.origin import LogOrigin
     from grounded.solvers.flat import Accepted, Rejected
     from grounded.solvers.prolog import PrologRules, RuleState
-    from grounded.solvers.termdata import PlString
+    from grounded.solvers.termdata import PlString, Value
 
 
 def world_model(header: Header | PlainHeader) -> ConversationModel | None:
@@ -149,15 +149,40 @@ class Engine(Displayable, Walks):
         rules nothing) does not start SWI-Prolog.  The state module is made from the Python state as it
         is then (which changes only through the rules, so it is the one they would have been given)."""
         if self._rules is None:
-            from grounded.solvers.prolog import PrologRules, state_facts
+            from grounded.solvers.prolog import state_facts
 
-            prolog = PrologRules.get()
-            prolog.use_extensions(self.extensions)
-            registry = prolog.registry()
-            rules = prolog.new_state(state_facts(self.state))
-            weakref.finalize(rules, prolog.release, rules.module)  # freed with the last reference
-            self._rules = (prolog, registry, rules)
+            self._start_rules(lambda prolog: prolog.new_state(state_facts(self.state)))
+        assert self._rules is not None
         return self._rules
+
+    def _start_rules(self, make: Callable[[PrologRules], RuleState]) -> None:
+        from grounded.solvers.prolog import PrologRules
+
+        prolog = PrologRules.get()
+        prolog.use_extensions(self.extensions)
+        registry = prolog.registry()
+        rules = make(prolog)
+        weakref.finalize(rules, prolog.release, rules.module)  # freed with the last reference
+        self._rules = (prolog, registry, rules)
+
+    def rules_in_parts(self, facts: list[Value], part: int, levels: list[Value] | None = None) -> Iterator[None]:
+        """The rules given this engine's state as ``facts`` (``state_facts(self.state)``) and ``levels``
+        (``level_facts``; None: they rebuild them), made where it suits (pure Python: not on the rules' thread),
+        ``part`` facts per request, yielding between two requests: run to its end on the rules' thread before
+        anything else asks the rules about this engine.  What a server does with an engine it built from the
+        store, rather than have the rules take the whole state in one go when first needed (``take_state``),
+        which holds their thread the while."""
+        if self._rules is None:
+            made: list[Iterator[None]] = []
+
+            def start(prolog: PrologRules) -> RuleState:
+                state, putting = prolog.state_in_parts(facts, part, levels)
+                made.append(putting)
+                return state
+
+            self._start_rules(start)
+            return made[0]
+        return self._rules[2].restoring(facts, part, levels)
 
     @property
     def _prolog(self) -> PrologRules:

@@ -60,6 +60,7 @@ from grounded.solvers.ruleset import RULES_DIR_VARIABLE, rules_version
 
 if TYPE_CHECKING:
     from grounded.engine.world import ConversationModel
+    from grounded.solvers.termdata import Value
 
 INTERPRETERS = ("rules", "llm")
 """Interpreters an append may name to turn text into operations (``replay`` needs gold: not served)."""
@@ -121,6 +122,13 @@ class Cold(Exception):
         """Rows replayed so far (read by the loop while the thread builds, for the 503's message)."""
         self.started = self.deadline = 0.0
         """``time.monotonic()`` when the build started, and past which it gives up (set when it starts)."""
+        self.facts: list[Value] | None = None
+        """The built state as the rules' facts (made on the builder's thread), until the loop has given them to the
+        rules (``Conversations.warming``)."""
+        self.levels: list[Value] | None = None
+        """With ``facts``: the levels the rules would rebuild from them (``level_facts``)."""
+        self.warmed = 0
+        """Facts given to the rules so far (read for the 503's message)."""
 
 
 class Unsettled(Exception):
@@ -621,6 +629,15 @@ class Conversations:
         gc.disable()
         try:
             self._build_cold(cold, self._builder_store)
+            from grounded.solvers.prolog import iter_state_facts, level_facts
+
+            state = cold.entry.engine.state  # its facts and levels, pure Python: made here, not on the rules' thread
+            cold.facts = []
+            for fact in iter_state_facts(state):
+                cold.facts.append(fact)
+                if len(cold.facts) % 1024 == 0:
+                    time.sleep(0)  # the GIL to the loop, as between the rows' parts
+            cold.levels = level_facts(state, lambda: time.sleep(0))
         finally:
             collector.freeze()
             if collecting:
@@ -644,6 +661,24 @@ class Conversations:
             if recorded < len(rows) or not rows:
                 break
             after = rows[-1][0]
+
+    WARM_PART = 250
+    """Facts given to the rules per request while a cold engine warms (``warming``): the loop waits at most about
+    that long (a millisecond or two) for the rules between two other requests."""
+
+    def warming(self, cold: Cold) -> Iterator[None]:
+        """On the loop, once ``build_cold`` has made ``cold``'s engine: the rules given its state, ``WARM_PART`` facts
+        per request, yielding between two (where the loop serves other requests).  The engine must not be used
+        before this has run to its end: else its next append would give the rules the whole state in one go,
+        holding the loop (and every other conversation) for seconds at 10^5 utterances."""
+        facts, cold.facts = cold.facts, None
+        if facts is None:
+            return
+        levels, cold.levels = cold.levels, None
+        every = len(facts) + len(levels or ())
+        for _ in cold.entry.engine.rules_in_parts(facts, self.WARM_PART, levels):
+            cold.warmed = min(cold.warmed + self.WARM_PART, every)
+            yield
 
     def install(self, cold: Cold) -> None:
         """Back on the loop: the engine ``build_cold`` made is cached (unless another was meanwhile)."""

@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 import shutil
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -258,14 +258,24 @@ class PrologRules:
 
     def new_state(self, facts: list[Value]) -> RuleState:
         """A fresh state module holding ``facts`` (the header's), for one engine."""
+        state = self._fresh()
+        state._put_facts(facts)  # one request, or parts for a large state (an engine restored, its rules started late)
+        return state
+
+    def state_in_parts(self, facts: list[Value], part: int, levels: list[Value] | None) -> tuple[RuleState,
+                                                                                                 Iterator[None]]:
+        """A fresh state module for one engine, and what puts ``facts`` (and ``levels``) into it ``part`` at a time
+        when run (``RuleState.restoring``): the state must not be asked anything before that has run to its end."""
+        state = self._fresh()
+        return state, state.restoring(facts, part, levels)
+
+    def _fresh(self) -> RuleState:
         if self._free:
             module = self._free.pop()
         else:
             self._modules += 1
             module = f"grounded_state_{self._modules}"
-        state = RuleState(self, module)
-        state._put_facts(facts)  # one request, or parts for a large state (an engine restored, its rules started late)
-        return state
+        return RuleState(self, module)
 
     def release(self, module: str) -> None:
         """The engine owning ``module`` is gone; safe from any thread and from a finalizer:
@@ -452,18 +462,33 @@ class RuleState:
             self.behind = None
 
     def _put_facts(self, given: list[Value]) -> None:
-        """This state is ``given``: in one request, or for a large state in parts of RESTORE_PART facts
-        (``add_facts``), so that the text of the whole state (and its tokens on the Prolog side) is never
-        held at once: restoring 10^5 utterances that way held more memory than the state itself."""
+        """This state is ``given``, in one go (``restoring``, RESTORE_PART facts per request)."""
+        for _ in self.restoring(given, RESTORE_PART):
+            pass
+
+    def restoring(self, given: list[Value], part: int, levels: list[Value] | None = None) -> Iterator[None]:
+        """This state is ``given``: in one request, or for a large state in parts of ``part`` facts (``add_facts``),
+        so that the text of the whole state (and its tokens on the Prolog side) is never held at once: restoring
+        10^5 utterances that way held more memory than the state itself.  ``levels``: the state's levels
+        (``level_facts``), sent as more facts rather than rebuilt by the rules at the end (one long step).
+        Yields between two requests, so that a caller may serve other states' requests there (a server's loop);
+        nothing else may ask about this state before the last one (``_ready`` would see it part-made).  Each
+        part's place in ``given`` and ``levels`` is emptied once it is sent: the facts are freed a part at a
+        time, not all at once at the end (a tenth of a second at 10^5 utterances, on the caller's thread)."""
+        self._facts = None
         module, request = self.module, self.rules.request
-        if len(given) <= RESTORE_PART:
+        if len(given) <= part and levels is None:
             request(("new_state", module, _sent_facts(given)), "text")
             return
         request(("new_state", module, []), "text")
-        for start in range(0, len(given), RESTORE_PART):
-            last = start + RESTORE_PART >= len(given)
-            request(("add_facts", module, _sent_facts(given[start:start + RESTORE_PART]), "true" if last else "false"),
-                    "text")
+        parts = [(facts, start) for facts in ((given,) if levels is None else (given, levels))
+                 for start in range(0, len(facts), part)]
+        for n, (facts, start) in enumerate(parts):
+            yield
+            sent = facts[start:start + part]
+            facts[start:start + part] = [None] * len(sent)
+            last = "false" if n + 1 < len(parts) else "true" if levels is None else "levels"
+            request(("add_facts", module, _sent_facts(sent), last), "text")
 
     def _behind(self) -> Value:
         """The turn to catch up on, sent with an utterance (forgotten once the request returns)."""
@@ -567,46 +592,117 @@ def _sent_facts(facts: list[Value]) -> Value:
     return facts if flat is None else ("flat", PlString(flat[0]), flat[1])
 
 
-def state_facts(dm: DependencyMap) -> list[Value]:
+def iter_state_facts(dm: DependencyMap) -> Iterator[Value]:
     """The facts prolog/state.pl holds for the state ``dm`` mirrors, as term data, in the order the
     rules asserted them wherever the rules read them in order (arguments by id, the attacks, the
     commitments and the open problems as they came): a state restored from a snapshot is put
     into the rules with these (``RuleState.restore``), and the rules then decide as if they had
     replayed the log.  A test holds them equal to the rules' own facts after random conversations.
+    One at a time: a caller on a thread of its own may let the GIL go between them (a server's cold build).
     """
-    facts: list[Value] = [("agent", name, "true" if a.authority else "false") for name, a in dm.agents.items()]
+    yield from (("agent", name, "true" if a.authority else "false") for name, a in dm.agents.items())
     if dm.open_agents:
-        facts.append("open_agents")
+        yield "open_agents"
     if dm.acyclic:
-        facts.append(("option", "acyclic_attacks"))
+        yield ("option", "acyclic_attacks")
     if dm.header.world is not None:
-        facts.append(("option", "world_model"))
+        yield ("option", "world_model")
     for p in dm.props.values():  # a proposition and its awareness one after the other: one clause (state.pl)
-        facts.append(("prop", p.id, p.kind))
+        yield ("prop", p.id, p.kind)
         if p.aware_turn is not None:
-            facts.append(("aware", p.id))
+            yield ("aware", p.id)
     for r in dm.args:
-        facts.append(("argument", r.id, literal_term(r.claim), r.kind, r.speaker, r.turn))
+        yield ("argument", r.id, literal_term(r.claim), r.kind, r.speaker, r.turn)
     for r in dm.args:
         turn, standing, cause = r.history[-1]
-        facts.append(("standing", r.id, standing, turn, "none" if cause is None else ("by", literal_term(cause))))
-    facts.extend(("dep", r.id, literal_term(d)) for r in dm.args for d in r.deps)
-    facts.extend(("explains", r.id, literal_term(x)) for r in dm.args for x in r.explains)
-    facts.extend(("att", a, b) for a, b, _ in dm.attacks)
+        yield ("standing", r.id, standing, turn, "none" if cause is None else ("by", literal_term(cause)))
+    yield from (("dep", r.id, literal_term(d)) for r in dm.args for d in r.deps)
+    yield from (("explains", r.id, literal_term(x)) for r in dm.args for x in r.explains)
+    yield from (("att", a, b) for a, b, _ in dm.attacks)
     committed: dict[tuple[str, int], None] = {}
     for _, agent, arg, added in dm.commit_events:
         if added:
             committed[(agent, arg)] = None
         else:
             committed.pop((agent, arg), None)
-    facts.extend(("committed", agent, arg) for agent, arg in committed)
-    facts.extend(("dissent", a, agent) for a, agents in dm.dissent.items() for agent in agents)
-    facts.extend(("open_problem", literal_term(p)) for p in dm.open_problems)
+    yield from (("committed", agent, arg) for agent, arg in committed)
+    yield from (("dissent", a, agent) for a, agents in dm.dissent.items() for agent in agents)
+    yield from (("open_problem", literal_term(p)) for p in dm.open_problems)
     if dm.last_turn is not None:
-        facts.append(("last_turn", dm.last_turn))
-    facts.append(("arg_count", len(dm.args)))
+        yield ("last_turn", dm.last_turn)
+    yield ("arg_count", len(dm.args))
+
+
+def state_facts(dm: DependencyMap) -> list[Value]:
+    """Every fact ``iter_state_facts`` gives, in its order."""
+    return list(iter_state_facts(dm))
+
+
+def level_facts(dm: DependencyMap, pause: Callable[[], None] | None = None) -> list[Value] | None:
+    """The facts the rules' ``rebuild_levels`` (prolog/invariants.pl) makes from the state ``dm`` mirrors, made
+    here (pure Python: off the rules' thread if need be) to be sent with ``state_facts``: each literal some
+    argument's Dep holds (``rested_on``), and the level of each node of Dep (of the attacks too under
+    ``acyclic_attacks``) above 0, its longest path down to a node pointing nowhere.  None if a graph has a
+    cycle (the rules then rebuild them, and refuse the state as they always did).  ``pause``: called every
+    thousand steps or so (a thread of its own lets the GIL go there)."""
+    tick = _every(1024, pause)
+    dep: set[tuple[Any, Any]] = set()
+    for r in dm.args:
+        tick()
+        dep.update((r.claim, d) for d in r.deps)
+    levels = _levels(dep, tick)
+    if levels is None:
+        return None
+    facts: list[Value] = [("rested_on", *_literal_key(d)) for d in dict.fromkeys(d for r in dm.args for d in r.deps)]
+    facts.extend(("dep_level", *_literal_key(n), level) for n, level in levels.items() if level > 0)
+    if dm.acyclic:
+        attacks = _levels({(a, b) for a, b, _ in dm.attacks}, tick)
+        if attacks is None:
+            return None
+        facts.extend(("att_level", n, level) for n, level in attacks.items() if level > 0)
     return facts
 
 
+def _every(steps: int, pause: Callable[[], None] | None) -> Callable[[], None]:
+    """What to call at each step of a long walk: ``pause`` every ``steps`` of them."""
+    count = [0]
+
+    def tick() -> None:
+        count[0] += 1
+        if pause is not None and count[0] % steps == 0:
+            pause()
+
+    return tick
+
+
+def _literal_key(literal: str) -> tuple[str, str]:
+    """A literal as the rules key it (``literal_key/3``): its atom and its sign."""
+    return (literal[1:], "neg") if literal.startswith("-") else (literal, "pos")
+
+
+def _levels(edges: set[tuple[Any, Any]], tick: Callable[[], None]) -> dict[Any, int] | None:
+    """Each node's longest path along ``edges`` down to a node with none out (Kahn's order, from those); None
+    if some node is never placed (a cycle).  ``tick`` at each edge and node."""
+    out: dict[Any, int] = {}
+    pointing: dict[Any, list[Any]] = {}
+    for x, y in edges:
+        tick()
+        out[x] = out.get(x, 0) + 1
+        pointing.setdefault(y, []).append(x)
+    queue = [y for y in pointing if y not in out]
+    levels = dict.fromkeys(queue, 0)
+    while queue:
+        y = queue.pop()
+        tick()
+        above = levels[y] + 1
+        for x in pointing.get(y, ()):
+            if levels.get(x, 0) < above:
+                levels[x] = above
+            out[x] -= 1
+            if out[x] == 0:
+                queue.append(x)
+    return None if any(out.values()) else levels
+
+
 __all__ = ["Accepted", "PlString", "PrologRules", "QueryAnswers", "Rejected", "RuleState", "Session",
-           "rules_dir", "state_facts"]
+           "iter_state_facts", "level_facts", "rules_dir", "state_facts"]
