@@ -20,7 +20,7 @@ import pytest
 from grounded.dmap.state import DependencyMap
 from grounded.service.api import SETTINGS_ENV
 from grounded.service.conversations import Conversations, state_json
-from grounded.service.host import EngineHost
+from grounded.service.host import BUILD_SWITCH, EngineHost
 from grounded.service.store import SCHEMA_VERSION, open_store
 from tests.frames import rules_requests
 from tests.pgserver import free_port
@@ -260,6 +260,11 @@ def test_a_cold_engine_warms_the_rules_in_parts_between_other_requests(tmp_path,
     big = _long_conversation(db, 1500)
     small = _long_conversation(db, 3)
     shutil.copy(db, tmp_path / "reference.db")
+    switch = sys.getswitchinterval()
+    during: list[float] = []  # the switch interval the builder thread ran under
+    build_cold = Conversations.build_cold
+    monkeypatch.setattr(Conversations, "build_cold",
+                        lambda self, cold: (during.append(sys.getswitchinterval()), build_cold(self, cold))[1])
     host = EngineHost(lambda: Conversations(open_store(db), cold_rows=500), cold_wait=0.0)
     monkeypatch.setattr(Conversations, "WARM_PART", 400, raising=False)  # 1,500 utterances: 13,000 facts, 33 parts
     sent = rules_requests(monkeypatch)
@@ -277,6 +282,8 @@ def test_a_cold_engine_warms_the_rules_in_parts_between_other_requests(tmp_path,
             await asyncio.sleep(0.001)
         assert ("t", big) in host.conversations._cache
         before = len(sent)
+        assert during == [pytest.approx(min(switch, BUILD_SWITCH))]  # the loop takes the GIL back sooner meanwhile
+        assert sys.getswitchinterval() == pytest.approx(switch)  # and as it was once no build runs
         appended = await host.call(lambda c: c.append("t", big, utterance(1501)), write=True, order=("t", big))
         return appended, sent[before:]
 

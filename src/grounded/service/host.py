@@ -59,6 +59,7 @@ lock, and queuing writes; then it tries again.  Only the writes wait, and past
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -88,6 +89,10 @@ class _Write:
 Outcome = tuple[Any, BaseException | None]
 
 
+BUILD_SWITCH = 0.0005
+"""Seconds between the interpreter's GIL hand-overs while a cold engine is built on the builder thread."""
+
+
 class EngineHost:
     """The process's ``Conversations``, owned by the thread that creates the host (the event loop's)."""
 
@@ -102,6 +107,9 @@ class EngineHost:
         self.cold_wait = cold_wait
         """Seconds a request waits for a cold engine being built before it is answered 503 (Retry-After)."""
         self._builder = ThreadPoolExecutor(1, thread_name_prefix="grounded-build")
+        self._builds = 0
+        """Cold builds queued or running: the interpreter's switch interval is ``BUILD_SWITCH`` while there are any."""
+        self._switch = sys.getswitchinterval()
         self._building: dict[Key, tuple[Cold, asyncio.Future[None]]] = {}
         self._writes: list[_Write] = []
         self._flushing = False
@@ -179,8 +187,21 @@ class EngineHost:
 
     async def _make(self, cold: Cold) -> None:
         """``cold``'s engine built on the builder thread, then its state given to the rules here, a part per loop
-        iteration (``Conversations.warming``): the requests of other conversations are served between two parts."""
-        await asyncio.get_running_loop().run_in_executor(self._builder, self.conversations.build_cold, cold)
+        iteration (``Conversations.warming``): the requests of other conversations are served between two parts.
+
+        While the builder thread runs, the interpreter hands the GIL between threads every ``BUILD_SWITCH``
+        seconds instead of its default: a request arriving while the builder holds the GIL waits for the next
+        hand-over, and at the default interval that wait is several times a Verify's whole answer."""
+        if not self._builds:
+            self._switch = sys.getswitchinterval()
+            sys.setswitchinterval(min(self._switch, BUILD_SWITCH))
+        self._builds += 1
+        try:
+            await asyncio.get_running_loop().run_in_executor(self._builder, self.conversations.build_cold, cold)
+        finally:
+            self._builds -= 1
+            if not self._builds:
+                sys.setswitchinterval(self._switch)
         for _ in self.conversations.warming(cold):
             await asyncio.sleep(0)
 
