@@ -45,8 +45,7 @@ def rules_hold_state(engine: Engine) -> bool:
     """Whether the rules hold this engine's state as facts already (else they take it from the Python state
     when next asked): rows mirrored from their records then cost a full restore of those facts, where the rules
     judging the same rows cost only the rows."""
-    rules = engine._rules
-    return rules is not None and getattr(rules[2], "_facts", None) is None
+    return engine.rules_started and engine.rules.holds_state
 
 
 def replay_recorded(engine: Engine, rows: list[Row], decisions: list[str], name: str = "store") -> None:
@@ -58,8 +57,7 @@ def replay_recorded(engine: Engine, rows: list[Row], decisions: list[str], name:
     A row not of the shape the server writes is validated by the engine's models, which start the rules.
     """
     loading.commit_recorded(engine, rows, decisions, cast("LogReader", _StoredLines(name)), LogStatus(name), None)
-    if engine._rules is not None:
-        engine.take_state(engine.state)
+    engine.take_state(engine.state)  # started rules take the state from it when next asked
 
 
 def replay_by_rules(engine: Engine, rows: list[Row], name: str = "store") -> None:

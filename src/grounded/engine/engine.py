@@ -185,6 +185,11 @@ class Engine(Displayable, Walks):
         return self._rules[2].restoring(facts, part, levels)
 
     @property
+    def rules_started(self) -> bool:
+        """Whether this engine's rules have started (a query answered from a snapshot starts none)."""
+        return self._rules is not None
+
+    @property
     def _prolog(self) -> PrologRules:
         return self._rule_base()[0]
 
@@ -320,10 +325,7 @@ class Engine(Displayable, Walks):
         first = self._dm.last_turn  # the state the walks read (``Engine.state``)
         if len(utterances) == 1:  # a live utterance: no lists to build around it
             u = self.utterance(utterances[0])
-            turn = u.turn  # as ``_turn``, in line: the path every live utterance takes
-            if turn is None or turn > MAX_TURN:
-                turn = loading.turn_of(u, first)
-            decision = self._decide_one(turn, u, None if kept is None else kept[0], first)
+            decision = self._decide_one(_turn(u, first), u, None if kept is None else kept[0], first)
             self._ahead = len(decision.turns)
             return decision
         models = [self.utterance(u) for u in utterances]

@@ -448,6 +448,11 @@ class RuleState:
         self.behind = turn
         return Accepted([Turn(-1, turn)], [])
 
+    @property
+    def holds_state(self) -> bool:
+        """Whether the rules hold this state as facts (not waiting for ``restore``'s facts to be put in)."""
+        return self._facts is None
+
     def restore(self, facts: Callable[[], list[Value]]) -> None:
         """This state is ``facts()`` (a snapshot's), put into the rules when first needed."""
         self._facts = facts
